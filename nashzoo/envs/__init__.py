@@ -1,0 +1,45 @@
+"""PettingZoo adapters over :mod:`nashzoo.games`, registered at import.
+
+==============================  =====================================  ==========
+id                              game                                   parallel
+==============================  =====================================  ==========
+``nashzoo/kuhn_poker-v0``       Kuhn poker (``deck_size``, 8 = 8-card)  no
+``nashzoo/leduc_holdem-v0``     Leduc Hold'em family                    no
+``nashzoo/rps-v0``              rock-paper-scissors                     yes
+``nashzoo/weighted_rps-v0``     weighted rock-paper-scissors            yes
+``nashzoo/matching_pennies-v0`` matching pennies                        yes
+==============================  =====================================  ==========
+"""
+
+from nashzoo.envs.aec import GameEnv, IllegalActionWarning, OrderEnforcingWrapper
+from nashzoo.envs.registration import (
+    EnvSpec,
+    make,
+    make_game,
+    make_parallel,
+    register,
+    registry,
+    spec,
+)
+from nashzoo.games.kuhn import KuhnPokerGame
+from nashzoo.games.leduc import LeducHoldemGame
+from nashzoo.games.matrix import PRESETS
+
+__all__ = [
+    "GameEnv",
+    "IllegalActionWarning",
+    "OrderEnforcingWrapper",
+    "EnvSpec",
+    "make",
+    "make_game",
+    "make_parallel",
+    "register",
+    "registry",
+    "spec",
+]
+
+register(EnvSpec("nashzoo/kuhn_poker-v0", KuhnPokerGame, "nashzoo.envs.kuhn_poker"))
+register(EnvSpec("nashzoo/leduc_holdem-v0", LeducHoldemGame, "nashzoo.envs.leduc_holdem"))
+for _name, _factory in PRESETS.items():
+    register(EnvSpec(f"nashzoo/{_name}-v0", _factory, "nashzoo.envs.matrix_games",
+                     parallel=True))

@@ -1,0 +1,158 @@
+"""The env registry: ids like ``"nashzoo/leduc_holdem-v0"`` mapped to game factories.
+
+Every id is also registered in PettingZoo's registries (``pettingzoo.make("aec", id)``,
+and ``pettingzoo.make("parallel", id)`` for simultaneous-move games).
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import pettingzoo
+
+from nashzoo.envs.aec import GameEnv, OrderEnforcingWrapper
+from nashzoo.errors import InvalidParameterError, UnknownEnvError
+from nashzoo.games.base import Game
+
+__all__ = ["EnvSpec", "register", "make", "make_parallel", "make_game", "spec", "registry"]
+
+_ENV_KWARGS = ("render_mode", "strict", "illegal_reward")
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """What an id stands for.
+
+    Attributes:
+        id: e.g. ``"nashzoo/leduc_holdem-v0"``.
+        game_factory: callable building the :class:`~nashzoo.games.base.Game` from the
+            keyword parameters the id accepts.
+        doc_module: module whose docstring is the env's reference page.
+        parallel: whether the game is simultaneous-move (parallel API offered).
+        default_params: parameters the id fixes (e.g. a preset's payoffs).
+    """
+
+    id: str
+    game_factory: Callable[..., Game]
+    doc_module: str
+    parallel: bool = False
+    default_params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        """``"leduc_holdem_v0"`` for ``"nashzoo/leduc_holdem-v0"``."""
+        return self.id.split("/", 1)[-1].replace("-", "_")
+
+    def game_parameters(self) -> list[str]:
+        """Names of the game parameters the id accepts."""
+        sig = inspect.signature(self.game_factory)
+        return [p.name for p in sig.parameters.values()
+                if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+registry: dict[str, EnvSpec] = {}
+
+
+def register(spec_: EnvSpec) -> None:
+    """Add an env spec to nashzoo's registry and to PettingZoo's."""
+    registry[spec_.id] = spec_
+    pettingzoo.register("aec", spec_.id, entry_point=_Maker(spec_.id, make))
+    if spec_.parallel:
+        pettingzoo.register("parallel", spec_.id, entry_point=_Maker(spec_.id, make_parallel))
+
+
+class _Maker:
+    """Picklable entry point ``make(id, **kwargs)`` for PettingZoo's registry."""
+
+    def __init__(self, env_id: str, fn: Callable[..., Any]) -> None:
+        self.env_id, self.fn = env_id, fn
+
+    def __call__(self, **kwargs: Any) -> Any:
+        return self.fn(self.env_id, **kwargs)
+
+
+def spec(env_id: str) -> EnvSpec:
+    """The :class:`EnvSpec` of ``env_id``.
+
+    Raises:
+        UnknownEnvError: no such id; the message suggests the closest ids.
+    """
+    if not isinstance(env_id, str):
+        raise UnknownEnvError(f"An env id is a string like 'nashzoo/kuhn_poker-v0', "
+                              f"received {env_id!r}.")
+    found = registry.get(env_id) or registry.get(f"nashzoo/{env_id}")
+    if found is None:
+        versionless = {i.rsplit("-v", 1)[0]: i for i in registry}
+        key = env_id if "/" in env_id else f"nashzoo/{env_id}"
+        if key in versionless:
+            found = registry[versionless[key]]
+    if found is None:
+        close = difflib.get_close_matches(env_id, list(registry), n=3, cutoff=0.4)
+        if not close:
+            close = difflib.get_close_matches(f"nashzoo/{env_id}", list(registry), n=3,
+                                              cutoff=0.4)
+        hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        raise UnknownEnvError(
+            f"No environment registered as {env_id!r}.{hint} Registered: {sorted(registry)}."
+        )
+    return found
+
+
+def make_game(env_id: str, **params: Any) -> Game:
+    """Build the rules behind ``env_id`` with game parameters ``params``.
+
+    Raises:
+        UnknownEnvError: unknown id.
+        InvalidParameterError: an unknown parameter name, or an out-of-range value.
+    """
+    s = spec(env_id)
+    allowed = s.game_parameters()
+    unknown = [k for k in params if k not in allowed]
+    if unknown:
+        raise InvalidParameterError(
+            f"{s.id} has no parameter {', '.join(repr(k) for k in unknown)}; its game "
+            f"parameters are {allowed}, and every env takes {list(_ENV_KWARGS)}."
+        )
+    return s.game_factory(**{**s.default_params, **params})
+
+
+def make(env_id: str, *, render_mode: str | None = None, strict: bool = False,
+         illegal_reward: float = -1.0, **params: Any) -> OrderEnforcingWrapper:
+    """Make the wrapped AEC env registered as ``env_id``.
+
+    Args:
+        env_id: e.g. ``"nashzoo/leduc_holdem-v0"`` (the ``nashzoo/`` prefix and the version
+            may be left out).
+        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        strict: raise on illegal actions instead of ending the episode with a penalty.
+        illegal_reward: the offender's reward when ``strict`` is False.
+        **params: game parameters, e.g. ``deck_size=8`` for Kuhn poker.
+
+    Returns:
+        A :class:`~nashzoo.envs.aec.GameEnv` inside an :class:`OrderEnforcingWrapper`.
+    """
+    s = spec(env_id)
+    game = make_game(s.id, **params)
+    raw = GameEnv(game, render_mode=render_mode, strict=strict,
+                  illegal_reward=illegal_reward, name=s.name)
+    return OrderEnforcingWrapper(raw)
+
+
+def make_parallel(env_id: str, **kwargs: Any) -> pettingzoo.ParallelEnv:
+    """Make the parallel-API env of a simultaneous-move game (e.g. ``"nashzoo/rps-v0"``).
+
+    Raises:
+        InvalidParameterError: the game is not simultaneous-move.
+    """
+    from pettingzoo.utils.conversions import aec_to_parallel
+
+    s = spec(env_id)
+    if not s.parallel:
+        raise InvalidParameterError(
+            f"{s.id} is a sequential game; the parallel API serves simultaneous-move games "
+            f"only ({sorted(i for i, x in registry.items() if x.parallel)})."
+        )
+    return aec_to_parallel(make(s.id, **kwargs))

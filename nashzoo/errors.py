@@ -1,0 +1,59 @@
+"""The one exception hierarchy of nashzoo.
+
+Every error raised on bad input derives from :class:`NashzooError` *and* from the
+built-in exception a Python user would expect (``ValueError``, ``TypeError``,
+``LookupError``, ...), so ``except ValueError`` keeps working.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "NashzooError",
+    "InvalidParameterError",
+    "InvalidActionError",
+    "ActionTypeError",
+    "IllegalActionError",
+    "GameOverError",
+    "UnknownEnvError",
+    "MissingDependencyError",
+    "EnvCheckError",
+]
+
+
+class NashzooError(Exception):
+    """Base class of every error nashzoo raises on purpose."""
+
+
+class InvalidParameterError(NashzooError, ValueError):
+    """A game, env, agent or solver parameter is out of its allowed range."""
+
+
+class InvalidActionError(NashzooError, ValueError):
+    """An action is outside ``[0, num_distinct_actions)``."""
+
+
+class ActionTypeError(NashzooError, TypeError):
+    """An action has the wrong type (a float, ``None`` for a live agent, an array ...)."""
+
+
+class IllegalActionError(NashzooError, ValueError):
+    """An action is in range but not legal in the current state (masked out)."""
+
+
+class GameOverError(NashzooError, RuntimeError, ValueError):
+    """An action was applied after the game or episode had ended.
+
+    Also a ``ValueError``, as PettingZoo raises for a non-``None`` action of a done agent.
+    """
+
+
+class UnknownEnvError(NashzooError, LookupError):
+    """No environment is registered under the requested id."""
+
+
+class MissingDependencyError(NashzooError, ImportError):
+    """An optional dependency is missing; the message names the extra to install."""
+
+
+class EnvCheckError(NashzooError, AssertionError):
+    """An environment failed one of :func:`nashzoo.testing.check_env`'s checks."""

@@ -1,0 +1,296 @@
+"""The rules API every nashzoo game implements (modelled on OpenSpiel's Game/State).
+
+A :class:`Game` holds frozen parameters and builds :class:`State` objects. A state is a
+node of the extensive-form game tree: a chance node, a decision node of one player, or a
+terminal node. Simultaneous moves are expressed as sequential moves whose earlier actions
+are hidden from the later movers, so one tree machinery serves every game.
+
+Player ids follow OpenSpiel: ``0 .. num_players - 1`` for players, :data:`CHANCE` (-1)
+for chance nodes and :data:`TERMINAL` (-4) for terminal nodes.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, Sequence
+
+import numpy as np
+
+from nashzoo.errors import (
+    ActionTypeError,
+    GameOverError,
+    IllegalActionError,
+    InvalidActionError,
+    InvalidParameterError,
+)
+
+__all__ = ["CHANCE", "TERMINAL", "Game", "State", "check_int", "check_action_value"]
+
+CHANCE: int = -1
+"""Player id of chance nodes (OpenSpiel's ``kChancePlayerId``)."""
+TERMINAL: int = -4
+"""Player id of terminal nodes (OpenSpiel's ``kTerminalPlayerId``)."""
+
+
+def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
+    """Validate an integer parameter and return it as ``int``.
+
+    Args:
+        name: parameter name, used in the error message.
+        value: the value received.
+        low: smallest allowed value.
+        high: largest allowed value, or ``None`` for no upper bound.
+
+    Raises:
+        InvalidParameterError: ``value`` is not an integer or is out of range.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise InvalidParameterError(
+            f"Parameter `{name}` expects an integer, received {value!r} "
+            f"({type(value).__name__})."
+        )
+    value = int(value)
+    if value < low or (high is not None and value > high):
+        allowed = f">= {low}" if high is None else f"in [{low}, {high}]"
+        raise InvalidParameterError(
+            f"Parameter `{name}` must be {allowed}, received {value}."
+        )
+    return value
+
+
+def check_action_value(action: Any, num_actions: int) -> int:
+    """Convert an action to ``int``, or raise a clear error.
+
+    Accepts Python ints, NumPy integer scalars and 0-d integer arrays. Rejects ``bool``,
+    floats, ``None``, strings and arrays of any other shape; nothing is rounded or
+    remapped.
+
+    Raises:
+        ActionTypeError: the action is not an integer.
+        InvalidActionError: the action is outside ``[0, num_actions)``.
+    """
+    if type(action) is int:
+        value = action
+    elif isinstance(action, np.integer):
+        value = int(action)
+    elif (
+        isinstance(action, np.ndarray)
+        and action.shape == ()
+        and np.issubdtype(action.dtype, np.integer)
+    ):
+        value = int(action)
+    elif isinstance(action, int) and not isinstance(action, bool):
+        value = int(action)
+    else:
+        if isinstance(action, np.ndarray):
+            got = f"an array of shape {action.shape} and dtype {action.dtype}"
+        elif action is None:
+            got = "None (None is only accepted for agents that are already done)"
+        else:
+            got = f"{action!r} of type {type(action).__name__}"
+        raise ActionTypeError(
+            f"Expected an integer action in [0, {num_actions}), received {got}."
+        )
+    if not 0 <= value < num_actions:
+        raise InvalidActionError(
+            f"Action {value} is out of range: expected an integer in [0, {num_actions})."
+        )
+    return value
+
+
+class Game(ABC):
+    """Frozen parameters of a game and a factory of initial states.
+
+    Subclasses set the attributes below in ``__init__`` and implement
+    :meth:`new_initial_state`, :meth:`params` and :attr:`information_state_tensor_size`.
+
+    Attributes:
+        short_name: identifier such as ``"kuhn_poker"``.
+        num_players: number of players (2 for every game shipped so far).
+        num_distinct_actions: size of the action space of the players.
+        max_chance_outcomes: largest number of outcomes of a chance node.
+        max_game_length: longest number of player actions in one history.
+        min_utility: smallest payoff any player can receive.
+        max_utility: largest payoff any player can receive.
+        zero_sum: whether returns always sum to zero.
+    """
+
+    short_name: str = ""
+    num_players: int = 2
+    num_distinct_actions: int
+    max_chance_outcomes: int
+    max_game_length: int
+    min_utility: float
+    max_utility: float
+    zero_sum: bool = True
+    simultaneous: bool = False
+    """True for games whose moves are simultaneous (played sequentially with hidden actions)."""
+
+    @abstractmethod
+    def new_initial_state(self) -> "State":
+        """Return the root of the game tree (often a chance node)."""
+
+    @abstractmethod
+    def params(self) -> dict[str, Any]:
+        """Return the parameters that, passed back to the constructor, rebuild this game."""
+
+    @property
+    @abstractmethod
+    def information_state_tensor_size(self) -> int:
+        """Length of :meth:`State.information_state_tensor`."""
+
+    def action_name(self, action: int) -> str:
+        """Human-readable name of a player action (independent of the state)."""
+        return str(action)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self.params() == other.params()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, repr(sorted(self.params().items()))))
+
+
+class State(ABC):
+    """A node of the game tree. Mutable: :meth:`apply_action` changes it in place.
+
+    Use :meth:`clone` to branch. All methods are cheap; nothing here allocates more
+    than the return value.
+    """
+
+    game: Game
+
+    @abstractmethod
+    def current_player(self) -> int:
+        """Player to move, :data:`CHANCE` or :data:`TERMINAL`."""
+
+    @abstractmethod
+    def legal_actions(self) -> Sequence[int]:
+        """Sorted legal actions of the player to move (chance outcomes at chance nodes)."""
+
+    @abstractmethod
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """``[(outcome, probability)]`` at a chance node; raises elsewhere."""
+
+    @abstractmethod
+    def _apply(self, action: int) -> None:
+        """Apply an action already known to be legal."""
+
+    @abstractmethod
+    def clone(self) -> "State":
+        """An independent copy."""
+
+    @abstractmethod
+    def returns(self) -> list[float]:
+        """Payoff of every player (zeros before the end; chips for poker)."""
+
+    @abstractmethod
+    def history(self) -> list[int]:
+        """Every action applied so far, chance outcomes included."""
+
+    def information_state_string(self, player: int) -> str:
+        """Perfect-recall information-state key of ``player``, human readable.
+
+        The string records every public action, so it also determines whether ``player``
+        is to move and with which legal actions.
+        """
+        self._check_player(player)
+        return self._information_state_string(player)
+
+    @abstractmethod
+    def _information_state_string(self, player: int) -> str:
+        """:meth:`information_state_string` without argument checks."""
+
+    @abstractmethod
+    def _information_state_indices(self, player: int) -> list[int]:
+        """Positions of the ones in the information-state tensor of ``player``."""
+
+    @abstractmethod
+    def action_to_string(self, action: int) -> str:
+        """Human-readable name of ``action`` at this state (chance outcomes included)."""
+
+    def pending_legal_actions(self, player: int) -> Sequence[int]:
+        """Legal actions of ``player`` in a simultaneous move it has not made yet.
+
+        For sequential games this is :meth:`legal_actions` when ``player`` is to move and
+        empty otherwise; simultaneous-move games override it so that every player who has
+        still to move sees its options (the parallel API needs this).
+        """
+        return self.legal_actions() if self.current_player() == player else ()
+
+    def is_terminal(self) -> bool:
+        """Whether the game is over."""
+        return self.current_player() == TERMINAL
+
+    def is_chance_node(self) -> bool:
+        """Whether the next action is a chance outcome."""
+        return self.current_player() == CHANCE
+
+    def legal_actions_mask(self) -> np.ndarray:
+        """``int8`` mask of length ``num_distinct_actions`` (zeros at chance/terminal)."""
+        mask = np.zeros(self.game.num_distinct_actions, dtype=np.int8)
+        if self.current_player() >= 0:
+            mask[list(self.legal_actions())] = 1
+        return mask
+
+    def information_state_tensor(self, player: int) -> np.ndarray:
+        """Perfect-recall information state of ``player`` as a fresh ``float32`` vector.
+
+        Built from the same fields as :meth:`information_state_string`, so the two
+        cannot disagree; see each game's docstring for the index layout.
+        """
+        self._check_player(player)
+        tensor = np.zeros(self.game.information_state_tensor_size, dtype=np.float32)
+        tensor[self._information_state_indices(player)] = 1.0
+        return tensor
+
+    def apply_action(self, action: int) -> None:
+        """Apply a player action or a chance outcome.
+
+        Raises:
+            GameOverError: the state is terminal.
+            ActionTypeError: ``action`` is not an integer.
+            IllegalActionError: ``action`` is not in :meth:`legal_actions`.
+        """
+        if self.is_terminal():
+            raise GameOverError(
+                f"Cannot apply action {action!r}: the game is over (history {self.history()})."
+            )
+        if type(action) is not int:
+            action = check_action_value(action, max(self.game.num_distinct_actions,
+                                                    self.game.max_chance_outcomes))
+        legal = self.legal_actions()
+        if action not in legal:
+            who = "chance" if self.is_chance_node() else f"player {self.current_player()}"
+            raise IllegalActionError(
+                f"Action {action} is not legal for {who} here; legal actions are "
+                f"{list(legal)} (history {self.history()})."
+            )
+        self._apply(action)
+
+    def child(self, action: int) -> "State":
+        """A copy of this state with ``action`` applied."""
+        new = self.clone()
+        new.apply_action(action)
+        return new
+
+    def _check_player(self, player: int) -> None:
+        if type(player) is not int and not isinstance(player, np.integer):
+            raise ActionTypeError(f"Expected an integer player id, received {player!r}.")
+        if not 0 <= player < self.game.num_players:
+            raise InvalidParameterError(
+                f"Player must be in [0, {self.game.num_players}), received {player}."
+            )
+
+    def _check_chance(self) -> None:
+        if not self.is_chance_node():
+            raise IllegalActionError(
+                f"chance_outcomes() called at a non-chance node (player "
+                f"{self.current_player()}, history {self.history()})."
+            )
+
+    def __str__(self) -> str:
+        return f"{type(self).__name__}(history={self.history()})"

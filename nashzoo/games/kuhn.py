@@ -1,0 +1,187 @@
+"""Kuhn poker and its N-card variants.
+
+Rules (Kuhn 1950; OpenSpiel's ``kuhn_poker``): a deck of ``deck_size`` cards of distinct
+rank; each of two players antes 1 chip and is dealt one private card. Player 0 acts first;
+each player may *pass* (check, or fold when facing a bet) or *bet* 1 chip (bet, or call when
+facing a bet). The betting ends after ``pp``, ``bp``, ``bb``, ``pbp`` or ``pbb``; a pass
+after a bet folds, otherwise the higher card wins the pot.
+
+``deck_size=3`` is classic Kuhn poker (cards J, Q, K; value -1/18 for player 0).
+``deck_size=8`` is the *8-card poker* of Oliehoek's thesis (2005), where player 0 is the
+"gambler" and player 1 the "dealer" (value -1/16 for the gambler). Cards are named
+J, Q, K for three cards and ``1 .. N`` otherwise.
+
+Actions: ``0`` = Pass, ``1`` = Bet. Chance outcomes: the card dealt (first to player 0,
+then to player 1, uniform over the cards left).
+
+Information-state tensor (``2 + N + 6`` floats, as OpenSpiel's):
+
+=================  ===========================================
+index              meaning
+=================  ===========================================
+``0 .. 1``         one-hot: observing player
+``2 .. N+1``       one-hot: the observing player's card
+``N+2 + 2k + a``   action ``a`` was the ``k``-th betting action
+=================  ===========================================
+
+Information-state string: ``"player=0 card=J history=pb"``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nashzoo.games.base import CHANCE, TERMINAL, Game, State, check_int
+
+__all__ = ["KuhnPokerGame", "KuhnPokerState", "PASS", "BET"]
+
+PASS: int = 0
+BET: int = 1
+_ACTION_LETTERS = "pb"
+_ACTION_NAMES = ("Pass", "Bet")
+
+
+class KuhnPokerGame(Game):
+    """Kuhn poker with a ``deck_size``-card deck.
+
+    Args:
+        deck_size: number of cards, at least 3 (3 = classic Kuhn, 8 = 8-card poker).
+
+    Raises:
+        InvalidParameterError: ``deck_size`` is not an integer >= 3.
+    """
+
+    short_name = "kuhn_poker"
+
+    def __init__(self, deck_size: int = 3) -> None:
+        self.deck_size = check_int("deck_size", deck_size, 3)
+        self.num_players = 2
+        self.num_distinct_actions = 2
+        self.max_chance_outcomes = self.deck_size
+        self.max_game_length = 3
+        self.min_utility = -2.0
+        self.max_utility = 2.0
+        self.card_names: tuple[str, ...] = (
+            ("J", "Q", "K") if self.deck_size == 3
+            else tuple(str(i + 1) for i in range(self.deck_size))
+        )
+        self._tensor_size = 2 + self.deck_size + 6
+        self._uniform = [1.0 / self.deck_size, 1.0 / (self.deck_size - 1)]
+
+    def params(self) -> dict[str, Any]:
+        return {"deck_size": self.deck_size}
+
+    @property
+    def information_state_tensor_size(self) -> int:
+        return self._tensor_size
+
+    def action_name(self, action: int) -> str:
+        return _ACTION_NAMES[action]
+
+    def new_initial_state(self) -> "KuhnPokerState":
+        return KuhnPokerState(self)
+
+
+class KuhnPokerState(State):
+    """A Kuhn poker history. See :mod:`nashzoo.games.kuhn` for the rules."""
+
+    __slots__ = ("game", "_cards", "_actions", "_player", "_letters")
+
+    def __init__(self, game: KuhnPokerGame) -> None:
+        self.game = game
+        self._cards: list[int] = []
+        self._actions: list[int] = []
+        self._letters = ""
+        self._player = CHANCE
+
+    def current_player(self) -> int:
+        return self._player
+
+    def is_terminal(self) -> bool:
+        return self._player == TERMINAL
+
+    def is_chance_node(self) -> bool:
+        return self._player == CHANCE
+
+    def legal_actions(self) -> tuple[int, ...] | list[int]:
+        if self._player >= 0:
+            return (PASS, BET)
+        if self._player == CHANCE:
+            return [c for c in range(self.game.deck_size) if c not in self._cards]
+        return ()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        self._check_chance()
+        p = self.game._uniform[len(self._cards)]
+        return [(c, p) for c in range(self.game.deck_size) if c not in self._cards]
+
+    def _apply(self, action: int) -> None:
+        if self._player == CHANCE:
+            self._cards.append(action)
+            if len(self._cards) == 2:
+                self._player = 0
+            return
+        self._actions.append(action)
+        self._letters += _ACTION_LETTERS[action]
+        n = len(self._actions)
+        if n == 3 or (n == 2 and self._letters != "pb"):
+            self._player = TERMINAL
+        else:
+            self._player = 1 - self._player
+
+    def clone(self) -> "KuhnPokerState":
+        new = KuhnPokerState.__new__(KuhnPokerState)
+        new.game = self.game
+        new._cards = self._cards.copy()
+        new._actions = self._actions.copy()
+        new._letters = self._letters
+        new._player = self._player
+        return new
+
+    def returns(self) -> list[float]:
+        if self._player != TERMINAL:
+            return [0.0, 0.0]
+        contrib = [1.0, 1.0]
+        for i, a in enumerate(self._actions):
+            if a == BET:
+                contrib[i % 2] += 1.0
+        if self._actions[-1] == PASS and BET in self._actions:
+            loser = (len(self._actions) - 1) % 2  # the player who folded
+        else:
+            loser = 0 if self._cards[0] < self._cards[1] else 1
+        won = contrib[loser]
+        return [won, -won] if loser == 1 else [-won, won]
+
+    def history(self) -> list[int]:
+        return self._cards + self._actions
+
+    def betting(self) -> str:
+        """The betting so far as letters, ``p`` = pass and ``b`` = bet (e.g. ``"pb"``)."""
+        return self._letters
+
+    def cards(self) -> tuple[int, ...]:
+        """Cards dealt so far (player 0's first)."""
+        return tuple(self._cards)
+
+    def _information_state_string(self, player: int) -> str:
+        card = self.game.card_names[self._cards[player]] if len(self._cards) > player else "?"
+        return f"player={player} card={card} history={self._letters}"
+
+    def _information_state_indices(self, player: int) -> list[int]:
+        idx = [player]
+        if len(self._cards) > player:
+            idx.append(2 + self._cards[player])
+        base = 2 + self.game.deck_size
+        for k, a in enumerate(self._actions):
+            idx.append(base + 2 * k + a)
+        return idx
+
+    def action_to_string(self, action: int) -> str:
+        if self._player == CHANCE:
+            return f"Deal {self.game.card_names[action]}"
+        return _ACTION_NAMES[action]
+
+    def __str__(self) -> str:
+        names = self.game.card_names
+        cards = " ".join(names[c] for c in self._cards) or "-"
+        return f"cards: {cards} | betting: {self._letters or '-'}"

@@ -1,0 +1,320 @@
+"""The Leduc Hold'em family.
+
+Rules (Southey et al. 2005; OpenSpiel's ``leduc_poker``): a deck of ``num_ranks`` ranks
+times ``num_suits`` suits. Each of two players antes ``ante`` chips and receives one private
+card; then ``num_rounds`` betting rounds follow, with one public card dealt before every
+round after the first. In every round player 0 acts first; a player may *fold* (only when
+facing a bet), *call* (check when not facing a bet) or *raise* by ``raise_sizes[round]``
+chips over the current stake, at most ``max_raises`` raises per round. A round ends when a
+call answers an earlier action of that round. At the showdown the hand with more public
+cards of its rank wins (a pair beats a high card), then the higher private rank; equal
+hands split the pot.
+
+Defaults are standard Leduc Hold'em: cards J, Q, K in suits s and h (6 cards), 2 rounds,
+raises of 2 then 4 chips, at most 2 raises per round, ante 1. Game value for player 0:
+-0.0856 chips; 9457 histories, 936 information sets (OpenSpiel).
+
+Actions: ``0`` = Fold, ``1`` = Call, ``2`` = Raise. Card ids: ``rank * num_suits + suit``
+(rank 0 is the lowest). Chance outcomes: the card dealt, uniform over the cards left.
+
+Information-state tensor (``2 + C * num_rounds + 2 * L * num_rounds`` floats with
+``C = num_ranks * num_suits`` cards and ``L = max_raises + 2`` the longest round; 30 for
+standard Leduc, the OpenSpiel layout):
+
+===================================  ==================================================
+index                                meaning
+===================================  ==================================================
+``0 .. 1``                           one-hot: observing player
+``2 .. C+1``                         one-hot: the observing player's private card
+``2 + C*(1+k) ..``                   one-hot: the ``k``-th public card (``k < rounds-1``)
+``2 + C*R + 2*(L*r + j) + {0, 1}``   ``j``-th action of round ``r``: call = (1, 0),
+                                     raise = (0, 1), fold = (1, 1)
+===================================  ==================================================
+
+Information-state string: ``"player=0 card=Js public=Qh bets=rc/r"`` (rounds separated
+by ``/``; ``f`` fold, ``c`` call, ``r`` raise).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from nashzoo.errors import InvalidParameterError
+from nashzoo.games.base import CHANCE, TERMINAL, Game, State, check_int
+
+__all__ = ["LeducHoldemGame", "LeducHoldemState", "FOLD", "CALL", "RAISE"]
+
+FOLD: int = 0
+CALL: int = 1
+RAISE: int = 2
+_LETTERS = "fcr"
+_ACTION_NAMES = ("Fold", "Call", "Raise")
+_RANK_CHARS = "23456789TJQKA"
+_SUIT_CHARS = "shdc"
+
+
+class LeducHoldemGame(Game):
+    """A parameterised Leduc Hold'em.
+
+    Args:
+        num_ranks: ranks in the deck, 1 to 13 (3: J, Q, K).
+        num_suits: suits per rank, 1 to 4.
+        max_raises: raises allowed per betting round, 0 to 10.
+        raise_sizes: chips added by a raise in each round; ``None`` means 2 in the first
+            round and 4 in every later one. Its length must equal ``num_rounds``.
+        ante: chips each player puts in before the deal, at least 1.
+        num_rounds: betting rounds, 1 to 6; a public card is dealt before each after the
+            first.
+
+    Raises:
+        InvalidParameterError: a parameter is out of range, or the deck is too small for
+            two private cards and ``num_rounds - 1`` public cards.
+    """
+
+    short_name = "leduc_holdem"
+
+    def __init__(
+        self,
+        num_ranks: int = 3,
+        num_suits: int = 2,
+        max_raises: int = 2,
+        raise_sizes: Sequence[int] | None = None,
+        ante: int = 1,
+        num_rounds: int = 2,
+    ) -> None:
+        self.num_ranks = check_int("num_ranks", num_ranks, 1, 13)
+        self.num_suits = check_int("num_suits", num_suits, 1, 4)
+        self.max_raises = check_int("max_raises", max_raises, 0, 10)
+        self.ante = check_int("ante", ante, 1)
+        self.num_rounds = check_int("num_rounds", num_rounds, 1, 6)
+        if raise_sizes is None:
+            raise_sizes = (2,) + (4,) * (self.num_rounds - 1)
+        if isinstance(raise_sizes, (str, bytes)) or not hasattr(raise_sizes, "__len__"):
+            raise InvalidParameterError(
+                f"Parameter `raise_sizes` expects a sequence of {self.num_rounds} integers "
+                f"(one per round), received {raise_sizes!r}."
+            )
+        if len(raise_sizes) != self.num_rounds:
+            raise InvalidParameterError(
+                f"Parameter `raise_sizes` needs one size per round: expected "
+                f"{self.num_rounds} values, received {len(raise_sizes)} ({list(raise_sizes)!r})."
+            )
+        self.raise_sizes = tuple(check_int("raise_sizes[]", r, 1) for r in raise_sizes)
+        self.num_cards = self.num_ranks * self.num_suits
+        needed = 2 + self.num_rounds - 1
+        if self.num_cards < needed:
+            raise InvalidParameterError(
+                f"The deck has {self.num_cards} cards (num_ranks={self.num_ranks} x "
+                f"num_suits={self.num_suits}) but {self.num_rounds} rounds need {needed}: "
+                "raise num_ranks or num_suits, or lower num_rounds."
+            )
+        self.num_players = 2
+        self.num_distinct_actions = 3
+        self.max_chance_outcomes = self.num_cards
+        self.round_length = self.max_raises + 2
+        self.max_game_length = self.num_rounds * self.round_length
+        max_contrib = self.ante + self.max_raises * sum(self.raise_sizes)
+        self.min_utility = -float(max_contrib)
+        self.max_utility = float(max_contrib)
+        ranks = _RANK_CHARS if self.num_ranks == 13 else _RANK_CHARS[12 - self.num_ranks:12]
+        self.card_names: tuple[str, ...] = tuple(
+            ranks[c // self.num_suits] + _SUIT_CHARS[c % self.num_suits]
+            for c in range(self.num_cards)
+        )
+        self._actions_offset = 2 + self.num_cards * self.num_rounds
+        self._tensor_size = self._actions_offset + 2 * self.round_length * self.num_rounds
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "num_ranks": self.num_ranks,
+            "num_suits": self.num_suits,
+            "max_raises": self.max_raises,
+            "raise_sizes": list(self.raise_sizes),
+            "ante": self.ante,
+            "num_rounds": self.num_rounds,
+        }
+
+    @property
+    def information_state_tensor_size(self) -> int:
+        return self._tensor_size
+
+    def action_name(self, action: int) -> str:
+        return _ACTION_NAMES[action]
+
+    def new_initial_state(self) -> "LeducHoldemState":
+        return LeducHoldemState(self)
+
+
+class LeducHoldemState(State):
+    """A Leduc Hold'em history. See :mod:`nashzoo.games.leduc` for the rules."""
+
+    __slots__ = (
+        "game", "_private", "_public", "_round", "_bets", "_contrib", "_raises",
+        "_player", "_folder", "_history", "_heads", "_tail",
+    )
+
+    def __init__(self, game: LeducHoldemGame) -> None:
+        self.game = game
+        self._private: list[int] = []
+        self._public: list[int] = []
+        self._round = 0
+        self._bets: list[str] = [""]  # letters of each round's actions
+        self._contrib = [game.ante, game.ante]
+        self._raises = 0
+        self._player = CHANCE
+        self._folder = -1
+        self._history: list[int] = []
+        # information-state string = _heads[player] + _tail, kept up to date by _apply
+        self._heads = ["player=0 card=?", "player=1 card=?"]
+        self._tail = " public=- bets="
+
+    def current_player(self) -> int:
+        return self._player
+
+    def is_terminal(self) -> bool:
+        return self._player == TERMINAL
+
+    def is_chance_node(self) -> bool:
+        return self._player == CHANCE
+
+    def legal_actions(self) -> Sequence[int]:
+        p = self._player
+        if p >= 0:
+            facing = self._contrib[p] < self._contrib[1 - p]
+            if self._raises < self.game.max_raises:
+                return (FOLD, CALL, RAISE) if facing else (CALL, RAISE)
+            return (FOLD, CALL) if facing else (CALL,)
+        if p == CHANCE:
+            dealt = self._private + self._public
+            return [c for c in range(self.game.num_cards) if c not in dealt]
+        return ()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        self._check_chance()
+        outcomes = self.legal_actions()
+        p = 1.0 / len(outcomes)
+        return [(c, p) for c in outcomes]
+
+    def _apply(self, action: int) -> None:
+        self._history.append(action)
+        p = self._player
+        if p == CHANCE:
+            names = self.game.card_names
+            if len(self._private) < 2:
+                self._heads[len(self._private)] = (
+                    f"player={len(self._private)} card={names[action]}")
+                self._private.append(action)
+                if len(self._private) == 2:
+                    self._player = 0
+            else:
+                self._public.append(action)
+                self._player = 0
+                public = ",".join(names[c] for c in self._public)
+                self._tail = f" public={public} bets={'/'.join(self._bets)}"
+            return
+        letter = _LETTERS[action]
+        bets = self._bets[self._round] + letter
+        self._bets[self._round] = bets
+        self._tail += letter
+        if action == FOLD:
+            self._folder = p
+            self._player = TERMINAL
+        elif action == RAISE:
+            self._contrib[p] = self._contrib[1 - p] + self.game.raise_sizes[self._round]
+            self._raises += 1
+            self._player = 1 - p
+        else:  # CALL
+            self._contrib[p] = self._contrib[1 - p]
+            if len(bets) >= 2:  # the call closes the round
+                if self._round + 1 == self.game.num_rounds:
+                    self._player = TERMINAL
+                else:
+                    self._round += 1
+                    self._bets.append("")
+                    self._tail += "/"
+                    self._raises = 0
+                    self._player = CHANCE
+            else:
+                self._player = 1 - p
+
+    def clone(self) -> "LeducHoldemState":
+        new = LeducHoldemState.__new__(LeducHoldemState)
+        new.game = self.game
+        new._private = self._private.copy()
+        new._public = self._public.copy()
+        new._round = self._round
+        new._bets = self._bets.copy()
+        new._contrib = self._contrib.copy()
+        new._raises = self._raises
+        new._player = self._player
+        new._folder = self._folder
+        new._history = self._history.copy()
+        new._heads = self._heads.copy()
+        new._tail = self._tail
+        return new
+
+    def hand_strength(self, player: int) -> tuple[int, int]:
+        """``(public cards matching the private rank, private rank)``; larger is better."""
+        ns = self.game.num_suits
+        rank = self._private[player] // ns
+        return (sum(1 for c in self._public if c // ns == rank), rank)
+
+    def returns(self) -> list[float]:
+        if self._player != TERMINAL:
+            return [0.0, 0.0]
+        if self._folder >= 0:
+            loser = self._folder
+        else:
+            s0, s1 = self.hand_strength(0), self.hand_strength(1)
+            if s0 == s1:
+                return [0.0, 0.0]
+            loser = 1 if s0 > s1 else 0
+        won = float(self._contrib[loser])
+        return [won, -won] if loser == 1 else [-won, won]
+
+    def history(self) -> list[int]:
+        return self._history.copy()
+
+    def betting(self) -> str:
+        """Betting letters per round joined by ``/`` (``f`` fold, ``c`` call, ``r`` raise)."""
+        return "/".join(self._bets)
+
+    def pot_contributions(self) -> tuple[int, int]:
+        """Chips each player has put in so far."""
+        return (self._contrib[0], self._contrib[1])
+
+    def _information_state_string(self, player: int) -> str:
+        return self._heads[player] + self._tail
+
+    def _information_state_indices(self, player: int) -> list[int]:
+        game = self.game
+        nc = game.num_cards
+        idx = [player]
+        if len(self._private) > player:
+            idx.append(2 + self._private[player])
+        for k, c in enumerate(self._public):
+            idx.append(2 + nc * (1 + k) + c)
+        base = game._actions_offset
+        length = game.round_length
+        for r, bets in enumerate(self._bets):
+            for j, letter in enumerate(bets):
+                pos = base + 2 * (length * r + j)
+                if letter == "c":
+                    idx.append(pos)
+                elif letter == "r":
+                    idx.append(pos + 1)
+                else:
+                    idx.extend((pos, pos + 1))
+        return idx
+
+    def action_to_string(self, action: int) -> str:
+        if self._player == CHANCE:
+            return f"Deal {self.game.card_names[action]}"
+        return _ACTION_NAMES[action]
+
+    def __str__(self) -> str:
+        names = self.game.card_names
+        priv = " ".join(names[c] for c in self._private) or "-"
+        pub = " ".join(names[c] for c in self._public) or "-"
+        return (f"private: {priv} | public: {pub} | bets: {'/'.join(self._bets)} | "
+                f"pot: {self._contrib[0]}+{self._contrib[1]}")

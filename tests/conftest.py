@@ -1,0 +1,41 @@
+"""Shared test helpers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nashzoo.games.base import Game, State
+
+
+@dataclass
+class TreeCounts:
+    histories: int = 0
+    terminals: int = 0
+    infosets: tuple[set, ...] = ()
+
+
+def count_tree(game: Game) -> TreeCounts:
+    """Count histories, terminal histories and information sets by full enumeration,
+    walking the rules API directly (independent of nashzoo.tree)."""
+    counts = TreeCounts(infosets=tuple(set() for _ in range(game.num_players)))
+    stack: list[State] = [game.new_initial_state()]
+    while stack:
+        state = stack.pop()
+        counts.histories += 1
+        if state.is_terminal():
+            counts.terminals += 1
+            continue
+        player = state.current_player()
+        if player >= 0:
+            counts.infosets[player].add(state.information_state_string(player))
+        for action in state.legal_actions():
+            stack.append(state.child(action))
+    return counts
+
+
+def play(game: Game, actions: list[int]) -> State:
+    """Apply ``actions`` (chance outcomes included) from the root."""
+    state = game.new_initial_state()
+    for a in actions:
+        state.apply_action(a)
+    return state

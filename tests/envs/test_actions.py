@@ -1,0 +1,113 @@
+"""Bad input to env.step gets a clear error; illegal actions follow PettingZoo's convention."""
+
+import numpy as np
+import pytest
+
+import nashzoo
+from nashzoo.envs import IllegalActionWarning
+from nashzoo.errors import (
+    ActionTypeError,
+    GameOverError,
+    IllegalActionError,
+    InvalidActionError,
+)
+
+
+def leduc(**kwargs):
+    env = nashzoo.make("nashzoo/leduc_holdem-v0", **kwargs)
+    env.reset(seed=0)
+    return env
+
+
+@pytest.mark.parametrize(
+    "action, error, match",
+    [
+        (1.0, ActionTypeError, r"integer action in \[0, 3\), received 1.0 of type float"),
+        (None, ActionTypeError, "None is only accepted for agents that are already done"),
+        (np.array([1, 2]), ActionTypeError, r"array of shape \(2,\)"),
+        (np.array(1.0), ActionTypeError, "dtype float64"),
+        ("1", ActionTypeError, "of type str"),
+        (True, ActionTypeError, "of type bool"),
+        (3, InvalidActionError, r"Action 3 is out of range: expected an integer in \[0, 3\)"),
+        (-1, InvalidActionError, "out of range"),
+    ],
+)
+def test_bad_action_types_and_ranges(action, error, match):
+    env = leduc()
+    before = env.unwrapped.state_of_game().history()
+    with pytest.raises(error, match=match):
+        env.step(action)
+    assert env.unwrapped.state_of_game().history() == before  # nothing was applied
+
+
+@pytest.mark.parametrize("action", [np.int64(1), np.int32(1), np.array(1), 1])
+def test_integer_like_actions_are_accepted(action):
+    env = leduc()
+    env.step(action)
+    assert env.unwrapped.state_of_game().history()[-1] == 1
+
+
+def test_illegal_action_ends_episode_with_penalty_and_warning():
+    env = leduc(illegal_reward=-5)
+    assert env.agent_selection == "player_0"
+    with pytest.warns(IllegalActionWarning, match=r"player_0 played illegal action 0 \(Fold\)"):
+        env.step(0)  # fold is illegal when not facing a bet
+    assert all(env.terminations.values())
+    assert env.infos["player_0"]["illegal_action"] is True
+    rewards = {}
+    for agent in env.agent_iter():
+        _, reward, terminated, _, _ = env.last()
+        assert terminated
+        rewards[agent] = reward
+        env.step(None)
+    assert rewards == {"player_0": -5.0, "player_1": 0.0}
+
+
+def test_strict_env_raises_on_illegal_action():
+    env = leduc(strict=True)
+    with pytest.raises(IllegalActionError, match=r"legal actions are \[1, 2\]"):
+        env.step(0)
+    assert not any(env.terminations.values())
+
+
+def test_step_after_episode_end_raises():
+    env = nashzoo.make("nashzoo/rps-v0")
+    env.reset(seed=0)
+    env.step(0)
+    env.step(1)
+    with pytest.raises(GameOverError, match="only valid action is None"):
+        env.step(0)  # player_0 is done
+    env.step(None)
+    env.step(None)
+    assert env.agents == []
+    with pytest.raises(GameOverError, match="call reset"):
+        env.step(None)
+
+
+def test_access_before_reset():
+    env = nashzoo.make("nashzoo/kuhn_poker-v0")
+    with pytest.raises(AttributeError, match="before reset"):
+        env.agent_selection
+    with pytest.raises(AttributeError, match="before reset"):
+        env.last()
+
+
+def test_observations_are_fresh_copies():
+    env = leduc()
+    obs, *_ = env.last()
+    obs["observation"][:] = 7
+    obs["action_mask"][:] = 0
+    again, *_ = env.last()
+    assert again["observation"].max() == 1.0 and again["action_mask"].sum() == 2
+
+
+def test_same_seed_same_deal_and_rewards_are_chips():
+    a, b = leduc(), leduc()
+    assert a.infos == b.infos
+    env = nashzoo.make("nashzoo/kuhn_poker-v0")
+    env.reset(seed=11)
+    env.step(1)  # bet
+    env.step(1)  # call
+    cards = env.unwrapped.state_of_game().cards()
+    sign = 1 if cards[0] > cards[1] else -1
+    assert env.rewards == {"player_0": 2 * sign, "player_1": -2 * sign}
