@@ -17,6 +17,8 @@ __all__ = [
     "UnknownEnvError",
     "MissingDependencyError",
     "EnvCheckError",
+    "GameTooLargeError",
+    "PolicyFileError",
 ]
 
 
@@ -57,3 +59,11 @@ class MissingDependencyError(NashzooError, ImportError):
 
 class EnvCheckError(NashzooError, AssertionError):
     """An environment failed one of :func:`nashzoo.testing.check_env`'s checks."""
+
+
+class GameTooLargeError(NashzooError, ValueError):
+    """A game's tree exceeds the node limit given to :func:`nashzoo.tree.compile_game`."""
+
+
+class PolicyFileError(NashzooError, ValueError):
+    """A saved policy is corrupt, malformed or belongs to another game."""

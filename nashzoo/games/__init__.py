@@ -3,6 +3,9 @@
 Each game follows the OpenSpiel-style state API of :mod:`nashzoo.games.base`.
 """
 
+from typing import Any
+
+from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, TERMINAL, Game, State
 from nashzoo.games.kuhn import KuhnPokerGame
 from nashzoo.games.leduc import LeducHoldemGame
@@ -13,7 +16,39 @@ from nashzoo.games.matrix import (
     weighted_rock_paper_scissors,
 )
 
+GAME_TYPES: dict[str, type[Game]] = {
+    "kuhn_poker": KuhnPokerGame,
+    "leduc_holdem": LeducHoldemGame,
+    "matrix_game": MatrixGame,
+}
+"""Game families by their ``game_type``."""
+
+
+def load_game(spec: dict[str, Any]) -> Game:
+    """Rebuild a game from :meth:`Game.to_spec` output.
+
+    Raises:
+        InvalidParameterError: unknown type, or parameters the game rejects.
+    """
+    if not isinstance(spec, dict) or "type" not in spec:
+        raise InvalidParameterError(
+            f"A game spec is a dict {{'type': ..., 'params': {{...}}}}, received {spec!r}."
+        )
+    cls = GAME_TYPES.get(spec["type"])
+    if cls is None:
+        raise InvalidParameterError(
+            f"Unknown game type {spec['type']!r}; known types are {sorted(GAME_TYPES)}."
+        )
+    params = spec.get("params") or {}
+    try:
+        return cls(**params)
+    except TypeError as exc:
+        raise InvalidParameterError(f"Bad parameters {params!r} for {cls.__name__}: {exc}") from exc
+
+
 __all__ = [
+    "GAME_TYPES",
+    "load_game",
     "CHANCE",
     "TERMINAL",
     "Game",

@@ -130,9 +130,18 @@ class Game(ABC):
     def new_initial_state(self) -> "State":
         """Return the root of the game tree (often a chance node)."""
 
+    big_blind: float | None = None
+    """Chips per big blind for mbb/game reports (poker games with antes use the ante)."""
+    game_type: str = ""
+    """Stable name of the game family, used in saved files (see :func:`nashzoo.games.load_game`)."""
+
     @abstractmethod
     def params(self) -> dict[str, Any]:
         """Return the parameters that, passed back to the constructor, rebuild this game."""
+
+    def to_spec(self) -> dict[str, Any]:
+        """JSON-able ``{"type": game_type, "params": params()}`` that rebuilds the game."""
+        return {"type": self.game_type, "params": self.params()}
 
     @property
     @abstractmethod

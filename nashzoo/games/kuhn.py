@@ -52,6 +52,7 @@ class KuhnPokerGame(Game):
     """
 
     short_name = "kuhn_poker"
+    game_type = "kuhn_poker"
 
     def __init__(self, deck_size: int = 3) -> None:
         self.deck_size = check_int("deck_size", deck_size, 3)
@@ -61,6 +62,7 @@ class KuhnPokerGame(Game):
         self.max_game_length = 3
         self.min_utility = -2.0
         self.max_utility = 2.0
+        self.big_blind = 1.0
         self.card_names: tuple[str, ...] = (
             ("J", "Q", "K") if self.deck_size == 3
             else tuple(str(i + 1) for i in range(self.deck_size))

@@ -72,6 +72,7 @@ class LeducHoldemGame(Game):
     """
 
     short_name = "leduc_holdem"
+    game_type = "leduc_holdem"
 
     def __init__(
         self,
@@ -116,6 +117,7 @@ class LeducHoldemGame(Game):
         max_contrib = self.ante + self.max_raises * sum(self.raise_sizes)
         self.min_utility = -float(max_contrib)
         self.max_utility = float(max_contrib)
+        self.big_blind = float(self.ante)
         ranks = _RANK_CHARS if self.num_ranks == 13 else _RANK_CHARS[12 - self.num_ranks:12]
         self.card_names: tuple[str, ...] = tuple(
             ranks[c // self.num_suits] + _SUIT_CHARS[c % self.num_suits]

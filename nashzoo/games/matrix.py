@@ -67,6 +67,7 @@ class MatrixGame(Game):
     """
 
     simultaneous = True
+    game_type = "matrix_game"
 
     def __init__(
         self,

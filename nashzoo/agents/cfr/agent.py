@@ -1,0 +1,76 @@
+"""Play a tabular policy (solved or loaded) through the env, like any other agent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nashzoo.agents.protocol import Observation, action_mask_of
+from nashzoo.errors import IllegalActionError, InvalidParameterError
+from nashzoo.tree.policy import TabularPolicy
+
+__all__ = ["TabularPolicyAgent"]
+
+
+class TabularPolicyAgent:
+    """A PolicyAgent that looks up ``info["info_state"]`` in a :class:`TabularPolicy`.
+
+    Args:
+        policy: the policy, or a path to a ``.npz``/``.json`` policy file.
+        seed: seed of the agent's generator (used to sample actions).
+        name: display name in tournaments.
+
+    Raises:
+        InvalidParameterError: ``policy`` is neither a TabularPolicy nor a path.
+    """
+
+    def __init__(self, policy: TabularPolicy | str | Path, *, seed: int | None = None,
+                 name: str | None = None) -> None:
+        if isinstance(policy, (str, Path)):
+            policy = TabularPolicy.load(policy)
+        if not isinstance(policy, TabularPolicy):
+            raise InvalidParameterError(
+                f"TabularPolicyAgent expects a TabularPolicy or a policy file path, received "
+                f"{type(policy).__name__}."
+            )
+        self.policy = policy
+        self.name = name or str(policy.metadata.get("algorithm", "tabular"))
+        self._rng = np.random.default_rng(seed)
+        self._cum = np.cumsum(policy.probs, axis=1)
+
+    def reset(self, *, seed: int | None = None) -> None:
+        """Re-seed when ``seed`` is given."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+
+    def _row(self, info: dict[str, Any]) -> int:
+        key = info.get("info_state") if isinstance(info, dict) else None
+        if key is None:
+            raise InvalidParameterError(
+                "TabularPolicyAgent needs info['info_state'] (the env's information-state "
+                f"string), received info={info!r}."
+            )
+        return self.policy.index(key)
+
+    def action_probabilities(self, observation: Observation, info: dict[str, Any]) -> np.ndarray:
+        """The policy's distribution at ``info["info_state"]``."""
+        return self.policy.probs[self._row(info)].copy()
+
+    def act(self, observation: Observation, info: dict[str, Any]) -> int:
+        """Sample an action from the policy."""
+        row = self._row(info)
+        cum = self._cum[row]
+        action = int(np.searchsorted(cum, self._rng.random() * cum[-1], side="right"))
+        action = min(action, cum.size - 1)
+        mask = action_mask_of(observation)
+        if not mask[action]:
+            raise IllegalActionError(
+                f"The policy's action {action} is masked out at {info['info_state']!r}: the "
+                "observation does not belong to the policy's game."
+            )
+        return action
+
+    def __repr__(self) -> str:
+        return f"TabularPolicyAgent({self.name})"

@@ -1,0 +1,6 @@
+"""Small games compiled once into flat arrays: the ground solvers and exact evaluation run on."""
+
+from nashzoo.tree.compile import DEFAULT_MAX_NODES, GameTree, compile_game
+from nashzoo.tree.policy import TabularPolicy
+
+__all__ = ["GameTree", "compile_game", "DEFAULT_MAX_NODES", "TabularPolicy"]
