@@ -1,0 +1,3 @@
+from nashzoo.cli import main
+
+raise SystemExit(main())

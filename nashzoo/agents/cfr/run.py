@@ -1,0 +1,89 @@
+"""Run a solver while recording its exploitability curve."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from nashzoo.agents.cfr.base import TabularSolver
+from nashzoo.games.base import check_int
+from nashzoo.tree.policy import TabularPolicy
+
+__all__ = ["ConvergencePoint", "ConvergenceCurve", "run_solver", "checkpoint_schedule"]
+
+
+@dataclass(frozen=True)
+class ConvergencePoint:
+    """Exploitability of the average policy after ``iteration`` iterations
+    (``seconds`` = solver time so far, evaluation excluded)."""
+
+    iteration: int
+    seconds: float
+    exploitability: float
+
+
+@dataclass(frozen=True)
+class ConvergenceCurve:
+    """A solver's run: its exploitability curve and final average policy."""
+
+    algorithm: str
+    game: str
+    points: tuple[ConvergencePoint, ...]
+    policy: TabularPolicy = field(repr=False)
+
+    @property
+    def final(self) -> ConvergencePoint:
+        return self.points[-1]
+
+    def first_below(self, threshold: float) -> ConvergencePoint | None:
+        """The first recorded point with exploitability <= ``threshold``."""
+        return next((p for p in self.points if p.exploitability <= threshold), None)
+
+
+def checkpoint_schedule(iterations: int, points: int = 30) -> list[int]:
+    """About ``points`` log-spaced iteration counts from 1 to ``iterations``."""
+    iterations = check_int("iterations", iterations, 1)
+    marks = np.unique(np.geomspace(1, iterations, num=max(points, 2)).astype(int))
+    return sorted(set(marks.tolist()) | {iterations})
+
+
+def run_solver(solver: TabularSolver, iterations: int, *, points: int = 30,
+               target: float | None = None, progress: bool = False) -> ConvergenceCurve:
+    """Run ``solver`` for ``iterations`` more iterations, measuring exploitability at about
+    ``points`` log-spaced checkpoints.
+
+    Args:
+        solver: any :class:`TabularSolver`.
+        iterations: iterations to run.
+        points: checkpoints on the curve.
+        target: stop at the first checkpoint whose exploitability is <= ``target``.
+        progress: show a tqdm progress bar with the current exploitability.
+
+    Returns:
+        The :class:`ConvergenceCurve`.
+    """
+    marks = checkpoint_schedule(iterations, points)
+    curve: list[ConvergencePoint] = []
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=iterations, desc=f"{solver.name} {solver.tree.game.short_name}",
+                   unit="it", leave=True)
+    done = 0
+    for mark in marks:
+        solver.iterate(mark - done)
+        if bar is not None:
+            bar.update(mark - done)
+        done = mark
+        expl = solver.exploitability()
+        curve.append(ConvergencePoint(solver.iteration, solver.seconds, expl))
+        if bar is not None:
+            bar.set_postfix(exploitability=f"{expl:.3g}")
+        if target is not None and expl <= target:
+            break
+    if bar is not None:
+        bar.close()
+    return ConvergenceCurve(solver.name, repr(solver.tree.game), tuple(curve),
+                            solver.average_policy())

@@ -1,0 +1,151 @@
+"""The ``nashzoo`` command: thin over the library.
+
+    nashzoo envs
+    nashzoo solve GAME --algo cfr+ [--algo dcfr ...] --iterations N [--out policy.npz] [--plot curve.png]
+    nashzoo exploitability policy.npz
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from nashzoo.errors import NashzooError
+
+logger = logging.getLogger("nashzoo")
+
+
+def _parse_params(items: Sequence[str]) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for item in items:
+        if "=" not in item:
+            raise SystemExit(f"--param expects KEY=VALUE (e.g. deck_size=8), received {item!r}")
+        key, raw = item.split("=", 1)
+        try:
+            params[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            params[key] = raw
+    return params
+
+
+def _out_path(base: str, algo: str, several: bool) -> Path:
+    path = Path(base)
+    if not several:
+        return path
+    safe = algo.replace("+", "plus")
+    return path.with_name(f"{path.stem}-{safe}{path.suffix}")
+
+
+def _print_curve(curve, big_blind: float | None, rows: int = 12) -> None:
+    pts = list(curve.points)
+    if len(pts) > rows:
+        step = (len(pts) - 1) / (rows - 1)
+        pts = [pts[round(i * step)] for i in range(rows)]
+    unit = "" if big_blind is None else "   mbb/game"
+    print(f"\n{curve.algorithm}  ({curve.game})")
+    print(f"{'iterations':>12} {'seconds':>10} {'exploitability':>16}{unit}")
+    for p in pts:
+        mbb = "" if big_blind is None else f" {1000 * p.exploitability / big_blind:>11.3f}"
+        print(f"{p.iteration:>12,} {p.seconds:>10.3f} {p.exploitability:>16.6g}{mbb}")
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    from nashzoo.agents.cfr import make_solver
+    from nashzoo.agents.cfr.run import run_solver
+    from nashzoo.envs import make_game
+    from nashzoo.tree import compile_game
+
+    game = make_game(args.game, **_parse_params(args.param))
+    tree = compile_game(game)
+    print(f"{game!r}: {tree.num_nodes:,} histories, {tree.num_infosets:,} information sets")
+    curves = []
+    algos = args.algo or ["cfr+"]
+    for algo in algos:
+        solver = make_solver(algo, tree, seed=args.seed if algo.endswith("mccfr") else None)
+        curve = run_solver(solver, args.iterations, points=args.points, target=args.target,
+                           progress=not args.quiet)
+        curves.append(curve)
+        _print_curve(curve, game.big_blind)
+        if args.out:
+            path = curve.policy.save(_out_path(args.out, algo, len(algos) > 1))
+            print(f"average policy saved to {path}")
+    if args.plot:
+        from nashzoo.eval.plots import plot_convergence
+
+        print(f"plot written to {plot_convergence(curves, args.plot)}")
+    return 0
+
+
+def cmd_exploitability(args: argparse.Namespace) -> int:
+    from nashzoo.eval import exploitability
+    from nashzoo.tree import TabularPolicy
+
+    policy = TabularPolicy.load(args.policy)
+    result = exploitability(policy)
+    print(f"{args.policy}: {policy.game!r}")
+    if policy.metadata:
+        print("metadata: " + json.dumps(policy.metadata))
+    print(f"exploitability  {result.exploitability:.6g} chips"
+          + ("" if result.big_blind is None else f"  ({result.exploitability_mbb:.3f} mbb/game)"))
+    print(f"NashConv        {result.nash_conv:.6g}")
+    for p, (v, br) in enumerate(zip(result.policy_values, result.best_response_values)):
+        print(f"player {p}: value {v:+.6f}, best-response value {br:+.6f}")
+    return 0
+
+
+def cmd_envs(args: argparse.Namespace) -> int:
+    import nashzoo
+
+    for env_id in sorted(nashzoo.registry):
+        spec = nashzoo.registry[env_id]
+        params = ", ".join(spec.game_parameters()) or "-"
+        kind = "AEC + parallel" if spec.parallel else "AEC"
+        print(f"{env_id:32s} {kind:15s} parameters: {params}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="nashzoo", description="nashzoo command line")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("envs", help="list the registered environments")
+    p.set_defaults(func=cmd_envs)
+
+    p = sub.add_parser("solve", help="solve a game with tabular solvers")
+    p.add_argument("game", help="env id or short name, e.g. leduc_holdem or nashzoo/kuhn_poker-v0")
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="game parameter, e.g. --param deck_size=8 (repeatable)")
+    p.add_argument("--algo", action="append", metavar="NAME",
+                   help="rm, cfr, cfr+, lcfr, dcfr, es-mccfr, os-mccfr, xfp (repeatable; default cfr+)")
+    p.add_argument("--iterations", type=int, default=1000)
+    p.add_argument("--points", type=int, default=30, help="checkpoints on the curve")
+    p.add_argument("--target", type=float, default=None, help="stop at this exploitability")
+    p.add_argument("--seed", type=int, default=0, help="seed of the sampling solvers")
+    p.add_argument("--out", help="save the average policy (.npz or .json)")
+    p.add_argument("--plot", help="write the exploitability curves (PNG)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser("exploitability", help="exact exploitability of a saved policy")
+    p.add_argument("policy", help="a .npz or .json policy file")
+    p.set_defaults(func=cmd_exploitability)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``nashzoo`` command."""
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (NashzooError, FileNotFoundError, KeyError) as exc:
+        print(f"nashzoo: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

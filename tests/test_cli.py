@@ -1,0 +1,39 @@
+import numpy as np
+
+from nashzoo.cli import main
+from nashzoo.tree import TabularPolicy
+
+
+def test_solve_writes_policy_plot_and_table(tmp_path, capsys):
+    out = tmp_path / "kuhn.npz"
+    plot = tmp_path / "curve.png"
+    code = main(["solve", "kuhn_poker", "--algo", "cfr+", "--algo", "cfr", "--iterations",
+                 "300", "--out", str(out), "--plot", str(plot), "--quiet"])
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "58 histories, 12 information sets" in text
+    assert "iterations    seconds   exploitability   mbb/game" in text
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    policy = TabularPolicy.load(tmp_path / "kuhn-cfrplus.npz")
+    assert policy.metadata["algorithm"] == "cfr+" and policy.metadata["iterations"] == 300
+    assert main(["exploitability", str(tmp_path / "kuhn-cfrplus.npz")]) == 0
+    report = capsys.readouterr().out
+    value = float(report.split("exploitability")[1].split()[0])
+    assert 0 <= value < 1e-3
+
+
+def test_solve_with_game_parameters(tmp_path, capsys):
+    out = tmp_path / "eight.json"
+    assert main(["solve", "kuhn_poker", "--param", "deck_size=8", "--algo", "dcfr",
+                 "--iterations", "500", "--out", str(out), "--quiet"]) == 0
+    policy = TabularPolicy.load(out)
+    assert policy.game.deck_size == 8 and np.isfinite(policy.probs).all()
+
+
+def test_cli_errors_are_clear(tmp_path, capsys):
+    assert main(["solve", "kuhn_pokr", "--iterations", "5", "--quiet"]) == 2
+    assert "Did you mean 'nashzoo/kuhn_poker-v0'" in capsys.readouterr().err
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert main(["exploitability", str(bad)]) == 2
+    assert "not a readable nashzoo policy file" in capsys.readouterr().err
