@@ -1,0 +1,138 @@
+"""Duplicate head-to-head matches with confidence intervals.
+
+Every deal is played twice with the seats swapped and the same chance seed, so the luck
+of the cards cancels out of each pair; the score of A is its mean payoff per game over
+both seats. For two PolicyAgents on a compiled game the expected score can also be
+computed exactly (``exact=True``), with zero variance.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from nashzoo.envs.aec import GameEnv, OrderEnforcingWrapper
+from nashzoo.envs.registration import make_game
+from nashzoo.games import Game
+from nashzoo.games.base import check_int
+from nashzoo.play import play_episode
+from nashzoo.tree.compile import GameTree, compile_game
+from nashzoo.tree.policy import TabularPolicy
+
+__all__ = ["MatchResult", "head_to_head", "exact_duplicate_value", "deal_seed"]
+
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """A's score against B.
+
+    Attributes:
+        agent_a, agent_b: display names.
+        game: the game's repr.
+        deals: deals played (each twice, seats swapped); 0 for an exact result.
+        mean: A's mean payoff per game, chips (positive: A is stronger).
+        stderr: standard error of ``mean`` (0 when exact).
+        ci95: 95% confidence interval of ``mean``.
+        exact: whether ``mean`` is the exact expectation.
+        big_blind: chips per big blind for mbb figures (``None`` for non-poker games).
+    """
+
+    agent_a: str
+    agent_b: str
+    game: str
+    deals: int
+    mean: float
+    stderr: float
+    ci95: tuple[float, float]
+    exact: bool
+    big_blind: float | None
+
+    @property
+    def mean_mbb(self) -> float | None:
+        """``mean`` in milli-big-blinds per game."""
+        return None if self.big_blind is None else 1000.0 * self.mean / self.big_blind
+
+    @property
+    def ci95_mbb(self) -> tuple[float, float] | None:
+        if self.big_blind is None:
+            return None
+        return (1000.0 * self.ci95[0] / self.big_blind, 1000.0 * self.ci95[1] / self.big_blind)
+
+    def __str__(self) -> str:
+        how = "exact" if self.exact else f"{self.deals} duplicate deals"
+        return (f"{self.agent_a} vs {self.agent_b}: {self.mean:+.4f} chips/game "
+                f"(95% CI {self.ci95[0]:+.4f} .. {self.ci95[1]:+.4f}; {how})")
+
+
+def deal_seed(root: int, *path: int) -> int:
+    """A 63-bit seed derived from ``(root, *path)`` (e.g. pairing and deal index)."""
+    return int(np.random.SeedSequence([root, *path]).generate_state(2, np.uint64)[0] >> 1)
+
+
+def _name(agent: Any) -> str:
+    return str(getattr(agent, "name", None) or type(agent).__name__)
+
+
+def _game_of(game: Game | GameTree | str) -> Game:
+    if isinstance(game, str):
+        return make_game(game)
+    if isinstance(game, GameTree):
+        return game.game
+    return game
+
+
+def exact_duplicate_value(policy_a: TabularPolicy, policy_b: TabularPolicy) -> float:
+    """A's exact expected payoff per game against B, averaged over both seats
+    (two-player games)."""
+    from nashzoo.eval.exploitability import policy_values
+
+    tree = policy_a.tree
+    if policy_b.game != policy_a.game:
+        raise ValueError(f"Policies are for different games: {policy_a.game!r} and "
+                         f"{policy_b.game!r}.")
+    seat0 = tree.infoset_player == 0
+    a_first = np.where(seat0[:, None], policy_a.probs, policy_b.probs)
+    b_first = np.where(seat0[:, None], policy_b.probs, policy_a.probs)
+    return 0.5 * (policy_values(tree, a_first)[0] + policy_values(tree, b_first)[1])
+
+
+def head_to_head(game: Game | GameTree | str, agent_a: Any, agent_b: Any, *,
+                 deals: int = 1000, seed: int = 0, exact: bool = False) -> MatchResult:
+    """Duplicate match of ``agent_a`` against ``agent_b``.
+
+    Args:
+        game: a Game, its compiled tree, or an env id.
+        agent_a, agent_b: agents (or :class:`TabularPolicy` objects when ``exact``).
+        deals: deals to play; each is played twice with the seats swapped.
+        seed: root seed; deal ``i`` uses the chance seed ``deal_seed(seed, i)`` in both games.
+        exact: compute the exact expectation instead (both must be PolicyAgents or
+            TabularPolicies and the game small enough to compile).
+
+    Returns:
+        A :class:`MatchResult`.
+    """
+    g = _game_of(game)
+    if exact:
+        tree = game if isinstance(game, GameTree) else compile_game(g)
+        pol_a = agent_a if isinstance(agent_a, TabularPolicy) else TabularPolicy.from_agent(agent_a, tree)
+        pol_b = agent_b if isinstance(agent_b, TabularPolicy) else TabularPolicy.from_agent(agent_b, tree)
+        value = float(exact_duplicate_value(pol_a, pol_b))
+        return MatchResult(_name(agent_a), _name(agent_b), repr(g), 0, value, 0.0,
+                           (value, value), True, g.big_blind)
+    deals = check_int("deals", deals, 1)
+    env = OrderEnforcingWrapper(GameEnv(g))
+    scores = np.empty(deals)
+    for i in range(deals):
+        s = deal_seed(seed, i)
+        first = play_episode(env, [agent_a, agent_b], seed=s)["player_0"]
+        second = play_episode(env, [agent_b, agent_a], seed=s)["player_1"]
+        scores[i] = 0.5 * (first + second)
+    mean = float(scores.mean())
+    stderr = float(scores.std(ddof=1) / math.sqrt(deals)) if deals > 1 else math.inf
+    return MatchResult(_name(agent_a), _name(agent_b), repr(g), deals, mean, stderr,
+                       (mean - Z95 * stderr, mean + Z95 * stderr), False, g.big_blind)
