@@ -143,14 +143,14 @@ class Game(ABC):
         """JSON-able ``{"type": game_type, "params": params()}`` that rebuilds the game."""
         return {"type": self.game_type, "params": self.params()}
 
-    @property
-    @abstractmethod
-    def information_state_tensor_size(self) -> int:
-        """Length of :meth:`State.information_state_tensor`."""
+    information_state_tensor_size: int
+    """Length of :meth:`State.information_state_tensor` (set by each game)."""
+    action_names: tuple[str, ...] = ()
+    """Names of the player actions, when they do not depend on the state."""
 
     def action_name(self, action: int) -> str:
         """Human-readable name of a player action (independent of the state)."""
-        return str(action)
+        return self.action_names[action] if action < len(self.action_names) else str(action)
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
@@ -217,9 +217,15 @@ class State(ABC):
     def _information_state_indices(self, player: int) -> list[int]:
         """Positions of the ones in the information-state tensor of ``player``."""
 
-    @abstractmethod
     def action_to_string(self, action: int) -> str:
-        """Human-readable name of ``action`` at this state (chance outcomes included)."""
+        """Human-readable name of ``action`` at this state (chance outcomes included).
+
+        Card games name a chance outcome ``"Deal <card>"`` from ``game.card_names``.
+        """
+        if self.is_chance_node():
+            names = getattr(self.game, "card_names", None)
+            return f"Deal {names[action]}" if names else f"Chance outcome {action}"
+        return self.game.action_name(action)
 
     def pending_legal_actions(self, player: int) -> Sequence[int]:
         """Legal actions of ``player`` in a simultaneous move it has not made yet.

@@ -67,18 +67,12 @@ class KuhnPokerGame(Game):
             ("J", "Q", "K") if self.deck_size == 3
             else tuple(str(i + 1) for i in range(self.deck_size))
         )
-        self._tensor_size = 2 + self.deck_size + 6
+        self.information_state_tensor_size = 2 + self.deck_size + 6
+        self.action_names = _ACTION_NAMES
         self._uniform = [1.0 / self.deck_size, 1.0 / (self.deck_size - 1)]
 
     def params(self) -> dict[str, Any]:
         return {"deck_size": self.deck_size}
-
-    @property
-    def information_state_tensor_size(self) -> int:
-        return self._tensor_size
-
-    def action_name(self, action: int) -> str:
-        return _ACTION_NAMES[action]
 
     def new_initial_state(self) -> "KuhnPokerState":
         return KuhnPokerState(self)
@@ -98,12 +92,6 @@ class KuhnPokerState(State):
 
     def current_player(self) -> int:
         return self._player
-
-    def is_terminal(self) -> bool:
-        return self._player == TERMINAL
-
-    def is_chance_node(self) -> bool:
-        return self._player == CHANCE
 
     def legal_actions(self) -> tuple[int, ...] | list[int]:
         if self._player >= 0:
@@ -177,11 +165,6 @@ class KuhnPokerState(State):
         for k, a in enumerate(self._actions):
             idx.append(base + 2 * k + a)
         return idx
-
-    def action_to_string(self, action: int) -> str:
-        if self._player == CHANCE:
-            return f"Deal {self.game.card_names[action]}"
-        return _ACTION_NAMES[action]
 
     def __str__(self) -> str:
         names = self.game.card_names

@@ -124,7 +124,9 @@ class LeducHoldemGame(Game):
             for c in range(self.num_cards)
         )
         self._actions_offset = 2 + self.num_cards * self.num_rounds
-        self._tensor_size = self._actions_offset + 2 * self.round_length * self.num_rounds
+        self.information_state_tensor_size = (self._actions_offset
+                                              + 2 * self.round_length * self.num_rounds)
+        self.action_names = _ACTION_NAMES
 
     def params(self) -> dict[str, Any]:
         return {
@@ -135,13 +137,6 @@ class LeducHoldemGame(Game):
             "ante": self.ante,
             "num_rounds": self.num_rounds,
         }
-
-    @property
-    def information_state_tensor_size(self) -> int:
-        return self._tensor_size
-
-    def action_name(self, action: int) -> str:
-        return _ACTION_NAMES[action]
 
     def new_initial_state(self) -> "LeducHoldemState":
         return LeducHoldemState(self)
@@ -172,12 +167,6 @@ class LeducHoldemState(State):
 
     def current_player(self) -> int:
         return self._player
-
-    def is_terminal(self) -> bool:
-        return self._player == TERMINAL
-
-    def is_chance_node(self) -> bool:
-        return self._player == CHANCE
 
     def legal_actions(self) -> Sequence[int]:
         p = self._player
@@ -308,11 +297,6 @@ class LeducHoldemState(State):
                 else:
                     idx.extend((pos, pos + 1))
         return idx
-
-    def action_to_string(self, action: int) -> str:
-        if self._player == CHANCE:
-            return f"Deal {self.game.card_names[action]}"
-        return _ACTION_NAMES[action]
 
     def __str__(self) -> str:
         names = self.game.card_names

@@ -101,6 +101,7 @@ class MatrixGame(Game):
         self.num_distinct_actions = max(rows, cols)
         self.max_chance_outcomes = 0
         self.max_game_length = 2
+        self.information_state_tensor_size = 2 + self.num_distinct_actions
         self.zero_sum = bool(np.allclose(self.row_payoffs + self.col_payoffs, 0.0))
         both = np.concatenate([self.row_payoffs.ravel(), self.col_payoffs.ravel()])
         self.min_utility = float(both.min())
@@ -126,10 +127,6 @@ class MatrixGame(Game):
             "col_action_names": list(self.col_action_names),
             "name": self.short_name,
         }
-
-    @property
-    def information_state_tensor_size(self) -> int:
-        return 2 + self.num_distinct_actions
 
     def action_name(self, action: int) -> str:
         names = self.row_action_names if action < self.num_rows else self.col_action_names

@@ -236,6 +236,16 @@ def _regret_matching(regret, legal_mask, i, out):
 
 
 @njit(cache=True)
+def _sample_chance(fc, nc, chance_prob, u):
+    """The child of a chance node (children ``fc .. fc+nc-1``) that ``u`` in [0, 1) picks."""
+    for c in range(fc, fc + nc - 1):
+        u -= chance_prob[c]
+        if u < 0.0:
+            return c
+    return fc + nc - 1
+
+
+@njit(cache=True)
 def _sample_child(n, first_child, num_children, action, probs_by_action, u):
     fc = first_child[n]
     last = fc + num_children[n] - 1
@@ -277,13 +287,7 @@ def external_sampling_run(n_iters, rng_state, player, first_child, num_children,
                         size += 1
                     continue
                 if pl == CHANCE:
-                    u = _next_uniform(rng_state)
-                    c = fc + nc - 1
-                    for cc in range(fc, fc + nc - 1):
-                        u -= chance_prob[cc]
-                        if u < 0.0:
-                            c = cc
-                            break
+                    c = _sample_chance(fc, nc, chance_prob, _next_uniform(rng_state))
                 else:
                     i = infoset[n]
                     _regret_matching(regret, legal_mask, i, sig)
@@ -338,13 +342,7 @@ def outcome_sampling_run(n_iters, epsilon, rng_state, player, first_child, num_c
                 fc = first_child[n]
                 nc = num_children[n]
                 if pl == CHANCE:
-                    u = _next_uniform(rng_state)
-                    c = fc + nc - 1
-                    for cc in range(fc, fc + nc - 1):
-                        u -= chance_prob[cc]
-                        if u < 0.0:
-                            c = cc
-                            break
+                    c = _sample_chance(fc, nc, chance_prob, _next_uniform(rng_state))
                     opp_reach *= chance_prob[c]
                     sample_reach *= chance_prob[c]
                     n = c
