@@ -19,6 +19,8 @@ __all__ = [
     "EnvCheckError",
     "GameTooLargeError",
     "PolicyFileError",
+    "AgentForfeitError",
+    "StoreError",
 ]
 
 
@@ -67,3 +69,11 @@ class GameTooLargeError(NashzooError, ValueError):
 
 class PolicyFileError(NashzooError, ValueError):
     """A saved policy is corrupt, malformed or belongs to another game."""
+
+
+class AgentForfeitError(NashzooError, RuntimeError):
+    """An agent raised, played an illegal action or ran out of time in a match."""
+
+
+class StoreError(NashzooError, RuntimeError):
+    """The result store is unreadable or belongs to another tournament."""

@@ -21,7 +21,8 @@ from nashzoo.errors import (
     IllegalActionError,
     InvalidParameterError,
 )
-from nashzoo.games.base import CHANCE, TERMINAL, Game, check_action_value
+from nashzoo.envs.observation import ObservationCache
+from nashzoo.games.base import TERMINAL, Game, check_action_value, sample_chance_outcome
 
 __all__ = ["GameEnv", "OrderEnforcingWrapper", "IllegalActionWarning"]
 
@@ -115,9 +116,7 @@ class GameEnv(AECEnv):
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
         self._rng: np.random.Generator | None = None
         self._state = None
-        # Observations keyed by information-state string: the string records every
-        # public action, so it fixes the tensor and the mask (check_env verifies this).
-        self._obs_cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._observations = ObservationCache(game, self.observation_cache_size)
 
     # -- spaces ---------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -160,15 +159,7 @@ class GameEnv(AECEnv):
         state = self._state
         rng = self._rng
         while state.is_chance_node():
-            outcomes = state.chance_outcomes()
-            u = rng.random()
-            chosen = outcomes[-1][0]
-            for outcome, prob in outcomes:
-                u -= prob
-                if u < 0.0:
-                    chosen = outcome
-                    break
-            state._apply(chosen)
+            state._apply(sample_chance_outcome(state.chance_outcomes(), rng.random()))
         agents = self.possible_agents
         info_string = state._information_state_string
         self.infos = {agent: {"info_state": info_string(i)} for i, agent in enumerate(agents)}
@@ -187,24 +178,11 @@ class GameEnv(AECEnv):
         """Observation dict of ``agent`` (fresh arrays, safe to keep)."""
         self._require_reset()
         info = self.infos.get(agent)
-        key = info["info_state"] if info is not None else None
-        cached = self._obs_cache.get(key)
-        if cached is None:
-            cached = self._build_observation(self.agent_name_mapping[agent])
-            if key is not None and len(self._obs_cache) < self.observation_cache_size:
-                self._obs_cache[key] = cached
-        return {"observation": cached[0].copy(), "action_mask": cached[1].copy()}
-
-    def _build_observation(self, player: int) -> tuple[np.ndarray, np.ndarray]:
+        i = self.agent_name_mapping[agent]
         state = self._state
-        tensor = np.zeros(self._tensor_size, dtype=np.float32)
-        tensor[state._information_state_indices(player)] = 1.0
-        mask = np.zeros(self._num_actions, dtype=np.int8)
-        if state.current_player() == player:
-            mask[list(state.legal_actions())] = 1
-        elif self.game.simultaneous:
-            mask[list(state.pending_legal_actions(player))] = 1
-        return tensor, mask
+        key = info["info_state"] if info is not None else state._information_state_string(i)
+        tensor, mask = self._observations.get(state, i, key)
+        return {"observation": tensor.copy(), "action_mask": mask.copy()}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Observation, accumulated reward, terminated, truncated, info of the agent to act."""

@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
-from nashzoo.envs.aec import GameEnv, OrderEnforcingWrapper
 from nashzoo.envs.registration import make_game
+from nashzoo.errors import AgentForfeitError
+from nashzoo.eval.engine import Forfeit, deal_uniforms, mean_and_stderr, play_duplicate_deals
 from nashzoo.games import Game
 from nashzoo.games.base import check_int
-from nashzoo.play import play_episode
 from nashzoo.tree.compile import GameTree, compile_game
 from nashzoo.tree.policy import TabularPolicy
 
-__all__ = ["MatchResult", "head_to_head", "exact_duplicate_value", "deal_seed"]
+__all__ = ["MatchResult", "head_to_head", "exact_duplicate_value", "deal_seed", "seed_agents"]
 
 Z95 = 1.959963984540054
 
@@ -102,19 +102,25 @@ def exact_duplicate_value(policy_a: TabularPolicy, policy_b: TabularPolicy) -> f
 
 
 def head_to_head(game: Game | GameTree | str, agent_a: Any, agent_b: Any, *,
-                 deals: int = 1000, seed: int = 0, exact: bool = False) -> MatchResult:
+                 deals: int = 1000, seed: int = 0, exact: bool = False,
+                 move_time_limit: float | None = None) -> MatchResult:
     """Duplicate match of ``agent_a`` against ``agent_b``.
 
     Args:
         game: a Game, its compiled tree, or an env id.
         agent_a, agent_b: agents (or :class:`TabularPolicy` objects when ``exact``).
         deals: deals to play; each is played twice with the seats swapped.
-        seed: root seed; deal ``i`` uses the chance seed ``deal_seed(seed, i)`` in both games.
+        seed: root seed of the chance draws and of the agents' ``reset(seed=...)``; each
+            deal uses the same chance draws in both seatings.
         exact: compute the exact expectation instead (both must be PolicyAgents or
             TabularPolicies and the game small enough to compile).
+        move_time_limit: seconds an agent may take per move (``None``: no limit).
 
     Returns:
         A :class:`MatchResult`.
+
+    Raises:
+        AgentForfeitError: an agent raised, played an illegal action or ran out of time.
     """
     g = _game_of(game)
     if exact:
@@ -125,14 +131,20 @@ def head_to_head(game: Game | GameTree | str, agent_a: Any, agent_b: Any, *,
         return MatchResult(_name(agent_a), _name(agent_b), repr(g), 0, value, 0.0,
                            (value, value), True, g.big_blind)
     deals = check_int("deals", deals, 1)
-    env = OrderEnforcingWrapper(GameEnv(g))
-    scores = np.empty(deals)
-    for i in range(deals):
-        s = deal_seed(seed, i)
-        first = play_episode(env, [agent_a, agent_b], seed=s)["player_0"]
-        second = play_episode(env, [agent_b, agent_a], seed=s)["player_1"]
-        scores[i] = 0.5 * (first + second)
-    mean = float(scores.mean())
-    stderr = float(scores.std(ddof=1) / math.sqrt(deals)) if deals > 1 else math.inf
+    seed_agents(seed, (agent_a, agent_b))
+    uniforms = deal_uniforms(g, deals, np.random.default_rng([seed, 0]))
+    try:
+        scores = play_duplicate_deals(g, agent_a, agent_b, uniforms,
+                                      move_time_limit=move_time_limit).scores
+    except Forfeit as exc:
+        who = _name(exc.seat_agent)
+        raise AgentForfeitError(f"{who} forfeited the match: {exc.reason}") from None
+    mean, stderr = mean_and_stderr(deals, float(scores.sum()), float((scores ** 2).sum()))
     return MatchResult(_name(agent_a), _name(agent_b), repr(g), deals, mean, stderr,
                        (mean - Z95 * stderr, mean + Z95 * stderr), False, g.big_blind)
+
+
+def seed_agents(seed: int, agents: Sequence[Any], *path: int) -> None:
+    """``reset(seed=...)`` every agent with a seed derived from ``(seed, *path, index)``."""
+    for i, agent in enumerate(agents):
+        agent.reset(seed=deal_seed(seed, *path, i))

@@ -24,7 +24,15 @@ from nashzoo.errors import (
     InvalidParameterError,
 )
 
-__all__ = ["CHANCE", "TERMINAL", "Game", "State", "check_int", "check_action_value"]
+__all__ = [
+    "CHANCE",
+    "TERMINAL",
+    "Game",
+    "State",
+    "check_int",
+    "check_action_value",
+    "sample_chance_outcome",
+]
 
 CHANCE: int = -1
 """Player id of chance nodes (OpenSpiel's ``kChancePlayerId``)."""
@@ -98,6 +106,16 @@ def check_action_value(action: Any, num_actions: int) -> int:
     return value
 
 
+def sample_chance_outcome(outcomes: Sequence[tuple[int, float]], u: float) -> int:
+    """The outcome of ``[(outcome, probability)]`` that a uniform ``u`` in [0, 1) selects
+    (inverse of the cumulative distribution; the last outcome absorbs rounding)."""
+    for outcome, prob in outcomes:
+        u -= prob
+        if u < 0.0:
+            return outcome
+    return outcomes[-1][0]
+
+
 class Game(ABC):
     """Frozen parameters of a game and a factory of initial states.
 
@@ -119,6 +137,8 @@ class Game(ABC):
     num_players: int = 2
     num_distinct_actions: int
     max_chance_outcomes: int
+    max_chance_nodes: int
+    """Most chance events on one history (matches draw one uniform per chance event)."""
     max_game_length: int
     min_utility: float
     max_utility: float

@@ -59,6 +59,7 @@ class KuhnPokerGame(Game):
         self.num_players = 2
         self.num_distinct_actions = 2
         self.max_chance_outcomes = self.deck_size
+        self.max_chance_nodes = 2
         self.max_game_length = 3
         self.min_utility = -2.0
         self.max_utility = 2.0

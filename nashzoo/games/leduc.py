@@ -112,6 +112,7 @@ class LeducHoldemGame(Game):
         self.num_players = 2
         self.num_distinct_actions = 3
         self.max_chance_outcomes = self.num_cards
+        self.max_chance_nodes = 2 + self.num_rounds - 1
         self.round_length = self.max_raises + 2
         self.max_game_length = self.num_rounds * self.round_length
         max_contrib = self.ante + self.max_raises * sum(self.raise_sizes)

@@ -100,6 +100,7 @@ class MatrixGame(Game):
         self.num_players = 2
         self.num_distinct_actions = max(rows, cols)
         self.max_chance_outcomes = 0
+        self.max_chance_nodes = 0
         self.max_game_length = 2
         self.information_state_tensor_size = 2 + self.num_distinct_actions
         self.zero_sum = bool(np.allclose(self.row_payoffs + self.col_payoffs, 0.0))
