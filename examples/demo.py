@@ -25,29 +25,12 @@ import nashzoo
 from nashzoo.agents.cfr import TabularPolicyAgent, make_solver
 from nashzoo.agents.cfr.run import run_solver
 from nashzoo.eval import exploitability, head_to_head
-from nashzoo.eval.plots import plot_convergence, require_matplotlib
+from nashzoo.eval.plots import plot_convergence, plot_crosstable
 from nashzoo.tree import TabularPolicy, compile_game
 
 # (algorithm, iterations) budgets that take a few seconds in all on a laptop.
 BUDGETS = [("cfr+", 2000), ("dcfr", 2000), ("cfr", 2000), ("xfp", 300),
            ("es-mccfr", 200_000), ("os-mccfr", 200_000)]
-
-
-def plot_crosstable(names, table, path, unit):
-    plt = require_matplotlib()
-    fig, ax = plt.subplots(figsize=(1.1 * len(names) + 2, 0.9 * len(names) + 1.5))
-    lim = np.nanmax(np.abs(table)) or 1.0
-    im = ax.imshow(table, cmap="RdBu", vmin=-lim, vmax=lim)
-    ax.set_xticks(range(len(names)), names, rotation=40, ha="right")
-    ax.set_yticks(range(len(names)), names)
-    for i, j in itertools.product(range(len(names)), repeat=2):
-        if i != j:
-            ax.text(j, i, f"{table[i, j]:+.0f}", ha="center", va="center", fontsize=8)
-    ax.set_title(f"row agent's duplicate score vs column agent ({unit})", fontsize=9)
-    fig.colorbar(im, ax=ax, shrink=0.8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def main() -> None:
@@ -99,7 +82,8 @@ def main() -> None:
         sampled[i, j], sampled[j, i] = res.mean * scale, -res.mean * scale
         exact[i, j], exact[j, i] = ex.mean * scale, -ex.mean * scale
         rows.append((names[i], names[j], res, ex))
-    plot_crosstable(names, exact, out / "crosstable.png", unit)
+    plot_crosstable(names, exact, out / "crosstable.png", unit=unit,
+                    title=f"row agent's exact duplicate score vs column agent ({unit})")
 
     # 4. report
     lines = [f"# nashzoo demo report — {args.game}", "",

@@ -3,6 +3,7 @@
     nashzoo envs
     nashzoo solve GAME --algo cfr+ [--algo dcfr ...] --iterations N [--out policy.npz] [--plot curve.png]
     nashzoo exploitability policy.npz
+    nashzoo tournament --game leduc_holdem --agent cfr=cfr+:1000 --agent rnd=random --deals 2000
 """
 
 from __future__ import annotations
@@ -97,6 +98,31 @@ def cmd_exploitability(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tournament(args: argparse.Namespace) -> int:
+    from nashzoo.eval.tournament import TournamentConfig, run_tournament
+
+    agents = []
+    for item in args.agent:
+        name, sep, spec = item.partition("=")
+        if not sep or not name or not spec:
+            raise SystemExit(f"--agent expects NAME=SPEC (e.g. cfr=cfr+:1000), received {item!r}")
+        agents.append((name, spec))
+    config = TournamentConfig(game=args.game, agents=tuple(agents), deals=args.deals,
+                              params=_parse_params(args.param), block_size=args.block_size,
+                              seed=args.seed, move_time_limit=args.move_time_limit)
+    print(f"tournament {config.id}: {len(agents)} agents, {len(config.blocks())} blocks of up "
+          f"to {config.block_size} duplicate deals, store {args.store}")
+    result = run_tournament(config, args.store, workers=args.workers, backend=args.backend,
+                            ray_address=args.ray_address, progress=not args.quiet,
+                            bootstrap=args.bootstrap)
+    print(result.format())
+    if args.report:
+        from nashzoo.eval.report import write_tournament_report
+
+        print(f"\nreport: {write_tournament_report(result, args.report)}")
+    return 0
+
+
 def cmd_envs(args: argparse.Namespace) -> int:
     import nashzoo
 
@@ -129,6 +155,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", help="write the exploitability curves (PNG)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_solve)
+
+    from nashzoo.agents.specs import SPEC_HELP
+
+    p = sub.add_parser("tournament", help="duplicate round robin with ratings, stored durably")
+    p.add_argument("--game", required=True, help="env id or short name")
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--agent", action="append", required=True, metavar="NAME=SPEC",
+                   help=f"repeatable; SPEC is {SPEC_HELP}")
+    p.add_argument("--deals", type=int, default=1000, help="duplicate deals per pairing")
+    p.add_argument("--block-size", type=int, default=100, help="deals per stored block")
+    p.add_argument("--workers", type=int, default=1, help="local worker processes")
+    p.add_argument("--backend", choices=["local", "ray"], default="local")
+    p.add_argument("--ray-address", default=None, help="join this Ray cluster (default: local)")
+    p.add_argument("--store", default="results.sqlite", help="SQLite file or SQLAlchemy URL")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--move-time-limit", type=float, default=None, metavar="SECONDS")
+    p.add_argument("--bootstrap", type=int, default=200, help="bootstrap samples for rating CIs")
+    p.add_argument("--report", default=None, help="write an HTML report into this folder")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_tournament)
 
     p = sub.add_parser("exploitability", help="exact exploitability of a saved policy")
     p.add_argument("policy", help="a .npz or .json policy file")

@@ -7,7 +7,7 @@ from typing import Sequence
 
 from nashzoo.errors import MissingDependencyError
 
-__all__ = ["plot_convergence", "require_matplotlib"]
+__all__ = ["plot_convergence", "plot_crosstable", "plot_ratings", "require_matplotlib"]
 
 
 def require_matplotlib():
@@ -53,6 +53,55 @@ def plot_convergence(curves: Sequence, path: str | Path, *, title: str | None = 
         ax.grid(True, which="both", alpha=0.3)
         ax.legend()
     fig.suptitle(title or (curves[0].game if curves else ""), fontsize=10)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_crosstable(names: Sequence[str], table, path: str | Path, *, unit: str = "chips/game",
+                    title: str | None = None) -> Path:
+    """Heatmap of the row agent's score against the column agent (diagonal blank)."""
+    import itertools
+
+    import numpy as np
+
+    plt = require_matplotlib()
+    table = np.asarray(table, dtype=float)
+    n = len(names)
+    fig, ax = plt.subplots(figsize=(1.1 * n + 2.5, 0.9 * n + 1.8))
+    finite = np.abs(table[np.isfinite(table)])
+    lim = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+    im = ax.imshow(table, cmap="RdBu", vmin=-lim, vmax=lim)
+    ax.set_xticks(range(n), names, rotation=40, ha="right")
+    ax.set_yticks(range(n), names)
+    for i, j in itertools.product(range(n), repeat=2):
+        if i != j and np.isfinite(table[i, j]):
+            ax.text(j, i, f"{table[i, j]:+.3g}", ha="center", va="center", fontsize=8)
+    ax.set_title(title or f"row agent's score vs column agent ({unit})", fontsize=9)
+    fig.colorbar(im, ax=ax, shrink=0.8)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_ratings(names: Sequence[str], elo, low, high, path: str | Path) -> Path:
+    """Bradley-Terry ratings (Elo scale) with their 95% intervals, best first."""
+    import numpy as np
+
+    plt = require_matplotlib()
+    elo, low, high = (np.asarray(x, dtype=float) for x in (elo, low, high))
+    order = np.argsort(-elo)
+    fig, ax = plt.subplots(figsize=(7, 0.45 * len(names) + 1.5))
+    ys = np.arange(len(names))[::-1]
+    ax.errorbar(elo[order], ys, xerr=[elo[order] - low[order], high[order] - elo[order]],
+                fmt="o", capsize=4)
+    ax.set_yticks(ys, [names[k] for k in order])
+    ax.set_xlabel("Bradley-Terry rating (Elo scale, mean 0) with 95% bootstrap interval")
+    ax.grid(True, axis="x", alpha=0.3)
     fig.tight_layout()
     path = Path(path)
     fig.savefig(path, dpi=110)

@@ -1,0 +1,81 @@
+"""Build agents from short text specs, as the tournament CLI takes them.
+
+=========================  ======================================================
+spec                       agent
+=========================  ======================================================
+``random``                 :class:`~nashzoo.agents.RandomAgent`
+``path/to/policy.npz``     a saved :class:`~nashzoo.tree.TabularPolicy` (or ``.json``)
+``cfr+:1000``              the average policy of a solver after N iterations
+                           (any name of :data:`nashzoo.agents.cfr.SOLVERS`)
+``package.module:factory`` ``factory()`` (or ``factory(game=game)`` if it takes ``game``)
+=========================  ======================================================
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+from pathlib import Path
+from typing import Any
+
+from nashzoo.errors import InvalidParameterError
+from nashzoo.games import Game
+
+__all__ = ["build_agent", "SPEC_HELP"]
+
+SPEC_HELP = ("random | path/to/policy.npz|.json | SOLVER:ITERATIONS (e.g. cfr+:1000) | "
+             "package.module:factory")
+
+
+@functools.lru_cache(maxsize=64)
+def _solved_policy(algo: str, iterations: int, game: Game):
+    from nashzoo.agents.cfr import make_solver
+
+    seed = 0 if algo.endswith("mccfr") else None
+    return make_solver(algo, game, seed=seed).iterate(iterations).average_policy()
+
+
+def build_agent(spec: str, game: Game, *, name: str | None = None) -> Any:
+    """The agent described by ``spec`` for ``game``.
+
+    Raises:
+        InvalidParameterError: the spec matches none of the forms (message lists them), a
+            policy file is for another game, or the factory cannot be imported.
+    """
+    from nashzoo.agents.cfr import SOLVERS, TabularPolicyAgent
+    from nashzoo.agents.random_agent import RandomAgent
+    from nashzoo.tree.policy import TabularPolicy
+
+    if not isinstance(spec, str) or not spec:
+        raise InvalidParameterError(f"An agent spec is a string ({SPEC_HELP}), received {spec!r}.")
+    if spec == "random":
+        agent = RandomAgent()
+        agent.name = name or "random"
+        return agent
+    if spec.endswith((".npz", ".json")):
+        policy = TabularPolicy.load(Path(spec), game=game)
+        return TabularPolicyAgent(policy, name=name or Path(spec).stem)
+    head, sep, tail = spec.rpartition(":")
+    if sep and head in SOLVERS:
+        if not tail.isdigit() or int(tail) < 1:
+            raise InvalidParameterError(
+                f"Agent spec {spec!r}: a solver spec is NAME:ITERATIONS with a positive "
+                f"integer, e.g. {head}:1000.")
+        policy = _solved_policy(head, int(tail), game)
+        return TabularPolicyAgent(policy, name=name or spec)
+    if sep and head and tail:
+        try:
+            factory = getattr(importlib.import_module(head), tail)
+        except (ImportError, AttributeError) as exc:
+            raise InvalidParameterError(
+                f"Agent spec {spec!r}: cannot import {tail!r} from module {head!r} ({exc})."
+            ) from exc
+        params = inspect.signature(factory).parameters
+        agent = factory(game=game) if "game" in params else factory()
+        if not callable(getattr(agent, "act", None)):
+            raise InvalidParameterError(
+                f"Agent spec {spec!r}: {head}.{tail}() returned {type(agent).__name__}, which "
+                "has no act(observation, info).")
+        return agent
+    raise InvalidParameterError(f"Unknown agent spec {spec!r}; expected one of: {SPEC_HELP}.")

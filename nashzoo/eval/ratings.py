@@ -1,0 +1,205 @@
+"""From stored match results to a crosstable and ratings.
+
+* Crosstable: A's mean payoff per game against B with standard error and 95% CI.
+* Bradley-Terry ratings on the Elo scale (400 log10 strength, mean 0), fitted by Hunter's
+  MM algorithm from per-deal wins (a tie is half a win each way; a forfeited block is one
+  loss for the forfeiter), with bootstrap confidence intervals over blocks.
+* Nash averaging (Balduzzi, Tuyls, Perolat, Graepel, "Re-evaluating Evaluation",
+  NeurIPS 2018): the maximum-entropy Nash equilibrium of the antisymmetric payoff matrix,
+  and each agent's payoff against it. Adding a copy of an agent changes nobody's score.
+
+Everything is computed from results sorted by (A, B, block), so the order in which
+results arrived never matters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from nashzoo.eval.engine import mean_and_stderr
+from nashzoo.eval.store import BlockResult
+
+__all__ = ["Crosstable", "Ratings", "crosstable", "bradley_terry", "rate", "nash_averaging"]
+
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class Crosstable:
+    """Pairwise results; row agent's view, chips per game (``nan`` where nothing was played).
+
+    Attributes:
+        names: agents, in row order.
+        mean, stderr, ci_low, ci_high: ``(n, n)`` arrays, ``mean`` antisymmetric.
+        deals: ``(n, n)`` duplicate deals played per pairing.
+        wins: ``(n, n)`` deals the row agent won (ties count half) plus forfeits won.
+        forfeits: ``(a, b, block, forfeiting agent, reason)`` for every forfeited block.
+    """
+
+    names: tuple[str, ...]
+    mean: np.ndarray
+    stderr: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    deals: np.ndarray
+    wins: np.ndarray
+    forfeits: tuple[tuple[str, str, int, str, str], ...]
+
+
+@dataclass(frozen=True)
+class Ratings:
+    """Ratings of every agent (same order as ``names``).
+
+    Attributes:
+        elo: Bradley-Terry ratings on the Elo scale, mean 0.
+        elo_low, elo_high: 95% bootstrap interval.
+        nash_mixture: the maximum-entropy Nash equilibrium over the agents.
+        nash_score: each agent's payoff (chips/game) against that mixture (0 = in support).
+    """
+
+    names: tuple[str, ...]
+    elo: np.ndarray
+    elo_low: np.ndarray
+    elo_high: np.ndarray
+    nash_mixture: np.ndarray
+    nash_score: np.ndarray
+
+
+def _sorted(results: Sequence[BlockResult]) -> list[BlockResult]:
+    return sorted(results, key=lambda r: (r.a, r.b, r.block))
+
+
+def _win_counts(results: Sequence[BlockResult], index: dict[str, int], n: int) -> np.ndarray:
+    wins = np.zeros((n, n))
+    for r in results:
+        i, j = index[r.a], index[r.b]
+        if r.forfeit is not None:
+            loser = index[r.forfeit]
+            wins[j if loser == i else i, loser] += 1.0
+            continue
+        wins[i, j] += r.wins + 0.5 * r.ties
+        wins[j, i] += r.losses + 0.5 * r.ties
+    return wins
+
+
+def crosstable(results: Sequence[BlockResult], names: Sequence[str]) -> Crosstable:
+    """Aggregate blocks into a :class:`Crosstable` (forfeited blocks carry no score)."""
+    names = tuple(names)
+    index = {name: k for k, name in enumerate(names)}
+    n = len(names)
+    acc = np.zeros((n, n, 3))
+    forfeits = []
+    for r in _sorted(results):
+        i, j = index[r.a], index[r.b]
+        if r.forfeit is not None:
+            forfeits.append((r.a, r.b, r.block, r.forfeit, r.reason or ""))
+            continue
+        acc[i, j] += (r.deals, r.total, r.total_sq)
+        acc[j, i] += (r.deals, -r.total, r.total_sq)
+    mean = np.full((n, n), np.nan)
+    stderr = np.full((n, n), np.nan)
+    for i in range(n):
+        for j in range(n):
+            if i != j and acc[i, j, 0] > 0:
+                mean[i, j], stderr[i, j] = mean_and_stderr(int(acc[i, j, 0]), acc[i, j, 1],
+                                                           acc[i, j, 2])
+    return Crosstable(names, mean, stderr, mean - Z95 * stderr, mean + Z95 * stderr,
+                      acc[:, :, 0].astype(int), _win_counts(_sorted(results), index, n),
+                      tuple(forfeits))
+
+
+def bradley_terry(wins: np.ndarray, *, prior: float = 0.5, tol: float = 1e-10,
+                  max_iter: int = 10_000) -> np.ndarray:
+    """Bradley-Terry ratings (Elo scale, mean 0) from a matrix of wins.
+
+    Args:
+        wins: ``wins[i, j]`` = times ``i`` beat ``j`` (ties already split).
+        prior: pseudo-wins added both ways for every pair that met, so an undefeated agent
+            gets a finite rating.
+    """
+    w = np.array(wins, dtype=float)
+    n = w.shape[0]
+    met = (w + w.T) > 0
+    w = w + prior * met
+    games = w + w.T
+    total_wins = w.sum(axis=1)
+    strength = np.ones(n)
+    for _ in range(max_iter):
+        denom = (games / (strength[:, None] + strength[None, :])).sum(axis=1)
+        new = np.where(denom > 0, total_wins / np.where(denom > 0, denom, 1.0), 1.0)
+        new = np.maximum(new, 1e-300)
+        new /= np.exp(np.mean(np.log(new)))
+        if np.max(np.abs(np.log(new) - np.log(strength))) < tol:
+            strength = new
+            break
+        strength = new
+    elo = 400.0 * np.log10(strength)
+    return elo - elo.mean()
+
+
+def nash_averaging(payoffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Maximum-entropy Nash equilibrium of the symmetric zero-sum game with antisymmetric
+    ``payoffs`` (row player's payoff), and each agent's payoff against it.
+
+    Returns:
+        ``(mixture, scores)``; agents in the support score 0, the others below 0.
+    """
+    from scipy.optimize import linprog, minimize
+
+    a = np.nan_to_num(np.asarray(payoffs, dtype=float))
+    a = 0.5 * (a - a.T)
+    n = a.shape[0]
+    # A Nash equilibrium by LP: max v s.t. (A^T p)_j >= v, sum p = 1 (v = 0 at the optimum).
+    lp = linprog(np.r_[np.zeros(n), -1.0], A_ub=np.c_[-a.T, np.ones(n)], b_ub=np.zeros(n),
+                 A_eq=[np.r_[np.ones(n), 0.0]], b_eq=[1.0],
+                 bounds=[(0, None)] * n + [(None, None)], method="highs")
+    p0 = lp.x[:n] if lp.success else np.full(n, 1.0 / n)
+    slack = 1e-9 * max(1.0, np.abs(a).max())
+
+    def neg_entropy(p):
+        q = np.clip(p, 1e-15, None)
+        return float(np.sum(q * np.log(q)))
+
+    res = minimize(
+        neg_entropy, x0=0.5 * p0 + 0.5 / n, method="SLSQP",
+        jac=lambda p: np.log(np.clip(p, 1e-15, None)) + 1.0,
+        bounds=[(0.0, 1.0)] * n,
+        constraints=[{"type": "ineq", "fun": lambda p: slack - a @ p, "jac": lambda p: -a},
+                     {"type": "eq", "fun": lambda p: p.sum() - 1.0,
+                      "jac": lambda p: np.ones(n)}],
+        options={"ftol": 1e-14, "maxiter": 2000},
+    )
+    p = np.clip(res.x, 0.0, None) if res.success else p0
+    if (a @ p).max() > 1e-6 * max(1.0, np.abs(a).max()):
+        p = np.clip(p0, 0.0, None)
+    p = p / p.sum()
+    return p, a @ p
+
+
+def rate(results: Sequence[BlockResult], names: Sequence[str], *, bootstrap: int = 200,
+         seed: int = 0) -> Ratings:
+    """Bradley-Terry (with bootstrap CIs over blocks) and Nash-averaging ratings."""
+    names = tuple(names)
+    index = {name: k for k, name in enumerate(names)}
+    n = len(names)
+    ordered = _sorted(results)
+    elo = bradley_terry(_win_counts(ordered, index, n))
+    by_pair: dict[tuple[str, str], list[BlockResult]] = {}
+    for r in ordered:
+        by_pair.setdefault((r.a, r.b), []).append(r)
+    rng = np.random.default_rng(seed)
+    samples = np.empty((bootstrap, n))
+    for s in range(bootstrap):
+        resampled = []
+        for blocks in by_pair.values():
+            picks = rng.integers(len(blocks), size=len(blocks))
+            resampled.extend(blocks[k] for k in picks)
+        samples[s] = bradley_terry(_win_counts(resampled, index, n))
+    low, high = (np.percentile(samples, [2.5, 97.5], axis=0) if bootstrap
+                 else (elo.copy(), elo.copy()))
+    table = crosstable(ordered, names)
+    mixture, scores = nash_averaging(table.mean)
+    return Ratings(names, elo, low, high, mixture, scores)

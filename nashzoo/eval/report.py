@@ -1,0 +1,76 @@
+"""HTML report of a tournament: tables, a crosstable heatmap and a ratings plot."""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+import numpy as np
+
+from nashzoo.eval.plots import plot_crosstable, plot_ratings
+
+__all__ = ["write_tournament_report"]
+
+
+def write_tournament_report(result, out_dir: str | Path) -> Path:
+    """Write ``index.html``, ``crosstable.png`` and ``ratings.png`` into ``out_dir``.
+
+    Returns:
+        The path of ``index.html``.
+    """
+    from nashzoo.eval.tournament import _game
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    cfg = result.config
+    game = _game(cfg.game, json.dumps(cfg.params, sort_keys=True))
+    scale, unit = (1000.0 / game.big_blind, "mbb/game") if game.big_blind else (1.0, "chips/game")
+    ct, r = result.crosstable, result.ratings
+    names = list(ct.names)
+    plot_crosstable(names, ct.mean * scale, out / "crosstable.png", unit=unit)
+    plot_ratings(names, r.elo, r.elo_low, r.elo_high, out / "ratings.png")
+    esc = html.escape
+    rows = []
+    for i, a in enumerate(names):
+        cells = []
+        for j in range(len(names)):
+            if i == j or not np.isfinite(ct.mean[i, j]):
+                cells.append("<td>–</td>")
+            else:
+                cells.append(f"<td>{ct.mean[i, j] * scale:+.1f}<br><small>[{ct.ci_low[i, j] * scale:+.1f}, "
+                             f"{ct.ci_high[i, j] * scale:+.1f}]</small></td>")
+        rows.append(f"<tr><th>{esc(a)}</th>{''.join(cells)}</tr>")
+    rating_rows = []
+    for k in np.argsort(-r.elo):
+        e = result.exploitability.get(names[k])
+        rating_rows.append(
+            f"<tr><td>{esc(names[k])}</td><td>{esc(dict(cfg.agents)[names[k]])}</td>"
+            f"<td>{r.elo[k]:+.1f}</td><td>[{r.elo_low[k]:+.1f}, {r.elo_high[k]:+.1f}]</td>"
+            f"<td>{r.nash_mixture[k]:.3f}</td><td>{r.nash_score[k] * scale:+.1f}</td>"
+            f"<td>{'–' if e is None else f'{e:.4g}'}</td></tr>")
+    forfeits = "".join(f"<li>{esc(a)} vs {esc(b)}, block {k}: <b>{esc(who)}</b> — {esc(why)}</li>"
+                       for a, b, k, who, why in ct.forfeits) or "<li>none</li>"
+    page = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>nashzoo tournament {result.tournament_id}</title>
+<style>body{{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}}
+table{{border-collapse:collapse;margin:1em 0}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}
+th{{background:#f4f4f4}}small{{color:#666}}</style></head><body>
+<h1>Tournament {result.tournament_id}</h1>
+<p>Game <code>{esc(cfg.game)}</code> {esc(json.dumps(cfg.params)) if cfg.params else ''};
+{cfg.deals:,} duplicate deals per pairing in blocks of {cfg.block_size}; seed {cfg.seed};
+{result.blocks_done}/{result.blocks_total} blocks stored.</p>
+<h2>Ratings</h2>
+<table><tr><th>agent</th><th>spec</th><th>Elo (Bradley-Terry)</th><th>95% bootstrap CI</th>
+<th>Nash mixture</th><th>Nash score ({unit})</th><th>exploitability (chips)</th></tr>
+{''.join(rating_rows)}</table>
+<img src="ratings.png" alt="ratings with intervals">
+<h2>Crosstable</h2><p>Row agent's mean duplicate score against the column agent, {unit}, with 95% CI.</p>
+<table><tr><th></th>{''.join(f'<th>{esc(n)}</th>' for n in names)}</tr>{''.join(rows)}</table>
+<img src="crosstable.png" alt="crosstable heatmap">
+<h2>Forfeits</h2><ul>{forfeits}</ul>
+</body></html>
+"""
+    path = out / "index.html"
+    path.write_text(page)
+    return path

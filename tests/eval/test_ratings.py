@@ -1,0 +1,65 @@
+import numpy as np
+import pytest
+
+from nashzoo.eval.ratings import bradley_terry, crosstable, nash_averaging, rate
+from nashzoo.eval.store import BlockResult
+
+
+def test_bradley_terry_recovers_known_ratings():
+    true = np.array([0.0, 100.0, 200.0, -150.0])
+    strength = 10 ** (true / 400)
+    rng = np.random.default_rng(0)
+    wins = np.zeros((4, 4))
+    for i in range(4):
+        for j in range(i + 1, 4):
+            w = rng.binomial(50_000, strength[i] / (strength[i] + strength[j]))
+            wins[i, j], wins[j, i] = w, 50_000 - w
+    np.testing.assert_allclose(bradley_terry(wins), true - true.mean(), atol=5.0)
+
+
+def test_nash_averaging_uniform_on_a_cycle_and_clone_invariant():
+    rps = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0.0]])
+    mix, scores = nash_averaging(rps)
+    np.testing.assert_allclose(mix, [1 / 3] * 3, atol=1e-6)
+    np.testing.assert_allclose(scores, 0, atol=1e-6)
+    # RPS plus a weak agent D, then D's and the others' scores with rock cloned.
+    base = np.array([[0, -1, 1, 2], [1, 0, -1, 1], [-1, 1, 0, 3], [-2, -1, -3, 0.0]])
+    mix, scores = nash_averaging(base)
+    idx = [0, 0, 1, 2, 3]  # rock twice
+    cloned = base[np.ix_(idx, idx)]
+    mix2, scores2 = nash_averaging(cloned)
+    np.testing.assert_allclose(scores2[[0, 2, 3, 4]], scores, atol=1e-6)
+    np.testing.assert_allclose(mix2[0], mix2[1], atol=1e-6)  # maximum entropy splits clones
+    assert scores[3] < -1
+
+
+def synthetic_blocks(seed=0):
+    rng = np.random.default_rng(seed)
+    out = []
+    for a, b, edge in [("x", "y", 0.3), ("x", "z", -0.1), ("y", "z", 0.2)]:
+        for k in range(20):
+            s = rng.normal(edge, 1.0, size=50)
+            out.append(BlockResult(a, b, k, 50, float(s.sum()), float((s * s).sum()),
+                                   int((s > 0).sum()), int((s < 0).sum()), 0, 0.01))
+    out.append(BlockResult("y", "z", 20, 0, 0, 0, 0, 0, 0, 0.0, "z", "raised ValueError"))
+    return out
+
+
+def test_ratings_do_not_depend_on_result_order():
+    blocks = synthetic_blocks()
+    shuffled = [blocks[k] for k in np.random.default_rng(1).permutation(len(blocks))]
+    r1, r2 = rate(blocks, "xyz", bootstrap=50), rate(shuffled, "xyz", bootstrap=50)
+    for field in ("elo", "elo_low", "elo_high", "nash_mixture", "nash_score"):
+        np.testing.assert_array_equal(getattr(r1, field), getattr(r2, field))
+
+
+def test_crosstable_aggregates_blocks():
+    blocks = synthetic_blocks()
+    ct = crosstable(blocks, "xyz")
+    xy = [b for b in blocks if (b.a, b.b) == ("x", "y")]
+    total = sum(b.total for b in xy)
+    assert ct.deals[0, 1] == ct.deals[1, 0] == 1000
+    assert ct.mean[0, 1] == pytest.approx(total / 1000) and ct.mean[1, 0] == -ct.mean[0, 1]
+    assert ct.ci_low[0, 1] < ct.mean[0, 1] < ct.ci_high[0, 1]
+    assert ct.forfeits == (("y", "z", 20, "z", "raised ValueError"),)
+    assert np.isnan(ct.mean[0, 0])

@@ -1,0 +1,137 @@
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nashzoo.cli import main
+from nashzoo.errors import InvalidParameterError, StoreError
+from nashzoo.eval.store import ResultStore
+from nashzoo.eval.tournament import TournamentConfig, run_tournament
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def config(**kw):
+    base = dict(game="nashzoo/leduc_holdem-v0",
+                agents=(("cfr", "cfr+:300"), ("rnd", "random"),
+                        ("raiser", "tests.fixture_agents:raiser")),
+                deals=400, block_size=100, seed=3)
+    return TournamentConfig(**{**base, **kw})
+
+
+def rows(store_path):
+    with sqlite3.connect(store_path) as db:
+        return sorted(db.execute("SELECT a, b, block, deals, total, total_sq, wins, losses, "
+                                 "ties, forfeit FROM blocks").fetchall())
+
+
+def test_serial_and_process_pool_give_identical_results(tmp_path):
+    serial = run_tournament(config(), tmp_path / "serial.sqlite", bootstrap=20)
+    pooled = run_tournament(config(), tmp_path / "pool.sqlite", workers=2, bootstrap=20)
+    assert rows(tmp_path / "serial.sqlite") == rows(tmp_path / "pool.sqlite")
+    np.testing.assert_array_equal(serial.crosstable.mean, pooled.crosstable.mean)
+    assert serial.complete and serial.blocks_done == 12
+    # CFR+ (exploitability < 0.05 after 300 iterations) beats random by a wide margin.
+    assert serial.exploitability["cfr"] < 0.05
+    assert serial.exploitability["raiser"] is None  # not a PolicyAgent
+    assert serial.crosstable.mean[0, 1] > 0.3
+    assert serial.ratings.elo[0] > serial.ratings.elo[1]
+
+
+def test_running_again_adds_nothing(tmp_path):
+    store = tmp_path / "t.sqlite"
+    run_tournament(config(), store, bootstrap=0)
+    before = rows(store)
+    again = run_tournament(config(), store, bootstrap=0)
+    assert rows(store) == before and again.blocks_done == 12
+
+
+def test_forfeits_are_recorded_and_the_tournament_goes_on(tmp_path):
+    cfg = config(agents=(("crasher", "tests.fixture_agents:crasher"),
+                         ("cheater", "tests.fixture_agents:cheater"),
+                         ("sleeper", "tests.fixture_agents:sleeper"), ("rnd", "random")),
+                 deals=4, block_size=2, move_time_limit=0.02)
+    result = run_tournament(cfg, tmp_path / "f.sqlite", bootstrap=0)
+    reasons = {who: why for _, _, _, who, why in result.crosstable.forfeits}
+    assert "raised RuntimeError: boom in round 2" in reasons["crasher"]
+    assert "illegal action 0" in reasons["cheater"]
+    assert "per-move time limit of 0.02 s" in reasons["sleeper"]
+    assert result.complete  # every block was stored, forfeited or not
+    assert "Forfeits:" in result.format()
+
+
+def test_bad_configurations(tmp_path):
+    with pytest.raises(InvalidParameterError, match="unique"):
+        config(agents=(("a", "random"), ("a", "random")))
+    with pytest.raises(InvalidParameterError, match="at least 2 agents"):
+        config(agents=(("a", "random"),))
+    with pytest.raises(InvalidParameterError, match="Unknown agent spec 'cfr\\+\\+'"):
+        run_tournament(config(agents=(("a", "random"), ("b", "cfr++"))), tmp_path / "x.sqlite")
+
+
+def test_store_rejects_a_conflicting_configuration(tmp_path):
+    store = ResultStore(tmp_path / "s.sqlite")
+    store.register("abc", {"x": 1})
+    with pytest.raises(StoreError, match="another configuration"):
+        store.register("abc", {"x": 2})
+
+
+def test_ray_backend_matches_serial(tmp_path):
+    pytest.importorskip("ray")
+    serial = run_tournament(config(), tmp_path / "a.sqlite", bootstrap=0)
+    ray_run = run_tournament(config(), tmp_path / "b.sqlite", backend="ray", bootstrap=0)
+    np.testing.assert_array_equal(serial.crosstable.mean, ray_run.crosstable.mean)
+
+
+def test_kill_9_and_resume_loses_and_doubles_nothing(tmp_path):
+    args = [sys.executable, "-m", "nashzoo", "tournament", "--game", "leduc_holdem",
+            "--agent", "a=random", "--agent", "b=random", "--agent", "c=tests.fixture_agents:raiser",
+            "--deals", "12000", "--block-size", "300", "--seed", "5", "--quiet", "--bootstrap", "0"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    killed = tmp_path / "killed.sqlite"
+    proc = subprocess.Popen(args + ["--store", str(killed)], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    stored = 0
+    while time.time() < deadline:
+        time.sleep(0.05)
+        if killed.exists():
+            try:
+                with sqlite3.connect(killed) as db:
+                    stored = db.execute("SELECT COUNT(*) FROM blocks").fetchone()[0]
+            except sqlite3.OperationalError:
+                continue
+            if stored >= 10:
+                break
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    partial = len(rows(killed))
+    assert 10 <= partial < 120, partial  # killed mid-way
+    subprocess.run(args + ["--store", str(killed)], cwd=ROOT, env=env, check=True,
+                   capture_output=True)
+    fresh = tmp_path / "fresh.sqlite"
+    subprocess.run(args + ["--store", str(fresh)], cwd=ROOT, env=env, check=True,
+                   capture_output=True)
+    resumed = rows(killed)
+    assert len(resumed) == 120 and len(set((r[0], r[1], r[2]) for r in resumed)) == 120
+    assert resumed == rows(fresh)
+
+
+def test_cli_tournament_writes_report(tmp_path, capsys):
+    code = main(["tournament", "--game", "kuhn_poker", "--agent", "cfr=cfr+:200",
+                 "--agent", "rnd=random", "--deals", "300", "--store",
+                 str(tmp_path / "k.sqlite"), "--report", str(tmp_path / "report"), "--quiet",
+                 "--bootstrap", "20"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "Crosstable" in out and "Elo (BT)" in out
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert "crosstable.png" in page and "ratings.png" in page and "cfr+:200" in page
+    for png in ("crosstable.png", "ratings.png"):
+        assert (tmp_path / "report" / png).read_bytes()[:4] == b"\x89PNG"
