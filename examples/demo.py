@@ -2,12 +2,13 @@
 
 1. Solves Leduc Hold'em with every tabular solver (CFR, CFR+, DCFR, external- and
    outcome-sampling MCCFR, XFP) and plots their exploitability curves.
-2. Measures the exact exploitability of every agent that exists so far (the solvers'
-   average policies played through the env, and the random agent).
-3. Runs a short duplicate round robin between them: sampled duplicate matches with 95%
-   confidence intervals, next to the exact expected scores.
-4. Writes ``report.md``, ``convergence.png``, ``crosstable.png`` and the policies to
-   ``--out``.
+2. Runs a short duplicate round robin between every agent that exists so far (the
+   solvers' policies and the random agent) through the tournament harness: stored in
+   ``results.sqlite`` (resumable), rated (Bradley-Terry, Nash averaging), with the
+   exact expected scores beside the sampled ones.
+3. Measures the exact exploitability of every agent.
+4. Writes ``report.md``, ``convergence.png``, ``crosstable.png``, ``tournament/index.html``
+   and the policies to ``--out``.
 
 Usage: ``python examples/demo.py [--out demo_output] [--game leduc_holdem] [--deals 300]``
 """
@@ -22,10 +23,12 @@ from pathlib import Path
 import numpy as np
 
 import nashzoo
-from nashzoo.agents.cfr import TabularPolicyAgent, make_solver
+from nashzoo.agents.cfr import make_solver
 from nashzoo.agents.cfr.run import run_solver
 from nashzoo.eval import exploitability, head_to_head
 from nashzoo.eval.plots import plot_convergence, plot_crosstable
+from nashzoo.eval.report import write_tournament_report
+from nashzoo.eval.tournament import TournamentConfig, run_tournament
 from nashzoo.tree import TabularPolicy, compile_game
 
 # (algorithm, iterations) budgets that take a few seconds in all on a laptop.
@@ -59,31 +62,26 @@ def main() -> None:
         curves[-1].policy.save(out / f"policy-{algo.replace('+', 'plus')}.npz")
     plot_convergence(curves, out / "convergence.png", title=f"{args.game}: exploitability")
 
-    # 2. exploitability of every agent
-    agents = {"random": nashzoo.RandomAgent(seed=0)}
-    for curve in curves:
-        agents[curve.algorithm] = TabularPolicyAgent(curve.policy, seed=1, name=curve.algorithm)
-    expl = {name: exploitability(agent, tree) for name, agent in agents.items()}
-
-    # 3. duplicate round robin
-    names = list(agents)
+    # 3. duplicate round robin through the tournament harness (stored, resumable, rated)
+    policy_files = {c.algorithm: out / f"policy-{c.algorithm.replace('+', 'plus')}.npz"
+                    for c in curves}
+    config = TournamentConfig(
+        game=args.game, deals=args.deals, block_size=max(args.deals // 4, 1), seed=0,
+        agents=(("random", "random"),) + tuple((k, str(v)) for k, v in policy_files.items()))
+    result = run_tournament(config, out / "results.sqlite", progress=True, bootstrap=100)
+    write_tournament_report(result, out / "tournament")
+    names = list(result.crosstable.names)
     unit = "mbb/game" if game.big_blind else "milli-units/game"
     scale = 1000.0 / (game.big_blind or 1.0)
-    sampled = np.full((len(names), len(names)), np.nan)
+    policies = {c.algorithm: c.policy for c in curves}
+    policies["random"] = TabularPolicy.uniform(tree)
     exact = np.full((len(names), len(names)), np.nan)
-    rows = []
-    pairs = list(itertools.combinations(range(len(names)), 2))
-    from tqdm.auto import tqdm
-
-    for k, (i, j) in enumerate(tqdm(pairs, desc="duplicate round robin", unit="pairing")):
-        a, b = agents[names[i]], agents[names[j]]
-        res = head_to_head(game, a, b, deals=args.deals, seed=k)
-        ex = head_to_head(tree, a, b, exact=True)
-        sampled[i, j], sampled[j, i] = res.mean * scale, -res.mean * scale
-        exact[i, j], exact[j, i] = ex.mean * scale, -ex.mean * scale
-        rows.append((names[i], names[j], res, ex))
+    for i, j in itertools.permutations(range(len(names)), 2):
+        exact[i, j] = head_to_head(tree, policies[names[i]], policies[names[j]],
+                                   exact=True).mean * scale
     plot_crosstable(names, exact, out / "crosstable.png", unit=unit,
                     title=f"row agent's exact duplicate score vs column agent ({unit})")
+    expl = {name: exploitability(policies[name]) for name in names}
 
     # 4. report
     lines = [f"# nashzoo demo report — {args.game}", "",
@@ -102,18 +100,25 @@ def main() -> None:
     for name, r in sorted(expl.items(), key=lambda kv: kv[1].exploitability):
         lines.append(f"| {name} | {r.exploitability:.4g} | {r.exploitability * scale:.1f} | "
                      f"{r.policy_values[0]:+.4f} |")
+    ct = result.crosstable
     lines += ["", f"## Duplicate round robin ({args.deals} deals x 2 seats per pairing)", "",
               f"| A | B | sampled A score ({unit}) | 95% CI | exact ({unit}) |",
               "|---|---|---:|---|---:|"]
-    for a, b, res, ex in rows:
-        lo, hi = (x * scale for x in res.ci95)
-        lines.append(f"| {a} | {b} | {res.mean * scale:+.1f} | [{lo:+.1f}, {hi:+.1f}] | "
-                     f"{ex.mean * scale:+.1f} |")
-    totals = np.nanmean(exact, axis=1)
-    lines += ["", "Mean exact score against the field: " + ", ".join(
-        f"{n} {t:+.1f}" for n, t in sorted(zip(names, totals), key=lambda x: -x[1])),
-        "", "![crosstable](crosstable.png)", "",
-        f"Generated in {time.perf_counter() - started:.1f} s by examples/demo.py."]
+    for i, j in itertools.combinations(range(len(names)), 2):
+        lines.append(f"| {names[i]} | {names[j]} | {ct.mean[i, j] * scale:+.1f} | "
+                     f"[{ct.ci_low[i, j] * scale:+.1f}, {ct.ci_high[i, j] * scale:+.1f}] | "
+                     f"{exact[i, j]:+.1f} |")
+    r = result.ratings
+    lines += ["", "## Ratings (from the sampled matches)", "",
+              "| agent | Elo (Bradley-Terry) | 95% CI | Nash mixture | Nash score |",
+              "|---|---:|---|---:|---:|"]
+    for k in np.argsort(-r.elo):
+        lines.append(f"| {names[k]} | {r.elo[k]:+.1f} | [{r.elo_low[k]:+.1f}, "
+                     f"{r.elo_high[k]:+.1f}] | {r.nash_mixture[k]:.3f} | "
+                     f"{r.nash_score[k] * scale:+.1f} |")
+    lines += ["", "![crosstable](crosstable.png)", "",
+              "Tournament report with ratings plot: [tournament/index.html](tournament/index.html)",
+              "", f"Generated in {time.perf_counter() - started:.1f} s by examples/demo.py."]
     (out / "report.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines[:]))
     print(f"\nreport: {out / 'report.md'}")

@@ -24,5 +24,7 @@ def test_demo_runs_with_a_tiny_budget(tmp_path):
                     "--scale", "0.02", "--deals", "10"], check=True, capture_output=True)
     report = (out / "report.md").read_text()
     assert "## Agents: exact exploitability" in report and "| random |" in report
-    for name in ("convergence.png", "crosstable.png", "policy-cfrplus.npz"):
+    assert "## Ratings (from the sampled matches)" in report
+    for name in ("convergence.png", "crosstable.png", "policy-cfrplus.npz",
+                 "tournament/index.html", "tournament/ratings.png", "results.sqlite"):
         assert (out / name).stat().st_size > 0

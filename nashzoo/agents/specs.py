@@ -36,6 +36,13 @@ def _solved_policy(algo: str, iterations: int, game: Game):
     return make_solver(algo, game, seed=seed).iterate(iterations).average_policy()
 
 
+@functools.lru_cache(maxsize=64)
+def _loaded_policy(path: str, stamp: int, game: Game):
+    from nashzoo.tree.policy import TabularPolicy
+
+    return TabularPolicy.load(path, game=game)
+
+
 def build_agent(spec: str, game: Game, *, name: str | None = None) -> Any:
     """The agent described by ``spec`` for ``game``.
 
@@ -54,8 +61,10 @@ def build_agent(spec: str, game: Game, *, name: str | None = None) -> Any:
         agent.name = name or "random"
         return agent
     if spec.endswith((".npz", ".json")):
-        policy = TabularPolicy.load(Path(spec), game=game)
-        return TabularPolicyAgent(policy, name=name or Path(spec).stem)
+        path = Path(spec)
+        stamp = path.stat().st_mtime_ns if path.exists() else 0
+        policy = _loaded_policy(str(path.resolve()), stamp, game)
+        return TabularPolicyAgent(policy, name=name or path.stem)
     head, sep, tail = spec.rpartition(":")
     if sep and head in SOLVERS:
         if not tail.isdigit() or int(tail) < 1:

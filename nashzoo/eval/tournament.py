@@ -17,6 +17,7 @@ import itertools
 import json
 import logging
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Iterable
 
 import numpy as np
@@ -45,6 +46,9 @@ class TournamentConfig:
         block_size: deals per stored block.
         seed: root seed.
         move_time_limit: seconds per move before an agent forfeits (``None``: no limit).
+        fingerprints: ``(name, sha256 prefix)`` of every policy-file agent, filled in
+            automatically, so that a changed file makes a new tournament instead of
+            mixing results of two different policies.
     """
 
     game: str
@@ -54,8 +58,13 @@ class TournamentConfig:
     block_size: int = 100
     seed: int = 0
     move_time_limit: float | None = None
+    fingerprints: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
+        if not self.fingerprints:
+            prints = tuple((name, _file_hash(spec)) for name, spec in self.agents
+                           if spec.endswith((".npz", ".json")) and Path(spec).is_file())
+            object.__setattr__(self, "fingerprints", prints)
         check_int("deals", self.deals, 1)
         check_int("block_size", self.block_size, 1)
         names = [n for n, _ in self.agents]
@@ -70,11 +79,13 @@ class TournamentConfig:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["agents"] = [list(a) for a in self.agents]
+        d["fingerprints"] = [list(f) for f in self.fingerprints]
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "TournamentConfig":
-        return cls(**{**d, "agents": tuple(tuple(a) for a in d["agents"])})
+        return cls(**{**d, "agents": tuple(tuple(a) for a in d["agents"]),
+                      "fingerprints": tuple(tuple(f) for f in d.get("fingerprints", ()))})
 
     @property
     def id(self) -> str:
@@ -94,6 +105,10 @@ class TournamentConfig:
             for k in range(n_blocks):
                 out.append((i, j, k, min(self.block_size, self.deals - k * self.block_size)))
         return out
+
+
+def _file_hash(path: str) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
 
 
 @functools.lru_cache(maxsize=8)

@@ -9,6 +9,7 @@ walking ``State`` objects.
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -112,6 +113,8 @@ class GameTree:
 def compile_game(game: Game, *, max_nodes: int = DEFAULT_MAX_NODES) -> GameTree:
     """Enumerate ``game`` breadth first into a :class:`GameTree`.
 
+    Trees are cached per game (the last 16): the returned tree is shared and read-only.
+
     Args:
         game: any :class:`~nashzoo.games.base.Game` with an enumerable tree.
         max_nodes: refuse trees larger than this (the error names the size reached).
@@ -121,6 +124,11 @@ def compile_game(game: Game, *, max_nodes: int = DEFAULT_MAX_NODES) -> GameTree:
         InvalidParameterError: ``max_nodes`` is not a positive integer.
     """
     max_nodes = check_int("max_nodes", max_nodes, 1)
+    return _compile_cached(game, max_nodes)
+
+
+@functools.lru_cache(maxsize=16)
+def _compile_cached(game: Game, max_nodes: int) -> GameTree:
     n_players = game.num_players
     player: list[int] = []
     parent: list[int] = []

@@ -83,9 +83,13 @@ def test_store_rejects_a_conflicting_configuration(tmp_path):
 
 
 def test_ray_backend_matches_serial(tmp_path):
-    pytest.importorskip("ray")
+    ray = pytest.importorskip("ray")
     serial = run_tournament(config(), tmp_path / "a.sqlite", bootstrap=0)
-    ray_run = run_tournament(config(), tmp_path / "b.sqlite", backend="ray", bootstrap=0)
+    try:
+        ray_run = run_tournament(config(), tmp_path / "b.sqlite", backend="ray", bootstrap=0)
+    finally:
+        ray.shutdown()
+    assert rows(tmp_path / "a.sqlite") == rows(tmp_path / "b.sqlite")
     np.testing.assert_array_equal(serial.crosstable.mean, ray_run.crosstable.mean)
 
 
