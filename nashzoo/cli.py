@@ -99,7 +99,13 @@ def cmd_exploitability(args: argparse.Namespace) -> int:
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
+    import os
+
     from nashzoo.eval.tournament import TournamentConfig, run_tournament
+
+    # module:factory specs resolve against the current folder, as `python -m` would.
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
 
     agents = []
     for item in args.agent:

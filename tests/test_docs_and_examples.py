@@ -1,5 +1,6 @@
 """Every README snippet and example runs (with tiny budgets)."""
 
+import os
 import re
 import subprocess
 import sys
@@ -28,3 +29,23 @@ def test_demo_runs_with_a_tiny_budget(tmp_path):
     for name in ("convergence.png", "crosstable.png", "policy-cfrplus.npz",
                  "tournament/index.html", "tournament/ratings.png", "results.sqlite"):
         assert (out / name).stat().st_size > 0
+
+
+def test_readme_shell_commands_run(tmp_path):
+    text = (ROOT / "README.md").read_text()
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", text, re.S):
+        for command in block.replace("\\\n", " ").splitlines():
+            if command.startswith("nashzoo "):
+                commands.append(command.split("#")[0].split())
+    assert any(c[1] == "tournament" for c in commands) and any(c[1] == "solve" for c in commands)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for command in commands:
+        if command[1] == "tournament":
+            subprocess.run([sys.executable, "-m", "nashzoo", *command[1:], "--quiet",
+                            "--bootstrap", "20"], cwd=tmp_path, env=env,
+                           check=True, capture_output=True)
+        else:
+            subprocess.run([sys.executable, "-m", "nashzoo", *command[1:]], cwd=tmp_path,
+                           env=env, check=True, capture_output=True)
+    assert (tmp_path / "tournament_report" / "index.html").exists()
