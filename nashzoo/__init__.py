@@ -15,7 +15,7 @@ Quick start::
 stack load when the parts that need them are used.
 """
 
-from nashzoo import errors, games
+from nashzoo import errors, games, wrappers
 from nashzoo.agents import Agent, PolicyAgent, RandomAgent
 from nashzoo.envs import make, make_game, make_parallel, registry, spec
 from nashzoo.play import play_episode
@@ -34,5 +34,6 @@ __all__ = [
     "play_episode",
     "registry",
     "spec",
+    "wrappers",
     "__version__",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 
 from nashzoo.games.base import Game, State
@@ -39,3 +40,11 @@ def play(game: Game, actions: list[int]) -> State:
     for a in actions:
         state.apply_action(a)
     return state
+
+
+def pytest_configure(config):
+    # One torch thread on the 2-core CI machine (two threads made SB3 25x slower there).
+    if importlib.util.find_spec("torch") is not None:
+        import torch
+
+        torch.set_num_threads(1)

@@ -1,8 +1,21 @@
-"""PettingZoo/Gymnasium wrappers over nashzoo envs.
+"""Gymnasium views of nashzoo games.
 
-The AEC envs already enforce call order, action types and ranges, and illegal-action
-handling themselves (see :class:`nashzoo.envs.GameEnv`), so no PettingZoo wrapper stack is
-needed on top of them. Single-agent Gymnasium views for stable-baselines3 come here.
+:class:`SingleAgentEnv` plays one seat against a fixed opponent agent (stable-baselines3,
+sb3-contrib's MaskablePPO). The Gymnasium ids below are registered at ``import nashzoo``::
+
+    gymnasium.make("nashzoo/LeducHoldem-v0", opponent="random")
+
+The PettingZoo AEC envs enforce call order, action types and illegal-action handling
+themselves (:class:`nashzoo.envs.GameEnv`), so no PettingZoo wrapper stack is needed.
 """
 
-__all__: list[str] = []
+import gymnasium
+
+from nashzoo.wrappers.single_agent import GYMNASIUM_IDS, SingleAgentEnv
+
+__all__ = ["SingleAgentEnv", "GYMNASIUM_IDS"]
+
+for _gym_id, _nashzoo_id in GYMNASIUM_IDS.items():
+    if _gym_id not in gymnasium.registry:
+        gymnasium.register(_gym_id, entry_point="nashzoo.wrappers.single_agent:SingleAgentEnv",
+                           kwargs={"game": _nashzoo_id})

@@ -1,0 +1,86 @@
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env as gym_check_env
+
+import nashzoo
+from nashzoo.errors import (
+    ActionTypeError,
+    GameOverError,
+    IllegalActionError,
+    InvalidParameterError,
+)
+from nashzoo.wrappers import GYMNASIUM_IDS, SingleAgentEnv
+
+
+@pytest.mark.parametrize("gym_id", sorted(GYMNASIUM_IDS))
+def test_registered_and_passes_gymnasium_check_env(gym_id):
+    env = gymnasium.make(gym_id)
+    gym_check_env(env.unwrapped, skip_render_check=True)
+    obs, info = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
+    assert info["action_mask"].dtype == bool and info["action_mask"].any()
+
+
+def test_passes_sb3_check_env():
+    sb3_env_checker = pytest.importorskip("stable_baselines3.common.env_checker")
+    sb3_env_checker.check_env(SingleAgentEnv("nashzoo/leduc_holdem-v0"), warn=True)
+
+
+def test_seats_alternate_and_rewards_are_the_seats_returns():
+    env = SingleAgentEnv("nashzoo/kuhn_poker-v0", opponent="random")
+    seats = []
+    total = {0: 0.0, 1: 0.0}
+    env.reset(seed=1)
+    for _ in range(400):
+        obs, info = env.reset()
+        seats.append(info["seat"])
+        done = False
+        while not done:
+            mask = env.action_masks()
+            obs, reward, done, truncated, info = env.step(int(np.flatnonzero(mask)[-1]))
+        total[info["seat"]] += reward
+    assert seats[:4] == [1, 0, 1, 0]
+    # Always betting/calling against uniform random wins on average in both seats.
+    assert total[0] > 0 and total[1] > 0
+
+
+def test_same_seed_same_episode():
+    def run(seed):
+        env = SingleAgentEnv("nashzoo/leduc_holdem-v0", opponent="random", seat=1)
+        obs, info = env.reset(seed=seed)
+        trace = [info["info_state"]]
+        done = False
+        while not done:
+            obs, r, done, _, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+            trace.append(info["info_state"])
+        return trace, r
+
+    assert run(3) == run(3)
+
+
+def test_illegal_and_bad_actions():
+    env = SingleAgentEnv("nashzoo/leduc_holdem-v0", seat=0, illegal_reward=-3)
+    env.reset(seed=0)
+    with pytest.raises(ActionTypeError, match="integer action"):
+        env.step(1.5)
+    obs, reward, terminated, truncated, info = env.step(0)  # fold not legal: no bet faced
+    assert (reward, terminated, info["illegal_action"]) == (-3.0, True, True)
+    with pytest.raises(GameOverError, match="call reset"):
+        env.step(1)
+    strict = SingleAgentEnv("nashzoo/leduc_holdem-v0", seat=0, strict=True)
+    strict.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="legal actions are"):
+        strict.step(0)
+
+
+def test_bad_parameters():
+    with pytest.raises(InvalidParameterError, match="seat"):
+        SingleAgentEnv("nashzoo/kuhn_poker-v0", seat=2)
+    with pytest.raises(InvalidParameterError, match="Unknown agent spec"):
+        SingleAgentEnv("nashzoo/kuhn_poker-v0", opponent="nobody")
+    with pytest.raises(InvalidParameterError, match="deck_size"):
+        SingleAgentEnv("nashzoo/kuhn_poker-v0", deck_size=1)
+    env = gymnasium.make("nashzoo/KuhnPoker-v0", opponent=nashzoo.RandomAgent(seed=1),
+                         deck_size=8)
+    assert env.observation_space.shape == (2 + 8 + 6,)
