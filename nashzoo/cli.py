@@ -4,6 +4,7 @@
     nashzoo solve GAME --algo cfr+ [--algo dcfr ...] --iterations N [--out policy.npz] [--plot curve.png]
     nashzoo exploitability policy.npz
     nashzoo tournament --game leduc_holdem --agent cfr=cfr+:1000 --agent rnd=random --deals 2000
+    nashzoo train nfsp leduc_holdem --minutes 10 --out nfsp.pt --plot nfsp.png
 """
 
 from __future__ import annotations
@@ -129,6 +130,35 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_train(args: argparse.Namespace) -> int:
+    from nashzoo.agents.cfr.run import ConvergenceCurve, ConvergencePoint
+    from nashzoo.agents.nfsp import NFSP, NFSPConfig
+    from nashzoo.envs import make_game
+
+    import torch
+
+    torch.set_num_threads(args.threads)
+    game = make_game(args.game, **_parse_params(args.param))
+    nfsp = NFSP(game, NFSPConfig(seed=args.seed, batch_games=args.batch_games))
+    points: list = []
+
+    def record(m):
+        points.append(ConvergencePoint(m.episodes, m.seconds, m.exploitability()))
+        print(f"{m.seconds:8.1f} s {m.episodes:>11,} episodes  exploitability "
+              f"{points[-1].exploitability:.4f}", flush=True)
+
+    nfsp.train(seconds=60 * args.minutes, callback=record, callback_every=args.eval_every,
+               progress=not args.quiet)
+    if args.out:
+        print(f"saved to {nfsp.save(args.out)}")
+    if args.plot:
+        from nashzoo.eval.plots import plot_convergence
+
+        curve = ConvergenceCurve("nfsp", repr(game), tuple(points), nfsp.average_policy())
+        print(f"plot written to {plot_convergence([curve], args.plot, steps_label='episodes')}")
+    return 0
+
+
 def cmd_envs(args: argparse.Namespace) -> int:
     import nashzoo
 
@@ -181,6 +211,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--report", default=None, help="write an HTML report into this folder")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_tournament)
+
+    p = sub.add_parser("train", help="train a learning agent (nfsp) by self-play")
+    p.add_argument("algorithm", choices=["nfsp"])
+    p.add_argument("game", help="env id or short name")
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--minutes", type=float, default=1.0, help="wall-clock training budget")
+    p.add_argument("--eval-every", type=float, default=10.0,
+                   help="seconds of training between exact exploitability checks")
+    p.add_argument("--batch-games", type=int, default=128, help="games played at once")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=1, help="torch threads")
+    p.add_argument("--out", help="save the agent (.pt)")
+    p.add_argument("--plot", help="exploitability curve (PNG)")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("exploitability", help="exact exploitability of a saved policy")
     p.add_argument("policy", help="a .npz or .json policy file")

@@ -5,6 +5,7 @@ spec                       agent
 =========================  ======================================================
 ``random``                 :class:`~nashzoo.agents.RandomAgent`
 ``path/to/policy.npz``     a saved :class:`~nashzoo.tree.TabularPolicy` (or ``.json``)
+``path/to/agent.pt``       a saved NFSP agent (its average policy; torch extra)
 ``cfr+:1000``              the average policy of a solver after N iterations
                            (any name of :data:`nashzoo.agents.cfr.SOLVERS`)
 ``package.module:factory`` ``factory()`` (or ``factory(game=game)`` if it takes ``game``)
@@ -24,8 +25,8 @@ from nashzoo.games import Game
 
 __all__ = ["build_agent", "SPEC_HELP"]
 
-SPEC_HELP = ("random | path/to/policy.npz|.json | SOLVER:ITERATIONS (e.g. cfr+:1000) | "
-             "package.module:factory")
+SPEC_HELP = ("random | path/to/policy.npz|.json | path/to/nfsp.pt | SOLVER:ITERATIONS "
+             "(e.g. cfr+:1000) | package.module:factory")
 
 
 @functools.lru_cache(maxsize=64)
@@ -65,6 +66,14 @@ def build_agent(spec: str, game: Game, *, name: str | None = None) -> Any:
         stamp = path.stat().st_mtime_ns if path.exists() else 0
         policy = _loaded_policy(str(path.resolve()), stamp, game)
         return TabularPolicyAgent(policy, name=name or path.stem)
+    if spec.endswith(".pt"):
+        from nashzoo.agents.nfsp import NFSP
+
+        nfsp = NFSP.load(spec)
+        if nfsp.game != game:
+            raise InvalidParameterError(f"{spec} holds an NFSP agent for {nfsp.game!r}, not "
+                                        f"for {game!r}.")
+        return nfsp.agent(name=name or Path(spec).stem)
     head, sep, tail = spec.rpartition(":")
     if sep and head in SOLVERS:
         if not tail.isdigit() or int(tail) < 1:

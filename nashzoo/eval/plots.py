@@ -24,7 +24,8 @@ def require_matplotlib():
     return plt
 
 
-def plot_convergence(curves: Sequence, path: str | Path, *, title: str | None = None) -> Path:
+def plot_convergence(curves: Sequence, path: str | Path, *, title: str | None = None,
+                     steps_label: str = "iterations") -> Path:
     """Exploitability against iterations and against seconds, log-log, one line per curve.
 
     Args:
@@ -32,6 +33,7 @@ def plot_convergence(curves: Sequence, path: str | Path, *, title: str | None = 
             with ``algorithm`` and ``points`` of ``iteration``/``seconds``/``exploitability``).
         path: PNG file to write.
         title: figure title (default: the first curve's game).
+        steps_label: what ``iteration`` counts (``"iterations"``, ``"episodes"``).
 
     Returns:
         ``path``.
@@ -45,7 +47,7 @@ def plot_convergence(curves: Sequence, path: str | Path, *, title: str | None = 
         expl = [p.exploitability for p in pts]
         ax_it.plot(its, expl, marker=".", label=curve.algorithm)
         ax_s.plot(secs, expl, marker=".", label=curve.algorithm)
-    for ax, xlabel in ((ax_it, "iterations"), (ax_s, "seconds")):
+    for ax, xlabel in ((ax_it, steps_label), (ax_s, "seconds")):
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(xlabel)

@@ -1,0 +1,395 @@
+"""Neural Fictitious Self-Play (NFSP), with batched self-play.
+
+Paper: Heinrich & Silver, "Deep Reinforcement Learning from Self-Play in
+Imperfect-Information Games", 2016.
+
+Each player has a best-response network (DQN: circular replay buffer, target network,
+epsilon-greedy exploration) and an average-policy network (supervised learning on a
+reservoir buffer of the player's own best-response actions). At the start of every episode
+each player picks, with probability ``anticipatory`` (eta), to act with its best response
+for that episode, else with its average policy. Every transition feeds the DQN; only
+best-response actions feed the reservoir. Every ``learn_every`` transitions of a player,
+both of its networks take one minibatch step. The average policy is the output: it
+approaches a Nash equilibrium in two-player zero-sum games.
+
+One iteration here advances ``batch_games`` games at once: the decisions of all games
+waiting on the same player go through that player's networks in one forward pass, and
+observations come from the shared information-state cache.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from nashzoo.agents.nfsp.buffers import ReplayBuffer, ReservoirBuffer
+from nashzoo.agents.nfsp.config import NFSPConfig
+from nashzoo.envs.observation import ObservationCache
+from nashzoo.errors import InvalidParameterError, MissingDependencyError, PolicyFileError
+from nashzoo.games import Game, load_game
+from nashzoo.games.base import CHANCE, TERMINAL, sample_chance_outcome
+
+__all__ = ["NFSP", "NFSPAgent"]
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise MissingDependencyError("NFSP needs torch: pip install 'nashzoo[torch]'.") from exc
+    return torch
+
+
+def _mlp(torch, sizes: list[int]):
+    layers: list[Any] = []
+    for k in range(len(sizes) - 1):
+        layers.append(torch.nn.Linear(sizes[k], sizes[k + 1]))
+        if k < len(sizes) - 2:
+            layers.append(torch.nn.ReLU())
+    return torch.nn.Sequential(*layers)
+
+
+class _Player:
+    """Networks, optimisers and buffers of one player."""
+
+    def __init__(self, torch, cfg: NFSPConfig, obs_size: int, num_actions: int) -> None:
+        sizes = [obs_size, *cfg.hidden_sizes, num_actions]
+        self.q = _mlp(torch, sizes)
+        self.q_target = copy.deepcopy(self.q)
+        self.avg = _mlp(torch, sizes)
+        opt = torch.optim.SGD if cfg.optimizer == "sgd" else torch.optim.Adam
+        self.q_opt = opt(self.q.parameters(), lr=cfg.rl_learning_rate)
+        self.avg_opt = opt(self.avg.parameters(), lr=cfg.sl_learning_rate)
+        self.replay = ReplayBuffer(cfg.replay_capacity, obs_size, num_actions)
+        self.reservoir = ReservoirBuffer(cfg.reservoir_capacity, obs_size, num_actions)
+        self.transitions = 0
+        self.learn_steps = 0
+
+
+class NFSP:
+    """NFSP for two-player games of :mod:`nashzoo.games`.
+
+    Args:
+        game: the rules.
+        config: hyper-parameters (:class:`NFSPConfig`).
+
+    Raises:
+        InvalidParameterError: not a two-player game.
+        MissingDependencyError: torch is not installed.
+    """
+
+    def __init__(self, game: Game, config: NFSPConfig | None = None) -> None:
+        torch = _torch()
+        if not isinstance(game, Game) or game.num_players != 2:
+            raise InvalidParameterError("NFSP needs a two-player nashzoo Game.")
+        self.game = game
+        self.config = config or NFSPConfig()
+        cfg = self.config
+        self._torch = torch
+        self.rng = np.random.default_rng(cfg.seed)
+        self.obs_size = game.information_state_tensor_size
+        self.num_actions = game.num_distinct_actions
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(int(self.rng.integers(2**31)))
+            self.players = [_Player(torch, cfg, self.obs_size, self.num_actions)
+                            for _ in range(2)]
+        self.observations = ObservationCache(game)
+        self.episodes = 0
+        self.seconds = 0.0
+        self._games: list = []
+        self._modes = np.zeros((cfg.batch_games, 2), bool)
+        self._pending: list[list[tuple | None]] = [[None, None] for _ in range(cfg.batch_games)]
+
+    # -- acting ----------------------------------------------------------------------------
+    def epsilon(self, player: int) -> float:
+        cfg = self.config
+        frac = min(self.players[player].transitions / cfg.epsilon_decay_steps, 1.0)
+        return cfg.epsilon_start + frac * (cfg.epsilon_end - cfg.epsilon_start)
+
+    def _average_probs(self, player: int, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        torch = self._torch
+        with torch.no_grad():
+            logits = self.players[player].avg(torch.from_numpy(obs)).numpy()
+        logits = np.where(mask, logits, -np.inf)
+        logits -= logits.max(axis=1, keepdims=True)
+        probs = np.exp(logits)
+        return probs / probs.sum(axis=1, keepdims=True)
+
+    def _choose(self, player: int, obs: np.ndarray, mask: np.ndarray, br: np.ndarray) -> np.ndarray:
+        n = len(obs)
+        actions = np.empty(n, np.int64)
+        torch = self._torch
+        if br.any():
+            with torch.no_grad():
+                q = self.players[player].q(torch.from_numpy(obs[br])).numpy()
+            m = mask[br]
+            greedy = np.where(m, q, -np.inf).argmax(axis=1)
+            explore = self.rng.random(len(greedy)) < self.epsilon(player)
+            if explore.any():
+                cum = np.cumsum(m[explore], axis=1)
+                pick = self.rng.random(int(explore.sum())) * cum[:, -1]
+                greedy[explore] = (pick[:, None] < cum).argmax(axis=1)
+            actions[br] = greedy
+        avg = ~br
+        if avg.any():
+            probs = self._average_probs(player, obs[avg], mask[avg])
+            cum = np.cumsum(probs, axis=1)
+            u = self.rng.random(int(avg.sum()))[:, None] * cum[:, -1:]
+            actions[avg] = (u < cum).argmax(axis=1)
+        return actions
+
+    # -- learning --------------------------------------------------------------------------
+    def _learn(self, player: int) -> None:
+        torch = self._torch
+        cfg = self.config
+        pl = self.players[player]
+        pl.learn_steps += 1
+        if pl.replay.size >= max(cfg.min_buffer_to_learn, cfg.batch_size):
+            s, a, r, s2, m2, d = pl.replay.sample(self.rng, cfg.batch_size)
+            s, s2 = torch.from_numpy(s), torch.from_numpy(s2)
+            a, r, d, m2 = (torch.from_numpy(x) for x in (a, r, d, m2))
+            with torch.no_grad():
+                next_q = pl.q_target(s2).masked_fill(~m2, -1e9).max(dim=1).values
+                next_q = torch.where(m2.any(dim=1), next_q, torch.zeros_like(next_q))
+                target = r + cfg.discount * (1.0 - d) * next_q
+            q = pl.q(s).gather(1, a[:, None]).squeeze(1)
+            if cfg.loss == "mse":
+                loss = torch.nn.functional.mse_loss(q, target)
+            else:
+                loss = torch.nn.functional.smooth_l1_loss(q, target)
+            pl.q_opt.zero_grad()
+            loss.backward()
+            pl.q_opt.step()
+        if pl.learn_steps % cfg.target_update_every == 0:
+            pl.q_target.load_state_dict(pl.q.state_dict())
+        if pl.reservoir.size >= max(cfg.min_buffer_to_learn, cfg.batch_size):
+            s, m, a = pl.reservoir.sample(self.rng, cfg.batch_size)
+            logits = pl.avg(torch.from_numpy(s)).masked_fill(~torch.from_numpy(m), -1e9)
+            loss = torch.nn.functional.cross_entropy(logits, torch.from_numpy(a))
+            pl.avg_opt.zero_grad()
+            loss.backward()
+            pl.avg_opt.step()
+
+    def _record(self, player: int, obs, actions, rewards, next_obs, next_mask, done) -> None:
+        pl = self.players[player]
+        before = pl.transitions
+        pl.replay.add(obs, actions, rewards, next_obs, next_mask, done)
+        pl.transitions += len(actions)
+        every = self.config.learn_every
+        for _ in range(pl.transitions // every - before // every):
+            self._learn(player)
+
+    # -- self-play -------------------------------------------------------------------------
+    def _new_game(self, g: int):
+        self._modes[g] = self.rng.random(2) < self.config.anticipatory
+        self._pending[g] = [None, None]
+        return self.game.new_initial_state()
+
+    def _play_step(self) -> int:
+        """Advance every game by one decision of each player; returns finished episodes."""
+        cfg = self.config
+        games = self._games
+        finished = 0
+        zeros_obs = np.zeros(self.obs_size, np.float32)
+        zeros_mask = np.zeros(self.num_actions, bool)
+        for p in (0, 1):
+            idx, keys = [], []
+            for g, state in enumerate(games):
+                while state.current_player() == CHANCE:
+                    state._apply(sample_chance_outcome(state.chance_outcomes(), self.rng.random()))
+                if state.current_player() == p:
+                    idx.append(g)
+                    keys.append(state._information_state_string(p))
+            if not idx:
+                continue
+            cached = [self.observations.get(games[g], p, k) for g, k in zip(idx, keys)]
+            obs = np.stack([c[0] for c in cached])
+            mask = np.stack([c[1] for c in cached]).astype(bool)
+            br = self._modes[idx, p]
+            actions = self._choose(p, obs, mask, br)
+            done_prev = [k for k, g in enumerate(idx) if self._pending[g][p] is not None]
+            if done_prev:
+                prev = [self._pending[idx[k]][p] for k in done_prev]
+                self._record(p, np.stack([x[0] for x in prev]), np.array([x[1] for x in prev]),
+                             np.zeros(len(prev), np.float32), obs[done_prev], mask[done_prev],
+                             np.zeros(len(prev), np.float32))
+            if br.any():
+                self.players[p].reservoir.add(self.rng, obs[br], mask[br], actions[br])
+            for k, g in enumerate(idx):
+                self._pending[g][p] = (obs[k], int(actions[k]))
+                games[g]._apply(int(actions[k]))
+        # finish terminal games
+        ends: list[list[tuple]] = [[], []]
+        for g, state in enumerate(games):
+            if state.current_player() == TERMINAL:
+                returns = state.returns()
+                for p in (0, 1):
+                    if self._pending[g][p] is not None:
+                        s, a = self._pending[g][p]
+                        ends[p].append((s, a, returns[p]))
+                games[g] = self._new_game(g)
+                finished += 1
+        for p in (0, 1):
+            if ends[p]:
+                n = len(ends[p])
+                self._record(p, np.stack([e[0] for e in ends[p]]), np.array([e[1] for e in ends[p]]),
+                             np.array([e[2] for e in ends[p]], np.float32),
+                             np.tile(zeros_obs, (n, 1)), np.tile(zeros_mask, (n, 1)),
+                             np.ones(n, np.float32))
+        return finished
+
+    def train(self, *, episodes: int | None = None, seconds: float | None = None,
+              callback: Callable[["NFSP"], Any] | None = None,
+              callback_every: float = 10.0, progress: bool = False) -> "NFSP":
+        """Self-play until ``episodes`` more episodes or ``seconds`` of wall time.
+
+        Args:
+            episodes: episodes to play (at least one of ``episodes``/``seconds``).
+            seconds: wall-clock budget.
+            callback: called as ``callback(self)`` every ``callback_every`` seconds of
+                training and at the end (its time is not counted); return ``False`` to stop.
+            callback_every: seconds of training between callbacks.
+            progress: show a progress bar.
+        """
+        if episodes is None and seconds is None:
+            raise InvalidParameterError("train() needs `episodes` or `seconds`.")
+        torch = self._torch
+        if not self._games:
+            self._games = [self._new_game(g) for g in range(self.config.batch_games)]
+        target_eps = None if episodes is None else self.episodes + int(episodes)
+        start_seconds = self.seconds
+        next_callback = self.seconds + callback_every
+        bar = None
+        if progress:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=episodes if episodes is not None else None, unit="ep",
+                       desc="NFSP self-play")
+        threads = torch.get_num_threads()
+        while True:
+            t0 = time.perf_counter()
+            done = 0
+            for _ in range(8):
+                done += self._play_step()
+            self.seconds += time.perf_counter() - t0
+            self.episodes += done
+            if bar is not None:
+                bar.update(done)
+            stop = ((target_eps is not None and self.episodes >= target_eps)
+                    or (seconds is not None and self.seconds - start_seconds >= seconds))
+            if callback is not None and (self.seconds >= next_callback or stop):
+                next_callback = self.seconds + callback_every
+                if callback(self) is False:
+                    stop = True
+                if bar is not None:
+                    bar.set_postfix(episodes=self.episodes)
+            if stop:
+                break
+        if bar is not None:
+            bar.close()
+        del threads
+        return self
+
+    # -- outputs ---------------------------------------------------------------------------
+    def average_policy(self):
+        """The average policy as a :class:`~nashzoo.tree.TabularPolicy` (compiles the game;
+        one batched forward pass per player)."""
+        from nashzoo.tree import TabularPolicy, compile_game
+
+        tree = compile_game(self.game)
+        probs = np.zeros(tree.legal_mask.shape)
+        for p in (0, 1):
+            rows = tree.infosets_of(p)
+            probs[rows] = self._average_probs(p, tree.infoset_tensor[rows].astype(np.float32),
+                                              tree.legal_mask[rows])
+        return TabularPolicy(tree, probs, metadata={"algorithm": "nfsp",
+                                                    "episodes": self.episodes})
+
+    def exploitability(self) -> float:
+        """Exact exploitability (chips) of the average policy."""
+        from nashzoo.eval.exploitability import exploitability
+
+        return exploitability(self.average_policy()).exploitability
+
+    def agent(self, *, seed: int | None = None, name: str = "nfsp") -> "NFSPAgent":
+        """The average policy as a PolicyAgent (shares the networks)."""
+        return NFSPAgent(self, seed=seed, name=name)
+
+    # -- files -----------------------------------------------------------------------------
+    def save(self, path: str | Path) -> Path:
+        """Save networks, optimisers, counters and config (buffers are not saved)."""
+        torch = self._torch
+        path = Path(path)
+        state = {
+            "format": "nashzoo.nfsp", "version": 1, "game": self.game.to_spec(),
+            "config": self.config.to_dict(), "episodes": self.episodes, "seconds": self.seconds,
+            "players": [{"q": pl.q.state_dict(), "q_target": pl.q_target.state_dict(),
+                         "avg": pl.avg.state_dict(), "q_opt": pl.q_opt.state_dict(),
+                         "avg_opt": pl.avg_opt.state_dict(), "transitions": pl.transitions,
+                         "learn_steps": pl.learn_steps} for pl in self.players],
+        }
+        tmp = path.with_name(path.name + ".tmp")
+        torch.save(state, tmp)
+        tmp.replace(path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> "NFSP":
+        """Load a file written by :meth:`save`.
+
+        Raises:
+            PolicyFileError: not a readable NFSP file.
+        """
+        torch = _torch()
+        try:
+            state = torch.load(Path(path), map_location="cpu", weights_only=False)
+            if state.get("format") != "nashzoo.nfsp":
+                raise ValueError(f"format {state.get('format')!r}")
+            nfsp = cls(load_game(state["game"]), NFSPConfig.from_dict(state["config"]))
+            for pl, saved in zip(nfsp.players, state["players"]):
+                for key in ("q", "q_target", "avg", "q_opt", "avg_opt"):
+                    getattr(pl, key).load_state_dict(saved[key])
+                pl.transitions, pl.learn_steps = saved["transitions"], saved["learn_steps"]
+        except FileNotFoundError:
+            raise
+        except Exception as exc:
+            raise PolicyFileError(f"{path} is not a readable nashzoo NFSP file: {exc}") from exc
+        nfsp.episodes, nfsp.seconds = state["episodes"], state["seconds"]
+        return nfsp
+
+
+class NFSPAgent:
+    """An NFSP average policy as a PolicyAgent."""
+
+    def __init__(self, nfsp: NFSP, *, seed: int | None = None, name: str = "nfsp") -> None:
+        self.nfsp = nfsp
+        self.name = name
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self, *, seed: int | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+
+    def _player(self, info: dict[str, Any]) -> int:
+        key = info.get("info_state", "") if isinstance(info, dict) else ""
+        if not key.startswith("player="):
+            raise InvalidParameterError(
+                f"NFSPAgent needs info['info_state'] starting with 'player=', received {key!r}.")
+        return int(key.split()[0].split("=")[1])
+
+    def action_probabilities(self, observation: dict, info: dict[str, Any]) -> np.ndarray:
+        obs = np.asarray(observation["observation"], np.float32)[None]
+        mask = np.asarray(observation["action_mask"]).astype(bool)[None]
+        return self.nfsp._average_probs(self._player(info), obs, mask)[0]
+
+    def act(self, observation: dict, info: dict[str, Any]) -> int:
+        probs = self.action_probabilities(observation, info)
+        return int(min(np.searchsorted(np.cumsum(probs), self._rng.random(), side="right"),
+                       probs.size - 1))
+
+    def __repr__(self) -> str:
+        return f"NFSPAgent({self.name})"
