@@ -27,12 +27,15 @@ import nashzoo
 from nashzoo.games import LeducHoldemGame
 
 
-def aec_loop(env, decisions: int, seed: int = 0) -> float:
+def random_play(env, *, decisions: int | None = None, games: int | None = None,
+                seed: int = 0) -> tuple[int, int, float]:
+    """Random legal play through ``agent_iter``/``last``/``step`` until ``decisions``
+    decisions or ``games`` games; returns (decisions, games, seconds)."""
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
-    done = 0
+    done = played = 0
     start = time.perf_counter()
-    while done < decisions:
+    while (decisions is None or done < decisions) and (games is None or played < games):
         env.reset()
         for agent in env.agent_iter():
             obs, reward, terminated, truncated, info = env.last()
@@ -42,7 +45,13 @@ def aec_loop(env, decisions: int, seed: int = 0) -> float:
             legal = np.flatnonzero(obs["action_mask"])
             env.step(int(legal[int(rng.random() * legal.size)]))
             done += 1
-    return done / (time.perf_counter() - start)
+        played += 1
+    return done, played, time.perf_counter() - start
+
+
+def aec_loop(env, decisions: int, seed: int = 0) -> float:
+    done, _, seconds = random_play(env, decisions=decisions, seed=seed)
+    return done / seconds
 
 
 def rules_loop(game, decisions: int, seed: int = 0) -> float:

@@ -18,13 +18,16 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import sys
 import tempfile
 import time
 from datetime import date
 
-import numpy as np
 
 from nashzoo.eval.tournament import TournamentConfig, run_block, run_tournament
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from env_throughput import random_play  # noqa: E402  (the same user loop as the env benchmark)
 
 
 def ours_one_block(games: int) -> float:
@@ -65,20 +68,8 @@ def rlcard_tournament(games: int) -> float:
 def pettingzoo_loop(games: int) -> float:
     from pettingzoo.classic import leduc_holdem_v4
 
-    env = leduc_holdem_v4.env()
-    rng = np.random.default_rng(0)
-    env.reset(seed=0)
-    start = time.perf_counter()
-    for _ in range(games):
-        env.reset()
-        for agent in env.agent_iter():
-            obs, reward, terminated, truncated, info = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[int(rng.random() * legal.size)]))
-    return games / (time.perf_counter() - start)
+    _, played, seconds = random_play(leduc_holdem_v4.env(), games=games)
+    return played / seconds
 
 
 def main() -> None:
