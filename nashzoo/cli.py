@@ -182,7 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="game parameter, e.g. --param deck_size=8 (repeatable)")
     p.add_argument("--algo", action="append", metavar="NAME",
-                   help="rm, cfr, cfr+, lcfr, dcfr, es-mccfr, os-mccfr, xfp (repeatable; default cfr+)")
+                   help="rm, cfr, cfr+, lcfr, dcfr, es-mccfr, os-mccfr, xfp, nash-memory "
+                        "(repeatable; default cfr+)")
     p.add_argument("--iterations", type=int, default=1000)
     p.add_argument("--points", type=int, default=30, help="checkpoints on the curve")
     p.add_argument("--target", type=float, default=None, help="stop at this exploitability")

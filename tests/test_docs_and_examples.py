@@ -1,10 +1,13 @@
 """Every README snippet and example runs (with tiny budgets)."""
 
+import importlib.util
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -51,3 +54,18 @@ def test_readme_shell_commands_run(tmp_path):
             subprocess.run([sys.executable, "-m", "nashzoo", *command[1:]], cwd=tmp_path,
                            env=env, check=True, capture_output=True)
     assert (tmp_path / "tournament_report" / "index.html").exists()
+
+
+def test_nash_memory_example_writes_both_plots(tmp_path):
+    spec = importlib.util.spec_from_file_location("nash_memory_8card",
+                                                  ROOT / "examples" / "nash_memory_8card.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = module.main(["--out", str(tmp_path)])
+    # Oliehoek (2005): the worst case reaches the 8-card value -1/16 within ~15 iterations.
+    assert out["history"][-1].worst_case[0] == pytest.approx(-1 / 16, abs=1e-9)
+    assert len(out["history"]) <= 15
+    # Starting from the best response to the model, security rises and exploitation falls.
+    assert out["worst"][-1] > out["worst"][0] and out["vs_model"][-1] < out["vs_model"][0]
+    for name in ("pnm_worst_case.png", "pnm_security_vs_model.png"):
+        assert (tmp_path / name).read_bytes()[:4] == b"\x89PNG"

@@ -7,7 +7,7 @@ spec                       agent
 ``path/to/policy.npz``     a saved :class:`~nashzoo.tree.TabularPolicy` (or ``.json``)
 ``path/to/agent.pt``       a saved NFSP agent (its average policy; torch extra)
 ``cfr+:1000``              the average policy of a solver after N iterations
-                           (any name of :data:`nashzoo.agents.cfr.SOLVERS`)
+                           (any name of :data:`nashzoo.agents.cfr.SOLVER_NAMES`)
 ``package.module:factory`` ``factory()`` (or ``factory(game=game)`` if it takes ``game``)
 =========================  ======================================================
 """
@@ -51,7 +51,7 @@ def build_agent(spec: str, game: Game, *, name: str | None = None) -> Any:
         InvalidParameterError: the spec matches none of the forms (message lists them), a
             policy file is for another game, or the factory cannot be imported.
     """
-    from nashzoo.agents.cfr import SOLVERS, TabularPolicyAgent
+    from nashzoo.agents.cfr import SOLVER_NAMES, TabularPolicyAgent
     from nashzoo.agents.random_agent import RandomAgent
     from nashzoo.tree.policy import TabularPolicy
 
@@ -75,7 +75,7 @@ def build_agent(spec: str, game: Game, *, name: str | None = None) -> Any:
                                         f"for {game!r}.")
         return nfsp.agent(name=name or Path(spec).stem)
     head, sep, tail = spec.rpartition(":")
-    if sep and head in SOLVERS:
+    if sep and head in SOLVER_NAMES:
         if not tail.isdigit() or int(tail) < 1:
             raise InvalidParameterError(
                 f"Agent spec {spec!r}: a solver spec is NAME:ITERATIONS with a positive "

@@ -10,6 +10,10 @@ call answers an earlier action of that round. At the showdown the hand with more
 cards of its rank wins (a pair beats a high card), then the higher private rank; equal
 hands split the pot.
 
+Oliehoek's thesis games are parameterisations too: :func:`two_round_six_card_poker`
+(matches the thesis' tree) and :func:`four_bet_eight_card_poker` (the closest this family
+can express; see its docstring for where it differs).
+
 Defaults are standard Leduc Hold'em: cards J, Q, K in suits s and h (6 cards), 2 rounds,
 raises of 2 then 4 chips, at most 2 raises per round, ante 1. Game value for player 0:
 -0.0856 chips; 9457 histories, 936 information sets (OpenSpiel).
@@ -42,7 +46,15 @@ from typing import Any, Sequence
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, TERMINAL, Game, State, check_int
 
-__all__ = ["LeducHoldemGame", "LeducHoldemState", "FOLD", "CALL", "RAISE"]
+__all__ = [
+    "LeducHoldemGame",
+    "LeducHoldemState",
+    "FOLD",
+    "CALL",
+    "RAISE",
+    "two_round_six_card_poker",
+    "four_bet_eight_card_poker",
+]
 
 FOLD: int = 0
 CALL: int = 1
@@ -305,3 +317,30 @@ class LeducHoldemState(State):
         pub = " ".join(names[c] for c in self._public) or "-"
         return (f"private: {priv} | public: {pub} | bets: {'/'.join(self._bets)} | "
                 f"pot: {self._contrib[0]}+{self._contrib[1]}")
+
+
+def two_round_six_card_poker() -> LeducHoldemGame:
+    """Oliehoek's "2-round 6-card poker" (thesis 2005, chapter 7) as a Leduc parameterisation.
+
+    Six cards (J, Q, K in two suits), ante 1, one private card each, a betting round, one
+    public card, a final betting round; bets and raises of 1 coin, at most 3 per round, so
+    a player puts at most 3 coins in per round. Our tree: 18,277 histories, 864
+    information sets and 2,161 sequences per player; the thesis reports "over 18,000
+    nodes" and 2,162 sequences per player (it counts one sequence more per player; the
+    trees agree in size otherwise).
+    """
+    return LeducHoldemGame(num_ranks=3, num_suits=2, max_raises=3, raise_sizes=(1, 1),
+                           ante=1, num_rounds=2)
+
+
+def four_bet_eight_card_poker() -> LeducHoldemGame:
+    """The closest parameterisation of Oliehoek's "4-bet 8-card poker" in this family.
+
+    The thesis game has 8 cards and bets of up to 4 coins where a single raise may be 1 or
+    2 coins ("nearly 4,000 nodes and 274 sequences per player"). This family has one raise
+    size per round, so it cannot express the choice between a 1- and a 2-coin raise; the
+    closest game here raises 1 coin at a time, up to 4 raises (8 cards of one suit, one
+    round): 1,521 histories, 40 information sets and 105 sequences per player.
+    """
+    return LeducHoldemGame(num_ranks=8, num_suits=1, max_raises=4, raise_sizes=(1,), ante=1,
+                           num_rounds=1)

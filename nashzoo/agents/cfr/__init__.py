@@ -11,6 +11,7 @@ name              class                                            reference
 ``es-mccfr``      :class:`ExternalSamplingMCCFRSolver`             Lanctot et al. 2009
 ``os-mccfr``      :class:`OutcomeSamplingMCCFRSolver`              Lanctot et al. 2009
 ``xfp``           :class:`XFPSolver`                               Heinrich et al. 2015
+``nash-memory``   :class:`~nashzoo.agents.nash_memory.ParallelNashMemory`  Oliehoek et al. 2006
 ================  ===============================================  =====================
 """
 
@@ -43,7 +44,22 @@ SOLVERS: dict[str, type[TabularSolver]] = {
     "os-mccfr": OutcomeSamplingMCCFRSolver,
     "xfp": XFPSolver,
 }
-"""Solver classes by algorithm name."""
+
+"""Solver classes of this package by algorithm name."""
+
+_ELSEWHERE = {"nash-memory": ("nashzoo.agents.nash_memory", "ParallelNashMemory")}
+SOLVER_NAMES: tuple[str, ...] = tuple(SOLVERS) + tuple(_ELSEWHERE)
+"""Every algorithm name :func:`make_solver` accepts."""
+
+
+def solver_class(name: str) -> type[TabularSolver] | None:
+    """The solver class registered as ``name`` (``None`` if unknown)."""
+    if name in _ELSEWHERE:
+        import importlib
+
+        module, attr = _ELSEWHERE[name]
+        return getattr(importlib.import_module(module), attr)
+    return SOLVERS.get(name)
 
 SAMPLING_SOLVERS = ("es-mccfr", "os-mccfr")
 
@@ -61,14 +77,14 @@ def make_solver(name: str, game: Game | GameTree, *, seed: int | None = None,
     Raises:
         InvalidParameterError: unknown name, or a seed for a deterministic solver.
     """
-    cls = SOLVERS.get(name)
+    cls = solver_class(name)
     if cls is None:
         import difflib
 
-        close = difflib.get_close_matches(name, list(SOLVERS), n=2)
+        close = difflib.get_close_matches(name, list(SOLVER_NAMES), n=2)
         hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
         raise InvalidParameterError(
-            f"Unknown algorithm {name!r}.{hint} Known: {list(SOLVERS)}."
+            f"Unknown algorithm {name!r}.{hint} Known: {list(SOLVER_NAMES)}."
         )
     if name in SAMPLING_SOLVERS:
         return cls(game, seed=seed, **kwargs)
@@ -79,6 +95,8 @@ def make_solver(name: str, game: Game | GameTree, *, seed: int | None = None,
 
 __all__ = [
     "SOLVERS",
+    "SOLVER_NAMES",
+    "solver_class",
     "make_solver",
     "TabularSolver",
     "TabularPolicyAgent",

@@ -59,7 +59,8 @@ class TabularSolver:
         self._player_lo = (self._player_hi - counts).astype(np.int64)
 
     # -- to implement ------------------------------------------------------------------------
-    def _run(self, n: int) -> None:
+    def _run(self, n: int) -> int | None:
+        """Run up to ``n`` iterations; return how many ran if fewer (None means ``n``)."""
         raise NotImplementedError
 
     def _average_sums(self) -> np.ndarray:
@@ -92,11 +93,14 @@ class TabularSolver:
         while done < n:
             step = n - done if callback is None else min(callback_every, n - done)
             start = time.perf_counter()
-            self._run(step)
+            ran = self._run(step)
+            ran = step if ran is None else ran
             self.seconds += time.perf_counter() - start
-            self.iteration += step
-            done += step
+            self.iteration += ran
+            done += ran
             if callback is not None and callback(self) is False:
+                break
+            if ran < step:  # the solver has finished (e.g. a certified equilibrium)
                 break
         return self
 

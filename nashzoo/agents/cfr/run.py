@@ -73,15 +73,21 @@ def run_solver(solver: TabularSolver, iterations: int, *, points: int = 30,
                    unit="it", leave=True)
     done = 0
     for mark in marks:
-        solver.iterate(mark - done)
+        wanted = mark - done
+        before = solver.iteration
+        solver.iterate(wanted)
+        ran = solver.iteration - before
+        if ran == 0 and curve:
+            break
+        finished = ran < wanted  # the solver stopped itself, e.g. a certified equilibrium
         if bar is not None:
-            bar.update(mark - done)
+            bar.update(wanted)
         done = mark
         expl = solver.exploitability()
         curve.append(ConvergencePoint(solver.iteration, solver.seconds, expl))
         if bar is not None:
             bar.set_postfix(exploitability=f"{expl:.3g}")
-        if target is not None and expl <= target:
+        if (target is not None and expl <= target) or finished:
             break
     if bar is not None:
         bar.close()

@@ -1,0 +1,145 @@
+"""Parallel Nash Memory: time to exploitability 1e-3 against our CFR+ and OpenSpiel's
+PSRO (exact best-response oracle, Nash meta-solver), one run.
+
+Games: 8-card poker (OpenSpiel has no 8-card Kuhn), Kuhn and Leduc poker; then PNM on
+Oliehoek's larger thesis games (2-round 6-card poker and the closest 4-bet 8-card
+parameterisation) with the end points of their worst-case payoff curves.
+Times are solver time; exploitability checks are excluded.
+
+Usage: ``python benchmarks/nash_memory_vs_cfr.py [--cap 180] [--plot ...]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+from datetime import date
+
+from nashzoo.agents.cfr import CFRPlusSolver
+from nashzoo.agents.nash_memory import ParallelNashMemory
+from nashzoo.games import KuhnPokerGame, LeducHoldemGame
+from nashzoo.games.leduc import four_bet_eight_card_poker, two_round_six_card_poker
+from nashzoo.tree import compile_game
+
+TARGET = 1e-3
+
+
+def run_pnm(tree, cap: float):
+    pnm = ParallelNashMemory(tree)
+    curve = []
+    while pnm.seconds < cap and not pnm.converged:
+        pnm.iterate(1)
+        expl = pnm.exploitability()
+        curve.append((pnm.iteration, pnm.seconds, expl))
+        if expl <= TARGET:
+            break
+    return pnm, curve
+
+
+def run_cfr_plus(tree, cap: float):
+    solver = CFRPlusSolver(tree)
+    solver.iterate(0)
+    curve = []
+    while solver.seconds < cap:
+        solver.iterate(1 if solver.iteration < 100 else 10)
+        expl = solver.exploitability()
+        curve.append((solver.iteration, solver.seconds, expl))
+        if expl <= TARGET:
+            break
+    return curve
+
+
+def run_psro(name: str, cap: float):
+    import pyspiel
+    from open_spiel.python import policy
+    from open_spiel.python.algorithms import exploitability, policy_aggregator
+    from open_spiel.python.algorithms.psro_v2 import best_response_oracle, psro_v2
+
+    game = pyspiel.load_game(name)
+    random_policy = policy.TabularPolicy(game)
+    oracle = best_response_oracle.BestResponseOracle(game=game, policy=random_policy)
+    solver = psro_v2.PSROSolver(game, oracle, initial_policies=[random_policy.__copy__()
+                                                                for _ in range(2)],
+                                meta_strategy_method="nash", sims_per_entry=1000,
+                                sample_from_marginals=True)
+    curve = []
+    spent = 0.0
+    while spent < cap:
+        start = time.perf_counter()
+        solver.iteration()
+        spent += time.perf_counter() - start
+        aggregated = policy_aggregator.PolicyAggregator(game).aggregate(
+            range(2), solver.get_policies(), solver.get_meta_strategies())
+        expl = exploitability.exploitability(game, aggregated)
+        curve.append((len(curve) + 1, spent, expl))
+        if expl <= TARGET:
+            break
+    return curve
+
+
+def reach(curve):
+    hit = next(((i, s) for i, s, e in curve if e <= TARGET), None)
+    return "not reached" if hit is None else f"{hit[1]:.3f} s ({hit[0]:,} it)"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cap", type=float, default=180.0, help="solver seconds per run")
+    parser.add_argument("--plot", default="benchmarks/nash_memory_vs_cfr.png")
+    args = parser.parse_args()
+    print(f"date {date.today()}  machine {platform.machine()}  python {platform.python_version()}")
+    print(f"\n| game | solver | time to {TARGET:g} | final exploitability |")
+    print("|---|---|---:|---:|")
+    curves = {}
+    for label, game, os_name in [("8-card poker", KuhnPokerGame(8), None),
+                                 ("Kuhn poker", KuhnPokerGame(), "kuhn_poker"),
+                                 ("Leduc Hold'em", LeducHoldemGame(), "leduc_poker")]:
+        tree = compile_game(game)
+        pnm, pnm_curve = run_pnm(tree, args.cap)
+        runs = {"nashzoo PNM": pnm_curve, "nashzoo CFR+": run_cfr_plus(tree, args.cap)}
+        if os_name:
+            try:
+                runs["OpenSpiel PSRO (exact BR, Nash meta)"] = run_psro(os_name, args.cap)
+            except ImportError as exc:
+                print(f"OpenSpiel not available: {exc}")
+        for name, curve in runs.items():
+            i, s, e = curve[-1]
+            print(f"| {label} | {name} | {reach(curve)} | {e:.3g} after {i:,} it, {s:.2f} s |")
+        last = pnm.history[-1]
+        print(f"| {label} | PNM support / policies at the end | | "
+              f"{last.support_sizes} / {last.policies} |")
+        curves[label] = runs
+    print("\nPNM on the thesis' larger games (worst-case payoff of player 0 = security level):\n")
+    print("| game | histories | iterations | seconds | worst case first -> last | value "
+          "of restricted game | exploitability |")
+    print("|---|---:|---:|---:|---|---:|---:|")
+    for label, game in [("2-round 6-card poker", two_round_six_card_poker()),
+                        ("4-bet 8-card (closest parameterisation)", four_bet_eight_card_poker())]:
+        tree = compile_game(game)
+        pnm, curve = run_pnm(tree, args.cap)
+        h = pnm.history
+        print(f"| {label} | {tree.num_nodes:,} | {len(h)} | {pnm.seconds:.1f} | "
+              f"{h[0].worst_case[0]:+.4f} -> {h[-1].worst_case[0]:+.4f} | {pnm.value:+.4f} | "
+              f"{curve[-1][2]:.2g} |")
+    if args.plot:
+        from nashzoo.eval.plots import require_matplotlib
+
+        plt = require_matplotlib()
+        fig, axes = plt.subplots(1, len(curves), figsize=(5.5 * len(curves), 4))
+        for ax, (label, runs) in zip(axes, curves.items()):
+            for name, curve in runs.items():
+                ax.plot([max(s, 1e-5) for _, s, _ in curve], [max(e, 1e-9) for *_, e in curve],
+                        marker=".", label=name)
+            ax.axhline(TARGET, color="k", linestyle=":", linewidth=1)
+            ax.set(xscale="log", yscale="log", xlabel="solver seconds",
+                   ylabel="exploitability (chips)", title=label)
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(args.plot, dpi=110)
+        print(f"\nplot: {args.plot}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+"""Zero-sum matrix games by linear programming (scipy's HiGHS)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nashzoo.errors import InvalidParameterError
+
+__all__ = ["solve_zero_sum"]
+
+
+def solve_zero_sum(payoffs: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Equilibrium of the zero-sum game where the row player receives ``payoffs``.
+
+    One LP: the row player's maximin strategy is the primal solution, the column
+    player's minimax strategy the duals of the column constraints.
+
+    Returns:
+        ``(row_strategy, column_strategy, value)``; ``value`` is the row player's.
+
+    Raises:
+        InvalidParameterError: not a finite, non-empty 2-D matrix.
+    """
+    from scipy.optimize import linprog
+
+    a = np.asarray(payoffs, dtype=np.float64)
+    if a.ndim != 2 or a.size == 0 or not np.isfinite(a).all():
+        raise InvalidParameterError(
+            f"Expected a finite, non-empty 2-D payoff matrix, received shape {a.shape}.")
+    m, n = a.shape
+    # maximise v s.t. x^T A[:, j] >= v for every column j, sum x = 1, x >= 0
+    res = linprog(np.r_[np.zeros(m), -1.0], A_ub=np.c_[-a.T, np.ones(n)], b_ub=np.zeros(n),
+                  A_eq=[np.r_[np.ones(m), 0.0]], b_eq=[1.0],
+                  bounds=[(0, None)] * m + [(None, None)], method="highs")
+    if not res.success:  # pragma: no cover - HiGHS solves every finite matrix game
+        raise RuntimeError(f"LP failed: {res.message}")
+    x = np.clip(res.x[:m], 0.0, None)
+    y = np.clip(-res.ineqlin.marginals, 0.0, None)
+    return x / x.sum(), y / y.sum(), float(res.x[m])
