@@ -62,6 +62,7 @@ def run_psro(name: str, cap: float):
     solver = psro_v2.PSROSolver(game, oracle, initial_policies=[random_policy.__copy__()
                                                                 for _ in range(2)],
                                 meta_strategy_method="nash", sims_per_entry=1000,
+                                training_strategy_selector="probabilistic",
                                 sample_from_marginals=True)
     curve = []
     spent = 0.0

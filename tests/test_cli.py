@@ -37,3 +37,14 @@ def test_cli_errors_are_clear(tmp_path, capsys):
     bad.write_text("{not json")
     assert main(["exploitability", str(bad)]) == 2
     assert "not a readable nashzoo policy file" in capsys.readouterr().err
+
+
+def test_solve_with_nash_memory(tmp_path, capsys):
+    out = tmp_path / "pnm.npz"
+    assert main(["solve", "kuhn_poker", "--param", "deck_size=8", "--algo", "nash-memory",
+                 "--iterations", "50", "--out", str(out), "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "nash-memory" in text
+    policy = TabularPolicy.load(out)
+    assert policy.metadata["algorithm"] == "nash-memory"
+    assert policy.metadata["iterations"] <= 15  # stopped once the equilibrium was certified

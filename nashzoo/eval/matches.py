@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from nashzoo.envs.registration import make_game
-from nashzoo.errors import AgentForfeitError
+from nashzoo.errors import AgentForfeitError, InvalidParameterError
 from nashzoo.eval.engine import Forfeit, deal_uniforms, mean_and_stderr, play_duplicate_deals
 from nashzoo.games import Game
 from nashzoo.games.base import check_int
@@ -93,8 +93,8 @@ def exact_duplicate_value(policy_a: TabularPolicy, policy_b: TabularPolicy) -> f
 
     tree = policy_a.tree
     if policy_b.game != policy_a.game:
-        raise ValueError(f"Policies are for different games: {policy_a.game!r} and "
-                         f"{policy_b.game!r}.")
+        raise InvalidParameterError(f"Policies are for different games: {policy_a.game!r} "
+                                    f"and {policy_b.game!r}.")
     seat0 = tree.infoset_player == 0
     a_first = np.where(seat0[:, None], policy_a.probs, policy_b.probs)
     b_first = np.where(seat0[:, None], policy_b.probs, policy_a.probs)

@@ -257,7 +257,6 @@ class NFSP:
         """
         if episodes is None and seconds is None:
             raise InvalidParameterError("train() needs `episodes` or `seconds`.")
-        torch = self._torch
         if not self._games:
             self._games = [self._new_game(g) for g in range(self.config.batch_games)]
         target_eps = None if episodes is None else self.episodes + int(episodes)
@@ -269,7 +268,6 @@ class NFSP:
 
             bar = tqdm(total=episodes if episodes is not None else None, unit="ep",
                        desc="NFSP self-play")
-        threads = torch.get_num_threads()
         while True:
             t0 = time.perf_counter()
             done = 0
@@ -291,7 +289,6 @@ class NFSP:
                 break
         if bar is not None:
             bar.close()
-        del threads
         return self
 
     # -- outputs ---------------------------------------------------------------------------
