@@ -80,7 +80,9 @@ def plot_crosstable(names: Sequence[str], table, path: str | Path, *, unit: str 
     ax.set_yticks(range(n), names)
     for i, j in itertools.product(range(n), repeat=2):
         if i != j and np.isfinite(table[i, j]):
-            ax.text(j, i, f"{table[i, j]:+.3g}", ha="center", va="center", fontsize=8)
+            color = "white" if abs(table[i, j]) > 0.6 * lim else "black"
+            ax.text(j, i, f"{table[i, j]:+.3g}", ha="center", va="center", fontsize=8,
+                    color=color)
     ax.set_title(title or f"row agent's score vs column agent ({unit})", fontsize=9)
     fig.colorbar(im, ax=ax, shrink=0.8)
     fig.tight_layout()
