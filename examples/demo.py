@@ -1,7 +1,9 @@
 """nashzoo's main job, end to end (``make demo``).
 
 1. Solves Leduc Hold'em with every tabular solver (CFR, CFR+, DCFR, external- and
-   outcome-sampling MCCFR, XFP) and plots their exploitability curves.
+   outcome-sampling MCCFR, XFP, Parallel Nash Memory) and plots their exploitability
+   curves; trains NFSP by self-play and MaskablePPO against random (when torch and
+   sb3-contrib are installed).
 2. Runs a short duplicate round robin between every agent that exists so far (the
    solvers' policies and the random agent) through the tournament harness: stored in
    ``results.sqlite`` (resumable), rated (Bradley-Terry, Nash averaging), with the
@@ -33,7 +35,47 @@ from nashzoo.tree import TabularPolicy, compile_game
 
 # (algorithm, iterations) budgets that take a few seconds in all on a laptop.
 BUDGETS = [("cfr+", 2000), ("dcfr", 2000), ("cfr", 2000), ("xfp", 300),
-           ("es-mccfr", 200_000), ("os-mccfr", 200_000)]
+           ("es-mccfr", 200_000), ("os-mccfr", 200_000), ("nash-memory", 150)]
+NFSP_SECONDS = 30.0
+PPO_STEPS = 8192
+
+
+def train_learners(game, out: Path, scale: float) -> dict[str, tuple[str, object, float, str]]:
+    """NFSP by self-play and MaskablePPO against random, when torch / sb3 are installed.
+
+    Returns ``{name: (agent spec, PolicyAgent, seconds, budget text)}``.
+    """
+    learners = {}
+    try:
+        import torch
+    except ImportError:
+        print("torch not installed: skipping NFSP and MaskablePPO (pip install 'nashzoo[sb3]')")
+        return learners
+    torch.set_num_threads(1)
+    from nashzoo.agents.nfsp import NFSP
+
+    nfsp = NFSP(game).train(seconds=NFSP_SECONDS * scale, progress=True)
+    path = nfsp.save(out / "nfsp.pt")
+    learners["nfsp"] = (str(path), nfsp.agent(name="nfsp"), nfsp.seconds,
+                        f"{nfsp.episodes:,} episodes")
+    try:
+        import gymnasium
+        from sb3_contrib import MaskablePPO
+
+        from nashzoo.agents.sb3 import SB3Agent
+    except ImportError:
+        print("sb3-contrib not installed: skipping MaskablePPO")
+        return learners
+    start = time.perf_counter()
+    env = gymnasium.make("nashzoo/LeducHoldem-v0", opponent="random")
+    steps = max(int(PPO_STEPS * scale), 64)
+    model = MaskablePPO("MlpPolicy", env, seed=0, gamma=1.0, verbose=0, device="cpu",
+                        n_steps=min(2048, steps))
+    model.learn(steps)
+    model.save(out / "ppo")
+    learners["ppo-vs-random"] = (str(out / "ppo.zip"), SB3Agent(model, name="ppo-vs-random"),
+                                 time.perf_counter() - start, f"{steps:,} steps")
+    return learners
 
 
 def main() -> None:
@@ -61,13 +103,15 @@ def main() -> None:
                                  progress=True))
         curves[-1].policy.save(out / f"policy-{algo.replace('+', 'plus')}.npz")
     plot_convergence(curves, out / "convergence.png", title=f"{args.game}: exploitability")
+    learners = train_learners(game, out, args.scale)
 
     # 3. duplicate round robin through the tournament harness (stored, resumable, rated)
     policy_files = {c.algorithm: out / f"policy-{c.algorithm.replace('+', 'plus')}.npz"
                     for c in curves}
     config = TournamentConfig(
         game=args.game, deals=args.deals, block_size=max(args.deals // 4, 1), seed=0,
-        agents=(("random", "random"),) + tuple((k, str(v)) for k, v in policy_files.items()))
+        agents=(("random", "random"),) + tuple((k, str(v)) for k, v in policy_files.items())
+        + tuple((k, v[0]) for k, v in learners.items()))
     result = run_tournament(config, out / "results.sqlite", progress=True, bootstrap=100)
     write_tournament_report(result, out / "tournament")
     names = list(result.crosstable.names)
@@ -75,6 +119,8 @@ def main() -> None:
     scale = 1000.0 / (game.big_blind or 1.0)
     policies = {c.algorithm: c.policy for c in curves}
     policies["random"] = TabularPolicy.uniform(tree)
+    for name, (_, agent, _, _) in learners.items():
+        policies[name] = TabularPolicy.from_agent(agent, tree)
     exact = np.full((len(names), len(names)), np.nan)
     for i, j in itertools.permutations(range(len(names)), 2):
         exact[i, j] = head_to_head(tree, policies[names[i]], policies[names[j]],
@@ -94,6 +140,9 @@ def main() -> None:
         p = c.final
         lines.append(f"| {c.algorithm} | {p.iteration:,} | {p.seconds:.3f} | "
                      f"{p.exploitability:.3g} | {p.exploitability * scale:.2f} |")
+    for name, (_, _, seconds, budget) in learners.items():
+        e = expl[name].exploitability
+        lines.append(f"| {name} | {budget} | {seconds:.3f} | {e:.3g} | {e * scale:.2f} |")
     lines += ["", "![convergence](convergence.png)", "", "## Agents: exact exploitability", "",
               f"| agent | exploitability (chips) | {unit} | value as player 0 |",
               "|---|---:|---:|---:|"]

@@ -6,6 +6,8 @@ spec                       agent
 ``random``                 :class:`~nashzoo.agents.RandomAgent`
 ``path/to/policy.npz``     a saved :class:`~nashzoo.tree.TabularPolicy` (or ``.json``)
 ``path/to/agent.pt``       a saved NFSP agent (its average policy; torch extra)
+``path/to/model.zip``      a saved stable-baselines3 model (MaskablePPO, PPO, A2C or DQN;
+                           sb3 extra), played through :class:`~nashzoo.agents.sb3.SB3Agent`
 ``cfr+:1000``              the average policy of a solver after N iterations
                            (any name of :data:`nashzoo.agents.cfr.SOLVER_NAMES`)
 ``package.module:factory`` ``factory()`` (or ``factory(game=game)`` if it takes ``game``)
@@ -25,8 +27,8 @@ from nashzoo.games import Game
 
 __all__ = ["build_agent", "SPEC_HELP"]
 
-SPEC_HELP = ("random | path/to/policy.npz|.json | path/to/nfsp.pt | SOLVER:ITERATIONS "
-             "(e.g. cfr+:1000) | package.module:factory")
+SPEC_HELP = ("random | path/to/policy.npz|.json | path/to/nfsp.pt | path/to/sb3_model.zip | "
+             "SOLVER:ITERATIONS (e.g. cfr+:1000) | package.module:factory")
 
 
 @functools.lru_cache(maxsize=64)
@@ -42,6 +44,35 @@ def _loaded_policy(path: str, stamp: int, game: Game):
     from nashzoo.tree.policy import TabularPolicy
 
     return TabularPolicy.load(path, game=game)
+
+
+def _sb3_agent(path: str, name: str) -> Any:
+    """Load a saved SB3 model, trying the algorithms nashzoo supports in turn."""
+    from nashzoo.agents.sb3 import SB3Agent
+
+    try:
+        import stable_baselines3 as sb3
+    except ImportError as exc:
+        from nashzoo.errors import MissingDependencyError
+
+        raise MissingDependencyError(
+            f"Agent spec {path!r} needs stable-baselines3: pip install 'nashzoo[sb3]'.") from exc
+    classes = []
+    try:
+        from sb3_contrib import MaskablePPO
+
+        classes.append(MaskablePPO)
+    except ImportError:
+        pass
+    classes += [sb3.PPO, sb3.A2C, sb3.DQN]
+    errors = []
+    for cls in classes:
+        try:
+            return SB3Agent(cls.load(path, device="cpu"), name=name)
+        except Exception as exc:  # try the next algorithm
+            errors.append(f"{cls.__name__}: {type(exc).__name__}")
+    raise InvalidParameterError(
+        f"Agent spec {path!r}: not a loadable stable-baselines3 model ({'; '.join(errors)}).")
 
 
 def build_agent(spec: str, game: Game, *, name: str | None = None) -> Any:
@@ -74,6 +105,8 @@ def build_agent(spec: str, game: Game, *, name: str | None = None) -> Any:
             raise InvalidParameterError(f"{spec} holds an NFSP agent for {nfsp.game!r}, not "
                                         f"for {game!r}.")
         return nfsp.agent(name=name or Path(spec).stem)
+    if spec.endswith(".zip"):
+        return _sb3_agent(spec, name or Path(spec).stem)
     head, sep, tail = spec.rpartition(":")
     if sep and head in SOLVER_NAMES:
         if not tail.isdigit() or int(tail) < 1:

@@ -58,3 +58,20 @@ def test_rejects_non_models():
 
     with pytest.raises(InvalidParameterError, match="stable-baselines3 model"):
         SB3Agent(object())
+
+
+def test_saved_model_enters_tournaments_through_its_spec(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    from nashzoo.agents.specs import build_agent
+    from nashzoo.eval import head_to_head
+
+    model = MaskablePPO("MlpPolicy", SingleAgentEnv("nashzoo/kuhn_poker-v0"), seed=0,
+                        n_steps=64, batch_size=32, device="cpu")
+    model.save(tmp_path / "ppo")
+    agent = build_agent(str(tmp_path / "ppo.zip"), KuhnPokerGame())
+    assert isinstance(agent, SB3Agent)
+    policy = TabularPolicy.from_agent(agent, compile_game(KuhnPokerGame()))
+    np.testing.assert_allclose(policy.probs, TabularPolicy.from_agent(SB3Agent(model),
+                                                                      policy.tree).probs)
+    assert head_to_head(KuhnPokerGame(), agent, agent, exact=True).mean == pytest.approx(0.0)
