@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
-EXTRAS ?= dev,plot,peers,ray,sb3
+EXTRAS ?= dev,plot,peers,ray,sb3,postgres
 
 .PHONY: demo test bench install clean
 
