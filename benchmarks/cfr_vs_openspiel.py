@@ -24,7 +24,6 @@ import time
 from dataclasses import dataclass, field
 from datetime import date
 
-import numpy as np
 
 from nashzoo.agents.cfr import make_solver
 from nashzoo.eval import exploitability
@@ -218,25 +217,11 @@ def main() -> None:
         print(f"\npyspiel.nash_conv / nashzoo exploitability(): "
               f"{timings[2][1] / timings[0][1]:,.0f}x")
     if args.plot:
-        from nashzoo.eval.plots import require_matplotlib
+        from nashzoo.eval.plots import plot_panels
 
-        plt = require_matplotlib()
-        fig, axes = plt.subplots(1, len(all_runs), figsize=(6 * len(all_runs), 4.3))
-        axes = np.atleast_1d(axes)
-        for ax, (key, runs) in zip(axes, all_runs.items()):
-            for r in runs:
-                if r.name.endswith("mccfr"):
-                    continue
-                secs = [max(s, 1e-6) for _, s, _ in r.curve]
-                ax.plot(secs, [e for *_, e in r.curve], label=r.name,
-                        linestyle="-" if r.name.startswith("nashzoo") else "--")
-            ax.set(xscale="log", yscale="log", xlabel="solver seconds",
-                   ylabel="exploitability (chips)", title=key)
-            ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(args.plot, dpi=110)
-        print(f"\nplot: {args.plot}")
+        panels = {key: {r.name: r.curve for r in runs if not r.name.endswith("mccfr")}
+                  for key, runs in all_runs.items()}
+        print(f"\nplot: {plot_panels(panels, args.plot)}")
 
 
 if __name__ == "__main__":

@@ -103,7 +103,7 @@ def contenders(decisions: int) -> dict:
     except ImportError as exc:
         print(f"PettingZoo classic not available ({exc}); pip install 'pettingzoo[classic]'")
     try:
-        import pyspiel  # noqa: F401
+        import pyspiel  # noqa: F401  (only checks that open_spiel is installed)
 
         runs["OpenSpiel rl_environment leduc_poker"] = lambda: openspiel_loop(decisions // 2)
     except ImportError:

@@ -124,22 +124,9 @@ def main() -> None:
               f"{h[0].worst_case[0]:+.4f} -> {h[-1].worst_case[0]:+.4f} | {pnm.value:+.4f} | "
               f"{curve[-1][2]:.2g} |")
     if args.plot:
-        from nashzoo.eval.plots import require_matplotlib
+        from nashzoo.eval.plots import plot_panels
 
-        plt = require_matplotlib()
-        fig, axes = plt.subplots(1, len(curves), figsize=(5.5 * len(curves), 4))
-        for ax, (label, runs) in zip(axes, curves.items()):
-            for name, curve in runs.items():
-                ax.plot([max(s, 1e-5) for _, s, _ in curve], [max(e, 1e-9) for *_, e in curve],
-                        marker=".", label=name)
-            ax.axhline(TARGET, color="k", linestyle=":", linewidth=1)
-            ax.set(xscale="log", yscale="log", xlabel="solver seconds",
-                   ylabel="exploitability (chips)", title=label)
-            ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(args.plot, dpi=110)
-        print(f"\nplot: {args.plot}")
+        print(f"\nplot: {plot_panels(curves, args.plot, threshold=TARGET)}")
 
 
 if __name__ == "__main__":

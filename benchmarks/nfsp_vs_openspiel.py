@@ -21,7 +21,6 @@ import platform
 import time
 from datetime import date
 
-import numpy as np
 import torch
 
 

@@ -84,7 +84,6 @@ def build_agent(spec: str, game: Game, *, name: str | None = None) -> Any:
     """
     from nashzoo.agents.cfr import SOLVER_NAMES, TabularPolicyAgent
     from nashzoo.agents.random_agent import RandomAgent
-    from nashzoo.tree.policy import TabularPolicy
 
     if not isinstance(spec, str) or not spec:
         raise InvalidParameterError(f"An agent spec is a string ({SPEC_HELP}), received {spec!r}.")

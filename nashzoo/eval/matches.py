@@ -8,7 +8,6 @@ computed exactly (``exact=True``), with zero variance.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 

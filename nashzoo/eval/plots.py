@@ -7,7 +7,13 @@ from typing import Sequence
 
 from nashzoo.errors import MissingDependencyError
 
-__all__ = ["plot_convergence", "plot_crosstable", "plot_ratings", "require_matplotlib"]
+__all__ = [
+    "plot_convergence",
+    "plot_crosstable",
+    "plot_panels",
+    "plot_ratings",
+    "require_matplotlib",
+]
 
 
 def require_matplotlib():
@@ -106,6 +112,37 @@ def plot_ratings(names: Sequence[str], elo, low, high, path: str | Path) -> Path
     ax.set_yticks(ys, [names[k] for k in order])
     ax.set_xlabel("Bradley-Terry rating (Elo scale, mean 0) with 95% bootstrap interval")
     ax.grid(True, axis="x", alpha=0.3)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_panels(panels: dict, path: str | Path, *, threshold: float | None = None,
+                xlabel: str = "solver seconds") -> Path:
+    """One log-log panel per game: exploitability against seconds, one line per run.
+
+    Args:
+        panels: ``{panel title: {run name: [(iteration, seconds, exploitability), ...]}}``;
+            runs named ``"nashzoo ..."`` are solid, the peers' dashed.
+        path: PNG file to write.
+        threshold: draw a dotted horizontal line there (e.g. a target exploitability).
+        xlabel: label of the x axis.
+    """
+    plt = require_matplotlib()
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.2), squeeze=False)
+    for ax, (title, runs) in zip(axes[0], panels.items()):
+        for name, curve in runs.items():
+            ax.plot([max(s, 1e-6) for _, s, _ in curve], [max(e, 1e-9) for *_, e in curve],
+                    marker=".", label=name,
+                    linestyle="-" if name.startswith("nashzoo") else "--")
+        if threshold is not None:
+            ax.axhline(threshold, color="k", linestyle=":", linewidth=1)
+        ax.set(xscale="log", yscale="log", xlabel=xlabel, ylabel="exploitability (chips)",
+               title=title)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
     fig.tight_layout()
     path = Path(path)
     fig.savefig(path, dpi=110)

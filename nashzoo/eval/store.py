@@ -158,7 +158,7 @@ class ResultStore:
 
     def set_exploitability(self, tournament_id: str, agent: str, value: float | None,
                            reason: str | None = None) -> None:
-        sa = self._sa
+        """Record (or replace) one agent's exploitability, ``None`` with a reason if unknown."""
         t = self.exploitability
         with self.engine.begin() as conn:
             conn.execute(t.delete().where((t.c.tournament == tournament_id) & (t.c.agent == agent)))

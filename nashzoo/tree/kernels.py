@@ -265,7 +265,6 @@ def external_sampling_run(n_iters, rng_state, player, first_child, num_children,
     The others' average policies get their current policy added at every visited node."""
     n_players = utility.shape[1]
     n_actions = legal_mask.shape[1]
-    chance_row = np.zeros(n_actions)
     sig = np.zeros(n_actions)
     for it in range(n_iters):
         for p in range(n_players):

@@ -191,7 +191,6 @@ class NFSP:
 
     def _play_step(self) -> int:
         """Advance every game by one decision of each player; returns finished episodes."""
-        cfg = self.config
         games = self._games
         finished = 0
         zeros_obs = np.zeros(self.obs_size, np.float32)
