@@ -20,7 +20,13 @@ from typing import Any, Sequence
 import numpy as np
 
 from nashzoo.envs.observation import ObservationCache
-from nashzoo.games.base import CHANCE, TERMINAL, Game, sample_chance_outcome
+from nashzoo.games.base import (
+    CHANCE,
+    TERMINAL,
+    Game,
+    check_action_value,
+    sample_chance_outcome,
+)
 
 __all__ = ["Forfeit", "DealScores", "play_duplicate_deals", "deal_uniforms"]
 
@@ -124,15 +130,12 @@ def _play(game: Game, seats: Sequence[Any], uniforms: np.ndarray, cache: Observa
         if limit is not None and time.perf_counter() - start > limit:
             raise Forfeit(agent, f"exceeded the per-move time limit of {limit} s "
                                  f"({time.perf_counter() - start:.3f} s at {key!r})")
-        if type(action) is not int:
-            if isinstance(action, (np.integer,)) or (
-                    isinstance(action, np.ndarray) and action.shape == ()
-                    and np.issubdtype(action.dtype, np.integer)):
-                action = int(action)
-            else:
-                raise Forfeit(agent, f"returned {action!r} ({type(action).__name__}), not an "
-                                     f"integer action, at {key!r}")
-        if not (0 <= action < num_actions) or not mask[action]:
+        if type(action) is not int or not 0 <= action < num_actions:
+            try:
+                action = check_action_value(action, num_actions)
+            except (TypeError, ValueError) as exc:
+                raise Forfeit(agent, f"answered an invalid action at {key!r}: {exc}") from None
+        if not mask[action]:
             raise Forfeit(agent, f"played illegal action {action} at {key!r} (legal: "
                                  f"{np.flatnonzero(mask).tolist()})")
         state._apply(action)

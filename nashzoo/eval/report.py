@@ -19,12 +19,10 @@ def write_tournament_report(result, out_dir: str | Path) -> Path:
     Returns:
         The path of ``index.html``.
     """
-    from nashzoo.eval.tournament import _game
-
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     cfg = result.config
-    game = _game(cfg.game, json.dumps(cfg.params, sort_keys=True))
+    game = cfg.make_game()
     scale, unit = (1000.0 / game.big_blind, "mbb/game") if game.big_blind else (1.0, "chips/game")
     ct, r = result.crosstable, result.ratings
     names = list(ct.names)

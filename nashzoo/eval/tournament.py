@@ -93,6 +93,10 @@ class TournamentConfig:
         text = json.dumps(self.to_dict(), sort_keys=True)
         return hashlib.sha1(text.encode()).hexdigest()[:16]
 
+    def make_game(self):
+        """The game (cached per process)."""
+        return _game(self.game, json.dumps(self.params, sort_keys=True))
+
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(n for n, _ in self.agents)
@@ -121,7 +125,7 @@ def _game(game_id: str, params_json: str):
 def _agents(config: TournamentConfig, i: int, j: int) -> tuple[Any, Any]:
     from nashzoo.agents.specs import build_agent
 
-    game = _game(config.game, json.dumps(config.params, sort_keys=True))
+    game = config.make_game()
     (na, sa), (nb, sb) = config.agents[i], config.agents[j]
     return build_agent(sa, game, name=na), build_agent(sb, game, name=nb)
 
@@ -130,7 +134,7 @@ def run_block(config: TournamentConfig, i: int, j: int, block: int, deals: int) 
     """Play one block (a pure function of its arguments; runs in any process)."""
     import time
 
-    game = _game(config.game, json.dumps(config.params, sort_keys=True))
+    game = config.make_game()
     name_a, name_b = config.agents[i][0], config.agents[j][0]
     start = time.perf_counter()
     try:
@@ -175,10 +179,10 @@ class TournamentResult:
     def complete(self) -> bool:
         return self.blocks_done == self.blocks_total
 
-    def format(self, unit_scale: float | None = None) -> str:
-        """The crosstable and ratings as text tables."""
+    def format(self) -> str:
+        """The crosstable and ratings as text tables (mbb/game for poker)."""
         names = self.crosstable.names
-        big_blind = _game(self.config.game, json.dumps(self.config.params, sort_keys=True)).big_blind
+        big_blind = self.config.make_game().big_blind
         scale, unit = ((1000.0 / big_blind, "mbb/game") if big_blind else (1.0, "chips/game"))
         width = max(10, max(len(n) for n in names) + 1)
         lines = [f"Crosstable: row agent's duplicate score vs column agent, {unit} "
@@ -216,7 +220,7 @@ def _exploitabilities(config: TournamentConfig, store: ResultStore, tid: str) ->
     todo = [(n, s) for n, s in config.agents if n not in done]
     if not todo:
         return
-    game = _game(config.game, json.dumps(config.params, sort_keys=True))
+    game = config.make_game()
     try:
         tree = compile_game(game, max_nodes=2_000_000)
     except GameTooLargeError as exc:
@@ -285,7 +289,7 @@ def run_tournament(config: TournamentConfig, store: ResultStore | str, *, worker
     tid = config.id
     if not store.register(tid, config.to_dict()):
         logger.info("resuming tournament %s", tid)
-    _game(config.game, json.dumps(config.params, sort_keys=True))  # fail early on bad games
+    config.make_game()  # fail early on bad games
     _exploitabilities(config, store, tid)
     blocks = config.blocks()
     names = config.names
