@@ -21,6 +21,7 @@ __all__ = [
     "PolicyFileError",
     "AgentForfeitError",
     "StoreError",
+    "ResetNeededError",
 ]
 
 
@@ -77,3 +78,10 @@ class AgentForfeitError(NashzooError, RuntimeError):
 
 class StoreError(NashzooError, RuntimeError):
     """The result store is unreadable or belongs to another tournament."""
+
+
+class ResetNeededError(NashzooError, RuntimeError, AssertionError):
+    """An env was used before ``reset()``.
+
+    Also an ``AssertionError``, which is what PettingZoo's own order enforcement raises.
+    """

@@ -20,6 +20,7 @@ from nashzoo.errors import (
     GameOverError,
     IllegalActionError,
     InvalidParameterError,
+    ResetNeededError,
 )
 from nashzoo.envs.observation import ObservationCache
 from nashzoo.games.base import TERMINAL, Game, check_action_value, sample_chance_outcome
@@ -152,7 +153,7 @@ class GameEnv(AECEnv):
 
     def _require_reset(self) -> None:
         if self._state is None:
-            raise GameOverError("Call reset() before using the environment.")
+            raise ResetNeededError("Call reset() before using the environment.")
 
     def _advance(self) -> None:
         """Resolve chance nodes, then set the next agent, infos and final rewards."""
@@ -285,10 +286,12 @@ def _guarded(name: str) -> property:
 
 
 class OrderEnforcingWrapper(_PZOrderEnforcingWrapper):
-    """PettingZoo's order enforcement, with two changes.
+    """PettingZoo's order enforcement, with three changes.
 
-    A step after every agent has left raises :class:`~nashzoo.errors.GameOverError`
-    (PettingZoo's wrapper only warns, and a step that does nothing is a silent bug); and
+    Use before ``reset()`` raises :class:`~nashzoo.errors.ResetNeededError` (still an
+    ``AssertionError``, as PettingZoo's); a step after every agent has left raises
+    :class:`~nashzoo.errors.GameOverError` (PettingZoo's wrapper only warns, and a step
+    that does nothing is a silent bug); and
     the attributes read in every step (``agents``, ``agent_selection``, ``rewards``, ...)
     are properties rather than ``__getattr__`` look-ups, which made the wrapper cost more
     than the game itself.
@@ -302,10 +305,24 @@ class OrderEnforcingWrapper(_PZOrderEnforcingWrapper):
     infos = _guarded("infos")
     num_agents = _guarded("num_agents")
 
-    def step(self, action: Any) -> None:
+    def _check_reset(self, what: str) -> None:
         if not self._has_reset:
-            super().step(action)  # PettingZoo's "step before reset" error
-            return
+            raise ResetNeededError(f"Call reset() before {what}.")
+
+    def observe(self, agent: str) -> Any:
+        self._check_reset("observe()")
+        return self.env.observe(agent)
+
+    def render(self) -> Any:
+        self._check_reset("render()")
+        return self.env.render()
+
+    def agent_iter(self, max_iter: int = 2**63):
+        self._check_reset("agent_iter()")
+        return super().agent_iter(max_iter)
+
+    def step(self, action: Any) -> None:
+        self._check_reset("step()")
         env = self.env
         if not env.agents:
             raise GameOverError(
@@ -315,6 +332,5 @@ class OrderEnforcingWrapper(_PZOrderEnforcingWrapper):
         env.step(action)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        if not self._has_reset:
-            raise AttributeError("last() cannot be called before reset")
+        self._check_reset("last()")
         return self.env.last(observe)

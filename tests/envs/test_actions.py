@@ -10,6 +10,7 @@ from nashzoo.errors import (
     GameOverError,
     IllegalActionError,
     InvalidActionError,
+    ResetNeededError,
 )
 
 
@@ -88,8 +89,13 @@ def test_access_before_reset():
     env = nashzoo.make("nashzoo/kuhn_poker-v0")
     with pytest.raises(AttributeError, match="before reset"):
         env.agent_selection
-    with pytest.raises(AttributeError, match="before reset"):
-        env.last()
+    for call in (env.last, lambda: env.step(0), lambda: env.observe("player_0"), env.render,
+                 env.agent_iter):
+        with pytest.raises(ResetNeededError, match=r"Call reset\(\) before"):
+            call()
+    assert issubclass(ResetNeededError, AssertionError)  # PettingZoo's convention
+    with pytest.raises(ResetNeededError):
+        nashzoo.envs.GameEnv(nashzoo.make_game("kuhn_poker")).observe("player_0")
 
 
 def test_observations_are_fresh_copies():
