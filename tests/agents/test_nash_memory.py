@@ -136,3 +136,31 @@ def test_bad_inputs():
     with pytest.raises(InvalidParameterError, match="tolerance"):
         ParallelNashMemory(KUHN, tolerance=-1)
     assert mix_policies(KUHN, [(pols, [0.5, 0.5]), (pols, [1.0, 0.0])]).probs.shape == (12, 2)
+
+
+def test_pluggable_heuristic_and_stall():
+    # An approximate heuristic: the best response to a blurred opponent (10% uniform),
+    # as a sampled or learned best response would be. It fits the same interface; when it
+    # finds nothing that beats the current mixtures, PNM stops and says it stalled.
+    from nashzoo.agents.nash_memory import best_response_heuristic
+
+    uniform = EIGHT.legal_mask / EIGHT.legal_mask.sum(axis=1, keepdims=True)
+
+    def blurred(pnm, player, profile):
+        return best_response_heuristic(pnm, player, 0.9 * profile + 0.1 * uniform)
+
+    pnm = ParallelNashMemory(EIGHT, heuristic=blurred).iterate(100)
+    assert pnm.converged or pnm.stalled
+    assert len(pnm.history) < 100
+    # whatever it stopped on, the mixture is far better than where it started
+    assert pnm.history[-1].worst_case[0] > pnm.history[0].worst_case[0]
+
+    calls = []
+
+    def lazy(pnm, player, profile):
+        calls.append(player)
+        return [] if len(pnm.history) >= 2 else best_response_heuristic(pnm, player, profile)
+
+    stalled = ParallelNashMemory(EIGHT, heuristic=lazy).iterate(10)
+    assert stalled.stalled and not stalled.converged and len(stalled.history) == 3
+    assert stalled.iteration == 3 and calls[:2] == [0, 1]
