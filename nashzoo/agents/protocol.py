@@ -13,7 +13,7 @@ import numpy as np
 
 from nashzoo.errors import ActionTypeError
 
-__all__ = ["Agent", "PolicyAgent", "action_mask_of"]
+__all__ = ["Agent", "PolicyAgent", "action_mask_of", "sample_index"]
 
 Observation = dict[str, np.ndarray]
 
@@ -58,3 +58,10 @@ def action_mask_of(observation: Any) -> np.ndarray:
             + "."
         )
     return np.asarray(observation["action_mask"])
+
+
+def sample_index(cumulative: np.ndarray, u: float) -> int:
+    """The index a uniform ``u`` in [0, 1) picks from cumulative probabilities (their
+    total need not be exactly 1; the last index absorbs rounding)."""
+    index = int(np.searchsorted(cumulative, u * cumulative[-1], side="right"))
+    return min(index, cumulative.size - 1)

@@ -180,8 +180,11 @@ def nash_averaging(payoffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def rate(results: Sequence[BlockResult], names: Sequence[str], *, bootstrap: int = 200,
-         seed: int = 0) -> Ratings:
-    """Bradley-Terry (with bootstrap CIs over blocks) and Nash-averaging ratings."""
+         seed: int = 0, table: Crosstable | None = None) -> Ratings:
+    """Bradley-Terry (with bootstrap CIs over blocks) and Nash-averaging ratings.
+
+    ``table``: the results' :func:`crosstable`, if the caller has it already.
+    """
     names = tuple(names)
     index = {name: k for k, name in enumerate(names)}
     n = len(names)
@@ -200,6 +203,7 @@ def rate(results: Sequence[BlockResult], names: Sequence[str], *, bootstrap: int
         samples[s] = bradley_terry(_win_counts(resampled, index, n))
     low, high = (np.percentile(samples, [2.5, 97.5], axis=0) if bootstrap
                  else (elo.copy(), elo.copy()))
-    table = crosstable(ordered, names)
+    if table is None:
+        table = crosstable(ordered, names)
     mixture, scores = nash_averaging(table.mean)
     return Ratings(names, elo, low, high, mixture, scores)

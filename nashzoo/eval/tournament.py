@@ -325,7 +325,8 @@ def summarize(store: ResultStore | str, tournament_id: str, *, bootstrap: int = 
     results = store.results(tournament_id)
     names = config.names
     expl = {n: v for n, (v, _) in store.exploitabilities(tournament_id).items()}
+    table = crosstable(results, names)
     return TournamentResult(
-        tournament_id, config, crosstable(results, names),
-        rate(results, names, bootstrap=bootstrap, seed=seed),
+        tournament_id, config, table,
+        rate(results, names, bootstrap=bootstrap, seed=seed, table=table),
         {n: expl.get(n) for n in names}, len(results), len(config.blocks()))

@@ -2,5 +2,6 @@
 
 from nashzoo.tree.compile import DEFAULT_MAX_NODES, GameTree, compile_game
 from nashzoo.tree.policy import TabularPolicy
+from nashzoo.tree.reach import realization_weights
 
-__all__ = ["GameTree", "compile_game", "DEFAULT_MAX_NODES", "TabularPolicy"]
+__all__ = ["GameTree", "compile_game", "DEFAULT_MAX_NODES", "TabularPolicy", "realization_weights"]

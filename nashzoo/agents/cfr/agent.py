@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.agents.protocol import Observation, action_mask_of
+from nashzoo.agents.protocol import Observation, action_mask_of, sample_index
 from nashzoo.errors import IllegalActionError, InvalidParameterError
 from nashzoo.tree.policy import TabularPolicy
 
@@ -61,9 +61,7 @@ class TabularPolicyAgent:
     def act(self, observation: Observation, info: dict[str, Any]) -> int:
         """Sample an action from the policy."""
         row = self._row(info)
-        cum = self._cum[row]
-        action = int(np.searchsorted(cum, self._rng.random() * cum[-1], side="right"))
-        action = min(action, cum.size - 1)
+        action = sample_index(self._cum[row], self._rng.random())
         mask = action_mask_of(observation)
         if not mask[action]:
             raise IllegalActionError(

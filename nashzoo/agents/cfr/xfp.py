@@ -26,6 +26,7 @@ from nashzoo.agents.cfr.base import TabularSolver
 from nashzoo.eval.exploitability import best_response_value
 from nashzoo.games import Game
 from nashzoo.tree.compile import GameTree
+from nashzoo.tree.reach import realization_weights
 
 __all__ = ["XFPSolver"]
 
@@ -43,18 +44,7 @@ class XFPSolver(TabularSolver):
         super().__init__(game)
         mask = self.tree.legal_mask
         self._pi = mask / mask.sum(axis=1, keepdims=True)
-        n = self.tree.num_nodes
-        self._reach_own = np.zeros(n)
-        self._reach_opp = np.zeros(n)
         self._br_actions = np.zeros(self.tree.num_infosets, dtype=np.int64)
-
-    def _own_realization(self, probs: np.ndarray, player: int) -> np.ndarray:
-        from nashzoo.tree import kernels
-
-        t = self.tree
-        kernels.forward_reach(player, t.player, t.first_child, t.num_children, t.infoset,
-                              t.action, t.chance_prob, probs, self._reach_own, self._reach_opp)
-        return self._reach_own[t.infoset_node]
 
     def _run(self, n: int) -> None:
         t = self.tree
@@ -70,8 +60,8 @@ class XFPSolver(TabularSolver):
             new_pi = self._pi.copy()
             for p in range(t.num_players):
                 own = t.infoset_player == p
-                x_pi = self._own_realization(self._pi, p)[own]
-                x_beta = self._own_realization(beta, p)[own]
+                x_pi = realization_weights(t, self._pi, p)[own]
+                x_beta = realization_weights(t, beta, p)[own]
                 denom = (1.0 - alpha) * x_pi + alpha * x_beta
                 with np.errstate(invalid="ignore", divide="ignore"):
                     coef = np.where(denom > 0, alpha * x_beta / np.where(denom > 0, denom, 1), 0.0)

@@ -20,21 +20,9 @@ import numpy as np
 from nashzoo.errors import InvalidParameterError
 from nashzoo.tree.compile import GameTree
 from nashzoo.tree.policy import TabularPolicy
+from nashzoo.tree.reach import realization_weights
 
 __all__ = ["realization_weights", "behavioural_mixture", "mix_policies"]
-
-
-def realization_weights(tree: GameTree, probs: np.ndarray, player: int) -> np.ndarray:
-    """``rho(I)`` for every information set of ``player`` (length ``num_infosets``;
-    other players' entries are meaningless)."""
-    from nashzoo.tree import kernels
-
-    reach_own = np.empty(tree.num_nodes)
-    reach_opp = np.empty(tree.num_nodes)
-    kernels.forward_reach(player, tree.player, tree.first_child, tree.num_children,
-                          tree.infoset, tree.action, tree.chance_prob,
-                          np.ascontiguousarray(probs, dtype=np.float64), reach_own, reach_opp)
-    return reach_own[tree.infoset_node]
 
 
 def _as_array(tree: GameTree, policy) -> np.ndarray:

@@ -27,6 +27,7 @@ from typing import Any, Callable
 import numpy as np
 
 from nashzoo.agents.nfsp.buffers import ReplayBuffer, ReservoirBuffer
+from nashzoo.agents.protocol import sample_index
 from nashzoo.agents.nfsp.config import NFSPConfig
 from nashzoo.envs.observation import ObservationCache
 from nashzoo.errors import InvalidParameterError, MissingDependencyError, PolicyFileError
@@ -384,8 +385,7 @@ class NFSPAgent:
 
     def act(self, observation: dict, info: dict[str, Any]) -> int:
         probs = self.action_probabilities(observation, info)
-        return int(min(np.searchsorted(np.cumsum(probs), self._rng.random(), side="right"),
-                       probs.size - 1))
+        return sample_index(np.cumsum(probs), self._rng.random())
 
     def __repr__(self) -> str:
         return f"NFSPAgent({self.name})"

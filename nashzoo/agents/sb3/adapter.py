@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.agents.protocol import Observation, action_mask_of
+from nashzoo.agents.protocol import Observation, action_mask_of, sample_index
 from nashzoo.errors import InvalidParameterError, MissingDependencyError
 
 __all__ = ["SB3Agent"]
@@ -91,8 +91,7 @@ class SB3Agent:
         probs = self.action_probabilities(observation, info)
         if self.deterministic:
             return int(np.argmax(probs))
-        return int(np.searchsorted(np.cumsum(probs), self._rng.random() * probs.sum(),
-                                   side="right").clip(0, probs.size - 1))
+        return sample_index(np.cumsum(probs), self._rng.random())
 
     def __repr__(self) -> str:
         return f"SB3Agent({self.name})"
