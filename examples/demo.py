@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 import nashzoo
+from nashzoo.agents import AgentSpec, get_family
 from nashzoo.agents.cfr import make_solver
 from nashzoo.agents.cfr.run import run_solver
 from nashzoo.eval import exploitability, head_to_head
@@ -98,7 +99,7 @@ def main() -> None:
     # 1. solve
     curves = []
     for algo, iterations in BUDGETS:
-        solver = make_solver(algo, tree, seed=0 if algo.endswith("mccfr") else None)
+        solver = make_solver(algo, tree, seed=0 if get_family(algo).samples else None)
         curves.append(run_solver(solver, max(1, int(iterations * args.scale)), points=25,
                                  progress=True))
         curves[-1].policy.save(out / f"policy-{algo.replace('+', 'plus')}.npz")
@@ -110,8 +111,9 @@ def main() -> None:
                     for c in curves}
     config = TournamentConfig(
         game=args.game, deals=args.deals, block_size=max(args.deals // 4, 1), seed=0,
-        agents=(("random", "random"),) + tuple((k, str(v)) for k, v in policy_files.items())
-        + tuple((k, v[0]) for k, v in learners.items()))
+        agents=(("random", AgentSpec("random")),)
+        + tuple((k, AgentSpec(str(v))) for k, v in policy_files.items())
+        + tuple((k, AgentSpec(v[0])) for k, v in learners.items()))
     result = run_tournament(config, out / "results.sqlite", progress=True, bootstrap=100)
     write_tournament_report(result, out / "tournament")
     names = list(result.crosstable.names)

@@ -11,19 +11,20 @@ Quick start::
         action = None if terminated or truncated else nashzoo.RandomAgent(seed=1).act(obs, info)
         env.step(action)
 
-``import nashzoo`` loads numpy, gymnasium and pettingzoo only: torch, ray and the web
-stack load when the parts that need them are used.
+``import nashzoo`` loads numpy, gymnasium and pettingzoo only: numba, scipy, SQLAlchemy,
+torch, ray and matplotlib load when the parts that need them are used.
 """
 
 from nashzoo import errors, games, wrappers
-from nashzoo.agents import Agent, PolicyAgent, RandomAgent
+from nashzoo.agents import Agent, AgentInfo, PolicyAgent, RandomAgent
 from nashzoo.envs import make, make_game, make_parallel, registry, spec
 from nashzoo.play import play_episode
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "Agent",
+    "AgentInfo",
     "PolicyAgent",
     "RandomAgent",
     "errors",

@@ -1,6 +1,7 @@
 """The ``nashzoo`` command: thin over the library.
 
     nashzoo envs
+    nashzoo agents
     nashzoo solve GAME --algo cfr+ [--algo dcfr ...] --iterations N [--out policy.npz] [--plot curve.png]
     nashzoo exploitability policy.npz
     nashzoo tournament --game leduc_holdem --agent cfr=cfr+:1000 --agent rnd=random --deals 2000
@@ -56,6 +57,7 @@ def _print_curve(curve, big_blind: float | None, rows: int = 12) -> None:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
+    from nashzoo.agents import get_family
     from nashzoo.agents.cfr import make_solver
     from nashzoo.agents.cfr.run import run_solver
     from nashzoo.envs import make_game
@@ -67,7 +69,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     curves = []
     algos = args.algo or ["cfr+"]
     for algo in algos:
-        solver = make_solver(algo, tree, seed=args.seed if algo.endswith("mccfr") else None)
+        solver = make_solver(algo, tree, seed=args.seed if get_family(algo).samples else None)
         curve = run_solver(solver, args.iterations, points=args.points, target=args.target,
                            progress=not args.quiet)
         curves.append(curve)
@@ -102,6 +104,7 @@ def cmd_exploitability(args: argparse.Namespace) -> int:
 def cmd_tournament(args: argparse.Namespace) -> int:
     import os
 
+    from nashzoo.agents import AgentSpec
     from nashzoo.eval.tournament import TournamentConfig, run_tournament
 
     # module:factory specs resolve against the current folder, as `python -m` would.
@@ -113,10 +116,11 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         name, sep, spec = item.partition("=")
         if not sep or not name or not spec:
             raise SystemExit(f"--agent expects NAME=SPEC (e.g. cfr=cfr+:1000), received {item!r}")
-        agents.append((name, spec))
+        agents.append((name, AgentSpec(spec, name=name)))
     config = TournamentConfig(game=args.game, agents=tuple(agents), deals=args.deals,
                               params=_parse_params(args.param), block_size=args.block_size,
-                              seed=args.seed, move_time_limit=args.move_time_limit)
+                              seed=args.seed, move_time_limit=args.move_time_limit,
+                              memory_limit_mb=args.memory_limit)
     print(f"tournament {config.id}: {len(agents)} agents, {len(config.blocks())} blocks of up "
           f"to {config.block_size} duplicate deals, store {args.store}")
     result = run_tournament(config, args.store, workers=args.workers, backend=args.backend,
@@ -159,6 +163,21 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_agents(args: argparse.Namespace) -> int:
+    from nashzoo.agents import families
+
+    for family in families().values():
+        facts = [f for f, on in (("compiles the tree", family.needs_tree),
+                                 ("sampling", family.samples),
+                                 ("FILES RUN CODE", family.loads_code)) if on]
+        defaults = ", ".join(f"{k}={v}" for k, v in family.defaults.items())
+        print(f"{family.usage:32s} {family.description}"
+              + (f" [{'; '.join(facts)}]" if facts else "")
+              + (f" (defaults: {defaults})" if defaults else ""))
+    print(f"{'package.module:factory':32s} your own code: factory() or factory(game=game)")
+    return 0
+
+
 def cmd_envs(args: argparse.Namespace) -> int:
     import nashzoo
 
@@ -177,6 +196,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("envs", help="list the registered environments")
     p.set_defaults(func=cmd_envs)
 
+    p = sub.add_parser("agents", help="list the agent families (built-in and plugins)")
+    p.set_defaults(func=cmd_agents)
+
     p = sub.add_parser("solve", help="solve a game with tabular solvers")
     p.add_argument("game", help="env id or short name, e.g. leduc_holdem or nashzoo/kuhn_poker-v0")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
@@ -193,21 +215,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_solve)
 
-    from nashzoo.agents.specs import SPEC_HELP
 
     p = sub.add_parser("tournament", help="duplicate round robin with ratings, stored durably")
     p.add_argument("--game", required=True, help="env id or short name")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--agent", action="append", required=True, metavar="NAME=SPEC",
-                   help=f"repeatable; SPEC is {SPEC_HELP}")
+                   help="repeatable; SPEC is a family (random, cfr+:1000, ... see `nashzoo "
+                        "agents`), a policy/agent file, or package.module:factory")
     p.add_argument("--deals", type=int, default=1000, help="duplicate deals per pairing")
     p.add_argument("--block-size", type=int, default=100, help="deals per stored block")
-    p.add_argument("--workers", type=int, default=1, help="local worker processes")
+    p.add_argument("--workers", type=int, default=1,
+                   help="supervised worker processes (0: play in this process)")
     p.add_argument("--backend", choices=["local", "ray"], default="local")
     p.add_argument("--ray-address", default=None, help="join this Ray cluster (default: local)")
     p.add_argument("--store", default="results.sqlite", help="SQLite file or SQLAlchemy URL")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--move-time-limit", type=float, default=None, metavar="SECONDS")
+    p.add_argument("--move-time-limit", type=float, default=None, metavar="SECONDS",
+                   help="per-move time limit; an agent over it forfeits the block")
+    p.add_argument("--memory-limit", type=int, default=None, metavar="MB",
+                   help="address-space limit of each worker process")
     p.add_argument("--bootstrap", type=int, default=200, help="bootstrap samples for rating CIs")
     p.add_argument("--report", default=None, help="write an HTML report into this folder")
     p.add_argument("--quiet", action="store_true")
@@ -239,10 +265,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        return int(args.func(args))
     except (NashzooError, FileNotFoundError, KeyError) as exc:
         print(f"nashzoo: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("nashzoo: interrupted; what finished is stored, run the same command to resume",
+              file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ from typing import Mapping, Sequence
 import numpy as np
 from pettingzoo import AECEnv
 
-from nashzoo.agents.protocol import Agent
+from nashzoo.envs.protocol import Agent
 from nashzoo.errors import InvalidParameterError
 
 __all__ = ["play_episode"]
@@ -42,6 +42,8 @@ def play_episode(
     Args:
         env: a PettingZoo AEC env (e.g. from :func:`nashzoo.make`).
         agents: one agent per seat, in ``env.possible_agents`` order or keyed by name.
+            Each receives the env's observation and info plus ``info["info_state"]``
+            (the agent info of :mod:`nashzoo.envs.protocol`).
         seed: seeds the env's chance and, through ``np.random.SeedSequence(seed)``, each
             agent's ``reset(seed=...)``; the same seed replays the same episode.
 
@@ -61,11 +63,15 @@ def play_episode(
     for agent, s in zip(seats.values(), agent_seeds):
         agent.reset(seed=s)
     totals = {name: 0.0 for name in seats}
+    raw = env.unwrapped
+    strings = getattr(raw, "information_state_string", None)
     for name in env.agent_iter():
         observation, reward, terminated, truncated, info = env.last()
         totals[name] += float(reward)
         if terminated or truncated:
             env.step(None)
-        else:
-            env.step(seats[name].act(observation, info))
+            continue
+        if callable(strings):  # the harness's agent info: the env's keys plus the string
+            info = {**info, "info_state": strings(name)}
+        env.step(seats[name].act(observation, info))
     return totals

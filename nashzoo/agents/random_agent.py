@@ -8,6 +8,7 @@ import numpy as np
 
 from nashzoo.agents.protocol import Observation, action_mask_of
 from nashzoo.errors import IllegalActionError
+from nashzoo.validation import check_seed
 
 __all__ = ["RandomAgent"]
 
@@ -17,15 +18,17 @@ class RandomAgent:
 
     Args:
         seed: seed of the agent's own ``np.random.Generator``.
+        name: display name.
     """
 
-    def __init__(self, *, seed: int | None = None) -> None:
-        self._rng = np.random.default_rng(seed)
+    def __init__(self, *, seed: int | None = None, name: str = "random") -> None:
+        self._rng = np.random.default_rng(check_seed(seed))
+        self.name = name
 
     def reset(self, *, seed: int | None = None) -> None:
         """Re-seed when ``seed`` is given; otherwise keep the stream going."""
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
+            self._rng = np.random.default_rng(check_seed(seed))
 
     def action_probabilities(self, observation: Observation, info: dict[str, Any]) -> np.ndarray:
         """Uniform over the legal actions."""

@@ -1,131 +1,179 @@
-"""Build agents from short text specs, as the tournament CLI takes them.
+"""Agent specs: the short strings the CLI and the tournament take for agents.
 
-=========================  ======================================================
-spec                       agent
-=========================  ======================================================
-``random``                 :class:`~nashzoo.agents.RandomAgent`
-``path/to/policy.npz``     a saved :class:`~nashzoo.tree.TabularPolicy` (or ``.json``)
-``path/to/agent.pt``       a saved NFSP agent (its average policy; torch extra)
-``path/to/model.zip``      a saved stable-baselines3 model (MaskablePPO, PPO, A2C or DQN;
-                           sb3 extra), played through :class:`~nashzoo.agents.sb3.SB3Agent`
-``cfr+:1000``              the average policy of a solver after N iterations
-                           (any name of :data:`nashzoo.agents.cfr.SOLVER_NAMES`)
-``package.module:factory`` ``factory()`` (or ``factory(game=game)`` if it takes ``game``)
-=========================  ======================================================
+A spec is one of:
+
+* ``NAME`` or ``NAME:ARGUMENT`` for a registered family (:mod:`nashzoo.agents.registry`):
+  ``random``, ``cfr+:1000``, or any family an installed plugin adds;
+* a path ending in a file family's suffix: ``policy.npz``/``.json``, ``nfsp.pt``,
+  ``model.zip`` (stable-baselines3: a pickle that runs code when loaded);
+* ``package.module:factory`` for local code: ``factory()``, or ``factory(game=game)`` if
+  it takes ``game``.
+
+:class:`AgentSpec` is the picklable factory the tournament runs in its worker processes;
+:func:`build_agent` builds one agent at once.
 """
 
 from __future__ import annotations
 
-import functools
 import importlib
+import importlib.util
 import inspect
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nashzoo.errors import InvalidParameterError
+from nashzoo.agents.registry import families, family_for_file, lookup_family
+from nashzoo.envs.protocol import Agent
+from nashzoo.errors import InvalidParameterError, NashzooError
 from nashzoo.games import Game
 
-__all__ = ["build_agent", "SPEC_HELP"]
-
-SPEC_HELP = ("random | path/to/policy.npz|.json | path/to/nfsp.pt | path/to/sb3_model.zip | "
-             "SOLVER:ITERATIONS (e.g. cfr+:1000) | package.module:factory")
+__all__ = ["AgentSpec", "build_agent", "spec_help"]
 
 
-@functools.lru_cache(maxsize=64)
-def _solved_policy(algo: str, iterations: int, game: Game):
-    from nashzoo.agents.cfr import make_solver
-
-    seed = 0 if algo.endswith("mccfr") else None
-    return make_solver(algo, game, seed=seed).iterate(iterations).average_policy()
-
-
-@functools.lru_cache(maxsize=64)
-def _loaded_policy(path: str, stamp: int, game: Game):
-    from nashzoo.tree.policy import TabularPolicy
-
-    return TabularPolicy.load(path, game=game)
+def spec_help() -> str:
+    """One line listing the spec forms (for ``--help`` and error messages)."""
+    names = [f.usage for f in families().values() if not f.suffixes]
+    files = sorted({s for f in families().values() for s in f.suffixes})
+    return (f"{' | '.join(names)} | path/to/file ({', '.join(files)}) | "
+            "package.module:factory")
 
 
-def _sb3_agent(path: str, name: str) -> Any:
-    """Load a saved SB3 model, trying the algorithms nashzoo supports in turn."""
-    from nashzoo.agents.sb3 import SB3Agent
-
+def _import_factory(spec: str, head: str, tail: str) -> Any:
     try:
-        import stable_baselines3 as sb3
-    except ImportError as exc:
-        from nashzoo.errors import MissingDependencyError
+        return getattr(importlib.import_module(head), tail)
+    except (ImportError, AttributeError) as exc:
+        raise InvalidParameterError(
+            f"Agent spec {spec!r}: cannot import {tail!r} from module {head!r} ({exc})."
+        ) from exc
 
-        raise MissingDependencyError(
-            f"Agent spec {path!r} needs stable-baselines3: pip install 'nashzoo[sb3]'.") from exc
-    classes = []
+
+def _module_file(head: str) -> str | None:
     try:
-        from sb3_contrib import MaskablePPO
+        found = importlib.util.find_spec(head)
+    except (ImportError, ValueError):
+        return None
+    return found.origin if found is not None and found.origin not in (None, "built-in") else None
 
-        classes.append(MaskablePPO)
-    except ImportError:
-        pass
-    classes += [sb3.PPO, sb3.A2C, sb3.DQN]
-    errors = []
-    for cls in classes:
+
+def _set_name(agent: Any, name: str | None) -> None:
+    if name is not None:
         try:
-            return SB3Agent(cls.load(path, device="cpu"), name=name)
-        except Exception as exc:  # try the next algorithm
-            errors.append(f"{cls.__name__}: {type(exc).__name__}")
-    raise InvalidParameterError(
-        f"Agent spec {path!r}: not a loadable stable-baselines3 model ({'; '.join(errors)}).")
+            agent.name = name
+        except AttributeError:  # an agent with a read-only name keeps its own
+            pass
 
 
-def build_agent(spec: str, game: Game, *, name: str | None = None) -> Any:
+def build_agent(spec: str, game: Game, *, name: str | None = None) -> Agent:
     """The agent described by ``spec`` for ``game``.
 
+    Args:
+        spec: see the module docstring.
+        game: the game the agent will play.
+        name: display name to give the agent (default: the family's choice).
+
     Raises:
-        InvalidParameterError: the spec matches none of the forms (message lists them), a
-            policy file is for another game, or the factory cannot be imported.
+        InvalidParameterError: the spec matches none of the forms (the message lists
+            them), or building the agent failed (the message names the spec and the cause).
+        FileNotFoundError: a file spec names a missing file.
+        MissingDependencyError: the family needs an extra that is not installed.
     """
-    from nashzoo.agents.cfr import SOLVER_NAMES, TabularPolicyAgent
-    from nashzoo.agents.random_agent import RandomAgent
-
     if not isinstance(spec, str) or not spec:
-        raise InvalidParameterError(f"An agent spec is a string ({SPEC_HELP}), received {spec!r}.")
-    if spec == "random":
-        agent = RandomAgent()
-        agent.name = name or "random"
-        return agent
-    if spec.endswith((".npz", ".json")):
-        path = Path(spec)
-        stamp = path.stat().st_mtime_ns if path.exists() else 0
-        policy = _loaded_policy(str(path.resolve()), stamp, game)
-        return TabularPolicyAgent(policy, name=name or path.stem)
-    if spec.endswith(".pt"):
-        from nashzoo.agents.nfsp import NFSP
+        raise InvalidParameterError(
+            f"An agent spec is a non-empty string ({spec_help()}), received {spec!r}.")
+    if not isinstance(game, Game):
+        raise InvalidParameterError(
+            f"build_agent needs a nashzoo Game, received {type(game).__name__}.")
+    family = family_for_file(spec)
+    argument: str | None = spec
+    if family is None:
+        head, sep, tail = spec.partition(":")
+        family = lookup_family(head)
+        argument = tail if sep else None
+        if family is None:
+            head, sep, tail = spec.rpartition(":")
+            if not (sep and head and tail):
+                raise InvalidParameterError(
+                    f"Unknown agent spec {spec!r}; expected one of: {spec_help()}.")
+            return _from_module(spec, head, tail, game, name)
+    try:
+        agent = family.factory(game, argument)
+    except (NashzooError, FileNotFoundError):
+        raise
+    except Exception as exc:
+        raise InvalidParameterError(
+            f"Agent spec {spec!r}: the {family.name} family failed to build an agent: "
+            f"{type(exc).__name__}: {exc}") from exc
+    _set_name(agent, name)
+    return agent
 
-        nfsp = NFSP.load(spec)
-        if nfsp.game != game:
-            raise InvalidParameterError(f"{spec} holds an NFSP agent for {nfsp.game!r}, not "
-                                        f"for {game!r}.")
-        return nfsp.agent(name=name or Path(spec).stem)
-    if spec.endswith(".zip"):
-        return _sb3_agent(spec, name or Path(spec).stem)
-    head, sep, tail = spec.rpartition(":")
-    if sep and head in SOLVER_NAMES:
-        if not tail.isdigit() or int(tail) < 1:
-            raise InvalidParameterError(
-                f"Agent spec {spec!r}: a solver spec is NAME:ITERATIONS with a positive "
-                f"integer, e.g. {head}:1000.")
-        policy = _solved_policy(head, int(tail), game)
-        return TabularPolicyAgent(policy, name=name or spec)
-    if sep and head and tail:
-        try:
-            factory = getattr(importlib.import_module(head), tail)
-        except (ImportError, AttributeError) as exc:
-            raise InvalidParameterError(
-                f"Agent spec {spec!r}: cannot import {tail!r} from module {head!r} ({exc})."
-            ) from exc
+
+def _from_module(spec: str, head: str, tail: str, game: Game, name: str | None) -> Agent:
+    factory = _import_factory(spec, head, tail)
+    if not callable(factory):
+        raise InvalidParameterError(f"Agent spec {spec!r}: {head}.{tail} is not callable.")
+    try:
         params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        params = {}  # type: ignore[assignment]
+    try:
         agent = factory(game=game) if "game" in params else factory()
-        if not callable(getattr(agent, "act", None)):
+    except NashzooError:
+        raise
+    except Exception as exc:
+        raise InvalidParameterError(
+            f"Agent spec {spec!r}: {head}.{tail}() raised {type(exc).__name__}: {exc}"
+        ) from exc
+    if not callable(getattr(agent, "act", None)):
+        raise InvalidParameterError(
+            f"Agent spec {spec!r}: {head}.{tail}() returned {type(agent).__name__}, which "
+            "has no act(observation, info).")
+    _set_name(agent, name)
+    return agent  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A picklable agent factory built from a spec string: ``AgentSpec("cfr+:1000")(game)``.
+
+    The tournament identifies an agent by :attr:`spec` and fingerprints :attr:`files`, so
+    a changed policy file, checkpoint, model or agent module makes a new tournament
+    instead of silently mixing two different agents' results.
+
+    Attributes:
+        spec: the spec string.
+        name: display name given to the agents it builds (``None``: the family's).
+    """
+
+    spec: str
+    name: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.spec, str) or not self.spec:
             raise InvalidParameterError(
-                f"Agent spec {spec!r}: {head}.{tail}() returned {type(agent).__name__}, which "
-                "has no act(observation, info).")
-        return agent
-    raise InvalidParameterError(f"Unknown agent spec {spec!r}; expected one of: {SPEC_HELP}.")
+                f"An agent spec is a non-empty string, received {self.spec!r}.")
+
+    def __call__(self, game: Game) -> Agent:
+        return build_agent(self.spec, game, name=self.name)
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """Files the agent is built from: the file of a file spec, or the module file of a
+        ``module:factory`` spec."""
+        if family_for_file(self.spec) is not None:
+            return (self.spec,)
+        head, sep, _ = self.spec.partition(":")
+        if lookup_family(head) is not None:
+            return ()
+        head, sep, tail = self.spec.rpartition(":")
+        if sep and head:
+            origin = _module_file(head)
+            return (origin,) if origin and Path(origin).is_file() else ()
+        return ()
+
+    @property
+    def family(self) -> str | None:
+        """The family name the spec resolves to (``None`` for ``module:factory``)."""
+        found = family_for_file(self.spec)
+        if found is None:
+            found = lookup_family(self.spec.partition(":")[0])
+        return None if found is None else found.name

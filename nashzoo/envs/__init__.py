@@ -12,6 +12,8 @@ id                              game                                   parallel
 """
 
 from nashzoo.envs.aec import GameEnv, IllegalActionWarning, OrderEnforcingWrapper
+from nashzoo.envs.parallel import ParallelGameEnv
+from nashzoo.envs.protocol import Agent, AgentInfo, PolicyAgent
 from nashzoo.envs.registration import (
     EnvSpec,
     make,
@@ -26,6 +28,10 @@ from nashzoo.games.leduc import LeducHoldemGame
 from nashzoo.games.matrix import PRESETS
 
 __all__ = [
+    "Agent",
+    "AgentInfo",
+    "PolicyAgent",
+    "ParallelGameEnv",
     "GameEnv",
     "IllegalActionWarning",
     "OrderEnforcingWrapper",

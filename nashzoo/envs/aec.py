@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import logging
 import warnings
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper as _PZOrderEnforcingWrapper
 
 from nashzoo.errors import (
@@ -22,10 +23,11 @@ from nashzoo.errors import (
     InvalidParameterError,
     ResetNeededError,
 )
-from nashzoo.envs.observation import ObservationCache
-from nashzoo.games.base import TERMINAL, Game, check_action_value, sample_chance_outcome
+from nashzoo.games.base import CHANCE, Game, State, check_action_value
+from nashzoo.games.observation import ObservationCache
+from nashzoo.validation import check_bool, check_int, check_number, check_seed
 
-__all__ = ["GameEnv", "OrderEnforcingWrapper", "IllegalActionWarning"]
+__all__ = ["GameEnv", "OrderEnforcingWrapper", "IllegalActionWarning", "state_text"]
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +38,16 @@ class IllegalActionWarning(UserWarning):
     """Warned when a masked-out action ends an episode (non-strict envs)."""
 
 
+def state_text(state: State, to_act: str | None = None) -> str:
+    """One line describing ``state`` for ``render()`` (the env's and the wrappers')."""
+    text = str(state)
+    if state.is_terminal():
+        return text + f" | returns: {state.returns()}"
+    if to_act is not None:
+        text += f" | to act: {to_act}"
+    return text
+
+
 class GameEnv(AECEnv):
     """PettingZoo AEC environment over a :class:`~nashzoo.games.base.Game`.
 
@@ -43,9 +55,22 @@ class GameEnv(AECEnv):
     with a ``np.random.Generator`` seeded by ``reset(seed=...)``.
 
     Observations are dicts ``{"observation": float32 information-state tensor,
-    "action_mask": int8 mask}``; the mask is all zeros for an agent that is not to move.
-    ``infos[agent]["info_state"]`` is the agent's perfect-recall information-state string.
-    Rewards are the game's returns (chips for poker), given once at the end.
+    "action_mask": int8 mask}`` (fresh arrays, safe to keep); the mask is all zeros for
+    an agent that is not to move. Rewards are the game's returns (chips for poker),
+    given once at the end.
+
+    Infos hold numbers and arrays only, with the same keys on every step (TorchRL and
+    other libraries turn them into tensors): ``"player"`` (the agent's seat),
+    ``"public_history"`` (``int64`` array of length ``game.max_history_length``, -1 for
+    events the agent could not see and after the end of the history),
+    ``"history_length"`` and ``"illegal_action"``. The perfect-recall
+    information-state string is :meth:`information_state_string`; ``info_strings=True``
+    also puts it in ``infos[agent]["info_state"]``.
+
+    The episode follows PettingZoo's dead-agent convention: when the game ends, every
+    agent is terminated, ``agent_selection`` moves to the first done agent, and each done
+    agent steps ``None`` to leave; stepping after every agent has left warns (as
+    PettingZoo's order enforcement does) and changes nothing.
 
     Args:
         game: the rules.
@@ -56,10 +81,14 @@ class GameEnv(AECEnv):
             it ends the episode, the offender receives ``illegal_reward``, every other
             agent 0, and an :class:`IllegalActionWarning` is issued.
         illegal_reward: reward of an agent whose illegal action ended the episode.
+        max_cycles: truncate the episode after this many cycles (a cycle is one decision
+            per agent), as PettingZoo's own families do; ``None`` (default): play every
+            game to its end (every nashzoo game is finite).
+        info_strings: also put the information-state string in ``infos[agent]["info_state"]``.
         name: the env's name in ``metadata`` (e.g. ``"kuhn_poker_v0"``).
 
     Raises:
-        InvalidParameterError: unknown ``render_mode`` or non-numeric ``illegal_reward``.
+        InvalidParameterError: a parameter of the wrong type or out of range.
     """
 
     observation_cache_size: int = 200_000
@@ -78,6 +107,8 @@ class GameEnv(AECEnv):
         render_mode: str | None = None,
         strict: bool = False,
         illegal_reward: float = -1.0,
+        max_cycles: int | None = None,
+        info_strings: bool = False,
         name: str | None = None,
     ) -> None:
         super().__init__()
@@ -90,14 +121,12 @@ class GameEnv(AECEnv):
                 f"Parameter `render_mode` must be one of {self.metadata['render_modes']} "
                 f"or None, received {render_mode!r}."
             )
-        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)):
-            raise InvalidParameterError(
-                f"Parameter `illegal_reward` expects a number, received {illegal_reward!r}."
-            )
         self.game = game
         self.render_mode = render_mode
-        self.strict = bool(strict)
-        self.illegal_reward = float(illegal_reward)
+        self.strict = check_bool("strict", strict)
+        self.illegal_reward = check_number("illegal_reward", illegal_reward)
+        self.max_cycles = None if max_cycles is None else check_int("max_cycles", max_cycles, 1)
+        self.info_strings = check_bool("info_strings", info_strings)
         self.metadata = {
             **GameEnv.metadata,
             "name": name or f"{game.short_name}_v0",
@@ -108,16 +137,19 @@ class GameEnv(AECEnv):
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         num_actions = game.num_distinct_actions
         self._num_actions = num_actions
-        self._tensor_size = game.information_state_tensor_size
+        self._num_players = n
         obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (self._tensor_size,), np.float32),
+            "observation": spaces.Box(0.0, 1.0, (game.information_state_tensor_size,),
+                                      np.float32),
             "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
         self._rng: np.random.Generator | None = None
-        self._state = None
+        self._state: State | None = None
         self._observations = ObservationCache(game, self.observation_cache_size)
+        self._keys: list[str] = []
+        self._decisions = 0
 
     # -- spaces ---------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -132,7 +164,11 @@ class GameEnv(AECEnv):
 
         Without a seed, the generator continues its stream (a fresh env starts from OS
         entropy), as in Gymnasium.
+
+        Raises:
+            InvalidParameterError: ``seed`` is not ``None`` or a non-negative integer.
         """
+        seed = check_seed(seed)
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
         self._state = self.game.new_initial_state()
@@ -141,49 +177,77 @@ class GameEnv(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
         self._skip_agent_selection = None
+        self._decisions = 0
         self.agent_selection = self.agents[0]
         self._advance()
 
-    def state_of_game(self):
+    def state_of_game(self) -> State:
         """The underlying :class:`~nashzoo.games.base.State` (a clone, safe to mutate)."""
-        self._require_reset()
-        return self._state.clone()
+        return self._require_state().clone()
 
-    def _require_reset(self) -> None:
+    def information_state_string(self, agent: str) -> str:
+        """The perfect-recall information-state string of ``agent`` now, e.g.
+        ``"player=1 card=Kh public=Qs bets=rc/cc"``."""
+        self._require_state()
+        return self._keys[self.agent_name_mapping[agent]]
+
+    def _require_state(self) -> State:
         if self._state is None:
             raise ResetNeededError("Call reset() before using the environment.")
+        return self._state
 
     def _advance(self) -> None:
         """Resolve chance nodes, then set the next agent, infos and final rewards."""
         state = self._state
-        rng = self._rng
-        while state.is_chance_node():
-            state._apply(sample_chance_outcome(state.chance_outcomes(), rng.random()))
-        agents = self.possible_agents
-        info_string = state._information_state_string
-        self.infos = {agent: {"info_state": info_string(i)} for i, agent in enumerate(agents)}
+        assert state is not None
+        if state.current_player() == CHANCE:
+            assert self._rng is not None
+            state.advance_chance(self._rng.random)
+        key_of = state.information_state_string_unchecked
+        cached = self._observations.cached
+        build = self._observations.get
+        keys: list[str] = []
+        infos: dict[str, dict[str, Any]] = {}
+        view = cached(key_of(0)) or build(state, 0, key_of(0))
+        # The public history is the same for every agent: one fresh array per step.
+        public = view.public_history.copy()
+        length = view.history_length
+        i = 0
+        for agent in self.possible_agents:
+            keys.append(key_of(i))
+            infos[agent] = {"player": i, "public_history": public, "history_length": length,
+                            "illegal_action": False}
+            i += 1
+        if self.info_strings:
+            for agent, key in zip(self.possible_agents, keys):
+                infos[agent]["info_state"] = key
+        self._keys, self.infos = keys, infos
         player = state.current_player()
-        if player == TERMINAL:
+        if player >= 0:
+            if self.max_cycles is None or self._decisions < self.max_cycles * len(keys):
+                self.agent_selection = self.possible_agents[player]
+                return
+            for agent in self.agents:
+                self.rewards[agent] = 0.0
+                self.truncations[agent] = True
+        else:
             returns = state.returns()
-            for i, agent in enumerate(agents):
+            for i, agent in enumerate(self.possible_agents):
                 self.rewards[agent] = returns[i]
                 self.terminations[agent] = True
             self._accumulate_rewards()
-            # agent_selection stays; every agent then steps None to leave.
-        else:
-            self.agent_selection = agents[player]
+        self._deads_step_first()
 
     def observe(self, agent: str) -> ObsDict:
-        """Observation dict of ``agent`` (fresh arrays, safe to keep)."""
-        self._require_reset()
-        info = self.infos.get(agent)
-        i = self.agent_name_mapping[agent]
+        """Observation dict of ``agent`` (fresh arrays, safe to keep and to change)."""
         state = self._state
-        key = info["info_state"] if info is not None else state._information_state_string(i)
-        tensor, mask = self._observations.get(state, i, key)
-        return {"observation": tensor.copy(), "action_mask": mask.copy()}
+        if state is None:
+            raise ResetNeededError("Call reset() before using the environment.")
+        i = self.agent_name_mapping[agent]
+        key = self._keys[i]
+        view = self._observations.cached(key) or self._observations.get(state, i, key)
+        return {"observation": view.tensor.copy(), "action_mask": view.mask.copy()}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Observation, accumulated reward, terminated, truncated, info of the agent to act."""
@@ -203,13 +267,14 @@ class GameEnv(AECEnv):
             ActionTypeError: the action is not an integer (``None`` for a live agent).
             InvalidActionError: the action is outside ``[0, num_actions)``.
             IllegalActionError: the action is masked out and ``strict=True``.
-            GameOverError: the episode is over, or a done agent got a non-``None`` action.
+            GameOverError: a done agent got an action other than ``None``.
         """
-        self._require_reset()
+        state = self._state
+        if state is None:
+            raise ResetNeededError("Call reset() before using the environment.")
         if not self.agents:
-            raise GameOverError(
-                "The episode is over and every agent has left; call reset() to play again."
-            )
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
@@ -220,21 +285,22 @@ class GameEnv(AECEnv):
             self._was_dead_step(None)
             return
         a = check_action_value(action, self._num_actions)
-        state = self._state
         self._cumulative_rewards[agent] = 0.0
         if a not in state.legal_actions():
             self._illegal(agent, a)
             return
-        state._apply(a)
+        state.apply_unchecked(a)
+        self._decisions += 1
         self._advance()
         if self.render_mode == "human":
             self.render()
 
     def _illegal(self, agent: str, action: int) -> None:
-        legal = list(self._state.legal_actions())
+        state = self._require_state()
+        legal = list(state.legal_actions())
         msg = (
             f"{agent} played illegal action {action} "
-            f"({self.game.action_name(action)}); legal actions are {legal}."
+            f"({state.action_to_string(action)}); legal actions are {legal}."
         )
         if self.strict:
             raise IllegalActionError(msg)
@@ -247,9 +313,10 @@ class GameEnv(AECEnv):
         for other in self.agents:
             self.rewards[other] = 0.0
             self.terminations[other] = True
-            self.infos[other]["illegal_action"] = other == agent
+        self.infos[agent]["illegal_action"] = True
         self.rewards[agent] = self.illegal_reward
         self._accumulate_rewards()
+        self._deads_step_first()
 
     # -- rendering ------------------------------------------------------------------------
     def render(self) -> str | None:
@@ -261,12 +328,7 @@ class GameEnv(AECEnv):
                 stacklevel=2,
             )
             return None
-        self._require_reset()
-        text = str(self._state)
-        if self._state.is_terminal():
-            text += f" | returns: {self._state.returns()}"
-        elif self.agents:
-            text += f" | to act: {self.agent_selection}"
+        text = state_text(self._require_state(), self.agent_selection if self.agents else None)
         if self.render_mode == "human":
             print(text)
             return None
@@ -286,15 +348,13 @@ def _guarded(name: str) -> property:
 
 
 class OrderEnforcingWrapper(_PZOrderEnforcingWrapper):
-    """PettingZoo's order enforcement, with three changes.
+    """PettingZoo's order enforcement, with two changes.
 
     Use before ``reset()`` raises :class:`~nashzoo.errors.ResetNeededError` (still an
-    ``AssertionError``, as PettingZoo's); a step after every agent has left raises
-    :class:`~nashzoo.errors.GameOverError` (PettingZoo's wrapper only warns, and a step
-    that does nothing is a silent bug); and
-    the attributes read in every step (``agents``, ``agent_selection``, ``rewards``, ...)
-    are properties rather than ``__getattr__`` look-ups, which made the wrapper cost more
-    than the game itself.
+    ``AssertionError``, as PettingZoo's), naming the method; and the attributes read in
+    every step (``agents``, ``agent_selection``, ``rewards``, ...) are properties rather
+    than ``__getattr__`` look-ups, which made the wrapper cost more than the game itself.
+    A step after every agent has left warns, as PettingZoo's does.
     """
 
     agents = _guarded("agents")
@@ -317,19 +377,14 @@ class OrderEnforcingWrapper(_PZOrderEnforcingWrapper):
         self._check_reset("render()")
         return self.env.render()
 
-    def agent_iter(self, max_iter: int = 2**63):
+    def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
         self._check_reset("agent_iter()")
         return super().agent_iter(max_iter)
 
     def step(self, action: Any) -> None:
         self._check_reset("step()")
-        env = self.env
-        if not env.agents:
-            raise GameOverError(
-                "The episode is over and every agent has left; call reset() to play again."
-            )
         self._has_updated = True
-        env.step(action)
+        self.env.step(action)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         self._check_reset("last()")

@@ -27,7 +27,15 @@ N+4, N+5       second betting action: pass, bet
 N+6, N+7       third betting action: pass, bet
 =============  =============================================
 
-``infos[agent]["info_state"]``: ``"player=0 card=J history=pb"``.
+Infos (numbers and arrays only, the same keys on every step): ``player`` (the agent's
+seat), ``public_history`` (``int64``, length 5: the history as every player saw it,
+-1 for private events and padding), ``history_length``, ``illegal_action``.
+Information-state string (``env.unwrapped.information_state_string(agent)``):
+``"player=0 card=J history=pb"``.
+
+Episode end: PettingZoo's dead-agent convention (every agent terminated together,
+``agent_selection`` on the first done agent, each steps ``None`` to leave).
+``max_cycles=N`` truncates after N cycles.
 
 Actions:
 
@@ -43,7 +51,10 @@ pass-pass showdown, +-2 after a called bet. Value for player 0 under optimal pla
 -1/18 (3 cards), -1/16 (8 cards).
 
 Version History:
-    v0: first release.
+    v0: first release. nashzoo 0.2: infos hold numbers and arrays only (the string moved
+    to ``information_state_string`` / ``info_strings=True``), ``public_history`` added,
+    PettingZoo's dead-agent convention, ``max_cycles``. Observations, actions and
+    rewards are unchanged.
 """
 
 from __future__ import annotations

@@ -30,7 +30,15 @@ index       meaning
 22 .. 29    round 2 actions, same encoding (fold, which ends the game, = 11)
 ==========  ==========================================================
 
-``infos[agent]["info_state"]``: ``"player=0 card=Js public=Qh bets=rc/r"``.
+Infos (numbers and arrays only, the same keys on every step): ``player`` (the agent's
+seat), ``public_history`` (``int64``, length 10: the history as every player saw it,
+-1 for private events and padding), ``history_length``, ``illegal_action``.
+Information-state string (``env.unwrapped.information_state_string(agent)``):
+``"player=0 card=Js public=Qh bets=rc/r"``.
+
+Episode end: PettingZoo's dead-agent convention (every agent terminated together,
+``agent_selection`` on the first done agent, each steps ``None`` to leave).
+``max_cycles=N`` truncates after N cycles.
 
 Actions:
 
@@ -46,7 +54,10 @@ Rewards: chips won or lost, zero-sum, at the end (at most 13 either way). Value 
 0 under optimal play: -0.0856.
 
 Version History:
-    v0: first release.
+    v0: first release. nashzoo 0.2: infos hold numbers and arrays only (the string moved
+    to ``information_state_string`` / ``info_strings=True``), ``public_history`` added,
+    PettingZoo's dead-agent convention, ``max_cycles``. Observations, actions and
+    rewards are unchanged.
 """
 
 from __future__ import annotations

@@ -12,11 +12,12 @@ Rules                  :mod:`nashzoo.games.matrix`
 =====================  ============================================================
 
 A simultaneous move, played in the AEC API as player 0 then player 1 with player 0's
-action hidden from player 1. The parallel env (PettingZoo's ``aec_to_parallel``) takes
-both actions at once.
+action hidden from player 1. The parallel env (:class:`~nashzoo.envs.ParallelGameEnv`,
+PettingZoo's ``aec_to_parallel`` with the AEC env's checks) takes both actions at once.
 
 Observation: index 0, 1 one-hot of the observing player; index ``2 + a`` is set once the
-player has played action ``a``. ``infos[agent]["info_state"]``: ``"player=1"``.
+player has played action ``a``. Information-state string
+(``env.unwrapped.information_state_string(agent)``): ``"player=1"``.
 
 Actions and payoffs (row player's payoff; the column player receives the negative):
 
@@ -34,17 +35,27 @@ Equilibria: uniform (RPS), (2/5, 2/5, 1/5) (weighted RPS), (1/2, 1/2) (pennies);
 Any other matrix: ``nashzoo.envs.GameEnv(nashzoo.games.MatrixGame(row_payoffs,
 col_payoffs))``.
 
+Infos (numbers and arrays only, the same keys on every step): ``player`` (the agent's
+seat), ``public_history`` (``int64``, length 2: the history as every player saw it,
+-1 for private events and padding), ``history_length``, ``illegal_action``.
+
+Episode end: PettingZoo's dead-agent convention (every agent terminated together,
+``agent_selection`` on the first done agent, each steps ``None`` to leave).
+``max_cycles=N`` truncates after N cycles.
+
 Version History:
-    v0: first release.
+    v0: first release. nashzoo 0.2: infos hold numbers and arrays only (the string moved
+    to ``information_state_string`` / ``info_strings=True``), ``public_history`` added,
+    PettingZoo's dead-agent convention, ``max_cycles``. Observations, actions and
+    rewards are unchanged.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo import ParallelEnv
-
 from nashzoo.envs.aec import OrderEnforcingWrapper
+from nashzoo.envs.parallel import ParallelGameEnv
 
 
 def env(name: str = "rps", **kwargs: Any) -> OrderEnforcingWrapper:
@@ -55,7 +66,7 @@ def env(name: str = "rps", **kwargs: Any) -> OrderEnforcingWrapper:
     return make(f"nashzoo/{name}-v0", **kwargs)
 
 
-def parallel_env(name: str = "rps", **kwargs: Any) -> ParallelEnv:
+def parallel_env(name: str = "rps", **kwargs: Any) -> ParallelGameEnv:
     """The parallel-API env of preset ``name``."""
     from nashzoo.envs.registration import make_parallel
 

@@ -1,7 +1,8 @@
 """The env registry: ids like ``"nashzoo/leduc_holdem-v0"`` mapped to game factories.
 
 Every id is also registered in PettingZoo's registries (``pettingzoo.make("aec", id)``,
-and ``pettingzoo.make("parallel", id)`` for simultaneous-move games).
+and ``pettingzoo.make("parallel", id)`` for simultaneous-move games) where the installed
+PettingZoo has one (1.27 and later; with older releases only ``nashzoo.make`` knows them).
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ from typing import Any, Callable
 import pettingzoo
 
 from nashzoo.envs.aec import GameEnv, OrderEnforcingWrapper
+from nashzoo.envs.parallel import ParallelGameEnv
 from nashzoo.errors import InvalidParameterError, UnknownEnvError
 from nashzoo.games.base import Game
 
 __all__ = ["EnvSpec", "register", "make", "make_parallel", "make_game", "spec", "registry"]
 
-_ENV_KWARGS = ("render_mode", "strict", "illegal_reward")
+_ENV_KWARGS = ("render_mode", "strict", "illegal_reward", "max_cycles", "info_strings")
 
 
 @dataclass(frozen=True)
@@ -57,11 +59,14 @@ registry: dict[str, EnvSpec] = {}
 
 
 def register(spec_: EnvSpec) -> None:
-    """Add an env spec to nashzoo's registry and to PettingZoo's."""
+    """Add an env spec to nashzoo's registry and, where it has one, to PettingZoo's."""
     registry[spec_.id] = spec_
-    pettingzoo.register("aec", spec_.id, entry_point=_Maker(spec_.id, make))
+    pz_register = getattr(pettingzoo, "register", None)
+    if pz_register is None:  # PettingZoo < 1.27 has no registry
+        return
+    pz_register("aec", spec_.id, entry_point=_Maker(spec_.id, make))
     if spec_.parallel:
-        pettingzoo.register("parallel", spec_.id, entry_point=_Maker(spec_.id, make_parallel))
+        pz_register("parallel", spec_.id, entry_point=_Maker(spec_.id, make_parallel))
 
 
 class _Maker:
@@ -120,7 +125,8 @@ def make_game(env_id: str, **params: Any) -> Game:
 
 
 def make(env_id: str, *, render_mode: str | None = None, strict: bool = False,
-         illegal_reward: float = -1.0, **params: Any) -> OrderEnforcingWrapper:
+         illegal_reward: float = -1.0, max_cycles: int | None = None,
+         info_strings: bool = False, **params: Any) -> OrderEnforcingWrapper:
     """Make the wrapped AEC env registered as ``env_id``.
 
     Args:
@@ -129,6 +135,10 @@ def make(env_id: str, *, render_mode: str | None = None, strict: bool = False,
         render_mode: ``None``, ``"ansi"`` or ``"human"``.
         strict: raise on illegal actions instead of ending the episode with a penalty.
         illegal_reward: the offender's reward when ``strict`` is False.
+        max_cycles: truncate after this many cycles (one decision per agent each);
+            ``None`` plays every game to its end.
+        info_strings: also put the information-state string in ``infos[agent]["info_state"]``
+            (off by default: infos hold numbers and arrays only).
         **params: game parameters, e.g. ``deck_size=8`` for Kuhn poker.
 
     Returns:
@@ -137,22 +147,21 @@ def make(env_id: str, *, render_mode: str | None = None, strict: bool = False,
     s = spec(env_id)
     game = make_game(s.id, **params)
     raw = GameEnv(game, render_mode=render_mode, strict=strict,
-                  illegal_reward=illegal_reward, name=s.name)
+                  illegal_reward=illegal_reward, max_cycles=max_cycles,
+                  info_strings=info_strings, name=s.name)
     return OrderEnforcingWrapper(raw)
 
 
-def make_parallel(env_id: str, **kwargs: Any) -> pettingzoo.ParallelEnv:
+def make_parallel(env_id: str, **kwargs: Any) -> ParallelGameEnv:
     """Make the parallel-API env of a simultaneous-move game (e.g. ``"nashzoo/rps-v0"``).
 
     Raises:
         InvalidParameterError: the game is not simultaneous-move.
     """
-    from pettingzoo.utils.conversions import aec_to_parallel
-
     s = spec(env_id)
     if not s.parallel:
         raise InvalidParameterError(
             f"{s.id} is a sequential game; the parallel API serves simultaneous-move games "
             f"only ({sorted(i for i, x in registry.items() if x.parallel)})."
         )
-    return aec_to_parallel(make(s.id, **kwargs))
+    return ParallelGameEnv(make(s.id, **kwargs))

@@ -13,17 +13,19 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from nashzoo.envs.protocol import Agent
 from nashzoo.envs.registration import make_game
 from nashzoo.errors import AgentForfeitError, InvalidParameterError
-from nashzoo.eval.engine import Forfeit, deal_uniforms, mean_and_stderr, play_duplicate_deals
+from nashzoo.eval.engine import deal_uniforms, play_duplicate_deals
+from nashzoo.eval.guard import Calls, Forfeit, make_calls, user_interrupts
+from nashzoo.eval.stats import ci95, mean_and_stderr
 from nashzoo.games import Game
-from nashzoo.games.base import check_int
+from nashzoo.tree.best_response import policy_values
 from nashzoo.tree.compile import GameTree, compile_game
 from nashzoo.tree.policy import TabularPolicy
+from nashzoo.validation import check_bool, check_int, check_seed, check_time_limit
 
 __all__ = ["MatchResult", "head_to_head", "exact_duplicate_value", "deal_seed", "seed_agents"]
-
-Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,8 @@ def deal_seed(root: int, *path: int) -> int:
     return int(np.random.SeedSequence([root, *path]).generate_state(2, np.uint64)[0] >> 1)
 
 
-def _name(agent: Any) -> str:
+def agent_name(agent: Any) -> str:
+    """An agent's display name: its ``name``, else its class name."""
     return str(getattr(agent, "name", None) or type(agent).__name__)
 
 
@@ -88,8 +91,6 @@ def _game_of(game: Game | GameTree | str) -> Game:
 def exact_duplicate_value(policy_a: TabularPolicy, policy_b: TabularPolicy) -> float:
     """A's exact expected payoff per game against B, averaged over both seats
     (two-player games)."""
-    from nashzoo.eval.exploitability import policy_values
-
     tree = policy_a.tree
     if policy_b.game != policy_a.game:
         raise InvalidParameterError(f"Policies are for different games: {policy_a.game!r} "
@@ -100,9 +101,9 @@ def exact_duplicate_value(policy_a: TabularPolicy, policy_b: TabularPolicy) -> f
     return 0.5 * (policy_values(tree, a_first)[0] + policy_values(tree, b_first)[1])
 
 
-def head_to_head(game: Game | GameTree | str, agent_a: Any, agent_b: Any, *,
-                 deals: int = 1000, seed: int = 0, exact: bool = False,
-                 move_time_limit: float | None = None) -> MatchResult:
+def head_to_head(game: Game | GameTree | str, agent_a: Agent | TabularPolicy,
+                 agent_b: Agent | TabularPolicy, *, deals: int = 1000, seed: int = 0,
+                 exact: bool = False, move_time_limit: float | None = None) -> MatchResult:
     """Duplicate match of ``agent_a`` against ``agent_b``.
 
     Args:
@@ -113,37 +114,59 @@ def head_to_head(game: Game | GameTree | str, agent_a: Any, agent_b: Any, *,
             deal uses the same chance draws in both seatings.
         exact: compute the exact expectation instead (both must be PolicyAgents or
             TabularPolicies and the game small enough to compile).
-        move_time_limit: seconds an agent may take per move (``None``: no limit).
+        move_time_limit: seconds an agent may take per move (``None`` or ``math.inf``: no
+            limit). Agents run in the caller's process: a hung agent forfeits on time (its
+            call is abandoned in a helper thread), but an agent that kills the process
+            (``os._exit``) takes the caller with it; tournaments isolate agents in
+            supervised worker processes.
 
     Returns:
         A :class:`MatchResult`.
 
     Raises:
-        AgentForfeitError: an agent raised, played an illegal action or ran out of time.
+        AgentForfeitError: an agent raised (``SystemExit`` included), failed in
+            ``reset()``, played an invalid or illegal action or ran out of time.
+        InvalidParameterError: bad ``deals``, ``seed``, ``exact`` or ``move_time_limit``.
     """
     g = _game_of(game)
+    exact = check_bool("exact", exact)
+    seed = check_seed(seed) or 0
+    limit = check_time_limit(move_time_limit)
     if exact:
         tree = game if isinstance(game, GameTree) else compile_game(g)
         pol_a = agent_a if isinstance(agent_a, TabularPolicy) else TabularPolicy.from_agent(agent_a, tree)
         pol_b = agent_b if isinstance(agent_b, TabularPolicy) else TabularPolicy.from_agent(agent_b, tree)
         value = float(exact_duplicate_value(pol_a, pol_b))
-        return MatchResult(_name(agent_a), _name(agent_b), repr(g), 0, value, 0.0,
+        return MatchResult(agent_name(agent_a), agent_name(agent_b), repr(g), 0, value, 0.0,
                            (value, value), True, g.big_blind)
     deals = check_int("deals", deals, 1)
-    seed_agents(seed, (agent_a, agent_b))
+    agents = (agent_a, agent_b)
+    for k, agent in enumerate(agents):
+        if not callable(getattr(agent, "act", None)):
+            raise InvalidParameterError(
+                f"agent_{'ab'[k]} must be an Agent (with act), received {type(agent).__name__}"
+                "; TabularPolicy objects play only with exact=True.")
+    calls = make_calls(limit)
     uniforms = deal_uniforms(g, deals, np.random.default_rng([seed, 0]))
     try:
-        scores = play_duplicate_deals(g, agent_a, agent_b, uniforms,
-                                      move_time_limit=move_time_limit).scores
+        with user_interrupts():
+            seed_agents(seed, agents, calls=calls)
+            scores = play_duplicate_deals(g, agent_a, agent_b, uniforms, calls=calls).scores
     except Forfeit as exc:
-        who = _name(exc.seat_agent)
+        who = agent_name(agents[exc.who])
         raise AgentForfeitError(f"{who} forfeited the match: {exc.reason}") from None
+    finally:
+        calls.close()
     mean, stderr = mean_and_stderr(deals, float(scores.sum()), float((scores ** 2).sum()))
-    return MatchResult(_name(agent_a), _name(agent_b), repr(g), deals, mean, stderr,
-                       (mean - Z95 * stderr, mean + Z95 * stderr), False, g.big_blind)
+    return MatchResult(agent_name(agent_a), agent_name(agent_b), repr(g), deals, mean, stderr,
+                       ci95(mean, stderr), False, g.big_blind)
 
 
-def seed_agents(seed: int, agents: Sequence[Any], *path: int) -> None:
-    """``reset(seed=...)`` every agent with a seed derived from ``(seed, *path, index)``."""
+def seed_agents(seed: int, agents: Sequence[Any], *path: int, calls: Calls | None = None) -> None:
+    """``reset(seed=...)`` every agent with a seed derived from ``(seed, *path, index)``.
+
+    With ``calls``, a failing ``reset`` is that agent's forfeit (:class:`Forfeit`).
+    """
+    calls = calls or make_calls(None)
     for i, agent in enumerate(agents):
-        agent.reset(seed=deal_seed(seed, *path, i))
+        calls.call(i, agent.reset, seed=deal_seed(seed, *path, i))

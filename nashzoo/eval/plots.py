@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
-from nashzoo.errors import MissingDependencyError
+from nashzoo.extras import require
 
 __all__ = [
     "plot_convergence",
@@ -16,18 +16,11 @@ __all__ = [
 ]
 
 
-def require_matplotlib():
+def require_matplotlib() -> Any:
     """Import matplotlib with the Agg backend, or say which extra to install."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "Plots need matplotlib: pip install 'nashzoo[plot]'."
-        ) from exc
-    return plt
+    matplotlib = require("matplotlib", "plot", "Plots")
+    matplotlib.use("Agg")
+    return require("matplotlib.pyplot", "plot", "Plots")
 
 
 def plot_convergence(curves: Sequence, path: str | Path, *, title: str | None = None,

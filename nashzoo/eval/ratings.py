@@ -2,11 +2,20 @@
 
 * Crosstable: A's mean payoff per game against B with standard error and 95% CI.
 * Bradley-Terry ratings on the Elo scale (400 log10 strength, mean 0), fitted by Hunter's
-  MM algorithm from per-deal wins (a tie is half a win each way; a forfeited block is one
-  loss for the forfeiter), with bootstrap confidence intervals over blocks.
+  MM algorithm from per-deal wins (a tie is half a win each way), with bootstrap
+  confidence intervals over blocks.
 * Nash averaging (Balduzzi, Tuyls, Perolat, Graepel, "Re-evaluating Evaluation",
   NeurIPS 2018): the maximum-entropy Nash equilibrium of the antisymmetric payoff matrix,
   and each agent's payoff against it. Adding a copy of an agent changes nobody's score.
+
+Forfeits: a forfeited block counts *every one of its deals* as lost by the forfeiter by
+the game's largest payoff (``Game.max_payoff_magnitude``; 13 chips in Leduc), whatever
+was played before the fault. No result of actual play is worse, so forfeiting never beats
+playing, and a strategic forfeit cannot hide losses. The penalty enters all three
+measures the same way: the crosstable mean (and hence Nash averaging) and the per-deal
+wins of Bradley-Terry. Pairings with no stored block (an unfinished tournament) have no
+crosstable entry; Nash averaging is then undefined and reported as NaN rather than
+treating the gap as a draw.
 
 Everything is computed from results sorted by (A, B, block), so the order in which
 results arrived never matters.
@@ -19,13 +28,12 @@ from typing import Sequence
 
 import numpy as np
 
-from nashzoo.eval.engine import mean_and_stderr
+from nashzoo.errors import StoreError
+from nashzoo.eval.stats import Z95, mean_and_stderr
 from nashzoo.eval.store import BlockResult
+from nashzoo.tree.lp import solve_zero_sum
 
 __all__ = ["Crosstable", "Ratings", "crosstable", "bradley_terry", "rate", "nash_averaging"]
-
-Z95 = 1.959963984540054
-
 
 @dataclass(frozen=True)
 class Crosstable:
@@ -35,7 +43,8 @@ class Crosstable:
         names: agents, in row order.
         mean, stderr, ci_low, ci_high: ``(n, n)`` arrays, ``mean`` antisymmetric.
         deals: ``(n, n)`` duplicate deals played per pairing.
-        wins: ``(n, n)`` deals the row agent won (ties count half) plus forfeits won.
+        wins: ``(n, n)`` deals the row agent won (ties count half; a forfeited block's
+            deals all count for the other agent).
         forfeits: ``(a, b, block, forfeiting agent, reason)`` for every forfeited block.
     """
 
@@ -48,6 +57,15 @@ class Crosstable:
     wins: np.ndarray
     forfeits: tuple[tuple[str, str, int, str, str], ...]
 
+    def cell(self, i: int, j: int, scale: float = 1.0) -> tuple[float, float] | None:
+        """``(mean, 95% CI half-width)`` of row ``i`` against column ``j`` times
+        ``scale``, or ``None`` on the diagonal and for unplayed pairings (the one place
+        every crosstable rendering reads its cells from)."""
+        if i == j or not np.isfinite(self.mean[i, j]):
+            return None
+        return (float(self.mean[i, j] * scale),
+                float((self.ci_high[i, j] - self.mean[i, j]) * scale))
+
 
 @dataclass(frozen=True)
 class Ratings:
@@ -56,7 +74,8 @@ class Ratings:
     Attributes:
         elo: Bradley-Terry ratings on the Elo scale, mean 0.
         elo_low, elo_high: 95% bootstrap interval.
-        nash_mixture: the maximum-entropy Nash equilibrium over the agents.
+        nash_mixture: the maximum-entropy Nash equilibrium over the agents (NaN while
+            some pairing has no result).
         nash_score: each agent's payoff (chips/game) against that mixture (0 = in support).
     """
 
@@ -72,31 +91,39 @@ def _sorted(results: Sequence[BlockResult]) -> list[BlockResult]:
     return sorted(results, key=lambda r: (r.a, r.b, r.block))
 
 
+def _pair(r: BlockResult, index: dict[str, int]) -> tuple[int, int]:
+    try:
+        return index[r.a], index[r.b]
+    except KeyError as exc:
+        raise StoreError(f"A stored block ({r.a} vs {r.b}, block {r.block}) names agent "
+                         f"{exc.args[0]!r}, which is not in the tournament's agents "
+                         f"{sorted(index)}.") from None
+
+
 def _win_counts(results: Sequence[BlockResult], index: dict[str, int], n: int) -> np.ndarray:
     wins = np.zeros((n, n))
     for r in results:
-        i, j = index[r.a], index[r.b]
-        if r.forfeit is not None:
-            loser = index[r.forfeit]
-            wins[j if loser == i else i, loser] += 1.0
-            continue
+        i, j = _pair(r, index)
         wins[i, j] += r.wins + 0.5 * r.ties
         wins[j, i] += r.losses + 0.5 * r.ties
     return wins
 
 
 def crosstable(results: Sequence[BlockResult], names: Sequence[str]) -> Crosstable:
-    """Aggregate blocks into a :class:`Crosstable` (forfeited blocks carry no score)."""
+    """Aggregate blocks into a :class:`Crosstable` (forfeited blocks carry their penalty).
+
+    Raises:
+        StoreError: a block names an agent that is not in ``names``.
+    """
     names = tuple(names)
     index = {name: k for k, name in enumerate(names)}
     n = len(names)
     acc = np.zeros((n, n, 3))
     forfeits = []
     for r in _sorted(results):
-        i, j = index[r.a], index[r.b]
+        i, j = _pair(r, index)
         if r.forfeit is not None:
             forfeits.append((r.a, r.b, r.block, r.forfeit, r.reason or ""))
-            continue
         acc[i, j] += (r.deals, r.total, r.total_sq)
         acc[j, i] += (r.deals, -r.total, r.total_sq)
     mean = np.full((n, n), np.nan)
@@ -145,18 +172,21 @@ def nash_averaging(payoffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ``payoffs`` (row player's payoff), and each agent's payoff against it.
 
     Returns:
-        ``(mixture, scores)``; agents in the support score 0, the others below 0.
+        ``(mixture, scores)``; agents in the support score 0, the others below 0. Both
+        are NaN when some off-diagonal entry is missing (NaN): an unplayed pairing is not
+        a draw.
     """
-    from scipy.optimize import linprog, minimize
+    from scipy.optimize import minimize
 
-    a = np.nan_to_num(np.asarray(payoffs, dtype=float))
-    a = 0.5 * (a - a.T)
+    a = np.array(payoffs, dtype=float)
     n = a.shape[0]
-    # A Nash equilibrium by LP: max v s.t. (A^T p)_j >= v, sum p = 1 (v = 0 at the optimum).
-    lp = linprog(np.r_[np.zeros(n), -1.0], A_ub=np.c_[-a.T, np.ones(n)], b_ub=np.zeros(n),
-                 A_eq=[np.r_[np.ones(n), 0.0]], b_eq=[1.0],
-                 bounds=[(0, None)] * n + [(None, None)], method="highs")
-    p0 = lp.x[:n] if lp.success else np.full(n, 1.0 / n)
+    off_diagonal = ~np.eye(n, dtype=bool)
+    if np.isnan(a[off_diagonal]).any():
+        return np.full(n, np.nan), np.full(n, np.nan)
+    np.fill_diagonal(a, 0.0)
+    a = 0.5 * (a - a.T)
+    # A Nash equilibrium by LP (v = 0 at the optimum of a symmetric zero-sum game).
+    p0, _, _ = solve_zero_sum(a)
     slack = 1e-9 * max(1.0, np.abs(a).max())
 
     def neg_entropy(p):

@@ -5,15 +5,20 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from nashzoo.eval.plots import plot_crosstable, plot_ratings
+from nashzoo.eval.stats import score_unit
+
+if TYPE_CHECKING:
+    from nashzoo.eval.tournament import TournamentResult
 
 __all__ = ["write_tournament_report"]
 
 
-def write_tournament_report(result, out_dir: str | Path) -> Path:
+def write_tournament_report(result: TournamentResult, out_dir: str | Path) -> Path:
     """Write ``index.html``, ``crosstable.png`` and ``ratings.png`` into ``out_dir``.
 
     Returns:
@@ -22,8 +27,7 @@ def write_tournament_report(result, out_dir: str | Path) -> Path:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     cfg = result.config
-    game = cfg.make_game()
-    scale, unit = (1000.0 / game.big_blind, "mbb/game") if game.big_blind else (1.0, "chips/game")
+    scale, unit = score_unit(cfg.make_game().big_blind)
     ct, r = result.crosstable, result.ratings
     names = list(ct.names)
     plot_crosstable(names, ct.mean * scale, out / "crosstable.png", unit=unit)
@@ -33,11 +37,13 @@ def write_tournament_report(result, out_dir: str | Path) -> Path:
     for i, a in enumerate(names):
         cells = []
         for j in range(len(names)):
-            if i == j or not np.isfinite(ct.mean[i, j]):
+            cell = ct.cell(i, j, scale)
+            if cell is None:
                 cells.append("<td>–</td>")
             else:
-                cells.append(f"<td>{ct.mean[i, j] * scale:+.1f}<br><small>[{ct.ci_low[i, j] * scale:+.1f}, "
-                             f"{ct.ci_high[i, j] * scale:+.1f}]</small></td>")
+                mean, half = cell
+                cells.append(f"<td>{mean:+.1f}<br><small>[{mean - half:+.1f}, "
+                             f"{mean + half:+.1f}]</small></td>")
         rows.append(f"<tr><th>{esc(a)}</th>{''.join(cells)}</tr>")
     rating_rows = []
     for k in np.argsort(-r.elo):

@@ -2,27 +2,44 @@
 
 Every finished block of deals is committed in its own transaction, keyed by
 ``(tournament, agent_a, agent_b, block)``: a tournament killed at any moment and started
-again skips exactly the blocks already stored, and none can be counted twice.
+again skips exactly the blocks already stored, and none can be counted twice. Several
+processes may start the same tournament at once: registration is idempotent.
+
+Needs the ``store`` extra (SQLAlchemy): ``pip install 'nashzoo[store]'``. Every database
+error becomes a :class:`~nashzoo.errors.StoreError` naming the database and the cause.
 """
 
 from __future__ import annotations
 
+import functools
 import json
-from dataclasses import dataclass
+import os
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from nashzoo.errors import StoreError
+from nashzoo.extras import require
 
-__all__ = ["BlockResult", "ResultStore"]
+__all__ = ["BlockResult", "ResultStore", "SCHEMA_VERSION"]
+
+SCHEMA_VERSION = "2"
+"""Version of the store's tables (recorded in ``nashzoo_meta``)."""
+
+_TABLES = {"tournaments", "blocks", "exploitability", "nashzoo_meta"}
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
 class BlockResult:
     """One block of duplicate deals between agents ``a`` and ``b`` (names), A's view.
 
-    ``forfeit`` names the agent that forfeited the block (then the score fields are 0).
+    ``forfeit`` names the agent that forfeited the block and ``reason`` says why; a
+    forfeited block counts every one of its deals as lost by the forfeiter by the game's
+    largest payoff (see :mod:`nashzoo.eval.ratings`), so its score fields hold that
+    penalty.
     """
 
     a: str
@@ -44,19 +61,49 @@ def _url(target: str | Path) -> str:
     return text if "://" in text else f"sqlite:///{Path(text).resolve()}"
 
 
+def _wrapped(method: Callable[..., T]) -> Callable[..., T]:
+    """Turn database errors of a store method into :class:`StoreError`."""
+
+    @functools.wraps(method)
+    def run(self: "ResultStore", *args: Any, **kwargs: Any) -> T:
+        try:
+            return method(self, *args, **kwargs)
+        except StoreError:
+            raise
+        except self._sa.exc.SQLAlchemyError as exc:
+            raise StoreError(
+                f"The result store {self.url} failed in {method.__name__}(): "
+                f"{type(exc.orig if getattr(exc, 'orig', None) else exc).__name__}: "
+                f"{getattr(exc, 'orig', None) or exc}") from exc
+
+    return run
+
+
 class ResultStore:
     """Tournament results in a database.
 
     Args:
-        target: a SQLAlchemy URL (``postgresql+psycopg://...``) or a path to a SQLite file.
+        target: a SQLAlchemy URL (``postgresql+psycopg://...``) or a path to a SQLite file
+            (created if missing).
+
+    Raises:
+        MissingDependencyError: SQLAlchemy is not installed (the ``store`` extra).
+        StoreError: the file is read-only, corrupt, or a database of another application
+            (refused before any table is created).
     """
 
     def __init__(self, target: str | Path) -> None:
-        import sqlalchemy as sa
-
+        self._sa = sa = require("sqlalchemy", "store", "The tournament result store")
         self.url = _url(target)
+        if self.url.startswith("sqlite:///"):
+            path = Path(self.url[len("sqlite:///"):])
+            if path.exists() and not os.access(path, os.W_OK):
+                raise StoreError(f"The result store {path} is read-only; tournaments write "
+                                 "every block as it finishes. Use a writable file.")
+            if not path.parent.is_dir():
+                raise StoreError(f"The folder of the result store {path} does not exist.")
         try:
-            self.engine = sa.create_engine(self.url, future=True)
+            self.engine = sa.create_engine(self.url)
             meta = sa.MetaData()
             self.tournaments = sa.Table(
                 "tournaments", meta,
@@ -87,13 +134,57 @@ class ResultStore:
                 sa.Column("exploitability", sa.Float),
                 sa.Column("reason", sa.Text),
             )
+            self.meta = sa.Table(
+                "nashzoo_meta", meta,
+                sa.Column("key", sa.String(40), primary_key=True),
+                sa.Column("value", sa.Text, nullable=False),
+            )
+            existing = set(sa.inspect(self.engine).get_table_names())
+            if existing and not existing & _TABLES:
+                raise StoreError(
+                    f"{self.url} is a database of another application (tables "
+                    f"{sorted(existing)[:5]}); nashzoo does not write into it. Give the "
+                    "tournament its own file or database.")
             meta.create_all(self.engine)
+            with self.engine.begin() as conn:
+                row = conn.execute(sa.select(self.meta.c.value)
+                                   .where(self.meta.c.key == "schema")).first()
+                if row is None:
+                    self._insert_or_ignore(conn, self.meta, key="schema", value=SCHEMA_VERSION)
+                elif row[0] != SCHEMA_VERSION:
+                    raise StoreError(f"{self.url} has nashzoo store schema {row[0]!r}; this "
+                                     f"nashzoo reads schema {SCHEMA_VERSION!r}.")
+        except StoreError:
+            raise
         except sa.exc.SQLAlchemyError as exc:
-            raise StoreError(f"Cannot open the result store {self.url}: {exc}") from exc
-        self._sa = sa
+            cause = getattr(exc, "orig", None) or exc
+            raise StoreError(
+                f"Cannot open the result store {self.url}: {type(cause).__name__}: {cause}"
+            ) from exc
 
+    def _insert_or_ignore(self, conn: Any, table: Any, **values: Any) -> bool:
+        """Insert a row unless its primary key exists (SQLite and PostgreSQL); returns
+        whether a row was inserted."""
+        dialect = self.engine.dialect.name
+        if dialect == "sqlite":
+            from sqlalchemy.dialects.sqlite import insert
+        elif dialect == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert  # type: ignore[assignment]
+        else:  # other databases: a savepoint keeps the outer transaction usable
+            try:
+                with conn.begin_nested():
+                    conn.execute(table.insert().values(**values))
+                return True
+            except self._sa.exc.IntegrityError:
+                return False
+        result = conn.execute(insert(table).values(**values).on_conflict_do_nothing())
+        return bool(result.rowcount)
+
+    @_wrapped
     def register(self, tournament_id: str, config: dict[str, Any]) -> bool:
         """Record a tournament; returns False if it was already there (a resume).
+
+        Safe when several processes start the same tournament at once.
 
         Raises:
             StoreError: the id exists with another configuration.
@@ -101,42 +192,55 @@ class ResultStore:
         sa = self._sa
         text = json.dumps(config, sort_keys=True)
         with self.engine.begin() as conn:
+            inserted = self._insert_or_ignore(
+                conn, self.tournaments, id=tournament_id, config=text,
+                created=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+            if inserted:
+                return True
             row = conn.execute(sa.select(self.tournaments.c.config)
                                .where(self.tournaments.c.id == tournament_id)).first()
-            if row is not None:
-                if row[0] != text:
-                    raise StoreError(f"Tournament {tournament_id} exists with another configuration.")
-                return False
-            conn.execute(self.tournaments.insert().values(
-                id=tournament_id, config=text,
-                created=datetime.now(timezone.utc).isoformat(timespec="seconds")))
-        return True
+        if row is None or row[0] != text:
+            raise StoreError(f"Tournament {tournament_id} exists in {self.url} with another "
+                             "configuration.")
+        return False
 
+    @_wrapped
     def config(self, tournament_id: str) -> dict[str, Any]:
+        """The configuration a tournament was registered with.
+
+        Raises:
+            StoreError: no such tournament, or an unreadable configuration.
+        """
         sa = self._sa
         with self.engine.connect() as conn:
             row = conn.execute(sa.select(self.tournaments.c.config)
                                .where(self.tournaments.c.id == tournament_id)).first()
         if row is None:
             raise StoreError(f"No tournament {tournament_id} in {self.url}.")
-        return json.loads(row[0])
+        try:
+            config = json.loads(row[0])
+        except json.JSONDecodeError as exc:
+            raise StoreError(f"Tournament {tournament_id} in {self.url} has an unreadable "
+                             f"configuration: {exc}") from exc
+        if not isinstance(config, dict):
+            raise StoreError(f"Tournament {tournament_id} in {self.url} has a configuration "
+                             f"that is not an object: {config!r}.")
+        return config
 
+    @_wrapped
     def tournament_ids(self) -> list[str]:
         sa = self._sa
         with self.engine.connect() as conn:
             return [r[0] for r in conn.execute(sa.select(self.tournaments.c.id))]
 
+    @_wrapped
     def add_block(self, tournament_id: str, result: BlockResult) -> bool:
         """Commit one block; returns False (and changes nothing) if it was stored already."""
-        sa = self._sa
-        values = dict(tournament=tournament_id, **result.__dict__)
-        try:
-            with self.engine.begin() as conn:
-                conn.execute(self.blocks.insert().values(**values))
-        except sa.exc.IntegrityError:
-            return False
-        return True
+        with self.engine.begin() as conn:
+            return self._insert_or_ignore(conn, self.blocks, tournament=tournament_id,
+                                          **asdict(result))
 
+    @_wrapped
     def done(self, tournament_id: str) -> set[tuple[str, str, int]]:
         """``(a, b, block)`` of the stored blocks."""
         sa = self._sa
@@ -146,6 +250,7 @@ class ResultStore:
                                 .where(b.c.tournament == tournament_id))
             return {(r[0], r[1], r[2]) for r in rows}
 
+    @_wrapped
     def results(self, tournament_id: str) -> list[BlockResult]:
         """Every stored block, in a stable order."""
         sa = self._sa
@@ -156,6 +261,7 @@ class ResultStore:
                                 .order_by(b.c.a, b.c.b, b.c.block))
             return [BlockResult(**row._mapping) for row in rows]
 
+    @_wrapped
     def set_exploitability(self, tournament_id: str, agent: str, value: float | None,
                            reason: str | None = None) -> None:
         """Record (or replace) one agent's exploitability, ``None`` with a reason if unknown."""
@@ -165,6 +271,7 @@ class ResultStore:
             conn.execute(t.insert().values(tournament=tournament_id, agent=agent,
                                            exploitability=value, reason=reason))
 
+    @_wrapped
     def exploitabilities(self, tournament_id: str) -> dict[str, tuple[float | None, str | None]]:
         sa = self._sa
         t = self.exploitability

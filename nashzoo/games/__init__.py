@@ -6,7 +6,8 @@ Each game follows the OpenSpiel-style state API of :mod:`nashzoo.games.base`.
 from typing import Any
 
 from nashzoo.errors import InvalidParameterError
-from nashzoo.games.base import CHANCE, TERMINAL, Game, State
+from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State
+from nashzoo.games.observation import ObservationCache, PlayerView
 from nashzoo.games.kuhn import KuhnPokerGame
 from nashzoo.games.leduc import LeducHoldemGame
 from nashzoo.games.matrix import (
@@ -34,12 +35,18 @@ def load_game(spec: dict[str, Any]) -> Game:
         raise InvalidParameterError(
             f"A game spec is a dict {{'type': ..., 'params': {{...}}}}, received {spec!r}."
         )
+    if not isinstance(spec["type"], str):
+        raise InvalidParameterError(f"A game spec's 'type' is a string, received {spec['type']!r}.")
     cls = GAME_TYPES.get(spec["type"])
     if cls is None:
         raise InvalidParameterError(
             f"Unknown game type {spec['type']!r}; known types are {sorted(GAME_TYPES)}."
         )
     params = spec.get("params") or {}
+    if not isinstance(params, dict):
+        raise InvalidParameterError(
+            f"A game spec's 'params' is a dict of parameters, received {params!r}."
+        )
     try:
         return cls(**params)
     except TypeError as exc:
@@ -50,7 +57,10 @@ __all__ = [
     "GAME_TYPES",
     "load_game",
     "CHANCE",
+    "HIDDEN",
     "TERMINAL",
+    "ObservationCache",
+    "PlayerView",
     "Game",
     "State",
     "KuhnPokerGame",

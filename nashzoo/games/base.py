@@ -7,12 +7,25 @@ are hidden from the later movers, so one tree machinery serves every game.
 
 Player ids follow OpenSpiel: ``0 .. num_players - 1`` for players, :data:`CHANCE` (-1)
 for chance nodes and :data:`TERMINAL` (-4) for terminal nodes.
+
+Two doors into the rules, both public:
+
+* :meth:`State.apply_action` validates (type, range, legality) and is what users call;
+* :meth:`State.apply_unchecked` and :meth:`State.advance_chance` are the documented fast
+  path for trusted loops (the env adapter, the match engine, learners, the tree compiler)
+  that have already judged the action legal from :meth:`State.legal_actions`.
+
+A new game implements the small interface marked *abstract* below: ``current_player``,
+``legal_actions``, ``chance_outcomes``, ``apply_unchecked``, ``clone``, ``returns``,
+``history``, ``public_history``, ``information_state_string_unchecked`` and
+``information_state_indices``; everything else (validation, tensors, masks, chance
+sampling) comes from the base classes.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -23,6 +36,7 @@ from nashzoo.errors import (
     InvalidActionError,
     InvalidParameterError,
 )
+from nashzoo.validation import check_int
 
 __all__ = [
     "CHANCE",
@@ -32,38 +46,15 @@ __all__ = [
     "check_int",
     "check_action_value",
     "sample_chance_outcome",
+    "HIDDEN",
 ]
 
 CHANCE: int = -1
 """Player id of chance nodes (OpenSpiel's ``kChancePlayerId``)."""
 TERMINAL: int = -4
 """Player id of terminal nodes (OpenSpiel's ``kTerminalPlayerId``)."""
-
-
-def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
-    """Validate an integer parameter and return it as ``int``.
-
-    Args:
-        name: parameter name, used in the error message.
-        value: the value received.
-        low: smallest allowed value.
-        high: largest allowed value, or ``None`` for no upper bound.
-
-    Raises:
-        InvalidParameterError: ``value`` is not an integer or is out of range.
-    """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise InvalidParameterError(
-            f"Parameter `{name}` expects an integer, received {value!r} "
-            f"({type(value).__name__})."
-        )
-    value = int(value)
-    if value < low or (high is not None and value > high):
-        allowed = f">= {low}" if high is None else f"in [{low}, {high}]"
-        raise InvalidParameterError(
-            f"Parameter `{name}` must be {allowed}, received {value}."
-        )
-    return value
+HIDDEN: int = -1
+"""Placeholder in :meth:`State.public_history` for an event not every player observed."""
 
 
 def check_action_value(action: Any, num_actions: int) -> int:
@@ -116,21 +107,28 @@ def sample_chance_outcome(outcomes: Sequence[tuple[int, float]], u: float) -> in
     return outcomes[-1][0]
 
 
+
 class Game(ABC):
     """Frozen parameters of a game and a factory of initial states.
 
     Subclasses set the attributes below in ``__init__`` and implement
-    :meth:`new_initial_state`, :meth:`params` and :attr:`information_state_tensor_size`.
+    :meth:`new_initial_state` and :meth:`params`; :meth:`count_histories` is optional
+    (it lets :func:`nashzoo.tree.compile_game` refuse a huge game at once).
 
     Attributes:
         short_name: identifier such as ``"kuhn_poker"``.
         num_players: number of players (2 for every game shipped so far).
         num_distinct_actions: size of the action space of the players.
         max_chance_outcomes: largest number of outcomes of a chance node.
+        max_chance_nodes: most chance events on one history.
         max_game_length: longest number of player actions in one history.
         min_utility: smallest payoff any player can receive.
         max_utility: largest payoff any player can receive.
         zero_sum: whether returns always sum to zero.
+        simultaneous: whether moves are simultaneous (played sequentially, hidden).
+        information_state_tensor_size: length of :meth:`State.information_state_tensor`.
+        big_blind: chips per big blind for mbb/game reports (``None`` for non-poker games).
+        game_type: stable family name used in saved files (see :func:`nashzoo.games.load_game`).
     """
 
     short_name: str = ""
@@ -138,39 +136,54 @@ class Game(ABC):
     num_distinct_actions: int
     max_chance_outcomes: int
     max_chance_nodes: int
-    """Most chance events on one history (matches draw one uniform per chance event)."""
     max_game_length: int
     min_utility: float
     max_utility: float
     zero_sum: bool = True
     simultaneous: bool = False
-    """True for games whose moves are simultaneous (played sequentially with hidden actions)."""
+    information_state_tensor_size: int
+    big_blind: float | None = None
+    game_type: str = ""
+    action_names: tuple[str, ...] = ()
+    """Names of the player actions, when they do not depend on the state or the player."""
 
     @abstractmethod
     def new_initial_state(self) -> "State":
         """Return the root of the game tree (often a chance node)."""
 
-    big_blind: float | None = None
-    """Chips per big blind for mbb/game reports (poker games with antes use the ante)."""
-    game_type: str = ""
-    """Stable name of the game family, used in saved files (see :func:`nashzoo.games.load_game`)."""
-
     @abstractmethod
     def params(self) -> dict[str, Any]:
         """Return the parameters that, passed back to the constructor, rebuild this game."""
+
+    def count_histories(self) -> int | None:
+        """The exact number of histories (tree nodes), computed from the parameters
+        without enumerating the tree; ``None`` when the game cannot tell."""
+        return None
+
+    @property
+    def max_history_length(self) -> int:
+        """Longest :meth:`State.history` (chance events and player actions)."""
+        return self.max_chance_nodes + self.max_game_length
+
+    @property
+    def max_payoff_magnitude(self) -> float:
+        """Largest absolute payoff of any player (the worst a forfeit can cost)."""
+        return max(abs(self.min_utility), abs(self.max_utility))
 
     def to_spec(self) -> dict[str, Any]:
         """JSON-able ``{"type": game_type, "params": params()}`` that rebuilds the game."""
         return {"type": self.game_type, "params": self.params()}
 
-    information_state_tensor_size: int
-    """Length of :meth:`State.information_state_tensor` (set by each game)."""
-    action_names: tuple[str, ...] = ()
-    """Names of the player actions, when they do not depend on the state."""
+    def action_name(self, action: int, player: int | None = None) -> str:
+        """Human-readable name of a player action (independent of the state).
 
-    def action_name(self, action: int) -> str:
-        """Human-readable name of a player action (independent of the state)."""
-        return self.action_names[action] if action < len(self.action_names) else str(action)
+        Args:
+            action: the action id.
+            player: whose action (games whose players have different action sets, such
+                as non-square matrix games, name actions per player).
+        """
+        names = self.action_names
+        return names[action] if 0 <= action < len(names) else str(action)
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
@@ -184,7 +197,7 @@ class Game(ABC):
 
 
 class State(ABC):
-    """A node of the game tree. Mutable: :meth:`apply_action` changes it in place.
+    """A node of the game tree. Mutable: applying an action changes it in place.
 
     Use :meth:`clone` to branch. All methods are cheap; nothing here allocates more
     than the return value.
@@ -192,6 +205,7 @@ class State(ABC):
 
     game: Game
 
+    # -- the interface a game implements ---------------------------------------------------
     @abstractmethod
     def current_player(self) -> int:
         """Player to move, :data:`CHANCE` or :data:`TERMINAL`."""
@@ -205,8 +219,13 @@ class State(ABC):
         """``[(outcome, probability)]`` at a chance node; raises elsewhere."""
 
     @abstractmethod
-    def _apply(self, action: int) -> None:
-        """Apply an action already known to be legal."""
+    def apply_unchecked(self, action: int) -> None:
+        """Apply ``action``, which the caller has already judged legal (trusted fast path).
+
+        Nothing is validated: an illegal action corrupts the state. Loops that take
+        actions from users or agents check them against :meth:`legal_actions` first, or
+        call :meth:`apply_action`, which does.
+        """
 
     @abstractmethod
     def clone(self) -> "State":
@@ -218,34 +237,56 @@ class State(ABC):
 
     @abstractmethod
     def history(self) -> list[int]:
-        """Every action applied so far, chance outcomes included."""
+        """Every action applied so far, chance outcomes included (a fresh list)."""
 
+    @abstractmethod
+    def public_history(self) -> list[int]:
+        """The history as every player observed it: an event that only some players saw
+        (a private card) is :data:`HIDDEN`; simultaneous moves, which no player sees as
+        they happen, are left out (a matrix game's public history is always empty).
+
+        Like the tensor and the mask, it is a function of each player's
+        information-state string (:func:`nashzoo.testing.check_env` verifies this)."""
+
+    @abstractmethod
+    def information_state_string_unchecked(self, player: int) -> str:
+        """:meth:`information_state_string` for a player id known to be valid (fast path)."""
+
+    @abstractmethod
+    def information_state_indices(self, player: int) -> list[int]:
+        """Positions of the ones in :meth:`information_state_tensor` of ``player`` (a
+        valid player id; the tensor method validates)."""
+
+    # -- derived, shared by every game ----------------------------------------------------
     def information_state_string(self, player: int) -> str:
         """Perfect-recall information-state key of ``player``, human readable.
 
         The string records every public action, so it also determines whether ``player``
         is to move and with which legal actions.
+
+        Raises:
+            ActionTypeError, InvalidParameterError: ``player`` is not a valid player id.
         """
-        self._check_player(player)
-        return self._information_state_string(player)
+        self.check_player(player)
+        return self.information_state_string_unchecked(int(player))
 
-    @abstractmethod
-    def _information_state_string(self, player: int) -> str:
-        """:meth:`information_state_string` without argument checks."""
+    def information_state_tensor(self, player: int) -> np.ndarray:
+        """Perfect-recall information state of ``player`` as a fresh ``float32`` vector.
 
-    @abstractmethod
-    def _information_state_indices(self, player: int) -> list[int]:
-        """Positions of the ones in the information-state tensor of ``player``."""
-
-    def action_to_string(self, action: int) -> str:
-        """Human-readable name of ``action`` at this state (chance outcomes included).
-
-        Card games name a chance outcome ``"Deal <card>"`` from ``game.card_names``.
+        Built from the same fields as :meth:`information_state_string`, so the two
+        cannot disagree; see each game's docstring for the index layout.
         """
-        if self.is_chance_node():
-            names = getattr(self.game, "card_names", None)
-            return f"Deal {names[action]}" if names else f"Chance outcome {action}"
-        return self.game.action_name(action)
+        self.check_player(player)
+        tensor = np.zeros(self.game.information_state_tensor_size, dtype=np.float32)
+        tensor[self.information_state_indices(int(player))] = 1.0
+        return tensor
+
+    def legal_actions_mask(self) -> np.ndarray:
+        """``int8`` mask of length ``num_distinct_actions`` (zeros at chance/terminal)."""
+        mask = np.zeros(self.game.num_distinct_actions, dtype=np.int8)
+        if self.current_player() >= 0:
+            mask[list(self.legal_actions())] = 1
+        return mask
 
     def pending_legal_actions(self, player: int) -> Sequence[int]:
         """Legal actions of ``player`` in a simultaneous move it has not made yet.
@@ -256,6 +297,19 @@ class State(ABC):
         """
         return self.legal_actions() if self.current_player() == player else ()
 
+    def action_to_string(self, action: int) -> str:
+        """Human-readable name of ``action`` at this state (chance outcomes included).
+
+        Card games name a chance outcome ``"Deal <card>"`` from ``game.card_names``.
+        """
+        player = self.current_player()
+        if player == CHANCE:
+            names = getattr(self.game, "card_names", None)
+            if names and 0 <= action < len(names):
+                return f"Deal {names[action]}"
+            return f"Chance outcome {action}"
+        return self.game.action_name(action, player if player >= 0 else None)
+
     def is_terminal(self) -> bool:
         """Whether the game is over."""
         return self.current_player() == TERMINAL
@@ -264,26 +318,8 @@ class State(ABC):
         """Whether the next action is a chance outcome."""
         return self.current_player() == CHANCE
 
-    def legal_actions_mask(self) -> np.ndarray:
-        """``int8`` mask of length ``num_distinct_actions`` (zeros at chance/terminal)."""
-        mask = np.zeros(self.game.num_distinct_actions, dtype=np.int8)
-        if self.current_player() >= 0:
-            mask[list(self.legal_actions())] = 1
-        return mask
-
-    def information_state_tensor(self, player: int) -> np.ndarray:
-        """Perfect-recall information state of ``player`` as a fresh ``float32`` vector.
-
-        Built from the same fields as :meth:`information_state_string`, so the two
-        cannot disagree; see each game's docstring for the index layout.
-        """
-        self._check_player(player)
-        tensor = np.zeros(self.game.information_state_tensor_size, dtype=np.float32)
-        tensor[self._information_state_indices(player)] = 1.0
-        return tensor
-
     def apply_action(self, action: int) -> None:
-        """Apply a player action or a chance outcome.
+        """Apply a player action or a chance outcome, validated.
 
         Raises:
             GameOverError: the state is terminal.
@@ -304,23 +340,43 @@ class State(ABC):
                 f"Action {action} is not legal for {who} here; legal actions are "
                 f"{list(legal)} (history {self.history()})."
             )
-        self._apply(action)
+        self.apply_unchecked(action)
+
+    def advance_chance(self, uniform: Callable[[], float]) -> None:
+        """Sample chance events until a player is to move or the game is over.
+
+        Each chance event draws one uniform in [0, 1) from ``uniform()`` and applies the
+        outcome it selects (:func:`sample_chance_outcome`). Pass ``rng.random`` for a
+        ``np.random.Generator``, or ``iter(draws).__next__`` to replay pre-drawn uniforms
+        (the match engine does, so both seatings of a duplicate deal see the same cards).
+        """
+        while self.current_player() == CHANCE:
+            self.apply_unchecked(sample_chance_outcome(self.chance_outcomes(), uniform()))
 
     def child(self, action: int) -> "State":
-        """A copy of this state with ``action`` applied."""
+        """A copy of this state with ``action`` applied (validated)."""
         new = self.clone()
         new.apply_action(action)
         return new
 
-    def _check_player(self, player: int) -> None:
-        if type(player) is not int and not isinstance(player, np.integer):
+    def check_player(self, player: Any) -> None:
+        """Raise unless ``player`` is a player id of this game.
+
+        Raises:
+            ActionTypeError: not an integer.
+            InvalidParameterError: out of ``[0, num_players)``.
+        """
+        if (type(player) is not int and not isinstance(player, np.integer)) or isinstance(
+                player, bool):
             raise ActionTypeError(f"Expected an integer player id, received {player!r}.")
         if not 0 <= player < self.game.num_players:
             raise InvalidParameterError(
                 f"Player must be in [0, {self.game.num_players}), received {player}."
             )
 
-    def _check_chance(self) -> None:
+    def check_chance(self) -> None:
+        """Raise :class:`IllegalActionError` unless this is a chance node (games call it at
+        the top of :meth:`chance_outcomes`)."""
         if not self.is_chance_node():
             raise IllegalActionError(
                 f"chance_outcomes() called at a non-chance node (player "

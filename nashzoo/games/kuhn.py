@@ -31,9 +31,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from nashzoo.games.base import CHANCE, TERMINAL, Game, State, check_int
+from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State
+from nashzoo.validation import check_int
 
-__all__ = ["KuhnPokerGame", "KuhnPokerState", "PASS", "BET"]
+__all__ = ["KuhnPokerGame", "KuhnPokerState", "PASS", "BET", "MAX_DECK_SIZE"]
+
+MAX_DECK_SIZE: int = 100
+"""Largest deck (a 100-card Kuhn tree has about 89,000 histories)."""
 
 PASS: int = 0
 BET: int = 1
@@ -45,17 +49,18 @@ class KuhnPokerGame(Game):
     """Kuhn poker with a ``deck_size``-card deck.
 
     Args:
-        deck_size: number of cards, at least 3 (3 = classic Kuhn, 8 = 8-card poker).
+        deck_size: number of cards, 3 to :data:`MAX_DECK_SIZE` (3 = classic Kuhn, 8 =
+            8-card poker).
 
     Raises:
-        InvalidParameterError: ``deck_size`` is not an integer >= 3.
+        InvalidParameterError: ``deck_size`` is not an integer in that range.
     """
 
     short_name = "kuhn_poker"
     game_type = "kuhn_poker"
 
     def __init__(self, deck_size: int = 3) -> None:
-        self.deck_size = check_int("deck_size", deck_size, 3)
+        self.deck_size = check_int("deck_size", deck_size, 3, MAX_DECK_SIZE)
         self.num_players = 2
         self.num_distinct_actions = 2
         self.max_chance_outcomes = self.deck_size
@@ -77,6 +82,12 @@ class KuhnPokerGame(Game):
 
     def new_initial_state(self) -> "KuhnPokerState":
         return KuhnPokerState(self)
+
+    def count_histories(self) -> int:
+        """``1 + N + 9 N (N - 1)``: the root, the first deal, and 9 betting histories
+        ('', p, b, pp, pb, bp, bb, pbp, pbb) per pair of cards (58 for N = 3)."""
+        n = self.deck_size
+        return 1 + n + 9 * n * (n - 1)
 
 
 class KuhnPokerState(State):
@@ -102,11 +113,11 @@ class KuhnPokerState(State):
         return ()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        self._check_chance()
+        self.check_chance()
         p = self.game._uniform[len(self._cards)]
         return [(c, p) for c in range(self.game.deck_size) if c not in self._cards]
 
-    def _apply(self, action: int) -> None:
+    def apply_unchecked(self, action: int) -> None:
         if self._player == CHANCE:
             self._cards.append(action)
             if len(self._cards) == 2:
@@ -146,6 +157,9 @@ class KuhnPokerState(State):
     def history(self) -> list[int]:
         return self._cards + self._actions
 
+    def public_history(self) -> list[int]:
+        return [HIDDEN] * len(self._cards) + self._actions
+
     def betting(self) -> str:
         """The betting so far as letters, ``p`` = pass and ``b`` = bet (e.g. ``"pb"``)."""
         return self._letters
@@ -154,11 +168,11 @@ class KuhnPokerState(State):
         """Cards dealt so far (player 0's first)."""
         return tuple(self._cards)
 
-    def _information_state_string(self, player: int) -> str:
+    def information_state_string_unchecked(self, player: int) -> str:
         card = self.game.card_names[self._cards[player]] if len(self._cards) > player else "?"
         return f"player={player} card={card} history={self._letters}"
 
-    def _information_state_indices(self, player: int) -> list[int]:
+    def information_state_indices(self, player: int) -> list[int]:
         idx = [player]
         if len(self._cards) > player:
             idx.append(2 + self._cards[player])

@@ -41,10 +41,12 @@ by ``/``; ``f`` fold, ``c`` call, ``r`` raise).
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Sequence
 
 from nashzoo.errors import InvalidParameterError
-from nashzoo.games.base import CHANCE, TERMINAL, Game, State, check_int
+from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State
+from nashzoo.validation import check_int
 
 __all__ = [
     "LeducHoldemGame",
@@ -154,6 +156,28 @@ class LeducHoldemGame(Game):
     def new_initial_state(self) -> "LeducHoldemState":
         return LeducHoldemState(self)
 
+    def count_histories(self) -> int:
+        """Histories of the tree, counted round by round: the betting tree of a round
+        does not depend on the cards, so deals only multiply it (9,457 for standard
+        Leduc)."""
+        cards, rounds, cap = self.num_cards, self.num_rounds, self.max_raises
+
+        @functools.lru_cache(maxsize=None)
+        def betting(r: int, dealt: int, raises: int, facing: bool, first: bool) -> int:
+            # this decision node, a fold, a call (check) and a raise below it
+            total = 1 + (1 if facing else 0)
+            if first:
+                total += betting(r, dealt, raises, False, False)
+            elif r + 1 == rounds:
+                total += 1  # the call ends the game
+            else:  # the call ends the round: a chance node dealing the next public card
+                total += 1 + (cards - dealt) * betting(r + 1, dealt + 1, 0, False, True)
+            if raises < cap:
+                total += betting(r, dealt, raises + 1, True, False)
+            return total
+
+        return 1 + cards + cards * (cards - 1) * betting(0, 2, 0, False, True)
+
 
 class LeducHoldemState(State):
     """A Leduc Hold'em history. See :mod:`nashzoo.games.leduc` for the rules."""
@@ -194,12 +218,12 @@ class LeducHoldemState(State):
         return ()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        self._check_chance()
+        self.check_chance()
         outcomes = self.legal_actions()
         p = 1.0 / len(outcomes)
         return [(c, p) for c in outcomes]
 
-    def _apply(self, action: int) -> None:
+    def apply_unchecked(self, action: int) -> None:
         self._history.append(action)
         p = self._player
         if p == CHANCE:
@@ -279,6 +303,10 @@ class LeducHoldemState(State):
     def history(self) -> list[int]:
         return self._history.copy()
 
+    def public_history(self) -> list[int]:
+        hidden = min(2, len(self._history))
+        return [HIDDEN] * hidden + self._history[hidden:]
+
     def betting(self) -> str:
         """Betting letters per round joined by ``/`` (``f`` fold, ``c`` call, ``r`` raise)."""
         return "/".join(self._bets)
@@ -287,10 +315,10 @@ class LeducHoldemState(State):
         """Chips each player has put in so far."""
         return (self._contrib[0], self._contrib[1])
 
-    def _information_state_string(self, player: int) -> str:
+    def information_state_string_unchecked(self, player: int) -> str:
         return self._heads[player] + self._tail
 
-    def _information_state_indices(self, player: int) -> list[int]:
+    def information_state_indices(self, player: int) -> list[int]:
         game = self.game
         nc = game.num_cards
         idx = [player]

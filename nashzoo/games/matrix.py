@@ -107,7 +107,9 @@ class MatrixGame(Game):
         both = np.concatenate([self.row_payoffs.ravel(), self.col_payoffs.ravel()])
         self.min_utility = float(both.min())
         self.max_utility = float(both.max())
-        self._legal = (tuple(range(rows)), tuple(range(cols)))
+        self.legal_by_player: tuple[tuple[int, ...], tuple[int, ...]] = (
+            tuple(range(rows)), tuple(range(cols)))
+        """Legal actions of the row player and of the column player."""
 
     @staticmethod
     def _names(param: str, names: Sequence[str] | None, n: int, prefix: str) -> tuple[str, ...]:
@@ -129,9 +131,27 @@ class MatrixGame(Game):
             "name": self.short_name,
         }
 
-    def action_name(self, action: int) -> str:
-        names = self.row_action_names if action < self.num_rows else self.col_action_names
-        return names[action]
+    def action_name(self, action: int, player: int | None = None) -> str:
+        """Name of ``action`` for ``player`` (0 = row, 1 = column).
+
+        Without ``player`` the name is unambiguous only when both players share their
+        action names; otherwise both readings are given, e.g. ``"Rock (row) / Heads
+        (column)"``.
+        """
+        rows, cols = self.row_action_names, self.col_action_names
+        if player == 0 or player == 1:
+            names = rows if player == 0 else cols
+            return names[action] if 0 <= action < len(names) else str(action)
+        row = rows[action] if 0 <= action < len(rows) else None
+        col = cols[action] if 0 <= action < len(cols) else None
+        if row == col and row is not None:
+            return row
+        return " / ".join(f"{n} ({who})" for n, who in ((row, "row"), (col, "column"))
+                          if n is not None) or str(action)
+
+    def count_histories(self) -> int:
+        """``1 + rows + rows * cols``."""
+        return 1 + self.num_rows + self.num_rows * self.num_cols
 
     def new_initial_state(self) -> "MatrixGameState":
         return MatrixGameState(self)
@@ -152,16 +172,16 @@ class MatrixGameState(State):
 
     def legal_actions(self) -> Sequence[int]:
         n = len(self._actions)
-        return self.game._legal[n] if n < 2 else ()
+        return self.game.legal_by_player[n] if n < 2 else ()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        self._check_chance()
+        self.check_chance()
         return []
 
     def pending_legal_actions(self, player: int) -> Sequence[int]:
-        return self.game._legal[player] if len(self._actions) <= player else ()
+        return self.game.legal_by_player[player] if len(self._actions) <= player else ()
 
-    def _apply(self, action: int) -> None:
+    def apply_unchecked(self, action: int) -> None:
         self._actions.append(action)
 
     def clone(self) -> "MatrixGameState":
@@ -179,21 +199,21 @@ class MatrixGameState(State):
     def history(self) -> list[int]:
         return self._actions.copy()
 
-    def _information_state_string(self, player: int) -> str:
+    def information_state_string_unchecked(self, player: int) -> str:
         if len(self._actions) > player:
             names = self.game.row_action_names if player == 0 else self.game.col_action_names
             return f"player={player} played={names[self._actions[player]]}"
         return f"player={player}"
 
-    def _information_state_indices(self, player: int) -> list[int]:
+    def information_state_indices(self, player: int) -> list[int]:
         idx = [player]
         if len(self._actions) > player:
             idx.append(2 + self._actions[player])
         return idx
 
-    def action_to_string(self, action: int) -> str:
-        names = self.game.row_action_names if not self._actions else self.game.col_action_names
-        return names[action]
+    def public_history(self) -> list[int]:
+        # The moves are simultaneous: neither is ever public (only the payoffs are).
+        return []
 
     def __str__(self) -> str:
         g = self.game

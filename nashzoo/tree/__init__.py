@@ -1,7 +1,10 @@
 """Small games compiled once into flat arrays: the ground solvers and exact evaluation run on."""
 
+from nashzoo.tree.best_response import best_response_value, nash_conv_array, policy_values
 from nashzoo.tree.compile import DEFAULT_MAX_NODES, GameTree, compile_game
+from nashzoo.tree.lp import solve_zero_sum
 from nashzoo.tree.policy import TabularPolicy
 from nashzoo.tree.reach import realization_weights
 
-__all__ = ["GameTree", "compile_game", "DEFAULT_MAX_NODES", "TabularPolicy", "realization_weights"]
+__all__ = ["GameTree", "compile_game", "DEFAULT_MAX_NODES", "TabularPolicy", "realization_weights",
+           "best_response_value", "nash_conv_array", "policy_values", "solve_zero_sum"]

@@ -16,8 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.errors import GameTooLargeError
-from nashzoo.games.base import CHANCE, TERMINAL, Game, check_int
+from nashzoo.errors import GameTooLargeError, InvalidParameterError
+from nashzoo.games.base import CHANCE, TERMINAL, Game
+from nashzoo.games.observation import agent_info
+from nashzoo.validation import check_int
 
 __all__ = ["GameTree", "compile_game", "DEFAULT_MAX_NODES"]
 
@@ -45,6 +47,9 @@ class GameTree:
         infoset_tensor: ``(num_infosets, tensor_size)`` information-state tensors.
         infoset_depth: depth of the set's nodes.
         infoset_node: one node of each set (the first in breadth-first order).
+        infoset_public_history: ``(num_infosets, max_history_length)`` public histories
+            (what agents receive as ``info["public_history"]``), -1 padded.
+        infoset_history_length: length of each set's history.
     """
 
     game: Game
@@ -64,6 +69,8 @@ class GameTree:
     infoset_tensor: np.ndarray
     infoset_depth: np.ndarray
     infoset_node: np.ndarray
+    infoset_public_history: np.ndarray
+    infoset_history_length: np.ndarray
     single_depth_infosets: bool
     infoset_index: dict[str, int] = field(repr=False)
 
@@ -98,6 +105,55 @@ class GameTree:
         """Sequences of ``player`` (sequence-form size): 1 + sum of legal actions."""
         return 1 + int(self.legal_mask[self.infosets_of(player)].sum())
 
+    def uniform_probs(self) -> np.ndarray:
+        """A fresh ``(num_infosets, num_actions)`` array: uniform over the legal actions."""
+        mask = self.legal_mask
+        uniform: np.ndarray = mask / mask.sum(axis=1, keepdims=True)
+        return uniform
+
+    def normalize_rows(self, sums: np.ndarray) -> np.ndarray:
+        """Rows of ``sums`` divided by their totals; all-zero rows become uniform over the
+        legal actions (how solvers turn accumulated weights into a policy)."""
+        totals = sums.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            probs: np.ndarray = np.where(totals > 0, sums / np.where(totals > 0, totals, 1.0),
+                                         self.uniform_probs())
+        return probs
+
+    @functools.cached_property
+    def _tensor_index(self) -> dict[bytes, int]:
+        return {self.infoset_tensor[i].tobytes(): i for i in range(self.num_infosets)}
+
+    def infoset_of_tensor(self, tensor: np.ndarray) -> int:
+        """The information set whose information-state tensor is ``tensor``.
+
+        The tensor determines the information state (``check_env`` verifies the
+        bijection), so agents that only hold the observation can find their row.
+
+        Raises:
+            KeyError: no information set of this game has that tensor.
+        """
+        key = np.asarray(tensor, dtype=np.float32).tobytes()
+        try:
+            return self._tensor_index[key]
+        except KeyError:
+            raise KeyError(
+                f"No information set of {self.game!r} has this observation tensor "
+                f"(length {np.asarray(tensor).size}; expected "
+                f"{self.game.information_state_tensor_size})."
+            ) from None
+
+    def agent_inputs(self, infoset: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The ``(observation, info)`` an agent receives at information set ``infoset``,
+        exactly as the env and the match engine present it (fresh arrays)."""
+        observation = {"observation": self.infoset_tensor[infoset].copy(),
+                       "action_mask": self.legal_mask[infoset].astype(np.int8)}
+        info = agent_info(int(self.infoset_player[infoset]),
+                          self.infoset_public_history[infoset].copy(),
+                          int(self.infoset_history_length[infoset]),
+                          self.infoset_keys[infoset])
+        return observation, info
+
     def summary(self) -> dict[str, Any]:
         """Counts for reports: nodes, terminals, information sets per player, depth."""
         return {
@@ -120,10 +176,21 @@ def compile_game(game: Game, *, max_nodes: int = DEFAULT_MAX_NODES) -> GameTree:
         max_nodes: refuse trees larger than this (the error names the size reached).
 
     Raises:
-        GameTooLargeError: more than ``max_nodes`` histories.
-        InvalidParameterError: ``max_nodes`` is not a positive integer.
+        GameTooLargeError: more than ``max_nodes`` histories (refused at once when the
+            game can count its histories from its parameters, as every shipped game can).
+        InvalidParameterError: ``max_nodes`` is not a positive integer, or ``game`` is not
+            a Game.
     """
     max_nodes = check_int("max_nodes", max_nodes, 1)
+    if not isinstance(game, Game):
+        raise InvalidParameterError(
+            f"compile_game expects a nashzoo Game, received {type(game).__name__}.")
+    size = game.count_histories()
+    if size is not None and size > max_nodes:
+        raise GameTooLargeError(
+            f"{game!r} has {size:,} histories, more than max_nodes={max_nodes:,}; raise "
+            "max_nodes or use a sampling method that does not compile the tree."
+        )
     return _compile_cached(game, max_nodes)
 
 
@@ -146,6 +213,7 @@ def _compile_cached(game: Game, max_nodes: int) -> GameTree:
     key_legal: list[list[tuple[int, ...]]] = [[] for _ in range(n_players)]
     key_tensor: list[list[np.ndarray]] = [[] for _ in range(n_players)]
     key_depth: list[list[int]] = [[] for _ in range(n_players)]
+    key_public: list[list[list[int]]] = [[] for _ in range(n_players)]
     single_depth = True
 
     queue: deque = deque([game.new_initial_state()])
@@ -180,6 +248,7 @@ def _compile_cached(game: Game, max_nodes: int) -> GameTree:
                 key_legal[p].append(legal)
                 key_tensor[p].append(state.information_state_tensor(p))
                 key_depth[p].append(depth[node])
+                key_public[p].append(state.public_history())
             elif key_depth[p][idx] != depth[node]:
                 single_depth = False
             infoset.append(idx)  # local for now, made global below
@@ -194,7 +263,7 @@ def _compile_cached(game: Game, max_nodes: int) -> GameTree:
         d = depth[node] + 1
         for a, prob in edges:
             child = state.clone()
-            child._apply(a)
+            child.apply_unchecked(a)
             queue.append(child)
             player.append(0)
             parent.append(node)
@@ -224,6 +293,10 @@ def _compile_cached(game: Game, max_nodes: int) -> GameTree:
     level_starts = np.searchsorted(depth_arr, np.arange(depth_arr.max() + 2)).astype(np.int32)
     tensor_size = game.information_state_tensor_size
     tensors = [t for ts in key_tensor for t in ts]
+    publics = [h for hs in key_public for h in hs]
+    public_history = np.full((len(publics), game.max_history_length), -1, dtype=np.int64)
+    for row, hist in enumerate(publics):
+        public_history[row, :len(hist)] = hist
     arrays = dict(
         player=player_arr,
         parent=np.asarray(parent, dtype=np.int32),
@@ -242,6 +315,8 @@ def _compile_cached(game: Game, max_nodes: int) -> GameTree:
                         else np.zeros((0, tensor_size), np.float32)),
         infoset_depth=np.asarray([d for ds in key_depth for d in ds], dtype=np.int32),
         infoset_node=np.asarray([n for ns in key_node for n in ns], dtype=np.int32),
+        infoset_public_history=public_history,
+        infoset_history_length=np.asarray([len(h) for h in publics], dtype=np.int32),
     )
     for arr in arrays.values():
         arr.setflags(write=False)

@@ -7,8 +7,17 @@ backward passes in reverse order or level by level. Player ids: >= 0 players, -1
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numba import njit
+
+from nashzoo.extras import user_cache_dir
+
+# Compiled kernels are cached in the user's cache directory (every process, Ray workers
+# included, imports this module before compiling), never next to the installed package,
+# which may be read-only or shared. NUMBA_CACHE_DIR, when set, wins.
+if not numba.config.CACHE_DIR:
+    numba.config.CACHE_DIR = str(user_cache_dir("numba"))
 
 CHANCE = -1
 TERMINAL = -4

@@ -25,6 +25,16 @@ FORMAT_VERSION = 1
 _TOL = 1e-6
 
 
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads`` hook: refuse objects with a repeated key (the last would win)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} appears more than once")
+        out[key] = value
+    return out
+
+
 def _tree_of(game_or_tree: Game | GameTree) -> GameTree:
     if isinstance(game_or_tree, GameTree):
         return game_or_tree
@@ -55,9 +65,8 @@ class TabularPolicy:
     def __init__(self, game_or_tree: Game | GameTree, probs: np.ndarray | None = None,
                  *, metadata: dict[str, Any] | None = None) -> None:
         self.tree = _tree_of(game_or_tree)
-        mask = self.tree.legal_mask
         if probs is None:
-            probs = mask / mask.sum(axis=1, keepdims=True)
+            probs = self.tree.uniform_probs()
         self.probs = np.array(probs, dtype=np.float64, copy=True)
         self.metadata = dict(metadata or {})
         self.validate()
@@ -72,8 +81,8 @@ class TabularPolicy:
     def from_agent(cls, agent: Any, game_or_tree: Game | GameTree) -> "TabularPolicy":
         """Query a PolicyAgent's ``action_probabilities`` once at every information set.
 
-        The agent sees what the env would show it there: ``{"observation": tensor,
-        "action_mask": mask}`` and ``{"info_state": key}``.
+        The agent sees exactly what the env and the match engine would show it there
+        (:meth:`GameTree.agent_inputs`): the observation dict and the full agent info.
 
         Raises:
             InvalidParameterError: the agent has no ``action_probabilities``.
@@ -88,10 +97,8 @@ class TabularPolicy:
         tree = _tree_of(game_or_tree)
         probs = np.zeros(tree.legal_mask.shape)
         for i, key in enumerate(tree.infoset_keys):
-            obs = {"observation": tree.infoset_tensor[i].copy(),
-                   "action_mask": tree.legal_mask[i].astype(np.int8)}
-            row = np.asarray(agent.action_probabilities(obs, {"info_state": key}),
-                             dtype=np.float64)
+            obs, info = tree.agent_inputs(i)
+            row = np.asarray(agent.action_probabilities(obs, info), dtype=np.float64)
             if row.shape != (tree.num_actions,):
                 raise PolicyFileError(
                     f"{type(agent).__name__}.action_probabilities returned shape {row.shape} "
@@ -209,8 +216,11 @@ class TabularPolicy:
             game: if given, the file must be for this game.
 
         Raises:
-            PolicyFileError: unreadable or corrupt file, another game, missing or unknown
+            PolicyFileError: unreadable or corrupt file, a header that is not an object,
+                another format version, another game, duplicate, missing or unknown
                 information sets, or rows that are not distributions (first bad set named).
+            GameTooLargeError: the file names a game too large to compile (refused before
+                any work, from the game's parameters).
             FileNotFoundError: no such file.
         """
         path = Path(path)
@@ -218,13 +228,19 @@ class TabularPolicy:
             raise FileNotFoundError(f"No policy file at {path}")
         try:
             if path.suffix == ".json":
-                doc = json.loads(path.read_text())
+                doc = json.loads(path.read_text(), object_pairs_hook=_no_duplicates)
+                if not isinstance(doc, dict):
+                    raise PolicyFileError(
+                        f"{path}: a JSON policy file holds an object, found "
+                        f"{type(doc).__name__}.")
                 header = doc
-                table = doc["infosets"]
+                table = doc.get("infosets")
                 if not isinstance(table, dict):
-                    raise TypeError("'infosets' must map information states to lists")
+                    raise PolicyFileError(
+                        f"{path}: 'infosets' must map information-state strings to lists of "
+                        f"probabilities, found {type(table).__name__}.")
                 keys = list(table)
-                rows = [table[k] for k in keys]
+                rows: Any = [table[k] for k in keys]
             elif path.suffix == ".npz":
                 with np.load(path, allow_pickle=False) as data:
                     header = json.loads(str(data["header"]))
@@ -236,16 +252,33 @@ class TabularPolicy:
             raise
         except Exception as exc:  # any parse failure means a corrupt file
             raise PolicyFileError(f"{path} is not a readable nashzoo policy file: {exc}") from exc
+        if not isinstance(header, dict):
+            raise PolicyFileError(
+                f"{path}: the header is a {type(header).__name__}; expected a JSON object with "
+                f"'format', 'version' and 'game'.")
         if header.get("format") != FORMAT_NAME:
             raise PolicyFileError(
                 f"{path} has format {header.get('format')!r}; expected {FORMAT_NAME!r}."
             )
-        file_game = load_game(header.get("game"))
+        version = header.get("version")
+        if version != FORMAT_VERSION:
+            raise PolicyFileError(
+                f"{path} has format version {version!r}; this nashzoo reads version "
+                f"{FORMAT_VERSION} (upgrade nashzoo to read newer files)."
+            )
+        try:
+            file_game = load_game(header.get("game"))  # type: ignore[arg-type]
+        except InvalidParameterError as exc:
+            raise PolicyFileError(f"{path}: the game it names is invalid: {exc}") from exc
         if game is not None and file_game != game:
             raise PolicyFileError(
                 f"{path} holds a policy for {file_game!r}, not for {game!r}."
             )
-        tree = compile_game(file_game)
+        if len(set(keys)) != len(keys):
+            seen: set[str] = set()
+            dup = next(k for k in keys if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+            raise PolicyFileError(f"{path}: information set {dup!r} appears more than once.")
+        tree = compile_game(file_game)  # refuses huge games at once (GameTooLargeError)
         try:
             arr = np.asarray(rows, dtype=np.float64)
         except (TypeError, ValueError) as exc:
@@ -270,7 +303,10 @@ class TabularPolicy:
             )
         probs = np.zeros(tree.legal_mask.shape)
         probs[[tree.infoset_index[k] for k in keys]] = arr
-        return cls(tree, probs, metadata=header.get("metadata") or {})
+        metadata = header.get("metadata") or {}
+        if not isinstance(metadata, dict):
+            raise PolicyFileError(f"{path}: 'metadata' must be an object, found {metadata!r}.")
+        return cls(tree, probs, metadata=metadata)
 
     def __repr__(self) -> str:
         return f"TabularPolicy({self.game!r}, {self.tree.num_infosets} information sets)"

@@ -3,8 +3,11 @@ any :class:`~nashzoo.agents.Agent` (for stable-baselines3, sb3-contrib's Maskabl
 CleanRL-style scripts).
 
 Observations are the seat's information-state tensor (a ``Box``); ``action_masks()``
-returns the legal actions (sb3-contrib's convention) and ``info["action_mask"]`` carries
-them too. The reward is the seat's return in chips, at the end of the game.
+returns the legal actions (sb3-contrib's convention). Infos hold numbers and arrays only,
+with the same keys on every step: ``action_mask`` (bool), ``seat``, ``illegal_action``,
+``public_history`` and ``history_length`` (as in the AEC env); the information-state
+string is :meth:`SingleAgentEnv.information_state_string`. The reward is the seat's
+return in chips, at the end of the game.
 """
 
 from __future__ import annotations
@@ -15,10 +18,20 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from nashzoo.envs.observation import ObservationCache
-from nashzoo.errors import AgentForfeitError, IllegalActionError, InvalidParameterError
+from nashzoo.envs.aec import state_text
+from nashzoo.envs.protocol import Agent
+from nashzoo.errors import (
+    AgentForfeitError,
+    GameOverError,
+    IllegalActionError,
+    InvalidParameterError,
+    ResetNeededError,
+)
+from nashzoo.eval.guard import DirectCalls, Forfeit
 from nashzoo.games import Game
-from nashzoo.games.base import CHANCE, TERMINAL, check_action_value, sample_chance_outcome
+from nashzoo.games.base import TERMINAL, State, check_action_value
+from nashzoo.games.observation import ObservationCache, PlayerView
+from nashzoo.validation import check_bool, check_number, check_seed
 
 __all__ = ["SingleAgentEnv", "GYMNASIUM_IDS"]
 
@@ -31,6 +44,8 @@ GYMNASIUM_IDS = {
 }
 """Gymnasium ids (registered at import) and the nashzoo games they play."""
 
+_SEATS = (0, 1, "alternate", "random")
+
 
 class SingleAgentEnv(gymnasium.Env):
     """Play one seat against a fixed opponent.
@@ -39,7 +54,11 @@ class SingleAgentEnv(gymnasium.Env):
         game: a :class:`~nashzoo.games.Game` or a nashzoo env id.
         opponent: an Agent, an agent spec string (``"random"``, ``"cfr+:1000"``, a policy
             file...; see :mod:`nashzoo.agents.specs`), or ``None`` for a random agent.
-        seat: ``0`` or ``1`` for a fixed seat, ``"alternate"`` to switch every episode.
+        seat: ``0`` or ``1`` for a fixed seat; ``"alternate"`` switches seat at every
+            ``reset()``, and ``reset(seed=s)`` puts the alternation at seat ``s % 2`` (so
+            seeds 0, 1, 2, ... alternate and the same seed replays the same episode);
+            ``"random"`` draws the seat from the env's seeded generator. The seat is in
+            ``info["seat"]``.
         strict: raise :class:`~nashzoo.errors.IllegalActionError` on a masked-out action;
             by default the episode ends with ``illegal_reward`` (and
             ``info["illegal_action"] = True``), so that unmasked algorithms and
@@ -49,7 +68,8 @@ class SingleAgentEnv(gymnasium.Env):
         **game_params: parameters of the game when ``game`` is an id.
 
     Raises:
-        InvalidParameterError: bad ``seat``, ``render_mode`` or game parameters.
+        InvalidParameterError: bad ``seat``, ``strict``, ``illegal_reward``,
+            ``render_mode``, opponent or game parameters.
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
@@ -71,8 +91,9 @@ class SingleAgentEnv(gymnasium.Env):
             raise InvalidParameterError(f"`game` must be a Game or an env id, received {game!r}.")
         if game.num_players != 2:
             raise InvalidParameterError("SingleAgentEnv plays two-player games.")
-        if seat not in (0, 1, "alternate"):
-            raise InvalidParameterError(f"`seat` must be 0, 1 or 'alternate', received {seat!r}.")
+        if isinstance(seat, bool) or seat not in _SEATS:
+            raise InvalidParameterError(
+                f"`seat` must be 0, 1, 'alternate' or 'random', received {seat!r}.")
         if render_mode not in (None, "ansi", "human"):
             raise InvalidParameterError(
                 f"`render_mode` must be None, 'ansi' or 'human', received {render_mode!r}.")
@@ -80,114 +101,151 @@ class SingleAgentEnv(gymnasium.Env):
             opponent = RandomAgent()
         elif isinstance(opponent, str):
             opponent = build_agent(opponent, game)
-        if not callable(getattr(opponent, "act", None)):
+        if not callable(getattr(opponent, "act", None)) or not callable(
+                getattr(opponent, "reset", None)):
             raise InvalidParameterError(
-                f"`opponent` must be an Agent (with act), received {type(opponent).__name__}.")
+                f"`opponent` must be an Agent (with act and reset), received "
+                f"{type(opponent).__name__}.")
         self.game = game
-        self.opponent = opponent
+        self.opponent: Agent = opponent
         self.seat_mode = seat
-        self.strict = strict
-        self.illegal_reward = float(illegal_reward)
+        self.strict = check_bool("strict", strict)
+        self.illegal_reward = check_number("illegal_reward", illegal_reward)
         self.render_mode = render_mode
         self.observation_space = spaces.Box(0.0, 1.0, (game.information_state_tensor_size,),
                                             np.float32)
         self.action_space = spaces.Discrete(game.num_distinct_actions)
         self._observations = ObservationCache(game)
         self._episodes = 0
-        self.seat = 0 if seat == "alternate" else int(seat)
-        self._state = None
-        self._done = False
+        self.seat = 0 if seat in ("alternate", "random") else int(seat)
+        self._state: State | None = None
+        self._done = True
+        self._calls = DirectCalls()
 
     # -- helpers -------------------------------------------------------------------------
+    def _require_state(self) -> State:
+        if self._state is None:
+            raise ResetNeededError("Call reset() before using the environment.")
+        return self._state
+
     def _advance(self) -> None:
-        """Resolve chance and the opponent's moves until our turn or the end."""
-        state = self._state
+        """Resolve chance and the opponent's moves until our turn or the end.
+
+        Raises:
+            AgentForfeitError: the opponent raised, or answered an invalid or illegal
+                action (the episode is over).
+        """
+        state = self._require_state()
+        uniform = self.np_random.random
+        other = 1 - self.seat
         while True:
+            state.advance_chance(uniform)
             p = state.current_player()
             if p == TERMINAL or p == self.seat:
                 return
-            if p == CHANCE:
-                state._apply(sample_chance_outcome(state.chance_outcomes(),
-                                                   self.np_random.random()))
-                continue
-            key = state._information_state_string(p)
-            tensor, mask = self._observations.get(state, p, key)
-            action = self.opponent.act({"observation": tensor, "action_mask": mask},
-                                       {"info_state": key})
+            key = state.information_state_string_unchecked(p)
+            view = self._observations.get(state, p, key)
             try:
+                action = self._calls.call(0, self.opponent.act,
+                                          {"observation": view.tensor, "action_mask": view.mask},
+                                          view.info(p, key))
                 action = check_action_value(action, self.game.num_distinct_actions)
-            except (TypeError, ValueError) as exc:
-                raise AgentForfeitError(f"The opponent answered an invalid action: {exc}") from exc
-            if not mask[action]:
+            except (Forfeit, TypeError, ValueError) as exc:
+                self._done = True
                 raise AgentForfeitError(
-                    f"The opponent played illegal action {action} at {key!r}.")
-            state._apply(action)
+                    f"The opponent (seat {other}) forfeited at {key!r}: {exc}") from None
+            if action not in state.legal_actions():
+                self._done = True
+                raise AgentForfeitError(
+                    f"The opponent (seat {other}) played illegal action {action} at {key!r} "
+                    f"(legal: {list(state.legal_actions())}).")
+            state.apply_unchecked(action)
 
-    def _observe(self) -> tuple[np.ndarray, dict[str, Any]]:
-        key = self._state._information_state_string(self.seat)
-        tensor, mask = self._observations.get(self._state, self.seat, key)
-        return tensor.copy(), {"info_state": key, "action_mask": mask.astype(bool),
-                               "seat": self.seat}
+    def _view(self) -> PlayerView:
+        state = self._require_state()
+        key = state.information_state_string_unchecked(self.seat)
+        return self._observations.get(state, self.seat, key)
+
+    def _observe(self, illegal: bool = False) -> tuple[np.ndarray, dict[str, Any]]:
+        view = self._view()
+        return view.tensor.copy(), {"action_mask": view.mask.astype(bool), "seat": self.seat,
+                                    "illegal_action": illegal,
+                                    "public_history": view.public_history.copy(),
+                                    "history_length": view.history_length}
+
+    def information_state_string(self) -> str:
+        """The learner's perfect-recall information-state string now."""
+        return self._require_state().information_state_string_unchecked(self.seat)
 
     # -- gymnasium API -------------------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        """New game; ``seed`` seeds chance and the opponent. Returns ``(obs, info)``."""
-        super().reset(seed=seed)
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """New game; ``seed`` seeds chance and the opponent. Returns ``(obs, info)``.
+
+        Raises:
+            InvalidParameterError: ``seed`` is not ``None`` or a non-negative integer.
+            AgentForfeitError: the opponent failed in ``reset()`` or on its first move.
+        """
+        super().reset(seed=check_seed(seed))
+        opponent_seed = int(self.np_random.integers(2**63 - 1)) if seed is not None else None
         if seed is not None:
-            self.opponent.reset(seed=int(self.np_random.integers(2**63 - 1)))
-            self._episodes = 0
-        else:
-            self.opponent.reset()
+            self._episodes = seed
         if self.seat_mode == "alternate":
             self.seat = self._episodes % 2
+        elif self.seat_mode == "random":
+            self.seat = int(self.np_random.integers(2))
         self._episodes += 1
         self._state = self.game.new_initial_state()
-        self._done = False
+        self._done = True
+        try:
+            self._calls.call(0, self.opponent.reset, seed=opponent_seed)
+        except Forfeit as exc:
+            raise AgentForfeitError(f"The opponent forfeited in reset(): {exc}") from None
         self._advance()
+        self._done = False
         return self._observe()
 
     def action_masks(self) -> np.ndarray:
         """Boolean legal-action mask for sb3-contrib's MaskablePPO."""
-        if self._state is None:
-            raise IllegalActionError("Call reset() before action_masks().")
-        key = self._state._information_state_string(self.seat)
-        return self._observations.get(self._state, self.seat, key)[1].astype(bool)
+        return self._view().mask.astype(bool)
 
-    def step(self, action: Any):
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play ``action``; the opponent answers. Returns Gymnasium's 5-tuple.
 
         Raises:
             ActionTypeError, InvalidActionError: wrong type or out of range.
             IllegalActionError: masked-out action with ``strict=True``.
             GameOverError: the episode is over (call reset).
+            AgentForfeitError: the opponent forfeited (the episode is over).
         """
-        from nashzoo.errors import GameOverError
-
-        if self._state is None or self._done or self._state.is_terminal():
+        state = self._require_state()
+        if self._done or state.is_terminal() or state.current_player() != self.seat:
             raise GameOverError("The episode is over; call reset().")
         a = check_action_value(action, self.game.num_distinct_actions)
-        if a not in self._state.legal_actions():
+        if a not in state.legal_actions():
             if self.strict:
                 raise IllegalActionError(
                     f"Action {a} is not legal here; legal actions are "
-                    f"{list(self._state.legal_actions())}.")
-            obs, info = self._observe()
-            info["illegal_action"] = True
+                    f"{list(state.legal_actions())}.")
             self._done = True
+            obs, info = self._observe(illegal=True)
             return obs, self.illegal_reward, True, False, info
-        self._state._apply(a)
+        state.apply_unchecked(a)
         self._advance()
         obs, info = self._observe()
-        if self._state.is_terminal():
-            return obs, float(self._state.returns()[self.seat]), True, False, info
         if self.render_mode == "human":
-            print(self.render())
+            self.render()
+        if state.is_terminal():
+            self._done = True
+            return obs, float(state.returns()[self.seat]), True, False, info
         return obs, 0.0, False, False, info
 
     def render(self) -> str | None:
+        """Text of the current state: printed in ``"human"`` mode (returns ``None``),
+        returned in ``"ansi"`` mode."""
         if self.render_mode is None or self._state is None:
             return None
-        text = f"seat {self.seat} | {self._state}"
+        text = f"seat {self.seat} | " + state_text(self._state)
         if self.render_mode == "human":
             print(text)
             return None

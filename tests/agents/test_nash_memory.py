@@ -10,13 +10,12 @@ from nashzoo.agents.nash_memory import (
     ParallelNashMemory,
     behavioural_mixture,
     mix_policies,
-    solve_zero_sum,
 )
 from nashzoo.errors import InvalidParameterError
 from nashzoo.eval import exploitability
 from nashzoo.eval.exploitability import policy_values
 from nashzoo.games import KuhnPokerGame, LeducHoldemGame
-from nashzoo.tree import TabularPolicy, compile_game
+from nashzoo.tree import TabularPolicy, compile_game, solve_zero_sum
 
 KUHN = compile_game(KuhnPokerGame())
 EIGHT = compile_game(KuhnPokerGame(8))
@@ -44,7 +43,7 @@ def test_thesis_three_card_conversion_example():
 
 
 def random_pure(tree, rng, player):
-    probs = tree.legal_mask / tree.legal_mask.sum(axis=1, keepdims=True)
+    probs = tree.uniform_probs()
     for row in tree.infosets_of(player):
         legal = np.flatnonzero(tree.legal_mask[row])
         probs[row] = 0.0
@@ -144,7 +143,7 @@ def test_pluggable_heuristic_and_stall():
     # finds nothing that beats the current mixtures, PNM stops and says it stalled.
     from nashzoo.agents.nash_memory import best_response_heuristic
 
-    uniform = EIGHT.legal_mask / EIGHT.legal_mask.sum(axis=1, keepdims=True)
+    uniform = EIGHT.uniform_probs()
 
     def blurred(pnm, player, profile):
         return best_response_heuristic(pnm, player, 0.9 * profile + 0.1 * uniform)

@@ -19,6 +19,8 @@ def test_random_agent_is_a_policy_agent_and_stays_legal():
 
 def test_bare_class_satisfies_protocol():
     class AlwaysCall:
+        name = "always-call"
+
         def act(self, observation, info):
             return 1
 
@@ -27,6 +29,15 @@ def test_bare_class_satisfies_protocol():
 
     assert isinstance(AlwaysCall(), Agent)
     assert not isinstance(AlwaysCall(), PolicyAgent)
+
+    class Nameless:  # the protocol declares `name`: without it a class is not an Agent
+        def act(self, observation, info):
+            return 1
+
+        def reset(self, *, seed=None):
+            pass
+
+    assert not isinstance(Nameless(), Agent)
     env = nashzoo.make("nashzoo/leduc_holdem-v0")
     returns = play_episode(env, [AlwaysCall(), AlwaysCall()], seed=5)
     assert returns["player_0"] == -returns["player_1"]

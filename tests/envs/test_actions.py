@@ -71,18 +71,27 @@ def test_strict_env_raises_on_illegal_action():
     assert not any(env.terminations.values())
 
 
-def test_step_after_episode_end_raises():
+def test_dead_agents_follow_pettingzoos_convention(caplog):
+    # PettingZoo: at the end every agent is terminated, agent_selection moves to the first
+    # done agent, each steps None to leave, and a step after that warns (no error).
     env = nashzoo.make("nashzoo/rps-v0")
     env.reset(seed=0)
     env.step(0)
     env.step(1)
+    assert env.agent_selection == "player_0"  # not the last mover (player_1)
     with pytest.raises(GameOverError, match="only valid action is None"):
         env.step(0)  # player_0 is done
     env.step(None)
+    assert env.agent_selection == "player_1"
     env.step(None)
     assert env.agents == []
-    with pytest.raises(GameOverError, match="call reset"):
-        env.step(None)
+    env.step(None)  # PettingZoo's EnvLogger warning, through logging
+    assert "step() called after all agents are terminated" in caplog.text
+    kuhn = nashzoo.make("nashzoo/kuhn_poker-v0")
+    kuhn.reset(seed=0)
+    kuhn.step(1)  # player_0 bets
+    kuhn.step(1)  # player_1 calls: the game ends after player_1's move
+    assert kuhn.agent_selection == "player_0" and all(kuhn.terminations.values())
 
 
 def test_access_before_reset():
@@ -109,7 +118,8 @@ def test_observations_are_fresh_copies():
 
 def test_same_seed_same_deal_and_rewards_are_chips():
     a, b = leduc(), leduc()
-    assert a.infos == b.infos
+    assert [a.unwrapped.information_state_string(x) for x in ("player_0", "player_1")] == \
+        [b.unwrapped.information_state_string(x) for x in ("player_0", "player_1")]
     env = nashzoo.make("nashzoo/kuhn_poker-v0")
     env.reset(seed=11)
     env.step(1)  # bet

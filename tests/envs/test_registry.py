@@ -48,7 +48,7 @@ def test_unknown_env_suggests_close_ids():
 
 
 def test_bad_parameters_name_the_parameter():
-    with pytest.raises(InvalidParameterError, match=r"`deck_size` must be >= 3, received 2"):
+    with pytest.raises(InvalidParameterError, match=r"`deck_size` must be in \[3, 100\], received 2"):
         nashzoo.make("nashzoo/kuhn_poker-v0", deck_size=2)
     with pytest.raises(InvalidParameterError, match="has no parameter 'decksize'.*deck_size"):
         nashzoo.make("nashzoo/kuhn_poker-v0", decksize=5)

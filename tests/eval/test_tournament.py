@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from nashzoo.agents import AgentSpec
 from nashzoo.cli import main
 from nashzoo.errors import InvalidParameterError, StoreError
 from nashzoo.eval.store import ResultStore
@@ -17,10 +18,14 @@ from nashzoo.eval.tournament import TournamentConfig, run_tournament
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def specs(*pairs):
+    return tuple((name, AgentSpec(spec)) for name, spec in pairs)
+
+
 def config(**kw):
     base = dict(game="nashzoo/leduc_holdem-v0",
-                agents=(("cfr", "cfr+:300"), ("rnd", "random"),
-                        ("raiser", "tests.fixture_agents:raiser")),
+                agents=specs(("cfr", "cfr+:300"), ("rnd", "random"),
+                             ("raiser", "tests.fixture_agents:raiser")),
                 deals=400, block_size=100, seed=3)
     return TournamentConfig(**{**base, **kw})
 
@@ -32,7 +37,7 @@ def rows(store_path):
 
 
 def test_serial_and_process_pool_give_identical_results(tmp_path):
-    serial = run_tournament(config(), tmp_path / "serial.sqlite", bootstrap=20)
+    serial = run_tournament(config(), tmp_path / "serial.sqlite", workers=0, bootstrap=20)
     pooled = run_tournament(config(), tmp_path / "pool.sqlite", workers=2, bootstrap=20)
     assert rows(tmp_path / "serial.sqlite") == rows(tmp_path / "pool.sqlite")
     np.testing.assert_array_equal(serial.crosstable.mean, pooled.crosstable.mean)
@@ -46,33 +51,37 @@ def test_serial_and_process_pool_give_identical_results(tmp_path):
 
 def test_running_again_adds_nothing(tmp_path):
     store = tmp_path / "t.sqlite"
-    run_tournament(config(), store, bootstrap=0)
+    run_tournament(config(), store, workers=0, bootstrap=0)
     before = rows(store)
-    again = run_tournament(config(), store, bootstrap=0)
+    again = run_tournament(config(), store, workers=0, bootstrap=0)
     assert rows(store) == before and again.blocks_done == 12
 
 
 def test_forfeits_are_recorded_and_the_tournament_goes_on(tmp_path):
-    cfg = config(agents=(("crasher", "tests.fixture_agents:crasher"),
-                         ("cheater", "tests.fixture_agents:cheater"),
-                         ("sleeper", "tests.fixture_agents:sleeper"), ("rnd", "random")),
+    cfg = config(agents=specs(("crasher", "tests.fixture_agents:crasher"),
+                              ("cheater", "tests.fixture_agents:cheater"),
+                              ("sleeper", "tests.fixture_agents:sleeper"), ("rnd", "random")),
                  deals=4, block_size=2, move_time_limit=0.02)
-    result = run_tournament(cfg, tmp_path / "f.sqlite", bootstrap=0)
+    result = run_tournament(cfg, tmp_path / "f.sqlite", workers=0, bootstrap=0)
     reasons = {who: why for _, _, _, who, why in result.crosstable.forfeits}
     assert "raised RuntimeError: boom in round 2" in reasons["crasher"]
     assert "illegal action 0" in reasons["cheater"]
     assert "per-move time limit of 0.02 s" in reasons["sleeper"]
     assert result.complete  # every block was stored, forfeited or not
-    assert "Forfeits:" in result.format()
+    assert "Forfeits (every deal of a forfeited block counts as lost" in result.format()
 
 
 def test_bad_configurations(tmp_path):
     with pytest.raises(InvalidParameterError, match="unique"):
-        config(agents=(("a", "random"), ("a", "random")))
+        config(agents=specs(("a", "random"), ("a", "random")))
     with pytest.raises(InvalidParameterError, match="at least 2 agents"):
-        config(agents=(("a", "random"),))
-    with pytest.raises(InvalidParameterError, match="Unknown agent spec 'cfr\\+\\+'"):
-        run_tournament(config(agents=(("a", "random"), ("b", "cfr++"))), tmp_path / "x.sqlite")
+        config(agents=specs(("a", "random")))
+    with pytest.raises(InvalidParameterError, match="build a factory with.*AgentSpec"):
+        config(agents=(("a", "random"), ("b", "random")))  # spec strings are the CLI's job
+    with pytest.raises(InvalidParameterError, match="refused at the start.*'b' could not be "
+                                                    "built.*Unknown agent spec 'cfr\\+\\+'"):
+        run_tournament(config(agents=specs(("a", "random"), ("b", "cfr++"))),
+                       tmp_path / "x.sqlite", workers=0)
 
 
 def test_store_rejects_a_conflicting_configuration(tmp_path):
@@ -84,7 +93,7 @@ def test_store_rejects_a_conflicting_configuration(tmp_path):
 
 def test_ray_backend_matches_serial(tmp_path):
     ray = pytest.importorskip("ray")
-    serial = run_tournament(config(), tmp_path / "a.sqlite", bootstrap=0)
+    serial = run_tournament(config(), tmp_path / "a.sqlite", workers=0, bootstrap=0)
     try:
         ray_run = run_tournament(config(), tmp_path / "b.sqlite", backend="ray", bootstrap=0)
     finally:

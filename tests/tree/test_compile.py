@@ -2,7 +2,15 @@ import numpy as np
 import pytest
 
 from nashzoo.errors import GameTooLargeError, InvalidParameterError
-from nashzoo.games import CHANCE, TERMINAL, KuhnPokerGame, LeducHoldemGame, rock_paper_scissors
+from nashzoo.games import (
+    CHANCE,
+    TERMINAL,
+    KuhnPokerGame,
+    LeducHoldemGame,
+    MatrixGame,
+    rock_paper_scissors,
+)
+from nashzoo.games.leduc import four_bet_eight_card_poker, two_round_six_card_poker
 from nashzoo.tree import compile_game
 from tests.conftest import count_tree
 
@@ -42,7 +50,41 @@ def test_leduc_sequences_and_arrays_are_read_only():
 
 
 def test_size_limit_names_the_size():
-    with pytest.raises(GameTooLargeError, match="more than max_nodes=1,000 histories"):
+    # Refused at once from the parameters: the message names the exact size (9,457).
+    with pytest.raises(GameTooLargeError, match="has 9,457 histories, more than max_nodes=1,000"):
         compile_game(LeducHoldemGame(), max_nodes=1000)
     with pytest.raises(InvalidParameterError, match="max_nodes"):
         compile_game(KuhnPokerGame(), max_nodes=0)
+
+
+class UncountedLeduc(LeducHoldemGame):
+    """A game that cannot count its histories: the limit is enforced while enumerating."""
+
+    def count_histories(self):
+        return None
+
+
+def test_size_limit_while_enumerating_games_that_cannot_count():
+    with pytest.raises(GameTooLargeError, match="more than max_nodes=1,000 histories"):
+        compile_game(UncountedLeduc(), max_nodes=1000)
+
+
+@pytest.mark.parametrize("game", [
+    KuhnPokerGame(), KuhnPokerGame(8), LeducHoldemGame(), two_round_six_card_poker(),
+    four_bet_eight_card_poker(), LeducHoldemGame(num_ranks=4, num_rounds=3, max_raises=1),
+    LeducHoldemGame(max_raises=0, num_rounds=1), rock_paper_scissors(),
+    MatrixGame([[1, 2, 3], [4, 5, 6]], [[0, 0, 0], [1, 1, 1]])], ids=repr)
+def test_count_histories_equals_the_enumerated_tree(game):
+    assert game.count_histories() == compile_game(game).num_nodes
+
+
+class NeverEnumerated(LeducHoldemGame):
+    def new_initial_state(self):
+        raise AssertionError("the tree was enumerated")
+
+
+def test_a_huge_game_is_refused_before_any_work():
+    # Issue 11: a policy file naming a huge game took 39 s before GameTooLargeError.
+    huge = NeverEnumerated(num_ranks=13, num_suits=4, max_raises=10, num_rounds=6)
+    with pytest.raises(GameTooLargeError, match="histories, more than max_nodes=5,000,000"):
+        compile_game(huge)

@@ -9,13 +9,18 @@ import numpy as np
 
 from nashzoo.agents.protocol import Observation, action_mask_of, sample_index
 from nashzoo.errors import IllegalActionError, InvalidParameterError
+from nashzoo.validation import check_seed
 from nashzoo.tree.policy import TabularPolicy
 
 __all__ = ["TabularPolicyAgent"]
 
 
 class TabularPolicyAgent:
-    """A PolicyAgent that looks up ``info["info_state"]`` in a :class:`TabularPolicy`.
+    """A PolicyAgent that plays a :class:`TabularPolicy`.
+
+    It finds its row by ``info["info_state"]`` when the info has it (nashzoo's harness
+    always sends it), else by the observation tensor (which determines the information
+    state), so it also plays in plain env loops whose infos hold numbers only.
 
     Args:
         policy: the policy, or a path to a ``.npz``/``.json`` policy file.
@@ -37,36 +42,37 @@ class TabularPolicyAgent:
             )
         self.policy = policy
         self.name = name or str(policy.metadata.get("algorithm", "tabular"))
-        self._rng = np.random.default_rng(seed)
+        self._rng = np.random.default_rng(check_seed(seed))
         self._cum = np.cumsum(policy.probs, axis=1)
 
     def reset(self, *, seed: int | None = None) -> None:
         """Re-seed when ``seed`` is given."""
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
+            self._rng = np.random.default_rng(check_seed(seed))
 
-    def _row(self, info: dict[str, Any]) -> int:
+    def _row(self, observation: Observation, info: Any) -> int:
         key = info.get("info_state") if isinstance(info, dict) else None
-        if key is None:
+        if key is not None:
+            return self.policy.index(key)
+        if not isinstance(observation, dict) or "observation" not in observation:
             raise InvalidParameterError(
-                "TabularPolicyAgent needs info['info_state'] (the env's information-state "
-                f"string), received info={info!r}."
-            )
-        return self.policy.index(key)
+                "TabularPolicyAgent needs info['info_state'] or the observation dict's "
+                f"'observation' tensor, received observation={observation!r}.")
+        return self.policy.tree.infoset_of_tensor(observation["observation"])
 
     def action_probabilities(self, observation: Observation, info: dict[str, Any]) -> np.ndarray:
         """The policy's distribution at ``info["info_state"]``."""
-        return self.policy.probs[self._row(info)].copy()
+        return self.policy.probs[self._row(observation, info)].copy()
 
     def act(self, observation: Observation, info: dict[str, Any]) -> int:
         """Sample an action from the policy."""
-        row = self._row(info)
+        row = self._row(observation, info)
         action = sample_index(self._cum[row], self._rng.random())
         mask = action_mask_of(observation)
         if not mask[action]:
             raise IllegalActionError(
-                f"The policy's action {action} is masked out at {info['info_state']!r}: the "
-                "observation does not belong to the policy's game."
+                f"The policy's action {action} is masked out at {self.policy.keys[row]!r}: "
+                "the observation does not belong to the policy's game."
             )
         return action
 

@@ -10,7 +10,8 @@ import numpy as np
 
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games import Game
-from nashzoo.games.base import check_int
+from nashzoo.validation import check_int
+from nashzoo.tree.best_response import nash_conv_array
 from nashzoo.tree.compile import GameTree, compile_game
 from nashzoo.tree.policy import TabularPolicy
 
@@ -18,15 +19,6 @@ __all__ = ["TabularSolver", "Callback"]
 
 Callback = Callable[["TabularSolver"], Any]
 """Called as ``callback(solver)``; returning ``False`` stops :meth:`TabularSolver.iterate`."""
-
-
-def normalize_rows(sums: np.ndarray, legal_mask: np.ndarray) -> np.ndarray:
-    """Rows of ``sums`` divided by their totals; all-zero rows become uniform over legal."""
-    totals = sums.sum(axis=1, keepdims=True)
-    uniform = legal_mask / legal_mask.sum(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        probs = np.where(totals > 0, sums / np.where(totals > 0, totals, 1.0), uniform)
-    return probs
 
 
 class TabularSolver:
@@ -106,7 +98,7 @@ class TabularSolver:
 
     def average_policy(self) -> TabularPolicy:
         """A snapshot of the average policy (the one that converges to equilibrium)."""
-        probs = normalize_rows(self._average_sums(), self.tree.legal_mask)
+        probs = self.tree.normalize_rows(self._average_sums())
         return TabularPolicy(self.tree, probs, metadata=self._metadata("average"))
 
     def current_policy(self) -> TabularPolicy:
@@ -115,9 +107,7 @@ class TabularSolver:
 
     def exploitability(self) -> float:
         """Exploitability (chips) of the average policy, computed exactly."""
-        from nashzoo.eval.exploitability import nash_conv_array
-
-        probs = normalize_rows(self._average_sums(), self.tree.legal_mask)
+        probs = self.tree.normalize_rows(self._average_sums())
         return nash_conv_array(self.tree, probs) / self.tree.num_players
 
     def _metadata(self, which: str) -> dict[str, Any]:

@@ -86,7 +86,7 @@ class CFRSolver(TabularSolver):
         self.alternating = bool(alternating)
         tree = self.tree
         mask = tree.legal_mask
-        self._sigma = mask / mask.sum(axis=1, keepdims=True)
+        self._sigma = self.tree.uniform_probs()
         self._regret = np.zeros(mask.shape)
         self._avg = np.zeros(mask.shape)
         self._reach_own = np.zeros((tree.num_players, tree.num_nodes))

@@ -43,9 +43,7 @@ class _MCCFRBase(TabularSolver):
 
     def _current_probs(self) -> np.ndarray:
         positive = np.where(self.tree.legal_mask, np.maximum(self._regret, 0.0), 0.0)
-        from nashzoo.agents.cfr.base import normalize_rows
-
-        return normalize_rows(positive, self.tree.legal_mask)
+        return self.tree.normalize_rows(positive)
 
 
 class ExternalSamplingMCCFRSolver(_MCCFRBase):

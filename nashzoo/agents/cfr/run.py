@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from nashzoo.agents.cfr.base import TabularSolver
-from nashzoo.games.base import check_int
+from nashzoo.validation import check_int
 from nashzoo.tree.policy import TabularPolicy
 
 __all__ = ["ConvergencePoint", "ConvergenceCurve", "run_solver", "checkpoint_schedule"]
@@ -67,9 +67,9 @@ def run_solver(solver: TabularSolver, iterations: int, *, points: int = 30,
     curve: list[ConvergencePoint] = []
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from nashzoo.extras import progress_bar
 
-        bar = tqdm(total=iterations, desc=f"{solver.name} {solver.tree.game.short_name}",
+        bar = progress_bar(total=iterations, desc=f"{solver.name} {solver.tree.game.short_name}",
                    unit="it", leave=True)
     done = 0
     for mark in marks:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from nashzoo.agents.cfr.base import TabularSolver
-from nashzoo.eval.exploitability import best_response_value
+from nashzoo.tree.best_response import best_response_value
 from nashzoo.games import Game
 from nashzoo.tree.compile import GameTree
 from nashzoo.tree.reach import realization_weights
@@ -42,8 +42,7 @@ class XFPSolver(TabularSolver):
 
     def __init__(self, game: Game | GameTree) -> None:
         super().__init__(game)
-        mask = self.tree.legal_mask
-        self._pi = mask / mask.sum(axis=1, keepdims=True)
+        self._pi = self.tree.uniform_probs()
         self._br_actions = np.zeros(self.tree.num_infosets, dtype=np.int64)
 
     def _run(self, n: int) -> None:

@@ -1,6 +1,5 @@
 """Nash-memory coevolution: Parallel Nash Memory and mixed -> behavioural conversion."""
 
-from nashzoo.agents.nash_memory.lp import solve_zero_sum
 from nashzoo.agents.nash_memory.mixture import (
     behavioural_mixture,
     mix_policies,

@@ -79,7 +79,7 @@ def behavioural_mixture(tree: GameTree, player: int, policies: Sequence, weights
     uniform = mask / mask.sum(axis=1, keepdims=True)
     mixed = np.where(den[:, None] > 0, num / np.where(den > 0, den, 1.0)[:, None], uniform)
     if out is None:
-        out = tree.legal_mask / tree.legal_mask.sum(axis=1, keepdims=True)
+        out = tree.uniform_probs()
     out[rows] = mixed
     return out
 
@@ -87,7 +87,7 @@ def behavioural_mixture(tree: GameTree, player: int, policies: Sequence, weights
 def mix_policies(tree: GameTree, mixtures: Sequence[tuple[Sequence, Sequence[float]]]) -> TabularPolicy:
     """A full profile: player ``i``'s rows are the behavioural mixture ``mixtures[i]`` =
     ``(policies, weights)``."""
-    probs = tree.legal_mask / tree.legal_mask.sum(axis=1, keepdims=True)
+    probs = tree.uniform_probs()
     for player, (policies, weights) in enumerate(mixtures):
         behavioural_mixture(tree, player, policies, weights, out=probs)
     return TabularPolicy(tree, probs)

@@ -34,12 +34,12 @@ from typing import Callable, Sequence
 import numpy as np
 
 from nashzoo.agents.cfr.base import TabularSolver
-from nashzoo.agents.nash_memory.lp import solve_zero_sum
 from nashzoo.agents.nash_memory.mixture import behavioural_mixture
 from nashzoo.errors import InvalidParameterError
-from nashzoo.eval.exploitability import best_response_value, policy_values
+from nashzoo.tree.best_response import best_response_value, policy_values
 from nashzoo.games import Game
 from nashzoo.tree.compile import GameTree
+from nashzoo.tree.lp import solve_zero_sum
 
 __all__ = ["ParallelNashMemory", "PNMRecord", "best_response_heuristic", "Heuristic"]
 
@@ -55,7 +55,7 @@ def best_response_heuristic(pnm: "ParallelNashMemory", player: int,
     actions = np.empty(tree.num_infosets, dtype=np.int64)
     best_response_value(tree, profile, player, actions)
     rows = tree.infosets_of(player)
-    pure = tree.legal_mask / tree.legal_mask.sum(axis=1, keepdims=True)
+    pure = tree.uniform_probs()
     pure[rows] = 0.0
     pure[rows, actions[rows]] = 1.0
     return [pure]
@@ -125,7 +125,7 @@ class ParallelNashMemory(TabularSolver):
         self.history: list[PNMRecord] = []
         self.converged = False
         self.stalled = False
-        uniform = tree.legal_mask / tree.legal_mask.sum(axis=1, keepdims=True)
+        uniform = tree.uniform_probs()
         if initial_policies is None:
             initial_policies = [best_response_heuristic(self, p, uniform) for p in (0, 1)]
         for p in (0, 1):
@@ -186,7 +186,7 @@ class ParallelNashMemory(TabularSolver):
 
     def mixture_profile(self) -> np.ndarray:
         """Both players' mixtures as one behavioural profile (realization-weight mixing)."""
-        probs = self.tree.legal_mask / self.tree.legal_mask.sum(axis=1, keepdims=True)
+        probs = self.tree.uniform_probs()
         for p in (0, 1):
             idx = self.support[p]
             behavioural_mixture(self.tree, p, [self.policies[p][k] for k in idx],

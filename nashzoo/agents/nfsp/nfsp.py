@@ -27,22 +27,20 @@ from typing import Any, Callable
 import numpy as np
 
 from nashzoo.agents.nfsp.buffers import ReplayBuffer, ReservoirBuffer
-from nashzoo.agents.protocol import sample_index
 from nashzoo.agents.nfsp.config import NFSPConfig
-from nashzoo.envs.observation import ObservationCache
-from nashzoo.errors import InvalidParameterError, MissingDependencyError, PolicyFileError
+from nashzoo.agents.protocol import AgentInfo, Observation, sample_index
+from nashzoo.errors import InvalidParameterError, PolicyFileError
+from nashzoo.extras import require
 from nashzoo.games import Game, load_game
-from nashzoo.games.base import CHANCE, TERMINAL, sample_chance_outcome
+from nashzoo.games.base import TERMINAL
+from nashzoo.games.observation import ObservationCache
+from nashzoo.validation import check_seed
 
 __all__ = ["NFSP", "NFSPAgent"]
 
 
-def _torch():
-    try:
-        import torch
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise MissingDependencyError("NFSP needs torch: pip install 'nashzoo[torch]'.") from exc
-    return torch
+def _torch() -> Any:
+    return require("torch", "torch", "NFSP")
 
 
 def _mlp(torch, sizes: list[int]):
@@ -196,19 +194,19 @@ class NFSP:
         finished = 0
         zeros_obs = np.zeros(self.obs_size, np.float32)
         zeros_mask = np.zeros(self.num_actions, bool)
+        uniform = self.rng.random
         for p in (0, 1):
             idx, keys = [], []
             for g, state in enumerate(games):
-                while state.current_player() == CHANCE:
-                    state._apply(sample_chance_outcome(state.chance_outcomes(), self.rng.random()))
+                state.advance_chance(uniform)
                 if state.current_player() == p:
                     idx.append(g)
-                    keys.append(state._information_state_string(p))
+                    keys.append(state.information_state_string_unchecked(p))
             if not idx:
                 continue
             cached = [self.observations.get(games[g], p, k) for g, k in zip(idx, keys)]
-            obs = np.stack([c[0] for c in cached])
-            mask = np.stack([c[1] for c in cached]).astype(bool)
+            obs = np.stack([c.tensor for c in cached])
+            mask = np.stack([c.mask for c in cached]).astype(bool)
             br = self._modes[idx, p]
             actions = self._choose(p, obs, mask, br)
             done_prev = [k for k, g in enumerate(idx) if self._pending[g][p] is not None]
@@ -221,7 +219,7 @@ class NFSP:
                 self.players[p].reservoir.add(self.rng, obs[br], mask[br], actions[br])
             for k, g in enumerate(idx):
                 self._pending[g][p] = (obs[k], int(actions[k]))
-                games[g]._apply(int(actions[k]))
+                games[g].apply_unchecked(int(actions[k]))
         # finish terminal games
         ends: list[list[tuple]] = [[], []]
         for g, state in enumerate(games):
@@ -264,9 +262,9 @@ class NFSP:
         next_callback = self.seconds + callback_every
         bar = None
         if progress:
-            from tqdm.auto import tqdm
+            from nashzoo.extras import progress_bar
 
-            bar = tqdm(total=episodes if episodes is not None else None, unit="ep",
+            bar = progress_bar(total=episodes if episodes is not None else None, unit="ep",
                        desc="NFSP self-play")
         while True:
             t0 = time.perf_counter()
@@ -308,9 +306,10 @@ class NFSP:
 
     def exploitability(self) -> float:
         """Exact exploitability (chips) of the average policy."""
-        from nashzoo.eval.exploitability import exploitability
+        from nashzoo.tree.best_response import nash_conv_array
 
-        return exploitability(self.average_policy()).exploitability
+        policy = self.average_policy()
+        return nash_conv_array(policy.tree, policy.probs) / policy.tree.num_players
 
     def agent(self, *, seed: int | None = None, name: str = "nfsp") -> "NFSPAgent":
         """The average policy as a PolicyAgent (shares the networks)."""
@@ -338,12 +337,15 @@ class NFSP:
     def load(cls, path: str | Path) -> "NFSP":
         """Load a file written by :meth:`save`.
 
+        The file is read with ``torch.load(weights_only=True)``: tensors, numbers,
+        strings and containers only, so a crafted checkpoint cannot run code.
+
         Raises:
-            PolicyFileError: not a readable NFSP file.
+            PolicyFileError: not a readable NFSP file (or one holding anything but data).
         """
         torch = _torch()
         try:
-            state = torch.load(Path(path), map_location="cpu", weights_only=False)
+            state = torch.load(Path(path), map_location="cpu", weights_only=True)
             if state.get("format") != "nashzoo.nfsp":
                 raise ValueError(f"format {state.get('format')!r}")
             nfsp = cls(load_game(state["game"]), NFSPConfig.from_dict(state["config"]))
@@ -360,30 +362,31 @@ class NFSP:
 
 
 class NFSPAgent:
-    """An NFSP average policy as a PolicyAgent."""
+    """An NFSP average policy as a PolicyAgent (the seat comes from ``info["player"]``)."""
 
     def __init__(self, nfsp: NFSP, *, seed: int | None = None, name: str = "nfsp") -> None:
         self.nfsp = nfsp
         self.name = name
-        self._rng = np.random.default_rng(seed)
+        self._rng = np.random.default_rng(check_seed(seed))
 
     def reset(self, *, seed: int | None = None) -> None:
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
+            self._rng = np.random.default_rng(check_seed(seed))
 
-    def _player(self, info: dict[str, Any]) -> int:
-        key = info.get("info_state", "") if isinstance(info, dict) else ""
-        if not key.startswith("player="):
+    def _player(self, info: AgentInfo) -> int:
+        player = info.get("player") if isinstance(info, dict) else None
+        if type(player) is not int or player not in (0, 1):
             raise InvalidParameterError(
-                f"NFSPAgent needs info['info_state'] starting with 'player=', received {key!r}.")
-        return int(key.split()[0].split("=")[1])
+                f"NFSPAgent needs info['player'] (0 or 1, the seat it plays), received "
+                f"{player!r}.")
+        return player
 
-    def action_probabilities(self, observation: dict, info: dict[str, Any]) -> np.ndarray:
+    def action_probabilities(self, observation: Observation, info: AgentInfo) -> np.ndarray:
         obs = np.asarray(observation["observation"], np.float32)[None]
         mask = np.asarray(observation["action_mask"]).astype(bool)[None]
         return self.nfsp._average_probs(self._player(info), obs, mask)[0]
 
-    def act(self, observation: dict, info: dict[str, Any]) -> int:
+    def act(self, observation: Observation, info: AgentInfo) -> int:
         probs = self.action_probabilities(observation, info)
         return sample_index(np.cumsum(probs), self._rng.random())
 

@@ -3,6 +3,6 @@
 Needs the ``sb3`` extra (``pip install 'nashzoo[sb3]'``); imported only when used.
 """
 
-from nashzoo.agents.sb3.adapter import SB3Agent
+from nashzoo.agents.sb3.adapter import SB3Agent, load_sb3_agent
 
-__all__ = ["SB3Agent"]
+__all__ = ["SB3Agent", "load_sb3_agent"]

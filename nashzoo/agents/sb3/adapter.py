@@ -3,6 +3,9 @@
 The model must have been trained on the information-state tensor (as
 :class:`~nashzoo.wrappers.SingleAgentEnv` provides), so its exploitability is computed
 exactly and it enters tournaments like any other agent.
+
+Saved SB3 models (``.zip``) contain pickles: loading one runs code. Load only models you
+trust; a service that accepts agents from others must load them inside a sandbox.
 """
 
 from __future__ import annotations
@@ -12,19 +15,17 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.agents.protocol import Observation, action_mask_of, sample_index
-from nashzoo.errors import InvalidParameterError, MissingDependencyError
+from nashzoo.agents.protocol import AgentInfo, Observation, action_mask_of, sample_index
+from nashzoo.errors import InvalidParameterError
+from nashzoo.extras import require
+from nashzoo.games.base import Game
+from nashzoo.validation import check_seed
 
-__all__ = ["SB3Agent"]
+__all__ = ["SB3Agent", "load_sb3_agent"]
 
 
-def _torch():
-    try:
-        import torch
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise MissingDependencyError(
-            "SB3Agent needs torch and stable-baselines3: pip install 'nashzoo[sb3]'.") from exc
-    return torch
+def _torch() -> Any:
+    return require("torch", "sb3", "SB3Agent")
 
 
 class SB3Agent:
@@ -55,16 +56,30 @@ class SB3Agent:
         self.model = model
         self.deterministic = bool(deterministic)
         self.name = name or type(model).__name__
-        self._rng = np.random.default_rng(seed)
+        self._rng = np.random.default_rng(check_seed(seed))
         self._value_based = hasattr(policy, "q_net")
         self._maskable = (not self._value_based and "action_masks"
                           in inspect.signature(policy.get_distribution).parameters)
 
+    def check_game(self, game: Game) -> None:
+        """Raise unless the model's spaces fit ``game`` (observation size, action count).
+
+        Raises:
+            InvalidParameterError: e.g. a Kuhn model entered for Leduc.
+        """
+        shape = getattr(self.model.observation_space, "shape", None)
+        want = (game.information_state_tensor_size,)
+        if shape != want or self.model.action_space.n != game.num_distinct_actions:
+            raise InvalidParameterError(
+                f"The SB3 model {self.name!r} was trained on observations of shape {shape} "
+                f"with {self.model.action_space.n} actions; {game!r} has observations of "
+                f"shape {want} and {game.num_distinct_actions} actions.")
+
     def reset(self, *, seed: int | None = None) -> None:
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
+            self._rng = np.random.default_rng(check_seed(seed))
 
-    def action_probabilities(self, observation: Observation, info: dict[str, Any]) -> np.ndarray:
+    def action_probabilities(self, observation: Observation, info: AgentInfo) -> np.ndarray:
         """The model's distribution over all actions, zero on illegal ones."""
         torch = _torch()
         mask = action_mask_of(observation).astype(bool)
@@ -87,7 +102,7 @@ class SB3Agent:
         total = probs.sum()
         return probs / total if total > 0 else mask / mask.sum()
 
-    def act(self, observation: Observation, info: dict[str, Any]) -> int:
+    def act(self, observation: Observation, info: AgentInfo) -> int:
         probs = self.action_probabilities(observation, info)
         if self.deterministic:
             return int(np.argmax(probs))
@@ -95,3 +110,37 @@ class SB3Agent:
 
     def __repr__(self) -> str:
         return f"SB3Agent({self.name})"
+
+
+def load_sb3_agent(path: str, game: Game, *, name: str | None = None) -> SB3Agent:
+    """Load a saved SB3 model (MaskablePPO, PPO, A2C or DQN, tried in turn) for ``game``.
+
+    The file is a pickle: loading it runs code. Never load one you do not trust.
+
+    Raises:
+        MissingDependencyError: stable-baselines3 is not installed.
+        InvalidParameterError: not a loadable model, or a model for another game.
+    """
+    sb3 = require("stable_baselines3", "sb3", f"Agent file {path!r}")
+    classes: list[Any] = []
+    try:
+        from sb3_contrib import MaskablePPO
+
+        classes.append(MaskablePPO)
+    except ImportError:
+        pass
+    classes += [sb3.PPO, sb3.A2C, sb3.DQN]
+    errors = []
+    from pathlib import Path
+
+    for cls in classes:
+        try:
+            model = cls.load(path, device="cpu")
+        except Exception as exc:  # try the next algorithm
+            errors.append(f"{cls.__name__}: {type(exc).__name__}")
+            continue
+        agent = SB3Agent(model, name=name or Path(path).stem)
+        agent.check_game(game)
+        return agent
+    raise InvalidParameterError(
+        f"{path!r} is not a loadable stable-baselines3 model ({'; '.join(errors)}).")

@@ -13,9 +13,12 @@ from pettingzoo import AECEnv
 from pettingzoo.test import api_test, parallel_api_test, seed_test
 
 from nashzoo.envs.aec import GameEnv, OrderEnforcingWrapper
+from nashzoo.envs.parallel import ParallelGameEnv
+from nashzoo.envs.protocol import INFO_KEYS
 from nashzoo.envs.registration import make
 from nashzoo.errors import EnvCheckError, InvalidParameterError
-from nashzoo.games.base import check_int
+from nashzoo.games.base import HIDDEN
+from nashzoo.validation import check_int
 
 __all__ = ["check_env", "EnvCheckReport"]
 
@@ -42,10 +45,11 @@ def _factory(env: Any) -> Callable[[], AECEnv]:
         return lambda: make(env)
     if isinstance(env, AECEnv):
         raw = env.unwrapped
-        if isinstance(raw, GameEnv):
+        if type(raw) is GameEnv:
             return lambda: OrderEnforcingWrapper(
                 GameEnv(raw.game, render_mode=raw.render_mode, strict=raw.strict,
-                        illegal_reward=raw.illegal_reward, name=raw.metadata["name"])
+                        illegal_reward=raw.illegal_reward, max_cycles=raw.max_cycles,
+                        info_strings=raw.info_strings, name=raw.metadata["name"])
             )
         return lambda: copy.deepcopy(env)
     if callable(env):
@@ -62,16 +66,17 @@ def _fail(msg: str) -> None:
 
 def check_env(env: str | AECEnv | Callable[[], AECEnv], *, episodes: int = 200,
               seed: int = 0, api_cycles: int = 200) -> EnvCheckReport:
-    """Run PettingZoo's ``api_test`` and ``seed_test``, then nashzoo's own checks.
+    """Run nashzoo's checks, then PettingZoo's ``api_test`` and ``seed_test``.
 
     Our checks play ``episodes`` seeded random-legal episodes and verify at every step:
-    the action mask equals the rules' legal actions; the observation tensor and the
-    ``info_state`` string equal the rules' information state; one information-state string
-    always comes with the same tensor and mask and vice versa (a bijection); the player's
-    own earlier information states and actions are the same every time a string recurs
-    (perfect recall); the episode's rewards equal the rules' returns and sum to zero for
-    zero-sum games; and the same seed replays the same episode. Simultaneous-move games
-    also pass PettingZoo's ``parallel_api_test``.
+    observations lie in the observation space; the action mask equals the rules' legal
+    actions; the observation tensor, the information-state string and the public history
+    equal the rules'; infos hold numbers and arrays only, with the same keys on every
+    step; one information-state string always comes with the same tensor and mask and
+    vice versa (a bijection); the player's own earlier information states and actions are
+    the same every time a string recurs (perfect recall); a zero-sum game's returns sum
+    to zero and the episode's rewards equal them; and the same seed replays the same
+    episode. Simultaneous-move games also pass PettingZoo's ``parallel_api_test``.
 
     Args:
         env: an env id, a nashzoo AEC env, or a zero-argument factory of one.
@@ -94,34 +99,56 @@ def check_env(env: str | AECEnv | Callable[[], AECEnv], *, episodes: int = 200,
         raise InvalidParameterError(
             f"check_env checks nashzoo GameEnv-based envs, received {type(raw).__name__}."
         )
-    with contextlib.redirect_stdout(io.StringIO()):
-        api_test(instance, num_cycles=api_cycles)
-        seed_test(factory, num_cycles=api_cycles)
-        if raw.game.simultaneous:
-            from pettingzoo.utils.conversions import aec_to_parallel
-
-            parallel_api_test(aec_to_parallel(factory()), num_cycles=api_cycles)
-
-    by_key: dict[str, tuple[bytes, bytes, tuple]] = {}
+    by_key: dict[str, tuple[bytes, bytes, tuple, tuple]] = {}
     by_tensor: dict[tuple[bytes, bytes], str] = {}
     decisions = 0
     for episode in range(episodes):
         ep_seed = seed + episode
-        trace = _play_checked(instance, raw, ep_seed, by_key, by_tensor)
+        trace = _play_checked(instance, ep_seed, by_key, by_tensor)
         decisions += sum(1 for step in trace if step[-1] is not None)
-        if episode < 3 and _play_checked(instance, raw, ep_seed, {}, {}) != trace:
-            _fail(f"Two episodes with seed {ep_seed} differ: the env is not deterministic.")
+        if episode < 3 and _play_checked(factory(), ep_seed, {}, {}) != trace:
+            _fail(f"Two episodes with seed {ep_seed} differ: the env's randomness does not "
+                  "follow reset(seed=...).")
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            api_test(instance, num_cycles=api_cycles)
+            seed_test(factory, num_cycles=api_cycles)
+            if raw.game.simultaneous:
+                parallel_api_test(ParallelGameEnv(factory()), num_cycles=api_cycles)
+        except AssertionError as exc:
+            if isinstance(exc, EnvCheckError):
+                raise
+            raise EnvCheckError(f"PettingZoo's API tests failed: {exc}") from exc
     return EnvCheckReport(raw.metadata["name"], episodes, decisions, len(by_key))
 
 
-def _play_checked(env: AECEnv, raw: GameEnv, seed: int,
-                  by_key: dict[str, tuple[bytes, bytes, tuple]],
+def _check_info(agent: str, info: Any, keys: dict[str, tuple[str, ...]]) -> None:
+    if not isinstance(info, dict):
+        _fail(f"infos[{agent!r}] is a {type(info).__name__}, not a dict.")
+    names = tuple(sorted(info))
+    expected = keys.setdefault(agent, names)
+    if names != expected:
+        _fail(f"The info keys of {agent} changed between steps: {list(expected)} then "
+              f"{list(names)}; libraries such as TorchRL need the same keys on every step.")
+    missing = [k for k in INFO_KEYS if k not in info]
+    if missing:
+        _fail(f"infos[{agent!r}] lacks {missing}; every nashzoo env info has {list(INFO_KEYS)}.")
+    for k, v in info.items():
+        if not isinstance(v, (bool, int, float, np.number, np.bool_, np.ndarray)):
+            _fail(f"infos[{agent!r}][{k!r}] is a {type(v).__name__}; env infos hold numbers "
+                  "and arrays only (TorchRL turns every value into a tensor).")
+
+
+def _play_checked(env: AECEnv, seed: int, by_key: dict[str, tuple[bytes, bytes, tuple, tuple]],
                   by_tensor: dict[tuple[bytes, bytes], str]) -> list[tuple]:
+    raw = env.unwrapped
+    assert isinstance(raw, GameEnv)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     game = raw.game
     own: dict[str, list[tuple[str, int]]] = {a: [] for a in env.possible_agents}
     totals = {a: 0.0 for a in env.possible_agents}
+    info_keys: dict[str, tuple[str, ...]] = {}
     trace: list[tuple] = []
     final_returns = None
     for agent in env.agent_iter():
@@ -129,10 +156,21 @@ def _play_checked(env: AECEnv, raw: GameEnv, seed: int,
         totals[agent] += reward
         state = raw.state_of_game()
         i = raw.agent_name_mapping[agent]
-        key = info.get("info_state")
+        if not env.observation_space(agent).contains(obs):
+            _fail(f"The observation of {agent} lies outside its observation space "
+                  f"{env.observation_space(agent)}: {obs!r}.")
+        key = raw.information_state_string(agent)
         if key != state.information_state_string(i):
-            _fail(f"infos[{agent!r}]['info_state'] is {key!r} but the rules say "
+            _fail(f"information_state_string({agent!r}) is {key!r} but the rules say "
                   f"{state.information_state_string(i)!r}.")
+        _check_info(agent, info, info_keys)
+        public = state.public_history()
+        padded = np.full(game.max_history_length, HIDDEN, np.int64)
+        padded[:len(public)] = public
+        if info["history_length"] != len(public) or not np.array_equal(
+                info["public_history"], padded):
+            _fail(f"infos[{agent!r}] public history {info['public_history'].tolist()} (length "
+                  f"{info['history_length']}) differs from the rules' {public}.")
         tensor = obs["observation"]
         if not np.array_equal(tensor, state.information_state_tensor(i)):
             _fail(f"Observation of {agent} differs from the rules' information-state tensor "
@@ -148,10 +186,14 @@ def _play_checked(env: AECEnv, raw: GameEnv, seed: int,
         if np.flatnonzero(mask).tolist() != legal:
             _fail(f"Action mask {mask.tolist()} of {agent} at {key!r} does not match the "
                   f"legal actions {legal}.")
-        entry = (tensor.tobytes(), mask.tobytes(), tuple(own[agent]))
+        entry = (tensor.tobytes(), mask.tobytes(), tuple(own[agent]), tuple(public))
         known = by_key.setdefault(key, entry)
         if known[:2] != entry[:2]:
             _fail(f"Information state {key!r} came with two different observations or masks.")
+        if known[3] != entry[3]:
+            _fail(f"Information state {key!r} came with two different public histories "
+                  f"{list(known[3])} and {public}: the string must determine what the agent "
+                  "is told.")
         if known[2] != entry[2]:
             _fail(f"Perfect recall broken at {key!r}: {agent} reached it after different own "
                   f"histories {known[2]} and {entry[2]}.")
@@ -162,12 +204,15 @@ def _play_checked(env: AECEnv, raw: GameEnv, seed: int,
         own[agent].append((key, action))
         trace.append((agent, key, float(reward), action))
         env.step(action)
-    if final_returns is not None:
-        got = [totals[a] for a in env.possible_agents]
-        if not np.allclose(got, final_returns):
-            _fail(f"Episode rewards {got} differ from the rules' returns {final_returns}.")
-        if game.zero_sum and abs(sum(got)) > 1e-9:
-            _fail(f"Returns {got} of a zero-sum game do not sum to zero.")
-    else:
+    if final_returns is None:
         _fail("The episode ended without reaching a terminal state of the rules.")
+    assert final_returns is not None
+    if game.zero_sum and abs(sum(final_returns)) > 1e-9:
+        _fail(f"The game is declared zero-sum but its returns {final_returns} sum to "
+              f"{sum(final_returns)}.")
+    got = [totals[a] for a in env.possible_agents]
+    if not np.allclose(got, final_returns):
+        _fail(f"Episode rewards {got} differ from the rules' returns {final_returns}.")
+    if game.zero_sum and abs(sum(got)) > 1e-9:
+        _fail(f"Rewards {got} of a zero-sum game do not sum to zero.")
     return trace

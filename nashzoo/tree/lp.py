@@ -1,4 +1,5 @@
-"""Zero-sum matrix games by linear programming (scipy's HiGHS)."""
+"""Zero-sum matrix games by linear programming (scipy's HiGHS): the one LP solver the
+Nash memory's restricted games and the tournament's Nash averaging share."""
 
 from __future__ import annotations
 

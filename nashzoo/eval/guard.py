@@ -1,0 +1,222 @@
+"""Calling agents without letting them hurt the referee: faults become forfeits.
+
+Every call into an agent (``act``, ``reset``) goes through a :class:`Calls` object:
+
+* :class:`DirectCalls` calls the agent in the caller's thread. Any exception, including
+  ``SystemExit`` and an agent's own ``KeyboardInterrupt``, becomes a :class:`Forfeit`; a
+  user's Ctrl-C still stops the run (:func:`user_interrupts` tells the two apart). A move
+  over the time limit is a forfeit once it returns.
+* :class:`ThreadedCalls` runs each call in a helper thread and stops waiting at the
+  deadline: a hung agent forfeits on time wherever the match runs (any thread, worker
+  processes, Ray, platforms without ``SIGALRM``). No signal or interval timer is touched.
+  The hung call is abandoned in its daemon thread.
+* :class:`SupervisedCalls` (worker processes of :mod:`nashzoo.eval.pool`) calls directly
+  and publishes who is moving and since when in shared memory, so the supervising
+  process can kill a hung worker on time and name the agent that was moving when a
+  worker died.
+"""
+
+from __future__ import annotations
+
+import queue
+import signal
+import threading
+import time
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Sequence
+
+__all__ = ["Forfeit", "Calls", "DirectCalls", "ThreadedCalls", "SupervisedCalls",
+           "user_interrupts", "make_calls", "hard_deadline"]
+
+
+class Forfeit(Exception):
+    """Raised inside the engine when an agent breaks the rules of a match.
+
+    Attributes:
+        who: index of the offending agent in the match (0 = A, 1 = B).
+        reason: what happened.
+        kind: ``"error"`` (raised or exited), ``"illegal"`` (invalid or illegal action),
+            ``"timeout"`` or ``"crash"`` (its worker process died).
+    """
+
+    def __init__(self, who: int, reason: str, kind: str = "error") -> None:
+        super().__init__(reason)
+        self.who = who
+        self.reason = reason
+        self.kind = kind
+
+
+def hard_deadline(limit: float) -> float:
+    """Seconds after which a call still running is abandoned (the limit plus slack for
+    scheduling noise); the limit itself is enforced when the call returns."""
+    return limit * 1.5 + 0.05
+
+
+# -- telling a user's Ctrl-C from an agent's KeyboardInterrupt ---------------------------
+_interrupts = 0
+
+
+def _on_sigint(signum: int, frame: Any) -> None:
+    global _interrupts
+    _interrupts += 1
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def user_interrupts() -> Iterator[None]:
+    """Count real SIGINTs while the block runs (main thread only; a no-op elsewhere), so
+    that a ``KeyboardInterrupt`` an agent raises itself is a forfeit while the user's
+    Ctrl-C still stops the run. The previous handler is restored afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is not signal.default_int_handler:
+        yield  # someone else handles SIGINT (e.g. a test runner's own handler): leave it
+        return
+    signal.signal(signal.SIGINT, _on_sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, SystemExit):
+        return f"called sys.exit({exc.code!r})"
+    if isinstance(exc, KeyboardInterrupt):
+        return "raised KeyboardInterrupt"
+    return f"raised {type(exc).__name__}: {exc}"
+
+
+class Calls:
+    """How the engine calls agents. Subclasses implement :meth:`call`.
+
+    Args:
+        time_limit: seconds per call (``None``: no limit).
+    """
+
+    def __init__(self, time_limit: float | None = None) -> None:
+        self.time_limit = time_limit
+
+    def call(self, who: int, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``fn(*args, **kwargs)`` on behalf of agent ``who``; raises :class:`Forfeit`."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release helper threads."""
+
+    def _checked(self, who: int, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+        """Direct call with every fault turned into a :class:`Forfeit`."""
+        before = _interrupts
+        start = time.perf_counter()
+        try:
+            result = fn(*args, **kwargs)
+        except Forfeit:
+            raise
+        except KeyboardInterrupt as exc:
+            if _interrupts != before:  # the user pressed Ctrl-C: stop the run
+                raise
+            raise Forfeit(who, _describe(exc)) from None
+        except BaseException as exc:  # SystemExit, GeneratorExit, ... from an agent
+            raise Forfeit(who, _describe(exc)) from None
+        self._check_time(who, time.perf_counter() - start)
+        return result
+
+    def _check_time(self, who: int, elapsed: float) -> None:
+        if self.time_limit is not None and elapsed > self.time_limit:
+            raise Forfeit(who, f"exceeded the per-move time limit of {self.time_limit} s "
+                               f"({elapsed:.3f} s)", "timeout")
+
+
+class DirectCalls(Calls):
+    """Call agents in the caller's thread (no hard deadline: a hung agent hangs)."""
+
+    def call(self, who: int, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        return self._checked(who, fn, args, kwargs)
+
+
+class _Helper(threading.Thread):
+    def __init__(self) -> None:
+        super().__init__(daemon=True, name="nashzoo-agent-call")
+        self.tasks: queue.SimpleQueue = queue.SimpleQueue()
+        self.results: queue.SimpleQueue = queue.SimpleQueue()
+
+    def run(self) -> None:
+        while True:
+            task = self.tasks.get()
+            if task is None:
+                return
+            fn, args, kwargs = task
+            try:
+                self.results.put((True, fn(*args, **kwargs)))
+            except BaseException as exc:  # everything goes back to the caller
+                self.results.put((False, exc))
+
+
+class ThreadedCalls(Calls):
+    """Run each call in a helper thread and stop waiting at the hard deadline."""
+
+    def __init__(self, time_limit: float | None = None) -> None:
+        super().__init__(time_limit)
+        self._helper: _Helper | None = None
+
+    def call(self, who: int, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        if self.time_limit is None:
+            return self._checked(who, fn, args, kwargs)
+        helper = self._helper
+        if helper is None:
+            helper = self._helper = _Helper()
+            helper.start()
+        start = time.perf_counter()
+        helper.tasks.put((fn, args, kwargs))
+        try:
+            ok, value = helper.results.get(timeout=hard_deadline(self.time_limit))
+        except queue.Empty:
+            # The agent is still running: abandon its thread, answer with a forfeit.
+            self._helper = None
+            helper.tasks.put(None)
+            raise Forfeit(who, f"exceeded the per-move time limit of {self.time_limit} s "
+                               "(still running; abandoned)", "timeout") from None
+        if not ok:
+            exc = value
+            if isinstance(exc, Forfeit):
+                raise exc
+            raise Forfeit(who, _describe(exc)) from None
+        self._check_time(who, time.perf_counter() - start)
+        return value
+
+    def close(self) -> None:
+        if self._helper is not None:
+            self._helper.tasks.put(None)
+            self._helper = None
+
+
+class SupervisedCalls(Calls):
+    """Direct calls that publish ``(agent id, start time)`` in a shared slot.
+
+    Args:
+        slot: a shared ``multiprocessing`` double array of length 2 (agent id or -1,
+            ``time.monotonic()`` at the start of the call).
+        agent_ids: the tournament's index of the match's agents A and B.
+        time_limit: seconds per call.
+    """
+
+    def __init__(self, slot: Any, agent_ids: Sequence[int], time_limit: float | None) -> None:
+        super().__init__(time_limit)
+        self.slot = slot
+        self.agent_ids = tuple(agent_ids)
+
+    def call(self, who: int, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        slot = self.slot
+        slot[1] = time.monotonic()
+        slot[0] = self.agent_ids[who]
+        try:
+            return self._checked(who, fn, args, kwargs)
+        finally:
+            slot[0] = -1.0
+
+
+def make_calls(time_limit: float | None) -> Calls:
+    """:class:`ThreadedCalls` when there is a time limit, else :class:`DirectCalls`."""
+    return ThreadedCalls(time_limit) if time_limit is not None else DirectCalls()

@@ -1,0 +1,35 @@
+"""Means, standard errors and 95% confidence intervals of match scores."""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["Z95", "mean_and_stderr", "ci95", "score_unit"]
+
+Z95 = 1.959963984540054
+"""Two-sided 95% quantile of the standard normal distribution."""
+
+
+def mean_and_stderr(n: int, total: float, total_sq: float) -> tuple[float, float]:
+    """Mean and its standard error from a count, a sum and a sum of squares
+    (``nan`` for no data, an infinite error for one sample)."""
+    if n == 0:
+        return math.nan, math.nan
+    mean = total / n
+    if n < 2:
+        return mean, math.inf
+    var = max(total_sq - total * total / n, 0.0) / (n - 1)
+    return mean, math.sqrt(var / n)
+
+
+def ci95(mean: float, stderr: float) -> tuple[float, float]:
+    """The normal-approximation 95% interval ``mean ± 1.96 stderr``."""
+    return mean - Z95 * stderr, mean + Z95 * stderr
+
+
+def score_unit(big_blind: float | None) -> tuple[float, str]:
+    """``(scale, unit)`` to report chip scores: mbb/game (1000 / big blind) for poker,
+    chips/game otherwise."""
+    if big_blind:
+        return 1000.0 / big_blind, "mbb/game"
+    return 1.0, "chips/game"

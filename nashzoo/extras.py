@@ -1,0 +1,59 @@
+"""Optional dependencies and per-user directories.
+
+Heavy parts of nashzoo sit behind extras (``pip install 'nashzoo[torch]'``) and are
+imported only when used; :func:`require` imports one or says which extra to install.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from nashzoo.errors import MissingDependencyError
+
+__all__ = ["require", "user_cache_dir", "progress_bar"]
+
+
+def require(module: str, extra: str, feature: str) -> ModuleType:
+    """Import ``module`` or raise :class:`~nashzoo.errors.MissingDependencyError`.
+
+    Args:
+        module: the module to import, e.g. ``"torch"``.
+        extra: the nashzoo extra that installs it, e.g. ``"torch"``.
+        feature: what needs it, for the message, e.g. ``"NFSP"``.
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingDependencyError(
+            f"{feature} needs {module.split('.')[0]}: pip install 'nashzoo[{extra}]'."
+        ) from exc
+
+
+def user_cache_dir(*parts: str) -> Path:
+    """``<user cache>/nashzoo/<parts>`` (XDG_CACHE_HOME or ~/.cache; LOCALAPPDATA on
+    Windows), created if missing. Nothing is ever written inside the installed package."""
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    else:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    path = base.joinpath("nashzoo", *parts)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def progress_bar(**kwargs: Any) -> Any:
+    """A tqdm progress bar that draws only on a terminal.
+
+    ``disable=None`` is tqdm's "off when the output is not a TTY": a run whose output
+    goes to a log file writes no carriage-return updates there (the caller logs one line
+    per evaluation instead). Keyword arguments go to ``tqdm``.
+    """
+    from tqdm.auto import tqdm
+
+    kwargs.setdefault("disable", None)
+    return tqdm(**kwargs)

@@ -1,0 +1,107 @@
+"""What one player observes of a state, built from the rules and cached by
+information-state string.
+
+The perfect-recall information-state string records every public action, so it fixes
+the player's tensor, action mask and public history (:func:`nashzoo.testing.check_env`
+verifies the bijection on every registered env). The AEC env, the single-agent wrapper,
+the match engine and NFSP all serve observations from an :class:`ObservationCache`.
+
+Cached arrays are *locked*: they are backed by immutable ``bytes``, so neither they nor
+their base can be made writeable again (``setflags(write=True)`` raises). The match
+engine hands them to agents as they are; the env hands out writeable copies.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from nashzoo.games.base import HIDDEN, Game, State
+
+__all__ = ["ObservationCache", "PlayerView", "locked_array", "agent_info"]
+
+
+def locked_array(array: np.ndarray) -> np.ndarray:
+    """A read-only copy of ``array`` that cannot be unlocked (backed by ``bytes``)."""
+    array = np.ascontiguousarray(array)
+    locked = np.frombuffer(array.tobytes(), dtype=array.dtype).reshape(array.shape)
+    return locked
+
+
+def agent_info(player: int, public_history: np.ndarray, history_length: int,
+               info_state: str, *, illegal_action: bool = False) -> dict[str, Any]:
+    """The ``info`` nashzoo's harness hands an agent: the env info's keys (``player``,
+    ``public_history``, ``history_length``, ``illegal_action``) plus ``info_state``, the
+    information-state string (see :mod:`nashzoo.envs.protocol`)."""
+    return {"player": player, "public_history": public_history,
+            "history_length": history_length, "illegal_action": illegal_action,
+            "info_state": info_state}
+
+
+class PlayerView(NamedTuple):
+    """One player's observation at one information state (all arrays locked).
+
+    Attributes:
+        tensor: ``float32`` information-state tensor.
+        mask: ``int8`` legal-action mask (zeros when the player is not to move).
+        public_history: ``int64`` array of length ``game.max_history_length``: the
+            history as every player saw it (:data:`~nashzoo.games.base.HIDDEN` = -1 for
+            private events), padded with -1 after ``history_length`` entries.
+        history_length: number of events (chance included) in the history so far.
+    """
+
+    tensor: np.ndarray
+    mask: np.ndarray
+    public_history: np.ndarray
+    history_length: int
+
+    def info(self, player: int, info_state: str) -> dict[str, Any]:
+        """The agent info of this view (:func:`agent_info`)."""
+        return agent_info(player, self.public_history, self.history_length, info_state)
+
+
+class ObservationCache:
+    """:class:`PlayerView` per information-state string, built on first use.
+
+    Safe to share between threads (a lost race builds an entry twice, identically).
+
+    Args:
+        game: the rules.
+        max_size: most entries kept (later ones are built on every call).
+    """
+
+    def __init__(self, game: Game, max_size: int = 200_000) -> None:
+        self.game = game
+        self.max_size = max_size
+        self._cache: dict[str, PlayerView] = {}
+        self.cached = self._cache.get  # type: ignore[method-assign]
+
+    def cached(self, key: str) -> PlayerView | None:
+        """The cached view for ``key``, or ``None`` (the fast path of :meth:`get`)."""
+        return self._cache.get(key)
+
+    def get(self, state: State, player: int, key: str) -> PlayerView:
+        """View of ``player`` whose information-state string at ``state`` is ``key``."""
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self.build(state, player)
+            if len(self._cache) < self.max_size:
+                self._cache[key] = hit
+        return hit
+
+    def build(self, state: State, player: int) -> PlayerView:
+        """Build (without caching) the view of ``player`` at ``state``."""
+        game = self.game
+        tensor = np.zeros(game.information_state_tensor_size, dtype=np.float32)
+        tensor[state.information_state_indices(player)] = 1.0
+        mask = np.zeros(game.num_distinct_actions, dtype=np.int8)
+        if state.current_player() == player:
+            mask[list(state.legal_actions())] = 1
+        elif game.simultaneous:
+            mask[list(state.pending_legal_actions(player))] = 1
+        public = state.public_history()
+        history = np.full(game.max_history_length, HIDDEN, dtype=np.int64)
+        history[:len(public)] = public
+        return PlayerView(locked_array(tensor), locked_array(mask), locked_array(history),
+                          len(public))
