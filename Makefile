@@ -1,11 +1,12 @@
-# nashzoo: `make demo` sets up and runs the main job, `make test` sets up and runs the tests.
+# nashzoo: `make demo` sets up and runs the main job, `make test` sets up, checks the code
+# (layers, lint, format, types) and runs every test.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 EXTRAS ?= dev,plot,peers,ray,sb3,postgres
 
-.PHONY: demo test bench install clean
+.PHONY: demo test quick lint bench install clean
 
 $(VENV)/.installed-$(EXTRAS): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -19,11 +20,22 @@ install: $(VENV)/.installed-$(EXTRAS)
 demo: install
 	$(PY) examples/demo.py --out demo_output
 
-test: install
-	$(PY) -m pytest -q -m "not slow"; rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 0; fi; exit $$rc
+# The layer contract, ruff (lint and format) and mypy, then the whole test suite.
+test: install lint
+	$(PY) -m pytest -q
+
+# The quick loop while developing: everything but the tests marked slow.
+quick: install
+	$(PY) -m pytest -q -m "not slow"
+
+lint: install
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 bench: install
 	$(PY) benchmarks/env_throughput.py
 
 clean:
-	rm -rf $(VENV) demo_output build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) demo_output build *.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache

@@ -24,7 +24,6 @@ import time
 from dataclasses import dataclass, field
 from datetime import date
 
-
 from nashzoo.agents.cfr import make_solver
 from nashzoo.eval import exploitability
 from nashzoo.eval.exploitability import nash_conv_array
@@ -139,29 +138,43 @@ def exploitability_timing(repeats: int) -> list[tuple[str, float]]:
         return min(times)
 
     return [
-        ("nashzoo exploitability() (full result, BR policies)",
-         best_of(lambda: exploitability(policy), repeats)),
-        ("nashzoo nash_conv_array() (value only)",
-         best_of(lambda: nash_conv_array(tree, policy.probs), repeats)),
-        ("OpenSpiel pyspiel.nash_conv (C++)",
-         best_of(lambda: pyspiel.nash_conv(os_game, cpp_pol), max(3, repeats // 20))),
-        ("OpenSpiel python exploitability.nash_conv",
-         best_of(lambda: os_expl.nash_conv(os_game, os_pol), 2)),
+        (
+            "nashzoo exploitability() (full result, BR policies)",
+            best_of(lambda: exploitability(policy), repeats),
+        ),
+        (
+            "nashzoo nash_conv_array() (value only)",
+            best_of(lambda: nash_conv_array(tree, policy.probs), repeats),
+        ),
+        (
+            "OpenSpiel pyspiel.nash_conv (C++)",
+            best_of(lambda: pyspiel.nash_conv(os_game, cpp_pol), max(3, repeats // 20)),
+        ),
+        (
+            "OpenSpiel python exploitability.nash_conv",
+            best_of(lambda: os_expl.nash_conv(os_game, os_pol), 2),
+        ),
     ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="+", default=["kuhn", "leduc"], choices=list(GAMES))
-    parser.add_argument("--max-seconds", type=float, default=90.0,
-                        help="solver-time budget of each OpenSpiel full-width run")
+    parser.add_argument(
+        "--max-seconds",
+        type=float,
+        default=90.0,
+        help="solver-time budget of each OpenSpiel full-width run",
+    )
     parser.add_argument("--mccfr-iterations", type=int, default=100_000)
     parser.add_argument("--plot", default="benchmarks/cfr_vs_openspiel.png")
     args = parser.parse_args()
     import pyspiel
 
-    print(f"date {date.today()}  machine {platform.machine()}  python "
-          f"{platform.python_version()}  pyspiel {getattr(pyspiel, '__version__', '?')}")
+    print(
+        f"date {date.today()}  machine {platform.machine()}  python "
+        f"{platform.python_version()}  pyspiel {getattr(pyspiel, '__version__', '?')}"
+    )
     all_runs = {}
     for key in args.games:
         game, os_name = GAMES[key]
@@ -173,8 +186,13 @@ def main() -> None:
             run_ours(tree, "dcfr", 100_000, 10 if leduc else 2, 30),
             run_ours(tree, "cfr", 5_000 if leduc else 20_000, 50 if leduc else 20, 30),
             run_openspiel(os_game, "cfr+", 100_000, 20 if leduc else 2, args.max_seconds),
-            run_openspiel(os_game, "cfr", 2_000 if leduc else 20_000, 100 if leduc else 20,
-                          args.max_seconds / 3),
+            run_openspiel(
+                os_game,
+                "cfr",
+                2_000 if leduc else 20_000,
+                100 if leduc else 20,
+                args.max_seconds / 3,
+            ),
         ]
         m = args.mccfr_iterations
         runs += [
@@ -189,14 +207,19 @@ def main() -> None:
         print("| solver | iterations/s | to 1e-3 | to 1e-4 | final exploitability |")
         print("|---|---:|---:|---:|---:|")
         for r in runs:
-            print(f"| {r.name} | {r.iterations / r.seconds:,.0f} | {fmt_reach(r, 1e-3)} | "
-                  f"{fmt_reach(r, 1e-4)} | {r.curve[-1][2]:.3g} after {r.iterations:,} it |")
+            print(
+                f"| {r.name} | {r.iterations / r.seconds:,.0f} | {fmt_reach(r, 1e-3)} | "
+                f"{fmt_reach(r, 1e-4)} | {r.curve[-1][2]:.3g} after {r.iterations:,} it |"
+            )
         by = {r.name: r for r in runs}
         print("\nThroughput, one uninterrupted batch each (no evaluation):\n")
         print("| algorithm | nashzoo it/s | OpenSpiel C++ it/s | ratio |")
         print("|---|---:|---:|---:|")
-        sizes = {"cfr+": (2000, 100), "cfr": (2000, 100)} if leduc else \
-            {"cfr+": (50_000, 5000), "cfr": (50_000, 5000)}
+        sizes = (
+            {"cfr+": (2000, 100), "cfr": (2000, 100)}
+            if leduc
+            else {"cfr+": (50_000, 5000), "cfr": (50_000, 5000)}
+        )
         for algo in ("cfr+", "cfr", "es-mccfr", "os-mccfr"):
             ours_n, theirs_n = sizes.get(algo, (200_000, 50_000))
             ours, theirs = throughput(tree, os_game, algo, ours_n, theirs_n)
@@ -205,8 +228,10 @@ def main() -> None:
         for threshold in (1e-3, 1e-4):
             a, b = by["nashzoo cfr+"].reach(threshold), by["OpenSpiel C++ cfr+"].reach(threshold)
             if a and b:
-                print(f"time to {threshold:g} ratio OpenSpiel CFR+ / nashzoo CFR+: "
-                      f"{b[1] / a[1]:,.1f}x  ({b[1]:.2f} s vs {a[1]:.4f} s)")
+                print(
+                    f"time to {threshold:g} ratio OpenSpiel CFR+ / nashzoo CFR+: "
+                    f"{b[1] / a[1]:,.1f}x  ({b[1]:.2f} s vs {a[1]:.4f} s)"
+                )
     if "leduc" in args.games:
         print("\n## exact exploitability of one Leduc policy\n")
         print("| implementation | ms |")
@@ -214,13 +239,16 @@ def main() -> None:
         timings = exploitability_timing(200)
         for name, seconds in timings:
             print(f"| {name} | {1000 * seconds:.3f} |")
-        print(f"\npyspiel.nash_conv / nashzoo exploitability(): "
-              f"{timings[2][1] / timings[0][1]:,.0f}x")
+        print(
+            f"\npyspiel.nash_conv / nashzoo exploitability(): {timings[2][1] / timings[0][1]:,.0f}x"
+        )
     if args.plot:
         from nashzoo.eval.plots import plot_panels
 
-        panels = {key: {r.name: r.curve for r in runs if not r.name.endswith("mccfr")}
-                  for key, runs in all_runs.items()}
+        panels = {
+            key: {r.name: r.curve for r in runs if not r.name.endswith("mccfr")}
+            for key, runs in all_runs.items()
+        }
         print(f"\nplot: {plot_panels(panels, args.plot)}")
 
 

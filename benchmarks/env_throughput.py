@@ -27,8 +27,9 @@ import nashzoo
 from nashzoo.games import LeducHoldemGame
 
 
-def random_play(env, *, decisions: int | None = None, games: int | None = None,
-                seed: int = 0) -> tuple[int, int, float]:
+def random_play(
+    env, *, decisions: int | None = None, games: int | None = None, seed: int = 0
+) -> tuple[int, int, float]:
     """Random legal play through ``agent_iter``/``last``/``step`` until ``decisions``
     decisions or ``games`` games; returns (decisions, games, seconds)."""
     rng = np.random.default_rng(seed)
@@ -37,7 +38,7 @@ def random_play(env, *, decisions: int | None = None, games: int | None = None,
     start = time.perf_counter()
     while (decisions is None or done < decisions) and (games is None or played < games):
         env.reset()
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, reward, terminated, truncated, info = env.last()
             if terminated or truncated:
                 env.step(None)
@@ -75,7 +76,8 @@ def openspiel_loop(decisions: int, seed: int = 0) -> float:
     from open_spiel.python import rl_environment
 
     env = rl_environment.Environment(
-        "leduc_poker", chance_event_sampler=rl_environment.ChanceEventSampler(seed=seed))
+        "leduc_poker", chance_event_sampler=rl_environment.ChanceEventSampler(seed=seed)
+    )
     rng = np.random.default_rng(seed)
     done = 0
     start = time.perf_counter()
@@ -91,15 +93,17 @@ def openspiel_loop(decisions: int, seed: int = 0) -> float:
 
 def contenders(decisions: int) -> dict:
     runs = {
-        "nashzoo leduc_holdem-v0 (wrapped AEC)":
-            lambda: aec_loop(nashzoo.make("nashzoo/leduc_holdem-v0"), decisions),
+        "nashzoo leduc_holdem-v0 (wrapped AEC)": lambda: aec_loop(
+            nashzoo.make("nashzoo/leduc_holdem-v0"), decisions
+        ),
         "nashzoo rules API (no env)": lambda: rules_loop(LeducHoldemGame(), decisions),
     }
     try:
         from pettingzoo.classic import leduc_holdem_v4
 
-        runs["PettingZoo leduc_holdem_v4 (wrapped AEC)"] = \
-            lambda: aec_loop(leduc_holdem_v4.env(), decisions // 4)
+        runs["PettingZoo leduc_holdem_v4 (wrapped AEC)"] = lambda: aec_loop(
+            leduc_holdem_v4.env(), decisions // 4
+        )
     except ImportError as exc:
         print(f"PettingZoo classic not available ({exc}); pip install 'pettingzoo[classic]'")
     try:
@@ -120,13 +124,18 @@ def main() -> None:
     for name, run in contenders(args.decisions).items():
         rates = [run() for _ in range(args.repeats)]
         results[name] = statistics.median(rates)
-        print(f"{name:45s} {results[name]:>12,.0f} decisions/s  (runs: "
-              + ", ".join(f"{r:,.0f}" for r in rates) + ")")
+        print(
+            f"{name:45s} {results[name]:>12,.0f} decisions/s  (runs: "
+            + ", ".join(f"{r:,.0f}" for r in rates)
+            + ")"
+        )
     ours = results["nashzoo leduc_holdem-v0 (wrapped AEC)"]
     peer = results.get("PettingZoo leduc_holdem_v4 (wrapped AEC)")
     print()
-    print(f"date {date.today()}  machine {platform.machine()} {platform.processor() or ''} "
-          f"python {platform.python_version()}")
+    print(
+        f"date {date.today()}  machine {platform.machine()} {platform.processor() or ''} "
+        f"python {platform.python_version()}"
+    )
     print("| contender | decisions/s | ratio vs PettingZoo |")
     print("|---|---:|---:|")
     for name, rate in results.items():

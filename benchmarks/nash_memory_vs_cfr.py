@@ -59,11 +59,15 @@ def run_psro(name: str, cap: float):
     game = pyspiel.load_game(name)
     random_policy = policy.TabularPolicy(game)
     oracle = best_response_oracle.BestResponseOracle(game=game, policy=random_policy)
-    solver = psro_v2.PSROSolver(game, oracle, initial_policies=[random_policy.__copy__()
-                                                                for _ in range(2)],
-                                meta_strategy_method="nash", sims_per_entry=1000,
-                                training_strategy_selector="probabilistic",
-                                sample_from_marginals=True)
+    solver = psro_v2.PSROSolver(
+        game,
+        oracle,
+        initial_policies=[random_policy.__copy__() for _ in range(2)],
+        meta_strategy_method="nash",
+        sims_per_entry=1000,
+        training_strategy_selector="probabilistic",
+        sample_from_marginals=True,
+    )
     curve = []
     spent = 0.0
     while spent < cap:
@@ -71,7 +75,8 @@ def run_psro(name: str, cap: float):
         solver.iteration()
         spent += time.perf_counter() - start
         aggregated = policy_aggregator.PolicyAggregator(game).aggregate(
-            range(2), solver.get_policies(), solver.get_meta_strategies())
+            range(2), solver.get_policies(), solver.get_meta_strategies()
+        )
         expl = exploitability.exploitability(game, aggregated)
         curve.append((len(curve) + 1, spent, expl))
         if expl <= TARGET:
@@ -93,9 +98,11 @@ def main() -> None:
     print(f"\n| game | solver | time to {TARGET:g} | final exploitability |")
     print("|---|---|---:|---:|")
     curves = {}
-    for label, game, os_name in [("8-card poker", KuhnPokerGame(8), None),
-                                 ("Kuhn poker", KuhnPokerGame(), "kuhn_poker"),
-                                 ("Leduc Hold'em", LeducHoldemGame(), "leduc_poker")]:
+    for label, game, os_name in [
+        ("8-card poker", KuhnPokerGame(8), None),
+        ("Kuhn poker", KuhnPokerGame(), "kuhn_poker"),
+        ("Leduc Hold'em", LeducHoldemGame(), "leduc_poker"),
+    ]:
         tree = compile_game(game)
         pnm, pnm_curve = run_pnm(tree, args.cap)
         runs = {"nashzoo PNM": pnm_curve, "nashzoo CFR+": run_cfr_plus(tree, args.cap)}
@@ -108,21 +115,29 @@ def main() -> None:
             i, s, e = curve[-1]
             print(f"| {label} | {name} | {reach(curve)} | {e:.3g} after {i:,} it, {s:.2f} s |")
         last = pnm.history[-1]
-        print(f"| {label} | PNM support / policies at the end | | "
-              f"{last.support_sizes} / {last.policies} |")
+        print(
+            f"| {label} | PNM support / policies at the end | | "
+            f"{last.support_sizes} / {last.policies} |"
+        )
         curves[label] = runs
     print("\nPNM on the thesis' larger games (worst-case payoff of player 0 = security level):\n")
-    print("| game | histories | iterations | seconds | worst case first -> last | value "
-          "of restricted game | exploitability |")
+    print(
+        "| game | histories | iterations | seconds | worst case first -> last | value "
+        "of restricted game | exploitability |"
+    )
     print("|---|---:|---:|---:|---|---:|---:|")
-    for label, game in [("2-round 6-card poker", two_round_six_card_poker()),
-                        ("4-bet 8-card (closest parameterisation)", four_bet_eight_card_poker())]:
+    for label, game in [
+        ("2-round 6-card poker", two_round_six_card_poker()),
+        ("4-bet 8-card (closest parameterisation)", four_bet_eight_card_poker()),
+    ]:
         tree = compile_game(game)
         pnm, curve = run_pnm(tree, args.cap)
         h = pnm.history
-        print(f"| {label} | {tree.num_nodes:,} | {len(h)} | {pnm.seconds:.1f} | "
-              f"{h[0].worst_case[0]:+.4f} -> {h[-1].worst_case[0]:+.4f} | {pnm.value:+.4f} | "
-              f"{curve[-1][2]:.2g} |")
+        print(
+            f"| {label} | {tree.num_nodes:,} | {len(h)} | {pnm.seconds:.1f} | "
+            f"{h[0].worst_case[0]:+.4f} -> {h[-1].worst_case[0]:+.4f} | {pnm.value:+.4f} | "
+            f"{curve[-1][2]:.2g} |"
+        )
     if args.plot:
         from nashzoo.eval.plots import plot_panels
 

@@ -23,9 +23,10 @@ from datetime import date
 
 import torch
 
-
-GAMES = {"leduc": ("nashzoo/leduc_holdem-v0", "leduc_poker"),
-         "kuhn": ("nashzoo/kuhn_poker-v0", "kuhn_poker")}
+GAMES = {
+    "leduc": ("nashzoo/leduc_holdem-v0", "leduc_poker"),
+    "kuhn": ("nashzoo/kuhn_poker-v0", "kuhn_poker"),
+}
 GAME = "leduc"
 
 
@@ -38,8 +39,11 @@ def run_ours(seconds: float, eval_every: float, seed: int):
 
     def record(m):
         curve.append((m.seconds, m.episodes, m.exploitability()))
-        print(f"  nashzoo   {m.seconds:7.1f} s {m.episodes:>10,} episodes "
-              f"exploitability {curve[-1][2]:.4f}", flush=True)
+        print(
+            f"  nashzoo   {m.seconds:7.1f} s {m.episodes:>10,} episodes "
+            f"exploitability {curve[-1][2]:.4f}",
+            flush=True,
+        )
 
     nfsp.train(seconds=seconds, callback=record, callback_every=eval_every)
     return curve
@@ -53,15 +57,27 @@ def run_openspiel(seconds: float, eval_every: float, seed: int):
     env = rl_environment.Environment(GAMES[GAME][1], players=2)
     info_state_size = env.observation_spec()["info_state"][0]
     num_actions = env.action_spec()["num_actions"]
-    kwargs = dict(replay_buffer_capacity=int(2e5), reservoir_buffer_capacity=int(2e6),
-                  min_buffer_size_to_learn=1000, anticipatory_param=0.1, batch_size=128,
-                  learn_every=64, rl_learning_rate=0.01, sl_learning_rate=0.01,
-                  optimizer_str="sgd", loss_str="mse", update_target_network_every=19200,
-                  discount_factor=1.0, epsilon_decay_duration=int(20e6), epsilon_start=0.06,
-                  epsilon_end=0.001)
+    kwargs = dict(
+        replay_buffer_capacity=int(2e5),
+        reservoir_buffer_capacity=int(2e6),
+        min_buffer_size_to_learn=1000,
+        anticipatory_param=0.1,
+        batch_size=128,
+        learn_every=64,
+        rl_learning_rate=0.01,
+        sl_learning_rate=0.01,
+        optimizer_str="sgd",
+        loss_str="mse",
+        update_target_network_every=19200,
+        discount_factor=1.0,
+        epsilon_decay_duration=int(20e6),
+        epsilon_start=0.06,
+        epsilon_end=0.001,
+    )
     torch.manual_seed(seed)
-    agents = [nfsp.NFSP(i, info_state_size, num_actions, [128], seed=seed + i, **kwargs)
-              for i in range(2)]
+    agents = [
+        nfsp.NFSP(i, info_state_size, num_actions, [128], seed=seed + i, **kwargs) for i in range(2)
+    ]
 
     class Policies(policy.Policy):
         def __init__(self):
@@ -74,8 +90,9 @@ def run_openspiel(seconds: float, eval_every: float, seed: int):
             self._obs["current_player"] = p
             self._obs["info_state"][p] = state.information_state_tensor(p)
             self._obs["legal_actions"][p] = legal
-            step = rl_environment.TimeStep(observations=self._obs, rewards=None,
-                                           discounts=None, step_type=None)
+            step = rl_environment.TimeStep(
+                observations=self._obs, rewards=None, discounts=None, step_type=None
+            )
             with agents[p].temp_mode_as(nfsp.MODE.AVERAGE_POLICY):
                 probs = agents[p].step(step, is_evaluation=True).probs
             return {a: probs[a] for a in legal}
@@ -100,8 +117,10 @@ def run_openspiel(seconds: float, eval_every: float, seed: int):
             next_eval += eval_every
             expl = exploitability.exploitability(env.game, Policies())
             curve.append((trained, episodes, expl))
-            print(f"  OpenSpiel {trained:7.1f} s {episodes:>10,} episodes "
-                  f"exploitability {expl:.4f}", flush=True)
+            print(
+                f"  OpenSpiel {trained:7.1f} s {episodes:>10,} episodes exploitability {expl:.4f}",
+                flush=True,
+            )
     return curve
 
 
@@ -118,8 +137,10 @@ def main() -> None:
     GAME = args.game
     torch.set_num_threads(1)
     seconds = 60 * args.minutes
-    print(f"date {date.today()}  machine {platform.machine()}  python "
-          f"{platform.python_version()}  torch {torch.__version__}  threads 1")
+    print(
+        f"date {date.today()}  machine {platform.machine()}  python "
+        f"{platform.python_version()}  torch {torch.__version__}  threads 1"
+    )
     curves = {}
     if args.only in (None, "ours"):
         curves["nashzoo NFSP"] = run_ours(seconds, args.eval_every, args.seed)
@@ -134,8 +155,10 @@ def main() -> None:
         (_, a), (_, b) = curves.items()
         rate = (a[-1][1] / a[-1][0]) / (b[-1][1] / b[-1][0])
         print(f"\nepisodes/s ratio nashzoo / OpenSpiel: {rate:.1f}x (goal >= 5x)")
-        print(f"exploitability ratio nashzoo / OpenSpiel at {args.minutes:g} min: "
-              f"{a[-1][2] / b[-1][2]:.2f} (goal <= 0.5)")
+        print(
+            f"exploitability ratio nashzoo / OpenSpiel at {args.minutes:g} min: "
+            f"{a[-1][2] / b[-1][2]:.2f} (goal <= 0.5)"
+        )
     if args.plot and curves:
         from nashzoo.eval.plots import require_matplotlib
 
@@ -143,9 +166,13 @@ def main() -> None:
         fig, ax = plt.subplots(figsize=(7, 4.3))
         for name, curve in curves.items():
             ax.plot([c[0] for c in curve], [c[2] for c in curve], marker=".", label=name)
-        ax.set(xscale="log", yscale="log", xlabel="training seconds (1 torch thread)",
-               ylabel="exploitability of the average policy (chips)",
-               title=f"NFSP on {GAMES[GAME][1]}")
+        ax.set(
+            xscale="log",
+            yscale="log",
+            xlabel="training seconds (1 torch thread)",
+            ylabel="exploitability of the average policy (chips)",
+            title=f"NFSP on {GAMES[GAME][1]}",
+        )
         ax.grid(True, which="both", alpha=0.3)
         ax.legend()
         fig.tight_layout()

@@ -23,17 +23,19 @@ import tempfile
 import time
 from datetime import date
 
-
 from nashzoo.eval.tournament import TournamentConfig, run_block, run_tournament
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from env_throughput import random_play  # noqa: E402  (the same user loop as the env benchmark)
+from env_throughput import random_play
 
 
 def ours_one_block(games: int) -> float:
-    cfg = TournamentConfig(game="nashzoo/leduc_holdem-v0",
-                           agents=(("a", "random"), ("b", "random")), deals=games // 2,
-                           block_size=games // 2)
+    cfg = TournamentConfig(
+        game="nashzoo/leduc_holdem-v0",
+        agents=(("a", "random"), ("b", "random")),
+        deals=games // 2,
+        block_size=games // 2,
+    )
     run_block(cfg, 0, 1, 0, 100)  # warm caches
     start = time.perf_counter()
     run_block(cfg, 0, 1, 0, games // 2)
@@ -44,8 +46,13 @@ def ours_tournament(games: int, workers: int) -> float:
     # 4 agents -> 6 pairings; deals per pairing so that the total is `games` games.
     agents = tuple((f"r{k}", "random") for k in range(4))
     deals = games // (6 * 2)
-    cfg = TournamentConfig(game="nashzoo/leduc_holdem-v0", agents=agents, deals=deals,
-                           block_size=max(deals // 8, 1), seed=workers)
+    cfg = TournamentConfig(
+        game="nashzoo/leduc_holdem-v0",
+        agents=agents,
+        deals=deals,
+        block_size=max(deals // 8, 1),
+        seed=workers,
+    )
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
         run_tournament(cfg, os.path.join(tmp, "t.sqlite"), workers=workers, bootstrap=0)
@@ -80,8 +87,10 @@ def main() -> None:
     rows = [("nashzoo harness, duplicate + CIs, 1 process", ours_one_block(g // 2))]
     one = ours_tournament(g, 1)
     two = ours_tournament(g, 2)
-    rows += [("nashzoo run_tournament, 1 worker (store included)", one),
-             ("nashzoo run_tournament, 2 workers (store included)", two)]
+    rows += [
+        ("nashzoo run_tournament, 1 worker (store included)", one),
+        ("nashzoo run_tournament, 2 workers (store included)", two),
+    ]
     try:
         rows.append(("RLCard utils.tournament", rlcard_tournament(g // 4)))
     except ImportError as exc:
@@ -92,8 +101,10 @@ def main() -> None:
         print(f"PettingZoo classic not available ({exc})")
     rates = dict(rows)
     peer = rates.get("RLCard utils.tournament")
-    print(f"date {date.today()}  machine {platform.machine()}  cores {os.cpu_count()}  "
-          f"python {platform.python_version()}\n")
+    print(
+        f"date {date.today()}  machine {platform.machine()}  cores {os.cpu_count()}  "
+        f"python {platform.python_version()}\n"
+    )
     print("| contender | games/s | ratio vs RLCard |")
     print("|---|---:|---:|")
     for name, rate in rows:
@@ -101,8 +112,10 @@ def main() -> None:
     print(f"\nspeed-up from 1 to 2 workers: {two / one:.2f}x")
     if peer:
         ours = rates["nashzoo harness, duplicate + CIs, 1 process"]
-        print(f"nashzoo (1 core) / RLCard = {ours / peer:.2f}x (goal >= 1x: "
-              f"{'met' if ours >= peer else 'NOT met'})")
+        print(
+            f"nashzoo (1 core) / RLCard = {ours / peer:.2f}x (goal >= 1x: "
+            f"{'met' if ours >= peer else 'NOT met'})"
+        )
 
 
 if __name__ == "__main__":

@@ -35,8 +35,15 @@ from nashzoo.eval.tournament import TournamentConfig, run_tournament
 from nashzoo.tree import TabularPolicy, compile_game
 
 # (algorithm, iterations) budgets that take a few seconds in all on a laptop.
-BUDGETS = [("cfr+", 2000), ("dcfr", 2000), ("cfr", 2000), ("xfp", 300),
-           ("es-mccfr", 200_000), ("os-mccfr", 200_000), ("nash-memory", 150)]
+BUDGETS = [
+    ("cfr+", 2000),
+    ("dcfr", 2000),
+    ("cfr", 2000),
+    ("xfp", 300),
+    ("es-mccfr", 200_000),
+    ("os-mccfr", 200_000),
+    ("nash-memory", 150),
+]
 NFSP_SECONDS = 30.0
 PPO_STEPS = 8192
 
@@ -57,8 +64,12 @@ def train_learners(game, out: Path, scale: float) -> dict[str, tuple[str, object
 
     nfsp = NFSP(game).train(seconds=NFSP_SECONDS * scale, progress=True)
     path = nfsp.save(out / "nfsp.pt")
-    learners["nfsp"] = (str(path), nfsp.agent(name="nfsp"), nfsp.seconds,
-                        f"{nfsp.episodes:,} episodes")
+    learners["nfsp"] = (
+        str(path),
+        nfsp.agent(name="nfsp"),
+        nfsp.seconds,
+        f"{nfsp.episodes:,} episodes",
+    )
     try:
         import gymnasium
         from sb3_contrib import MaskablePPO
@@ -70,12 +81,17 @@ def train_learners(game, out: Path, scale: float) -> dict[str, tuple[str, object
     start = time.perf_counter()
     env = gymnasium.make("nashzoo/LeducHoldem-v0", opponent="random")
     steps = max(int(PPO_STEPS * scale), 64)
-    model = MaskablePPO("MlpPolicy", env, seed=0, gamma=1.0, verbose=0, device="cpu",
-                        n_steps=min(2048, steps))
+    model = MaskablePPO(
+        "MlpPolicy", env, seed=0, gamma=1.0, verbose=0, device="cpu", n_steps=min(2048, steps)
+    )
     model.learn(steps)
     model.save(out / "ppo")
-    learners["ppo-vs-random"] = (str(out / "ppo.zip"), SB3Agent(model, name="ppo-vs-random"),
-                                 time.perf_counter() - start, f"{steps:,} steps")
+    learners["ppo-vs-random"] = (
+        str(out / "ppo.zip"),
+        SB3Agent(model, name="ppo-vs-random"),
+        time.perf_counter() - start,
+        f"{steps:,} steps",
+    )
     return learners
 
 
@@ -93,27 +109,37 @@ def main() -> None:
     game = nashzoo.make_game(args.game)
     tree = compile_game(game)
     summary = tree.summary()
-    print(f"{args.game}: {summary['nodes']:,} histories, {summary['terminals']:,} terminal, "
-          f"{summary['infosets_per_player']} information sets per player")
+    print(
+        f"{args.game}: {summary['nodes']:,} histories, {summary['terminals']:,} terminal, "
+        f"{summary['infosets_per_player']} information sets per player"
+    )
 
     # 1. solve
     curves = []
     for algo, iterations in BUDGETS:
         solver = make_solver(algo, tree, seed=0 if get_family(algo).samples else None)
-        curves.append(run_solver(solver, max(1, int(iterations * args.scale)), points=25,
-                                 progress=True))
+        curves.append(
+            run_solver(solver, max(1, int(iterations * args.scale)), points=25, progress=True)
+        )
         curves[-1].policy.save(out / f"policy-{algo.replace('+', 'plus')}.npz")
     plot_convergence(curves, out / "convergence.png", title=f"{args.game}: exploitability")
     learners = train_learners(game, out, args.scale)
 
     # 3. duplicate round robin through the tournament harness (stored, resumable, rated)
-    policy_files = {c.algorithm: out / f"policy-{c.algorithm.replace('+', 'plus')}.npz"
-                    for c in curves}
+    policy_files = {
+        c.algorithm: out / f"policy-{c.algorithm.replace('+', 'plus')}.npz" for c in curves
+    }
     config = TournamentConfig(
-        game=args.game, deals=args.deals, block_size=max(args.deals // 4, 1), seed=0,
-        agents=(("random", AgentSpec("random")),)
-        + tuple((k, AgentSpec(str(v))) for k, v in policy_files.items())
-        + tuple((k, AgentSpec(v[0])) for k, v in learners.items()))
+        game=args.game,
+        deals=args.deals,
+        block_size=max(args.deals // 4, 1),
+        seed=0,
+        agents=(
+            ("random", AgentSpec("random")),
+            *((k, AgentSpec(str(v))) for k, v in policy_files.items()),
+            *((k, AgentSpec(v[0])) for k, v in learners.items()),
+        ),
+    )
     result = run_tournament(config, out / "results.sqlite", progress=True, bootstrap=100)
     write_tournament_report(result, out / "tournament")
     names = list(result.crosstable.names)
@@ -125,51 +151,89 @@ def main() -> None:
         policies[name] = TabularPolicy.from_agent(agent, tree)
     exact = np.full((len(names), len(names)), np.nan)
     for i, j in itertools.permutations(range(len(names)), 2):
-        exact[i, j] = head_to_head(tree, policies[names[i]], policies[names[j]],
-                                   exact=True).mean * scale
-    plot_crosstable(names, exact, out / "crosstable.png", unit=unit,
-                    title=f"row agent's exact duplicate score vs column agent ({unit})")
+        exact[i, j] = (
+            head_to_head(tree, policies[names[i]], policies[names[j]], exact=True).mean * scale
+        )
+    plot_crosstable(
+        names,
+        exact,
+        out / "crosstable.png",
+        unit=unit,
+        title=f"row agent's exact duplicate score vs column agent ({unit})",
+    )
     expl = {name: exploitability(policies[name]) for name in names}
 
     # 4. report
-    lines = [f"# nashzoo demo report — {args.game}", "",
-             f"Tree: {summary['nodes']:,} histories, {summary['terminals']:,} terminal, "
-             f"{summary['infosets_per_player']} information sets per player.", "",
-             "## Solvers", "",
-             "| algorithm | iterations | solver seconds | exploitability (chips) | mbb/game |",
-             "|---|---:|---:|---:|---:|"]
+    lines = [
+        f"# nashzoo demo report — {args.game}",
+        "",
+        f"Tree: {summary['nodes']:,} histories, {summary['terminals']:,} terminal, "
+        f"{summary['infosets_per_player']} information sets per player.",
+        "",
+        "## Solvers",
+        "",
+        "| algorithm | iterations | solver seconds | exploitability (chips) | mbb/game |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for c in curves:
         p = c.final
-        lines.append(f"| {c.algorithm} | {p.iteration:,} | {p.seconds:.3f} | "
-                     f"{p.exploitability:.3g} | {p.exploitability * scale:.2f} |")
+        lines.append(
+            f"| {c.algorithm} | {p.iteration:,} | {p.seconds:.3f} | "
+            f"{p.exploitability:.3g} | {p.exploitability * scale:.2f} |"
+        )
     for name, (_, _, seconds, budget) in learners.items():
         e = expl[name].exploitability
         lines.append(f"| {name} | {budget} | {seconds:.3f} | {e:.3g} | {e * scale:.2f} |")
-    lines += ["", "![convergence](convergence.png)", "", "## Agents: exact exploitability", "",
-              f"| agent | exploitability (chips) | {unit} | value as player 0 |",
-              "|---|---:|---:|---:|"]
+    lines += [
+        "",
+        "![convergence](convergence.png)",
+        "",
+        "## Agents: exact exploitability",
+        "",
+        f"| agent | exploitability (chips) | {unit} | value as player 0 |",
+        "|---|---:|---:|---:|",
+    ]
     for name, r in sorted(expl.items(), key=lambda kv: kv[1].exploitability):
-        lines.append(f"| {name} | {r.exploitability:.4g} | {r.exploitability * scale:.1f} | "
-                     f"{r.policy_values[0]:+.4f} |")
+        lines.append(
+            f"| {name} | {r.exploitability:.4g} | {r.exploitability * scale:.1f} | "
+            f"{r.policy_values[0]:+.4f} |"
+        )
     ct = result.crosstable
-    lines += ["", f"## Duplicate round robin ({args.deals} deals x 2 seats per pairing)", "",
-              f"| A | B | sampled A score ({unit}) | 95% CI | exact ({unit}) |",
-              "|---|---|---:|---|---:|"]
+    lines += [
+        "",
+        f"## Duplicate round robin ({args.deals} deals x 2 seats per pairing)",
+        "",
+        f"| A | B | sampled A score ({unit}) | 95% CI | exact ({unit}) |",
+        "|---|---|---:|---|---:|",
+    ]
     for i, j in itertools.combinations(range(len(names)), 2):
-        lines.append(f"| {names[i]} | {names[j]} | {ct.mean[i, j] * scale:+.1f} | "
-                     f"[{ct.ci_low[i, j] * scale:+.1f}, {ct.ci_high[i, j] * scale:+.1f}] | "
-                     f"{exact[i, j]:+.1f} |")
+        lines.append(
+            f"| {names[i]} | {names[j]} | {ct.mean[i, j] * scale:+.1f} | "
+            f"[{ct.ci_low[i, j] * scale:+.1f}, {ct.ci_high[i, j] * scale:+.1f}] | "
+            f"{exact[i, j]:+.1f} |"
+        )
     r = result.ratings
-    lines += ["", "## Ratings (from the sampled matches)", "",
-              "| agent | Elo (Bradley-Terry) | 95% CI | Nash mixture | Nash score |",
-              "|---|---:|---|---:|---:|"]
+    lines += [
+        "",
+        "## Ratings (from the sampled matches)",
+        "",
+        "| agent | Elo (Bradley-Terry) | 95% CI | Nash mixture | Nash score |",
+        "|---|---:|---|---:|---:|",
+    ]
     for k in np.argsort(-r.elo):
-        lines.append(f"| {names[k]} | {r.elo[k]:+.1f} | [{r.elo_low[k]:+.1f}, "
-                     f"{r.elo_high[k]:+.1f}] | {r.nash_mixture[k]:.3f} | "
-                     f"{r.nash_score[k] * scale:+.1f} |")
-    lines += ["", "![crosstable](crosstable.png)", "",
-              "Tournament report with ratings plot: [tournament/index.html](tournament/index.html)",
-              "", f"Generated in {time.perf_counter() - started:.1f} s by examples/demo.py."]
+        lines.append(
+            f"| {names[k]} | {r.elo[k]:+.1f} | [{r.elo_low[k]:+.1f}, "
+            f"{r.elo_high[k]:+.1f}] | {r.nash_mixture[k]:.3f} | "
+            f"{r.nash_score[k] * scale:+.1f} |"
+        )
+    lines += [
+        "",
+        "![crosstable](crosstable.png)",
+        "",
+        "Tournament report with ratings plot: [tournament/index.html](tournament/index.html)",
+        "",
+        f"Generated in {time.perf_counter() - started:.1f} s by examples/demo.py.",
+    ]
     (out / "report.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines[:]))
     print(f"\nreport: {out / 'report.md'}")

@@ -52,11 +52,18 @@ def main(argv=None) -> dict:
     plt = require_matplotlib()
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4))
     ax.plot(its, [r.worst_case[0] for r in hist], marker="o", label="gambler (player 0)")
-    ax.plot(its, [-r.worst_case[1] for r in hist], marker="s",
-            label="dealer (player 1), as the gambler's payoff it concedes at most")
+    ax.plot(
+        its,
+        [-r.worst_case[1] for r in hist],
+        marker="s",
+        label="dealer (player 1), as the gambler's payoff it concedes at most",
+    )
     ax.axhline(value, color="k", linestyle="--", label=f"game value {value:.4f}")
-    ax.set(xlabel="iteration", ylabel="payoff to the gambler (chips)",
-           title=f"PNM on {args.deck}-card poker: worst-case payoffs")
+    ax.set(
+        xlabel="iteration",
+        ylabel="payoff to the gambler (chips)",
+        title=f"PNM on {args.deck}-card poker: worst-case payoffs",
+    )
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     ax2.plot(its, [r.support_sizes[0] for r in hist], marker="o", label="gambler support")
@@ -71,8 +78,10 @@ def main(argv=None) -> dict:
 
     # 2. security versus best response against an estimated opponent model
     model = loose_dealer(tree)
-    start = [best_response_heuristic(_Shim(tree), 0, model),
-             best_response_heuristic(_Shim(tree), 1, _uniform(tree))]
+    start = [
+        best_response_heuristic(_Shim(tree), 0, model),
+        best_response_heuristic(_Shim(tree), 1, _uniform(tree)),
+    ]
     pnm2 = ParallelNashMemory(tree, initial_policies=start)
     seat0 = (tree.infoset_player == 0)[:, None]
     worst, vs_model = [], []
@@ -87,19 +96,26 @@ def main(argv=None) -> dict:
     ax.plot(range(1, len(worst) + 1), worst, marker="o", label="worst-case payoff")
     ax.plot(range(1, len(vs_model) + 1), vs_model, marker="s", label="payoff against the model")
     ax.axhline(value, color="k", linestyle="--", label=f"game value {value:.4f}")
-    ax.set(xlabel="iteration", ylabel="gambler's payoff (chips)",
-           title="Security versus best response (start: BR to a loose dealer)")
+    ax.set(
+        xlabel="iteration",
+        ylabel="gambler's payoff (chips)",
+        title="Security versus best response (start: BR to a loose dealer)",
+    )
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(out / "pnm_security_vs_model.png", dpi=110)
     plt.close(fig)
     last = hist[-1]
-    print(f"{args.deck}-card poker: value {value:.5f}; PNM converged={pnm.converged} after "
-          f"{last.iteration} iterations; worst case {last.worst_case[0]:.5f}; support "
-          f"{last.support_sizes[0]} of {last.policies[0]} gambler policies")
-    print(f"security vs model: worst case {worst[0]:.4f} -> {worst[-1]:.4f}, payoff vs model "
-          f"{vs_model[0]:.4f} -> {vs_model[-1]:.4f} over {len(worst)} iterations")
+    print(
+        f"{args.deck}-card poker: value {value:.5f}; PNM converged={pnm.converged} after "
+        f"{last.iteration} iterations; worst case {last.worst_case[0]:.5f}; support "
+        f"{last.support_sizes[0]} of {last.policies[0]} gambler policies"
+    )
+    print(
+        f"security vs model: worst case {worst[0]:.4f} -> {worst[-1]:.4f}, payoff vs model "
+        f"{vs_model[0]:.4f} -> {vs_model[-1]:.4f} over {len(worst)} iterations"
+    )
     print(f"plots: {out / 'pnm_worst_case.png'}, {out / 'pnm_security_vs_model.png'}")
     return {"history": hist, "worst": worst, "vs_model": vs_model, "value": value}
 

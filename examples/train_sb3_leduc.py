@@ -29,8 +29,16 @@ def main(argv=None) -> dict:
     torch.set_num_threads(1)
     game = LeducHoldemGame()
     env = gymnasium.make("nashzoo/LeducHoldem-v0", opponent="random")
-    model = MaskablePPO("MlpPolicy", env, seed=args.seed, n_steps=2048, batch_size=256,
-                        gamma=1.0, verbose=0, device="cpu")
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        seed=args.seed,
+        n_steps=2048,
+        batch_size=256,
+        gamma=1.0,
+        verbose=0,
+        device="cpu",
+    )
     model.learn(total_timesteps=args.steps, progress_bar=False)
     agent = SB3Agent(model, seed=args.seed, name="maskable-ppo")
     cfr = TabularPolicyAgent(CFRPlusSolver(game).iterate(1000).average_policy(), name="cfr+")
@@ -38,7 +46,9 @@ def main(argv=None) -> dict:
     vs_random = head_to_head(game, agent, nashzoo.RandomAgent(), deals=args.deals, seed=1)
     vs_cfr = head_to_head(game, agent, cfr, deals=args.deals, seed=2)
     print(f"MaskablePPO after {args.steps:,} steps against random:")
-    print(f"  exploitability   {expl.exploitability:.3f} chips ({expl.exploitability_mbb:.0f} mbb/g)")
+    print(
+        f"  exploitability   {expl.exploitability:.3f} chips ({expl.exploitability_mbb:.0f} mbb/g)"
+    )
     print(f"  vs random        {vs_random}")
     print(f"  vs CFR+          {vs_cfr}")
     return {"exploitability": expl, "vs_random": vs_random, "vs_cfr": vs_cfr}

@@ -1,11 +1,11 @@
 """The ``nashzoo`` command: thin over the library.
 
-    nashzoo envs
-    nashzoo agents
-    nashzoo solve GAME --algo cfr+ [--algo dcfr ...] --iterations N [--out policy.npz] [--plot curve.png]
-    nashzoo exploitability policy.npz
-    nashzoo tournament --game leduc_holdem --agent cfr=cfr+:1000 --agent rnd=random --deals 2000
-    nashzoo train nfsp leduc_holdem --minutes 10 --out nfsp.pt --plot nfsp.png
+nashzoo envs
+nashzoo agents
+nashzoo solve GAME --algo cfr+ [--algo dcfr ...] --iterations N [--out p.npz] [--plot c.png]
+nashzoo exploitability policy.npz
+nashzoo tournament --game leduc_holdem --agent cfr=cfr+:1000 --agent rnd=random --deals 2000
+nashzoo train nfsp leduc_holdem --minutes 10 --out nfsp.pt --plot nfsp.png
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ import argparse
 import json
 import logging
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from nashzoo.errors import NashzooError
 
@@ -70,8 +71,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
     algos = args.algo or ["cfr+"]
     for algo in algos:
         solver = make_solver(algo, tree, seed=args.seed if get_family(algo).samples else None)
-        curve = run_solver(solver, args.iterations, points=args.points, target=args.target,
-                           progress=not args.quiet)
+        curve = run_solver(
+            solver, args.iterations, points=args.points, target=args.target, progress=not args.quiet
+        )
         curves.append(curve)
         _print_curve(curve, game.big_blind)
         if args.out:
@@ -93,8 +95,10 @@ def cmd_exploitability(args: argparse.Namespace) -> int:
     print(f"{args.policy}: {policy.game!r}")
     if policy.metadata:
         print("metadata: " + json.dumps(policy.metadata))
-    print(f"exploitability  {result.exploitability:.6g} chips"
-          + ("" if result.big_blind is None else f"  ({result.exploitability_mbb:.3f} mbb/game)"))
+    print(
+        f"exploitability  {result.exploitability:.6g} chips"
+        + ("" if result.big_blind is None else f"  ({result.exploitability_mbb:.3f} mbb/game)")
+    )
     print(f"NashConv        {result.nash_conv:.6g}")
     for p, (v, br) in enumerate(zip(result.policy_values, result.best_response_values)):
         print(f"player {p}: value {v:+.6f}, best-response value {br:+.6f}")
@@ -117,15 +121,29 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         if not sep or not name or not spec:
             raise SystemExit(f"--agent expects NAME=SPEC (e.g. cfr=cfr+:1000), received {item!r}")
         agents.append((name, AgentSpec(spec, name=name)))
-    config = TournamentConfig(game=args.game, agents=tuple(agents), deals=args.deals,
-                              params=_parse_params(args.param), block_size=args.block_size,
-                              seed=args.seed, move_time_limit=args.move_time_limit,
-                              memory_limit_mb=args.memory_limit)
-    print(f"tournament {config.id}: {len(agents)} agents, {len(config.blocks())} blocks of up "
-          f"to {config.block_size} duplicate deals, store {args.store}")
-    result = run_tournament(config, args.store, workers=args.workers, backend=args.backend,
-                            ray_address=args.ray_address, progress=not args.quiet,
-                            bootstrap=args.bootstrap)
+    config = TournamentConfig(
+        game=args.game,
+        agents=tuple(agents),
+        deals=args.deals,
+        params=_parse_params(args.param),
+        block_size=args.block_size,
+        seed=args.seed,
+        move_time_limit=args.move_time_limit,
+        memory_limit_mb=args.memory_limit,
+    )
+    print(
+        f"tournament {config.id}: {len(agents)} agents, {len(config.blocks())} blocks of up "
+        f"to {config.block_size} duplicate deals, store {args.store}"
+    )
+    result = run_tournament(
+        config,
+        args.store,
+        workers=args.workers,
+        backend=args.backend,
+        ray_address=args.ray_address,
+        progress=not args.quiet,
+        bootstrap=args.bootstrap,
+    )
     print(result.format())
     if args.report:
         from nashzoo.eval.report import write_tournament_report
@@ -135,11 +153,11 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    import torch
+
     from nashzoo.agents.cfr.run import ConvergenceCurve, ConvergencePoint
     from nashzoo.agents.nfsp import NFSP, NFSPConfig
     from nashzoo.envs import make_game
-
-    import torch
 
     torch.set_num_threads(args.threads)
     game = make_game(args.game, **_parse_params(args.param))
@@ -148,11 +166,18 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     def record(m):
         points.append(ConvergencePoint(m.episodes, m.seconds, m.exploitability()))
-        print(f"{m.seconds:8.1f} s {m.episodes:>11,} episodes  exploitability "
-              f"{points[-1].exploitability:.4f}", flush=True)
+        print(
+            f"{m.seconds:8.1f} s {m.episodes:>11,} episodes  exploitability "
+            f"{points[-1].exploitability:.4f}",
+            flush=True,
+        )
 
-    nfsp.train(seconds=60 * args.minutes, callback=record, callback_every=args.eval_every,
-               progress=not args.quiet)
+    nfsp.train(
+        seconds=60 * args.minutes,
+        callback=record,
+        callback_every=args.eval_every,
+        progress=not args.quiet,
+    )
     if args.out:
         print(f"saved to {nfsp.save(args.out)}")
     if args.plot:
@@ -167,13 +192,21 @@ def cmd_agents(args: argparse.Namespace) -> int:
     from nashzoo.agents import families
 
     for family in families().values():
-        facts = [f for f, on in (("compiles the tree", family.needs_tree),
-                                 ("sampling", family.samples),
-                                 ("FILES RUN CODE", family.loads_code)) if on]
+        facts = [
+            f
+            for f, on in (
+                ("compiles the tree", family.needs_tree),
+                ("sampling", family.samples),
+                ("FILES RUN CODE", family.loads_code),
+            )
+            if on
+        ]
         defaults = ", ".join(f"{k}={v}" for k, v in family.defaults.items())
-        print(f"{family.usage:32s} {family.description}"
-              + (f" [{'; '.join(facts)}]" if facts else "")
-              + (f" (defaults: {defaults})" if defaults else ""))
+        print(
+            f"{family.usage:32s} {family.description}"
+            + (f" [{'; '.join(facts)}]" if facts else "")
+            + (f" (defaults: {defaults})" if defaults else "")
+        )
     print(f"{'package.module:factory':32s} your own code: factory() or factory(game=game)")
     return 0
 
@@ -201,11 +234,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("solve", help="solve a game with tabular solvers")
     p.add_argument("game", help="env id or short name, e.g. leduc_holdem or nashzoo/kuhn_poker-v0")
-    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                   help="game parameter, e.g. --param deck_size=8 (repeatable)")
-    p.add_argument("--algo", action="append", metavar="NAME",
-                   help="rm, cfr, cfr+, lcfr, dcfr, es-mccfr, os-mccfr, xfp, nash-memory "
-                        "(repeatable; default cfr+)")
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="game parameter, e.g. --param deck_size=8 (repeatable)",
+    )
+    p.add_argument(
+        "--algo",
+        action="append",
+        metavar="NAME",
+        help="rm, cfr, cfr+, lcfr, dcfr, es-mccfr, os-mccfr, xfp, nash-memory "
+        "(repeatable; default cfr+)",
+    )
     p.add_argument("--iterations", type=int, default=1000)
     p.add_argument("--points", type=int, default=30, help="checkpoints on the curve")
     p.add_argument("--target", type=float, default=None, help="stop at this exploitability")
@@ -215,25 +257,43 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_solve)
 
-
     p = sub.add_parser("tournament", help="duplicate round robin with ratings, stored durably")
     p.add_argument("--game", required=True, help="env id or short name")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
-    p.add_argument("--agent", action="append", required=True, metavar="NAME=SPEC",
-                   help="repeatable; SPEC is a family (random, cfr+:1000, ... see `nashzoo "
-                        "agents`), a policy/agent file, or package.module:factory")
+    p.add_argument(
+        "--agent",
+        action="append",
+        required=True,
+        metavar="NAME=SPEC",
+        help="repeatable; SPEC is a family (random, cfr+:1000, ... see `nashzoo "
+        "agents`), a policy/agent file, or package.module:factory",
+    )
     p.add_argument("--deals", type=int, default=1000, help="duplicate deals per pairing")
     p.add_argument("--block-size", type=int, default=100, help="deals per stored block")
-    p.add_argument("--workers", type=int, default=1,
-                   help="supervised worker processes (0: play in this process)")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="supervised worker processes (0: play in this process)",
+    )
     p.add_argument("--backend", choices=["local", "ray"], default="local")
     p.add_argument("--ray-address", default=None, help="join this Ray cluster (default: local)")
     p.add_argument("--store", default="results.sqlite", help="SQLite file or SQLAlchemy URL")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--move-time-limit", type=float, default=None, metavar="SECONDS",
-                   help="per-move time limit; an agent over it forfeits the block")
-    p.add_argument("--memory-limit", type=int, default=None, metavar="MB",
-                   help="address-space limit of each worker process")
+    p.add_argument(
+        "--move-time-limit",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="per-move time limit; an agent over it forfeits the block",
+    )
+    p.add_argument(
+        "--memory-limit",
+        type=int,
+        default=None,
+        metavar="MB",
+        help="address-space limit of each worker process",
+    )
     p.add_argument("--bootstrap", type=int, default=200, help="bootstrap samples for rating CIs")
     p.add_argument("--report", default=None, help="write an HTML report into this folder")
     p.add_argument("--quiet", action="store_true")
@@ -244,8 +304,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game", help="env id or short name")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--minutes", type=float, default=1.0, help="wall-clock training budget")
-    p.add_argument("--eval-every", type=float, default=10.0,
-                   help="seconds of training between exact exploitability checks")
+    p.add_argument(
+        "--eval-every",
+        type=float,
+        default=10.0,
+        help="seconds of training between exact exploitability checks",
+    )
     p.add_argument("--batch-games", type=int, default=128, help="games played at once")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1, help="torch threads")
@@ -270,8 +334,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"nashzoo: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("nashzoo: interrupted; what finished is stored, run the same command to resume",
-              file=sys.stderr)
+        print(
+            "nashzoo: interrupted; what finished is stored, run the same command to resume",
+            file=sys.stderr,
+        )
         return 130
 
 

@@ -28,8 +28,7 @@ def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise InvalidParameterError(
-            f"Parameter `{name}` expects an integer, received {value!r} "
-            f"({type(value).__name__})."
+            f"Parameter `{name}` expects an integer, received {value!r} ({type(value).__name__})."
         )
     value = int(value)
     if value < low or (high is not None and value > high):
@@ -52,8 +51,14 @@ def check_bool(name: str, value: Any) -> bool:
     return bool(value)
 
 
-def check_number(name: str, value: Any, *, finite: bool = True, low: float | None = None,
-                 low_inclusive: bool = True) -> float:
+def check_number(
+    name: str,
+    value: Any,
+    *,
+    finite: bool = True,
+    low: float | None = None,
+    low_inclusive: bool = True,
+) -> float:
     """Validate a real number (Python or NumPy ints and floats; not bools) as ``float``.
 
     Args:
@@ -66,8 +71,9 @@ def check_number(name: str, value: Any, *, finite: bool = True, low: float | Non
     Raises:
         InvalidParameterError: not a number, NaN, infinite when ``finite``, or too small.
     """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
-                                                                      np.floating)):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+        value, (int, float, np.integer, np.floating)
+    ):
         raise InvalidParameterError(
             f"Parameter `{name}` expects a number, received {value!r} ({type(value).__name__})."
         )
@@ -78,7 +84,9 @@ def check_number(name: str, value: Any, *, finite: bool = True, low: float | Non
         )
     if low is not None and (number < low or (number == low and not low_inclusive)):
         sign = ">=" if low_inclusive else ">"
-        raise InvalidParameterError(f"Parameter `{name}` must be {sign} {low}, received {number!r}.")
+        raise InvalidParameterError(
+            f"Parameter `{name}` must be {sign} {low}, received {number!r}."
+        )
     return number
 
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from dataclasses import dataclass
+
+from hypothesis import settings
 
 from nashzoo.games.base import Game, State
 
@@ -40,6 +43,13 @@ def play(game: Game, actions: list[int]) -> State:
     for a in actions:
         state.apply_action(a)
     return state
+
+
+# Property tests are derandomized by default, so a failure in CI reproduces exactly with
+# the same command; HYPOTHESIS_PROFILE=explore draws fresh examples on every run.
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("explore", deadline=None, max_examples=500)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_configure(config):

@@ -7,8 +7,23 @@ from nashzoo.tree import TabularPolicy
 def test_solve_writes_policy_plot_and_table(tmp_path, capsys):
     out = tmp_path / "kuhn.npz"
     plot = tmp_path / "curve.png"
-    code = main(["solve", "kuhn_poker", "--algo", "cfr+", "--algo", "cfr", "--iterations",
-                 "300", "--out", str(out), "--plot", str(plot), "--quiet"])
+    code = main(
+        [
+            "solve",
+            "kuhn_poker",
+            "--algo",
+            "cfr+",
+            "--algo",
+            "cfr",
+            "--iterations",
+            "300",
+            "--out",
+            str(out),
+            "--plot",
+            str(plot),
+            "--quiet",
+        ]
+    )
     assert code == 0
     text = capsys.readouterr().out
     assert "58 histories, 12 information sets" in text
@@ -24,8 +39,24 @@ def test_solve_writes_policy_plot_and_table(tmp_path, capsys):
 
 def test_solve_with_game_parameters(tmp_path, capsys):
     out = tmp_path / "eight.json"
-    assert main(["solve", "kuhn_poker", "--param", "deck_size=8", "--algo", "dcfr",
-                 "--iterations", "500", "--out", str(out), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "solve",
+                "kuhn_poker",
+                "--param",
+                "deck_size=8",
+                "--algo",
+                "dcfr",
+                "--iterations",
+                "500",
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     policy = TabularPolicy.load(out)
     assert policy.game.deck_size == 8 and np.isfinite(policy.probs).all()
 
@@ -41,8 +72,24 @@ def test_cli_errors_are_clear(tmp_path, capsys):
 
 def test_solve_with_nash_memory(tmp_path, capsys):
     out = tmp_path / "pnm.npz"
-    assert main(["solve", "kuhn_poker", "--param", "deck_size=8", "--algo", "nash-memory",
-                 "--iterations", "50", "--out", str(out), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "solve",
+                "kuhn_poker",
+                "--param",
+                "deck_size=8",
+                "--algo",
+                "nash-memory",
+                "--iterations",
+                "50",
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "nash-memory" in text
     policy = TabularPolicy.load(out)

@@ -22,18 +22,38 @@ def test_readme_python_snippets_run(tmp_path, monkeypatch):
     assert (tmp_path / "leduc_cfr+.npz").exists()
 
 
+@pytest.mark.slow
 def test_demo_runs_with_a_tiny_budget(tmp_path):
     out = tmp_path / "demo"
-    subprocess.run([sys.executable, str(ROOT / "examples" / "demo.py"), "--out", str(out),
-                    "--scale", "0.02", "--deals", "10"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "examples" / "demo.py"),
+            "--out",
+            str(out),
+            "--scale",
+            "0.02",
+            "--deals",
+            "10",
+        ],
+        check=True,
+        capture_output=True,
+    )
     report = (out / "report.md").read_text()
     assert "## Agents: exact exploitability" in report and "| random |" in report
     assert "## Ratings (from the sampled matches)" in report
-    for name in ("convergence.png", "crosstable.png", "policy-cfrplus.npz",
-                 "tournament/index.html", "tournament/ratings.png", "results.sqlite"):
+    for name in (
+        "convergence.png",
+        "crosstable.png",
+        "policy-cfrplus.npz",
+        "tournament/index.html",
+        "tournament/ratings.png",
+        "results.sqlite",
+    ):
         assert (out / name).stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_readme_shell_commands_run(tmp_path):
     text = (ROOT / "README.md").read_text()
     commands = []
@@ -47,18 +67,28 @@ def test_readme_shell_commands_run(tmp_path):
         if command[1] == "train":  # the README trains for minutes; CI for seconds
             command[command.index("--minutes") + 1] = "0.05"
         if command[1] == "tournament":
-            subprocess.run([sys.executable, "-m", "nashzoo", *command[1:], "--quiet",
-                            "--bootstrap", "20"], cwd=tmp_path, env=env,
-                           check=True, capture_output=True)
+            subprocess.run(
+                [sys.executable, "-m", "nashzoo", *command[1:], "--quiet", "--bootstrap", "20"],
+                cwd=tmp_path,
+                env=env,
+                check=True,
+                capture_output=True,
+            )
         else:
-            subprocess.run([sys.executable, "-m", "nashzoo", *command[1:]], cwd=tmp_path,
-                           env=env, check=True, capture_output=True)
+            subprocess.run(
+                [sys.executable, "-m", "nashzoo", *command[1:]],
+                cwd=tmp_path,
+                env=env,
+                check=True,
+                capture_output=True,
+            )
     assert (tmp_path / "tournament_report" / "index.html").exists()
 
 
 def test_nash_memory_example_writes_both_plots(tmp_path):
-    spec = importlib.util.spec_from_file_location("nash_memory_8card",
-                                                  ROOT / "examples" / "nash_memory_8card.py")
+    spec = importlib.util.spec_from_file_location(
+        "nash_memory_8card", ROOT / "examples" / "nash_memory_8card.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     out = module.main(["--out", str(tmp_path)])

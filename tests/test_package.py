@@ -12,8 +12,7 @@ def test_import_does_not_load_heavy_stacks():
         " 'matplotlib') if m in sys.modules]\n"
         "print(heavy)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
 
@@ -22,6 +21,14 @@ def test_py_typed_is_shipped():
 
 
 def test_public_api():
-    for name in ("make", "make_parallel", "play_episode", "RandomAgent", "Agent",
-                 "PolicyAgent", "registry", "__version__"):
+    for name in (
+        "make",
+        "make_parallel",
+        "play_episode",
+        "RandomAgent",
+        "Agent",
+        "PolicyAgent",
+        "registry",
+        "__version__",
+    ):
         assert hasattr(nashzoo, name)

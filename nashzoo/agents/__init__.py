@@ -6,5 +6,16 @@ from nashzoo.agents.random_agent import RandomAgent
 from nashzoo.agents.registry import AgentFamily, families, get_family, register_family
 from nashzoo.agents.specs import AgentSpec, build_agent
 
-__all__ = ["Agent", "AgentInfo", "PolicyAgent", "RandomAgent", "action_mask_of", "AgentFamily",
-           "families", "get_family", "register_family", "AgentSpec", "build_agent"]
+__all__ = [
+    "Agent",
+    "AgentInfo",
+    "PolicyAgent",
+    "RandomAgent",
+    "action_mask_of",
+    "AgentFamily",
+    "families",
+    "get_family",
+    "register_family",
+    "AgentSpec",
+    "build_agent",
+]

@@ -54,7 +54,8 @@ def _solver_factory(algo: str, default_iterations: int) -> Any:
         if not _ITERATIONS.fullmatch(text) or int(text) < 1:
             raise InvalidParameterError(
                 f"A solver spec is {algo}:ITERATIONS with a positive integer (e.g. "
-                f"{algo}:1000), received {algo}:{text}.")
+                f"{algo}:1000), received {algo}:{text}."
+            )
         policy = _solved_policy(algo, int(text), game)
         return TabularPolicyAgent(policy, name=f"{algo}:{text}")
 
@@ -85,7 +86,8 @@ def _nfsp_file(game: Game, path: str | None) -> Any:
     nfsp = NFSP.load(str(path))
     if nfsp.game != game:
         raise InvalidParameterError(
-            f"{path} holds an NFSP agent for {nfsp.game!r}, not for {game!r}.")
+            f"{path} holds an NFSP agent for {nfsp.game!r}, not for {game!r}."
+        )
     return nfsp.agent(name=Path(str(path)).stem)
 
 
@@ -102,21 +104,44 @@ def _register() -> None:
     for algo in SOLVER_NAMES:
         sampling = algo in SAMPLING_SOLVERS
         default = 100_000 if sampling else 1000
-        register_family(AgentFamily(
-            algo, _solver_factory(algo, default),
-            f"the average policy of nashzoo's {algo} solver after ITERATIONS iterations",
-            argument="ITERATIONS", needs_tree=True, samples=sampling,
-            defaults={"iterations": default, **({"seed": 0} if sampling else {})}))
-    register_family(AgentFamily("tabular-file", _tabular_file,
-                                "a saved TabularPolicy (.npz or .json)", needs_tree=True,
-                                suffixes=(".npz", ".json")))
-    register_family(AgentFamily("nfsp-file", _nfsp_file,
-                                "a saved NFSP agent's average policy (torch extra)",
-                                suffixes=(".pt",)))
-    register_family(AgentFamily("sb3-file", _sb3_file,
-                                "a saved stable-baselines3 model (sb3 extra); the file is a "
-                                "pickle and runs code when loaded", suffixes=(".zip",),
-                                loads_code=True))
+        register_family(
+            AgentFamily(
+                algo,
+                _solver_factory(algo, default),
+                f"the average policy of nashzoo's {algo} solver after ITERATIONS iterations",
+                argument="ITERATIONS",
+                needs_tree=True,
+                samples=sampling,
+                defaults={"iterations": default, **({"seed": 0} if sampling else {})},
+            )
+        )
+    register_family(
+        AgentFamily(
+            "tabular-file",
+            _tabular_file,
+            "a saved TabularPolicy (.npz or .json)",
+            needs_tree=True,
+            suffixes=(".npz", ".json"),
+        )
+    )
+    register_family(
+        AgentFamily(
+            "nfsp-file",
+            _nfsp_file,
+            "a saved NFSP agent's average policy (torch extra)",
+            suffixes=(".pt",),
+        )
+    )
+    register_family(
+        AgentFamily(
+            "sb3-file",
+            _sb3_file,
+            "a saved stable-baselines3 model (sb3 extra); the file is a "
+            "pickle and runs code when loaded",
+            suffixes=(".zip",),
+            loads_code=True,
+        )
+    )
 
 
 _register()

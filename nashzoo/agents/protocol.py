@@ -15,5 +15,12 @@ from nashzoo.envs.protocol import (
     sample_index,
 )
 
-__all__ = ["Agent", "PolicyAgent", "AgentInfo", "Observation", "INFO_KEYS", "action_mask_of",
-           "sample_index"]
+__all__ = [
+    "Agent",
+    "PolicyAgent",
+    "AgentInfo",
+    "Observation",
+    "INFO_KEYS",
+    "action_mask_of",
+    "sample_index",
+]

@@ -18,16 +18,23 @@ from __future__ import annotations
 
 import difflib
 import logging
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from nashzoo.envs.protocol import Agent
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import Game
 
-__all__ = ["AgentFamily", "ENTRY_POINT_GROUP", "register_family", "get_family", "families",
-           "family_for_file"]
+__all__ = [
+    "AgentFamily",
+    "ENTRY_POINT_GROUP",
+    "register_family",
+    "get_family",
+    "families",
+    "family_for_file",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -72,11 +79,13 @@ class AgentFamily:
         if not isinstance(self.name, str) or not self.name or any(c in self.name for c in ":/\\"):
             raise InvalidParameterError(
                 f"An agent family name is a non-empty string without ':' or '/', received "
-                f"{self.name!r}.")
+                f"{self.name!r}."
+            )
         if not callable(self.factory):
             raise InvalidParameterError(
                 f"AgentFamily {self.name!r}: factory must be callable, received "
-                f"{type(self.factory).__name__}.")
+                f"{type(self.factory).__name__}."
+            )
 
     @property
     def usage(self) -> str:
@@ -99,10 +108,13 @@ def register_family(family: AgentFamily, *, replace: bool = False) -> AgentFamil
     """
     if not isinstance(family, AgentFamily):
         raise InvalidParameterError(
-            f"register_family expects an AgentFamily, received {type(family).__name__}.")
+            f"register_family expects an AgentFamily, received {type(family).__name__}."
+        )
     if not replace and family.name in _FAMILIES and _FAMILIES[family.name] is not family:
-        raise InvalidParameterError(f"An agent family named {family.name!r} is registered "
-                                    "already; pass replace=True to override it.")
+        raise InvalidParameterError(
+            f"An agent family named {family.name!r} is registered "
+            "already; pass replace=True to override it."
+        )
     _FAMILIES[family.name] = family
     for suffix in family.suffixes:
         _SUFFIXES[suffix.lower()] = family
@@ -121,16 +133,26 @@ def _load_entry_points() -> None:
             if not isinstance(family, AgentFamily):
                 raise TypeError(f"it loads a {type(family).__name__}, not an AgentFamily")
             if family.name != ep.name:
-                raise TypeError(f"the entry point is named {ep.name!r} but the family "
-                                f"{family.name!r}")
+                raise TypeError(
+                    f"the entry point is named {ep.name!r} but the family {family.name!r}"
+                )
             if family.name in _FAMILIES:
-                logger.warning("agent plugin %s (%s) ignored: the name %r is taken",
-                               ep.value, ep.dist.name if ep.dist else "?", family.name)
+                logger.warning(
+                    "agent plugin %s (%s) ignored: the name %r is taken",
+                    ep.value,
+                    ep.dist.name if ep.dist else "?",
+                    family.name,
+                )
                 continue
             register_family(family)
         except Exception as exc:  # one broken plugin must not break nashzoo
-            logger.warning("agent plugin %r (%s) could not be loaded: %s: %s", ep.name,
-                           ep.value, type(exc).__name__, exc)
+            logger.warning(
+                "agent plugin %r (%s) could not be loaded: %s: %s",
+                ep.name,
+                ep.value,
+                type(exc).__name__,
+                exc,
+            )
 
 
 def _builtins() -> None:
@@ -160,8 +182,7 @@ def get_family(name: str) -> AgentFamily:
     if family is None:
         close = difflib.get_close_matches(name, list(_FAMILIES), n=2)
         hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
-        raise InvalidParameterError(
-            f"No agent family {name!r}.{hint} Known: {sorted(_FAMILIES)}.")
+        raise InvalidParameterError(f"No agent family {name!r}.{hint} Known: {sorted(_FAMILIES)}.")
     return family
 
 

@@ -15,6 +15,7 @@ A spec is one of:
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import inspect
@@ -34,8 +35,7 @@ def spec_help() -> str:
     """One line listing the spec forms (for ``--help`` and error messages)."""
     names = [f.usage for f in families().values() if not f.suffixes]
     files = sorted({s for f in families().values() for s in f.suffixes})
-    return (f"{' | '.join(names)} | path/to/file ({', '.join(files)}) | "
-            "package.module:factory")
+    return f"{' | '.join(names)} | path/to/file ({', '.join(files)}) | package.module:factory"
 
 
 def _import_factory(spec: str, head: str, tail: str) -> Any:
@@ -57,10 +57,8 @@ def _module_file(head: str) -> str | None:
 
 def _set_name(agent: Any, name: str | None) -> None:
     if name is not None:
-        try:
+        with contextlib.suppress(AttributeError):  # a read-only name stays as it is
             agent.name = name
-        except AttributeError:  # an agent with a read-only name keeps its own
-            pass
 
 
 def build_agent(spec: str, game: Game, *, name: str | None = None) -> Agent:
@@ -79,10 +77,12 @@ def build_agent(spec: str, game: Game, *, name: str | None = None) -> Agent:
     """
     if not isinstance(spec, str) or not spec:
         raise InvalidParameterError(
-            f"An agent spec is a non-empty string ({spec_help()}), received {spec!r}.")
+            f"An agent spec is a non-empty string ({spec_help()}), received {spec!r}."
+        )
     if not isinstance(game, Game):
         raise InvalidParameterError(
-            f"build_agent needs a nashzoo Game, received {type(game).__name__}.")
+            f"build_agent needs a nashzoo Game, received {type(game).__name__}."
+        )
     family = family_for_file(spec)
     argument: str | None = spec
     if family is None:
@@ -93,7 +93,8 @@ def build_agent(spec: str, game: Game, *, name: str | None = None) -> Agent:
             head, sep, tail = spec.rpartition(":")
             if not (sep and head and tail):
                 raise InvalidParameterError(
-                    f"Unknown agent spec {spec!r}; expected one of: {spec_help()}.")
+                    f"Unknown agent spec {spec!r}; expected one of: {spec_help()}."
+                )
             return _from_module(spec, head, tail, game, name)
     try:
         agent = family.factory(game, argument)
@@ -102,7 +103,8 @@ def build_agent(spec: str, game: Game, *, name: str | None = None) -> Agent:
     except Exception as exc:
         raise InvalidParameterError(
             f"Agent spec {spec!r}: the {family.name} family failed to build an agent: "
-            f"{type(exc).__name__}: {exc}") from exc
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
     _set_name(agent, name)
     return agent
 
@@ -126,9 +128,10 @@ def _from_module(spec: str, head: str, tail: str, game: Game, name: str | None) 
     if not callable(getattr(agent, "act", None)):
         raise InvalidParameterError(
             f"Agent spec {spec!r}: {head}.{tail}() returned {type(agent).__name__}, which "
-            "has no act(observation, info).")
+            "has no act(observation, info)."
+        )
     _set_name(agent, name)
-    return agent  # type: ignore[no-any-return]
+    return agent
 
 
 @dataclass(frozen=True)
@@ -150,7 +153,8 @@ class AgentSpec:
     def __post_init__(self) -> None:
         if not isinstance(self.spec, str) or not self.spec:
             raise InvalidParameterError(
-                f"An agent spec is a non-empty string, received {self.spec!r}.")
+                f"An agent spec is a non-empty string, received {self.spec!r}."
+            )
 
     def __call__(self, game: Game) -> Agent:
         return build_agent(self.spec, game, name=self.name)

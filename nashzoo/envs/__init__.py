@@ -47,5 +47,4 @@ __all__ = [
 register(EnvSpec("nashzoo/kuhn_poker-v0", KuhnPokerGame, "nashzoo.envs.kuhn_poker"))
 register(EnvSpec("nashzoo/leduc_holdem-v0", LeducHoldemGame, "nashzoo.envs.leduc_holdem"))
 for _name, _factory in PRESETS.items():
-    register(EnvSpec(f"nashzoo/{_name}-v0", _factory, "nashzoo.envs.matrix_games",
-                     parallel=True))
+    register(EnvSpec(f"nashzoo/{_name}-v0", _factory, "nashzoo.envs.matrix_games", parallel=True))

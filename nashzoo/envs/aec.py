@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import logging
 import warnings
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -138,11 +139,14 @@ class GameEnv(AECEnv):
         num_actions = game.num_distinct_actions
         self._num_actions = num_actions
         self._num_players = n
-        obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (game.information_state_tensor_size,),
-                                      np.float32),
-            "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),
-        })
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(
+                    0.0, 1.0, (game.information_state_tensor_size,), np.float32
+                ),
+                "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),
+            }
+        )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
         self._rng: np.random.Generator | None = None
@@ -213,12 +217,14 @@ class GameEnv(AECEnv):
         # The public history is the same for every agent: one fresh array per step.
         public = view.public_history.copy()
         length = view.history_length
-        i = 0
-        for agent in self.possible_agents:
+        for i, agent in enumerate(self.possible_agents):
             keys.append(key_of(i))
-            infos[agent] = {"player": i, "public_history": public, "history_length": length,
-                            "illegal_action": False}
-            i += 1
+            infos[agent] = {
+                "player": i,
+                "public_history": public,
+                "history_length": length,
+                "illegal_action": False,
+            }
         if self.info_strings:
             for agent, key in zip(self.possible_agents, keys):
                 infos[agent]["info_state"] = key
@@ -339,7 +345,7 @@ class GameEnv(AECEnv):
 
 
 def _guarded(name: str) -> property:
-    def get(self: "OrderEnforcingWrapper") -> Any:
+    def get(self: OrderEnforcingWrapper) -> Any:
         if not self._has_reset:
             raise AttributeError(f"{name} cannot be accessed before reset")
         return getattr(self.env, name)

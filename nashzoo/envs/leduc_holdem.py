@@ -79,6 +79,7 @@ def env(**kwargs: Any) -> OrderEnforcingWrapper:
 
 def raw_env(**kwargs: Any) -> GameEnv:
     """The unwrapped :class:`~nashzoo.envs.aec.GameEnv` (game parameters + env options)."""
-    env_opts = {k: kwargs.pop(k) for k in ("render_mode", "strict", "illegal_reward")
-                if k in kwargs}
+    env_opts = {
+        k: kwargs.pop(k) for k in ("render_mode", "strict", "illegal_reward") if k in kwargs
+    }
     return GameEnv(LeducHoldemGame(**kwargs), name="leduc_holdem_v0", **env_opts)

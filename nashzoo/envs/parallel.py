@@ -31,7 +31,8 @@ class ParallelGameEnv(aec_to_parallel_wrapper):
         if not isinstance(actions, Mapping):
             raise ActionTypeError(
                 f"The parallel step() takes a dict {{agent: action}}, received "
-                f"{type(actions).__name__}.")
+                f"{type(actions).__name__}."
+            )
         live = [a for a in env.agents if not (env.terminations[a] or env.truncations[a])]
         unknown = sorted(set(actions) - set(live), key=str)
         missing = [a for a in live if a not in actions]
@@ -42,7 +43,8 @@ class ParallelGameEnv(aec_to_parallel_wrapper):
             if missing:
                 parts.append(f"no action for {missing}")
             raise InvalidParameterError(
-                f"step() got {' and '.join(parts)}; expected one action for each of {live}.")
+                f"step() got {' and '.join(parts)}; expected one action for each of {live}."
+            )
         rewards = {a: 0.0 for a in env.agents}
         for agent in live:
             if env.terminations[agent] or env.truncations[agent]:
@@ -54,8 +56,9 @@ class ParallelGameEnv(aec_to_parallel_wrapper):
         truncations = dict(env.truncations)
         infos = dict(env.infos)
         observations = {agent: env.observe(agent) for agent in env.agents}
-        while env.agents and (env.terminations[env.agent_selection]
-                              or env.truncations[env.agent_selection]):
+        while env.agents and (
+            env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
+        ):
             env.step(None)
         self.agents = env.agents[:]
         return observations, rewards, terminations, truncations, infos

@@ -43,8 +43,16 @@ import numpy as np
 from nashzoo.errors import ActionTypeError
 from nashzoo.games.observation import agent_info
 
-__all__ = ["Agent", "PolicyAgent", "AgentInfo", "Observation", "action_mask_of",
-           "sample_index", "agent_info", "INFO_KEYS"]
+__all__ = [
+    "Agent",
+    "PolicyAgent",
+    "AgentInfo",
+    "Observation",
+    "action_mask_of",
+    "sample_index",
+    "agent_info",
+    "INFO_KEYS",
+]
 
 Observation = dict[str, np.ndarray]
 """``{"observation": float32 tensor, "action_mask": int8 mask}``."""
@@ -116,4 +124,3 @@ def sample_index(cumulative: np.ndarray, u: float) -> int:
     total need not be exactly 1; the last index absorbs rounding)."""
     index = int(np.searchsorted(cumulative, u * cumulative[-1], side="right"))
     return min(index, cumulative.size - 1)
-

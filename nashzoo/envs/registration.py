@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import difflib
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import pettingzoo
 
@@ -51,8 +52,11 @@ class EnvSpec:
     def game_parameters(self) -> list[str]:
         """Names of the game parameters the id accepts."""
         sig = inspect.signature(self.game_factory)
-        return [p.name for p in sig.parameters.values()
-                if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        return [
+            p.name
+            for p in sig.parameters.values()
+            if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
 
 
 registry: dict[str, EnvSpec] = {}
@@ -86,8 +90,9 @@ def spec(env_id: str) -> EnvSpec:
         UnknownEnvError: no such id; the message suggests the closest ids.
     """
     if not isinstance(env_id, str):
-        raise UnknownEnvError(f"An env id is a string like 'nashzoo/kuhn_poker-v0', "
-                              f"received {env_id!r}.")
+        raise UnknownEnvError(
+            f"An env id is a string like 'nashzoo/kuhn_poker-v0', received {env_id!r}."
+        )
     found = registry.get(env_id) or registry.get(f"nashzoo/{env_id}")
     if found is None:
         versionless = {i.rsplit("-v", 1)[0]: i for i in registry}
@@ -97,8 +102,7 @@ def spec(env_id: str) -> EnvSpec:
     if found is None:
         close = difflib.get_close_matches(env_id, list(registry), n=3, cutoff=0.4)
         if not close:
-            close = difflib.get_close_matches(f"nashzoo/{env_id}", list(registry), n=3,
-                                              cutoff=0.4)
+            close = difflib.get_close_matches(f"nashzoo/{env_id}", list(registry), n=3, cutoff=0.4)
         hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
         raise UnknownEnvError(
             f"No environment registered as {env_id!r}.{hint} Registered: {sorted(registry)}."
@@ -124,9 +128,16 @@ def make_game(env_id: str, **params: Any) -> Game:
     return s.game_factory(**{**s.default_params, **params})
 
 
-def make(env_id: str, *, render_mode: str | None = None, strict: bool = False,
-         illegal_reward: float = -1.0, max_cycles: int | None = None,
-         info_strings: bool = False, **params: Any) -> OrderEnforcingWrapper:
+def make(
+    env_id: str,
+    *,
+    render_mode: str | None = None,
+    strict: bool = False,
+    illegal_reward: float = -1.0,
+    max_cycles: int | None = None,
+    info_strings: bool = False,
+    **params: Any,
+) -> OrderEnforcingWrapper:
     """Make the wrapped AEC env registered as ``env_id``.
 
     Args:
@@ -146,9 +157,15 @@ def make(env_id: str, *, render_mode: str | None = None, strict: bool = False,
     """
     s = spec(env_id)
     game = make_game(s.id, **params)
-    raw = GameEnv(game, render_mode=render_mode, strict=strict,
-                  illegal_reward=illegal_reward, max_cycles=max_cycles,
-                  info_strings=info_strings, name=s.name)
+    raw = GameEnv(
+        game,
+        render_mode=render_mode,
+        strict=strict,
+        illegal_reward=illegal_reward,
+        max_cycles=max_cycles,
+        info_strings=info_strings,
+        name=s.name,
+    )
     return OrderEnforcingWrapper(raw)
 
 

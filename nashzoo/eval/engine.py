@@ -12,8 +12,8 @@ raises (``SystemExit`` included), answers an invalid or illegal action, fails in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -49,8 +49,14 @@ def deal_uniforms(game: Game, deals: int, rng: np.random.Generator) -> np.ndarra
     return rng.random((deals, max(game.max_chance_nodes, 1)))
 
 
-def _play(game: Game, seats: Sequence[Agent], who: Sequence[int], uniforms: np.ndarray,
-          cache: ObservationCache, calls: Calls) -> list[float]:
+def _play(
+    game: Game,
+    seats: Sequence[Agent],
+    who: Sequence[int],
+    uniforms: np.ndarray,
+    cache: ObservationCache,
+    calls: Calls,
+) -> list[float]:
     """One game; ``who[p]`` is the match index (0 = A, 1 = B) of the agent in seat ``p``."""
     state = game.new_initial_state()
     draw = iter(uniforms.tolist()).__next__
@@ -65,24 +71,38 @@ def _play(game: Game, seats: Sequence[Agent], who: Sequence[int], uniforms: np.n
         key = key_of(p)
         view = cache.get(state, p, key)
         agent = seats[p]
-        action = call(who[p], agent.act, {"observation": view.tensor, "action_mask": view.mask},
-                      view.info(p, key))
+        action = call(
+            who[p],
+            agent.act,
+            {"observation": view.tensor, "action_mask": view.mask},
+            view.info(p, key),
+        )
         if type(action) is not int or not 0 <= action < num_actions:
             try:
                 action = check_action_value(action, num_actions)
             except (TypeError, ValueError) as exc:
-                raise Forfeit(who[p], f"answered an invalid action at {key!r}: {exc}",
-                              "illegal") from None
+                raise Forfeit(
+                    who[p], f"answered an invalid action at {key!r}: {exc}", "illegal"
+                ) from None
         legal = state.legal_actions()
         if action not in legal:
-            raise Forfeit(who[p], f"played illegal action {action} at {key!r} (legal: "
-                                  f"{list(legal)})", "illegal")
+            raise Forfeit(
+                who[p],
+                f"played illegal action {action} at {key!r} (legal: {list(legal)})",
+                "illegal",
+            )
         state.apply_unchecked(action)
 
 
-def play_duplicate_deals(game: Game, agent_a: Agent, agent_b: Agent, uniforms: np.ndarray, *,
-                         cache: ObservationCache | None = None,
-                         calls: Calls | None = None) -> DealScores:
+def play_duplicate_deals(
+    game: Game,
+    agent_a: Agent,
+    agent_b: Agent,
+    uniforms: np.ndarray,
+    *,
+    cache: ObservationCache | None = None,
+    calls: Calls | None = None,
+) -> DealScores:
     """Play every row of ``uniforms`` as a duplicate deal (A first, then B first).
 
     Agents are ``reset()`` before every game (no seed: their streams continue; seed them

@@ -22,11 +22,20 @@ import queue
 import signal
 import threading
 import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
-__all__ = ["Forfeit", "Calls", "DirectCalls", "ThreadedCalls", "SupervisedCalls",
-           "user_interrupts", "make_calls", "hard_deadline"]
+__all__ = [
+    "Forfeit",
+    "Calls",
+    "DirectCalls",
+    "ThreadedCalls",
+    "SupervisedCalls",
+    "user_interrupts",
+    "make_calls",
+    "hard_deadline",
+]
 
 
 class Forfeit(Exception):
@@ -106,7 +115,9 @@ class Calls:
     def close(self) -> None:
         """Release helper threads."""
 
-    def _checked(self, who: int, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+    def _checked(
+        self, who: int, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
         """Direct call with every fault turned into a :class:`Forfeit`."""
         before = _interrupts
         start = time.perf_counter()
@@ -125,8 +136,11 @@ class Calls:
 
     def _check_time(self, who: int, elapsed: float) -> None:
         if self.time_limit is not None and elapsed > self.time_limit:
-            raise Forfeit(who, f"exceeded the per-move time limit of {self.time_limit} s "
-                               f"({elapsed:.3f} s)", "timeout")
+            raise Forfeit(
+                who,
+                f"exceeded the per-move time limit of {self.time_limit} s ({elapsed:.3f} s)",
+                "timeout",
+            )
 
 
 class DirectCalls(Calls):
@@ -139,8 +153,8 @@ class DirectCalls(Calls):
 class _Helper(threading.Thread):
     def __init__(self) -> None:
         super().__init__(daemon=True, name="nashzoo-agent-call")
-        self.tasks: queue.SimpleQueue = queue.SimpleQueue()
-        self.results: queue.SimpleQueue = queue.SimpleQueue()
+        self.tasks: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.results: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
 
     def run(self) -> None:
         while True:
@@ -176,8 +190,12 @@ class ThreadedCalls(Calls):
             # The agent is still running: abandon its thread, answer with a forfeit.
             self._helper = None
             helper.tasks.put(None)
-            raise Forfeit(who, f"exceeded the per-move time limit of {self.time_limit} s "
-                               "(still running; abandoned)", "timeout") from None
+            raise Forfeit(
+                who,
+                f"exceeded the per-move time limit of {self.time_limit} s "
+                "(still running; abandoned)",
+                "timeout",
+            ) from None
         if not ok:
             exc = value
             if isinstance(exc, Forfeit):

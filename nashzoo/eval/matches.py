@@ -8,8 +8,9 @@ computed exactly (``exact=True``), with zero variance.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -66,8 +67,10 @@ class MatchResult:
 
     def __str__(self) -> str:
         how = "exact" if self.exact else f"{self.deals} duplicate deals"
-        return (f"{self.agent_a} vs {self.agent_b}: {self.mean:+.4f} chips/game "
-                f"(95% CI {self.ci95[0]:+.4f} .. {self.ci95[1]:+.4f}; {how})")
+        return (
+            f"{self.agent_a} vs {self.agent_b}: {self.mean:+.4f} chips/game "
+            f"(95% CI {self.ci95[0]:+.4f} .. {self.ci95[1]:+.4f}; {how})"
+        )
 
 
 def deal_seed(root: int, *path: int) -> int:
@@ -93,17 +96,25 @@ def exact_duplicate_value(policy_a: TabularPolicy, policy_b: TabularPolicy) -> f
     (two-player games)."""
     tree = policy_a.tree
     if policy_b.game != policy_a.game:
-        raise InvalidParameterError(f"Policies are for different games: {policy_a.game!r} "
-                                    f"and {policy_b.game!r}.")
+        raise InvalidParameterError(
+            f"Policies are for different games: {policy_a.game!r} and {policy_b.game!r}."
+        )
     seat0 = tree.infoset_player == 0
     a_first = np.where(seat0[:, None], policy_a.probs, policy_b.probs)
     b_first = np.where(seat0[:, None], policy_b.probs, policy_a.probs)
-    return 0.5 * (policy_values(tree, a_first)[0] + policy_values(tree, b_first)[1])
+    return float(0.5 * (policy_values(tree, a_first)[0] + policy_values(tree, b_first)[1]))
 
 
-def head_to_head(game: Game | GameTree | str, agent_a: Agent | TabularPolicy,
-                 agent_b: Agent | TabularPolicy, *, deals: int = 1000, seed: int = 0,
-                 exact: bool = False, move_time_limit: float | None = None) -> MatchResult:
+def head_to_head(
+    game: Game | GameTree | str,
+    agent_a: Agent | TabularPolicy,
+    agent_b: Agent | TabularPolicy,
+    *,
+    deals: int = 1000,
+    seed: int = 0,
+    exact: bool = False,
+    move_time_limit: float | None = None,
+) -> MatchResult:
     """Duplicate match of ``agent_a`` against ``agent_b``.
 
     Args:
@@ -134,32 +145,61 @@ def head_to_head(game: Game | GameTree | str, agent_a: Agent | TabularPolicy,
     limit = check_time_limit(move_time_limit)
     if exact:
         tree = game if isinstance(game, GameTree) else compile_game(g)
-        pol_a = agent_a if isinstance(agent_a, TabularPolicy) else TabularPolicy.from_agent(agent_a, tree)
-        pol_b = agent_b if isinstance(agent_b, TabularPolicy) else TabularPolicy.from_agent(agent_b, tree)
+        pol_a = (
+            agent_a
+            if isinstance(agent_a, TabularPolicy)
+            else TabularPolicy.from_agent(agent_a, tree)
+        )
+        pol_b = (
+            agent_b
+            if isinstance(agent_b, TabularPolicy)
+            else TabularPolicy.from_agent(agent_b, tree)
+        )
         value = float(exact_duplicate_value(pol_a, pol_b))
-        return MatchResult(agent_name(agent_a), agent_name(agent_b), repr(g), 0, value, 0.0,
-                           (value, value), True, g.big_blind)
+        return MatchResult(
+            agent_name(agent_a),
+            agent_name(agent_b),
+            repr(g),
+            0,
+            value,
+            0.0,
+            (value, value),
+            True,
+            g.big_blind,
+        )
     deals = check_int("deals", deals, 1)
     agents = (agent_a, agent_b)
     for k, agent in enumerate(agents):
         if not callable(getattr(agent, "act", None)):
             raise InvalidParameterError(
                 f"agent_{'ab'[k]} must be an Agent (with act), received {type(agent).__name__}"
-                "; TabularPolicy objects play only with exact=True.")
+                "; TabularPolicy objects play only with exact=True."
+            )
+    player_a: Agent = agent_a  # type: ignore[assignment]  # checked above: both have act
+    player_b: Agent = agent_b  # type: ignore[assignment]
     calls = make_calls(limit)
     uniforms = deal_uniforms(g, deals, np.random.default_rng([seed, 0]))
     try:
         with user_interrupts():
             seed_agents(seed, agents, calls=calls)
-            scores = play_duplicate_deals(g, agent_a, agent_b, uniforms, calls=calls).scores
+            scores = play_duplicate_deals(g, player_a, player_b, uniforms, calls=calls).scores
     except Forfeit as exc:
         who = agent_name(agents[exc.who])
         raise AgentForfeitError(f"{who} forfeited the match: {exc.reason}") from None
     finally:
         calls.close()
-    mean, stderr = mean_and_stderr(deals, float(scores.sum()), float((scores ** 2).sum()))
-    return MatchResult(agent_name(agent_a), agent_name(agent_b), repr(g), deals, mean, stderr,
-                       ci95(mean, stderr), False, g.big_blind)
+    mean, stderr = mean_and_stderr(deals, float(scores.sum()), float((scores**2).sum()))
+    return MatchResult(
+        agent_name(agent_a),
+        agent_name(agent_b),
+        repr(g),
+        deals,
+        mean,
+        stderr,
+        ci95(mean, stderr),
+        False,
+        g.big_blind,
+    )
 
 
 def seed_agents(seed: int, agents: Sequence[Any], *path: int, calls: Calls | None = None) -> None:

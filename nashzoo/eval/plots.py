@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from nashzoo.extras import require
 
@@ -23,8 +24,13 @@ def require_matplotlib() -> Any:
     return require("matplotlib.pyplot", "plot", "Plots")
 
 
-def plot_convergence(curves: Sequence, path: str | Path, *, title: str | None = None,
-                     steps_label: str = "iterations") -> Path:
+def plot_convergence(
+    curves: Sequence[Any],
+    path: str | Path,
+    *,
+    title: str | None = None,
+    steps_label: str = "iterations",
+) -> Path:
     """Exploitability against iterations and against seconds, log-log, one line per curve.
 
     Args:
@@ -61,8 +67,14 @@ def plot_convergence(curves: Sequence, path: str | Path, *, title: str | None = 
     return path
 
 
-def plot_crosstable(names: Sequence[str], table, path: str | Path, *, unit: str = "chips/game",
-                    title: str | None = None) -> Path:
+def plot_crosstable(
+    names: Sequence[str],
+    table: Any,
+    path: str | Path,
+    *,
+    unit: str = "chips/game",
+    title: str | None = None,
+) -> Path:
     """Heatmap of the row agent's score against the column agent (diagonal blank)."""
     import itertools
 
@@ -80,8 +92,7 @@ def plot_crosstable(names: Sequence[str], table, path: str | Path, *, unit: str 
     for i, j in itertools.product(range(n), repeat=2):
         if i != j and np.isfinite(table[i, j]):
             color = "white" if abs(table[i, j]) > 0.6 * lim else "black"
-            ax.text(j, i, f"{table[i, j]:+.3g}", ha="center", va="center", fontsize=8,
-                    color=color)
+            ax.text(j, i, f"{table[i, j]:+.3g}", ha="center", va="center", fontsize=8, color=color)
     ax.set_title(title or f"row agent's score vs column agent ({unit})", fontsize=9)
     fig.colorbar(im, ax=ax, shrink=0.8)
     fig.tight_layout()
@@ -91,7 +102,7 @@ def plot_crosstable(names: Sequence[str], table, path: str | Path, *, unit: str 
     return path
 
 
-def plot_ratings(names: Sequence[str], elo, low, high, path: str | Path) -> Path:
+def plot_ratings(names: Sequence[str], elo: Any, low: Any, high: Any, path: str | Path) -> Path:
     """Bradley-Terry ratings (Elo scale) with their 95% intervals, best first."""
     import numpy as np
 
@@ -100,8 +111,9 @@ def plot_ratings(names: Sequence[str], elo, low, high, path: str | Path) -> Path
     order = np.argsort(-elo)
     fig, ax = plt.subplots(figsize=(7, 0.45 * len(names) + 1.5))
     ys = np.arange(len(names))[::-1]
-    ax.errorbar(elo[order], ys, xerr=[elo[order] - low[order], high[order] - elo[order]],
-                fmt="o", capsize=4)
+    ax.errorbar(
+        elo[order], ys, xerr=[elo[order] - low[order], high[order] - elo[order]], fmt="o", capsize=4
+    )
     ax.set_yticks(ys, [names[k] for k in order])
     ax.set_xlabel("Bradley-Terry rating (Elo scale, mean 0) with 95% bootstrap interval")
     ax.grid(True, axis="x", alpha=0.3)
@@ -112,8 +124,13 @@ def plot_ratings(names: Sequence[str], elo, low, high, path: str | Path) -> Path
     return path
 
 
-def plot_panels(panels: dict, path: str | Path, *, threshold: float | None = None,
-                xlabel: str = "solver seconds") -> Path:
+def plot_panels(
+    panels: dict[str, Any],
+    path: str | Path,
+    *,
+    threshold: float | None = None,
+    xlabel: str = "solver seconds",
+) -> Path:
     """One log-log panel per game: exploitability against seconds, one line per run.
 
     Args:
@@ -127,13 +144,18 @@ def plot_panels(panels: dict, path: str | Path, *, threshold: float | None = Non
     fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.2), squeeze=False)
     for ax, (title, runs) in zip(axes[0], panels.items()):
         for name, curve in runs.items():
-            ax.plot([max(s, 1e-6) for _, s, _ in curve], [max(e, 1e-9) for *_, e in curve],
-                    marker=".", label=name,
-                    linestyle="-" if name.startswith("nashzoo") else "--")
+            ax.plot(
+                [max(s, 1e-6) for _, s, _ in curve],
+                [max(e, 1e-9) for *_, e in curve],
+                marker=".",
+                label=name,
+                linestyle="-" if name.startswith("nashzoo") else "--",
+            )
         if threshold is not None:
             ax.axhline(threshold, color="k", linestyle=":", linewidth=1)
-        ax.set(xscale="log", yscale="log", xlabel=xlabel, ylabel="exploitability (chips)",
-               title=title)
+        ax.set(
+            xscale="log", yscale="log", xlabel=xlabel, ylabel="exploitability (chips)", title=title
+        )
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
     fig.tight_layout()

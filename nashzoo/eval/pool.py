@@ -19,13 +19,15 @@ space limit (``RLIMIT_AS``), so an agent that hogs memory gets ``MemoryError``.
 from __future__ import annotations
 
 import collections
+import contextlib
 import multiprocessing
 import signal
 import time
 import traceback
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from typing import Any, Callable, Hashable, Iterable, Iterator
+from typing import Any
 
 from nashzoo.eval.guard import hard_deadline
 
@@ -38,7 +40,7 @@ class Task:
 
     key: Hashable
     fn: Callable[..., Any]
-    args: tuple
+    args: tuple[Any, ...]
 
 
 @dataclass(frozen=True)
@@ -93,8 +95,12 @@ class _Worker:
         self.slot = ctx.RawArray("d", 2)
         self.slot[0] = -1.0
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_worker_main, args=(child, self.slot, memory_limit_mb),
-                                   daemon=True, name="nashzoo-worker")
+        self.process = ctx.Process(
+            target=_worker_main,
+            args=(child, self.slot, memory_limit_mb),
+            daemon=True,
+            name="nashzoo-worker",
+        )
         self.process.start()
         child.close()
         self.task: Task | None = None
@@ -119,9 +125,15 @@ class SupervisedPool:
 
     poll_seconds = 0.05
 
-    def __init__(self, workers: int, *, time_limit: float | None = None,
-                 memory_limit_mb: int | None = None, max_attempts: int = 2,
-                 start_method: str = "spawn") -> None:
+    def __init__(
+        self,
+        workers: int,
+        *,
+        time_limit: float | None = None,
+        memory_limit_mb: int | None = None,
+        max_attempts: int = 2,
+        start_method: str = "spawn",
+    ) -> None:
         self.workers = workers
         self.time_limit = time_limit
         self.memory_limit_mb = memory_limit_mb
@@ -129,7 +141,7 @@ class SupervisedPool:
         self._ctx = multiprocessing.get_context(start_method)
         self._pool: list[_Worker] = []
 
-    def __enter__(self) -> "SupervisedPool":
+    def __enter__(self) -> SupervisedPool:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -161,16 +173,16 @@ class SupervisedPool:
                     if w.task is None and pending:
                         w.task = pending.popleft()
                         attempts[w.task.key] += 1
-                        try:
+                        with contextlib.suppress(OSError):  # dead: _check retries it
                             w.conn.send((w.task.fn, w.task.args))
-                        except OSError:
-                            pass  # the worker is dead: _check retries the task
                 busy = [w for w in pool if w.task is not None]
                 if not busy:
                     finished = True
                     return
-                wait([w.conn for w in busy] + [w.process.sentinel for w in busy],
-                     timeout=self.poll_seconds)
+                wait(
+                    [w.conn for w in busy] + [w.process.sentinel for w in busy],
+                    timeout=self.poll_seconds,
+                )
                 alive, outcomes = [], []
                 for w in pool:
                     outcome = self._check(w, attempts, pending)
@@ -188,8 +200,9 @@ class SupervisedPool:
             if not finished:
                 self.close()
 
-    def _check(self, w: _Worker, attempts: dict[Hashable, int],
-               pending: collections.deque) -> Outcome | None:
+    def _check(
+        self, w: _Worker, attempts: dict[Hashable, int], pending: collections.deque[Task]
+    ) -> Outcome | None:
         """Collect a result, detect a death or a deadline; ``None`` if nothing happened."""
         task = w.task
         if task is None:
@@ -212,15 +225,24 @@ class SupervisedPool:
             if n < self.max_attempts:
                 pending.appendleft(task)
                 return Outcome(task, "retry", agent=agent, attempts=n)
-            return Outcome(task, "crash", agent=agent, attempts=n,
-                           detail=f"its worker process died (exit code {code}) in each of "
-                                  f"{n} attempts")
+            return Outcome(
+                task,
+                "crash",
+                agent=agent,
+                attempts=n,
+                detail=f"its worker process died (exit code {code}) in each of {n} attempts",
+            )
         if self.time_limit is not None and agent >= 0:
             elapsed = time.monotonic() - w.slot[1]
             if elapsed > hard_deadline(self.time_limit):
                 w.task = None
                 w.kill()
-                return Outcome(task, "timeout", agent=agent, attempts=attempts[task.key],
-                               detail=f"exceeded the per-move time limit of {self.time_limit} s "
-                                      f"(still running after {elapsed:.2f} s; worker killed)")
+                return Outcome(
+                    task,
+                    "timeout",
+                    agent=agent,
+                    attempts=attempts[task.key],
+                    detail=f"exceeded the per-move time limit of {self.time_limit} s "
+                    f"(still running after {elapsed:.2f} s; worker killed)",
+                )
         return None

@@ -23,8 +23,8 @@ results arrived never matters.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -34,6 +34,7 @@ from nashzoo.eval.store import BlockResult
 from nashzoo.tree.lp import solve_zero_sum
 
 __all__ = ["Crosstable", "Ratings", "crosstable", "bradley_terry", "rate", "nash_averaging"]
+
 
 @dataclass(frozen=True)
 class Crosstable:
@@ -63,8 +64,10 @@ class Crosstable:
         every crosstable rendering reads its cells from)."""
         if i == j or not np.isfinite(self.mean[i, j]):
             return None
-        return (float(self.mean[i, j] * scale),
-                float((self.ci_high[i, j] - self.mean[i, j]) * scale))
+        return (
+            float(self.mean[i, j] * scale),
+            float((self.ci_high[i, j] - self.mean[i, j]) * scale),
+        )
 
 
 @dataclass(frozen=True)
@@ -95,9 +98,11 @@ def _pair(r: BlockResult, index: dict[str, int]) -> tuple[int, int]:
     try:
         return index[r.a], index[r.b]
     except KeyError as exc:
-        raise StoreError(f"A stored block ({r.a} vs {r.b}, block {r.block}) names agent "
-                         f"{exc.args[0]!r}, which is not in the tournament's agents "
-                         f"{sorted(index)}.") from None
+        raise StoreError(
+            f"A stored block ({r.a} vs {r.b}, block {r.block}) names agent "
+            f"{exc.args[0]!r}, which is not in the tournament's agents "
+            f"{sorted(index)}."
+        ) from None
 
 
 def _win_counts(results: Sequence[BlockResult], index: dict[str, int], n: int) -> np.ndarray:
@@ -131,15 +136,24 @@ def crosstable(results: Sequence[BlockResult], names: Sequence[str]) -> Crosstab
     for i in range(n):
         for j in range(n):
             if i != j and acc[i, j, 0] > 0:
-                mean[i, j], stderr[i, j] = mean_and_stderr(int(acc[i, j, 0]), acc[i, j, 1],
-                                                           acc[i, j, 2])
-    return Crosstable(names, mean, stderr, mean - Z95 * stderr, mean + Z95 * stderr,
-                      acc[:, :, 0].astype(int), _win_counts(_sorted(results), index, n),
-                      tuple(forfeits))
+                mean[i, j], stderr[i, j] = mean_and_stderr(
+                    int(acc[i, j, 0]), acc[i, j, 1], acc[i, j, 2]
+                )
+    return Crosstable(
+        names,
+        mean,
+        stderr,
+        mean - Z95 * stderr,
+        mean + Z95 * stderr,
+        acc[:, :, 0].astype(int),
+        _win_counts(_sorted(results), index, n),
+        tuple(forfeits),
+    )
 
 
-def bradley_terry(wins: np.ndarray, *, prior: float = 0.5, tol: float = 1e-10,
-                  max_iter: int = 10_000) -> np.ndarray:
+def bradley_terry(
+    wins: np.ndarray, *, prior: float = 0.5, tol: float = 1e-10, max_iter: int = 10_000
+) -> np.ndarray:
     """Bradley-Terry ratings (Elo scale, mean 0) from a matrix of wins.
 
     Args:
@@ -163,8 +177,9 @@ def bradley_terry(wins: np.ndarray, *, prior: float = 0.5, tol: float = 1e-10,
             strength = new
             break
         strength = new
-    elo = 400.0 * np.log10(strength)
-    return elo - elo.mean()
+    elo: np.ndarray = 400.0 * np.log10(strength)
+    centred: np.ndarray = elo - elo.mean()
+    return centred
 
 
 def nash_averaging(payoffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -189,17 +204,20 @@ def nash_averaging(payoffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     p0, _, _ = solve_zero_sum(a)
     slack = 1e-9 * max(1.0, np.abs(a).max())
 
-    def neg_entropy(p):
+    def neg_entropy(p: np.ndarray) -> float:
         q = np.clip(p, 1e-15, None)
         return float(np.sum(q * np.log(q)))
 
     res = minimize(
-        neg_entropy, x0=0.5 * p0 + 0.5 / n, method="SLSQP",
+        neg_entropy,
+        x0=0.5 * p0 + 0.5 / n,
+        method="SLSQP",
         jac=lambda p: np.log(np.clip(p, 1e-15, None)) + 1.0,
         bounds=[(0.0, 1.0)] * n,
-        constraints=[{"type": "ineq", "fun": lambda p: slack - a @ p, "jac": lambda p: -a},
-                     {"type": "eq", "fun": lambda p: p.sum() - 1.0,
-                      "jac": lambda p: np.ones(n)}],
+        constraints=[
+            {"type": "ineq", "fun": lambda p: slack - a @ p, "jac": lambda p: -a},
+            {"type": "eq", "fun": lambda p: p.sum() - 1.0, "jac": lambda p: np.ones(n)},
+        ],
         options={"ftol": 1e-14, "maxiter": 2000},
     )
     p = np.clip(res.x, 0.0, None) if res.success else p0
@@ -209,8 +227,14 @@ def nash_averaging(payoffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return p, a @ p
 
 
-def rate(results: Sequence[BlockResult], names: Sequence[str], *, bootstrap: int = 200,
-         seed: int = 0, table: Crosstable | None = None) -> Ratings:
+def rate(
+    results: Sequence[BlockResult],
+    names: Sequence[str],
+    *,
+    bootstrap: int = 200,
+    seed: int = 0,
+    table: Crosstable | None = None,
+) -> Ratings:
     """Bradley-Terry (with bootstrap CIs over blocks) and Nash-averaging ratings.
 
     ``table``: the results' :func:`crosstable`, if the caller has it already.
@@ -226,13 +250,14 @@ def rate(results: Sequence[BlockResult], names: Sequence[str], *, bootstrap: int
     rng = np.random.default_rng(seed)
     samples = np.empty((bootstrap, n))
     for s in range(bootstrap):
-        resampled = []
+        resampled: list[BlockResult] = []
         for blocks in by_pair.values():
             picks = rng.integers(len(blocks), size=len(blocks))
             resampled.extend(blocks[k] for k in picks)
         samples[s] = bradley_terry(_win_counts(resampled, index, n))
-    low, high = (np.percentile(samples, [2.5, 97.5], axis=0) if bootstrap
-                 else (elo.copy(), elo.copy()))
+    low, high = (
+        np.percentile(samples, [2.5, 97.5], axis=0) if bootstrap else (elo.copy(), elo.copy())
+    )
     if table is None:
         table = crosstable(ordered, names)
     mixture, scores = nash_averaging(table.mean)

@@ -42,8 +42,10 @@ def write_tournament_report(result: TournamentResult, out_dir: str | Path) -> Pa
                 cells.append("<td>–</td>")
             else:
                 mean, half = cell
-                cells.append(f"<td>{mean:+.1f}<br><small>[{mean - half:+.1f}, "
-                             f"{mean + half:+.1f}]</small></td>")
+                cells.append(
+                    f"<td>{mean:+.1f}<br><small>[{mean - half:+.1f}, "
+                    f"{mean + half:+.1f}]</small></td>"
+                )
         rows.append(f"<tr><th>{esc(a)}</th>{''.join(cells)}</tr>")
     rating_rows = []
     for k in np.argsort(-r.elo):
@@ -52,25 +54,33 @@ def write_tournament_report(result: TournamentResult, out_dir: str | Path) -> Pa
             f"<tr><td>{esc(names[k])}</td><td>{esc(dict(cfg.agents)[names[k]])}</td>"
             f"<td>{r.elo[k]:+.1f}</td><td>[{r.elo_low[k]:+.1f}, {r.elo_high[k]:+.1f}]</td>"
             f"<td>{r.nash_mixture[k]:.3f}</td><td>{r.nash_score[k] * scale:+.1f}</td>"
-            f"<td>{'–' if e is None else f'{e:.4g}'}</td></tr>")
-    forfeits = "".join(f"<li>{esc(a)} vs {esc(b)}, block {k}: <b>{esc(who)}</b> — {esc(why)}</li>"
-                       for a, b, k, who, why in ct.forfeits) or "<li>none</li>"
+            f"<td>{'–' if e is None else f'{e:.4g}'}</td></tr>"
+        )
+    forfeits = (
+        "".join(
+            f"<li>{esc(a)} vs {esc(b)}, block {k}: <b>{esc(who)}</b> — {esc(why)}</li>"
+            for a, b, k, who, why in ct.forfeits
+        )
+        or "<li>none</li>"
+    )
     page = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>nashzoo tournament {result.tournament_id}</title>
 <style>body{{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}}
-table{{border-collapse:collapse;margin:1em 0}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}
+table{{border-collapse:collapse;margin:1em 0}}
+td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}
 th{{background:#f4f4f4}}small{{color:#666}}</style></head><body>
 <h1>Tournament {result.tournament_id}</h1>
-<p>Game <code>{esc(cfg.game)}</code> {esc(json.dumps(cfg.params)) if cfg.params else ''};
+<p>Game <code>{esc(cfg.game)}</code> {esc(json.dumps(cfg.params)) if cfg.params else ""};
 {cfg.deals:,} duplicate deals per pairing in blocks of {cfg.block_size}; seed {cfg.seed};
 {result.blocks_done}/{result.blocks_total} blocks stored.</p>
 <h2>Ratings</h2>
 <table><tr><th>agent</th><th>spec</th><th>Elo (Bradley-Terry)</th><th>95% bootstrap CI</th>
 <th>Nash mixture</th><th>Nash score ({unit})</th><th>exploitability (chips)</th></tr>
-{''.join(rating_rows)}</table>
+{"".join(rating_rows)}</table>
 <img src="ratings.png" alt="ratings with intervals">
-<h2>Crosstable</h2><p>Row agent's mean duplicate score against the column agent, {unit}, with 95% CI.</p>
-<table><tr><th></th>{''.join(f'<th>{esc(n)}</th>' for n in names)}</tr>{''.join(rows)}</table>
+<h2>Crosstable</h2>
+<p>Row agent's mean duplicate score against the column agent, {unit}, with 95% CI.</p>
+<table><tr><th></th>{"".join(f"<th>{esc(n)}</th>" for n in names)}</tr>{"".join(rows)}</table>
 <img src="crosstable.png" alt="crosstable heatmap">
 <h2>Forfeits</h2><ul>{forfeits}</ul>
 </body></html>

@@ -14,10 +14,11 @@ from __future__ import annotations
 import functools
 import json
 import os
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 from nashzoo.errors import StoreError
 from nashzoo.extras import require
@@ -65,7 +66,7 @@ def _wrapped(method: Callable[..., T]) -> Callable[..., T]:
     """Turn database errors of a store method into :class:`StoreError`."""
 
     @functools.wraps(method)
-    def run(self: "ResultStore", *args: Any, **kwargs: Any) -> T:
+    def run(self: ResultStore, *args: Any, **kwargs: Any) -> T:
         try:
             return method(self, *args, **kwargs)
         except StoreError:
@@ -74,7 +75,8 @@ def _wrapped(method: Callable[..., T]) -> Callable[..., T]:
             raise StoreError(
                 f"The result store {self.url} failed in {method.__name__}(): "
                 f"{type(exc.orig if getattr(exc, 'orig', None) else exc).__name__}: "
-                f"{getattr(exc, 'orig', None) or exc}") from exc
+                f"{getattr(exc, 'orig', None) or exc}"
+            ) from exc
 
     return run
 
@@ -96,23 +98,27 @@ class ResultStore:
         self._sa = sa = require("sqlalchemy", "store", "The tournament result store")
         self.url = _url(target)
         if self.url.startswith("sqlite:///"):
-            path = Path(self.url[len("sqlite:///"):])
+            path = Path(self.url[len("sqlite:///") :])
             if path.exists() and not os.access(path, os.W_OK):
-                raise StoreError(f"The result store {path} is read-only; tournaments write "
-                                 "every block as it finishes. Use a writable file.")
+                raise StoreError(
+                    f"The result store {path} is read-only; tournaments write "
+                    "every block as it finishes. Use a writable file."
+                )
             if not path.parent.is_dir():
                 raise StoreError(f"The folder of the result store {path} does not exist.")
         try:
             self.engine = sa.create_engine(self.url)
             meta = sa.MetaData()
             self.tournaments = sa.Table(
-                "tournaments", meta,
+                "tournaments",
+                meta,
                 sa.Column("id", sa.String(40), primary_key=True),
                 sa.Column("config", sa.Text, nullable=False),
                 sa.Column("created", sa.String(40), nullable=False),
             )
             self.blocks = sa.Table(
-                "blocks", meta,
+                "blocks",
+                meta,
                 sa.Column("tournament", sa.String(40), primary_key=True),
                 sa.Column("a", sa.String(200), primary_key=True),
                 sa.Column("b", sa.String(200), primary_key=True),
@@ -128,14 +134,16 @@ class ResultStore:
                 sa.Column("reason", sa.Text),
             )
             self.exploitability = sa.Table(
-                "exploitability", meta,
+                "exploitability",
+                meta,
                 sa.Column("tournament", sa.String(40), primary_key=True),
                 sa.Column("agent", sa.String(200), primary_key=True),
                 sa.Column("exploitability", sa.Float),
                 sa.Column("reason", sa.Text),
             )
             self.meta = sa.Table(
-                "nashzoo_meta", meta,
+                "nashzoo_meta",
+                meta,
                 sa.Column("key", sa.String(40), primary_key=True),
                 sa.Column("value", sa.Text, nullable=False),
             )
@@ -144,16 +152,20 @@ class ResultStore:
                 raise StoreError(
                     f"{self.url} is a database of another application (tables "
                     f"{sorted(existing)[:5]}); nashzoo does not write into it. Give the "
-                    "tournament its own file or database.")
+                    "tournament its own file or database."
+                )
             meta.create_all(self.engine)
             with self.engine.begin() as conn:
-                row = conn.execute(sa.select(self.meta.c.value)
-                                   .where(self.meta.c.key == "schema")).first()
+                row = conn.execute(
+                    sa.select(self.meta.c.value).where(self.meta.c.key == "schema")
+                ).first()
                 if row is None:
                     self._insert_or_ignore(conn, self.meta, key="schema", value=SCHEMA_VERSION)
                 elif row[0] != SCHEMA_VERSION:
-                    raise StoreError(f"{self.url} has nashzoo store schema {row[0]!r}; this "
-                                     f"nashzoo reads schema {SCHEMA_VERSION!r}.")
+                    raise StoreError(
+                        f"{self.url} has nashzoo store schema {row[0]!r}; this "
+                        f"nashzoo reads schema {SCHEMA_VERSION!r}."
+                    )
         except StoreError:
             raise
         except sa.exc.SQLAlchemyError as exc:
@@ -193,15 +205,21 @@ class ResultStore:
         text = json.dumps(config, sort_keys=True)
         with self.engine.begin() as conn:
             inserted = self._insert_or_ignore(
-                conn, self.tournaments, id=tournament_id, config=text,
-                created=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+                conn,
+                self.tournaments,
+                id=tournament_id,
+                config=text,
+                created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            )
             if inserted:
                 return True
-            row = conn.execute(sa.select(self.tournaments.c.config)
-                               .where(self.tournaments.c.id == tournament_id)).first()
+            row = conn.execute(
+                sa.select(self.tournaments.c.config).where(self.tournaments.c.id == tournament_id)
+            ).first()
         if row is None or row[0] != text:
-            raise StoreError(f"Tournament {tournament_id} exists in {self.url} with another "
-                             "configuration.")
+            raise StoreError(
+                f"Tournament {tournament_id} exists in {self.url} with another configuration."
+            )
         return False
 
     @_wrapped
@@ -213,18 +231,22 @@ class ResultStore:
         """
         sa = self._sa
         with self.engine.connect() as conn:
-            row = conn.execute(sa.select(self.tournaments.c.config)
-                               .where(self.tournaments.c.id == tournament_id)).first()
+            row = conn.execute(
+                sa.select(self.tournaments.c.config).where(self.tournaments.c.id == tournament_id)
+            ).first()
         if row is None:
             raise StoreError(f"No tournament {tournament_id} in {self.url}.")
         try:
             config = json.loads(row[0])
         except json.JSONDecodeError as exc:
-            raise StoreError(f"Tournament {tournament_id} in {self.url} has an unreadable "
-                             f"configuration: {exc}") from exc
+            raise StoreError(
+                f"Tournament {tournament_id} in {self.url} has an unreadable configuration: {exc}"
+            ) from exc
         if not isinstance(config, dict):
-            raise StoreError(f"Tournament {tournament_id} in {self.url} has a configuration "
-                             f"that is not an object: {config!r}.")
+            raise StoreError(
+                f"Tournament {tournament_id} in {self.url} has a configuration "
+                f"that is not an object: {config!r}."
+            )
         return config
 
     @_wrapped
@@ -237,8 +259,9 @@ class ResultStore:
     def add_block(self, tournament_id: str, result: BlockResult) -> bool:
         """Commit one block; returns False (and changes nothing) if it was stored already."""
         with self.engine.begin() as conn:
-            return self._insert_or_ignore(conn, self.blocks, tournament=tournament_id,
-                                          **asdict(result))
+            return self._insert_or_ignore(
+                conn, self.blocks, tournament=tournament_id, **asdict(result)
+            )
 
     @_wrapped
     def done(self, tournament_id: str) -> set[tuple[str, str, int]]:
@@ -246,8 +269,9 @@ class ResultStore:
         sa = self._sa
         b = self.blocks
         with self.engine.connect() as conn:
-            rows = conn.execute(sa.select(b.c.a, b.c.b, b.c.block)
-                                .where(b.c.tournament == tournament_id))
+            rows = conn.execute(
+                sa.select(b.c.a, b.c.b, b.c.block).where(b.c.tournament == tournament_id)
+            )
             return {(r[0], r[1], r[2]) for r in rows}
 
     @_wrapped
@@ -257,27 +281,37 @@ class ResultStore:
         b = self.blocks
         cols = [c for c in b.c if c.name != "tournament"]
         with self.engine.connect() as conn:
-            rows = conn.execute(sa.select(*cols).where(b.c.tournament == tournament_id)
-                                .order_by(b.c.a, b.c.b, b.c.block))
+            rows = conn.execute(
+                sa.select(*cols)
+                .where(b.c.tournament == tournament_id)
+                .order_by(b.c.a, b.c.b, b.c.block)
+            )
             return [BlockResult(**row._mapping) for row in rows]
 
     @_wrapped
-    def set_exploitability(self, tournament_id: str, agent: str, value: float | None,
-                           reason: str | None = None) -> None:
+    def set_exploitability(
+        self, tournament_id: str, agent: str, value: float | None, reason: str | None = None
+    ) -> None:
         """Record (or replace) one agent's exploitability, ``None`` with a reason if unknown."""
         t = self.exploitability
         with self.engine.begin() as conn:
             conn.execute(t.delete().where((t.c.tournament == tournament_id) & (t.c.agent == agent)))
-            conn.execute(t.insert().values(tournament=tournament_id, agent=agent,
-                                           exploitability=value, reason=reason))
+            conn.execute(
+                t.insert().values(
+                    tournament=tournament_id, agent=agent, exploitability=value, reason=reason
+                )
+            )
 
     @_wrapped
     def exploitabilities(self, tournament_id: str) -> dict[str, tuple[float | None, str | None]]:
         sa = self._sa
         t = self.exploitability
         with self.engine.connect() as conn:
-            rows = conn.execute(sa.select(t.c.agent, t.c.exploitability, t.c.reason)
-                                .where(t.c.tournament == tournament_id))
+            rows = conn.execute(
+                sa.select(t.c.agent, t.c.exploitability, t.c.reason).where(
+                    t.c.tournament == tournament_id
+                )
+            )
             return {r[0]: (r[1], r[2]) for r in rows}
 
     def close(self) -> None:

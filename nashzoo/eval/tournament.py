@@ -34,9 +34,10 @@ import json
 import logging
 import pickle
 import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +45,7 @@ from nashzoo.envs.protocol import Agent
 from nashzoo.errors import GameTooLargeError, InvalidParameterError, NashzooError
 from nashzoo.eval.engine import deal_uniforms, play_duplicate_deals
 from nashzoo.eval.guard import Calls, Forfeit, SupervisedCalls, make_calls, user_interrupts
-from nashzoo.eval.matches import deal_seed, seed_agents
+from nashzoo.eval.matches import seed_agents
 from nashzoo.eval.pool import Outcome, SupervisedPool, Task
 from nashzoo.eval.ratings import Crosstable, Ratings, crosstable, rate
 from nashzoo.eval.stats import score_unit
@@ -52,8 +53,15 @@ from nashzoo.eval.store import BlockResult, ResultStore
 from nashzoo.games.base import Game
 from nashzoo.validation import check_int, check_seed, check_time_limit
 
-__all__ = ["TournamentConfig", "TournamentInfo", "TournamentResult", "AgentReport",
-           "run_tournament", "summarize", "run_block"]
+__all__ = [
+    "TournamentConfig",
+    "TournamentInfo",
+    "TournamentResult",
+    "AgentReport",
+    "run_tournament",
+    "summarize",
+    "run_block",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -86,21 +94,25 @@ def _as_factory(name: str, source: Any) -> Any:
     if isinstance(source, str):
         raise InvalidParameterError(
             f"Agent {name!r}: the tournament takes agents or agent factories, received the "
-            f"spec string {source!r}; build a factory with nashzoo.agents.AgentSpec({source!r}).")
+            f"spec string {source!r}; build a factory with nashzoo.agents.AgentSpec({source!r})."
+        )
     if callable(getattr(source, "act", None)):
         return _FixedAgent(source)
     if callable(source):
         return source
     raise InvalidParameterError(
         f"Agent {name!r}: expected an agent (with act) or a factory factory(game) -> agent, "
-        f"received {type(source).__name__}.")
+        f"received {type(source).__name__}."
+    )
 
 
 def _identity(factory: Any) -> str:
     spec = getattr(factory, "spec", None)
     if isinstance(spec, str):
         return spec
-    return f"{getattr(factory, '__module__', '?')}:{getattr(factory, '__qualname__', repr(factory))}"
+    return (
+        f"{getattr(factory, '__module__', '?')}:{getattr(factory, '__qualname__', repr(factory))}"
+    )
 
 
 def _files(factory: Any) -> tuple[str, ...]:
@@ -162,14 +174,19 @@ class TournamentInfo:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "TournamentInfo":
+    def from_dict(cls, d: dict[str, Any]) -> TournamentInfo:
         """Parse a stored configuration (older stores lack the newer fields)."""
-        return cls(game=d["game"], params=dict(d.get("params") or {}), deals=int(d["deals"]),
-                   block_size=int(d.get("block_size", 100)), seed=int(d.get("seed", 0)),
-                   move_time_limit=d.get("move_time_limit"),
-                   memory_limit_mb=d.get("memory_limit_mb"),
-                   agents=tuple((str(n), str(s)) for n, s in d["agents"]),
-                   fingerprints=tuple((str(n), str(h)) for n, h in d.get("fingerprints", ())))
+        return cls(
+            game=d["game"],
+            params=dict(d.get("params") or {}),
+            deals=int(d["deals"]),
+            block_size=int(d.get("block_size", 100)),
+            seed=int(d.get("seed", 0)),
+            move_time_limit=d.get("move_time_limit"),
+            memory_limit_mb=d.get("memory_limit_mb"),
+            agents=tuple((str(n), str(s)) for n, s in d["agents"]),
+            fingerprints=tuple((str(n), str(h)) for n, h in d.get("fingerprints", ())),
+        )
 
     @property
     def id(self) -> str:
@@ -240,26 +257,34 @@ class TournamentConfig:
         if not isinstance(self.game, str) or not self.game:
             raise InvalidParameterError(
                 f"TournamentConfig.game is an env id such as 'nashzoo/leduc_holdem-v0', "
-                f"received {self.game!r}.")
+                f"received {self.game!r}."
+            )
         if not isinstance(self.params, dict) or not all(isinstance(k, str) for k in self.params):
             raise InvalidParameterError(
-                f"TournamentConfig.params is a dict of game parameters, received {self.params!r}.")
+                f"TournamentConfig.params is a dict of game parameters, received {self.params!r}."
+            )
         try:
             json.dumps(self.params)
         except (TypeError, ValueError) as exc:
             raise InvalidParameterError(
-                f"TournamentConfig.params must be JSON values (they are stored): {exc}.") from exc
+                f"TournamentConfig.params must be JSON values (they are stored): {exc}."
+            ) from exc
         check_int("deals", self.deals, 1)
         check_int("block_size", self.block_size, 1)
         check_seed(self.seed)
         limit = check_time_limit(self.move_time_limit)
-        memory = (None if self.memory_limit_mb is None
-                  else check_int("memory_limit_mb", self.memory_limit_mb, 64))
-        if (not isinstance(self.agents, (tuple, list))
-                or not all(isinstance(a, (tuple, list)) and len(a) == 2 for a in self.agents)):
+        memory = (
+            None
+            if self.memory_limit_mb is None
+            else check_int("memory_limit_mb", self.memory_limit_mb, 64)
+        )
+        if not isinstance(self.agents, (tuple, list)) or not all(
+            isinstance(a, (tuple, list)) and len(a) == 2 for a in self.agents
+        ):
             raise InvalidParameterError(
                 "TournamentConfig.agents is a sequence of (name, agent or factory) pairs, "
-                f"received {self.agents!r}.")
+                f"received {self.agents!r}."
+            )
         names = [n for n, _ in self.agents]
         if len(names) < 2:
             raise InvalidParameterError(f"A tournament needs at least 2 agents, received {names}.")
@@ -272,11 +297,21 @@ class TournamentConfig:
         object.__setattr__(self, "agents", factories)
         _game(self.game, json.dumps(self.params, sort_keys=True))  # fail early on bad games
         prints = tuple((n, h) for n, f in factories if (h := _fingerprint(f)) is not None)
-        object.__setattr__(self, "info", TournamentInfo(
-            game=self.game, params=dict(self.params), deals=int(self.deals),
-            block_size=int(self.block_size), seed=int(self.seed), move_time_limit=limit,
-            memory_limit_mb=memory, agents=tuple((n, _identity(f)) for n, f in factories),
-            fingerprints=prints))
+        object.__setattr__(
+            self,
+            "info",
+            TournamentInfo(
+                game=self.game,
+                params=dict(self.params),
+                deals=int(self.deals),
+                block_size=int(self.block_size),
+                seed=int(self.seed),
+                move_time_limit=limit,
+                memory_limit_mb=memory,
+                agents=tuple((n, _identity(f)) for n, f in factories),
+                fingerprints=prints,
+            ),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The stored identity (see :class:`TournamentInfo`)."""
@@ -306,19 +341,39 @@ class TournamentConfig:
 
 
 # -- one block ----------------------------------------------------------------------------
-def _forfeit_block(config: TournamentInfo, i: int, j: int, block: int, deals: int,
-                   loser: int, reason: str, seconds: float) -> BlockResult:
+def _forfeit_block(
+    config: TournamentInfo,
+    i: int,
+    j: int,
+    block: int,
+    deals: int,
+    loser: int,
+    reason: str,
+    seconds: float,
+) -> BlockResult:
     """The stored result of a forfeited block: every deal lost by the largest payoff."""
     penalty = config.make_game().max_payoff_magnitude
     a_lost = loser == i
     total = (-penalty if a_lost else penalty) * deals
-    return BlockResult(config.agents[i][0], config.agents[j][0], block, deals, total,
-                       penalty * penalty * deals, 0 if a_lost else deals,
-                       deals if a_lost else 0, 0, seconds, config.agents[loser][0], reason)
+    return BlockResult(
+        config.agents[i][0],
+        config.agents[j][0],
+        block,
+        deals,
+        total,
+        penalty * penalty * deals,
+        0 if a_lost else deals,
+        deals if a_lost else 0,
+        0,
+        seconds,
+        config.agents[loser][0],
+        reason,
+    )
 
 
-def run_block(config: TournamentConfig, i: int, j: int, block: int, deals: int,
-              calls: Calls | None = None) -> BlockResult:
+def run_block(
+    config: TournamentConfig, i: int, j: int, block: int, deals: int, calls: Calls | None = None
+) -> BlockResult:
     """Play one block (a pure function of its arguments; runs in any process).
 
     Args:
@@ -338,19 +393,29 @@ def run_block(config: TournamentConfig, i: int, j: int, block: int, deals: int,
         agent_b = calls.call(1, config.build, j)
         seed_agents(config.seed, (agent_a, agent_b), i, j, block, calls=calls)
         rng = np.random.default_rng([config.seed, i, j, block])
-        scores = play_duplicate_deals(game, agent_a, agent_b, deal_uniforms(game, deals, rng),
-                                      calls=calls).scores
+        scores = play_duplicate_deals(
+            game, agent_a, agent_b, deal_uniforms(game, deals, rng), calls=calls
+        ).scores
     except Forfeit as exc:
         loser = (i, j)[exc.who]
-        return _forfeit_block(config.info, i, j, block, deals, loser, exc.reason,
-                              time.perf_counter() - start)
+        return _forfeit_block(
+            config.info, i, j, block, deals, loser, exc.reason, time.perf_counter() - start
+        )
     finally:
         if own_calls:
             calls.close()
-    return BlockResult(config.agents[i][0], config.agents[j][0], block, int(scores.size),
-                       float(scores.sum()), float((scores * scores).sum()),
-                       int(np.count_nonzero(scores > 0)), int(np.count_nonzero(scores < 0)),
-                       int(np.count_nonzero(scores == 0)), time.perf_counter() - start)
+    return BlockResult(
+        config.agents[i][0],
+        config.agents[j][0],
+        block,
+        int(scores.size),
+        float(scores.sum()),
+        float((scores * scores).sum()),
+        int(np.count_nonzero(scores > 0)),
+        int(np.count_nonzero(scores < 0)),
+        int(np.count_nonzero(scores == 0)),
+        time.perf_counter() - start,
+    )
 
 
 # -- agent checks and exploitability ------------------------------------------------------
@@ -384,8 +449,9 @@ class _GuardedPolicy:
         return repr(self.agent)
 
 
-def check_agent(config: TournamentConfig, k: int, measure: bool,
-                calls: Calls | None = None) -> AgentReport:
+def check_agent(
+    config: TournamentConfig, k: int, measure: bool, calls: Calls | None = None
+) -> AgentReport:
     """Build agent ``k``, check it can play the game, and (if ``measure``) compute its
     exact exploitability where it is a PolicyAgent and the game compiles."""
     name = config.agents[k][0]
@@ -425,8 +491,9 @@ def check_agent(config: TournamentConfig, k: int, measure: bool,
 
 
 # -- worker-process tasks (module level: picklable) ----------------------------------------
-def _block_task(config: TournamentConfig, i: int, j: int, block: int, deals: int, *,
-                slot: Any) -> BlockResult:
+def _block_task(
+    config: TournamentConfig, i: int, j: int, block: int, deals: int, *, slot: Any
+) -> BlockResult:
     calls = SupervisedCalls(slot, (i, j), config.info.move_time_limit)
     return run_block(config, i, j, block, deals, calls)
 
@@ -450,13 +517,31 @@ def _block_outcome(config: TournamentConfig, outcome: Outcome) -> BlockResult:
         raise RuntimeError(f"block {i}-{j}/{block} failed inside nashzoo: {outcome.detail}")
     kind = "CRASH" if outcome.status == "crash" else "TIMEOUT"
     if outcome.agent not in (i, j):  # died while no agent was moving: nobody to blame
-        logger.warning("block %s vs %s #%d: worker died outside any agent call (%s); the "
-                       "block is recorded void", config.names[i], config.names[j], block,
-                       outcome.detail)
-        return BlockResult(config.names[i], config.names[j], block, 0, 0.0, 0.0, 0, 0, 0, 0.0,
-                           None, f"void: {outcome.detail}")
-    return _forfeit_block(config.info, i, j, block, deals, outcome.agent,
-                          f"{kind}: {outcome.detail}", 0.0)
+        logger.warning(
+            "block %s vs %s #%d: worker died outside any agent call (%s); the "
+            "block is recorded void",
+            config.names[i],
+            config.names[j],
+            block,
+            outcome.detail,
+        )
+        return BlockResult(
+            config.names[i],
+            config.names[j],
+            block,
+            0,
+            0.0,
+            0.0,
+            0,
+            0,
+            0,
+            0.0,
+            None,
+            f"void: {outcome.detail}",
+        )
+    return _forfeit_block(
+        config.info, i, j, block, deals, outcome.agent, f"{kind}: {outcome.detail}", 0.0
+    )
 
 
 def _check_picklable(config: TournamentConfig) -> None:
@@ -467,7 +552,8 @@ def _check_picklable(config: TournamentConfig) -> None:
             raise InvalidParameterError(
                 f"Agent {name!r} cannot be sent to worker processes ({type(exc).__name__}: "
                 f"{exc}); use a module-level factory, an AgentSpec or a picklable agent, or "
-                "workers=0 to play in this process.") from exc
+                "workers=0 to play in this process."
+            ) from exc
 
 
 # -- the tournament -----------------------------------------------------------------------
@@ -502,29 +588,42 @@ class TournamentResult:
         names = self.crosstable.names
         scale, unit = score_unit(self.config.make_game().big_blind)
         width = max(10, max(len(n) for n in names) + 1)
-        lines = [f"Crosstable: row agent's duplicate score vs column agent, {unit} "
-                 f"(mean ± 95% CI half-width)",
-                 " " * width + "".join(f"{n:>{width + 8}}" for n in names)]
+        lines = [
+            f"Crosstable: row agent's duplicate score vs column agent, {unit} "
+            f"(mean ± 95% CI half-width)",
+            " " * width + "".join(f"{n:>{width + 8}}" for n in names),
+        ]
         ct = self.crosstable
         for i, a in enumerate(names):
             cells = []
             for j in range(len(names)):
                 cell = ct.cell(i, j, scale)
-                cells.append(f"{'-':>{width + 8}}" if cell is None
-                             else f"{cell[0]:>+{width}.1f} ±{cell[1]:<6.1f}")
+                cells.append(
+                    f"{'-':>{width + 8}}"
+                    if cell is None
+                    else f"{cell[0]:>+{width}.1f} ±{cell[1]:<6.1f}"
+                )
             lines.append(f"{a:<{width}}" + "".join(cells))
         r = self.ratings
-        lines += ["", f"{'agent':<{width}} {'Elo (BT)':>9} {'95% CI':>17} {'Nash mix':>9} "
-                      f"{'Nash score':>11} {'exploitability':>15}"]
+        lines += [
+            "",
+            f"{'agent':<{width}} {'Elo (BT)':>9} {'95% CI':>17} {'Nash mix':>9} "
+            f"{'Nash score':>11} {'exploitability':>15}",
+        ]
         for k in np.argsort(-r.elo):
             e = self.exploitability.get(names[k])
             e_txt = "-" if e is None else f"{e:.4g}"
-            lines.append(f"{names[k]:<{width}} {r.elo[k]:>+9.1f} [{r.elo_low[k]:>+7.1f},"
-                         f"{r.elo_high[k]:>+7.1f}] {r.nash_mixture[k]:>9.3f} "
-                         f"{r.nash_score[k] * scale:>+11.1f} {e_txt:>15}")
+            lines.append(
+                f"{names[k]:<{width}} {r.elo[k]:>+9.1f} [{r.elo_low[k]:>+7.1f},"
+                f"{r.elo_high[k]:>+7.1f}] {r.nash_mixture[k]:>9.3f} "
+                f"{r.nash_score[k] * scale:>+11.1f} {e_txt:>15}"
+            )
         if ct.forfeits:
-            lines += ["", "Forfeits (every deal of a forfeited block counts as lost by the "
-                          "game's largest payoff):"]
+            lines += [
+                "",
+                "Forfeits (every deal of a forfeited block counts as lost by the "
+                "game's largest payoff):",
+            ]
             lines += [f"  {a} vs {b} block {k}: {who} — {why}" for a, b, k, who, why in ct.forfeits]
         return "\n".join(lines)
 
@@ -535,10 +634,17 @@ def _progress(total: int, initial: int, tid: str) -> Any:
     return progress_bar(total=total, initial=initial, unit="block", desc=f"tournament {tid[:8]}")
 
 
-def run_tournament(config: TournamentConfig, store: ResultStore | str | Path, *,
-                   workers: int = 1, backend: str = "local", ray_address: str | None = None,
-                   progress: bool = False, bootstrap: int = 200,
-                   max_attempts: int = 2) -> TournamentResult:
+def run_tournament(
+    config: TournamentConfig,
+    store: ResultStore | str | Path,
+    *,
+    workers: int = 1,
+    backend: str = "local",
+    ray_address: str | None = None,
+    progress: bool = False,
+    bootstrap: int = 200,
+    max_attempts: int = 2,
+) -> TournamentResult:
     """Run (or resume) a tournament and return its summary.
 
     Args:
@@ -567,7 +673,8 @@ def run_tournament(config: TournamentConfig, store: ResultStore | str | Path, *,
         raise InvalidParameterError(f"`backend` must be 'local' or 'ray', received {backend!r}.")
     if not isinstance(config, TournamentConfig):
         raise InvalidParameterError(
-            f"run_tournament expects a TournamentConfig, received {type(config).__name__}.")
+            f"run_tournament expects a TournamentConfig, received {type(config).__name__}."
+        )
     if workers > 0 or backend == "ray":
         _check_picklable(config)
     if not isinstance(store, ResultStore):
@@ -576,9 +683,16 @@ def run_tournament(config: TournamentConfig, store: ResultStore | str | Path, *,
     if not store.register(tid, config.to_dict()):
         logger.info("resuming tournament %s", tid)
     info = config.info
-    pool = (SupervisedPool(max(workers, 1), time_limit=info.move_time_limit,
-                           memory_limit_mb=info.memory_limit_mb, max_attempts=max_attempts)
-            if workers > 0 or backend == "ray" else None)
+    pool = (
+        SupervisedPool(
+            max(workers, 1),
+            time_limit=info.move_time_limit,
+            memory_limit_mb=info.memory_limit_mb,
+            max_attempts=max_attempts,
+        )
+        if workers > 0 or backend == "ray"
+        else None
+    )
     try:
         with user_interrupts():
             _check_agents(config, store, tid, pool)
@@ -589,15 +703,25 @@ def run_tournament(config: TournamentConfig, store: ResultStore | str | Path, *,
             if backend == "ray":
                 results = _ray_backend(config, pending, ray_address, pool)
             elif pool is not None:
-                results = (_block_outcome(config, o) for o in pool.run(
-                    Task(("block", *b), _block_task, (config, *b)) for b in pending))
+                results = (
+                    _block_outcome(config, o)
+                    for o in pool.run(
+                        Task(("block", *b), _block_task, (config, *b)) for b in pending
+                    )
+                )
             else:
                 results = (run_block(config, *b) for b in pending)
             for result in results:
                 store.add_block(tid, result)
                 if result.forfeit:
-                    logger.warning("%s forfeited %s vs %s block %d: %s", result.forfeit, result.a,
-                                   result.b, result.block, result.reason)
+                    logger.warning(
+                        "%s forfeited %s vs %s block %d: %s",
+                        result.forfeit,
+                        result.a,
+                        result.b,
+                        result.block,
+                        result.reason,
+                    )
                 if bar is not None:
                     bar.update(1)
             if bar is not None:
@@ -608,8 +732,9 @@ def run_tournament(config: TournamentConfig, store: ResultStore | str | Path, *,
     return summarize(store, tid, bootstrap=bootstrap)
 
 
-def _check_agents(config: TournamentConfig, store: ResultStore, tid: str,
-                  pool: SupervisedPool | None) -> None:
+def _check_agents(
+    config: TournamentConfig, store: ResultStore, tid: str, pool: SupervisedPool | None
+) -> None:
     """Build every agent once (refusing the tournament if one cannot play) and store the
     exploitability of those not measured yet."""
     measured = store.exploitabilities(tid)
@@ -624,22 +749,32 @@ def _check_agents(config: TournamentConfig, store: ResultStore, tid: str,
             if outcome.status == "ok":
                 reports.append(outcome.value)
             elif outcome.status == "error":
-                raise RuntimeError(f"checking agent {name!r} failed inside nashzoo: "
-                                   f"{outcome.detail}")
+                raise RuntimeError(
+                    f"checking agent {name!r} failed inside nashzoo: {outcome.detail}"
+                )
             else:
-                reports.append(AgentReport(name, error=f"{outcome.status}: {outcome.detail} "
-                                                       "while being built or measured"))
+                reports.append(
+                    AgentReport(
+                        name,
+                        error=f"{outcome.status}: {outcome.detail} while being built or measured",
+                    )
+                )
     errors = [f"{r.name!r} {r.error}" for r in reports if r.error]
     if errors:
-        raise InvalidParameterError("Agents refused at the start of the tournament: "
-                                    + "; ".join(errors))
+        raise InvalidParameterError(
+            "Agents refused at the start of the tournament: " + "; ".join(errors)
+        )
     for r in reports:
         if r.name not in measured:
             store.set_exploitability(tid, r.name, r.exploitability, r.note)
 
 
-def _ray_backend(config: TournamentConfig, pending: Sequence[tuple[int, int, int, int]],
-                 address: str | None, pool: SupervisedPool | None) -> Iterator[BlockResult]:
+def _ray_backend(
+    config: TournamentConfig,
+    pending: Sequence[tuple[int, int, int, int]],
+    address: str | None,
+    pool: SupervisedPool | None,
+) -> Iterator[BlockResult]:
     from nashzoo.extras import require
 
     ray = require("ray", "ray", "--backend ray")
@@ -654,8 +789,11 @@ def _ray_backend(config: TournamentConfig, pending: Sequence[tuple[int, int, int
         try:
             yield ray.get(ready[0])
         except ray.exceptions.RayError as exc:  # its worker died: find out who did it
-            logger.warning("Ray block %s failed (%s); re-running it under local supervision",
-                           refs[ready[0]], type(exc).__name__)
+            logger.warning(
+                "Ray block %s failed (%s); re-running it under local supervision",
+                refs[ready[0]],
+                type(exc).__name__,
+            )
             failed.append(refs[ready[0]])
     if failed:
         assert pool is not None
@@ -663,8 +801,9 @@ def _ray_backend(config: TournamentConfig, pending: Sequence[tuple[int, int, int
             yield _block_outcome(config, outcome)
 
 
-def summarize(store: ResultStore | str | Path, tournament_id: str, *, bootstrap: int = 200,
-              seed: int = 0) -> TournamentResult:
+def summarize(
+    store: ResultStore | str | Path, tournament_id: str, *, bootstrap: int = 200, seed: int = 0
+) -> TournamentResult:
     """Crosstable, ratings and exploitability of a stored tournament (finished or not).
 
     Raises:
@@ -678,7 +817,11 @@ def summarize(store: ResultStore | str | Path, tournament_id: str, *, bootstrap:
     expl = {n: v for n, (v, _) in store.exploitabilities(tournament_id).items()}
     table = crosstable(results, names)
     return TournamentResult(
-        tournament_id, info, table,
+        tournament_id,
+        info,
+        table,
         rate(results, names, bootstrap=bootstrap, seed=seed, table=table),
-        {n: expl.get(n) for n in names}, len(results), len(info.blocks()))
-
+        {n: expl.get(n) for n in names},
+        len(results),
+        len(info.blocks()),
+    )

@@ -7,7 +7,6 @@ from typing import Any
 
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State
-from nashzoo.games.observation import ObservationCache, PlayerView
 from nashzoo.games.kuhn import KuhnPokerGame
 from nashzoo.games.leduc import LeducHoldemGame
 from nashzoo.games.matrix import (
@@ -16,6 +15,7 @@ from nashzoo.games.matrix import (
     rock_paper_scissors,
     weighted_rock_paper_scissors,
 )
+from nashzoo.games.observation import ObservationCache, PlayerView
 
 GAME_TYPES: dict[str, type[Game]] = {
     "kuhn_poker": KuhnPokerGame,

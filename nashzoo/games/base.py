@@ -25,7 +25,8 @@ sampling) comes from the base classes.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -70,15 +71,15 @@ def check_action_value(action: Any, num_actions: int) -> int:
     """
     if type(action) is int:
         value = action
-    elif isinstance(action, np.integer):
-        value = int(action)
     elif (
-        isinstance(action, np.ndarray)
-        and action.shape == ()
-        and np.issubdtype(action.dtype, np.integer)
+        isinstance(action, np.integer)
+        or (
+            isinstance(action, np.ndarray)
+            and action.shape == ()
+            and np.issubdtype(action.dtype, np.integer)
+        )
+        or (isinstance(action, int) and not isinstance(action, bool))
     ):
-        value = int(action)
-    elif isinstance(action, int) and not isinstance(action, bool):
         value = int(action)
     else:
         if isinstance(action, np.ndarray):
@@ -87,9 +88,7 @@ def check_action_value(action: Any, num_actions: int) -> int:
             got = "None (None is only accepted for agents that are already done)"
         else:
             got = f"{action!r} of type {type(action).__name__}"
-        raise ActionTypeError(
-            f"Expected an integer action in [0, {num_actions}), received {got}."
-        )
+        raise ActionTypeError(f"Expected an integer action in [0, {num_actions}), received {got}.")
     if not 0 <= value < num_actions:
         raise InvalidActionError(
             f"Action {value} is out of range: expected an integer in [0, {num_actions})."
@@ -105,7 +104,6 @@ def sample_chance_outcome(outcomes: Sequence[tuple[int, float]], u: float) -> in
         if u < 0.0:
             return outcome
     return outcomes[-1][0]
-
 
 
 class Game(ABC):
@@ -148,7 +146,7 @@ class Game(ABC):
     """Names of the player actions, when they do not depend on the state or the player."""
 
     @abstractmethod
-    def new_initial_state(self) -> "State":
+    def new_initial_state(self) -> State:
         """Return the root of the game tree (often a chance node)."""
 
     @abstractmethod
@@ -190,7 +188,11 @@ class Game(ABC):
         return f"{type(self).__name__}({args})"
 
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.params() == other.params()  # type: ignore[attr-defined]
+        return (
+            isinstance(other, Game)
+            and type(self) is type(other)
+            and self.params() == other.params()
+        )
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, repr(sorted(self.params().items()))))
@@ -228,7 +230,7 @@ class State(ABC):
         """
 
     @abstractmethod
-    def clone(self) -> "State":
+    def clone(self) -> State:
         """An independent copy."""
 
     @abstractmethod
@@ -331,8 +333,9 @@ class State(ABC):
                 f"Cannot apply action {action!r}: the game is over (history {self.history()})."
             )
         if type(action) is not int:
-            action = check_action_value(action, max(self.game.num_distinct_actions,
-                                                    self.game.max_chance_outcomes))
+            action = check_action_value(
+                action, max(self.game.num_distinct_actions, self.game.max_chance_outcomes)
+            )
         legal = self.legal_actions()
         if action not in legal:
             who = "chance" if self.is_chance_node() else f"player {self.current_player()}"
@@ -353,7 +356,7 @@ class State(ABC):
         while self.current_player() == CHANCE:
             self.apply_unchecked(sample_chance_outcome(self.chance_outcomes(), uniform()))
 
-    def child(self, action: int) -> "State":
+    def child(self, action: int) -> State:
         """A copy of this state with ``action`` applied (validated)."""
         new = self.clone()
         new.apply_action(action)
@@ -367,7 +370,8 @@ class State(ABC):
             InvalidParameterError: out of ``[0, num_players)``.
         """
         if (type(player) is not int and not isinstance(player, np.integer)) or isinstance(
-                player, bool):
+            player, bool
+        ):
             raise ActionTypeError(f"Expected an integer player id, received {player!r}.")
         if not 0 <= player < self.game.num_players:
             raise InvalidParameterError(

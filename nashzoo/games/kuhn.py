@@ -70,7 +70,8 @@ class KuhnPokerGame(Game):
         self.max_utility = 2.0
         self.big_blind = 1.0
         self.card_names: tuple[str, ...] = (
-            ("J", "Q", "K") if self.deck_size == 3
+            ("J", "Q", "K")
+            if self.deck_size == 3
             else tuple(str(i + 1) for i in range(self.deck_size))
         )
         self.information_state_tensor_size = 2 + self.deck_size + 6
@@ -80,7 +81,7 @@ class KuhnPokerGame(Game):
     def params(self) -> dict[str, Any]:
         return {"deck_size": self.deck_size}
 
-    def new_initial_state(self) -> "KuhnPokerState":
+    def new_initial_state(self) -> KuhnPokerState:
         return KuhnPokerState(self)
 
     def count_histories(self) -> int:
@@ -92,6 +93,8 @@ class KuhnPokerGame(Game):
 
 class KuhnPokerState(State):
     """A Kuhn poker history. See :mod:`nashzoo.games.kuhn` for the rules."""
+
+    game: KuhnPokerGame
 
     __slots__ = ("game", "_cards", "_actions", "_player", "_letters")
 
@@ -131,7 +134,7 @@ class KuhnPokerState(State):
         else:
             self._player = 1 - self._player
 
-    def clone(self) -> "KuhnPokerState":
+    def clone(self) -> KuhnPokerState:
         new = KuhnPokerState.__new__(KuhnPokerState)
         new.game = self.game
         new._cards = self._cards.copy()

@@ -42,7 +42,8 @@ by ``/``; ``f`` fold, ``c`` call, ``r`` raise).
 from __future__ import annotations
 
 import functools
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State
@@ -133,14 +134,15 @@ class LeducHoldemGame(Game):
         self.min_utility = -float(max_contrib)
         self.max_utility = float(max_contrib)
         self.big_blind = float(self.ante)
-        ranks = _RANK_CHARS if self.num_ranks == 13 else _RANK_CHARS[12 - self.num_ranks:12]
+        ranks = _RANK_CHARS if self.num_ranks == 13 else _RANK_CHARS[12 - self.num_ranks : 12]
         self.card_names: tuple[str, ...] = tuple(
             ranks[c // self.num_suits] + _SUIT_CHARS[c % self.num_suits]
             for c in range(self.num_cards)
         )
         self._actions_offset = 2 + self.num_cards * self.num_rounds
-        self.information_state_tensor_size = (self._actions_offset
-                                              + 2 * self.round_length * self.num_rounds)
+        self.information_state_tensor_size = (
+            self._actions_offset + 2 * self.round_length * self.num_rounds
+        )
         self.action_names = _ACTION_NAMES
 
     def params(self) -> dict[str, Any]:
@@ -153,7 +155,7 @@ class LeducHoldemGame(Game):
             "num_rounds": self.num_rounds,
         }
 
-    def new_initial_state(self) -> "LeducHoldemState":
+    def new_initial_state(self) -> LeducHoldemState:
         return LeducHoldemState(self)
 
     def count_histories(self) -> int:
@@ -162,7 +164,7 @@ class LeducHoldemGame(Game):
         Leduc)."""
         cards, rounds, cap = self.num_cards, self.num_rounds, self.max_raises
 
-        @functools.lru_cache(maxsize=None)
+        @functools.cache
         def betting(r: int, dealt: int, raises: int, facing: bool, first: bool) -> int:
             # this decision node, a fold, a call (check) and a raise below it
             total = 1 + (1 if facing else 0)
@@ -182,9 +184,21 @@ class LeducHoldemGame(Game):
 class LeducHoldemState(State):
     """A Leduc Hold'em history. See :mod:`nashzoo.games.leduc` for the rules."""
 
+    game: LeducHoldemGame
+
     __slots__ = (
-        "game", "_private", "_public", "_round", "_bets", "_contrib", "_raises",
-        "_player", "_folder", "_history", "_heads", "_tail",
+        "game",
+        "_private",
+        "_public",
+        "_round",
+        "_bets",
+        "_contrib",
+        "_raises",
+        "_player",
+        "_folder",
+        "_history",
+        "_heads",
+        "_tail",
     )
 
     def __init__(self, game: LeducHoldemGame) -> None:
@@ -230,7 +244,8 @@ class LeducHoldemState(State):
             names = self.game.card_names
             if len(self._private) < 2:
                 self._heads[len(self._private)] = (
-                    f"player={len(self._private)} card={names[action]}")
+                    f"player={len(self._private)} card={names[action]}"
+                )
                 self._private.append(action)
                 if len(self._private) == 2:
                     self._player = 0
@@ -265,7 +280,7 @@ class LeducHoldemState(State):
             else:
                 self._player = 1 - p
 
-    def clone(self) -> "LeducHoldemState":
+    def clone(self) -> LeducHoldemState:
         new = LeducHoldemState.__new__(LeducHoldemState)
         new.game = self.game
         new._private = self._private.copy()
@@ -343,8 +358,10 @@ class LeducHoldemState(State):
         names = self.game.card_names
         priv = " ".join(names[c] for c in self._private) or "-"
         pub = " ".join(names[c] for c in self._public) or "-"
-        return (f"private: {priv} | public: {pub} | bets: {'/'.join(self._bets)} | "
-                f"pot: {self._contrib[0]}+{self._contrib[1]}")
+        return (
+            f"private: {priv} | public: {pub} | bets: {'/'.join(self._bets)} | "
+            f"pot: {self._contrib[0]}+{self._contrib[1]}"
+        )
 
 
 def two_round_six_card_poker() -> LeducHoldemGame:
@@ -357,8 +374,9 @@ def two_round_six_card_poker() -> LeducHoldemGame:
     nodes" and 2,162 sequences per player (it counts one sequence more per player; the
     trees agree in size otherwise).
     """
-    return LeducHoldemGame(num_ranks=3, num_suits=2, max_raises=3, raise_sizes=(1, 1),
-                           ante=1, num_rounds=2)
+    return LeducHoldemGame(
+        num_ranks=3, num_suits=2, max_raises=3, raise_sizes=(1, 1), ante=1, num_rounds=2
+    )
 
 
 def four_bet_eight_card_poker() -> LeducHoldemGame:
@@ -370,5 +388,6 @@ def four_bet_eight_card_poker() -> LeducHoldemGame:
     closest game here raises 1 coin at a time, up to 4 raises (8 cards of one suit, one
     round): 1,521 histories, 40 information sets and 105 sequences per player.
     """
-    return LeducHoldemGame(num_ranks=8, num_suits=1, max_raises=4, raise_sizes=(1,), ante=1,
-                           num_rounds=1)
+    return LeducHoldemGame(
+        num_ranks=8, num_suits=1, max_raises=4, raise_sizes=(1,), ante=1, num_rounds=1
+    )

@@ -16,7 +16,8 @@ Information-state string: ``"player=1"`` before moving, ``"player=1 played=Paper
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -108,7 +109,9 @@ class MatrixGame(Game):
         self.min_utility = float(both.min())
         self.max_utility = float(both.max())
         self.legal_by_player: tuple[tuple[int, ...], tuple[int, ...]] = (
-            tuple(range(rows)), tuple(range(cols)))
+            tuple(range(rows)),
+            tuple(range(cols)),
+        )
         """Legal actions of the row player and of the column player."""
 
     @staticmethod
@@ -146,19 +149,22 @@ class MatrixGame(Game):
         col = cols[action] if 0 <= action < len(cols) else None
         if row == col and row is not None:
             return row
-        return " / ".join(f"{n} ({who})" for n, who in ((row, "row"), (col, "column"))
-                          if n is not None) or str(action)
+        return " / ".join(
+            f"{n} ({who})" for n, who in ((row, "row"), (col, "column")) if n is not None
+        ) or str(action)
 
     def count_histories(self) -> int:
         """``1 + rows + rows * cols``."""
-        return 1 + self.num_rows + self.num_rows * self.num_cols
+        return int(1 + self.num_rows + self.num_rows * self.num_cols)
 
-    def new_initial_state(self) -> "MatrixGameState":
+    def new_initial_state(self) -> MatrixGameState:
         return MatrixGameState(self)
 
 
 class MatrixGameState(State):
     """A history of a :class:`MatrixGame`: ``[]``, ``[row]`` or ``[row, col]``."""
+
+    game: MatrixGame
 
     __slots__ = ("game", "_actions")
 
@@ -184,7 +190,7 @@ class MatrixGameState(State):
     def apply_unchecked(self, action: int) -> None:
         self._actions.append(action)
 
-    def clone(self) -> "MatrixGameState":
+    def clone(self) -> MatrixGameState:
         new = MatrixGameState.__new__(MatrixGameState)
         new.game = self.game
         new._actions = self._actions.copy()
@@ -230,8 +236,7 @@ _RPS = ("Rock", "Paper", "Scissors")
 
 def rock_paper_scissors() -> MatrixGame:
     """Rock-paper-scissors: win 1, lose 1; unique equilibrium uniform (1/3 each)."""
-    return MatrixGame([[0, -1, 1], [1, 0, -1], [-1, 1, 0]],
-                      row_action_names=_RPS, name="rps")
+    return MatrixGame([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], row_action_names=_RPS, name="rps")
 
 
 def weighted_rock_paper_scissors() -> MatrixGame:
@@ -239,14 +244,16 @@ def weighted_rock_paper_scissors() -> MatrixGame:
 
     Unique equilibrium (rock, paper, scissors) = (2/5, 2/5, 1/5), value 0.
     """
-    return MatrixGame([[0, -1, 2], [1, 0, -2], [-2, 2, 0]],
-                      row_action_names=_RPS, name="weighted_rps")
+    return MatrixGame(
+        [[0, -1, 2], [1, 0, -2], [-2, 2, 0]], row_action_names=_RPS, name="weighted_rps"
+    )
 
 
 def matching_pennies() -> MatrixGame:
     """Matching pennies: the row player wins 1 on a match; equilibrium (1/2, 1/2)."""
-    return MatrixGame([[1, -1], [-1, 1]], row_action_names=("Heads", "Tails"),
-                      name="matching_pennies")
+    return MatrixGame(
+        [[1, -1], [-1, 1]], row_action_names=("Heads", "Tails"), name="matching_pennies"
+    )
 
 
 PRESETS = {

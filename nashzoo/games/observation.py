@@ -13,6 +13,7 @@ engine hands them to agents as they are; the env hands out writeable copies.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -29,14 +30,24 @@ def locked_array(array: np.ndarray) -> np.ndarray:
     return locked
 
 
-def agent_info(player: int, public_history: np.ndarray, history_length: int,
-               info_state: str, *, illegal_action: bool = False) -> dict[str, Any]:
+def agent_info(
+    player: int,
+    public_history: np.ndarray,
+    history_length: int,
+    info_state: str,
+    *,
+    illegal_action: bool = False,
+) -> dict[str, Any]:
     """The ``info`` nashzoo's harness hands an agent: the env info's keys (``player``,
     ``public_history``, ``history_length``, ``illegal_action``) plus ``info_state``, the
     information-state string (see :mod:`nashzoo.envs.protocol`)."""
-    return {"player": player, "public_history": public_history,
-            "history_length": history_length, "illegal_action": illegal_action,
-            "info_state": info_state}
+    return {
+        "player": player,
+        "public_history": public_history,
+        "history_length": history_length,
+        "illegal_action": illegal_action,
+        "info_state": info_state,
+    }
 
 
 class PlayerView(NamedTuple):
@@ -75,11 +86,8 @@ class ObservationCache:
         self.game = game
         self.max_size = max_size
         self._cache: dict[str, PlayerView] = {}
-        self.cached = self._cache.get  # type: ignore[method-assign]
-
-    def cached(self, key: str) -> PlayerView | None:
-        """The cached view for ``key``, or ``None`` (the fast path of :meth:`get`)."""
-        return self._cache.get(key)
+        # cached(key): the view for key or None, the fast path of get() (a bound dict.get)
+        self.cached: Callable[[str], PlayerView | None] = self._cache.get
 
     def get(self, state: State, player: int, key: str) -> PlayerView:
         """View of ``player`` whose information-state string at ``state`` is ``key``."""
@@ -102,6 +110,7 @@ class ObservationCache:
             mask[list(state.pending_legal_actions(player))] = 1
         public = state.public_history()
         history = np.full(game.max_history_length, HIDDEN, dtype=np.int64)
-        history[:len(public)] = public
-        return PlayerView(locked_array(tensor), locked_array(mask), locked_array(history),
-                          len(public))
+        history[: len(public)] = public
+        return PlayerView(
+            locked_array(tensor), locked_array(mask), locked_array(history), len(public)
+        )

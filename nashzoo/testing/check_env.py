@@ -5,8 +5,9 @@ from __future__ import annotations
 import contextlib
 import copy
 import io
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from pettingzoo import AECEnv
@@ -47,9 +48,15 @@ def _factory(env: Any) -> Callable[[], AECEnv]:
         raw = env.unwrapped
         if type(raw) is GameEnv:
             return lambda: OrderEnforcingWrapper(
-                GameEnv(raw.game, render_mode=raw.render_mode, strict=raw.strict,
-                        illegal_reward=raw.illegal_reward, max_cycles=raw.max_cycles,
-                        info_strings=raw.info_strings, name=raw.metadata["name"])
+                GameEnv(
+                    raw.game,
+                    render_mode=raw.render_mode,
+                    strict=raw.strict,
+                    illegal_reward=raw.illegal_reward,
+                    max_cycles=raw.max_cycles,
+                    info_strings=raw.info_strings,
+                    name=raw.metadata["name"],
+                )
             )
         return lambda: copy.deepcopy(env)
     if callable(env):
@@ -64,8 +71,13 @@ def _fail(msg: str) -> None:
     raise EnvCheckError(msg)
 
 
-def check_env(env: str | AECEnv | Callable[[], AECEnv], *, episodes: int = 200,
-              seed: int = 0, api_cycles: int = 200) -> EnvCheckReport:
+def check_env(
+    env: str | AECEnv | Callable[[], AECEnv],
+    *,
+    episodes: int = 200,
+    seed: int = 0,
+    api_cycles: int = 200,
+) -> EnvCheckReport:
     """Run nashzoo's checks, then PettingZoo's ``api_test`` and ``seed_test``.
 
     Our checks play ``episodes`` seeded random-legal episodes and verify at every step:
@@ -107,8 +119,10 @@ def check_env(env: str | AECEnv | Callable[[], AECEnv], *, episodes: int = 200,
         trace = _play_checked(instance, ep_seed, by_key, by_tensor)
         decisions += sum(1 for step in trace if step[-1] is not None)
         if episode < 3 and _play_checked(factory(), ep_seed, {}, {}) != trace:
-            _fail(f"Two episodes with seed {ep_seed} differ: the env's randomness does not "
-                  "follow reset(seed=...).")
+            _fail(
+                f"Two episodes with seed {ep_seed} differ: the env's randomness does not "
+                "follow reset(seed=...)."
+            )
     with contextlib.redirect_stdout(io.StringIO()):
         try:
             api_test(instance, num_cycles=api_cycles)
@@ -128,19 +142,27 @@ def _check_info(agent: str, info: Any, keys: dict[str, tuple[str, ...]]) -> None
     names = tuple(sorted(info))
     expected = keys.setdefault(agent, names)
     if names != expected:
-        _fail(f"The info keys of {agent} changed between steps: {list(expected)} then "
-              f"{list(names)}; libraries such as TorchRL need the same keys on every step.")
+        _fail(
+            f"The info keys of {agent} changed between steps: {list(expected)} then "
+            f"{list(names)}; libraries such as TorchRL need the same keys on every step."
+        )
     missing = [k for k in INFO_KEYS if k not in info]
     if missing:
         _fail(f"infos[{agent!r}] lacks {missing}; every nashzoo env info has {list(INFO_KEYS)}.")
     for k, v in info.items():
         if not isinstance(v, (bool, int, float, np.number, np.bool_, np.ndarray)):
-            _fail(f"infos[{agent!r}][{k!r}] is a {type(v).__name__}; env infos hold numbers "
-                  "and arrays only (TorchRL turns every value into a tensor).")
+            _fail(
+                f"infos[{agent!r}][{k!r}] is a {type(v).__name__}; env infos hold numbers "
+                "and arrays only (TorchRL turns every value into a tensor)."
+            )
 
 
-def _play_checked(env: AECEnv, seed: int, by_key: dict[str, tuple[bytes, bytes, tuple, tuple]],
-                  by_tensor: dict[tuple[bytes, bytes], str]) -> list[tuple]:
+def _play_checked(
+    env: AECEnv,
+    seed: int,
+    by_key: dict[str, tuple[bytes, bytes, tuple, tuple]],
+    by_tensor: dict[tuple[bytes, bytes], str],
+) -> list[tuple]:
     raw = env.unwrapped
     assert isinstance(raw, GameEnv)
     env.reset(seed=seed)
@@ -157,24 +179,33 @@ def _play_checked(env: AECEnv, seed: int, by_key: dict[str, tuple[bytes, bytes, 
         state = raw.state_of_game()
         i = raw.agent_name_mapping[agent]
         if not env.observation_space(agent).contains(obs):
-            _fail(f"The observation of {agent} lies outside its observation space "
-                  f"{env.observation_space(agent)}: {obs!r}.")
+            _fail(
+                f"The observation of {agent} lies outside its observation space "
+                f"{env.observation_space(agent)}: {obs!r}."
+            )
         key = raw.information_state_string(agent)
         if key != state.information_state_string(i):
-            _fail(f"information_state_string({agent!r}) is {key!r} but the rules say "
-                  f"{state.information_state_string(i)!r}.")
+            _fail(
+                f"information_state_string({agent!r}) is {key!r} but the rules say "
+                f"{state.information_state_string(i)!r}."
+            )
         _check_info(agent, info, info_keys)
         public = state.public_history()
         padded = np.full(game.max_history_length, HIDDEN, np.int64)
-        padded[:len(public)] = public
+        padded[: len(public)] = public
         if info["history_length"] != len(public) or not np.array_equal(
-                info["public_history"], padded):
-            _fail(f"infos[{agent!r}] public history {info['public_history'].tolist()} (length "
-                  f"{info['history_length']}) differs from the rules' {public}.")
+            info["public_history"], padded
+        ):
+            _fail(
+                f"infos[{agent!r}] public history {info['public_history'].tolist()} (length "
+                f"{info['history_length']}) differs from the rules' {public}."
+            )
         tensor = obs["observation"]
         if not np.array_equal(tensor, state.information_state_tensor(i)):
-            _fail(f"Observation of {agent} differs from the rules' information-state tensor "
-                  f"at {key!r}.")
+            _fail(
+                f"Observation of {agent} differs from the rules' information-state tensor "
+                f"at {key!r}."
+            )
         if terminated or truncated:
             if state.is_terminal():
                 final_returns = state.returns()
@@ -184,19 +215,25 @@ def _play_checked(env: AECEnv, seed: int, by_key: dict[str, tuple[bytes, bytes, 
         mask = obs["action_mask"]
         legal = list(state.legal_actions())
         if np.flatnonzero(mask).tolist() != legal:
-            _fail(f"Action mask {mask.tolist()} of {agent} at {key!r} does not match the "
-                  f"legal actions {legal}.")
+            _fail(
+                f"Action mask {mask.tolist()} of {agent} at {key!r} does not match the "
+                f"legal actions {legal}."
+            )
         entry = (tensor.tobytes(), mask.tobytes(), tuple(own[agent]), tuple(public))
         known = by_key.setdefault(key, entry)
         if known[:2] != entry[:2]:
             _fail(f"Information state {key!r} came with two different observations or masks.")
         if known[3] != entry[3]:
-            _fail(f"Information state {key!r} came with two different public histories "
-                  f"{list(known[3])} and {public}: the string must determine what the agent "
-                  "is told.")
+            _fail(
+                f"Information state {key!r} came with two different public histories "
+                f"{list(known[3])} and {public}: the string must determine what the agent "
+                "is told."
+            )
         if known[2] != entry[2]:
-            _fail(f"Perfect recall broken at {key!r}: {agent} reached it after different own "
-                  f"histories {known[2]} and {entry[2]}.")
+            _fail(
+                f"Perfect recall broken at {key!r}: {agent} reached it after different own "
+                f"histories {known[2]} and {entry[2]}."
+            )
         other = by_tensor.setdefault(entry[:2], key)
         if other != key:
             _fail(f"Information states {other!r} and {key!r} share one observation tensor.")
@@ -208,8 +245,10 @@ def _play_checked(env: AECEnv, seed: int, by_key: dict[str, tuple[bytes, bytes, 
         _fail("The episode ended without reaching a terminal state of the rules.")
     assert final_returns is not None
     if game.zero_sum and abs(sum(final_returns)) > 1e-9:
-        _fail(f"The game is declared zero-sum but its returns {final_returns} sum to "
-              f"{sum(final_returns)}.")
+        _fail(
+            f"The game is declared zero-sum but its returns {final_returns} sum to "
+            f"{sum(final_returns)}."
+        )
     got = [totals[a] for a in env.possible_agents]
     if not np.allclose(got, final_returns):
         _fail(f"Episode rewards {got} differ from the rules' returns {final_returns}.")

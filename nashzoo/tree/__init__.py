@@ -6,5 +6,14 @@ from nashzoo.tree.lp import solve_zero_sum
 from nashzoo.tree.policy import TabularPolicy
 from nashzoo.tree.reach import realization_weights
 
-__all__ = ["GameTree", "compile_game", "DEFAULT_MAX_NODES", "TabularPolicy", "realization_weights",
-           "best_response_value", "nash_conv_array", "policy_values", "solve_zero_sum"]
+__all__ = [
+    "GameTree",
+    "compile_game",
+    "DEFAULT_MAX_NODES",
+    "TabularPolicy",
+    "realization_weights",
+    "best_response_value",
+    "nash_conv_array",
+    "policy_values",
+    "solve_zero_sum",
+]

@@ -45,8 +45,9 @@ def _workspace(tree: GameTree) -> _Workspace:
     return hit
 
 
-def best_response_value(tree: GameTree, probs: np.ndarray, player: int,
-                        br_action: np.ndarray | None = None) -> float:
+def best_response_value(
+    tree: GameTree, probs: np.ndarray, player: int, br_action: np.ndarray | None = None
+) -> float:
     """Value of ``player``'s best response to the others' rows of ``probs``.
 
     Args:
@@ -67,16 +68,38 @@ def best_response_value(tree: GameTree, probs: np.ndarray, player: int,
             f"{tree.game!r} breaks this."
         )
     ws = _workspace(tree)
-    kernels.forward_reach(player, tree.player, tree.first_child, tree.num_children,
-                          tree.infoset, tree.action, tree.chance_prob, probs,
-                          ws.reach_own, ws.reach_opp)
+    kernels.forward_reach(
+        player,
+        tree.player,
+        tree.first_child,
+        tree.num_children,
+        tree.infoset,
+        tree.action,
+        tree.chance_prob,
+        probs,
+        ws.reach_own,
+        ws.reach_opp,
+    )
     ws.q.fill(0.0)
     br = ws.br if br_action is None else br_action
     br.fill(-1)
-    return float(kernels.best_response(player, tree.player, tree.first_child,
-                                       tree.num_children, tree.infoset, tree.action,
-                                       tree.level_starts, tree.utility, tree.legal_mask,
-                                       ws.reach_opp, ws.value, ws.q, br))
+    return float(
+        kernels.best_response(
+            player,
+            tree.player,
+            tree.first_child,
+            tree.num_children,
+            tree.infoset,
+            tree.action,
+            tree.level_starts,
+            tree.utility,
+            tree.legal_mask,
+            ws.reach_opp,
+            ws.value,
+            ws.q,
+            br,
+        )
+    )
 
 
 def policy_values(tree: GameTree, probs: np.ndarray) -> np.ndarray:
@@ -85,13 +108,23 @@ def policy_values(tree: GameTree, probs: np.ndarray) -> np.ndarray:
 
     ws = _workspace(tree)
     values: np.ndarray = kernels.expected_returns(
-        tree.player, tree.first_child, tree.num_children, tree.infoset, tree.action,
-        tree.chance_prob, tree.utility, probs, ws.reach_own, ws.reach_opp)
+        tree.player,
+        tree.first_child,
+        tree.num_children,
+        tree.infoset,
+        tree.action,
+        tree.chance_prob,
+        tree.utility,
+        probs,
+        ws.reach_own,
+        ws.reach_opp,
+    )
     return values
 
 
 def nash_conv_array(tree: GameTree, probs: np.ndarray) -> float:
     """NashConv of a raw ``(num_infosets, num_actions)`` profile (the fast path solvers use)."""
     values = policy_values(tree, probs)
-    return float(sum(best_response_value(tree, probs, p) - values[p]
-                     for p in range(tree.num_players)))
+    return float(
+        sum(best_response_value(tree, probs, p) - values[p] for p in range(tree.num_players))
+    )

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from nashzoo.errors import GameTooLargeError, InvalidParameterError
-from nashzoo.games.base import CHANCE, TERMINAL, Game
+from nashzoo.games.base import CHANCE, TERMINAL, Game, State
 from nashzoo.games.observation import agent_info
 from nashzoo.validation import check_int
 
@@ -116,8 +116,9 @@ class GameTree:
         legal actions (how solvers turn accumulated weights into a policy)."""
         totals = sums.sum(axis=1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):
-            probs: np.ndarray = np.where(totals > 0, sums / np.where(totals > 0, totals, 1.0),
-                                         self.uniform_probs())
+            probs: np.ndarray = np.where(
+                totals > 0, sums / np.where(totals > 0, totals, 1.0), self.uniform_probs()
+            )
         return probs
 
     @functools.cached_property
@@ -146,12 +147,16 @@ class GameTree:
     def agent_inputs(self, infoset: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """The ``(observation, info)`` an agent receives at information set ``infoset``,
         exactly as the env and the match engine present it (fresh arrays)."""
-        observation = {"observation": self.infoset_tensor[infoset].copy(),
-                       "action_mask": self.legal_mask[infoset].astype(np.int8)}
-        info = agent_info(int(self.infoset_player[infoset]),
-                          self.infoset_public_history[infoset].copy(),
-                          int(self.infoset_history_length[infoset]),
-                          self.infoset_keys[infoset])
+        observation = {
+            "observation": self.infoset_tensor[infoset].copy(),
+            "action_mask": self.legal_mask[infoset].astype(np.int8),
+        }
+        info = agent_info(
+            int(self.infoset_player[infoset]),
+            self.infoset_public_history[infoset].copy(),
+            int(self.infoset_history_length[infoset]),
+            self.infoset_keys[infoset],
+        )
         return observation, info
 
     def summary(self) -> dict[str, Any]:
@@ -184,7 +189,8 @@ def compile_game(game: Game, *, max_nodes: int = DEFAULT_MAX_NODES) -> GameTree:
     max_nodes = check_int("max_nodes", max_nodes, 1)
     if not isinstance(game, Game):
         raise InvalidParameterError(
-            f"compile_game expects a nashzoo Game, received {type(game).__name__}.")
+            f"compile_game expects a nashzoo Game, received {type(game).__name__}."
+        )
     size = game.count_histories()
     if size is not None and size > max_nodes:
         raise GameTooLargeError(
@@ -216,8 +222,11 @@ def _compile_cached(game: Game, max_nodes: int) -> GameTree:
     key_public: list[list[list[int]]] = [[] for _ in range(n_players)]
     single_depth = True
 
-    queue: deque = deque([game.new_initial_state()])
-    player.append(0), parent.append(-1), action.append(-1), chance_prob.append(1.0)
+    queue: deque[State] = deque([game.new_initial_state()])
+    player.append(0)
+    parent.append(-1)
+    action.append(-1)
+    chance_prob.append(1.0)
     depth.append(0)
     node = 0
     while queue:
@@ -296,8 +305,8 @@ def _compile_cached(game: Game, max_nodes: int) -> GameTree:
     publics = [h for hs in key_public for h in hs]
     public_history = np.full((len(publics), game.max_history_length), -1, dtype=np.int64)
     for row, hist in enumerate(publics):
-        public_history[row, :len(hist)] = hist
-    arrays = dict(
+        public_history[row, : len(hist)] = hist
+    arrays: dict[str, np.ndarray] = dict(
         player=player_arr,
         parent=np.asarray(parent, dtype=np.int32),
         action=np.asarray(action, dtype=np.int32),
@@ -308,11 +317,9 @@ def _compile_cached(game: Game, max_nodes: int) -> GameTree:
         infoset=infoset_arr,
         utility=utility,
         level_starts=level_starts,
-        infoset_player=np.repeat(np.arange(n_players, dtype=np.int8),
-                                 [len(k) for k in keys]),
+        infoset_player=np.repeat(np.arange(n_players, dtype=np.int8), [len(k) for k in keys]),
         legal_mask=legal_mask,
-        infoset_tensor=(np.stack(tensors) if tensors
-                        else np.zeros((0, tensor_size), np.float32)),
+        infoset_tensor=(np.stack(tensors) if tensors else np.zeros((0, tensor_size), np.float32)),
         infoset_depth=np.asarray([d for ds in key_depth for d in ds], dtype=np.int32),
         infoset_node=np.asarray([n for ns in key_node for n in ns], dtype=np.int32),
         infoset_public_history=public_history,

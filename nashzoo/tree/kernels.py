@@ -16,16 +16,17 @@ from nashzoo.extras import user_cache_dir
 # Compiled kernels are cached in the user's cache directory (every process, Ray workers
 # included, imports this module before compiling), never next to the installed package,
 # which may be read-only or shared. NUMBA_CACHE_DIR, when set, wins.
-if not numba.config.CACHE_DIR:
-    numba.config.CACHE_DIR = str(user_cache_dir("numba"))
+if not numba.config.CACHE_DIR:  # type: ignore[attr-defined]
+    numba.config.CACHE_DIR = str(user_cache_dir("numba"))  # type: ignore[attr-defined]
 
 CHANCE = -1
 TERMINAL = -4
 
 
 @njit(cache=True)
-def forward_reach(p, player, first_child, num_children, infoset, action, chance_prob,
-                  sigma, reach_own, reach_opp):
+def forward_reach(
+    p, player, first_child, num_children, infoset, action, chance_prob, sigma, reach_own, reach_opp
+):
     """Reach probabilities: ``reach_own`` = player ``p``'s own contribution, ``reach_opp``
     = chance's and every other player's. With ``p = -2`` all players count as others."""
     reach_own[0] = 1.0
@@ -54,11 +55,31 @@ def forward_reach(p, player, first_child, num_children, infoset, action, chance_
 
 
 @njit(cache=True)
-def expected_returns(player, first_child, num_children, infoset, action, chance_prob,
-                     utility, sigma, reach_own, reach_opp):
+def expected_returns(
+    player,
+    first_child,
+    num_children,
+    infoset,
+    action,
+    chance_prob,
+    utility,
+    sigma,
+    reach_own,
+    reach_opp,
+):
     """Expected return of every player under ``sigma``."""
-    forward_reach(-2, player, first_child, num_children, infoset, action, chance_prob,
-                  sigma, reach_own, reach_opp)
+    forward_reach(
+        -2,
+        player,
+        first_child,
+        num_children,
+        infoset,
+        action,
+        chance_prob,
+        sigma,
+        reach_own,
+        reach_opp,
+    )
     out = np.zeros(utility.shape[1])
     for n in range(player.size):
         if player[n] == TERMINAL:
@@ -69,8 +90,21 @@ def expected_returns(player, first_child, num_children, infoset, action, chance_
 
 
 @njit(cache=True)
-def best_response(p, player, first_child, num_children, infoset, action, level_starts,
-                  utility, legal_mask, reach_opp, value, q, br_action):
+def best_response(
+    p,
+    player,
+    first_child,
+    num_children,
+    infoset,
+    action,
+    level_starts,
+    utility,
+    legal_mask,
+    reach_opp,
+    value,
+    q,
+    br_action,
+):
     """Best response of ``p`` to the others' part of the profile in ``reach_opp``.
 
     Requires every information set's nodes to share one depth. ``q`` (infosets x actions)
@@ -115,8 +149,9 @@ def best_response(p, player, first_child, num_children, infoset, action, level_s
 
 
 @njit(cache=True)
-def cfr_values(p, player, first_child, num_children, infoset, action, utility, sigma,
-               reach_opp, value, regret):
+def cfr_values(
+    p, player, first_child, num_children, infoset, action, utility, sigma, reach_opp, value, regret
+):
     """Backward pass of CFR for player ``p``: adds the instantaneous counterfactual
     regrets of ``p``'s information sets to ``regret`` and returns ``p``'s
     counterfactual value of the root."""
@@ -144,8 +179,21 @@ def cfr_values(p, player, first_child, num_children, infoset, action, utility, s
 
 
 @njit(cache=True)
-def update_player(lo, hi, regret, sigma, avg, legal_mask, infoset_node, reach_own,
-                  pos_discount, neg_discount, floor_regrets, avg_decay, avg_weight):
+def update_player(
+    lo,
+    hi,
+    regret,
+    sigma,
+    avg,
+    legal_mask,
+    infoset_node,
+    reach_own,
+    pos_discount,
+    neg_discount,
+    floor_regrets,
+    avg_decay,
+    avg_weight,
+):
     """After a CFR pass for the player owning sets ``lo .. hi-1``: accumulate the average
     policy with the policy just played, discount (or floor) the regrets, and regret-match
     the next policy."""
@@ -179,10 +227,33 @@ def update_player(lo, hi, regret, sigma, avg, legal_mask, infoset_node, reach_ow
 
 
 @njit(cache=True)
-def cfr_run(n_iters, t0, alternating, regret_plus, alpha, beta, gamma, averaging,
-            player, first_child, num_children, infoset, action, chance_prob, utility,
-            legal_mask, infoset_node, player_lo, player_hi,
-            sigma, regret, avg, reach_own, reach_opp, value):
+def cfr_run(
+    n_iters,
+    t0,
+    alternating,
+    regret_plus,
+    alpha,
+    beta,
+    gamma,
+    averaging,
+    player,
+    first_child,
+    num_children,
+    infoset,
+    action,
+    chance_prob,
+    utility,
+    legal_mask,
+    infoset_node,
+    player_lo,
+    player_hi,
+    sigma,
+    regret,
+    avg,
+    reach_own,
+    reach_opp,
+    value,
+):
     """Run ``n_iters`` CFR-family iterations starting after iteration ``t0``.
 
     ``alpha``/``beta`` < 0 mean no discount of positive/negative regrets; ``averaging``
@@ -193,8 +264,8 @@ def cfr_run(n_iters, t0, alternating, regret_plus, alpha, beta, gamma, averaging
     n_players = player_lo.size
     for it in range(n_iters):
         t = t0 + it + 1
-        pos = 1.0 if alpha < 0 else t ** alpha / (t ** alpha + 1.0)
-        neg = 1.0 if beta < 0 else t ** beta / (t ** beta + 1.0)
+        pos = 1.0 if alpha < 0 else t**alpha / (t**alpha + 1.0)
+        neg = 1.0 if beta < 0 else t**beta / (t**beta + 1.0)
         if averaging == 1:
             decay, weight = 1.0, float(t)
         elif averaging == 2:
@@ -202,17 +273,64 @@ def cfr_run(n_iters, t0, alternating, regret_plus, alpha, beta, gamma, averaging
         else:
             decay, weight = 1.0, 1.0
         for p in range(n_players):
-            forward_reach(p, player, first_child, num_children, infoset, action, chance_prob,
-                          sigma, reach_own[p], reach_opp)
-            cfr_values(p, player, first_child, num_children, infoset, action, utility, sigma,
-                       reach_opp, value, regret)
+            forward_reach(
+                p,
+                player,
+                first_child,
+                num_children,
+                infoset,
+                action,
+                chance_prob,
+                sigma,
+                reach_own[p],
+                reach_opp,
+            )
+            cfr_values(
+                p,
+                player,
+                first_child,
+                num_children,
+                infoset,
+                action,
+                utility,
+                sigma,
+                reach_opp,
+                value,
+                regret,
+            )
             if alternating:
-                update_player(player_lo[p], player_hi[p], regret, sigma, avg, legal_mask,
-                              infoset_node, reach_own[p], pos, neg, regret_plus, decay, weight)
+                update_player(
+                    player_lo[p],
+                    player_hi[p],
+                    regret,
+                    sigma,
+                    avg,
+                    legal_mask,
+                    infoset_node,
+                    reach_own[p],
+                    pos,
+                    neg,
+                    regret_plus,
+                    decay,
+                    weight,
+                )
         if not alternating:
             for p in range(n_players):
-                update_player(player_lo[p], player_hi[p], regret, sigma, avg, legal_mask,
-                              infoset_node, reach_own[p], pos, neg, regret_plus, decay, weight)
+                update_player(
+                    player_lo[p],
+                    player_hi[p],
+                    regret,
+                    sigma,
+                    avg,
+                    legal_mask,
+                    infoset_node,
+                    reach_own[p],
+                    pos,
+                    neg,
+                    regret_plus,
+                    decay,
+                    weight,
+                )
 
 
 @njit(cache=True)
@@ -266,16 +384,31 @@ def _sample_child(n, first_child, num_children, action, probs_by_action, u):
 
 
 @njit(cache=True)
-def external_sampling_run(n_iters, rng_state, player, first_child, num_children, infoset,
-                          action, chance_prob, utility, legal_mask, regret, avg,
-                          active, chosen, value, scratch):
+def external_sampling_run(
+    n_iters,
+    rng_state,
+    player,
+    first_child,
+    num_children,
+    infoset,
+    action,
+    chance_prob,
+    utility,
+    legal_mask,
+    regret,
+    avg,
+    active,
+    chosen,
+    value,
+    scratch,
+):
     """External-sampling MCCFR (Lanctot et al. 2009): per iteration one traversal per
     player; chance and the other players sample one action, the traverser explores all.
     The others' average policies get their current policy added at every visited node."""
     n_players = utility.shape[1]
     n_actions = legal_mask.shape[1]
     sig = np.zeros(n_actions)
-    for it in range(n_iters):
+    for _it in range(n_iters):
         for p in range(n_players):
             # forward: collect the sampled subtree breadth first
             active[0] = 0
@@ -301,8 +434,9 @@ def external_sampling_run(n_iters, rng_state, player, first_child, num_children,
                     _regret_matching(regret, legal_mask, i, sig)
                     for a in range(n_actions):
                         avg[i, a] += sig[a]
-                    c = _sample_child(n, first_child, num_children, action, sig,
-                                      _next_uniform(rng_state))
+                    c = _sample_child(
+                        n, first_child, num_children, action, sig, _next_uniform(rng_state)
+                    )
                 chosen[n] = c
                 active[size] = c
                 size += 1
@@ -327,9 +461,26 @@ def external_sampling_run(n_iters, rng_state, player, first_child, num_children,
 
 
 @njit(cache=True)
-def outcome_sampling_run(n_iters, epsilon, rng_state, player, first_child, num_children,
-                         infoset, action, chance_prob, utility, legal_mask, regret, avg,
-                         path_node, path_child, path_sigma, path_sample, path_reach):
+def outcome_sampling_run(
+    n_iters,
+    epsilon,
+    rng_state,
+    player,
+    first_child,
+    num_children,
+    infoset,
+    action,
+    chance_prob,
+    utility,
+    legal_mask,
+    regret,
+    avg,
+    path_node,
+    path_child,
+    path_sigma,
+    path_sample,
+    path_reach,
+):
     """Outcome-sampling MCCFR (Lanctot et al. 2009) without baseline, as OpenSpiel's:
     one sampled trajectory per player per iteration, the updating player exploring with
     ``epsilon``-uniform mixing; at its nodes, regrets get the importance-weighted
@@ -338,7 +489,7 @@ def outcome_sampling_run(n_iters, epsilon, rng_state, player, first_child, num_c
     ``path_reach[d]`` holds (own reach, others' reach, sampling reach) before depth d."""
     n_players = utility.shape[1]
     n_actions = legal_mask.shape[1]
-    for it in range(n_iters):
+    for _it in range(n_iters):
         for p in range(n_players):
             n = 0
             depth = 0
@@ -368,8 +519,9 @@ def outcome_sampling_run(n_iters, epsilon, rng_state, player, first_child, num_c
                         smp[a] = epsilon / count + (1.0 - epsilon) * sig[a]
                     else:
                         smp[a] = sig[a]
-                c = _sample_child(n, first_child, num_children, action, smp,
-                                  _next_uniform(rng_state))
+                c = _sample_child(
+                    n, first_child, num_children, action, smp, _next_uniform(rng_state)
+                )
                 path_node[depth] = n
                 path_child[depth] = c
                 path_reach[depth, 0] = my_reach

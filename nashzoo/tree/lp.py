@@ -27,12 +27,19 @@ def solve_zero_sum(payoffs: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     a = np.asarray(payoffs, dtype=np.float64)
     if a.ndim != 2 or a.size == 0 or not np.isfinite(a).all():
         raise InvalidParameterError(
-            f"Expected a finite, non-empty 2-D payoff matrix, received shape {a.shape}.")
+            f"Expected a finite, non-empty 2-D payoff matrix, received shape {a.shape}."
+        )
     m, n = a.shape
     # maximise v s.t. x^T A[:, j] >= v for every column j, sum x = 1, x >= 0
-    res = linprog(np.r_[np.zeros(m), -1.0], A_ub=np.c_[-a.T, np.ones(n)], b_ub=np.zeros(n),
-                  A_eq=[np.r_[np.ones(m), 0.0]], b_eq=[1.0],
-                  bounds=[(0, None)] * m + [(None, None)], method="highs")
+    res = linprog(
+        np.r_[np.zeros(m), -1.0],
+        A_ub=np.c_[-a.T, np.ones(n)],
+        b_ub=np.zeros(n),
+        A_eq=[np.r_[np.ones(m), 0.0]],
+        b_eq=[1.0],
+        bounds=[(0, None)] * m + [(None, None)],
+        method="highs",
+    )
     if not res.success:  # pragma: no cover - HiGHS solves every finite matrix game
         raise RuntimeError(f"LP failed: {res.message}")
     x = np.clip(res.x[:m], 0.0, None)

@@ -62,8 +62,13 @@ class TabularPolicy:
     Solvers hand out fresh snapshots, never their working arrays.
     """
 
-    def __init__(self, game_or_tree: Game | GameTree, probs: np.ndarray | None = None,
-                 *, metadata: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        game_or_tree: Game | GameTree,
+        probs: np.ndarray | None = None,
+        *,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
         self.tree = _tree_of(game_or_tree)
         if probs is None:
             probs = self.tree.uniform_probs()
@@ -73,12 +78,12 @@ class TabularPolicy:
 
     # -- construction -------------------------------------------------------------------
     @classmethod
-    def uniform(cls, game_or_tree: Game | GameTree) -> "TabularPolicy":
+    def uniform(cls, game_or_tree: Game | GameTree) -> TabularPolicy:
         """Uniform over the legal actions at every information set."""
         return cls(game_or_tree)
 
     @classmethod
-    def from_agent(cls, agent: Any, game_or_tree: Game | GameTree) -> "TabularPolicy":
+    def from_agent(cls, agent: Any, game_or_tree: Game | GameTree) -> TabularPolicy:
         """Query a PolicyAgent's ``action_probabilities`` once at every information set.
 
         The agent sees exactly what the env and the match engine would show it there
@@ -130,15 +135,14 @@ class TabularPolicy:
         try:
             return self.tree.infoset_index[info_state]
         except KeyError:
-            raise KeyError(
-                f"{info_state!r} is not an information set of {self.game!r}"
-            ) from None
+            raise KeyError(f"{info_state!r} is not an information set of {self.game!r}") from None
 
     def action_probabilities(self, info_state: str) -> np.ndarray:
         """Distribution over all actions at ``info_state`` (a copy)."""
-        return self.probs[self.index(info_state)].copy()
+        row: np.ndarray = self.probs[self.index(info_state)].copy()
+        return row
 
-    def copy(self) -> "TabularPolicy":
+    def copy(self) -> TabularPolicy:
         return TabularPolicy(self.tree, self.probs, metadata=self.metadata)
 
     def validate(self) -> None:
@@ -198,8 +202,12 @@ class TabularPolicy:
             tmp.replace(path)
         elif path.suffix == ".npz":
             tmp = path.with_name(path.name + ".tmp.npz")
-            np.savez_compressed(tmp, header=np.array(json.dumps(header)),
-                                keys=np.array(self.keys, dtype=str), probs=self.probs)
+            np.savez_compressed(
+                tmp,
+                header=np.array(json.dumps(header)),
+                keys=np.array(self.keys, dtype=str),
+                probs=self.probs,
+            )
             tmp.replace(path)
         else:
             raise InvalidParameterError(
@@ -208,7 +216,7 @@ class TabularPolicy:
         return path
 
     @classmethod
-    def load(cls, path: str | Path, game: Game | None = None) -> "TabularPolicy":
+    def load(cls, path: str | Path, game: Game | None = None) -> TabularPolicy:
         """Read a file written by :meth:`save`.
 
         Args:
@@ -231,14 +239,15 @@ class TabularPolicy:
                 doc = json.loads(path.read_text(), object_pairs_hook=_no_duplicates)
                 if not isinstance(doc, dict):
                     raise PolicyFileError(
-                        f"{path}: a JSON policy file holds an object, found "
-                        f"{type(doc).__name__}.")
+                        f"{path}: a JSON policy file holds an object, found {type(doc).__name__}."
+                    )
                 header = doc
                 table = doc.get("infosets")
                 if not isinstance(table, dict):
                     raise PolicyFileError(
                         f"{path}: 'infosets' must map information-state strings to lists of "
-                        f"probabilities, found {type(table).__name__}.")
+                        f"probabilities, found {type(table).__name__}."
+                    )
                 keys = list(table)
                 rows: Any = [table[k] for k in keys]
             elif path.suffix == ".npz":
@@ -255,7 +264,8 @@ class TabularPolicy:
         if not isinstance(header, dict):
             raise PolicyFileError(
                 f"{path}: the header is a {type(header).__name__}; expected a JSON object with "
-                f"'format', 'version' and 'game'.")
+                f"'format', 'version' and 'game'."
+            )
         if header.get("format") != FORMAT_NAME:
             raise PolicyFileError(
                 f"{path} has format {header.get('format')!r}; expected {FORMAT_NAME!r}."
@@ -271,9 +281,7 @@ class TabularPolicy:
         except InvalidParameterError as exc:
             raise PolicyFileError(f"{path}: the game it names is invalid: {exc}") from exc
         if game is not None and file_game != game:
-            raise PolicyFileError(
-                f"{path} holds a policy for {file_game!r}, not for {game!r}."
-            )
+            raise PolicyFileError(f"{path} holds a policy for {file_game!r}, not for {game!r}.")
         if len(set(keys)) != len(keys):
             seen: set[str] = set()
             dup = next(k for k in keys if k in seen or seen.add(k))  # type: ignore[func-returns-value]

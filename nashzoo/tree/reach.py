@@ -17,7 +17,17 @@ def realization_weights(tree: GameTree, probs: np.ndarray, player: int) -> np.nd
 
     reach_own = np.empty(tree.num_nodes)
     reach_opp = np.empty(tree.num_nodes)
-    kernels.forward_reach(player, tree.player, tree.first_child, tree.num_children,
-                          tree.infoset, tree.action, tree.chance_prob,
-                          np.ascontiguousarray(probs, dtype=np.float64), reach_own, reach_opp)
-    return reach_own[tree.infoset_node]
+    kernels.forward_reach(
+        player,
+        tree.player,
+        tree.first_child,
+        tree.num_children,
+        tree.infoset,
+        tree.action,
+        tree.chance_prob,
+        np.ascontiguousarray(probs, dtype=np.float64),
+        reach_own,
+        reach_opp,
+    )
+    weights: np.ndarray = reach_own[tree.infoset_node]
+    return weights

@@ -17,5 +17,8 @@ __all__ = ["SingleAgentEnv", "GYMNASIUM_IDS"]
 
 for _gym_id, _nashzoo_id in GYMNASIUM_IDS.items():
     if _gym_id not in gymnasium.registry:
-        gymnasium.register(_gym_id, entry_point="nashzoo.wrappers.single_agent:SingleAgentEnv",
-                           kwargs={"game": _nashzoo_id})
+        gymnasium.register(
+            _gym_id,
+            entry_point="nashzoo.wrappers.single_agent:SingleAgentEnv",
+            kwargs={"game": _nashzoo_id},
+        )

@@ -74,10 +74,17 @@ class SingleAgentEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
-    def __init__(self, game: Game | str = "nashzoo/leduc_holdem-v0", opponent: Any = None, *,
-                 seat: int | str = "alternate", strict: bool = False,
-                 illegal_reward: float = -1.0, render_mode: str | None = None,
-                 **game_params: Any) -> None:
+    def __init__(
+        self,
+        game: Game | str = "nashzoo/leduc_holdem-v0",
+        opponent: Any = None,
+        *,
+        seat: int | str = "alternate",
+        strict: bool = False,
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+        **game_params: Any,
+    ) -> None:
         from nashzoo.agents.random_agent import RandomAgent
         from nashzoo.agents.specs import build_agent
         from nashzoo.envs.registration import make_game
@@ -86,34 +93,40 @@ class SingleAgentEnv(gymnasium.Env):
             game = make_game(game, **game_params)
         elif game_params:
             raise InvalidParameterError(
-                f"Game parameters {sorted(game_params)} only apply when `game` is an env id.")
+                f"Game parameters {sorted(game_params)} only apply when `game` is an env id."
+            )
         if not isinstance(game, Game):
             raise InvalidParameterError(f"`game` must be a Game or an env id, received {game!r}.")
         if game.num_players != 2:
             raise InvalidParameterError("SingleAgentEnv plays two-player games.")
         if isinstance(seat, bool) or seat not in _SEATS:
             raise InvalidParameterError(
-                f"`seat` must be 0, 1, 'alternate' or 'random', received {seat!r}.")
+                f"`seat` must be 0, 1, 'alternate' or 'random', received {seat!r}."
+            )
         if render_mode not in (None, "ansi", "human"):
             raise InvalidParameterError(
-                f"`render_mode` must be None, 'ansi' or 'human', received {render_mode!r}.")
+                f"`render_mode` must be None, 'ansi' or 'human', received {render_mode!r}."
+            )
         if opponent is None:
             opponent = RandomAgent()
         elif isinstance(opponent, str):
             opponent = build_agent(opponent, game)
         if not callable(getattr(opponent, "act", None)) or not callable(
-                getattr(opponent, "reset", None)):
+            getattr(opponent, "reset", None)
+        ):
             raise InvalidParameterError(
                 f"`opponent` must be an Agent (with act and reset), received "
-                f"{type(opponent).__name__}.")
+                f"{type(opponent).__name__}."
+            )
         self.game = game
         self.opponent: Agent = opponent
         self.seat_mode = seat
         self.strict = check_bool("strict", strict)
         self.illegal_reward = check_number("illegal_reward", illegal_reward)
         self.render_mode = render_mode
-        self.observation_space = spaces.Box(0.0, 1.0, (game.information_state_tensor_size,),
-                                            np.float32)
+        self.observation_space = spaces.Box(
+            0.0, 1.0, (game.information_state_tensor_size,), np.float32
+        )
         self.action_space = spaces.Discrete(game.num_distinct_actions)
         self._observations = ObservationCache(game)
         self._episodes = 0
@@ -146,19 +159,24 @@ class SingleAgentEnv(gymnasium.Env):
             key = state.information_state_string_unchecked(p)
             view = self._observations.get(state, p, key)
             try:
-                action = self._calls.call(0, self.opponent.act,
-                                          {"observation": view.tensor, "action_mask": view.mask},
-                                          view.info(p, key))
+                action = self._calls.call(
+                    0,
+                    self.opponent.act,
+                    {"observation": view.tensor, "action_mask": view.mask},
+                    view.info(p, key),
+                )
                 action = check_action_value(action, self.game.num_distinct_actions)
             except (Forfeit, TypeError, ValueError) as exc:
                 self._done = True
                 raise AgentForfeitError(
-                    f"The opponent (seat {other}) forfeited at {key!r}: {exc}") from None
+                    f"The opponent (seat {other}) forfeited at {key!r}: {exc}"
+                ) from None
             if action not in state.legal_actions():
                 self._done = True
                 raise AgentForfeitError(
                     f"The opponent (seat {other}) played illegal action {action} at {key!r} "
-                    f"(legal: {list(state.legal_actions())}).")
+                    f"(legal: {list(state.legal_actions())})."
+                )
             state.apply_unchecked(action)
 
     def _view(self) -> PlayerView:
@@ -168,18 +186,22 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _observe(self, illegal: bool = False) -> tuple[np.ndarray, dict[str, Any]]:
         view = self._view()
-        return view.tensor.copy(), {"action_mask": view.mask.astype(bool), "seat": self.seat,
-                                    "illegal_action": illegal,
-                                    "public_history": view.public_history.copy(),
-                                    "history_length": view.history_length}
+        return view.tensor.copy(), {
+            "action_mask": view.mask.astype(bool),
+            "seat": self.seat,
+            "illegal_action": illegal,
+            "public_history": view.public_history.copy(),
+            "history_length": view.history_length,
+        }
 
     def information_state_string(self) -> str:
         """The learner's perfect-recall information-state string now."""
         return self._require_state().information_state_string_unchecked(self.seat)
 
     # -- gymnasium API -------------------------------------------------------------------
-    def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         """New game; ``seed`` seeds chance and the opponent. Returns ``(obs, info)``.
 
         Raises:
@@ -226,7 +248,8 @@ class SingleAgentEnv(gymnasium.Env):
             if self.strict:
                 raise IllegalActionError(
                     f"Action {a} is not legal here; legal actions are "
-                    f"{list(state.legal_actions())}.")
+                    f"{list(state.legal_actions())}."
+                )
             self._done = True
             obs, info = self._observe(illegal=True)
             return obs, self.illegal_reward, True, False, info

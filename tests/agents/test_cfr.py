@@ -41,8 +41,7 @@ def test_cfr_plus_leduc_below_1e3_after_1000_iterations():
     assert result.policy_values[0] == pytest.approx(-0.0856, abs=2e-3)  # OpenSpiel
 
 
-@pytest.mark.parametrize("deck, value", [(4, -1 / 24), (5, -1 / 15), (8, -1 / 16),
-                                         (13, -0.064103)])
+@pytest.mark.parametrize("deck, value", [(4, -1 / 24), (5, -1 / 15), (8, -1 / 16), (13, -0.064103)])
 def test_n_card_kuhn_values(deck, value):
     # DESIGN.md reference values; 8 cards: Oliehoek (2005), the gambler loses 1/16.
     solver = make_solver("dcfr", KuhnPokerGame(deck)).iterate(2000)
@@ -70,13 +69,21 @@ def lp_equilibrium(payoffs):
     # variables x (m), v; maximise v s.t. x^T A[:, j] >= v, sum x = 1, x >= 0
     c = np.r_[np.zeros(m), -1.0]
     a_ub = np.c_[-payoffs.T, np.ones(n)]
-    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(n), A_eq=[np.r_[np.ones(m), 0.0]], b_eq=[1.0],
-                  bounds=[(0, None)] * m + [(None, None)], method="highs")
+    res = linprog(
+        c,
+        A_ub=a_ub,
+        b_ub=np.zeros(n),
+        A_eq=[np.r_[np.ones(m), 0.0]],
+        b_eq=[1.0],
+        bounds=[(0, None)] * m + [(None, None)],
+        method="highs",
+    )
     return res.x[:m], res.x[m]
 
 
-@pytest.mark.parametrize("game", [rock_paper_scissors(), weighted_rock_paper_scissors()],
-                         ids=["rps", "weighted_rps"])
+@pytest.mark.parametrize(
+    "game", [rock_paper_scissors(), weighted_rock_paper_scissors()], ids=["rps", "weighted_rps"]
+)
 def test_regret_matching_reaches_the_lp_equilibrium(game):
     solver = RegretMatchingSolver(game).iterate(20_000)
     avg = solver.average_policy().probs
@@ -140,5 +147,4 @@ def test_cfr_agent_plays_through_the_env_and_beats_random():
     # the per-game sd is about 1.3, so 4000 games give a standard error of about 0.02.
     assert total / games == pytest.approx(0.1483, abs=0.08)
     # and its exploitability as an agent is the policy's
-    assert exploitability(agent, KUHN).nash_conv == pytest.approx(
-        exploitability(policy).nash_conv)
+    assert exploitability(agent, KUHN).nash_conv == pytest.approx(exploitability(policy).nash_conv)

@@ -32,11 +32,14 @@ def gambler_policy(bets):
 
 def test_thesis_three_card_conversion_example():
     # Oliehoek (2005), section 7.3: weights 0.2, 0.3, 0.5 over three gambler policies.
-    policies = [gambler_policy(b) for b in [(1, 1, 1, 1, 1, 1), (1, 0, 1, 0, 1, 1),
-                                            (0, 0, 1, 0, 0, 1)]]
+    policies = [
+        gambler_policy(b) for b in [(1, 1, 1, 1, 1, 1), (1, 0, 1, 0, 1, 1), (0, 0, 1, 0, 0, 1)]
+    ]
     probs = behavioural_mixture(KUHN, 0, policies, [0.2, 0.3, 0.5])
-    bet = {key: probs[KUHN.infoset_index[f"player=0 card={key[0]} history={key[1:]}"], 1]
-           for key in ("Q", "Qpb", "Jpb")}
+    bet = {
+        key: probs[KUHN.infoset_index[f"player=0 card={key[0]} history={key[1:]}"], 1]
+        for key in ("Q", "Qpb", "Jpb")
+    }
     assert bet["Q"] == pytest.approx(0.2)
     assert bet["Qpb"] == pytest.approx(0.375)
     assert bet["Jpb"] == pytest.approx(0.0)
@@ -61,8 +64,9 @@ def test_converted_policy_plays_like_the_mixture(seed, k, leduc):
     opponent = rng.dirichlet(np.ones(tree.num_actions), size=tree.num_infosets) * tree.legal_mask
     opponent /= opponent.sum(axis=1, keepdims=True)
     seat0 = (tree.infoset_player == 0)[:, None]
-    mixture_value = sum(w * policy_values(tree, np.where(seat0, p, opponent))[0]
-                        for w, p in zip(weights, policies))
+    mixture_value = sum(
+        w * policy_values(tree, np.where(seat0, p, opponent))[0] for w, p in zip(weights, policies)
+    )
     converted = behavioural_mixture(tree, 0, policies, weights, out=opponent.copy())
     assert policy_values(tree, converted)[0] == pytest.approx(mixture_value, abs=1e-10)
 
@@ -81,8 +85,11 @@ def test_lp_step_on_a_known_matrix_game():
     assert v == pytest.approx(0.0, abs=1e-12)
 
 
-@pytest.mark.parametrize("tree, value, max_iterations", [(KUHN, -1 / 18, 15), (EIGHT, -1 / 16, 15)],
-                         ids=["kuhn", "8-card"])
+@pytest.mark.parametrize(
+    "tree, value, max_iterations",
+    [(KUHN, -1 / 18, 15), (EIGHT, -1 / 16, 15)],
+    ids=["kuhn", "8-card"],
+)
 def test_pnm_reaches_the_game_value(tree, value, max_iterations):
     # Oliehoek (2005): on 8-card poker the worst-case payoff reached the Nash level at
     # iteration 12; Kuhn's value is -1/18, 8-card poker's -1/16 for the gambler.

@@ -5,13 +5,13 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from nashzoo import PolicyAgent  # noqa: E402
-from nashzoo.agents.nfsp import NFSP, NFSPConfig  # noqa: E402
-from nashzoo.cli import main  # noqa: E402
-from nashzoo.errors import InvalidParameterError, PolicyFileError  # noqa: E402
-from nashzoo.eval import exploitability  # noqa: E402
-from nashzoo.games import KuhnPokerGame, LeducHoldemGame  # noqa: E402
-from nashzoo.tree import TabularPolicy, compile_game  # noqa: E402
+from nashzoo import PolicyAgent
+from nashzoo.agents.nfsp import NFSP, NFSPConfig
+from nashzoo.cli import main
+from nashzoo.errors import InvalidParameterError, PolicyFileError
+from nashzoo.eval import exploitability
+from nashzoo.games import KuhnPokerGame, LeducHoldemGame
+from nashzoo.tree import TabularPolicy, compile_game
 
 
 def test_save_load_round_trip_keeps_action_probabilities(tmp_path):
@@ -26,10 +26,11 @@ def test_save_load_round_trip_keeps_action_probabilities(tmp_path):
 
 
 def test_same_seed_same_training():
-    runs = [NFSP(KuhnPokerGame(), NFSPConfig(seed=5, batch_games=8)).train(episodes=4000)
-            for _ in range(2)]
-    np.testing.assert_array_equal(runs[0].average_policy().probs,
-                                  runs[1].average_policy().probs)
+    runs = [
+        NFSP(KuhnPokerGame(), NFSPConfig(seed=5, batch_games=8)).train(episodes=4000)
+        for _ in range(2)
+    ]
+    np.testing.assert_array_equal(runs[0].average_policy().probs, runs[1].average_policy().probs)
 
 
 def test_agent_is_a_policy_agent_evaluated_exactly():
@@ -40,7 +41,8 @@ def test_agent_is_a_policy_agent_evaluated_exactly():
     by_agent = TabularPolicy.from_agent(agent, tree)
     np.testing.assert_allclose(by_agent.probs, nfsp.average_policy().probs, atol=1e-6)
     assert exploitability(agent, tree).nash_conv == pytest.approx(
-        exploitability(nfsp.average_policy()).nash_conv, abs=1e-6)
+        exploitability(nfsp.average_policy()).nash_conv, abs=1e-6
+    )
 
 
 @pytest.mark.parametrize(
@@ -65,13 +67,31 @@ def test_train_needs_a_budget():
 
 def test_cli_train_writes_agent_and_curve(tmp_path, capsys):
     out, plot = tmp_path / "nfsp.pt", tmp_path / "nfsp.png"
-    assert main(["train", "nfsp", "kuhn_poker", "--minutes", "0.05", "--eval-every", "1",
-                 "--out", str(out), "--plot", str(plot), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "nfsp",
+                "kuhn_poker",
+                "--minutes",
+                "0.05",
+                "--eval-every",
+                "1",
+                "--out",
+                str(out),
+                "--plot",
+                str(plot),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert "exploitability" in capsys.readouterr().out
     assert plot.read_bytes()[:4] == b"\x89PNG"
     assert NFSP.load(out).episodes > 0
 
 
+@pytest.mark.slow
 def test_nfsp_learns_kuhn_below_0_1():
     # Issue 5: NFSP on Kuhn reaches exploitability below 0.1 within a small budget
     # (uniform random: 0.458; OpenSpiel's example settings stall near 0.13).

@@ -11,26 +11,28 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 torch.set_num_threads(1)
 
-from stable_baselines3 import DQN  # noqa: E402
+from stable_baselines3 import DQN
 
-from nashzoo.agents.sb3 import SB3Agent  # noqa: E402
-from nashzoo.eval import exploitability  # noqa: E402
-from nashzoo.games import KuhnPokerGame  # noqa: E402
-from nashzoo.tree import TabularPolicy, compile_game  # noqa: E402
-from nashzoo.wrappers import SingleAgentEnv  # noqa: E402
+from nashzoo.agents.sb3 import SB3Agent
+from nashzoo.eval import exploitability
+from nashzoo.games import KuhnPokerGame
+from nashzoo.tree import TabularPolicy, compile_game
+from nashzoo.wrappers import SingleAgentEnv
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def load_example():
-    spec = importlib.util.spec_from_file_location("train_sb3_leduc",
-                                                  ROOT / "examples" / "train_sb3_leduc.py")
+    spec = importlib.util.spec_from_file_location(
+        "train_sb3_leduc", ROOT / "examples" / "train_sb3_leduc.py"
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules["train_sb3_leduc"] = module
     spec.loader.exec_module(module)
     return module
 
 
+@pytest.mark.slow
 def test_example_learns_to_beat_random():
     # The issue measured about +1.3 chips/game after 20,480 steps; a quarter of that
     # budget must already be clearly ahead of random.
@@ -66,12 +68,19 @@ def test_saved_model_enters_tournaments_through_its_spec(tmp_path):
     from nashzoo.agents.specs import build_agent
     from nashzoo.eval import head_to_head
 
-    model = MaskablePPO("MlpPolicy", SingleAgentEnv("nashzoo/kuhn_poker-v0"), seed=0,
-                        n_steps=64, batch_size=32, device="cpu")
+    model = MaskablePPO(
+        "MlpPolicy",
+        SingleAgentEnv("nashzoo/kuhn_poker-v0"),
+        seed=0,
+        n_steps=64,
+        batch_size=32,
+        device="cpu",
+    )
     model.save(tmp_path / "ppo")
     agent = build_agent(str(tmp_path / "ppo.zip"), KuhnPokerGame())
     assert isinstance(agent, SB3Agent)
     policy = TabularPolicy.from_agent(agent, compile_game(KuhnPokerGame()))
-    np.testing.assert_allclose(policy.probs, TabularPolicy.from_agent(SB3Agent(model),
-                                                                      policy.tree).probs)
+    np.testing.assert_allclose(
+        policy.probs, TabularPolicy.from_agent(SB3Agent(model), policy.tree).probs
+    )
     assert head_to_head(KuhnPokerGame(), agent, agent, exact=True).mean == pytest.approx(0.0)

@@ -98,8 +98,13 @@ def test_access_before_reset():
     env = nashzoo.make("nashzoo/kuhn_poker-v0")
     with pytest.raises(AttributeError, match="before reset"):
         env.agent_selection
-    for call in (env.last, lambda: env.step(0), lambda: env.observe("player_0"), env.render,
-                 env.agent_iter):
+    for call in (
+        env.last,
+        lambda: env.step(0),
+        lambda: env.observe("player_0"),
+        env.render,
+        env.agent_iter,
+    ):
         with pytest.raises(ResetNeededError, match=r"Call reset\(\) before"):
             call()
     assert issubclass(ResetNeededError, AssertionError)  # PettingZoo's convention
@@ -118,8 +123,9 @@ def test_observations_are_fresh_copies():
 
 def test_same_seed_same_deal_and_rewards_are_chips():
     a, b = leduc(), leduc()
-    assert [a.unwrapped.information_state_string(x) for x in ("player_0", "player_1")] == \
-        [b.unwrapped.information_state_string(x) for x in ("player_0", "player_1")]
+    assert [a.unwrapped.information_state_string(x) for x in ("player_0", "player_1")] == [
+        b.unwrapped.information_state_string(x) for x in ("player_0", "player_1")
+    ]
     env = nashzoo.make("nashzoo/kuhn_poker-v0")
     env.reset(seed=11)
     env.step(1)  # bet

@@ -28,8 +28,13 @@ def test_registered_in_pettingzoo(env_id):
 
 
 def test_expected_ids_are_registered():
-    assert {"nashzoo/kuhn_poker-v0", "nashzoo/leduc_holdem-v0", "nashzoo/rps-v0",
-            "nashzoo/weighted_rps-v0", "nashzoo/matching_pennies-v0"} <= set(ENV_IDS)
+    assert {
+        "nashzoo/kuhn_poker-v0",
+        "nashzoo/leduc_holdem-v0",
+        "nashzoo/rps-v0",
+        "nashzoo/weighted_rps-v0",
+        "nashzoo/matching_pennies-v0",
+    } <= set(ENV_IDS)
 
 
 def test_make_accepts_short_ids_and_parameters():
@@ -48,9 +53,11 @@ def test_unknown_env_suggests_close_ids():
 
 
 def test_bad_parameters_name_the_parameter():
-    with pytest.raises(InvalidParameterError, match=r"`deck_size` must be in \[3, 100\], received 2"):
+    with pytest.raises(
+        InvalidParameterError, match=r"`deck_size` must be in \[3, 100\], received 2"
+    ):
         nashzoo.make("nashzoo/kuhn_poker-v0", deck_size=2)
-    with pytest.raises(InvalidParameterError, match="has no parameter 'decksize'.*deck_size"):
+    with pytest.raises(InvalidParameterError, match=r"has no parameter 'decksize'.*deck_size"):
         nashzoo.make("nashzoo/kuhn_poker-v0", decksize=5)
     with pytest.raises(InvalidParameterError, match="render_mode"):
         nashzoo.make("nashzoo/leduc_holdem-v0", render_mode="rgb_array")

@@ -86,7 +86,7 @@ def test_forfeits_raise_a_clear_error():
         def reset(self, *, seed=None):
             pass
 
-    with pytest.raises(AgentForfeitError, match="broken forfeited.*illegal action 0"):
+    with pytest.raises(AgentForfeitError, match=r"broken forfeited.*illegal action 0"):
         head_to_head(LeducHoldemGame(), Broken(), nashzoo.RandomAgent(), deals=5)
 
 
@@ -94,12 +94,18 @@ def kuhn_equilibrium(alpha):
     """Kuhn's (1950) equilibrium family, indexed by player 0's J-bluff rate alpha."""
     tree = compile_game(KuhnPokerGame())
     bet = {  # probability of the second action (bet/call) at each information set
-        "player=0 card=J history=": alpha, "player=0 card=Q history=": 0.0,
-        "player=0 card=K history=": 3 * alpha, "player=0 card=J history=pb": 0.0,
-        "player=0 card=Q history=pb": alpha + 1 / 3, "player=0 card=K history=pb": 1.0,
-        "player=1 card=J history=b": 0.0, "player=1 card=Q history=b": 1 / 3,
-        "player=1 card=K history=b": 1.0, "player=1 card=J history=p": 1 / 3,
-        "player=1 card=Q history=p": 0.0, "player=1 card=K history=p": 1.0,
+        "player=0 card=J history=": alpha,
+        "player=0 card=Q history=": 0.0,
+        "player=0 card=K history=": 3 * alpha,
+        "player=0 card=J history=pb": 0.0,
+        "player=0 card=Q history=pb": alpha + 1 / 3,
+        "player=0 card=K history=pb": 1.0,
+        "player=1 card=J history=b": 0.0,
+        "player=1 card=Q history=b": 1 / 3,
+        "player=1 card=K history=b": 1.0,
+        "player=1 card=J history=p": 1 / 3,
+        "player=1 card=Q history=p": 0.0,
+        "player=1 card=K history=p": 1.0,
     }
     probs = np.array([[1 - bet[k], bet[k]] for k in tree.infoset_keys])
     return TabularPolicy(tree, probs)
@@ -109,8 +115,10 @@ def test_kuhn_score_against_uniform_across_the_equilibrium_family():
     # DESIGN.md quotes +0.1483 for OpenSpiel's converged CFR+ on Kuhn; Kuhn has a family of
     # equilibria and the score against uniform depends on which one a solver reaches.
     uniform = TabularPolicy.uniform(KuhnPokerGame())
-    ends = [head_to_head(uniform.tree, kuhn_equilibrium(a), uniform, exact=True).mean
-            for a in (0.0, 1 / 3)]
+    ends = [
+        head_to_head(uniform.tree, kuhn_equilibrium(a), uniform, exact=True).mean
+        for a in (0.0, 1 / 3)
+    ]
     for a in (0.0, 1 / 6, 1 / 3):
         assert exploitability(kuhn_equilibrium(a)).nash_conv == pytest.approx(0, abs=1e-12)
     ours = CFRPlusSolver(uniform.tree).iterate(5000).average_policy()
@@ -118,5 +126,6 @@ def test_kuhn_score_against_uniform_across_the_equilibrium_family():
     score = head_to_head(uniform.tree, ours, uniform, exact=True).mean
     assert min(ends) - 1e-3 <= score <= max(ends) + 1e-3
     assert score == pytest.approx(
-        head_to_head(uniform.tree, kuhn_equilibrium(alpha), uniform, exact=True).mean, abs=2e-3)
+        head_to_head(uniform.tree, kuhn_equilibrium(alpha), uniform, exact=True).mean, abs=2e-3
+    )
     assert min(ends) < 0.1483 < max(ends)  # the quoted figure is one member of the family

@@ -8,8 +8,8 @@ from nashzoo.games import KuhnPokerGame, LeducHoldemGame
 from nashzoo.tree import TabularPolicy, compile_game
 
 pyspiel = pytest.importorskip("pyspiel")
-from open_spiel.python import policy as os_policy  # noqa: E402
-from open_spiel.python.algorithms import exploitability as os_exploitability  # noqa: E402
+from open_spiel.python import policy as os_policy
+from open_spiel.python.algorithms import exploitability as os_exploitability
 
 
 def key_map(ours, theirs, out):
@@ -23,8 +23,9 @@ def key_map(ours, theirs, out):
         key_map(ours.child(a), theirs.child(a), out)
 
 
-@pytest.mark.parametrize("game, name", [(KuhnPokerGame(), "kuhn_poker"),
-                                        (LeducHoldemGame(), "leduc_poker")])
+@pytest.mark.parametrize(
+    "game, name", [(KuhnPokerGame(), "kuhn_poker"), (LeducHoldemGame(), "leduc_poker")]
+)
 @pytest.mark.parametrize("seed", [0, 1])
 def test_same_nash_conv_as_openspiel(game, name, seed):
     tree = compile_game(game)

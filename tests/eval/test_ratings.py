@@ -39,8 +39,20 @@ def synthetic_blocks(seed=0):
     for a, b, edge in [("x", "y", 0.3), ("x", "z", -0.1), ("y", "z", 0.2)]:
         for k in range(20):
             s = rng.normal(edge, 1.0, size=50)
-            out.append(BlockResult(a, b, k, 50, float(s.sum()), float((s * s).sum()),
-                                   int((s > 0).sum()), int((s < 0).sum()), 0, 0.01))
+            out.append(
+                BlockResult(
+                    a,
+                    b,
+                    k,
+                    50,
+                    float(s.sum()),
+                    float((s * s).sum()),
+                    int((s > 0).sum()),
+                    int((s < 0).sum()),
+                    0,
+                    0.01,
+                )
+            )
     out.append(BlockResult("y", "z", 20, 0, 0, 0, 0, 0, 0, 0.0, "z", "raised ValueError"))
     return out
 

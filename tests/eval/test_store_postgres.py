@@ -14,9 +14,13 @@ pytestmark = pytest.mark.skipif(not URL, reason="set NASHZOO_TEST_POSTGRES_URL t
 
 def test_tournament_on_postgresql_resumes_without_duplicates():
     pytest.importorskip("psycopg")
-    config = TournamentConfig(game="nashzoo/kuhn_poker-v0",
-                              agents=(("cfr", "cfr+:200"), ("rnd", "random")),
-                              deals=300, block_size=100, seed=11)
+    config = TournamentConfig(
+        game="nashzoo/kuhn_poker-v0",
+        agents=(("cfr", "cfr+:200"), ("rnd", "random")),
+        deals=300,
+        block_size=100,
+        seed=11,
+    )
     first = run_tournament(config, URL, bootstrap=0)
     again = run_tournament(config, URL, bootstrap=0)
     assert first.blocks_done == again.blocks_done == 3

@@ -23,17 +23,26 @@ def specs(*pairs):
 
 
 def config(**kw):
-    base = dict(game="nashzoo/leduc_holdem-v0",
-                agents=specs(("cfr", "cfr+:300"), ("rnd", "random"),
-                             ("raiser", "tests.fixture_agents:raiser")),
-                deals=400, block_size=100, seed=3)
+    base = dict(
+        game="nashzoo/leduc_holdem-v0",
+        agents=specs(
+            ("cfr", "cfr+:300"), ("rnd", "random"), ("raiser", "tests.fixture_agents:raiser")
+        ),
+        deals=400,
+        block_size=100,
+        seed=3,
+    )
     return TournamentConfig(**{**base, **kw})
 
 
 def rows(store_path):
     with sqlite3.connect(store_path) as db:
-        return sorted(db.execute("SELECT a, b, block, deals, total, total_sq, wins, losses, "
-                                 "ties, forfeit FROM blocks").fetchall())
+        return sorted(
+            db.execute(
+                "SELECT a, b, block, deals, total, total_sq, wins, losses, "
+                "ties, forfeit FROM blocks"
+            ).fetchall()
+        )
 
 
 def test_serial_and_process_pool_give_identical_results(tmp_path):
@@ -58,10 +67,17 @@ def test_running_again_adds_nothing(tmp_path):
 
 
 def test_forfeits_are_recorded_and_the_tournament_goes_on(tmp_path):
-    cfg = config(agents=specs(("crasher", "tests.fixture_agents:crasher"),
-                              ("cheater", "tests.fixture_agents:cheater"),
-                              ("sleeper", "tests.fixture_agents:sleeper"), ("rnd", "random")),
-                 deals=4, block_size=2, move_time_limit=0.02)
+    cfg = config(
+        agents=specs(
+            ("crasher", "tests.fixture_agents:crasher"),
+            ("cheater", "tests.fixture_agents:cheater"),
+            ("sleeper", "tests.fixture_agents:sleeper"),
+            ("rnd", "random"),
+        ),
+        deals=4,
+        block_size=2,
+        move_time_limit=0.02,
+    )
     result = run_tournament(cfg, tmp_path / "f.sqlite", workers=0, bootstrap=0)
     reasons = {who: why for _, _, _, who, why in result.crosstable.forfeits}
     assert "raised RuntimeError: boom in round 2" in reasons["crasher"]
@@ -76,12 +92,15 @@ def test_bad_configurations(tmp_path):
         config(agents=specs(("a", "random"), ("a", "random")))
     with pytest.raises(InvalidParameterError, match="at least 2 agents"):
         config(agents=specs(("a", "random")))
-    with pytest.raises(InvalidParameterError, match="build a factory with.*AgentSpec"):
+    with pytest.raises(InvalidParameterError, match=r"build a factory with.*AgentSpec"):
         config(agents=(("a", "random"), ("b", "random")))  # spec strings are the CLI's job
-    with pytest.raises(InvalidParameterError, match="refused at the start.*'b' could not be "
-                                                    "built.*Unknown agent spec 'cfr\\+\\+'"):
-        run_tournament(config(agents=specs(("a", "random"), ("b", "cfr++"))),
-                       tmp_path / "x.sqlite", workers=0)
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"refused at the start.*'b' could not be built.*Unknown agent spec 'cfr\+\+'",
+    ):
+        run_tournament(
+            config(agents=specs(("a", "random"), ("b", "cfr++"))), tmp_path / "x.sqlite", workers=0
+        )
 
 
 def test_store_rejects_a_conflicting_configuration(tmp_path):
@@ -91,6 +110,7 @@ def test_store_rejects_a_conflicting_configuration(tmp_path):
         store.register("abc", {"x": 2})
 
 
+@pytest.mark.slow
 def test_ray_backend_matches_serial(tmp_path):
     ray = pytest.importorskip("ray")
     serial = run_tournament(config(), tmp_path / "a.sqlite", workers=0, bootstrap=0)
@@ -102,14 +122,40 @@ def test_ray_backend_matches_serial(tmp_path):
     np.testing.assert_array_equal(serial.crosstable.mean, ray_run.crosstable.mean)
 
 
+@pytest.mark.slow
 def test_kill_9_and_resume_loses_and_doubles_nothing(tmp_path):
-    args = [sys.executable, "-m", "nashzoo", "tournament", "--game", "leduc_holdem",
-            "--agent", "a=random", "--agent", "b=random", "--agent", "c=tests.fixture_agents:raiser",
-            "--deals", "12000", "--block-size", "300", "--seed", "5", "--quiet", "--bootstrap", "0"]
+    args = [
+        sys.executable,
+        "-m",
+        "nashzoo",
+        "tournament",
+        "--game",
+        "leduc_holdem",
+        "--agent",
+        "a=random",
+        "--agent",
+        "b=random",
+        "--agent",
+        "c=tests.fixture_agents:raiser",
+        "--deals",
+        "12000",
+        "--block-size",
+        "300",
+        "--seed",
+        "5",
+        "--quiet",
+        "--bootstrap",
+        "0",
+    ]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     killed = tmp_path / "killed.sqlite"
-    proc = subprocess.Popen(args + ["--store", str(killed)], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [*args, "--store", str(killed)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.time() + 60
     stored = 0
     while time.time() < deadline:
@@ -126,21 +172,39 @@ def test_kill_9_and_resume_loses_and_doubles_nothing(tmp_path):
     proc.wait()
     partial = len(rows(killed))
     assert 10 <= partial < 120, partial  # killed mid-way
-    subprocess.run(args + ["--store", str(killed)], cwd=ROOT, env=env, check=True,
-                   capture_output=True)
+    subprocess.run(
+        [*args, "--store", str(killed)], cwd=ROOT, env=env, check=True, capture_output=True
+    )
     fresh = tmp_path / "fresh.sqlite"
-    subprocess.run(args + ["--store", str(fresh)], cwd=ROOT, env=env, check=True,
-                   capture_output=True)
+    subprocess.run(
+        [*args, "--store", str(fresh)], cwd=ROOT, env=env, check=True, capture_output=True
+    )
     resumed = rows(killed)
     assert len(resumed) == 120 and len(set((r[0], r[1], r[2]) for r in resumed)) == 120
     assert resumed == rows(fresh)
 
 
 def test_cli_tournament_writes_report(tmp_path, capsys):
-    code = main(["tournament", "--game", "kuhn_poker", "--agent", "cfr=cfr+:200",
-                 "--agent", "rnd=random", "--deals", "300", "--store",
-                 str(tmp_path / "k.sqlite"), "--report", str(tmp_path / "report"), "--quiet",
-                 "--bootstrap", "20"])
+    code = main(
+        [
+            "tournament",
+            "--game",
+            "kuhn_poker",
+            "--agent",
+            "cfr=cfr+:200",
+            "--agent",
+            "rnd=random",
+            "--deals",
+            "300",
+            "--store",
+            str(tmp_path / "k.sqlite"),
+            "--report",
+            str(tmp_path / "report"),
+            "--quiet",
+            "--bootstrap",
+            "20",
+        ]
+    )
     assert code == 0
     out = capsys.readouterr().out
     assert "Crosstable" in out and "Elo (BT)" in out

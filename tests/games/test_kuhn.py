@@ -30,12 +30,12 @@ def test_n_card_tree_size(n):
 @pytest.mark.parametrize(
     "cards, bets, expected",
     [
-        ((2, 0), [PASS, PASS], [1, -1]),          # K vs J, check-check: K wins the antes
+        ((2, 0), [PASS, PASS], [1, -1]),  # K vs J, check-check: K wins the antes
         ((0, 2), [PASS, PASS], [-1, 1]),
-        ((0, 1), [BET, PASS], [1, -1]),           # bet, fold: bettor takes the ante
-        ((0, 1), [BET, BET], [-2, 2]),            # bet, call: Q beats J for 2
-        ((1, 0), [PASS, BET, PASS], [-1, 1]),     # check, bet, fold
-        ((1, 0), [PASS, BET, BET], [2, -2]),      # check, bet, call
+        ((0, 1), [BET, PASS], [1, -1]),  # bet, fold: bettor takes the ante
+        ((0, 1), [BET, BET], [-2, 2]),  # bet, call: Q beats J for 2
+        ((1, 0), [PASS, BET, PASS], [-1, 1]),  # check, bet, fold
+        ((1, 0), [PASS, BET, BET], [2, -2]),  # check, bet, call
     ],
 )
 def test_kuhn_payoffs_of_hand_picked_deals(cards, bets, expected):

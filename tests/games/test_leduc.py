@@ -66,8 +66,9 @@ def test_leduc_tensor_matches_openspiel_layout():
 
 
 def test_leduc_family_parameters():
-    game = LeducHoldemGame(num_ranks=4, num_suits=3, max_raises=3, raise_sizes=(1, 2, 3),
-                           ante=2, num_rounds=3)
+    game = LeducHoldemGame(
+        num_ranks=4, num_suits=3, max_raises=3, raise_sizes=(1, 2, 3), ante=2, num_rounds=3
+    )
     assert game.num_cards == 12
     assert game.card_names[:4] == ("Ts", "Th", "Td", "Js")
     assert game.information_state_tensor_size == 2 + 12 * 3 + 2 * 5 * 3

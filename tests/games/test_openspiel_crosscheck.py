@@ -21,8 +21,9 @@ def lockstep(ours, theirs, counter):
     else:
         p = theirs.current_player()
         assert list(ours.legal_actions()) == theirs.legal_actions()
-        np.testing.assert_array_equal(ours.information_state_tensor(p),
-                                      np.asarray(theirs.information_state_tensor(p)))
+        np.testing.assert_array_equal(
+            ours.information_state_tensor(p), np.asarray(theirs.information_state_tensor(p))
+        )
     for action in theirs.legal_actions():
         lockstep(ours.child(action), theirs.child(action), counter)
 

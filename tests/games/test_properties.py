@@ -16,8 +16,10 @@ GAMES = [
 
 
 @settings(max_examples=300, deadline=None)
-@given(game_index=st.integers(0, len(GAMES) - 1), choices=st.lists(st.integers(0, 10**6),
-                                                                    min_size=40, max_size=40))
+@given(
+    game_index=st.integers(0, len(GAMES) - 1),
+    choices=st.lists(st.integers(0, 10**6), min_size=40, max_size=40),
+)
 def test_random_play_invariants(game_index, choices):
     game = GAMES[game_index]
     state = game.new_initial_state()

@@ -15,9 +15,17 @@ from nashzoo.tree import compile_game
 from tests.conftest import count_tree
 
 
-@pytest.mark.parametrize("game", [KuhnPokerGame(), KuhnPokerGame(8), LeducHoldemGame(),
-                                  LeducHoldemGame(num_ranks=4, max_raises=1),
-                                  rock_paper_scissors()], ids=repr)
+@pytest.mark.parametrize(
+    "game",
+    [
+        KuhnPokerGame(),
+        KuhnPokerGame(8),
+        LeducHoldemGame(),
+        LeducHoldemGame(num_ranks=4, max_raises=1),
+        rock_paper_scissors(),
+    ],
+    ids=repr,
+)
 def test_compiled_tree_agrees_with_the_rules(game):
     tree = compile_game(game)
     counts = count_tree(game)  # independent walk of the rules API
@@ -35,7 +43,7 @@ def test_compiled_tree_agrees_with_the_rules(game):
     # chance probabilities sum to one below every chance node
     for n in np.flatnonzero(tree.player == CHANCE):
         fc, nc = tree.first_child[n], tree.num_children[n]
-        assert tree.chance_prob[fc:fc + nc].sum() == pytest.approx(1.0)
+        assert tree.chance_prob[fc : fc + nc].sum() == pytest.approx(1.0)
     # utilities are zero-sum and live on terminals only
     assert np.allclose(tree.utility.sum(axis=1), 0.0)
     assert not tree.utility[tree.player != TERMINAL].any()
@@ -69,11 +77,21 @@ def test_size_limit_while_enumerating_games_that_cannot_count():
         compile_game(UncountedLeduc(), max_nodes=1000)
 
 
-@pytest.mark.parametrize("game", [
-    KuhnPokerGame(), KuhnPokerGame(8), LeducHoldemGame(), two_round_six_card_poker(),
-    four_bet_eight_card_poker(), LeducHoldemGame(num_ranks=4, num_rounds=3, max_raises=1),
-    LeducHoldemGame(max_raises=0, num_rounds=1), rock_paper_scissors(),
-    MatrixGame([[1, 2, 3], [4, 5, 6]], [[0, 0, 0], [1, 1, 1]])], ids=repr)
+@pytest.mark.parametrize(
+    "game",
+    [
+        KuhnPokerGame(),
+        KuhnPokerGame(8),
+        LeducHoldemGame(),
+        two_round_six_card_poker(),
+        four_bet_eight_card_poker(),
+        LeducHoldemGame(num_ranks=4, num_rounds=3, max_raises=1),
+        LeducHoldemGame(max_raises=0, num_rounds=1),
+        rock_paper_scissors(),
+        MatrixGame([[1, 2, 3], [4, 5, 6]], [[0, 0, 0], [1, 1, 1]]),
+    ],
+    ids=repr,
+)
 def test_count_histories_equals_the_enumerated_tree(game):
     assert game.count_histories() == compile_game(game).num_nodes
 

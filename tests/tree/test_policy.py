@@ -30,7 +30,7 @@ def test_save_load_round_trip(tmp_path, suffix):
 
 def test_uniform_and_lookup_errors():
     policy = TabularPolicy.uniform(KuhnPokerGame())
-    np.testing.assert_allclose(policy.action_probabilities("player=0 card=J history="), [.5, .5])
+    np.testing.assert_allclose(policy.action_probabilities("player=0 card=J history="), [0.5, 0.5])
     with pytest.raises(KeyError, match="not an information set"):
         policy.action_probabilities("player=0 card=A history=")
     with pytest.raises(InvalidParameterError, match="Game or GameTree"):
@@ -70,16 +70,18 @@ def test_corrupt_and_foreign_files(tmp_path):
     doc = json.loads(path.read_text())
     doc["infosets"]["player=0 card=J history="] = [0.9, 0.9]
     path.write_text(json.dumps(doc))
-    with pytest.raises(PolicyFileError, match="player=0 card=J history=.*sums to 1.8"):
+    with pytest.raises(PolicyFileError, match=r"player=0 card=J history=.*sums to 1\.8"):
         TabularPolicy.load(path)
     del doc["infosets"]["player=0 card=J history="]
     path.write_text(json.dumps(doc))
-    with pytest.raises(PolicyFileError, match="1 information set.* missing, first 'player=0 card=J"):
+    with pytest.raises(
+        PolicyFileError, match=r"1 information set.* missing, first 'player=0 card=J"
+    ):
         TabularPolicy.load(path)
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
     with pytest.raises(PolicyFileError, match="not a readable nashzoo policy file"):
         TabularPolicy.load(tmp_path / "junk.npz")
     with pytest.raises(FileNotFoundError):
         TabularPolicy.load(tmp_path / "missing.npz")
-    with pytest.raises(InvalidParameterError, match=".npz or .json"):
+    with pytest.raises(InvalidParameterError, match=r"\.npz or \.json"):
         kuhn.save(tmp_path / "x.txt")

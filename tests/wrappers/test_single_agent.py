@@ -81,6 +81,5 @@ def test_bad_parameters():
         SingleAgentEnv("nashzoo/kuhn_poker-v0", opponent="nobody")
     with pytest.raises(InvalidParameterError, match="deck_size"):
         SingleAgentEnv("nashzoo/kuhn_poker-v0", deck_size=1)
-    env = gymnasium.make("nashzoo/KuhnPoker-v0", opponent=nashzoo.RandomAgent(seed=1),
-                         deck_size=8)
+    env = gymnasium.make("nashzoo/KuhnPoker-v0", opponent=nashzoo.RandomAgent(seed=1), deck_size=8)
     assert env.observation_space.shape == (2 + 8 + 6,)

@@ -61,11 +61,13 @@ def solver_class(name: str) -> type[TabularSolver] | None:
         return getattr(importlib.import_module(module), attr)
     return SOLVERS.get(name)
 
+
 SAMPLING_SOLVERS = ("es-mccfr", "os-mccfr")
 
 
-def make_solver(name: str, game: Game | GameTree, *, seed: int | None = None,
-                **kwargs: Any) -> TabularSolver:
+def make_solver(
+    name: str, game: Game | GameTree, *, seed: int | None = None, **kwargs: Any
+) -> TabularSolver:
     """Build a solver by name (see the table above).
 
     Args:
@@ -87,7 +89,7 @@ def make_solver(name: str, game: Game | GameTree, *, seed: int | None = None,
             f"Unknown algorithm {name!r}.{hint} Known: {list(SOLVER_NAMES)}."
         )
     if name in SAMPLING_SOLVERS:
-        return cls(game, seed=seed, **kwargs)
+        return cls(game, seed=seed, **kwargs)  # type: ignore[call-arg]  # the MCCFR solvers
     if seed is not None:
         raise InvalidParameterError(f"{name} is deterministic and takes no seed.")
     return cls(game, **kwargs)

@@ -9,8 +9,8 @@ import numpy as np
 
 from nashzoo.agents.protocol import Observation, action_mask_of, sample_index
 from nashzoo.errors import IllegalActionError, InvalidParameterError
-from nashzoo.validation import check_seed
 from nashzoo.tree.policy import TabularPolicy
+from nashzoo.validation import check_seed
 
 __all__ = ["TabularPolicyAgent"]
 
@@ -31,8 +31,13 @@ class TabularPolicyAgent:
         InvalidParameterError: ``policy`` is neither a TabularPolicy nor a path.
     """
 
-    def __init__(self, policy: TabularPolicy | str | Path, *, seed: int | None = None,
-                 name: str | None = None) -> None:
+    def __init__(
+        self,
+        policy: TabularPolicy | str | Path,
+        *,
+        seed: int | None = None,
+        name: str | None = None,
+    ) -> None:
         if isinstance(policy, (str, Path)):
             policy = TabularPolicy.load(policy)
         if not isinstance(policy, TabularPolicy):
@@ -57,7 +62,8 @@ class TabularPolicyAgent:
         if not isinstance(observation, dict) or "observation" not in observation:
             raise InvalidParameterError(
                 "TabularPolicyAgent needs info['info_state'] or the observation dict's "
-                f"'observation' tensor, received observation={observation!r}.")
+                f"'observation' tensor, received observation={observation!r}."
+            )
         return self.policy.tree.infoset_of_tensor(observation["observation"])
 
     def action_probabilities(self, observation: Observation, info: dict[str, Any]) -> np.ndarray:

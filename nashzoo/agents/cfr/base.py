@@ -4,16 +4,17 @@ policy snapshots and exploitability."""
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games import Game
-from nashzoo.validation import check_int
 from nashzoo.tree.best_response import nash_conv_array
 from nashzoo.tree.compile import GameTree, compile_game
 from nashzoo.tree.policy import TabularPolicy
+from nashzoo.validation import check_int
 
 __all__ = ["TabularSolver", "Callback"]
 
@@ -62,8 +63,9 @@ class TabularSolver:
         raise NotImplementedError
 
     # -- public ------------------------------------------------------------------------------
-    def iterate(self, n: int = 1, *, callback: Callback | None = None,
-                callback_every: int = 1) -> "TabularSolver":
+    def iterate(
+        self, n: int = 1, *, callback: Callback | None = None, callback_every: int = 1
+    ) -> TabularSolver:
         """Run ``n`` iterations.
 
         Args:
@@ -111,8 +113,12 @@ class TabularSolver:
         return nash_conv_array(self.tree, probs) / self.tree.num_players
 
     def _metadata(self, which: str) -> dict[str, Any]:
-        return {"algorithm": self.name, "iterations": self.iteration, "policy": which,
-                "seconds": round(self.seconds, 6)}
+        return {
+            "algorithm": self.name,
+            "iterations": self.iteration,
+            "policy": which,
+            "seconds": round(self.seconds, 6),
+        }
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.tree.game!r}, iteration={self.iteration})"

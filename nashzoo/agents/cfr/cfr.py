@@ -48,8 +48,9 @@ _AVERAGING = {"uniform": 0, "linear": 1, "dcfr": 2}
 
 def _check_float(name: str, value: float, low: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= low:
-        raise InvalidParameterError(f"Parameter `{name}` must be a number >= {low}, "
-                                    f"received {value!r}.")
+        raise InvalidParameterError(
+            f"Parameter `{name}` must be a number >= {low}, received {value!r}."
+        )
     return float(value)
 
 
@@ -70,9 +71,17 @@ class CFRSolver(TabularSolver):
 
     name = "cfr"
 
-    def __init__(self, game: Game | GameTree, *, regret_plus: bool = False,
-                 alpha: float | None = None, beta: float | None = None, gamma: float = 2.0,
-                 averaging: str = "uniform", alternating: bool = True) -> None:
+    def __init__(
+        self,
+        game: Game | GameTree,
+        *,
+        regret_plus: bool = False,
+        alpha: float | None = None,
+        beta: float | None = None,
+        gamma: float = 2.0,
+        averaging: str = "uniform",
+        alternating: bool = True,
+    ) -> None:
         super().__init__(game)
         if averaging not in _AVERAGING:
             raise InvalidParameterError(
@@ -98,13 +107,30 @@ class CFRSolver(TabularSolver):
 
         t = self.tree
         kernels.cfr_run(
-            n, self.iteration, self.alternating, self.regret_plus,
+            n,
+            self.iteration,
+            self.alternating,
+            self.regret_plus,
             -1.0 if self.alpha is None else self.alpha,
             -1.0 if self.beta is None else self.beta,
-            self.gamma, _AVERAGING[self.averaging],
-            t.player, t.first_child, t.num_children, t.infoset, t.action, t.chance_prob,
-            t.utility, t.legal_mask, t.infoset_node, self._player_lo, self._player_hi,
-            self._sigma, self._regret, self._avg, self._reach_own, self._reach_opp,
+            self.gamma,
+            _AVERAGING[self.averaging],
+            t.player,
+            t.first_child,
+            t.num_children,
+            t.infoset,
+            t.action,
+            t.chance_prob,
+            t.utility,
+            t.legal_mask,
+            t.infoset_node,
+            self._player_lo,
+            self._player_hi,
+            self._sigma,
+            self._regret,
+            self._avg,
+            self._reach_own,
+            self._reach_opp,
             self._value,
         )
 
@@ -143,8 +169,9 @@ class DCFRSolver(CFRSolver):
 
     name = "dcfr"
 
-    def __init__(self, game: Game | GameTree, *, alpha: float = 1.5, beta: float = 0.0,
-                 gamma: float = 2.0) -> None:
+    def __init__(
+        self, game: Game | GameTree, *, alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0
+    ) -> None:
         super().__init__(game, alpha=alpha, beta=beta, gamma=gamma, averaging="dcfr")
 
 

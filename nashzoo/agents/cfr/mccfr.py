@@ -69,9 +69,23 @@ class ExternalSamplingMCCFRSolver(_MCCFRBase):
 
         t = self.tree
         kernels.external_sampling_run(
-            n, self._rng_state, t.player, t.first_child, t.num_children, t.infoset, t.action,
-            t.chance_prob, t.utility, t.legal_mask, self._regret, self._avg,
-            self._active, self._chosen, self._value, self._scratch)
+            n,
+            self._rng_state,
+            t.player,
+            t.first_child,
+            t.num_children,
+            t.infoset,
+            t.action,
+            t.chance_prob,
+            t.utility,
+            t.legal_mask,
+            self._regret,
+            self._avg,
+            self._active,
+            self._chosen,
+            self._value,
+            self._scratch,
+        )
 
 
 class OutcomeSamplingMCCFRSolver(_MCCFRBase):
@@ -85,24 +99,44 @@ class OutcomeSamplingMCCFRSolver(_MCCFRBase):
 
     name = "os-mccfr"
 
-    def __init__(self, game: Game | GameTree, *, epsilon: float = 0.6,
-                 seed: int | None = None) -> None:
+    def __init__(
+        self, game: Game | GameTree, *, epsilon: float = 0.6, seed: int | None = None
+    ) -> None:
         super().__init__(game, seed=seed)
         self.epsilon = _check_float("epsilon", epsilon, 1e-9)
         if self.epsilon > 1.0:
             from nashzoo.errors import InvalidParameterError
 
-            raise InvalidParameterError(f"Parameter `epsilon` must be in (0, 1], received {epsilon}.")
+            raise InvalidParameterError(
+                f"Parameter `epsilon` must be in (0, 1], received {epsilon}."
+            )
         depth = int(self.tree.depth.max()) + 1
         a = self.tree.num_actions
-        self._path = (np.zeros(depth, np.int64), np.zeros(depth, np.int64),
-                      np.zeros((depth, a)), np.zeros((depth, a)), np.zeros((depth, 3)))
+        self._path = (
+            np.zeros(depth, np.int64),
+            np.zeros(depth, np.int64),
+            np.zeros((depth, a)),
+            np.zeros((depth, a)),
+            np.zeros((depth, 3)),
+        )
 
     def _run(self, n: int) -> None:
         from nashzoo.tree import kernels
 
         t = self.tree
         kernels.outcome_sampling_run(
-            n, self.epsilon, self._rng_state, t.player, t.first_child, t.num_children,
-            t.infoset, t.action, t.chance_prob, t.utility, t.legal_mask, self._regret,
-            self._avg, *self._path)
+            n,
+            self.epsilon,
+            self._rng_state,
+            t.player,
+            t.first_child,
+            t.num_children,
+            t.infoset,
+            t.action,
+            t.chance_prob,
+            t.utility,
+            t.legal_mask,
+            self._regret,
+            self._avg,
+            *self._path,
+        )

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from nashzoo.agents.cfr.base import TabularSolver
-from nashzoo.validation import check_int
 from nashzoo.tree.policy import TabularPolicy
+from nashzoo.validation import check_int
 
 __all__ = ["ConvergencePoint", "ConvergenceCurve", "run_solver", "checkpoint_schedule"]
 
@@ -48,8 +48,14 @@ def checkpoint_schedule(iterations: int, points: int = 30) -> list[int]:
     return sorted(set(marks.tolist()) | {iterations})
 
 
-def run_solver(solver: TabularSolver, iterations: int, *, points: int = 30,
-               target: float | None = None, progress: bool = False) -> ConvergenceCurve:
+def run_solver(
+    solver: TabularSolver,
+    iterations: int,
+    *,
+    points: int = 30,
+    target: float | None = None,
+    progress: bool = False,
+) -> ConvergenceCurve:
     """Run ``solver`` for ``iterations`` more iterations, measuring exploitability at about
     ``points`` log-spaced checkpoints.
 
@@ -69,8 +75,12 @@ def run_solver(solver: TabularSolver, iterations: int, *, points: int = 30,
     if progress:
         from nashzoo.extras import progress_bar
 
-        bar = progress_bar(total=iterations, desc=f"{solver.name} {solver.tree.game.short_name}",
-                   unit="it", leave=True)
+        bar = progress_bar(
+            total=iterations,
+            desc=f"{solver.name} {solver.tree.game.short_name}",
+            unit="it",
+            leave=True,
+        )
     done = 0
     for mark in marks:
         wanted = mark - done
@@ -91,5 +101,6 @@ def run_solver(solver: TabularSolver, iterations: int, *, points: int = 30,
             break
     if bar is not None:
         bar.close()
-    return ConvergenceCurve(solver.name, repr(solver.tree.game), tuple(curve),
-                            solver.average_policy())
+    return ConvergenceCurve(
+        solver.name, repr(solver.tree.game), tuple(curve), solver.average_policy()
+    )

@@ -23,8 +23,8 @@ from __future__ import annotations
 import numpy as np
 
 from nashzoo.agents.cfr.base import TabularSolver
-from nashzoo.tree.best_response import best_response_value
 from nashzoo.games import Game
+from nashzoo.tree.best_response import best_response_value
 from nashzoo.tree.compile import GameTree
 from nashzoo.tree.reach import realization_weights
 

@@ -13,7 +13,8 @@ the same there, since they are never reached).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -29,18 +30,25 @@ def _as_array(tree: GameTree, policy) -> np.ndarray:
     if isinstance(policy, TabularPolicy):
         if policy.game != tree.game:
             raise InvalidParameterError(
-                f"A policy for {policy.game!r} cannot be mixed in {tree.game!r}.")
+                f"A policy for {policy.game!r} cannot be mixed in {tree.game!r}."
+            )
         return policy.probs
     arr = np.asarray(policy, dtype=np.float64)
     if arr.shape != tree.legal_mask.shape:
         raise InvalidParameterError(
             f"Policy arrays must have shape {tree.legal_mask.shape} for {tree.game!r}, "
-            f"received {arr.shape}.")
+            f"received {arr.shape}."
+        )
     return arr
 
 
-def behavioural_mixture(tree: GameTree, player: int, policies: Sequence, weights: Sequence[float],
-                        out: np.ndarray | None = None) -> np.ndarray:
+def behavioural_mixture(
+    tree: GameTree,
+    player: int,
+    policies: Sequence[Any],
+    weights: Sequence[float] | np.ndarray,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
     """Rows of ``player`` of the behavioural equivalent of a mixture of ``policies``.
 
     Args:
@@ -60,11 +68,13 @@ def behavioural_mixture(tree: GameTree, player: int, policies: Sequence, weights
     w = np.asarray(weights, dtype=np.float64)
     if w.ndim != 1 or len(w) != len(policies) or len(w) == 0:
         raise InvalidParameterError(
-            f"Need one weight per policy: {len(policies)} policies, weights {list(w)}.")
+            f"Need one weight per policy: {len(policies)} policies, weights {list(w)}."
+        )
     if (w < -1e-12).any() or abs(w.sum() - 1.0) > 1e-6:
         raise InvalidParameterError(
             f"Mixture weights must be non-negative and sum to 1, received {w.tolist()} "
-            f"(sum {w.sum():.6g}).")
+            f"(sum {w.sum():.6g})."
+        )
     arrays = [_as_array(tree, p) for p in policies]
     rows = tree.infosets_of(player)
     num = np.zeros((rows.size, tree.num_actions))
@@ -84,7 +94,9 @@ def behavioural_mixture(tree: GameTree, player: int, policies: Sequence, weights
     return out
 
 
-def mix_policies(tree: GameTree, mixtures: Sequence[tuple[Sequence, Sequence[float]]]) -> TabularPolicy:
+def mix_policies(
+    tree: GameTree, mixtures: Sequence[tuple[Sequence, Sequence[float]]]
+) -> TabularPolicy:
     """A full profile: player ``i``'s rows are the behavioural mixture ``mixtures[i]`` =
     ``(policies, weights)``."""
     probs = tree.uniform_probs()

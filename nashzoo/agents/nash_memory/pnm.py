@@ -28,16 +28,16 @@ to every policy seen so far, so it earns at least the restricted value against a
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 
 from nashzoo.agents.cfr.base import TabularSolver
 from nashzoo.agents.nash_memory.mixture import behavioural_mixture
 from nashzoo.errors import InvalidParameterError
-from nashzoo.tree.best_response import best_response_value, policy_values
 from nashzoo.games import Game
+from nashzoo.tree.best_response import best_response_value, policy_values
 from nashzoo.tree.compile import GameTree
 from nashzoo.tree.lp import solve_zero_sum
 
@@ -48,8 +48,9 @@ Heuristic = Callable[["ParallelNashMemory", int, np.ndarray], Sequence[np.ndarra
 (``(num_infosets, num_actions)`` arrays; only ``player``'s rows are used)."""
 
 
-def best_response_heuristic(pnm: "ParallelNashMemory", player: int,
-                            profile: np.ndarray) -> list[np.ndarray]:
+def best_response_heuristic(
+    pnm: ParallelNashMemory, player: int, profile: np.ndarray
+) -> list[np.ndarray]:
     """The exact pure best response of ``player`` to ``profile`` (one candidate)."""
     tree = pnm.tree
     actions = np.empty(tree.num_infosets, dtype=np.int64)
@@ -97,15 +98,22 @@ class ParallelNashMemory(TabularSolver):
 
     name = "nash-memory"
 
-    def __init__(self, game: Game | GameTree, *, heuristic: Heuristic | None = None,
-                 tolerance: float = 1e-9,
-                 initial_policies: Sequence[Sequence[np.ndarray]] | None = None) -> None:
+    def __init__(
+        self,
+        game: Game | GameTree,
+        *,
+        heuristic: Heuristic | None = None,
+        tolerance: float = 1e-9,
+        initial_policies: Sequence[Sequence[np.ndarray]] | None = None,
+    ) -> None:
         super().__init__(game)
         tree = self.tree
         if tree.num_players != 2 or not tree.game.zero_sum:
             raise InvalidParameterError("Parallel Nash Memory needs a two-player zero-sum game.")
         if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or tolerance < 0:
-            raise InvalidParameterError(f"`tolerance` must be a number >= 0, received {tolerance!r}.")
+            raise InvalidParameterError(
+                f"`tolerance` must be a number >= 0, received {tolerance!r}."
+            )
         self.heuristic = heuristic or best_response_heuristic
         self.tolerance = float(tolerance)
         self.policies: list[list[np.ndarray]] = [[], []]
@@ -119,8 +127,18 @@ class ParallelNashMemory(TabularSolver):
         ones = np.ones(tree.legal_mask.shape)
         from nashzoo.tree import kernels
 
-        kernels.forward_reach(0, tree.player, tree.first_child, tree.num_children, tree.infoset,
-                              tree.action, tree.chance_prob, ones, self._own, self._opp)
+        kernels.forward_reach(
+            0,
+            tree.player,
+            tree.first_child,
+            tree.num_children,
+            tree.infoset,
+            tree.action,
+            tree.chance_prob,
+            ones,
+            self._own,
+            self._opp,
+        )
         self._chance_utility = self._opp[self._terminals] * tree.utility[self._terminals, 0]
         self.history: list[PNMRecord] = []
         self.converged = False
@@ -140,7 +158,8 @@ class ParallelNashMemory(TabularSolver):
         arr = np.asarray(getattr(policy, "probs", policy), dtype=np.float64)
         if arr.shape != self.tree.legal_mask.shape:
             raise InvalidParameterError(
-                f"Policies must have shape {self.tree.legal_mask.shape}, received {arr.shape}.")
+                f"Policies must have shape {self.tree.legal_mask.shape}, received {arr.shape}."
+            )
         rows = self.tree.infosets_of(player)
         for k, known in enumerate(self.policies[player]):
             if np.array_equal(known[rows], arr[rows]):
@@ -168,8 +187,18 @@ class ParallelNashMemory(TabularSolver):
         from nashzoo.tree import kernels
 
         t = self.tree
-        kernels.forward_reach(player, t.player, t.first_child, t.num_children, t.infoset,
-                              t.action, t.chance_prob, probs, self._own, self._opp)
+        kernels.forward_reach(
+            player,
+            t.player,
+            t.first_child,
+            t.num_children,
+            t.infoset,
+            t.action,
+            t.chance_prob,
+            probs,
+            self._own,
+            self._opp,
+        )
         return self._own[self._terminals].copy()
 
     def payoff_matrix(self) -> np.ndarray:
@@ -189,8 +218,9 @@ class ParallelNashMemory(TabularSolver):
         probs = self.tree.uniform_probs()
         for p in (0, 1):
             idx = self.support[p]
-            behavioural_mixture(self.tree, p, [self.policies[p][k] for k in idx],
-                                self.weights[p][idx], out=probs)
+            behavioural_mixture(
+                self.tree, p, [self.policies[p][k] for k in idx], self.weights[p][idx], out=probs
+            )
         return probs
 
     # -- iteration -------------------------------------------------------------------------
@@ -221,14 +251,20 @@ class ParallelNashMemory(TabularSolver):
         self.stalled = admitted == 0 and not self.converged
         if not (self.converged or self.stalled):
             self._solve()
-        self.history.append(PNMRecord(
-            iteration=len(self.history) + 1, value=float(self.value),
-            worst_case=(float(worst[0]), float(worst[1])),
-            best_response_gain=(float(gains[0]), float(gains[1])),
-            support_sizes=(len(self.support[0]), len(self.support[1])),
-            memory_sizes=(len(self.policies[0]) - len(self.support[0]),
-                          len(self.policies[1]) - len(self.support[1])),
-            policies=(len(self.policies[0]), len(self.policies[1]))))
+        self.history.append(
+            PNMRecord(
+                iteration=len(self.history) + 1,
+                value=float(self.value),
+                worst_case=(float(worst[0]), float(worst[1])),
+                best_response_gain=(float(gains[0]), float(gains[1])),
+                support_sizes=(len(self.support[0]), len(self.support[1])),
+                memory_sizes=(
+                    len(self.policies[0]) - len(self.support[0]),
+                    len(self.policies[1]) - len(self.support[1]),
+                ),
+                policies=(len(self.policies[0]), len(self.policies[1])),
+            )
+        )
 
     # -- TabularSolver outputs -------------------------------------------------------------
     def _average_sums(self) -> np.ndarray:

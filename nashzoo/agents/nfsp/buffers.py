@@ -36,8 +36,14 @@ class ReplayBuffer:
 
     def sample(self, rng: np.random.Generator, batch: int):
         idx = rng.integers(self.size, size=batch)
-        return (self.obs[idx], self.actions[idx], self.rewards[idx], self.next_obs[idx],
-                self.next_mask[idx], self.done[idx])
+        return (
+            self.obs[idx],
+            self.actions[idx],
+            self.rewards[idx],
+            self.next_obs[idx],
+            self.next_mask[idx],
+            self.done[idx],
+        )
 
 
 class ReservoirBuffer:

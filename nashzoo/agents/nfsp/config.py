@@ -65,39 +65,64 @@ class NFSPConfig:
     seed: int | None = 0
 
     def __post_init__(self) -> None:
-        positive_ints = ("batch_games", "replay_capacity", "reservoir_capacity", "batch_size",
-                         "learn_every", "target_update_every", "epsilon_decay_steps")
+        positive_ints = (
+            "batch_games",
+            "replay_capacity",
+            "reservoir_capacity",
+            "batch_size",
+            "learn_every",
+            "target_update_every",
+            "epsilon_decay_steps",
+        )
         for name in positive_ints:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InvalidParameterError(
-                    f"NFSPConfig.{name} must be a positive integer, received {value!r}.")
+                    f"NFSPConfig.{name} must be a positive integer, received {value!r}."
+                )
         if not isinstance(self.min_buffer_to_learn, int) or self.min_buffer_to_learn < 0:
             raise InvalidParameterError(
                 f"NFSPConfig.min_buffer_to_learn must be an integer >= 0, received "
-                f"{self.min_buffer_to_learn!r}.")
-        if (not isinstance(self.hidden_sizes, tuple) or not self.hidden_sizes
-                or any(not isinstance(h, int) or h < 1 for h in self.hidden_sizes)):
+                f"{self.min_buffer_to_learn!r}."
+            )
+        if (
+            not isinstance(self.hidden_sizes, tuple)
+            or not self.hidden_sizes
+            or any(not isinstance(h, int) or h < 1 for h in self.hidden_sizes)
+        ):
             raise InvalidParameterError(
                 f"NFSPConfig.hidden_sizes must be a non-empty tuple of positive integers, "
-                f"received {self.hidden_sizes!r}.")
-        for name, low, high in (("anticipatory", 0.0, 1.0), ("epsilon_start", 0.0, 1.0),
-                                ("epsilon_end", 0.0, 1.0), ("discount", 0.0, 1.0)):
+                f"received {self.hidden_sizes!r}."
+            )
+        for name, low, high in (
+            ("anticipatory", 0.0, 1.0),
+            ("epsilon_start", 0.0, 1.0),
+            ("epsilon_end", 0.0, 1.0),
+            ("discount", 0.0, 1.0),
+        ):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not low <= value <= high
+            ):
                 raise InvalidParameterError(
-                    f"NFSPConfig.{name} must be a number in [{low}, {high}], received {value!r}.")
+                    f"NFSPConfig.{name} must be a number in [{low}, {high}], received {value!r}."
+                )
         for name in ("rl_learning_rate", "sl_learning_rate"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
                 raise InvalidParameterError(
-                    f"NFSPConfig.{name} must be a positive number, received {value!r}.")
+                    f"NFSPConfig.{name} must be a positive number, received {value!r}."
+                )
         if self.optimizer not in ("sgd", "adam"):
             raise InvalidParameterError(
-                f"NFSPConfig.optimizer must be 'sgd' or 'adam', received {self.optimizer!r}.")
+                f"NFSPConfig.optimizer must be 'sgd' or 'adam', received {self.optimizer!r}."
+            )
         if self.loss not in ("mse", "huber"):
             raise InvalidParameterError(
-                f"NFSPConfig.loss must be 'mse' or 'huber', received {self.loss!r}.")
+                f"NFSPConfig.loss must be 'mse' or 'huber', received {self.loss!r}."
+            )
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -105,7 +130,7 @@ class NFSPConfig:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> "NFSPConfig":
+    def from_dict(cls, d: dict) -> NFSPConfig:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(d) - known)
         if unknown:

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import copy
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from nashzoo.agents.protocol import AgentInfo, Observation, sample_index
 from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.extras import require
 from nashzoo.games import Game, load_game
-from nashzoo.games.base import TERMINAL
+from nashzoo.games.base import TERMINAL, State
 from nashzoo.games.observation import ObservationCache
 from nashzoo.validation import check_seed
 
@@ -94,14 +95,14 @@ class NFSP:
         self.num_actions = game.num_distinct_actions
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(int(self.rng.integers(2**31)))
-            self.players = [_Player(torch, cfg, self.obs_size, self.num_actions)
-                            for _ in range(2)]
+            self.players = [_Player(torch, cfg, self.obs_size, self.num_actions) for _ in range(2)]
         self.observations = ObservationCache(game)
         self.episodes = 0
         self.seconds = 0.0
-        self._games: list = []
+        self._games: list[State] = []
         self._modes = np.zeros((cfg.batch_games, 2), bool)
-        self._pending: list[list[tuple | None]] = [[None, None] for _ in range(cfg.batch_games)]
+        # each game's last (observation, action) per player, waiting for its next state
+        self._pending: list[list[Any]] = [[None, None] for _ in range(cfg.batch_games)]
 
     # -- acting ----------------------------------------------------------------------------
     def epsilon(self, player: int) -> float:
@@ -212,9 +213,15 @@ class NFSP:
             done_prev = [k for k, g in enumerate(idx) if self._pending[g][p] is not None]
             if done_prev:
                 prev = [self._pending[idx[k]][p] for k in done_prev]
-                self._record(p, np.stack([x[0] for x in prev]), np.array([x[1] for x in prev]),
-                             np.zeros(len(prev), np.float32), obs[done_prev], mask[done_prev],
-                             np.zeros(len(prev), np.float32))
+                self._record(
+                    p,
+                    np.stack([x[0] for x in prev]),
+                    np.array([x[1] for x in prev]),
+                    np.zeros(len(prev), np.float32),
+                    obs[done_prev],
+                    mask[done_prev],
+                    np.zeros(len(prev), np.float32),
+                )
             if br.any():
                 self.players[p].reservoir.add(self.rng, obs[br], mask[br], actions[br])
             for k, g in enumerate(idx):
@@ -234,15 +241,26 @@ class NFSP:
         for p in (0, 1):
             if ends[p]:
                 n = len(ends[p])
-                self._record(p, np.stack([e[0] for e in ends[p]]), np.array([e[1] for e in ends[p]]),
-                             np.array([e[2] for e in ends[p]], np.float32),
-                             np.tile(zeros_obs, (n, 1)), np.tile(zeros_mask, (n, 1)),
-                             np.ones(n, np.float32))
+                self._record(
+                    p,
+                    np.stack([e[0] for e in ends[p]]),
+                    np.array([e[1] for e in ends[p]]),
+                    np.array([e[2] for e in ends[p]], np.float32),
+                    np.tile(zeros_obs, (n, 1)),
+                    np.tile(zeros_mask, (n, 1)),
+                    np.ones(n, np.float32),
+                )
         return finished
 
-    def train(self, *, episodes: int | None = None, seconds: float | None = None,
-              callback: Callable[["NFSP"], Any] | None = None,
-              callback_every: float = 10.0, progress: bool = False) -> "NFSP":
+    def train(
+        self,
+        *,
+        episodes: int | None = None,
+        seconds: float | None = None,
+        callback: Callable[[NFSP], Any] | None = None,
+        callback_every: float = 10.0,
+        progress: bool = False,
+    ) -> NFSP:
         """Self-play until ``episodes`` more episodes or ``seconds`` of wall time.
 
         Args:
@@ -264,8 +282,9 @@ class NFSP:
         if progress:
             from nashzoo.extras import progress_bar
 
-            bar = progress_bar(total=episodes if episodes is not None else None, unit="ep",
-                       desc="NFSP self-play")
+            bar = progress_bar(
+                total=episodes if episodes is not None else None, unit="ep", desc="NFSP self-play"
+            )
         while True:
             t0 = time.perf_counter()
             done = 0
@@ -275,8 +294,9 @@ class NFSP:
             self.episodes += done
             if bar is not None:
                 bar.update(done)
-            stop = ((target_eps is not None and self.episodes >= target_eps)
-                    or (seconds is not None and self.seconds - start_seconds >= seconds))
+            stop = (target_eps is not None and self.episodes >= target_eps) or (
+                seconds is not None and self.seconds - start_seconds >= seconds
+            )
             if callback is not None and (self.seconds >= next_callback or stop):
                 next_callback = self.seconds + callback_every
                 if callback(self) is False:
@@ -299,10 +319,10 @@ class NFSP:
         probs = np.zeros(tree.legal_mask.shape)
         for p in (0, 1):
             rows = tree.infosets_of(p)
-            probs[rows] = self._average_probs(p, tree.infoset_tensor[rows].astype(np.float32),
-                                              tree.legal_mask[rows])
-        return TabularPolicy(tree, probs, metadata={"algorithm": "nfsp",
-                                                    "episodes": self.episodes})
+            probs[rows] = self._average_probs(
+                p, tree.infoset_tensor[rows].astype(np.float32), tree.legal_mask[rows]
+            )
+        return TabularPolicy(tree, probs, metadata={"algorithm": "nfsp", "episodes": self.episodes})
 
     def exploitability(self) -> float:
         """Exact exploitability (chips) of the average policy."""
@@ -311,7 +331,7 @@ class NFSP:
         policy = self.average_policy()
         return nash_conv_array(policy.tree, policy.probs) / policy.tree.num_players
 
-    def agent(self, *, seed: int | None = None, name: str = "nfsp") -> "NFSPAgent":
+    def agent(self, *, seed: int | None = None, name: str = "nfsp") -> NFSPAgent:
         """The average policy as a PolicyAgent (shares the networks)."""
         return NFSPAgent(self, seed=seed, name=name)
 
@@ -321,12 +341,24 @@ class NFSP:
         torch = self._torch
         path = Path(path)
         state = {
-            "format": "nashzoo.nfsp", "version": 1, "game": self.game.to_spec(),
-            "config": self.config.to_dict(), "episodes": self.episodes, "seconds": self.seconds,
-            "players": [{"q": pl.q.state_dict(), "q_target": pl.q_target.state_dict(),
-                         "avg": pl.avg.state_dict(), "q_opt": pl.q_opt.state_dict(),
-                         "avg_opt": pl.avg_opt.state_dict(), "transitions": pl.transitions,
-                         "learn_steps": pl.learn_steps} for pl in self.players],
+            "format": "nashzoo.nfsp",
+            "version": 1,
+            "game": self.game.to_spec(),
+            "config": self.config.to_dict(),
+            "episodes": self.episodes,
+            "seconds": self.seconds,
+            "players": [
+                {
+                    "q": pl.q.state_dict(),
+                    "q_target": pl.q_target.state_dict(),
+                    "avg": pl.avg.state_dict(),
+                    "q_opt": pl.q_opt.state_dict(),
+                    "avg_opt": pl.avg_opt.state_dict(),
+                    "transitions": pl.transitions,
+                    "learn_steps": pl.learn_steps,
+                }
+                for pl in self.players
+            ],
         }
         tmp = path.with_name(path.name + ".tmp")
         torch.save(state, tmp)
@@ -334,7 +366,7 @@ class NFSP:
         return path
 
     @classmethod
-    def load(cls, path: str | Path) -> "NFSP":
+    def load(cls, path: str | Path) -> NFSP:
         """Load a file written by :meth:`save`.
 
         The file is read with ``torch.load(weights_only=True)``: tensors, numbers,
@@ -377,8 +409,8 @@ class NFSPAgent:
         player = info.get("player") if isinstance(info, dict) else None
         if type(player) is not int or player not in (0, 1):
             raise InvalidParameterError(
-                f"NFSPAgent needs info['player'] (0 or 1, the seat it plays), received "
-                f"{player!r}.")
+                f"NFSPAgent needs info['player'] (0 or 1, the seat it plays), received {player!r}."
+            )
         return player
 
     def action_probabilities(self, observation: Observation, info: AgentInfo) -> np.ndarray:

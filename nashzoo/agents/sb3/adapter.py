@@ -45,21 +45,30 @@ class SB3Agent:
         InvalidParameterError: the model is not an SB3 model with a discrete action space.
     """
 
-    def __init__(self, model: Any, *, deterministic: bool = False, seed: int | None = None,
-                 name: str | None = None) -> None:
+    def __init__(
+        self,
+        model: Any,
+        *,
+        deterministic: bool = False,
+        seed: int | None = None,
+        name: str | None = None,
+    ) -> None:
         policy = getattr(model, "policy", None)
         space = getattr(model, "action_space", None)
         if policy is None or space is None or not hasattr(space, "n"):
             raise InvalidParameterError(
                 f"SB3Agent expects a stable-baselines3 model with a Discrete action space, "
-                f"received {type(model).__name__}.")
+                f"received {type(model).__name__}."
+            )
         self.model = model
         self.deterministic = bool(deterministic)
         self.name = name or type(model).__name__
         self._rng = np.random.default_rng(check_seed(seed))
         self._value_based = hasattr(policy, "q_net")
-        self._maskable = (not self._value_based and "action_masks"
-                          in inspect.signature(policy.get_distribution).parameters)
+        self._maskable = (
+            not self._value_based
+            and "action_masks" in inspect.signature(policy.get_distribution).parameters
+        )
 
     def check_game(self, game: Game) -> None:
         """Raise unless the model's spaces fit ``game`` (observation size, action count).
@@ -73,7 +82,8 @@ class SB3Agent:
             raise InvalidParameterError(
                 f"The SB3 model {self.name!r} was trained on observations of shape {shape} "
                 f"with {self.model.action_space.n} actions; {game!r} has observations of "
-                f"shape {want} and {game.num_distinct_actions} actions.")
+                f"shape {want} and {game.num_distinct_actions} actions."
+            )
 
     def reset(self, *, seed: int | None = None) -> None:
         if seed is not None:
@@ -143,4 +153,5 @@ def load_sb3_agent(path: str, game: Game, *, name: str | None = None) -> SB3Agen
         agent.check_game(game)
         return agent
     raise InvalidParameterError(
-        f"{path!r} is not a loadable stable-baselines3 model ({'; '.join(errors)}).")
+        f"{path!r} is not a loadable stable-baselines3 model ({'; '.join(errors)})."
+    )
