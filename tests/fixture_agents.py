@@ -52,3 +52,7 @@ def cheater(game=None):
 
 def sleeper():
     return Sleeper("sleeper")
+
+
+def broken_factory():
+    return 1 / 0

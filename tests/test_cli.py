@@ -95,3 +95,50 @@ def test_solve_with_nash_memory(tmp_path, capsys):
     policy = TabularPolicy.load(out)
     assert policy.metadata["algorithm"] == "nash-memory"
     assert policy.metadata["iterations"] <= 15  # stopped once the equilibrium was certified
+
+
+def test_progress_bars_write_no_carriage_returns_into_logs(tmp_path):
+    # Issue 10: a 3-minute `nashzoo train` wrote about 1,700 tqdm updates into a log file.
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    log = tmp_path / "solve.log"
+    with log.open("w") as handle:  # not a terminal, as under nohup or CI
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "nashzoo",
+                "solve",
+                "leduc_holdem",
+                "--algo",
+                "cfr+",
+                "--iterations",
+                "300",
+            ],
+            stdout=handle,
+            stderr=handle,
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(root)},
+            check=True,
+        )
+    text = log.read_text()
+    assert "\r" not in text and "cfr+" in text and "exploitability" in text
+
+
+def test_the_agents_command_lists_every_family(capsys):
+    assert main(["agents"]) == 0
+    out = capsys.readouterr().out
+    for usage in (
+        "random",
+        "cfr+:ITERATIONS",
+        "es-mccfr:ITERATIONS",
+        "path/to/file.npz|.json",
+        "path/to/file.zip",
+        "package.module:factory",
+    ):
+        assert usage in out
+    assert "FILES RUN CODE" in out  # SB3 pickles are flagged

@@ -1,19 +1,114 @@
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import nashzoo
 
+ROOT = Path(__file__).resolve().parents[1]
+
+# Blocks the service and learning stacks, as if they were not installed.
+BLOCKER = """
+import sys
+BLOCKED = ("sqlalchemy", "torch", "ray", "matplotlib", "stable_baselines3", "fastapi")
+class Blocker:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ImportError(f"{name} is blocked for this test")
+        return None
+sys.meta_path.insert(0, Blocker())
+"""
+
+
+def run(code):
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    ).stdout
+
 
 def test_import_does_not_load_heavy_stacks():
     code = (
         "import sys, nashzoo, nashzoo.testing\n"
         "heavy = [m for m in ('torch', 'ray', 'fastapi', 'sqlalchemy', 'stable_baselines3',"
-        " 'matplotlib') if m in sys.modules]\n"
+        " 'matplotlib', 'numba') if m in sys.modules]\n"
         "print(heavy)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    assert run(code).strip() == "[]"
+
+
+def test_core_works_with_only_the_core_dependencies():
+    # Issue 10: `import nashzoo` and every env work with numpy, gymnasium, pettingzoo,
+    # numba, scipy and tqdm; the store's import error names the extra to install.
+    code = (
+        BLOCKER
+        + """
+import nashzoo
+from nashzoo.eval import exploitability, head_to_head
+from nashzoo.tree import TabularPolicy
+for env_id in sorted(nashzoo.registry):
+    env = nashzoo.make(env_id)
+    print(env_id, nashzoo.play_episode(env, [nashzoo.RandomAgent(seed=1)] * 2, seed=3))
+print(exploitability(TabularPolicy.uniform(nashzoo.make_game("leduc_holdem"))).nash_conv)
+print(head_to_head("kuhn_poker", nashzoo.RandomAgent(), nashzoo.RandomAgent(), deals=10).deals)
+try:
+    from nashzoo.eval.store import ResultStore
+    ResultStore("x.sqlite")
+except ImportError as exc:
+    print("store:", exc)
+"""
+    )
+    out = run(code)
+    assert out.count("nashzoo/") == len(nashzoo.registry)
+    assert "4.7472222" in out  # Leduc uniform NashConv, computed with numba
+    assert (
+        "store: The tournament result store needs sqlalchemy: pip install 'nashzoo[store]'." in out
+    )
+
+
+def test_old_pettingzoo_without_a_registry_is_supported():
+    # Issue 10: AgileRL pins pettingzoo<1.27, where `pettingzoo.register` does not exist.
+    code = """
+import pettingzoo
+del pettingzoo.register
+import nashzoo
+env = nashzoo.make("nashzoo/leduc_holdem-v0")
+print(nashzoo.play_episode(env, [nashzoo.RandomAgent(seed=0)] * 2, seed=1))
+"""
+    assert "player_0" in run(code)
+
+
+def private_state_members():
+    """Underscore names defined by the State classes (methods and slots)."""
+    from nashzoo.games.base import State
+    from nashzoo.games.kuhn import KuhnPokerState
+    from nashzoo.games.leduc import LeducHoldemState
+    from nashzoo.games.matrix import MatrixGameState
+
+    names = set()
+    for cls in (State, KuhnPokerState, LeducHoldemState, MatrixGameState):
+        names |= {
+            k
+            for k in [*vars(cls), *getattr(cls, "__slots__", ())]
+            if k.startswith("_") and not k.startswith("__") and k != "_abc_impl"
+        }
+    # the names the issue found in five loops, whether or not they still exist
+    return names | {"_apply", "_information_state_string", "_information_state_indices"}
+
+
+def test_no_private_state_member_is_used_outside_games():
+    # Issue 10: every loop steps games through the public State interface.
+    names = private_state_members()
+    assert {"_history", "_player", "_apply"} <= names
+    pattern = re.compile(r"\.(" + "|".join(sorted(names)) + r")\b")
+    offenders = []
+    for path in ROOT.glob("*/**/*.py"):
+        rel = path.relative_to(ROOT)
+        if rel.parts[0] in (".venv", "build") or rel.parts[:2] == ("nashzoo", "games"):
+            continue
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            if pattern.search(line):
+                offenders.append(f"{rel}:{n}: {line.strip()}")
+    assert offenders == []
 
 
 def test_py_typed_is_shipped():
@@ -28,6 +123,7 @@ def test_public_api():
         "RandomAgent",
         "Agent",
         "PolicyAgent",
+        "AgentInfo",
         "registry",
         "__version__",
     ):

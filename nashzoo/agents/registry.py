@@ -34,6 +34,8 @@ __all__ = [
     "get_family",
     "families",
     "family_for_file",
+    "lookup_family",
+    "refresh_plugins",
 ]
 
 logger = logging.getLogger(__name__)
@@ -153,6 +155,14 @@ def _load_entry_points() -> None:
                 type(exc).__name__,
                 exc,
             )
+
+
+def refresh_plugins() -> None:
+    """Read the ``nashzoo.agents`` entry points again (after installing a plugin into a
+    running process); families already registered stay."""
+    global _entry_points_loaded
+    _entry_points_loaded = False
+    _load_entry_points()
 
 
 def _builtins() -> None:

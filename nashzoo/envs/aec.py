@@ -256,7 +256,15 @@ class GameEnv(AECEnv):
         return {"observation": view.tensor.copy(), "action_mask": view.mask.copy()}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """Observation, accumulated reward, terminated, truncated, info of the agent to act."""
+        """Observation, accumulated reward, terminated, truncated, info of the agent to act.
+
+        Raises:
+            GameOverError: every agent has left the episode (call ``reset()``).
+        """
+        if not self.agents:
+            raise GameOverError(
+                "The episode is over and every agent has left; call reset() to play again."
+            )
         agent = self.agent_selection
         return (
             self.observe(agent) if observe else None,

@@ -73,6 +73,7 @@ def _worker_main(conn: Connection, slot: Any, memory_limit_mb: int | None) -> No
 
         limit = int(memory_limit_mb) * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    conn.send(("ready", None))
     while True:
         try:
             message = conn.recv()
@@ -85,9 +86,9 @@ def _worker_main(conn: Connection, slot: Any, memory_limit_mb: int | None) -> No
         try:
             result = fn(*args, slot=slot)
         except BaseException as exc:  # report, never die of it
-            conn.send((False, f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
+            conn.send(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
         else:
-            conn.send((True, result))
+            conn.send(("ok", result))
 
 
 class _Worker:
@@ -104,6 +105,7 @@ class _Worker:
         self.process.start()
         child.close()
         self.task: Task | None = None
+        self.ready = False
 
     def kill(self) -> None:
         if self.process.is_alive():
@@ -186,7 +188,9 @@ class SupervisedPool:
                 alive, outcomes = [], []
                 for w in pool:
                     outcome = self._check(w, attempts, pending)
-                    if w.process.is_alive():
+                    # A worker still holding its task stays (if it died just after the
+                    # check, the next round sees it and retries the task).
+                    if w.task is not None or w.process.is_alive():
                         alive.append(w)
                     else:
                         w.kill()
@@ -207,17 +211,25 @@ class SupervisedPool:
         task = w.task
         if task is None:
             return None
-        if w.conn.poll():
+        while w.conn.poll():
             try:
-                ok, value = w.conn.recv()
+                kind, value = w.conn.recv()
             except (EOFError, OSError):
-                pass  # died while sending: handled as a death below
-            else:
-                w.task = None
-                if ok:
-                    return Outcome(task, "ok", value, attempts=attempts[task.key])
-                return Outcome(task, "error", detail=str(value), attempts=attempts[task.key])
+                break  # died while sending: handled as a death below
+            if kind == "ready":
+                w.ready = True
+                continue
+            w.task = None
+            if kind == "ok":
+                return Outcome(task, "ok", value, attempts=attempts[task.key])
+            return Outcome(task, "error", detail=str(value), attempts=attempts[task.key])
         agent = int(w.slot[0])
+        if not w.process.is_alive() and not w.ready:
+            raise RuntimeError(
+                f"A worker process could not start (exit code {w.process.exitcode}). With the "
+                "'spawn' start method the main script must guard its work with "
+                "`if __name__ == '__main__':`; or pass workers=0 to play in this process."
+            )
         if not w.process.is_alive():
             code = w.process.exitcode
             w.task = None

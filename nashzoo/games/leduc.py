@@ -45,6 +45,8 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State
 from nashzoo.validation import check_int
@@ -105,7 +107,9 @@ class LeducHoldemGame(Game):
         self.num_rounds = check_int("num_rounds", num_rounds, 1, 6)
         if raise_sizes is None:
             raise_sizes = (2,) + (4,) * (self.num_rounds - 1)
-        if isinstance(raise_sizes, (str, bytes)) or not hasattr(raise_sizes, "__len__"):
+        if isinstance(raise_sizes, (str, bytes)) or not isinstance(
+            raise_sizes, (list, tuple, range, np.ndarray)
+        ):
             raise InvalidParameterError(
                 f"Parameter `raise_sizes` expects a sequence of {self.num_rounds} integers "
                 f"(one per round), received {raise_sizes!r}."

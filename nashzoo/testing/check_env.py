@@ -250,8 +250,8 @@ def _play_checked(
             f"{sum(final_returns)}."
         )
     got = [totals[a] for a in env.possible_agents]
-    if not np.allclose(got, final_returns):
-        _fail(f"Episode rewards {got} differ from the rules' returns {final_returns}.")
     if game.zero_sum and abs(sum(got)) > 1e-9:
         _fail(f"Rewards {got} of a zero-sum game do not sum to zero.")
+    if not np.allclose(got, final_returns):
+        _fail(f"Episode rewards {got} differ from the rules' returns {final_returns}.")
     return trace

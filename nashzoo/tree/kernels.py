@@ -21,6 +21,11 @@ if not numba.config.CACHE_DIR:  # type: ignore[attr-defined]
 
 CHANCE = -1
 TERMINAL = -4
+REGRET_NOISE = 1e-12
+"""Regret-matching+ floors cumulative regrets below this at zero. An exact tie (regret 0)
+comes out of floating-point sums as 0 or +-1e-17 depending on the summation order; RM+
+would turn a +1e-17 into a pure strategy. Real CFR+ regrets this small do not move a
+policy. (Tie handling that matches OpenSpiel's CFR+ to 1e-9.)"""
 
 
 @njit(cache=True)
@@ -210,6 +215,8 @@ def update_player(
                 r = 0.0
             else:
                 r *= neg_discount
+            if floor_regrets and r < REGRET_NOISE:
+                r = 0.0
             regret[i, a] = r
             if r > 0.0 and legal_mask[i, a]:
                 total += r

@@ -99,7 +99,8 @@ class SingleAgentEnv(gymnasium.Env):
             raise InvalidParameterError(f"`game` must be a Game or an env id, received {game!r}.")
         if game.num_players != 2:
             raise InvalidParameterError("SingleAgentEnv plays two-player games.")
-        if isinstance(seat, bool) or seat not in _SEATS:
+        fixed = isinstance(seat, (int, np.integer)) and not isinstance(seat, bool)
+        if not ((fixed and seat in (0, 1)) or (isinstance(seat, str) and seat in _SEATS)):
             raise InvalidParameterError(
                 f"`seat` must be 0, 1, 'alternate' or 'random', received {seat!r}."
             )
@@ -165,11 +166,17 @@ class SingleAgentEnv(gymnasium.Env):
                     {"observation": view.tensor, "action_mask": view.mask},
                     view.info(p, key),
                 )
-                action = check_action_value(action, self.game.num_distinct_actions)
-            except (Forfeit, TypeError, ValueError) as exc:
+            except Forfeit as exc:
                 self._done = True
                 raise AgentForfeitError(
                     f"The opponent (seat {other}) forfeited at {key!r}: {exc}"
+                ) from None
+            try:
+                action = check_action_value(action, self.game.num_distinct_actions)
+            except (TypeError, ValueError) as exc:
+                self._done = True
+                raise AgentForfeitError(
+                    f"The opponent (seat {other}) answered an invalid action at {key!r}: {exc}"
                 ) from None
             if action not in state.legal_actions():
                 self._done = True

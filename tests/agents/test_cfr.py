@@ -50,17 +50,39 @@ def test_n_card_kuhn_values(deck, value):
     assert result.policy_values[0] == pytest.approx(value, abs=2e-4)
 
 
+# Exploitability after the test's budget (300 iterations; 30,000 for the sampling solvers,
+# seed 7), measured on 2026-11-23: the bound is 1.5x the measured value. Uniform random's
+# exploitability is 0.4583 on Kuhn and 2.3736 on Leduc, so every bound is far below it.
+MEASURED = {
+    ("kuhn", "cfr"): 0.003034,
+    ("kuhn", "cfr+"): 0.000433,
+    ("kuhn", "lcfr"): 0.000376,
+    ("kuhn", "dcfr"): 0.000696,
+    ("kuhn", "xfp"): 0.012874,
+    ("kuhn", "es-mccfr"): 0.001888,
+    ("kuhn", "os-mccfr"): 0.026216,
+    ("leduc", "cfr"): 0.035524,
+    ("leduc", "cfr+"): 0.002326,
+    ("leduc", "lcfr"): 0.017652,
+    ("leduc", "dcfr"): 0.000919,
+    ("leduc", "xfp"): 0.133296,
+    ("leduc", "es-mccfr"): 0.154295,
+    ("leduc", "os-mccfr"): 0.778762,
+}
+UNIFORM = {"kuhn": 11 / 24, "leduc": 4.747222222222222 / 2}
+
+
 @pytest.mark.parametrize("name", sorted(set(SOLVERS) - {"rm"}))
-@pytest.mark.parametrize("tree", [KUHN, LEDUC], ids=["kuhn", "leduc"])
-def test_every_solver_improves(name, tree):
+@pytest.mark.parametrize("game", ["kuhn", "leduc"])
+def test_every_solver_reaches_its_measured_exploitability(name, game):
+    tree = KUHN if game == "kuhn" else LEDUC
     sampling = name.endswith("mccfr")
     early, late = (100, 30_000) if sampling else (5, 300)
     solver = make_solver(name, tree, seed=7 if sampling else None)
     first = solver.iterate(early).exploitability()
     last = solver.iterate(late - early).exploitability()
-    assert last < 0.6 * first
-    bound = (0.05 if sampling else 0.02) if tree is KUHN else (1.0 if sampling else 0.2)
-    assert last < bound
+    assert last < first
+    assert last < 1.5 * MEASURED[game, name] < 0.5 * UNIFORM[game]
 
 
 def lp_equilibrium(payoffs):

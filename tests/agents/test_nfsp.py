@@ -97,3 +97,54 @@ def test_nfsp_learns_kuhn_below_0_1():
     # (uniform random: 0.458; OpenSpiel's example settings stall near 0.13).
     nfsp = NFSP(KuhnPokerGame(), NFSPConfig(seed=0)).train(episodes=150_000)
     assert nfsp.exploitability() < 0.1
+
+
+def test_loading_a_checkpoint_never_runs_its_code(tmp_path):
+    # Issue 11: torch.load(weights_only=False) ran a crafted checkpoint's os.system.
+    marker = tmp_path / "pwned"
+
+    class Payload:
+        def __reduce__(self):
+            import os
+
+            return (os.system, (f"touch {marker}",))
+
+    evil = tmp_path / "evil.pt"
+    torch.save({"format": "nashzoo.nfsp", "payload": Payload()}, evil)
+    with pytest.raises(PolicyFileError, match="not a readable nashzoo NFSP file"):
+        NFSP.load(evil)
+    assert not marker.exists()
+
+
+def test_train_logs_one_line_per_evaluation_and_no_progress_updates(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    log = tmp_path / "train.log"
+    with log.open("w") as handle:
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "nashzoo",
+                "train",
+                "nfsp",
+                "kuhn_poker",
+                "--minutes",
+                "0.05",
+                "--eval-every",
+                "1",
+            ],
+            stdout=handle,
+            stderr=handle,
+            cwd=tmp_path,
+            check=True,
+            env={**os.environ, "PYTHONPATH": str(root)},
+        )
+    text = log.read_text()
+    assert "\r" not in text
+    lines = [line for line in text.splitlines() if "exploitability" in line]
+    assert 2 <= len(lines) <= 6  # about one per second of a 3-second run

@@ -133,3 +133,41 @@ def test_same_seed_same_deal_and_rewards_are_chips():
     cards = env.unwrapped.state_of_game().cards()
     sign = 1 if cards[0] > cards[1] else -1
     assert env.rewards == {"player_0": 2 * sign, "player_1": -2 * sign}
+
+
+def test_infos_hold_numbers_and_arrays_with_the_same_keys_every_step():
+    env = leduc()
+    keys = set()
+    for _agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        keys.add(tuple(sorted(info)))
+        assert all(isinstance(v, (bool, int, np.ndarray)) for v in info.values())
+        env.step(None if terminated or truncated else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert keys == {("history_length", "illegal_action", "player", "public_history")}
+    strings = nashzoo.make("kuhn_poker", info_strings=True)
+    strings.reset(seed=0)
+    assert strings.infos["player_1"]["info_state"] == "player=1 card=J history="
+    assert strings.unwrapped.information_state_string("player_1") == "player=1 card=J history="
+
+
+def test_public_history_hides_private_cards():
+    env = nashzoo.make("kuhn_poker")
+    env.reset(seed=11)
+    env.step(1)
+    info = env.infos["player_1"]
+    assert info["public_history"].tolist() == [-1, -1, 1, -1, -1]
+    assert info["history_length"] == 3 and info["player"] == 1
+
+
+def test_max_cycles_truncates_like_pettingzoo_families():
+    env = nashzoo.make("leduc_holdem", max_cycles=1)  # one decision per agent
+    env.reset(seed=0)
+    env.step(1)  # player_0 checks
+    env.step(1)  # player_1 checks: round 1 over, two decisions = one cycle
+    assert all(env.truncations.values()) and not any(env.terminations.values())
+    assert env.rewards == {"player_0": 0.0, "player_1": 0.0}
+    for _agent in env.agent_iter():
+        assert env.last()[3]  # truncated
+        env.step(None)
+    with pytest.raises(nashzoo.errors.InvalidParameterError, match="max_cycles"):
+        nashzoo.make("leduc_holdem", max_cycles=0)

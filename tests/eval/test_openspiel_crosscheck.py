@@ -40,3 +40,41 @@ def test_same_nash_conv_as_openspiel(game, name, seed):
         theirs.policy_for_key(their_key)[:] = ours.action_probabilities(key)
     expected = os_exploitability.nash_conv(os_game, theirs)
     assert exploitability(ours).nash_conv == pytest.approx(expected, abs=1e-9)
+
+
+def openspiel_states(ours, theirs, out):
+    """Our information-state key -> one OpenSpiel state of that information set."""
+    if theirs.is_terminal():
+        return
+    p = theirs.current_player()
+    if p >= 0:
+        out.setdefault(ours.information_state_string(p), theirs.clone())
+    for a in theirs.legal_actions():
+        openspiel_states(ours.child(a), theirs.child(a), out)
+
+
+@pytest.mark.parametrize("solver", ["cfr", "cfr+"])
+@pytest.mark.parametrize(
+    "game, name", [(KuhnPokerGame(), "kuhn_poker"), (LeducHoldemGame(), "leduc_poker")]
+)
+def test_cfr_average_policies_equal_openspiels(solver, game, name):
+    # Issue 10: our CFR and CFR+ reproduce OpenSpiel's C++ solvers after the same
+    # iterations (Kuhn's CFR+ too, since RM+ treats floating-point noise around a tied
+    # regret as zero, as OpenSpiel's summation order happens to).
+    from nashzoo.agents.cfr import make_solver
+
+    os_game = pyspiel.load_game(name)
+    states = {}
+    openspiel_states(game.new_initial_state(), os_game.new_initial_state(), states)
+    theirs = (pyspiel.CFRSolver if solver == "cfr" else pyspiel.CFRPlusSolver)(os_game)
+    for _ in range(100):
+        theirs.evaluate_and_update_policy()
+    their_policy = theirs.average_policy()
+    ours = make_solver(solver, game).iterate(100).average_policy()
+    worst = 0.0
+    for key, state in states.items():
+        expected = their_policy.action_probabilities(state)
+        row = ours.action_probabilities(key)
+        worst = max(worst, max(abs(row[a] - expected.get(a, 0.0)) for a in range(row.size)))
+    assert len(states) == ours.tree.num_infosets
+    assert worst < 1e-9

@@ -75,3 +75,48 @@ def test_crosstable_aggregates_blocks():
     assert ct.ci_low[0, 1] < ct.mean[0, 1] < ct.ci_high[0, 1]
     assert ct.forfeits == (("y", "z", 20, "z", "raised ValueError"),)
     assert np.isnan(ct.mean[0, 0])
+
+
+def test_forfeiting_never_beats_playing():
+    # Issue 11: an all-forfeit agent got Nash mix 0.5 and score +0.0 while a legal
+    # always-call agent got -27.5. A forfeited block now counts all its deals as lost by
+    # the game's largest payoff (13 chips in Leduc), in all three measures.
+    from nashzoo.eval.tournament import TournamentConfig, _forfeit_block
+    from nashzoo.testing import hostile
+
+    cfg = TournamentConfig(
+        game="nashzoo/leduc_holdem-v0",
+        agents=(
+            ("crasher", hostile.make("raises")),
+            ("caller", hostile.AlwaysCall()),
+            ("random", hostile.AlwaysCall(cap=2)),
+        ),
+        deals=100,
+    )
+    results = [
+        _forfeit_block(cfg.info, 0, 1, 0, 100, 0, "raised", 0.0),
+        _forfeit_block(cfg.info, 0, 2, 0, 100, 0, "raised", 0.0),
+        BlockResult("caller", "random", 0, 100, -150.0, 900.0, 20, 60, 20, 0.0),
+    ]
+    names = ("crasher", "caller", "random")
+    table = crosstable(results, names)
+    assert table.mean[0, 1] == -13.0 and table.mean[1, 0] == 13.0
+    assert table.deals[0, 2] == 100 and len(table.forfeits) == 2
+    r = rate(results, names, bootstrap=0, table=table)
+    assert r.nash_mixture[0] == pytest.approx(0.0, abs=1e-9)
+    assert r.nash_score[0] < r.nash_score[1] and r.nash_score[0] < 0
+    assert r.elo[0] == r.elo.min()
+
+
+def test_an_unplayed_pairing_is_not_a_draw():
+    results = [BlockResult("a", "b", 0, 10, 5.0, 30.0, 6, 2, 2, 0.0)]
+    r = rate(results, ("a", "b", "c"), bootstrap=0)
+    assert np.isnan(r.nash_mixture).all() and np.isnan(r.nash_score).all()
+
+
+def test_a_stray_agent_row_is_a_store_error():
+    from nashzoo.errors import StoreError
+
+    results = [BlockResult("a", "zed", 0, 10, 5.0, 30.0, 6, 2, 2, 0.0)]
+    with pytest.raises(StoreError, match="names agent 'zed', which is not in the tournament"):
+        crosstable(results, ("a", "b"))

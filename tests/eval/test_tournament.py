@@ -113,17 +113,71 @@ def test_store_rejects_a_conflicting_configuration(tmp_path):
 @pytest.mark.slow
 def test_ray_backend_matches_serial(tmp_path):
     ray = pytest.importorskip("ray")
+    from nashzoo.testing import hostile
+
     serial = run_tournament(config(), tmp_path / "a.sqlite", workers=0, bootstrap=0)
+    hostile_cfg = config(
+        agents=(
+            ("sleeper", hostile.make("sleeper", seconds=5.0)),
+            ("crash", hostile.make("hard_exit")),
+            ("rnd", AgentSpec("random")),
+        ),
+        deals=2,
+        block_size=2,
+        move_time_limit=0.2,
+    )
     try:
         ray_run = run_tournament(config(), tmp_path / "b.sqlite", backend="ray", bootstrap=0)
+        faults = run_tournament(hostile_cfg, tmp_path / "h.sqlite", backend="ray", bootstrap=0)
     finally:
         ray.shutdown()
     assert rows(tmp_path / "a.sqlite") == rows(tmp_path / "b.sqlite")
     np.testing.assert_array_equal(serial.crosstable.mean, ray_run.crosstable.mean)
+    # Under Ray a hung agent forfeits on time (threads, no SIGALRM), and a block whose
+    # worker died is re-run under local supervision, which names the agent at fault.
+    reasons = {(a, b): (who, why) for a, b, _, who, why in faults.crosstable.forfeits}
+    assert faults.complete
+    assert reasons[("sleeper", "rnd")][0] == "sleeper"
+    assert "per-move time limit of 0.2 s" in reasons[("sleeper", "rnd")][1]
+    assert reasons[("crash", "rnd")] == (
+        "crash",
+        "CRASH: its worker process died (exit code 3) in each of 2 attempts",
+    )
+    assert reasons[("sleeper", "crash")][0] == "sleeper"  # the sleeper moves first
+
+
+def wait_for_blocks(path, count, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        time.sleep(0.05)
+        if path.exists():
+            try:
+                with sqlite3.connect(path) as db:
+                    if db.execute("SELECT COUNT(*) FROM blocks").fetchone()[0] >= count:
+                        return
+            except sqlite3.OperationalError:
+                continue
+    raise AssertionError(f"fewer than {count} blocks after {timeout} s")
+
+
+def process_group_gone(pgid, timeout=15):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
 
 
 @pytest.mark.slow
-def test_kill_9_and_resume_loses_and_doubles_nothing(tmp_path):
+@pytest.mark.parametrize(
+    "workers, how",
+    [(0, signal.SIGKILL), (2, signal.SIGKILL), (2, signal.SIGINT)],
+    ids=["kill9", "kill9-2workers", "ctrl-c-2workers"],
+)
+def test_killed_or_interrupted_then_resumed_loses_and_doubles_nothing(tmp_path, workers, how):
     args = [
         sys.executable,
         "-m",
@@ -146,6 +200,8 @@ def test_kill_9_and_resume_loses_and_doubles_nothing(tmp_path):
         "--quiet",
         "--bootstrap",
         "0",
+        "--workers",
+        str(workers),
     ]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     killed = tmp_path / "killed.sqlite"
@@ -154,24 +210,21 @@ def test_kill_9_and_resume_loses_and_doubles_nothing(tmp_path):
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
-    deadline = time.time() + 60
-    stored = 0
-    while time.time() < deadline:
-        time.sleep(0.05)
-        if killed.exists():
-            try:
-                with sqlite3.connect(killed) as db:
-                    stored = db.execute("SELECT COUNT(*) FROM blocks").fetchone()[0]
-            except sqlite3.OperationalError:
-                continue
-            if stored >= 10:
-                break
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
+    wait_for_blocks(killed, 10)
+    if how == signal.SIGINT:
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130 and "interrupted; what finished is stored" in err
+    else:
+        os.kill(proc.pid, signal.SIGKILL)  # the parent only: its workers must not linger
+        proc.wait()
+    assert process_group_gone(proc.pid)
     partial = len(rows(killed))
-    assert 10 <= partial < 120, partial  # killed mid-way
+    assert 10 <= partial < 120, partial  # stopped mid-way
     subprocess.run(
         [*args, "--store", str(killed)], cwd=ROOT, env=env, check=True, capture_output=True
     )
@@ -212,3 +265,27 @@ def test_cli_tournament_writes_report(tmp_path, capsys):
     assert "crosstable.png" in page and "ratings.png" in page and "cfr+:200" in page
     for png in ("crosstable.png", "ratings.png"):
         assert (tmp_path / "report" / png).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_replacing_any_agent_file_makes_a_new_tournament(tmp_path, monkeypatch):
+    # Issue 11: only .npz/.json were fingerprinted, so a resume mixed two NFSP agents.
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = tmp_path / "my_agents.py"
+    module.write_text("from tests.fixture_agents import raiser as make\n")
+    checkpoint = tmp_path / "agent.pt"
+    checkpoint.write_bytes(b"first weights")
+
+    def config_id():
+        return config(
+            agents=specs(("mine", "my_agents:make"), ("nfsp", str(checkpoint)), ("rnd", "random"))
+        ).id
+
+    first = config_id()
+    assert config_id() == first  # same files, same tournament
+    checkpoint.write_bytes(b"other weights")
+    second = config_id()
+    module.write_text("from tests.fixture_agents import raiser as make  # v2\n")
+    third = config_id()
+    assert len({first, second, third}) == 3
+    info = config(agents=specs(("mine", "my_agents:make"), ("rnd", "random"))).info
+    assert [n for n, _ in info.fingerprints] == ["mine"]  # random has no file

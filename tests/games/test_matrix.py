@@ -59,3 +59,18 @@ def test_rectangular_matrix_legal_actions():
 def test_matrix_bad_parameters(args, kwargs, match):
     with pytest.raises(InvalidParameterError, match=match):
         MatrixGame(*args, **kwargs)
+
+
+def test_action_names_per_player_when_the_action_sets_differ():
+    # Issue 10: MatrixGame.action_name named the wrong actions for non-square games.
+    game = MatrixGame(
+        [[1, 0, 2], [0, 1, 0]], row_action_names=("Up", "Down"), col_action_names=("L", "C", "R")
+    )
+    assert [game.action_name(a, 0) for a in range(2)] == ["Up", "Down"]
+    assert [game.action_name(a, 1) for a in range(3)] == ["L", "C", "R"]
+    assert game.action_name(1) == "Down (row) / C (column)"
+    assert game.action_name(2) == "R (column)"
+    state = game.new_initial_state()
+    assert state.action_to_string(1) == "Down"
+    state.apply_action(0)
+    assert state.action_to_string(2) == "R"

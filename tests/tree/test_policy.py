@@ -85,3 +85,87 @@ def test_corrupt_and_foreign_files(tmp_path):
         TabularPolicy.load(tmp_path / "missing.npz")
     with pytest.raises(InvalidParameterError, match=r"\.npz or \.json"):
         kuhn.save(tmp_path / "x.txt")
+
+
+def kuhn_json(tmp_path):
+    path = TabularPolicy.uniform(KuhnPokerGame()).save(tmp_path / "kuhn.json")
+    return path, path.read_text()
+
+
+def test_duplicate_information_sets_are_refused(tmp_path):
+    # Issue 11: the last of two rows for one information set silently won.
+    path, text = kuhn_json(tmp_path)
+    key = '"player=0 card=J history=": ['
+    doubled = text.replace(key, key.replace(": [", ": [0.9, 0.1],\n  " + key[:-3] + ": ["), 1)
+    path.write_text(doubled)
+    with pytest.raises(PolicyFileError, match="the key 'player=0 card=J history=' appears more"):
+        TabularPolicy.load(path)
+    policy = TabularPolicy.uniform(KuhnPokerGame())
+    keys = list(policy.keys)
+    keys[1] = keys[0]
+    header = {
+        "format": "nashzoo.tabular_policy",
+        "version": 1,
+        "game": KuhnPokerGame().to_spec(),
+        "num_actions": 2,
+        "metadata": {},
+    }
+    np.savez(
+        tmp_path / "dup.npz",
+        header=np.array(json.dumps(header)),
+        keys=np.array(keys),
+        probs=policy.probs,
+    )
+    with pytest.raises(PolicyFileError, match="appears more than once"):
+        TabularPolicy.load(tmp_path / "dup.npz")
+
+
+@pytest.mark.parametrize("header", ["[1, 2]", "null", '"a string"', "3"])
+def test_a_header_that_is_not_an_object_is_a_policy_error(tmp_path, header):
+    # Issue 11: a list, null or string header raised AttributeError.
+    path = tmp_path / "bad.json"
+    path.write_text(header)
+    with pytest.raises(PolicyFileError, match="holds an object|header"):
+        TabularPolicy.load(path)
+    npz = tmp_path / "bad.npz"
+    np.savez(npz, header=np.array(header), keys=np.array(["k"]), probs=np.ones((1, 2)))
+    with pytest.raises(PolicyFileError, match="the header is a"):
+        TabularPolicy.load(npz)
+
+
+def test_the_format_version_is_checked(tmp_path):
+    path, text = kuhn_json(tmp_path)
+    doc = json.loads(text)
+    doc["version"] = 99
+    path.write_text(json.dumps(doc))
+    with pytest.raises(PolicyFileError, match="format version 99; this nashzoo reads version 1"):
+        TabularPolicy.load(path)
+
+
+def test_a_small_file_naming_a_huge_game_is_refused_at_once(tmp_path):
+    # Issue 11: a 1 KB file naming a huge game took 39 s before GameTooLargeError.
+    from nashzoo.errors import GameTooLargeError
+
+    huge = {
+        "type": "leduc_holdem",
+        "params": {"num_ranks": 13, "num_suits": 4, "max_raises": 10, "num_rounds": 6},
+    }
+    path = tmp_path / "huge.json"
+    path.write_text(
+        json.dumps({"format": "nashzoo.tabular_policy", "version": 1, "game": huge, "infosets": {}})
+    )
+    assert path.stat().st_size < 1024
+    with pytest.raises(GameTooLargeError, match="histories, more than max_nodes"):
+        TabularPolicy.load(path)
+    path.write_text(
+        json.dumps(
+            {
+                "format": "nashzoo.tabular_policy",
+                "version": 1,
+                "game": {"type": "kuhn_poker", "params": {"deck_size": 10**9}},
+                "infosets": {},
+            }
+        )
+    )
+    with pytest.raises(PolicyFileError, match=r"deck_size.*must be in \[3, 100\]"):
+        TabularPolicy.load(path)

@@ -83,3 +83,22 @@ def test_bad_parameters():
         SingleAgentEnv("nashzoo/kuhn_poker-v0", deck_size=1)
     env = gymnasium.make("nashzoo/KuhnPoker-v0", opponent=nashzoo.RandomAgent(seed=1), deck_size=8)
     assert env.observation_space.shape == (2 + 8 + 6,)
+
+
+def test_human_render_prints_the_state_not_none(capsys):
+    env = SingleAgentEnv("nashzoo/kuhn_poker-v0", seat=0, render_mode="human")
+    env.reset(seed=3)
+    env.step(1)
+    out = capsys.readouterr().out
+    assert "seat 0 | cards:" in out and "None" not in out
+
+
+def test_alternate_seats_with_a_seed_every_episode():
+    # Issue 11: reset(seed=i) each episode reset the counter, so the seat was always 0.
+    env = SingleAgentEnv("nashzoo/kuhn_poker-v0")
+    seats = [env.reset(seed=i)[1]["seat"] for i in range(6)]
+    assert seats == [0, 1, 0, 1, 0, 1]
+    assert env.reset(seed=3)[1]["seat"] == env.reset(seed=3)[1]["seat"] == 1  # reproducible
+    random_seats = SingleAgentEnv("nashzoo/kuhn_poker-v0", seat="random")
+    drawn = [random_seats.reset(seed=i)[1]["seat"] for i in range(40)]
+    assert 5 < sum(drawn) < 35

@@ -110,7 +110,9 @@ class NFSP:
         frac = min(self.players[player].transitions / cfg.epsilon_decay_steps, 1.0)
         return cfg.epsilon_start + frac * (cfg.epsilon_end - cfg.epsilon_start)
 
-    def _average_probs(self, player: int, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def average_probs(self, player: int, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``player``'s average-policy distribution for a batch of observations
+        (``(n, obs_size)`` float32) and legal masks (``(n, num_actions)`` bool)."""
         torch = self._torch
         with torch.no_grad():
             logits = self.players[player].avg(torch.from_numpy(obs)).numpy()
@@ -136,7 +138,7 @@ class NFSP:
             actions[br] = greedy
         avg = ~br
         if avg.any():
-            probs = self._average_probs(player, obs[avg], mask[avg])
+            probs = self.average_probs(player, obs[avg], mask[avg])
             cum = np.cumsum(probs, axis=1)
             u = self.rng.random(int(avg.sum()))[:, None] * cum[:, -1:]
             actions[avg] = (u < cum).argmax(axis=1)
@@ -319,7 +321,7 @@ class NFSP:
         probs = np.zeros(tree.legal_mask.shape)
         for p in (0, 1):
             rows = tree.infosets_of(p)
-            probs[rows] = self._average_probs(
+            probs[rows] = self.average_probs(
                 p, tree.infoset_tensor[rows].astype(np.float32), tree.legal_mask[rows]
             )
         return TabularPolicy(tree, probs, metadata={"algorithm": "nfsp", "episodes": self.episodes})
@@ -405,7 +407,7 @@ class NFSPAgent:
         if seed is not None:
             self._rng = np.random.default_rng(check_seed(seed))
 
-    def _player(self, info: AgentInfo) -> int:
+    def _seat(self, info: AgentInfo) -> int:
         player = info.get("player") if isinstance(info, dict) else None
         if type(player) is not int or player not in (0, 1):
             raise InvalidParameterError(
@@ -416,7 +418,7 @@ class NFSPAgent:
     def action_probabilities(self, observation: Observation, info: AgentInfo) -> np.ndarray:
         obs = np.asarray(observation["observation"], np.float32)[None]
         mask = np.asarray(observation["action_mask"]).astype(bool)[None]
-        return self.nfsp._average_probs(self._player(info), obs, mask)[0]
+        return self.nfsp.average_probs(self._seat(info), obs, mask)[0]
 
     def act(self, observation: Observation, info: AgentInfo) -> int:
         probs = self.action_probabilities(observation, info)

@@ -1,0 +1,228 @@
+"""A zoo of misbehaving agents, for testing harnesses (nashzoo's own tests use it; a
+leaderboard or a home-made tournament can use it too).
+
+Each member breaks one rule in its own way. What nashzoo's harness does with each:
+
+=====================  ===================================  ================================
+member                 misbehaviour                         outcome in a nashzoo match
+=====================  ===================================  ================================
+:class:`Raises`        ``act`` raises ``RuntimeError``      forfeit ("raised RuntimeError")
+:class:`Garbage`       ``act`` returns ``"fold"``, ``1.5``  forfeit ("invalid action")
+:class:`Sleeper`       ``act`` sleeps past the time limit   forfeit on time, also in threads
+:class:`SysExit`       ``act`` calls ``sys.exit(3)``        forfeit ("called sys.exit(3)")
+:class:`Interrupter`   ``act`` raises ``KeyboardInterrupt`` forfeit (the user's Ctrl-C still
+                                                            stops the run)
+:class:`HardExit`      ``act`` calls ``os._exit(3)``        tournaments with workers: CRASH
+                                                            forfeit after the retries
+:class:`ResetRaiser`   ``reset`` raises                     forfeit
+:class:`MaskUnlocker`  unlocks its mask, raises past the    the arrays cannot be unlocked;
+                       raise cap                            the raise is illegal: forfeit
+:class:`MaskPoisoner`  calls, and rewrites every mask it    no effect: the masks cannot be
+                       has seen to fold-only                written (it swallows the error)
+:class:`MemoryHog`     allocates ``gigabytes`` at once      forfeit ("raised MemoryError")
+=====================  ===================================  ================================
+
+Every member is picklable (tournaments send agents to worker processes) and built by
+:func:`make` from its name: ``make("sleeper", seconds=2.0)``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "ZOO",
+    "make",
+    "Raises",
+    "Garbage",
+    "Sleeper",
+    "SysExit",
+    "Interrupter",
+    "HardExit",
+    "ResetRaiser",
+    "MaskUnlocker",
+    "MaskPoisoner",
+    "MemoryHog",
+    "AlwaysCall",
+]
+
+
+class _Member:
+    """Common parts: a name and a no-op reset."""
+
+    def __init__(self, name: str | None = None) -> None:
+        self.name = name or type(self).__name__.lower()
+
+    def reset(self, *, seed: int | None = None) -> None:
+        pass
+
+    def _first_legal(self, observation: dict[str, np.ndarray]) -> int:
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+class AlwaysCall(_Member):
+    """An honest baseline: the legal action with the highest id up to ``cap`` (1 = call or
+    check in poker)."""
+
+    def __init__(self, cap: int = 1, name: str | None = None) -> None:
+        super().__init__(name)
+        self.cap = cap
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        legal = np.flatnonzero(observation["action_mask"])
+        return int(legal[legal <= self.cap][-1])
+
+
+class Raises(_Member):
+    """Raises ``RuntimeError`` in ``act``."""
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        raise RuntimeError("hostile agent: raising on purpose")
+
+
+class Garbage(_Member):
+    """Answers something that is not an action id (a string, a float, ``None``, an array),
+    in turn."""
+
+    answers: tuple[Any, ...] = ("fold", 1.5, None, np.array([0, 1]))
+
+    def __init__(self, name: str | None = None) -> None:
+        super().__init__(name)
+        self.count = 0
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> Any:
+        self.count += 1
+        return self.answers[self.count % len(self.answers)]
+
+
+class Sleeper(_Member):
+    """Sleeps ``seconds`` in ``act`` (set it past the time limit), then plays legally."""
+
+    def __init__(self, seconds: float = 60.0, name: str | None = None) -> None:
+        super().__init__(name)
+        self.seconds = seconds
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        time.sleep(self.seconds)
+        return self._first_legal(observation)
+
+
+class SysExit(_Member):
+    """Calls ``sys.exit(3)`` in ``act``."""
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        sys.exit(3)
+
+
+class Interrupter(_Member):
+    """Raises ``KeyboardInterrupt`` in ``act`` (as if it were the user's Ctrl-C)."""
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        raise KeyboardInterrupt
+
+
+class HardExit(_Member):
+    """Ends its process with ``os._exit(3)`` in ``act``: only a separate process survives it."""
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        os._exit(3)
+
+
+class ResetRaiser(_Member):
+    """Raises in ``reset``."""
+
+    def reset(self, *, seed: int | None = None) -> None:
+        raise ValueError("hostile agent: cannot reset")
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        return self._first_legal(observation)
+
+
+class MaskUnlocker(_Member):
+    """Tries to unlock its action mask and mark the highest action legal, then always
+    plays it (in Leduc: a raise past the raise cap, when it is illegal)."""
+
+    def __init__(self, name: str | None = None) -> None:
+        super().__init__(name)
+        self.unlocked = 0
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        mask = observation["action_mask"]
+        try:
+            mask.setflags(write=True)
+            mask[-1] = 1
+            self.unlocked += 1
+        except ValueError:
+            pass  # read-only and cannot be unlocked: it plays its raise anyway
+        return int(mask.size - 1)
+
+
+class MaskPoisoner(AlwaysCall):
+    """Plays like :class:`AlwaysCall`, and rewrites every mask it has seen to fold-only,
+    hoping the referee or its opponent reads them later."""
+
+    def __init__(self, name: str | None = None) -> None:
+        super().__init__(1, name)
+        self.seen: list[np.ndarray] = []
+        self.poisoned = 0
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        action = super().act(observation, info)
+        self.seen.append(observation["action_mask"])
+        self.seen = self.seen[-50:]
+        for mask in self.seen:
+            try:
+                mask.setflags(write=True)
+                mask[:] = 0
+                mask[0] = 1
+                self.poisoned += 1
+            except ValueError:
+                pass
+        return action
+
+
+class MemoryHog(_Member):
+    """Allocates ``gigabytes`` in one piece in ``act`` (more than the machine has, by
+    default), then plays legally if it got the memory."""
+
+    def __init__(self, gigabytes: float = 4096.0, name: str | None = None) -> None:
+        super().__init__(name)
+        self.gigabytes = gigabytes
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        hog = bytearray(int(self.gigabytes * 2**30))
+        del hog
+        return self._first_legal(observation)
+
+
+ZOO: dict[str, type[_Member]] = {
+    "raises": Raises,
+    "garbage": Garbage,
+    "sleeper": Sleeper,
+    "sys_exit": SysExit,
+    "interrupter": Interrupter,
+    "hard_exit": HardExit,
+    "reset_raiser": ResetRaiser,
+    "mask_unlocker": MaskUnlocker,
+    "mask_poisoner": MaskPoisoner,
+    "memory_hog": MemoryHog,
+}
+"""The members by name."""
+
+
+def make(name: str, **kwargs: Any) -> Any:
+    """The zoo member called ``name`` (see :data:`ZOO`), e.g. ``make("sleeper", seconds=2)``.
+
+    Raises:
+        KeyError: no such member (the message lists them).
+    """
+    try:
+        cls = ZOO[name]
+    except KeyError:
+        raise KeyError(f"No hostile agent {name!r}; the zoo has {sorted(ZOO)}.") from None
+    return cls(name=name, **kwargs)

@@ -1,0 +1,136 @@
+"""Bad parameters get a clear error naming what was expected and what was received
+(issue 11's list), and the shared checks of nashzoo.validation."""
+
+import numpy as np
+import pytest
+
+import nashzoo
+from nashzoo.agents import AgentSpec, build_agent
+from nashzoo.errors import InvalidParameterError
+from nashzoo.eval.tournament import TournamentConfig
+from nashzoo.games import KuhnPokerGame, LeducHoldemGame
+from nashzoo.wrappers import SingleAgentEnv
+
+
+@pytest.mark.parametrize("strict", [1, 0, "yes", None])
+def test_strict_must_be_a_bool(strict):
+    with pytest.raises(InvalidParameterError, match="`strict` expects True or False"):
+        nashzoo.make("kuhn_poker", strict=strict)
+    with pytest.raises(InvalidParameterError, match="`strict` expects True or False"):
+        SingleAgentEnv("kuhn_poker", strict=strict)
+
+
+def test_illegal_reward_must_be_finite_and_numpy_numbers_are_accepted():
+    env = nashzoo.make("kuhn_poker", illegal_reward=np.float32(-2.5))
+    assert env.unwrapped.illegal_reward == -2.5
+    for bad in (float("nan"), float("inf"), "1", None, True):
+        with pytest.raises(InvalidParameterError, match="illegal_reward"):
+            nashzoo.make("kuhn_poker", illegal_reward=bad)
+
+
+@pytest.mark.parametrize("sizes", [2, "24", {1: 2}, {2, 4}])
+def test_raise_sizes_must_be_a_sequence(sizes):
+    with pytest.raises(InvalidParameterError, match="`raise_sizes` expects a sequence"):
+        LeducHoldemGame(raise_sizes=sizes)
+    assert LeducHoldemGame(raise_sizes=np.array([2, 4])).raise_sizes == (2, 4)
+
+
+@pytest.mark.parametrize("seat", [2, -1, "0", True, None, 0.0])
+def test_single_agent_seat_is_validated(seat):
+    with pytest.raises(InvalidParameterError, match="`seat` must be 0, 1, 'alternate'"):
+        SingleAgentEnv("kuhn_poker", seat=seat)
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "3", True])
+def test_seeds_are_validated_with_their_name(seed):
+    env = nashzoo.make("kuhn_poker")
+    with pytest.raises(InvalidParameterError, match="Parameter `seed`"):
+        env.reset(seed=seed)
+    with pytest.raises(InvalidParameterError, match="Parameter `seed`"):
+        SingleAgentEnv("kuhn_poker").reset(seed=seed)
+    with pytest.raises(InvalidParameterError, match="Parameter `seed`"):
+        nashzoo.RandomAgent(seed=seed)
+
+
+def test_kuhn_deck_size_is_bounded():
+    with pytest.raises(InvalidParameterError, match=r"`deck_size` must be in \[3, 100\]"):
+        KuhnPokerGame(10**6)
+
+
+def good_config(**kw):
+    base = dict(
+        game="nashzoo/kuhn_poker-v0",
+        deals=10,
+        agents=(("a", AgentSpec("random")), ("b", AgentSpec("random"))),
+    )
+    return TournamentConfig(**{**base, **kw})
+
+
+@pytest.mark.parametrize(
+    "field, value, match",
+    [
+        ("game", 3, "TournamentConfig.game is an env id"),
+        ("game", "nashzoo/chess-v0", "No environment registered"),
+        ("deals", 0, "`deals` must be >= 1"),
+        ("deals", 2.5, "`deals` expects an integer"),
+        ("block_size", -1, "`block_size` must be >= 1"),
+        ("seed", -3, "`seed` must be >= 0"),
+        ("move_time_limit", 0, "`move_time_limit` must be > 0"),
+        ("move_time_limit", "fast", "`move_time_limit` expects a number"),
+        ("memory_limit_mb", 10, "`memory_limit_mb` must be >= 64"),
+        ("params", [1], "params is a dict"),
+        ("params", {"deck_size": object()}, "must be JSON values"),
+        ("agents", "ab", "sequence of \\(name, agent or factory\\) pairs"),
+        ("agents", (("", AgentSpec("random")), ("b", AgentSpec("random"))), "non-empty strings"),
+        ("agents", (("a", 42), ("b", AgentSpec("random"))), "expected an agent .* received int"),
+    ],
+)
+def test_every_tournament_config_field_is_validated(field, value, match):
+    with pytest.raises((InvalidParameterError, LookupError), match=match):
+        good_config(**{field: value})
+
+
+def test_build_agent_names_the_spec_when_a_factory_fails():
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"Agent spec 'tests.fixture_agents:broken_factory': "
+        r"tests.fixture_agents.broken_factory\(\) raised ZeroDivisionError",
+    ):
+        build_agent("tests.fixture_agents:broken_factory", KuhnPokerGame())
+
+
+@pytest.mark.parametrize("spec", ["cfr+:²", "cfr+:-3", "cfr+:1e3", "cfr+:0", "cfr+:x"])
+def test_solver_specs_need_a_positive_ascii_integer(spec):
+    with pytest.raises(InvalidParameterError, match="A solver spec is cfr\\+:ITERATIONS"):
+        build_agent(spec, KuhnPokerGame())
+
+
+def test_unknown_specs_list_the_forms():
+    with pytest.raises(InvalidParameterError, match="Unknown agent spec 'nobody'.*cfr\\+:ITER"):
+        build_agent("nobody", KuhnPokerGame())
+
+
+def test_the_parallel_api_checks_its_action_dict(caplog):
+    env = nashzoo.make_parallel("rps")
+    env.reset(seed=0)
+    with pytest.raises(
+        InvalidParameterError, match="actions for \\['player_9'\\], which are not live agents"
+    ):
+        env.step({"player_0": 0, "player_1": 1, "player_9": 2})
+    with pytest.raises(InvalidParameterError, match="no action for \\['player_1'\\]"):
+        env.step({"player_0": 0})
+    obs, rewards, terms, truncs, infos = env.step({"player_0": 0, "player_1": 1})
+    assert rewards == {"player_0": -1.0, "player_1": 1.0} and all(terms.values())
+    assert env.agents == []
+    assert env.step({}) == ({}, {}, {}, {}, {})  # after the end: warns, as the AEC env
+    assert "step() called after all agents are terminated" in caplog.text
+
+
+def test_numba_caches_in_the_users_cache_directory():
+    import numba
+
+    import nashzoo.tree.kernels
+    from nashzoo.extras import user_cache_dir
+
+    assert str(user_cache_dir("numba")) == numba.config.CACHE_DIR
+    assert not str(numba.config.CACHE_DIR).startswith(str(nashzoo.__path__[0]))
