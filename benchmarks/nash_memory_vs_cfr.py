@@ -1,20 +1,28 @@
 """Parallel Nash Memory: time to exploitability 1e-3 against our CFR+ and OpenSpiel's
-PSRO (exact best-response oracle, Nash meta-solver), one run.
+PSRO with an exact meta-game (exact best-response oracle, Nash meta-solver, every
+meta-game entry the exact expected payoff instead of a sampled estimate), interleaved,
+median of ``--repeats``.
 
 Games: 8-card poker (OpenSpiel has no 8-card Kuhn), Kuhn and Leduc poker; then PNM on
 Oliehoek's larger thesis games (2-round 6-card poker and the closest 4-bet 8-card
 parameterisation) with the end points of their worst-case payoff curves.
 Times are solver time; exploitability checks are excluded.
 
-Usage: ``python benchmarks/nash_memory_vs_cfr.py [--cap 180] [--plot ...]``
+Usage: ``python benchmarks/nash_memory_vs_cfr.py [--cap 60] [--repeats 3] [--plot ...]``
 """
 
 from __future__ import annotations
 
 import argparse
-import platform
+import contextlib
+import io
+import os
+import sys
 import time
-from datetime import date
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from common import machine_line, median
 
 from nashzoo.agents.cfr import CFRPlusSolver
 from nashzoo.agents.nash_memory import ParallelNashMemory
@@ -53,21 +61,38 @@ def run_cfr_plus(tree, cap: float):
 def run_psro(name: str, cap: float):
     import pyspiel
     from open_spiel.python import policy
-    from open_spiel.python.algorithms import exploitability, policy_aggregator
+    from open_spiel.python.algorithms import expected_game_score
     from open_spiel.python.algorithms.psro_v2 import best_response_oracle, psro_v2
+
+    class ExactPSRO(psro_v2.PSROSolver):
+        """PSRO whose meta-game entries are exact expected payoffs, not samples."""
+
+        def sample_episodes(self, policies, num_episodes):
+            return expected_game_score.policy_value(self._game.new_initial_state(), policies)
 
     game = pyspiel.load_game(name)
     random_policy = policy.TabularPolicy(game)
     oracle = best_response_oracle.BestResponseOracle(game=game, policy=random_policy)
-    solver = psro_v2.PSROSolver(
+    with contextlib.redirect_stdout(io.StringIO()):  # PSRO prints its settings
+        solver = _make_exact_psro(ExactPSRO, game, oracle, random_policy)
+    return _run_psro(solver, game, cap)
+
+
+def _make_exact_psro(cls, game, oracle, random_policy):
+    return cls(
         game,
         oracle,
         initial_policies=[random_policy.__copy__() for _ in range(2)],
         meta_strategy_method="nash",
-        sims_per_entry=1000,
+        sims_per_entry=1,
         training_strategy_selector="probabilistic",
         sample_from_marginals=True,
     )
+
+
+def _run_psro(solver, game, cap):
+    from open_spiel.python.algorithms import exploitability, policy_aggregator
+
     curve = []
     spent = 0.0
     while spent < cap:
@@ -84,18 +109,25 @@ def run_psro(name: str, cap: float):
     return curve
 
 
-def reach(curve):
-    hit = next(((i, s) for i, s, e in curve if e <= TARGET), None)
-    return "not reached" if hit is None else f"{hit[1]:.3f} s ({hit[0]:,} it)"
+def reach(curves):
+    """Median time (and iterations) to the target over repeats, if every repeat got there."""
+    hits = [next(((i, s) for i, s, e in c if e <= TARGET), None) for c in curves]
+    if any(h is None for h in hits):
+        return "not reached"
+    return (
+        f"{median([h[1] for h in hits]):.3f} s ({int(median([h[0] for h in hits])):,} it; "
+        f"runs {', '.join(f'{h[1]:.3f}' for h in hits)})"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cap", type=float, default=180.0, help="solver seconds per run")
+    parser.add_argument("--cap", type=float, default=60.0, help="solver seconds per run")
+    parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--plot", default="benchmarks/nash_memory_vs_cfr.png")
     args = parser.parse_args()
-    print(f"date {date.today()}  machine {platform.machine()}  python {platform.python_version()}")
-    print(f"\n| game | solver | time to {TARGET:g} | final exploitability |")
+    print(machine_line())
+    print(f"\n| game | solver | time to {TARGET:g} (median) | final exploitability (repeat 1) |")
     print("|---|---|---:|---:|")
     curves = {}
     for label, game, os_name in [
@@ -104,22 +136,28 @@ def main() -> None:
         ("Leduc Hold'em", LeducHoldemGame(), "leduc_poker"),
     ]:
         tree = compile_game(game)
-        pnm, pnm_curve = run_pnm(tree, args.cap)
-        runs = {"nashzoo PNM": pnm_curve, "nashzoo CFR+": run_cfr_plus(tree, args.cap)}
+        runs: dict[str, list] = {"nashzoo PNM": [], "nashzoo CFR+": []}
         if os_name:
-            try:
-                runs["OpenSpiel PSRO (exact BR, Nash meta)"] = run_psro(os_name, args.cap)
-            except ImportError as exc:
-                print(f"OpenSpiel not available: {exc}")
-        for name, curve in runs.items():
-            i, s, e = curve[-1]
-            print(f"| {label} | {name} | {reach(curve)} | {e:.3g} after {i:,} it, {s:.2f} s |")
+            runs["OpenSpiel PSRO (exact BR, exact meta-game, Nash)"] = []
+        pnm = None
+        for r in range(args.repeats):  # interleaved repeats
+            pnm, pnm_curve = run_pnm(tree, args.cap)
+            runs["nashzoo PNM"].append(pnm_curve)
+            runs["nashzoo CFR+"].append(run_cfr_plus(tree, args.cap))
+            if os_name:
+                runs["OpenSpiel PSRO (exact BR, exact meta-game, Nash)"].append(
+                    run_psro(os_name, args.cap)
+                )
+            print(f"  {label}: repeat {r + 1} done", flush=True)
+        for name, rs in runs.items():
+            i, sec, e = rs[0][-1]
+            print(f"| {label} | {name} | {reach(rs)} | {e:.3g} after {i:,} it, {sec:.2f} s |")
         last = pnm.history[-1]
         print(
             f"| {label} | PNM support / policies at the end | | "
             f"{last.support_sizes} / {last.policies} |"
         )
-        curves[label] = runs
+        curves[label] = {name: rs[0] for name, rs in runs.items()}
     print("\nPNM on the thesis' larger games (worst-case payoff of player 0 = security level):\n")
     print(
         "| game | histories | iterations | seconds | worst case first -> last | value "

@@ -29,7 +29,7 @@ from nashzoo.tree import compile_game
 
 def loose_dealer(tree, aggression: float = 0.8) -> np.ndarray:
     """A dealer model who bets or calls with probability ``aggression`` whatever its card."""
-    probs = tree.legal_mask / tree.legal_mask.sum(axis=1, keepdims=True)
+    probs = tree.uniform_probs()
     rows = tree.infosets_of(1)
     probs[rows] = [1 - aggression, aggression]
     return probs
@@ -80,7 +80,7 @@ def main(argv=None) -> dict:
     model = loose_dealer(tree)
     start = [
         best_response_heuristic(_Shim(tree), 0, model),
-        best_response_heuristic(_Shim(tree), 1, _uniform(tree)),
+        best_response_heuristic(_Shim(tree), 1, tree.uniform_probs()),
     ]
     pnm2 = ParallelNashMemory(tree, initial_policies=start)
     seat0 = (tree.infoset_player == 0)[:, None]
@@ -125,10 +125,6 @@ class _Shim:
 
     def __init__(self, tree):
         self.tree = tree
-
-
-def _uniform(tree):
-    return tree.legal_mask / tree.legal_mask.sum(axis=1, keepdims=True)
 
 
 def _nash(tree):

@@ -17,6 +17,8 @@ def test_every_registered_env_passes_check_env(env_id):
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_registered_in_pettingzoo(env_id):
+    if not hasattr(pettingzoo, "make"):
+        pytest.skip(f"PettingZoo {pettingzoo.__version__} has no registry (added in 1.27)")
     env = pettingzoo.make("aec", env_id)
     env.reset(seed=0)
     assert env.possible_agents == ["player_0", "player_1"]

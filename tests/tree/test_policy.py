@@ -55,7 +55,7 @@ def test_bad_rows_name_the_first_bad_infoset(edit, match):
 
 def test_mass_on_illegal_action():
     tree = compile_game(LeducHoldemGame())
-    probs = tree.legal_mask / tree.legal_mask.sum(axis=1, keepdims=True)
+    probs = tree.uniform_probs()
     row = int(np.flatnonzero(~tree.legal_mask[:, 0])[0])  # fold illegal here
     probs[row] = [0.5, 0.5, 0.0]
     with pytest.raises(PolicyFileError, match=f"{tree.infoset_keys[row]}.*illegal actions"):
