@@ -209,16 +209,14 @@ class GameEnv(AECEnv):
             assert self._rng is not None
             state.advance_chance(self._rng.random)
         key_of = state.information_state_string_unchecked
-        cached = self._observations.cached
-        build = self._observations.get
-        keys: list[str] = []
-        infos: dict[str, dict[str, Any]] = {}
-        view = cached(key_of(0)) or build(state, 0, key_of(0))
+        keys = [key_of(i) for i in range(self._num_players)]
+        key = keys[0]
+        view = self._observations.cached(key) or self._observations.get(state, 0, key)
         # The public history is the same for every agent: one fresh array per step.
         public = view.public_history.copy()
         length = view.history_length
+        infos: dict[str, dict[str, Any]] = {}
         for i, agent in enumerate(self.possible_agents):
-            keys.append(key_of(i))
             infos[agent] = {
                 "player": i,
                 "public_history": public,

@@ -19,7 +19,7 @@ import numpy as np
 
 from nashzoo.envs.protocol import Agent
 from nashzoo.eval.guard import Calls, DirectCalls, Forfeit
-from nashzoo.games.base import TERMINAL, Game, check_action_value
+from nashzoo.games.base import CHANCE, TERMINAL, Game, check_action_value
 from nashzoo.games.observation import ObservationCache
 
 __all__ = ["Forfeit", "DealScores", "play_duplicate_deals", "deal_uniforms"]
@@ -62,20 +62,29 @@ def _play(
     draw = iter(uniforms.tolist()).__next__
     num_actions = game.num_distinct_actions
     key_of = state.information_state_string_unchecked
+    current = state.current_player
+    cached, build = cache.cached, cache.get
     call = calls.call
     while True:
-        state.advance_chance(draw)
-        p = state.current_player()
+        p = current()
+        if p == CHANCE:
+            state.advance_chance(draw)
+            p = current()
         if p == TERMINAL:
             return state.returns()
         key = key_of(p)
-        view = cache.get(state, p, key)
-        agent = seats[p]
+        view = cached(key) or build(state, p, key)
         action = call(
             who[p],
-            agent.act,
+            seats[p].act,
             {"observation": view.tensor, "action_mask": view.mask},
-            view.info(p, key),
+            {
+                "player": p,
+                "public_history": view.public_history,
+                "history_length": view.history_length,
+                "illegal_action": False,
+                "info_state": key,
+            },
         )
         if type(action) is not int or not 0 <= action < num_actions:
             try:

@@ -147,7 +147,19 @@ class DirectCalls(Calls):
     """Call agents in the caller's thread (no hard deadline: a hung agent hangs)."""
 
     def call(self, who: int, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        return self._checked(who, fn, args, kwargs)
+        if self.time_limit is not None:
+            return self._checked(who, fn, args, kwargs)
+        before = _interrupts  # the hot path of every match: one frame, no clock
+        try:
+            return fn(*args, **kwargs)
+        except Forfeit:
+            raise
+        except KeyboardInterrupt as exc:
+            if _interrupts != before:  # the user pressed Ctrl-C: stop the run
+                raise
+            raise Forfeit(who, _describe(exc)) from None
+        except BaseException as exc:  # SystemExit, GeneratorExit, ... from an agent
+            raise Forfeit(who, _describe(exc)) from None
 
 
 class _Helper(threading.Thread):
@@ -210,7 +222,7 @@ class ThreadedCalls(Calls):
             self._helper = None
 
 
-class SupervisedCalls(Calls):
+class SupervisedCalls(DirectCalls):
     """Direct calls that publish ``(agent id, start time)`` in a shared slot.
 
     Args:
@@ -230,7 +242,7 @@ class SupervisedCalls(Calls):
         slot[1] = time.monotonic()
         slot[0] = self.agent_ids[who]
         try:
-            return self._checked(who, fn, args, kwargs)
+            return super().call(who, fn, *args, **kwargs)
         finally:
             slot[0] = -1.0
 
