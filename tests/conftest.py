@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import subprocess
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from hypothesis import settings
 
@@ -35,6 +38,29 @@ def count_tree(game: Game) -> TreeCounts:
         for action in state.legal_actions():
             stack.append(state.child(action))
     return counts
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_cli(
+    args: list[str],
+    cwd: Path,
+    *,
+    log: Path | None = None,
+    pythonpath: list[str] | tuple[str, ...] = (),
+) -> str:
+    """Run ``python -m nashzoo ARGS`` in a fresh process (stdout and stderr to ``log`` when
+    given, as a nohup or CI run writes them) and return what it printed."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*pythonpath, str(ROOT)])}
+    command = [sys.executable, "-m", "nashzoo", *args]
+    if log is None:
+        return subprocess.run(
+            command, cwd=cwd, env=env, capture_output=True, text=True, check=True
+        ).stdout
+    with log.open("w") as handle:
+        subprocess.run(command, cwd=cwd, env=env, stdout=handle, stderr=handle, check=True)
+    return log.read_text()
 
 
 def play(game: Game, actions: list[int]) -> State:

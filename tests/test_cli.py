@@ -2,6 +2,7 @@ import numpy as np
 
 from nashzoo.cli import main
 from nashzoo.tree import TabularPolicy
+from tests.conftest import run_cli
 
 
 def test_solve_writes_policy_plot_and_table(tmp_path, capsys):
@@ -99,33 +100,11 @@ def test_solve_with_nash_memory(tmp_path, capsys):
 
 def test_progress_bars_write_no_carriage_returns_into_logs(tmp_path):
     # Issue 10: a 3-minute `nashzoo train` wrote about 1,700 tqdm updates into a log file.
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1]
-    log = tmp_path / "solve.log"
-    with log.open("w") as handle:  # not a terminal, as under nohup or CI
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "nashzoo",
-                "solve",
-                "leduc_holdem",
-                "--algo",
-                "cfr+",
-                "--iterations",
-                "300",
-            ],
-            stdout=handle,
-            stderr=handle,
-            cwd=tmp_path,
-            env={**os.environ, "PYTHONPATH": str(root)},
-            check=True,
-        )
-    text = log.read_text()
+    text = run_cli(
+        ["solve", "leduc_holdem", "--algo", "cfr+", "--iterations", "300"],
+        tmp_path,
+        log=tmp_path / "solve.log",
+    )  # not a terminal, as under nohup
     assert "\r" not in text and "cfr+" in text and "exploitability" in text
 
 

@@ -98,6 +98,18 @@ def _describe(exc: BaseException) -> str:
     return f"raised {type(exc).__name__}: {exc}"
 
 
+def _forfeit_for(who: int, exc: BaseException, interrupts_before: int) -> BaseException:
+    """What to raise for ``exc`` escaping a call into agent ``who``: the exception itself
+    for a forfeit already made and for the user's Ctrl-C (a SIGINT arrived during the
+    call), a :class:`Forfeit` for everything else (``SystemExit`` and an agent's own
+    ``KeyboardInterrupt`` included)."""
+    if isinstance(exc, Forfeit):
+        return exc
+    if isinstance(exc, KeyboardInterrupt) and _interrupts != interrupts_before:
+        return exc
+    return Forfeit(who, _describe(exc))
+
+
 class Calls:
     """How the engine calls agents. Subclasses implement :meth:`call`.
 
@@ -118,19 +130,13 @@ class Calls:
     def _checked(
         self, who: int, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Any:
-        """Direct call with every fault turned into a :class:`Forfeit`."""
+        """Direct call with every fault turned into a :class:`Forfeit`, and the clock."""
         before = _interrupts
         start = time.perf_counter()
         try:
             result = fn(*args, **kwargs)
-        except Forfeit:
-            raise
-        except KeyboardInterrupt as exc:
-            if _interrupts != before:  # the user pressed Ctrl-C: stop the run
-                raise
-            raise Forfeit(who, _describe(exc)) from None
-        except BaseException as exc:  # SystemExit, GeneratorExit, ... from an agent
-            raise Forfeit(who, _describe(exc)) from None
+        except BaseException as exc:
+            raise _forfeit_for(who, exc, before) from None
         self._check_time(who, time.perf_counter() - start)
         return result
 
@@ -152,14 +158,8 @@ class DirectCalls(Calls):
         before = _interrupts  # the hot path of every match: one frame, no clock
         try:
             return fn(*args, **kwargs)
-        except Forfeit:
-            raise
-        except KeyboardInterrupt as exc:
-            if _interrupts != before:  # the user pressed Ctrl-C: stop the run
-                raise
-            raise Forfeit(who, _describe(exc)) from None
-        except BaseException as exc:  # SystemExit, GeneratorExit, ... from an agent
-            raise Forfeit(who, _describe(exc)) from None
+        except BaseException as exc:
+            raise _forfeit_for(who, exc, before) from None
 
 
 class _Helper(threading.Thread):
@@ -208,11 +208,8 @@ class ThreadedCalls(Calls):
                 "(still running; abandoned)",
                 "timeout",
             ) from None
-        if not ok:
-            exc = value
-            if isinstance(exc, Forfeit):
-                raise exc
-            raise Forfeit(who, _describe(exc)) from None
+        if not ok:  # raised in the helper thread: never the user's Ctrl-C (main thread only)
+            raise _forfeit_for(who, value, _interrupts) from None
         self._check_time(who, time.perf_counter() - start)
         return value
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from nashzoo.errors import InvalidParameterError
 from nashzoo.tree.compile import GameTree
+from nashzoo.tree.reach import forward_reach
 
 __all__ = ["best_response_value", "policy_values", "nash_conv_array"]
 
@@ -68,18 +69,7 @@ def best_response_value(
             f"{tree.game!r} breaks this."
         )
     ws = _workspace(tree)
-    kernels.forward_reach(
-        player,
-        tree.player,
-        tree.first_child,
-        tree.num_children,
-        tree.infoset,
-        tree.action,
-        tree.chance_prob,
-        probs,
-        ws.reach_own,
-        ws.reach_opp,
-    )
+    forward_reach(tree, player, probs, ws.reach_own, ws.reach_opp)
     ws.q.fill(0.0)
     br = ws.br if br_action is None else br_action
     br.fill(-1)
@@ -108,12 +98,7 @@ def policy_values(tree: GameTree, probs: np.ndarray) -> np.ndarray:
 
     ws = _workspace(tree)
     values: np.ndarray = kernels.expected_returns(
-        tree.player,
-        tree.first_child,
-        tree.num_children,
-        tree.infoset,
-        tree.action,
-        tree.chance_prob,
+        *tree.walk_arrays,
         tree.utility,
         probs,
         ws.reach_own,

@@ -105,6 +105,21 @@ class GameTree:
         """Sequences of ``player`` (sequence-form size): 1 + sum of legal actions."""
         return 1 + int(self.legal_mask[self.infosets_of(player)].sum())
 
+    @property
+    def walk_arrays(
+        self,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(player, first_child, num_children, infoset, action, chance_prob)``: the node
+        arrays every compiled kernel walks, in the order the kernels take them."""
+        return (
+            self.player,
+            self.first_child,
+            self.num_children,
+            self.infoset,
+            self.action,
+            self.chance_prob,
+        )
+
     def uniform_probs(self) -> np.ndarray:
         """A fresh ``(num_infosets, num_actions)`` array: uniform over the legal actions."""
         mask = self.legal_mask

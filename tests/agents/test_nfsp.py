@@ -117,34 +117,13 @@ def test_loading_a_checkpoint_never_runs_its_code(tmp_path):
 
 
 def test_train_logs_one_line_per_evaluation_and_no_progress_updates(tmp_path):
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
+    from tests.conftest import run_cli
 
-    root = Path(__file__).resolve().parents[2]
-    log = tmp_path / "train.log"
-    with log.open("w") as handle:
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "nashzoo",
-                "train",
-                "nfsp",
-                "kuhn_poker",
-                "--minutes",
-                "0.05",
-                "--eval-every",
-                "1",
-            ],
-            stdout=handle,
-            stderr=handle,
-            cwd=tmp_path,
-            check=True,
-            env={**os.environ, "PYTHONPATH": str(root)},
-        )
-    text = log.read_text()
+    text = run_cli(
+        ["train", "nfsp", "kuhn_poker", "--minutes", "0.05", "--eval-every", "1"],
+        tmp_path,
+        log=tmp_path / "train.log",
+    )
     assert "\r" not in text
     lines = [line for line in text.splitlines() if "exploitability" in line]
     assert 2 <= len(lines) <= 6  # about one per second of a 3-second run

@@ -2,9 +2,6 @@
 adds a family every command knows; an agent written from the protocol's docstring alone
 plays in a tournament."""
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -79,21 +76,12 @@ def test_an_installed_plugin_plays_in_a_tournament(installed_plugin, tmp_path, w
 
 
 def test_every_command_knows_the_plugin(installed_plugin, tmp_path):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(installed_plugin), str(ROOT)])}
-    listing = subprocess.run(
-        [sys.executable, "-m", "nashzoo", "agents"],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    from tests.conftest import run_cli
+
+    listing = run_cli(["agents"], tmp_path, pythonpath=[str(installed_plugin)])
     assert "stubborn:ACTION" in listing and "plays ACTION whenever it can" in listing
-    out = subprocess.run(
+    out = run_cli(
         [
-            sys.executable,
-            "-m",
-            "nashzoo",
             "tournament",
             "--game",
             "kuhn_poker",
@@ -109,12 +97,9 @@ def test_every_command_knows_the_plugin(installed_plugin, tmp_path):
             "--bootstrap",
             "0",
         ],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+        tmp_path,
+        pythonpath=[str(installed_plugin)],
+    )
     assert "Crosstable" in out and "Forfeits" not in out
 
 

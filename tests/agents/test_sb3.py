@@ -59,6 +59,19 @@ def test_dqn_adapter_is_greedy_and_exactly_evaluable():
     assert result.nash_conv > 0
 
 
+def untrained_kuhn_ppo():
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO(
+        "MlpPolicy",
+        SingleAgentEnv("nashzoo/kuhn_poker-v0"),
+        seed=0,
+        n_steps=64,
+        batch_size=32,
+        device="cpu",
+    )
+
+
 def test_rejects_non_models():
     from nashzoo.errors import InvalidParameterError
 
@@ -67,19 +80,10 @@ def test_rejects_non_models():
 
 
 def test_saved_model_enters_tournaments_through_its_spec(tmp_path):
-    from sb3_contrib import MaskablePPO
-
     from nashzoo.agents.specs import build_agent
     from nashzoo.eval import head_to_head
 
-    model = MaskablePPO(
-        "MlpPolicy",
-        SingleAgentEnv("nashzoo/kuhn_poker-v0"),
-        seed=0,
-        n_steps=64,
-        batch_size=32,
-        device="cpu",
-    )
+    model = untrained_kuhn_ppo()
     model.save(tmp_path / "ppo")
     agent = build_agent(str(tmp_path / "ppo.zip"), KuhnPokerGame())
     assert isinstance(agent, SB3Agent)
@@ -92,20 +96,11 @@ def test_saved_model_enters_tournaments_through_its_spec(tmp_path):
 
 def test_a_model_for_another_game_is_refused_when_the_tournament_starts(tmp_path):
     # Issue 11: a Kuhn SB3 model entered for Leduc failed at its first move.
-    from sb3_contrib import MaskablePPO
-
     from nashzoo.agents import AgentSpec
     from nashzoo.errors import InvalidParameterError
     from nashzoo.eval.tournament import TournamentConfig, run_tournament
 
-    model = MaskablePPO(
-        "MlpPolicy",
-        SingleAgentEnv("nashzoo/kuhn_poker-v0"),
-        seed=0,
-        n_steps=64,
-        batch_size=32,
-        device="cpu",
-    )
+    model = untrained_kuhn_ppo()
     model.save(tmp_path / "kuhn_ppo")
     cfg = TournamentConfig(
         game="nashzoo/leduc_holdem-v0",

@@ -40,6 +40,7 @@ from nashzoo.games import Game
 from nashzoo.tree.best_response import best_response_value, policy_values
 from nashzoo.tree.compile import GameTree
 from nashzoo.tree.lp import solve_zero_sum
+from nashzoo.tree.reach import forward_reach
 
 __all__ = ["ParallelNashMemory", "PNMRecord", "best_response_heuristic", "Heuristic"]
 
@@ -125,20 +126,7 @@ class ParallelNashMemory(TabularSolver):
         self._opp = np.empty(tree.num_nodes)
         self._terminals = np.flatnonzero(tree.player == -4)
         ones = np.ones(tree.legal_mask.shape)
-        from nashzoo.tree import kernels
-
-        kernels.forward_reach(
-            0,
-            tree.player,
-            tree.first_child,
-            tree.num_children,
-            tree.infoset,
-            tree.action,
-            tree.chance_prob,
-            ones,
-            self._own,
-            self._opp,
-        )
+        forward_reach(tree, 0, ones, self._own, self._opp)
         self._chance_utility = self._opp[self._terminals] * tree.utility[self._terminals, 0]
         self.history: list[PNMRecord] = []
         self.converged = False
@@ -184,21 +172,7 @@ class ParallelNashMemory(TabularSolver):
         return len(self.policies[player]) - 1
 
     def _terminal_reach(self, probs: np.ndarray, player: int) -> np.ndarray:
-        from nashzoo.tree import kernels
-
-        t = self.tree
-        kernels.forward_reach(
-            player,
-            t.player,
-            t.first_child,
-            t.num_children,
-            t.infoset,
-            t.action,
-            t.chance_prob,
-            probs,
-            self._own,
-            self._opp,
-        )
+        forward_reach(self.tree, player, probs, self._own, self._opp)
         return self._own[self._terminals].copy()
 
     def payoff_matrix(self) -> np.ndarray:
