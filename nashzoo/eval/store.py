@@ -189,8 +189,12 @@ class ResultStore:
                 return True
             except self._sa.exc.IntegrityError:
                 return False
-        result = conn.execute(insert(table).values(**values).on_conflict_do_nothing())
-        return bool(result.rowcount)
+        statement = insert(table).values(**values).on_conflict_do_nothing()
+        if dialect == "sqlite":  # rowcount is exact there (and RETURNING needs SQLite 3.35)
+            return bool(conn.execute(statement).rowcount)
+        # psycopg reports rowcount -1 here: RETURNING says whether the row went in.
+        key = next(iter(table.primary_key.columns))
+        return conn.execute(statement.returning(key)).first() is not None
 
     @_wrapped
     def register(self, tournament_id: str, config: dict[str, Any]) -> bool:
