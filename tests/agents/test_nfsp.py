@@ -127,3 +127,16 @@ def test_train_logs_one_line_per_evaluation_and_no_progress_updates(tmp_path):
     assert "\r" not in text
     lines = [line for line in text.splitlines() if "exploitability" in line]
     assert 2 <= len(lines) <= 6  # about one per second of a 3-second run
+
+
+def test_the_agent_plays_on_read_only_observations_without_warnings():
+    import warnings
+
+    import nashzoo
+    from nashzoo.eval import head_to_head
+
+    agent = NFSP(KuhnPokerGame(), NFSPConfig(seed=2, batch_games=8)).agent(seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # torch warns on non-writable arrays
+        result = head_to_head(KuhnPokerGame(), agent, nashzoo.RandomAgent(seed=1), deals=20)
+    assert result.deals == 20

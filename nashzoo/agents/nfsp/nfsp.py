@@ -416,7 +416,7 @@ class NFSPAgent:
         return player
 
     def action_probabilities(self, observation: Observation, info: AgentInfo) -> np.ndarray:
-        obs = np.asarray(observation["observation"], np.float32)[None]
+        obs = np.array(observation["observation"], np.float32)[None]  # a writable copy for torch
         mask = np.asarray(observation["action_mask"]).astype(bool)[None]
         return self.nfsp.average_probs(self._seat(info), obs, mask)[0]
 

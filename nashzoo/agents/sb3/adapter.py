@@ -96,7 +96,7 @@ class SB3Agent:
         if not mask.any():
             raise InvalidParameterError("The action mask has no legal action.")
         policy = self.model.policy
-        obs_tensor, _ = policy.obs_to_tensor(np.asarray(observation["observation"], np.float32))
+        obs_tensor, _ = policy.obs_to_tensor(np.array(observation["observation"], np.float32))
         with torch.no_grad():
             if self._value_based:
                 q = policy.q_net(obs_tensor)[0].cpu().numpy()
