@@ -209,19 +209,38 @@ class GameEnv(AECEnv):
             assert self._rng is not None
             state.advance_chance(self._rng.random)
         key_of = state.information_state_string_unchecked
-        keys = [key_of(i) for i in range(self._num_players)]
-        key = keys[0]
+        key = key_of(0)
         view = self._observations.cached(key) or self._observations.get(state, 0, key)
         # The public history is the same for every agent: one fresh array per step.
         public = view.public_history.copy()
         length = view.history_length
-        infos: dict[str, dict[str, Any]] = {}
-        for i, agent in enumerate(self.possible_agents):
-            infos[agent] = {
-                "player": i,
-                "public_history": public,
-                "history_length": length,
-                "illegal_action": False,
+        agents = self.possible_agents
+        if len(agents) == 2:  # every shipped game: one expression, no loop (the hot path)
+            keys = [key, key_of(1)]
+            infos = {
+                agents[0]: {
+                    "player": 0,
+                    "public_history": public,
+                    "history_length": length,
+                    "illegal_action": False,
+                },
+                agents[1]: {
+                    "player": 1,
+                    "public_history": public,
+                    "history_length": length,
+                    "illegal_action": False,
+                },
+            }
+        else:
+            keys = [key] + [key_of(i) for i in range(1, len(agents))]
+            infos = {
+                agent: {
+                    "player": i,
+                    "public_history": public,
+                    "history_length": length,
+                    "illegal_action": False,
+                }
+                for i, agent in enumerate(agents)
             }
         if self.info_strings:
             for agent, key in zip(self.possible_agents, keys):

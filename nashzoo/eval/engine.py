@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nashzoo.envs.protocol import Agent
+from nashzoo.envs.protocol import Agent, AgentInfo
+from nashzoo.eval import guard
 from nashzoo.eval.guard import Calls, DirectCalls, Forfeit
 from nashzoo.games.base import CHANCE, TERMINAL, Game, check_action_value
 from nashzoo.games.observation import ObservationCache
@@ -65,6 +66,7 @@ def _play(
     current = state.current_player
     cached, build = cache.cached, cache.get
     call = calls.call
+    direct = type(calls) is DirectCalls and calls.time_limit is None
     while True:
         p = current()
         if p == CHANCE:
@@ -74,18 +76,22 @@ def _play(
             return state.returns()
         key = key_of(p)
         view = cached(key) or build(state, p, key)
-        action = call(
-            who[p],
-            seats[p].act,
-            {"observation": view.tensor, "action_mask": view.mask},
-            {
-                "player": p,
-                "public_history": view.public_history,
-                "history_length": view.history_length,
-                "illegal_action": False,
-                "info_state": key,
-            },
-        )
+        observation = {"observation": view.tensor, "action_mask": view.mask}
+        info: AgentInfo = {
+            "player": p,
+            "public_history": view.public_history,
+            "history_length": view.history_length,
+            "illegal_action": False,
+            "info_state": key,
+        }
+        if direct:  # DirectCalls without a clock, inlined: the hot path of tournaments
+            before = guard.interrupt_count()
+            try:
+                action = seats[p].act(observation, info)
+            except BaseException as exc:
+                raise guard.forfeit_for(who[p], exc, before) from None
+        else:
+            action = call(who[p], seats[p].act, observation, info)
         if type(action) is not int or not 0 <= action < num_actions:
             try:
                 action = check_action_value(action, num_actions)

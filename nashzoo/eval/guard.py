@@ -35,6 +35,8 @@ __all__ = [
     "user_interrupts",
     "make_calls",
     "hard_deadline",
+    "forfeit_for",
+    "interrupt_count",
 ]
 
 
@@ -71,6 +73,11 @@ def _on_sigint(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
+def interrupt_count() -> int:
+    """SIGINTs counted so far by :func:`user_interrupts` (compare before and after a call)."""
+    return _interrupts
+
+
 @contextmanager
 def user_interrupts() -> Iterator[None]:
     """Count real SIGINTs while the block runs (main thread only; a no-op elsewhere), so
@@ -98,7 +105,7 @@ def _describe(exc: BaseException) -> str:
     return f"raised {type(exc).__name__}: {exc}"
 
 
-def _forfeit_for(who: int, exc: BaseException, interrupts_before: int) -> BaseException:
+def forfeit_for(who: int, exc: BaseException, interrupts_before: int) -> BaseException:
     """What to raise for ``exc`` escaping a call into agent ``who``: the exception itself
     for a forfeit already made and for the user's Ctrl-C (a SIGINT arrived during the
     call), a :class:`Forfeit` for everything else (``SystemExit`` and an agent's own
@@ -136,7 +143,7 @@ class Calls:
         try:
             result = fn(*args, **kwargs)
         except BaseException as exc:
-            raise _forfeit_for(who, exc, before) from None
+            raise forfeit_for(who, exc, before) from None
         self._check_time(who, time.perf_counter() - start)
         return result
 
@@ -159,7 +166,7 @@ class DirectCalls(Calls):
         try:
             return fn(*args, **kwargs)
         except BaseException as exc:
-            raise _forfeit_for(who, exc, before) from None
+            raise forfeit_for(who, exc, before) from None
 
 
 class _Helper(threading.Thread):
@@ -209,7 +216,7 @@ class ThreadedCalls(Calls):
                 "timeout",
             ) from None
         if not ok:  # raised in the helper thread: never the user's Ctrl-C (main thread only)
-            raise _forfeit_for(who, value, _interrupts) from None
+            raise forfeit_for(who, value, _interrupts) from None
         self._check_time(who, time.perf_counter() - start)
         return value
 
