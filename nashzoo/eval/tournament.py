@@ -25,35 +25,39 @@ the same command resumes.
 
 from __future__ import annotations
 
-import copy
-import functools
-import hashlib
-import inspect
-import itertools
-import json
 import logging
-import pickle
-import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from nashzoo.envs.protocol import Agent
-from nashzoo.errors import GameTooLargeError, InvalidParameterError, NashzooError
-from nashzoo.eval.engine import deal_uniforms, play_duplicate_deals
-from nashzoo.eval.guard import Calls, Forfeit, SupervisedCalls, make_calls, user_interrupts
-from nashzoo.eval.matches import seed_agents
-from nashzoo.eval.pool import Outcome, SupervisedPool, Task
+from nashzoo.errors import InvalidParameterError
+from nashzoo.eval.blocks import (
+    AgentReport,
+    agent_task,
+    block_outcome,
+    block_task,
+    check_agent,
+    ray_block,
+    run_block,
+)
+from nashzoo.eval.guard import user_interrupts
+from nashzoo.eval.pool import SupervisedPool, Task
 from nashzoo.eval.ratings import Crosstable, Ratings, crosstable, rate
 from nashzoo.eval.stats import score_unit
 from nashzoo.eval.store import BlockResult, ResultStore
-from nashzoo.games.base import Game
-from nashzoo.validation import check_int, check_seed, check_time_limit
+from nashzoo.eval.tournament_config import (
+    AgentFactory,
+    TournamentConfig,
+    TournamentInfo,
+    check_picklable,
+)
+from nashzoo.validation import check_int
 
 __all__ = [
+    "AgentFactory",
     "TournamentConfig",
     "TournamentInfo",
     "TournamentResult",
@@ -64,496 +68,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-AgentFactory = Callable[[Game], Agent]
-"""``factory(game) -> Agent``; may carry ``spec`` (its identity text) and ``files`` (the
-files it builds from), as :class:`nashzoo.agents.AgentSpec` does."""
-
-
-# -- agents as factories ------------------------------------------------------------------
-class _FixedAgent:
-    """A factory handing out deep copies of one agent object (each block starts from the
-    same agent, in this process or in a worker)."""
-
-    def __init__(self, agent: Any) -> None:
-        self.agent = agent
-        self.spec = f"object {type(agent).__module__}.{type(agent).__qualname__}"
-        self.files: tuple[str, ...] = ()
-
-    def __call__(self, game: Game) -> Any:
-        return copy.deepcopy(self.agent)
-
-    def fingerprint(self) -> str | None:
-        try:
-            return hashlib.sha256(pickle.dumps(self.agent)).hexdigest()[:16]
-        except Exception:  # unpicklable: identified by its class only
-            return None
-
-
-def _as_factory(name: str, source: Any) -> Any:
-    if isinstance(source, str):
-        raise InvalidParameterError(
-            f"Agent {name!r}: the tournament takes agents or agent factories, received the "
-            f"spec string {source!r}; build a factory with nashzoo.agents.AgentSpec({source!r})."
-        )
-    if callable(getattr(source, "act", None)):
-        return _FixedAgent(source)
-    if callable(source):
-        return source
-    raise InvalidParameterError(
-        f"Agent {name!r}: expected an agent (with act) or a factory factory(game) -> agent, "
-        f"received {type(source).__name__}."
-    )
-
-
-def _identity(factory: Any) -> str:
-    spec = getattr(factory, "spec", None)
-    if isinstance(spec, str):
-        return spec
-    return (
-        f"{getattr(factory, '__module__', '?')}:{getattr(factory, '__qualname__', repr(factory))}"
-    )
-
-
-def _files(factory: Any) -> tuple[str, ...]:
-    files = getattr(factory, "files", None)
-    if files is not None:
-        return tuple(str(f) for f in files)
-    try:
-        source = inspect.getsourcefile(factory)
-    except TypeError:
-        source = None
-    return (source,) if source else ()
-
-
-def _fingerprint(factory: Any) -> str | None:
-    if isinstance(factory, _FixedAgent):
-        return factory.fingerprint()
-    files = [f for f in _files(factory) if Path(f).is_file()]
-    if not files:
-        return None
-    digest = hashlib.sha256()
-    for f in files:
-        digest.update(Path(f).read_bytes())
-    return digest.hexdigest()[:16]
-
-
-# -- configuration ------------------------------------------------------------------------
-@dataclass(frozen=True)
-class TournamentInfo:
-    """A tournament's identity as stored (no agent code): what summaries and reports read.
-
-    Attributes:
-        game: env id.
-        params: game parameters.
-        deals: duplicate deals per pairing.
-        block_size: deals per stored block.
-        seed: root seed.
-        move_time_limit: seconds per move (``None``: no limit).
-        memory_limit_mb: address-space limit of the worker processes (``None``: none).
-        agents: ``(name, identity)`` pairs: a spec string, or a factory's or object's
-            qualified name.
-        fingerprints: ``(name, sha256 prefix)`` of the files (or pickled object) each agent
-            is built from, so that a changed file makes a new tournament.
-    """
-
-    game: str
-    params: dict[str, Any]
-    deals: int
-    block_size: int
-    seed: int
-    move_time_limit: float | None
-    memory_limit_mb: int | None
-    agents: tuple[tuple[str, str], ...]
-    fingerprints: tuple[tuple[str, str], ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["agents"] = [list(a) for a in self.agents]
-        d["fingerprints"] = [list(f) for f in self.fingerprints]
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> TournamentInfo:
-        """Parse a stored configuration (older stores lack the newer fields)."""
-        return cls(
-            game=d["game"],
-            params=dict(d.get("params") or {}),
-            deals=int(d["deals"]),
-            block_size=int(d.get("block_size", 100)),
-            seed=int(d.get("seed", 0)),
-            move_time_limit=d.get("move_time_limit"),
-            memory_limit_mb=d.get("memory_limit_mb"),
-            agents=tuple((str(n), str(s)) for n, s in d["agents"]),
-            fingerprints=tuple((str(n), str(h)) for n, h in d.get("fingerprints", ())),
-        )
-
-    @property
-    def id(self) -> str:
-        """Hash of the configuration."""
-        text = json.dumps(self.to_dict(), sort_keys=True)
-        return hashlib.sha1(text.encode()).hexdigest()[:16]
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(n for n, _ in self.agents)
-
-    def make_game(self) -> Game:
-        """The game (cached per process)."""
-        return _game(self.game, json.dumps(self.params, sort_keys=True))
-
-    def blocks(self) -> list[tuple[int, int, int, int]]:
-        """``(i, j, block, deals)`` of every block of every pairing ``i < j``."""
-        out = []
-        n_blocks = -(-self.deals // self.block_size)
-        for i, j in itertools.combinations(range(len(self.agents)), 2):
-            for k in range(n_blocks):
-                out.append((i, j, k, min(self.block_size, self.deals - k * self.block_size)))
-        return out
-
-
-@functools.lru_cache(maxsize=8)
-def _game(game_id: str, params_json: str) -> Game:
-    from nashzoo.envs.registration import make_game
-
-    return make_game(game_id, **json.loads(params_json))
-
-
-@dataclass(frozen=True)
-class TournamentConfig:
-    """What defines a tournament (and its id: same configuration, same tournament).
-
-    Attributes:
-        game: env id, e.g. ``"nashzoo/leduc_holdem-v0"``.
-        agents: ``(name, agent or factory)`` pairs; a factory is called as
-            ``factory(game)`` in every process that plays (e.g.
-            ``nashzoo.agents.AgentSpec("cfr+:1000")``). With worker processes they are
-            pickled: use module-level functions, AgentSpecs or picklable agents.
-        deals: duplicate deals per pairing.
-        params: game parameters.
-        block_size: deals per stored block.
-        seed: root seed.
-        move_time_limit: seconds per move before an agent forfeits (``None`` or
-            ``math.inf``: no limit).
-        memory_limit_mb: address-space limit of each worker process, so an agent that
-            hogs memory gets ``MemoryError`` (a forfeit); ``None``: no limit.
-
-    Raises:
-        InvalidParameterError: any field of the wrong type or out of range, duplicate or
-            empty names, fewer than 2 agents, or an unknown game.
-    """
-
-    game: str
-    agents: tuple[tuple[str, Any], ...]
-    deals: int
-    params: dict[str, Any] = field(default_factory=dict)
-    block_size: int = 100
-    seed: int = 0
-    move_time_limit: float | None = None
-    memory_limit_mb: int | None = None
-    info: TournamentInfo = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.game, str) or not self.game:
-            raise InvalidParameterError(
-                f"TournamentConfig.game is an env id such as 'nashzoo/leduc_holdem-v0', "
-                f"received {self.game!r}."
-            )
-        if not isinstance(self.params, dict) or not all(isinstance(k, str) for k in self.params):
-            raise InvalidParameterError(
-                f"TournamentConfig.params is a dict of game parameters, received {self.params!r}."
-            )
-        try:
-            json.dumps(self.params)
-        except (TypeError, ValueError) as exc:
-            raise InvalidParameterError(
-                f"TournamentConfig.params must be JSON values (they are stored): {exc}."
-            ) from exc
-        check_int("deals", self.deals, 1)
-        check_int("block_size", self.block_size, 1)
-        check_seed(self.seed)
-        limit = check_time_limit(self.move_time_limit)
-        memory = (
-            None
-            if self.memory_limit_mb is None
-            else check_int("memory_limit_mb", self.memory_limit_mb, 64)
-        )
-        if not isinstance(self.agents, (tuple, list)) or not all(
-            isinstance(a, (tuple, list)) and len(a) == 2 for a in self.agents
-        ):
-            raise InvalidParameterError(
-                "TournamentConfig.agents is a sequence of (name, agent or factory) pairs, "
-                f"received {self.agents!r}."
-            )
-        names = [n for n, _ in self.agents]
-        if len(names) < 2:
-            raise InvalidParameterError(f"A tournament needs at least 2 agents, received {names}.")
-        bad = [n for n in names if not isinstance(n, str) or not n.strip()]
-        if bad:
-            raise InvalidParameterError(f"Agent names are non-empty strings, received {bad}.")
-        if len(set(names)) != len(names):
-            raise InvalidParameterError(f"Agent names must be unique, received {names}.")
-        factories = tuple((n, _as_factory(n, src)) for n, src in self.agents)
-        object.__setattr__(self, "agents", factories)
-        _game(self.game, json.dumps(self.params, sort_keys=True))  # fail early on bad games
-        prints = tuple((n, h) for n, f in factories if (h := _fingerprint(f)) is not None)
-        object.__setattr__(
-            self,
-            "info",
-            TournamentInfo(
-                game=self.game,
-                params=dict(self.params),
-                deals=int(self.deals),
-                block_size=int(self.block_size),
-                seed=int(self.seed),
-                move_time_limit=limit,
-                memory_limit_mb=memory,
-                agents=tuple((n, _identity(f)) for n, f in factories),
-                fingerprints=prints,
-            ),
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """The stored identity (see :class:`TournamentInfo`)."""
-        return self.info.to_dict()
-
-    @property
-    def id(self) -> str:
-        """Hash of the configuration."""
-        return self.info.id
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return self.info.names
-
-    def make_game(self) -> Game:
-        """The game (cached per process)."""
-        return self.info.make_game()
-
-    def blocks(self) -> list[tuple[int, int, int, int]]:
-        """``(i, j, block, deals)`` of every block of every pairing ``i < j``."""
-        return self.info.blocks()
-
-    def build(self, k: int) -> Agent:
-        """A fresh agent ``k`` (its factory called on the game)."""
-        agent: Agent = self.agents[k][1](self.make_game())
-        return agent
-
-
-# -- one block ----------------------------------------------------------------------------
-def _forfeit_block(
-    config: TournamentInfo,
-    i: int,
-    j: int,
-    block: int,
-    deals: int,
-    loser: int,
-    reason: str,
-    seconds: float,
-) -> BlockResult:
-    """The stored result of a forfeited block: every deal lost by the largest payoff."""
-    penalty = config.make_game().max_payoff_magnitude
-    a_lost = loser == i
-    total = (-penalty if a_lost else penalty) * deals
-    return BlockResult(
-        config.agents[i][0],
-        config.agents[j][0],
-        block,
-        deals,
-        total,
-        penalty * penalty * deals,
-        0 if a_lost else deals,
-        deals if a_lost else 0,
-        0,
-        seconds,
-        config.agents[loser][0],
-        reason,
-    )
-
-
-def run_block(
-    config: TournamentConfig, i: int, j: int, block: int, deals: int, calls: Calls | None = None
-) -> BlockResult:
-    """Play one block (a pure function of its arguments; runs in any process).
-
-    Args:
-        config: the tournament.
-        i, j: the agents' indices (A = ``i``).
-        block: block number (with ``i, j`` it fixes the chance draws and agent seeds).
-        deals: duplicate deals in the block.
-        calls: how agents are called (default: in this thread, with the config's time
-            limit enforced by a helper thread).
-    """
-    own_calls = calls is None
-    calls = calls or make_calls(config.info.move_time_limit)
-    game = config.make_game()
-    start = time.perf_counter()
-    try:
-        agent_a = calls.call(0, config.build, i)
-        agent_b = calls.call(1, config.build, j)
-        seed_agents(config.seed, (agent_a, agent_b), i, j, block, calls=calls)
-        rng = np.random.default_rng([config.seed, i, j, block])
-        scores = play_duplicate_deals(
-            game, agent_a, agent_b, deal_uniforms(game, deals, rng), calls=calls
-        ).scores
-    except Forfeit as exc:
-        loser = (i, j)[exc.who]
-        return _forfeit_block(
-            config.info, i, j, block, deals, loser, exc.reason, time.perf_counter() - start
-        )
-    finally:
-        if own_calls:
-            calls.close()
-    return BlockResult(
-        config.agents[i][0],
-        config.agents[j][0],
-        block,
-        int(scores.size),
-        float(scores.sum()),
-        float((scores * scores).sum()),
-        int(np.count_nonzero(scores > 0)),
-        int(np.count_nonzero(scores < 0)),
-        int(np.count_nonzero(scores == 0)),
-        time.perf_counter() - start,
-    )
-
-
-# -- agent checks and exploitability ------------------------------------------------------
-@dataclass(frozen=True)
-class AgentReport:
-    """What building and measuring one agent gave.
-
-    Attributes:
-        name: the agent.
-        error: why the agent cannot enter (``None`` if it can).
-        exploitability: chips, when measured.
-        note: why exploitability is unknown (not a PolicyAgent, game too large, ...).
-    """
-
-    name: str
-    error: str | None = None
-    exploitability: float | None = None
-    note: str | None = None
-
-
-class _GuardedPolicy:
-    """An agent whose every ``action_probabilities`` call goes through ``calls``."""
-
-    def __init__(self, agent: Any, calls: Calls) -> None:
-        self.agent, self.calls = agent, calls
-
-    def action_probabilities(self, observation: Any, info: Any) -> Any:
-        return self.calls.call(0, self.agent.action_probabilities, observation, info)
-
-    def __repr__(self) -> str:
-        return repr(self.agent)
-
-
-def check_agent(
-    config: TournamentConfig, k: int, measure: bool, calls: Calls | None = None
-) -> AgentReport:
-    """Build agent ``k``, check it can play the game, and (if ``measure``) compute its
-    exact exploitability where it is a PolicyAgent and the game compiles."""
-    name = config.agents[k][0]
-    calls = calls or make_calls(config.info.move_time_limit)
-    game = config.make_game()
-    try:
-        agent = calls.call(0, config.build, k)
-    except Forfeit as exc:
-        return AgentReport(name, error=f"could not be built: {exc.reason}")
-    for method in ("act", "reset"):
-        if not callable(getattr(agent, method, None)):
-            return AgentReport(name, error=f"is a {type(agent).__name__} without {method}()")
-    check_game = getattr(agent, "check_game", None)
-    if callable(check_game):
-        try:
-            calls.call(0, check_game, game)
-        except Forfeit as exc:
-            return AgentReport(name, error=f"cannot play {game!r}: {exc.reason}")
-    if not measure:
-        return AgentReport(name)
-    if not callable(getattr(agent, "action_probabilities", None)):
-        return AgentReport(name, note="not a PolicyAgent")
-    from nashzoo.eval.exploitability import exploitability
-    from nashzoo.tree import compile_game
-
-    try:
-        tree = compile_game(game, max_nodes=2_000_000)
-    except GameTooLargeError as exc:
-        return AgentReport(name, note=f"game too large to compile: {exc}")
-    try:
-        value = exploitability(_GuardedPolicy(agent, calls), tree).exploitability
-    except Forfeit as exc:
-        return AgentReport(name, note=f"action_probabilities failed: {exc.reason}")
-    except NashzooError as exc:  # e.g. probabilities that are not distributions
-        return AgentReport(name, note=f"{type(exc).__name__}: {exc}")
-    return AgentReport(name, exploitability=value)
-
-
-# -- worker-process tasks (module level: picklable) ----------------------------------------
-def _block_task(
-    config: TournamentConfig, i: int, j: int, block: int, deals: int, *, slot: Any
-) -> BlockResult:
-    calls = SupervisedCalls(slot, (i, j), config.info.move_time_limit)
-    return run_block(config, i, j, block, deals, calls)
-
-
-def _agent_task(config: TournamentConfig, k: int, measure: bool, *, slot: Any) -> AgentReport:
-    calls = SupervisedCalls(slot, (k, k), config.info.move_time_limit)
-    return check_agent(config, k, measure, calls)
-
-
-def _ray_block(config: TournamentConfig, i: int, j: int, block: int, deals: int) -> BlockResult:
-    return run_block(config, i, j, block, deals)
-
-
-def _block_outcome(config: TournamentConfig, outcome: Outcome) -> BlockResult:
-    """A stored result for a supervised block task, whatever became of it."""
-    _, i, j, block, deals = outcome.task.args
-    if outcome.status == "ok":
-        result: BlockResult = outcome.value
-        return result
-    if outcome.status == "error":
-        raise RuntimeError(f"block {i}-{j}/{block} failed inside nashzoo: {outcome.detail}")
-    kind = "CRASH" if outcome.status == "crash" else "TIMEOUT"
-    if outcome.agent not in (i, j):  # died while no agent was moving: nobody to blame
-        logger.warning(
-            "block %s vs %s #%d: worker died outside any agent call (%s); the "
-            "block is recorded void",
-            config.names[i],
-            config.names[j],
-            block,
-            outcome.detail,
-        )
-        return BlockResult(
-            config.names[i],
-            config.names[j],
-            block,
-            0,
-            0.0,
-            0.0,
-            0,
-            0,
-            0,
-            0.0,
-            None,
-            f"void: {outcome.detail}",
-        )
-    return _forfeit_block(
-        config.info, i, j, block, deals, outcome.agent, f"{kind}: {outcome.detail}", 0.0
-    )
-
-
-def _check_picklable(config: TournamentConfig) -> None:
-    for name, factory in config.agents:
-        try:
-            pickle.dumps(factory)
-        except Exception as exc:
-            raise InvalidParameterError(
-                f"Agent {name!r} cannot be sent to worker processes ({type(exc).__name__}: "
-                f"{exc}); use a module-level factory, an AgentSpec or a picklable agent, or "
-                "workers=0 to play in this process."
-            ) from exc
 
 
 # -- the tournament -----------------------------------------------------------------------
@@ -676,7 +190,7 @@ def run_tournament(
             f"run_tournament expects a TournamentConfig, received {type(config).__name__}."
         )
     if workers > 0 or backend == "ray":
-        _check_picklable(config)
+        check_picklable(config)
     if not isinstance(store, ResultStore):
         store = ResultStore(store)
     tid = config.id
@@ -704,9 +218,9 @@ def run_tournament(
                 results = _ray_backend(config, pending, ray_address, pool)
             elif pool is not None:
                 results = (
-                    _block_outcome(config, o)
+                    block_outcome(config, o)
                     for o in pool.run(
-                        Task(("block", *b), _block_task, (config, *b)) for b in pending
+                        Task(("block", *b), block_task, (config, *b)) for b in pending
                     )
                 )
             else:
@@ -743,7 +257,7 @@ def _check_agents(
     if pool is None:
         reports = [check_agent(config, k, measure) for k, measure in todo]
     else:
-        for outcome in pool.run(Task(("agent", k), _agent_task, (config, k, m)) for k, m in todo):
+        for outcome in pool.run(Task(("agent", k), agent_task, (config, k, m)) for k, m in todo):
             k = outcome.task.args[1]
             name = config.names[k]
             if outcome.status == "ok":
@@ -780,7 +294,7 @@ def _ray_backend(
     ray = require("ray", "ray", "--backend ray")
     if not ray.is_initialized():
         ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
-    remote = ray.remote(max_retries=0)(_ray_block)
+    remote = ray.remote(max_retries=0)(ray_block)
     refs = {remote.remote(config, *b): b for b in pending}
     failed = []
     waiting = list(refs)
@@ -797,8 +311,8 @@ def _ray_backend(
             failed.append(refs[ready[0]])
     if failed:
         assert pool is not None
-        for outcome in pool.run(Task(("block", *b), _block_task, (config, *b)) for b in failed):
-            yield _block_outcome(config, outcome)
+        for outcome in pool.run(Task(("block", *b), block_task, (config, *b)) for b in failed):
+            yield block_outcome(config, outcome)
 
 
 def summarize(

@@ -81,7 +81,8 @@ def test_forfeiting_never_beats_playing():
     # Issue 11: an all-forfeit agent got Nash mix 0.5 and score +0.0 while a legal
     # always-call agent got -27.5. A forfeited block now counts all its deals as lost by
     # the game's largest payoff (13 chips in Leduc), in all three measures.
-    from nashzoo.eval.tournament import TournamentConfig, _forfeit_block
+    from nashzoo.eval.blocks import forfeit_block
+    from nashzoo.eval.tournament import TournamentConfig
     from nashzoo.testing import hostile
 
     cfg = TournamentConfig(
@@ -94,8 +95,8 @@ def test_forfeiting_never_beats_playing():
         deals=100,
     )
     results = [
-        _forfeit_block(cfg.info, 0, 1, 0, 100, 0, "raised", 0.0),
-        _forfeit_block(cfg.info, 0, 2, 0, 100, 0, "raised", 0.0),
+        forfeit_block(cfg.info, 0, 1, 0, 100, 0, "raised", 0.0),
+        forfeit_block(cfg.info, 0, 2, 0, 100, 0, "raised", 0.0),
         BlockResult("caller", "random", 0, 100, -150.0, 900.0, 20, 60, 20, 0.0),
     ]
     names = ("crasher", "caller", "random")

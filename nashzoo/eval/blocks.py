@@ -1,0 +1,242 @@
+"""One block of a tournament and the checks on each agent: pure functions of the
+configuration, run in this process, in supervised worker processes or on Ray.
+
+A block's chance draws and agent seeds derive from ``(seed, pairing, block)`` only, so a
+block gives the same result wherever and whenever it runs. Faults are forfeits
+(:mod:`nashzoo.eval.guard`); a forfeited block counts all its deals as lost by the game's
+largest payoff (see :mod:`nashzoo.eval.ratings`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from nashzoo.errors import GameTooLargeError, NashzooError
+from nashzoo.eval.engine import deal_uniforms, play_duplicate_deals
+from nashzoo.eval.guard import Calls, Forfeit, SupervisedCalls, make_calls
+from nashzoo.eval.matches import seed_agents
+from nashzoo.eval.pool import Outcome
+from nashzoo.eval.store import BlockResult
+from nashzoo.eval.tournament_config import TournamentConfig, TournamentInfo
+
+__all__ = [
+    "run_block",
+    "forfeit_block",
+    "AgentReport",
+    "check_agent",
+    "block_task",
+    "agent_task",
+    "ray_block",
+    "block_outcome",
+]
+
+logger = logging.getLogger(__name__)
+
+
+# -- one block ----------------------------------------------------------------------------
+def forfeit_block(
+    config: TournamentInfo,
+    i: int,
+    j: int,
+    block: int,
+    deals: int,
+    loser: int,
+    reason: str,
+    seconds: float,
+) -> BlockResult:
+    """The stored result of a forfeited block: every deal lost by the largest payoff."""
+    penalty = config.make_game().max_payoff_magnitude
+    a_lost = loser == i
+    total = (-penalty if a_lost else penalty) * deals
+    return BlockResult(
+        config.agents[i][0],
+        config.agents[j][0],
+        block,
+        deals,
+        total,
+        penalty * penalty * deals,
+        0 if a_lost else deals,
+        deals if a_lost else 0,
+        0,
+        seconds,
+        config.agents[loser][0],
+        reason,
+    )
+
+
+def run_block(
+    config: TournamentConfig, i: int, j: int, block: int, deals: int, calls: Calls | None = None
+) -> BlockResult:
+    """Play one block (a pure function of its arguments; runs in any process).
+
+    Args:
+        config: the tournament.
+        i, j: the agents' indices (A = ``i``).
+        block: block number (with ``i, j`` it fixes the chance draws and agent seeds).
+        deals: duplicate deals in the block.
+        calls: how agents are called (default: in this thread, with the config's time
+            limit enforced by a helper thread).
+    """
+    own_calls = calls is None
+    calls = calls or make_calls(config.info.move_time_limit)
+    game = config.make_game()
+    start = time.perf_counter()
+    try:
+        agent_a = calls.call(0, config.build, i)
+        agent_b = calls.call(1, config.build, j)
+        seed_agents(config.seed, (agent_a, agent_b), i, j, block, calls=calls)
+        rng = np.random.default_rng([config.seed, i, j, block])
+        scores = play_duplicate_deals(
+            game, agent_a, agent_b, deal_uniforms(game, deals, rng), calls=calls
+        ).scores
+    except Forfeit as exc:
+        loser = (i, j)[exc.who]
+        return forfeit_block(
+            config.info, i, j, block, deals, loser, exc.reason, time.perf_counter() - start
+        )
+    finally:
+        if own_calls:
+            calls.close()
+    return BlockResult(
+        config.agents[i][0],
+        config.agents[j][0],
+        block,
+        int(scores.size),
+        float(scores.sum()),
+        float((scores * scores).sum()),
+        int(np.count_nonzero(scores > 0)),
+        int(np.count_nonzero(scores < 0)),
+        int(np.count_nonzero(scores == 0)),
+        time.perf_counter() - start,
+    )
+
+
+# -- agent checks and exploitability ------------------------------------------------------
+@dataclass(frozen=True)
+class AgentReport:
+    """What building and measuring one agent gave.
+
+    Attributes:
+        name: the agent.
+        error: why the agent cannot enter (``None`` if it can).
+        exploitability: chips, when measured.
+        note: why exploitability is unknown (not a PolicyAgent, game too large, ...).
+    """
+
+    name: str
+    error: str | None = None
+    exploitability: float | None = None
+    note: str | None = None
+
+
+class _GuardedPolicy:
+    """An agent whose every ``action_probabilities`` call goes through ``calls``."""
+
+    def __init__(self, agent: Any, calls: Calls) -> None:
+        self.agent, self.calls = agent, calls
+
+    def action_probabilities(self, observation: Any, info: Any) -> Any:
+        return self.calls.call(0, self.agent.action_probabilities, observation, info)
+
+    def __repr__(self) -> str:
+        return repr(self.agent)
+
+
+def check_agent(
+    config: TournamentConfig, k: int, measure: bool, calls: Calls | None = None
+) -> AgentReport:
+    """Build agent ``k``, check it can play the game, and (if ``measure``) compute its
+    exact exploitability where it is a PolicyAgent and the game compiles."""
+    name = config.agents[k][0]
+    calls = calls or make_calls(config.info.move_time_limit)
+    game = config.make_game()
+    try:
+        agent = calls.call(0, config.build, k)
+    except Forfeit as exc:
+        return AgentReport(name, error=f"could not be built: {exc.reason}")
+    for method in ("act", "reset"):
+        if not callable(getattr(agent, method, None)):
+            return AgentReport(name, error=f"is a {type(agent).__name__} without {method}()")
+    check_game = getattr(agent, "check_game", None)
+    if callable(check_game):
+        try:
+            calls.call(0, check_game, game)
+        except Forfeit as exc:
+            return AgentReport(name, error=f"cannot play {game!r}: {exc.reason}")
+    if not measure:
+        return AgentReport(name)
+    if not callable(getattr(agent, "action_probabilities", None)):
+        return AgentReport(name, note="not a PolicyAgent")
+    from nashzoo.eval.exploitability import exploitability
+    from nashzoo.tree import compile_game
+
+    try:
+        tree = compile_game(game, max_nodes=2_000_000)
+    except GameTooLargeError as exc:
+        return AgentReport(name, note=f"game too large to compile: {exc}")
+    try:
+        value = exploitability(_GuardedPolicy(agent, calls), tree).exploitability
+    except Forfeit as exc:
+        return AgentReport(name, note=f"action_probabilities failed: {exc.reason}")
+    except NashzooError as exc:  # e.g. probabilities that are not distributions
+        return AgentReport(name, note=f"{type(exc).__name__}: {exc}")
+    return AgentReport(name, exploitability=value)
+
+
+# -- worker-process tasks (module level: picklable) ----------------------------------------
+def block_task(
+    config: TournamentConfig, i: int, j: int, block: int, deals: int, *, slot: Any
+) -> BlockResult:
+    calls = SupervisedCalls(slot, (i, j), config.info.move_time_limit)
+    return run_block(config, i, j, block, deals, calls)
+
+
+def agent_task(config: TournamentConfig, k: int, measure: bool, *, slot: Any) -> AgentReport:
+    calls = SupervisedCalls(slot, (k, k), config.info.move_time_limit)
+    return check_agent(config, k, measure, calls)
+
+
+def ray_block(config: TournamentConfig, i: int, j: int, block: int, deals: int) -> BlockResult:
+    return run_block(config, i, j, block, deals)
+
+
+def block_outcome(config: TournamentConfig, outcome: Outcome) -> BlockResult:
+    """A stored result for a supervised block task, whatever became of it."""
+    _, i, j, block, deals = outcome.task.args
+    if outcome.status == "ok":
+        result: BlockResult = outcome.value
+        return result
+    if outcome.status == "error":
+        raise RuntimeError(f"block {i}-{j}/{block} failed inside nashzoo: {outcome.detail}")
+    kind = "CRASH" if outcome.status == "crash" else "TIMEOUT"
+    if outcome.agent not in (i, j):  # died while no agent was moving: nobody to blame
+        logger.warning(
+            "block %s vs %s #%d: worker died outside any agent call (%s); the "
+            "block is recorded void",
+            config.names[i],
+            config.names[j],
+            block,
+            outcome.detail,
+        )
+        return BlockResult(
+            config.names[i],
+            config.names[j],
+            block,
+            0,
+            0.0,
+            0.0,
+            0,
+            0,
+            0,
+            0.0,
+            None,
+            f"void: {outcome.detail}",
+        )
+    return forfeit_block(
+        config.info, i, j, block, deals, outcome.agent, f"{kind}: {outcome.detail}", 0.0
+    )
