@@ -93,7 +93,7 @@ def run_block(
         rng = np.random.default_rng([config.seed, i, j, block])
         scores = play_duplicate_deals(
             game, agent_a, agent_b, deal_uniforms(game, deals, rng), calls=calls
-        ).scores
+        )
     except Forfeit as exc:
         loser = (i, j)[exc.who]
         return forfeit_block(
@@ -106,12 +106,12 @@ def run_block(
         config.agents[i][0],
         config.agents[j][0],
         block,
-        int(scores.size),
-        float(scores.sum()),
-        float((scores * scores).sum()),
-        int(np.count_nonzero(scores > 0)),
-        int(np.count_nonzero(scores < 0)),
-        int(np.count_nonzero(scores == 0)),
+        int(scores.scores.size),
+        float(scores.scores.sum()),
+        float((scores.scores * scores.scores).sum()),
+        scores.wins,
+        scores.losses,
+        scores.ties,
         time.perf_counter() - start,
     )
 
