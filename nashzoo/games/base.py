@@ -356,6 +356,24 @@ class State(ABC):
         while self.current_player() == CHANCE:
             self.apply_unchecked(sample_chance_outcome(self.chance_outcomes(), uniform()))
 
+    def resample_from_infostate(self, player: int, rng: np.random.Generator) -> State:
+        """A state drawn from the histories ``player`` cannot tell apart from this one,
+        each with its chance probability (OpenSpiel's name; a search agent, which never
+        holds the true state, calls :func:`nashzoo.games.worlds.resample` with its own
+        information instead)."""
+        from nashzoo.games.worlds import resample
+
+        self.check_player(player)
+        p = int(player)
+        return resample(
+            self.game,
+            p,
+            self.information_state_string_unchecked(p),
+            self.public_history(),
+            rng,
+            player_to_move=self.current_player() == p,
+        )
+
     def child(self, action: int) -> State:
         """A copy of this state with ``action`` applied (validated)."""
         new = self.clone()
