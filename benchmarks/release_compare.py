@@ -23,8 +23,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 MEASURES = ("env", "tournament", "exploitability", "nfsp")
 
 
@@ -35,26 +33,10 @@ def measure(what: str) -> dict[str, float]:
     out: dict[str, float] = {}
     if what == "env":
         env = nashzoo.make("nashzoo/leduc_holdem-v0")
-        rng = np.random.default_rng(0)
-        env.reset(seed=0)
+        from env_throughput import random_play  # the user loop of the env benchmark
 
-        def play(games: int) -> tuple[int, float]:
-            done = 0
-            start = time.perf_counter()
-            for _ in range(games):
-                env.reset()
-                for _agent in env.agent_iter():
-                    obs, _, term, trunc, _ = env.last()
-                    if term or trunc:
-                        env.step(None)
-                        continue
-                    legal = np.flatnonzero(obs["action_mask"])
-                    env.step(int(legal[int(rng.random() * legal.size)]))
-                    done += 1
-            return done, time.perf_counter() - start
-
-        play(2000)
-        decisions, seconds = play(30000)
+        random_play(env, games=2000, seed=1)
+        decisions, _, seconds = random_play(env, games=30000)
         out = {"decisions_per_s": decisions / seconds, "episodes_per_s": 30000 / seconds}
     elif what == "tournament":
         from nashzoo.eval.tournament import TournamentConfig, run_block
