@@ -7,7 +7,11 @@ spec                       agent
 ``cfr+:1000``              the average policy of a solver after N iterations (every
                            solver of :data:`nashzoo.agents.cfr.SOLVER_NAMES`)
 ``path/to/policy.npz``     a saved :class:`~nashzoo.tree.TabularPolicy` (or ``.json``)
-``path/to/agent.pt``       a saved NFSP agent (its average policy; torch extra)
+``mt-ismcts:1000``         MT-ISMCTS with N simulations per move (random rollouts)
+``nash-ismcts-oracle:1000`` Nash-ISMCTS with N simulations on oracle networks computed
+                           from a CFR+ solution (the spec's experiments' setting)
+``path/to/agent.pt``       a saved NFSP agent (its average policy) or a trained
+                           Nash-ISMCTS agent (torch extra)
 ``path/to/model.zip``      a saved stable-baselines3 model (sb3 extra). SB3 files are
                            pickles: loading one runs code; never load one from someone
                            you do not trust outside a sandbox.
@@ -80,7 +84,22 @@ def _tabular_file(game: Game, path: str | None) -> Any:
     return TabularPolicyAgent(policy, name=file.stem)
 
 
-def _nfsp_file(game: Game, path: str | None) -> Any:
+def _torch_file(game: Game, path: str | None) -> Any:
+    from nashzoo.agents.torch_files import read_torch_file
+    from nashzoo.errors import PolicyFileError
+
+    kind = read_torch_file(str(path)).get("format")
+    if kind == "nashzoo.ismcts":
+        from nashzoo.agents.ismcts import ISMCTSAgent
+
+        agent = ISMCTSAgent.load(str(path), game)
+        agent.name = Path(str(path)).stem
+        return agent
+    if kind != "nashzoo.nfsp":
+        raise PolicyFileError(
+            f"{path} is a {kind!r} file; nashzoo's .pt agents are 'nashzoo.nfsp' and "
+            "'nashzoo.ismcts'."
+        )
     from nashzoo.agents.nfsp import NFSP
 
     nfsp = NFSP.load(str(path))
@@ -89,6 +108,34 @@ def _nfsp_file(game: Game, path: str | None) -> Any:
             f"{path} holds an NFSP agent for {nfsp.game!r}, not for {game!r}."
         )
     return nfsp.agent(name=Path(str(path)).stem)
+
+
+def _simulations(family: str, argument: str | None, default: int) -> int:
+    text = argument if argument is not None else str(default)
+    if not _ITERATIONS.fullmatch(text) or int(text) < 1:
+        raise InvalidParameterError(
+            f"A search spec is {family}:SIMULATIONS with a positive integer (e.g. "
+            f"{family}:1000), received {family}:{text}."
+        )
+    return int(text)
+
+
+def _mt_ismcts(game: Game, argument: str | None) -> Any:
+    from nashzoo.agents.ismcts import ISMCTSAgent, SearchConfig
+
+    n = _simulations("mt-ismcts", argument, 1000)
+    return ISMCTSAgent(game, config=SearchConfig(variant="mt", simulations=n))
+
+
+def _nash_ismcts_oracle(game: Game, argument: str | None) -> Any:
+    from nashzoo.agents.ismcts import ISMCTSAgent, SearchConfig, SearchTables
+
+    n = _simulations("nash-ismcts-oracle", argument, 1000)
+    policy = _solved_policy("cfr+", 1000, game)
+    tables = SearchTables.oracle(policy.tree, policy.probs)
+    return ISMCTSAgent(
+        game, tables, SearchConfig(variant="nash", simulations=n), name=f"nash-ismcts-oracle:{n}"
+    )
 
 
 def _sb3_file(game: Game, path: str | None) -> Any:
@@ -126,9 +173,31 @@ def _register() -> None:
     )
     register_family(
         AgentFamily(
-            "nfsp-file",
-            _nfsp_file,
-            "a saved NFSP agent's average policy (torch extra)",
+            "mt-ismcts",
+            _mt_ismcts,
+            "MT-ISMCTS (UCB1, random rollouts, spawned opponent trees), SIMULATIONS per move",
+            argument="SIMULATIONS",
+            needs_tree=True,
+            samples=True,
+            defaults={"simulations": 1000, "seed": 0},
+        )
+    )
+    register_family(
+        AgentFamily(
+            "nash-ismcts-oracle",
+            _nash_ismcts_oracle,
+            "Nash-ISMCTS on oracle networks from a CFR+ solution, SIMULATIONS per move",
+            argument="SIMULATIONS",
+            needs_tree=True,
+            samples=True,
+            defaults={"simulations": 1000, "eps": 0.05, "cfr+ iterations": 1000, "seed": 0},
+        )
+    )
+    register_family(
+        AgentFamily(
+            "pt-file",
+            _torch_file,
+            "a saved NFSP agent's average policy or a trained Nash-ISMCTS agent (torch extra)",
             suffixes=(".pt",),
         )
     )

@@ -34,7 +34,14 @@ from typing import Any
 from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State
 from nashzoo.validation import check_int
 
-__all__ = ["KuhnPokerGame", "KuhnPokerState", "PASS", "BET", "MAX_DECK_SIZE"]
+__all__ = [
+    "KuhnPokerGame",
+    "KuhnPokerState",
+    "PASS",
+    "BET",
+    "MAX_DECK_SIZE",
+    "kuhn_equilibrium",
+]
 
 MAX_DECK_SIZE: int = 100
 """Largest deck (a 100-card Kuhn tree has about 89,000 histories)."""
@@ -188,3 +195,38 @@ class KuhnPokerState(State):
         names = self.game.card_names
         cards = " ".join(names[c] for c in self._cards) or "-"
         return f"cards: {cards} | betting: {self._letters or '-'}"
+
+
+def kuhn_equilibrium(alpha: float = 1 / 6) -> dict[str, list[float]]:
+    """A Nash equilibrium of classic (3-card) Kuhn poker, as ``{information-state string:
+    [P(pass), P(bet)]}``.
+
+    The family of Kuhn (1950): player 0 bets the J with probability ``alpha`` in
+    [0, 1/3], bets the K with ``3 alpha``, always checks the Q, and after check-bet calls
+    with the Q at ``alpha + 1/3``; player 1 bets the J after a check at 1/3, calls a bet
+    with the Q at 1/3, and plays the rest purely. With ``alpha`` strictly inside the range
+    every information set is reached (the search experiments use ``alpha = 1/6``). Value
+    for player 0: -1/18.
+
+    Raises:
+        InvalidParameterError: ``alpha`` is not a number in [0, 1/3].
+    """
+    from nashzoo.errors import InvalidParameterError
+
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1 / 3:
+        raise InvalidParameterError(f"alpha must be a number in [0, 1/3], received {alpha!r}.")
+    bet = {  # P(bet or call) per (player, card, history)
+        (0, "J", ""): alpha,
+        (0, "Q", ""): 0.0,
+        (0, "K", ""): 3 * alpha,
+        (0, "J", "pb"): 0.0,
+        (0, "Q", "pb"): alpha + 1 / 3,
+        (0, "K", "pb"): 1.0,
+        (1, "J", "b"): 0.0,
+        (1, "Q", "b"): 1 / 3,
+        (1, "K", "b"): 1.0,
+        (1, "J", "p"): 1 / 3,
+        (1, "Q", "p"): 0.0,
+        (1, "K", "p"): 1.0,
+    }
+    return {f"player={p} card={c} history={h}": [1.0 - b, b] for (p, c, h), b in bet.items()}

@@ -159,6 +159,28 @@ class GameTree:
                 f"{self.game.information_state_tensor_size})."
             ) from None
 
+    def infoset_of_inputs(self, observation: Any, info: Any) -> int:
+        """The information set an agent's ``(observation, info)`` identify: by
+        ``info["info_state"]`` when the info has it (nashzoo's harness always sends it),
+        else by the observation tensor (plain env loops, whose infos hold numbers only).
+
+        Raises:
+            KeyError: the string or tensor belongs to no information set of this game.
+            InvalidParameterError: neither is given.
+        """
+        key = info.get("info_state") if isinstance(info, dict) else None
+        if key is not None:
+            try:
+                return self.infoset_index[key]
+            except KeyError:
+                raise KeyError(f"{key!r} is not an information set of {self.game!r}") from None
+        if not isinstance(observation, dict) or "observation" not in observation:
+            raise InvalidParameterError(
+                "An agent needs info['info_state'] or the observation dict's 'observation' "
+                f"tensor to find its information set, received observation={observation!r}."
+            )
+        return self.infoset_of_tensor(observation["observation"])
+
     def agent_inputs(self, infoset: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """The ``(observation, info)`` an agent receives at information set ``infoset``,
         exactly as the env and the match engine present it (fresh arrays)."""

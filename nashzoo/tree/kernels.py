@@ -341,7 +341,7 @@ def cfr_run(
 
 
 @njit(cache=True)
-def _next_uniform(rng_state):
+def next_uniform(rng_state):
     """xorshift64* step on ``rng_state[0]``; a float in [0, 1)."""
     x = rng_state[0]
     x ^= x >> np.uint64(12)
@@ -435,14 +435,14 @@ def external_sampling_run(
                         size += 1
                     continue
                 if pl == CHANCE:
-                    c = _sample_chance(fc, nc, chance_prob, _next_uniform(rng_state))
+                    c = _sample_chance(fc, nc, chance_prob, next_uniform(rng_state))
                 else:
                     i = infoset[n]
                     _regret_matching(regret, legal_mask, i, sig)
                     for a in range(n_actions):
                         avg[i, a] += sig[a]
                     c = _sample_child(
-                        n, first_child, num_children, action, sig, _next_uniform(rng_state)
+                        n, first_child, num_children, action, sig, next_uniform(rng_state)
                     )
                 chosen[n] = c
                 active[size] = c
@@ -508,7 +508,7 @@ def outcome_sampling_run(
                 fc = first_child[n]
                 nc = num_children[n]
                 if pl == CHANCE:
-                    c = _sample_chance(fc, nc, chance_prob, _next_uniform(rng_state))
+                    c = _sample_chance(fc, nc, chance_prob, next_uniform(rng_state))
                     opp_reach *= chance_prob[c]
                     sample_reach *= chance_prob[c]
                     n = c
@@ -527,7 +527,7 @@ def outcome_sampling_run(
                     else:
                         smp[a] = sig[a]
                 c = _sample_child(
-                    n, first_child, num_children, action, smp, _next_uniform(rng_state)
+                    n, first_child, num_children, action, smp, next_uniform(rng_state)
                 )
                 path_node[depth] = n
                 path_child[depth] = c

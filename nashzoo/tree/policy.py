@@ -35,6 +35,35 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def _rows_by_key(tree: GameTree, keys: list[str], rows: Any, where: str) -> np.ndarray:
+    """The ``(num_infosets, num_actions)`` array of ``rows`` keyed by ``keys``, which must
+    name every information set of ``tree`` exactly once (errors name ``where``)."""
+    game = tree.game
+    try:
+        arr = np.asarray(rows, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise PolicyFileError(f"{where}: policy rows are not numeric ({exc}).") from exc
+    if arr.ndim != 2 or arr.shape[1] != tree.num_actions or len(keys) != arr.shape[0]:
+        raise PolicyFileError(
+            f"{where}: policy table has shape {arr.shape} for {len(keys)} keys; expected "
+            f"(n, {tree.num_actions})."
+        )
+    unknown = [k for k in keys if k not in tree.infoset_index]
+    if unknown:
+        raise PolicyFileError(
+            f"{where}: {len(unknown)} information set(s) not in {game!r}, first {unknown[0]!r}."
+        )
+    missing = set(tree.infoset_keys) - set(keys)
+    if missing:
+        first = next(k for k in tree.infoset_keys if k in missing)
+        raise PolicyFileError(
+            f"{where}: {len(missing)} information set(s) of {game!r} missing, first {first!r}."
+        )
+    probs = np.zeros(tree.legal_mask.shape)
+    probs[[tree.infoset_index[k] for k in keys]] = arr
+    return probs
+
+
 def _tree_of(game_or_tree: Game | GameTree) -> GameTree:
     if isinstance(game_or_tree, GameTree):
         return game_or_tree
@@ -81,6 +110,31 @@ class TabularPolicy:
     def uniform(cls, game_or_tree: Game | GameTree) -> TabularPolicy:
         """Uniform over the legal actions at every information set."""
         return cls(game_or_tree)
+
+    @classmethod
+    def from_table(
+        cls,
+        game_or_tree: Game | GameTree,
+        table: dict[str, Any],
+        *,
+        metadata: dict[str, Any] | None = None,
+    ) -> TabularPolicy:
+        """A policy from ``{information-state string: probabilities over all actions}``
+        naming every information set once (e.g. :func:`nashzoo.games.kuhn.kuhn_equilibrium`).
+
+        Raises:
+            PolicyFileError: unknown or missing information sets, or rows that are not
+                distributions over the legal actions.
+        """
+        tree = _tree_of(game_or_tree)
+        if not isinstance(table, dict):
+            raise PolicyFileError(
+                f"Expected a dict from information-state strings to probabilities, received "
+                f"{type(table).__name__}."
+            )
+        keys = list(table)
+        probs = _rows_by_key(tree, keys, [table[k] for k in keys], "the table")
+        return cls(tree, probs, metadata=metadata)
 
     @classmethod
     def from_agent(cls, agent: Any, game_or_tree: Game | GameTree) -> TabularPolicy:
@@ -287,30 +341,7 @@ class TabularPolicy:
             dup = next(k for k in keys if k in seen or seen.add(k))  # type: ignore[func-returns-value]
             raise PolicyFileError(f"{path}: information set {dup!r} appears more than once.")
         tree = compile_game(file_game)  # refuses huge games at once (GameTooLargeError)
-        try:
-            arr = np.asarray(rows, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise PolicyFileError(f"{path}: policy rows are not numeric ({exc}).") from exc
-        if arr.ndim != 2 or arr.shape[1] != tree.num_actions or len(keys) != arr.shape[0]:
-            raise PolicyFileError(
-                f"{path}: policy table has shape {arr.shape} for {len(keys)} keys; expected "
-                f"(n, {tree.num_actions})."
-            )
-        unknown = [k for k in keys if k not in tree.infoset_index]
-        if unknown:
-            raise PolicyFileError(
-                f"{path}: {len(unknown)} information set(s) not in {file_game!r}, first "
-                f"{unknown[0]!r}."
-            )
-        missing = set(tree.infoset_keys) - set(keys)
-        if missing:
-            first = next(k for k in tree.infoset_keys if k in missing)
-            raise PolicyFileError(
-                f"{path}: {len(missing)} information set(s) of {file_game!r} missing, first "
-                f"{first!r}."
-            )
-        probs = np.zeros(tree.legal_mask.shape)
-        probs[[tree.infoset_index[k] for k in keys]] = arr
+        probs = _rows_by_key(tree, keys, rows, str(path))
         metadata = header.get("metadata") or {}
         if not isinstance(metadata, dict):
             raise PolicyFileError(f"{path}: 'metadata' must be an object, found {metadata!r}.")

@@ -56,15 +56,7 @@ class TabularPolicyAgent:
             self._rng = np.random.default_rng(check_seed(seed))
 
     def _row(self, observation: Observation, info: Any) -> int:
-        key = info.get("info_state") if isinstance(info, dict) else None
-        if key is not None:
-            return self.policy.index(key)
-        if not isinstance(observation, dict) or "observation" not in observation:
-            raise InvalidParameterError(
-                "TabularPolicyAgent needs info['info_state'] or the observation dict's "
-                f"'observation' tensor, received observation={observation!r}."
-            )
-        return self.policy.tree.infoset_of_tensor(observation["observation"])
+        return self.policy.tree.infoset_of_inputs(observation, info)
 
     def action_probabilities(self, observation: Observation, info: dict[str, Any]) -> np.ndarray:
         """The policy's distribution at ``info["info_state"]``."""

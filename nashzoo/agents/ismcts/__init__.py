@@ -1,10 +1,31 @@
-"""Information-set Monte Carlo tree search (issue 12; in progress).
+"""Information-set Monte Carlo tree search: MT-ISMCTS, A-ISMCTS and Nash-ISMCTS.
 
-So far: :mod:`nashzoo.agents.ismcts.interval`, the exact L1-ball extremum of
-Nash-ISMCTS's epsilon-mechanism (``../shared/NASH_ISMCTS.md`` section 3). The worlds a
-search may imagine come from :mod:`nashzoo.games.worlds`.
+``../shared/NASH_ISMCTS.md`` is the specification. The pieces, bottom up:
+
+* :mod:`~nashzoo.agents.ismcts.interval`: the exact L1-ball extremum of the
+  epsilon-mechanism;
+* :mod:`~nashzoo.agents.ismcts.tables`: what a search knows besides the rules (P, V, V_c,
+  H, V_w over every view), from networks, an oracle, or nothing;
+* :mod:`~nashzoo.agents.ismcts.kernel` and :mod:`~nashzoo.agents.ismcts.search`: the
+  compiled search and its driver (:class:`SearchConfig`, :class:`Search`);
+* :mod:`~nashzoo.agents.ismcts.agent`: :class:`ISMCTSAgent`, the PolicyAgent.
+
+The worlds a search may imagine come from :mod:`nashzoo.tree.views` (and, state by
+state, :mod:`nashzoo.games.worlds`).
 """
 
+from nashzoo.agents.ismcts.agent import ISMCTSAgent
 from nashzoo.agents.ismcts.interval import ball_interval, ball_max, ball_min
+from nashzoo.agents.ismcts.search import Search, SearchConfig, SearchResult
+from nashzoo.agents.ismcts.tables import SearchTables
 
-__all__ = ["ball_max", "ball_min", "ball_interval"]
+__all__ = [
+    "ISMCTSAgent",
+    "Search",
+    "SearchConfig",
+    "SearchResult",
+    "SearchTables",
+    "ball_max",
+    "ball_min",
+    "ball_interval",
+]

@@ -17,10 +17,43 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numba import njit
 
 from nashzoo.errors import InvalidParameterError
+from nashzoo.tree import kernels as _kernels  # noqa: F401  (sets numba's cache directory)
 
-__all__ = ["ball_max", "ball_min", "ball_interval"]
+__all__ = ["ball_max", "ball_min", "ball_interval", "ball_max_kernel"]
+
+
+@njit(cache=True)
+def ball_max_kernel(h, v, k, eps, done):
+    """:func:`ball_max` over the first ``k`` entries of ``h`` and ``v``, unchecked (the
+    search's inner loop calls it; ``done`` is a boolean scratch array of length >= k).
+
+    Mass moves to the best world from the worst worlds first (ties: the lower index
+    first), ``eps / 2`` of it at most."""
+    best = 0
+    for c in range(1, k):
+        if v[c] > v[best]:
+            best = c
+    value = 0.0
+    for c in range(k):
+        value += h[c] * v[c]
+        done[c] = False
+    done[best] = True
+    budget = min(eps / 2.0, 1.0 - h[best])
+    while budget > 0.0:
+        worst = -1
+        for c in range(k):
+            if not done[c] and (worst < 0 or v[c] < v[worst]):
+                worst = c
+        if worst < 0:
+            break
+        done[worst] = True
+        t = min(h[worst], budget)
+        value += t * (v[best] - v[worst])
+        budget -= t
+    return value
 
 
 def _checked(
@@ -54,16 +87,7 @@ def ball_max(h: Sequence[float] | np.ndarray, v: Sequence[float] | np.ndarray, e
         InvalidParameterError: shapes differ, ``h`` is not a distribution, ``eps`` < 0.
     """
     hh, vv, eps = _checked(h, v, eps)
-    best = int(np.argmax(vv))
-    budget = min(eps / 2.0, 1.0 - hh[best])
-    gain = 0.0
-    for c in np.argsort(vv, kind="stable"):  # take from the worst worlds first
-        if c == best or budget <= 0.0:
-            continue
-        t = min(hh[c], budget)
-        gain += t * (vv[best] - vv[c])
-        budget -= t
-    return float(hh @ vv + gain)
+    return float(ball_max_kernel(hh, vv, hh.size, eps, np.zeros(hh.size, dtype=np.bool_)))
 
 
 def ball_min(h: Sequence[float] | np.ndarray, v: Sequence[float] | np.ndarray, eps: float) -> float:

@@ -1,0 +1,467 @@
+"""One information-set search: its settings, its driver and what it returns.
+
+:class:`SearchConfig` (a documented dataclass) picks the variant and its constants;
+:class:`Search` turns a compiled game and its :class:`~nashzoo.agents.ismcts.tables.SearchTables`
+into the arrays of :mod:`nashzoo.agents.ismcts.kernel`, runs the simulations (growing
+the statistics table when it fills, stopping at the simulation count or the time budget)
+and reads the root: visit counts, value intervals and the move distribution
+(:class:`SearchResult`).
+
+Variants (``../shared/NASH_ISMCTS.md``):
+
+* ``"mt"``: MT-ISMCTS, UCB1 and random rollouts, no networks (its tables give only the
+  belief: chance alone, or Bayes with the spawned trees as the opponent model).
+* ``"a"``: A-ISMCTS, PUCT with the tables' P, V, V_c, H, V_w (``eps`` is 0).
+* ``"nash"``: Nash-ISMCTS, A-ISMCTS with the epsilon-mechanism (``eps`` > 0 widens every
+  SAMPLE node's value into the interval over beliefs within L1 distance ``eps``).
+
+Payoffs inside the search are scaled to [-1, 1] (Kuhn: chips / 2, Leduc: chips / 13).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from nashzoo.agents.ismcts import kernel as K
+from nashzoo.agents.ismcts.tables import SearchTables, payoff_scale
+from nashzoo.errors import InvalidParameterError
+from nashzoo.games.base import TERMINAL
+from nashzoo.tree.compile import GameTree
+from nashzoo.validation import check_int
+
+__all__ = ["SearchConfig", "SearchResult", "Search", "VARIANTS"]
+
+VARIANTS = ("mt", "a", "nash")
+
+
+@dataclass
+class SearchConfig:
+    """Settings of an information-set search.
+
+    Attributes:
+        variant: ``"mt"`` (MT-ISMCTS), ``"a"`` (A-ISMCTS) or ``"nash"`` (Nash-ISMCTS).
+        simulations: simulations of the root tree per move (spawned trees' simulations
+            do not count).
+        time_budget: seconds per move; when set, the search runs until it is spent (at
+            least one simulation) and ``simulations`` is ignored. Timed searches are not
+            reproducible; counted ones are.
+        c_uct: UCB1 exploration constant (MT), on payoffs scaled to [-1, 1].
+        c_puct: PUCT constant (A and Nash).
+        eps: L1 radius of the belief ball at SAMPLE nodes (Nash; A uses 0).
+        spawn_cap: nesting levels of spawned opponent trees (Kuhn needs 3); below the
+            cap the opponent plays the rollout policy (uniform in MT, P otherwise).
+        belief: ``"table"`` (the tables' H; in MT, chance alone: uniform over the
+            opponent's cards) or ``"model"`` (Bayes with an opponent model: the visit
+            counts of the opponent's spawned trees).
+        estimator: ``"exact"`` (base + residual, the spec's estimator) or ``"polled"``
+            (the ball over each world's own value).
+        final_policy: how the move distribution is read from the root: ``"lcb"``
+            (drop actions whose confidence interval lies below the best lower bound,
+            then proportional to visits), ``"visits"`` (proportional to visits,
+            OpenSpiel's NORMALIZED_VISIT_COUNT) or ``"max_visits"``. Default: ``"lcb"``
+            for A and Nash, ``"visits"`` for MT.
+        lcb_z: the confidence multiplier of ``"lcb"`` (``z / sqrt(N)`` on scaled payoffs).
+        noise_alpha, noise_fraction: Dirichlet noise at the root of self-play searches
+            only (never when playing or measuring).
+        seed: seed of the agent's generator (searches for exploitability are seeded per
+            information set from it, so the order of queries does not matter).
+    """
+
+    variant: Literal["mt", "a", "nash"] = "nash"
+    simulations: int = 1000
+    time_budget: float | None = None
+    c_uct: float = 2.0
+    c_puct: float = 2.0
+    eps: float = 0.05
+    spawn_cap: int = 3
+    belief: Literal["table", "model"] = "table"
+    estimator: Literal["exact", "polled"] = "exact"
+    final_policy: Literal["lcb", "visits", "max_visits"] | None = None
+    lcb_z: float = 1.96
+    noise_alpha: float = 1.0
+    noise_fraction: float = 0.25
+    seed: int | None = 0
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Check every field (also after changing one).
+
+        Raises:
+            InvalidParameterError: naming the field, what it must be and what it is.
+        """
+        if self.variant not in VARIANTS:
+            raise InvalidParameterError(
+                f"variant must be one of {VARIANTS}, received {self.variant!r}."
+            )
+        check_int("simulations", self.simulations, 1)
+        check_int("spawn_cap", self.spawn_cap, 0, 8)
+        for name in ("c_uct", "c_puct", "eps", "lcb_z", "noise_alpha", "noise_fraction"):
+            value = getattr(self, name)
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not (math.isfinite(value) and value >= 0)
+            ):
+                raise InvalidParameterError(
+                    f"{name} must be a finite number >= 0, received {value!r}."
+                )
+        if self.noise_fraction > 1:
+            raise InvalidParameterError(
+                f"noise_fraction must be in [0, 1], received {self.noise_fraction!r}."
+            )
+        if self.noise_alpha == 0:
+            raise InvalidParameterError("noise_alpha must be > 0.")
+        if self.time_budget is not None and (
+            isinstance(self.time_budget, bool)
+            or not isinstance(self.time_budget, (int, float))
+            or not 0 < self.time_budget < math.inf
+        ):
+            raise InvalidParameterError(
+                f"time_budget must be None or a positive number of seconds, received "
+                f"{self.time_budget!r}."
+            )
+        if self.belief not in ("table", "model"):
+            raise InvalidParameterError(
+                f"belief must be 'table' or 'model', received {self.belief!r}."
+            )
+        if self.estimator not in ("exact", "polled"):
+            raise InvalidParameterError(
+                f"estimator must be 'exact' or 'polled', received {self.estimator!r}."
+            )
+        if self.final_policy not in (None, "lcb", "visits", "max_visits"):
+            raise InvalidParameterError(
+                "final_policy must be None, 'lcb', 'visits' or 'max_visits', received "
+                f"{self.final_policy!r}."
+            )
+        if self.seed is not None:
+            check_int("seed", self.seed, 0)
+
+    @property
+    def move_selection(self) -> str:
+        """The final policy in force (the variant's default when unset)."""
+        if self.final_policy is not None:
+            return self.final_policy
+        return "visits" if self.variant == "mt" else "lcb"
+
+    @property
+    def effective_eps(self) -> float:
+        """``eps`` for Nash-ISMCTS, 0 for the other variants."""
+        return float(self.eps) if self.variant == "nash" else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class SearchResult:
+    """What one search found at its root.
+
+    Attributes:
+        infoset: the information set searched (row of the compiled game).
+        actions: its legal actions.
+        visits: visits of each legal action.
+        q_low, q_high: each action's value interval to the mover (scaled payoff; MT:
+            the mean return, both equal; NaN for unvisited actions).
+        policy: the move distribution over all ``num_distinct_actions``.
+        simulations: simulations run.
+        seconds: wall time of the search.
+        slots: statistics entries the search used (all of its trees' nodes).
+    """
+
+    infoset: int
+    actions: np.ndarray
+    visits: np.ndarray
+    q_low: np.ndarray
+    q_high: np.ndarray
+    policy: np.ndarray
+    simulations: int
+    seconds: float
+    slots: int = field(default=0)
+
+    @property
+    def visit_shares(self) -> np.ndarray:
+        """Visits over all actions, normalised."""
+        out = np.zeros_like(self.policy)
+        out[self.actions] = self.visits / max(self.visits.sum(), 1.0)
+        return out
+
+
+def _game_arrays(tables: SearchTables) -> K.SearchGame:
+    views = tables.views
+    tree = views.tree
+    n_sets, n_actions = tree.legal_mask.shape
+    legal = np.full((n_sets, n_actions), -1, dtype=np.int32)
+    num_legal = tree.legal_mask.sum(axis=1).astype(np.int32)
+    for i in range(n_sets):
+        acts = np.flatnonzero(tree.legal_mask[i])
+        legal[i, : acts.size] = acts
+    return K.SearchGame(
+        player=tree.player,
+        parent=tree.parent,
+        first_child=tree.first_child,
+        num_children=tree.num_children,
+        infoset=tree.infoset,
+        action=tree.action,
+        chance_prob=tree.chance_prob,
+        utility=np.ascontiguousarray(tree.utility / payoff_scale(tree)),
+        legal=legal,
+        num_legal=num_legal,
+        action_slot=views.action_slot,
+        set_owner=tree.infoset_player.astype(np.int32),
+        set_start=views.infoset_node_start,
+        set_nodes=views.infoset_nodes,
+        node_position=views.node_position,
+        chance_reach=views.chance_reach,
+    )
+
+
+def _knowledge(tables: SearchTables) -> K.SearchKnowledge:
+    views = tables.views
+    tree = views.tree
+    n_players = tree.num_players
+    # each set's belief over its histories, from H at the set's view
+    set_belief = np.zeros(views.infoset_nodes.size)
+    for i in range(tree.num_infosets):
+        a, b = views.infoset_node_start[i], views.infoset_node_start[i + 1]
+        nodes = views.infoset_nodes[a:b]
+        p = int(tree.infoset_player[i])
+        row = tables.belief[views.infoset_view[i], views.node_world[p, nodes]]
+        total = row.sum()
+        set_belief[a:b] = row / total if total > 0 else 1.0 / (b - a)
+    # V_w at every history for every viewer: exact at terminals; at a node whose event
+    # the viewer does not see, the average over its children (chance probabilities,
+    # uniform over hidden moves)
+    scaled = tree.utility / payoff_scale(tree)
+    leaf = np.zeros((n_players, tree.num_nodes))
+    for p in range(n_players):
+        nv, nw = views.node_view[p], views.node_world[p]
+        for n in range(tree.num_nodes - 1, -1, -1):
+            if tree.player[n] == TERMINAL:
+                leaf[p, n] = scaled[n, p]
+            elif nv[n] >= 0:
+                leaf[p, n] = tables.world_value[nv[n], nw[n]]
+            else:
+                fc, nc = tree.first_child[n], tree.num_children[n]
+                kids = np.arange(fc, fc + nc)
+                weights = tree.chance_prob[kids] if tree.player[n] < 0 else np.full(nc, 1.0 / nc)
+                leaf[p, n] = float(weights @ leaf[p, kids])
+    return K.SearchKnowledge(
+        prior=np.ascontiguousarray(tables.prior, dtype=np.float64),
+        child_value=np.ascontiguousarray(tables.child_value, dtype=np.float64),
+        act_value=np.ascontiguousarray(tables.view_value[views.infoset_view], dtype=np.float64),
+        set_belief=set_belief,
+        leaf_value=leaf,
+    )
+
+
+def _stats(bits: int, branch: int, levels: int, depth: int) -> K.SearchStats:
+    cap = 1 << bits
+    return K.SearchStats(
+        meta=np.array([0, bits], dtype=np.int64),
+        keys=np.full(cap, -1, dtype=np.int64),
+        used=np.zeros(cap, dtype=np.int64),
+        kind=np.zeros(cap, dtype=np.int8),
+        owner=np.zeros(cap, dtype=np.int8),
+        ref=np.zeros(cap, dtype=np.int32),
+        act=np.zeros(cap, dtype=np.int32),
+        visits=np.zeros((cap, branch)),
+        child=np.full((cap, branch), -1, dtype=np.int32),
+        total=np.zeros((cap, branch)),
+        qlo=np.zeros(cap),
+        qhi=np.zeros(cap),
+        nmix=np.zeros(cap),
+        npure=np.zeros(cap),
+        mixsum=np.zeros((cap, branch)),
+        purecnt=np.zeros((cap, branch)),
+        level_int=np.zeros((levels, K.NUM_LEVEL_FIELDS), dtype=np.int64),
+        path_slot=np.zeros((levels, depth), dtype=np.int64),
+        path_index=np.zeros((levels, depth), dtype=np.int64),
+        mix=np.zeros((levels, branch)),
+        rootmix=np.zeros((levels, branch)),
+        work=np.zeros((levels, 4, branch)),
+        done=np.zeros(branch, dtype=np.bool_),
+    )
+
+
+def rng_state(seed: int | np.random.Generator | np.random.SeedSequence) -> np.ndarray:
+    """A non-zero xorshift state for the kernel, drawn from ``seed``."""
+    if isinstance(seed, np.random.Generator):
+        value = int(seed.integers(1, 2**63 - 1))
+    else:
+        value = int(np.random.default_rng(seed).integers(1, 2**63 - 1))
+    return np.array([value], dtype=np.uint64)
+
+
+class Search:
+    """Runs searches at the information sets of one compiled game.
+
+    Args:
+        tables: what the search knows besides the rules (for MT-ISMCTS
+            :meth:`SearchTables.uninformed` unless you want its belief table).
+        config: the settings (validated; read again at every search, so changing a
+            field takes effect at the next one).
+
+    The statistics table is reused from search to search (cleared in between) and
+    grows as needed.
+    """
+
+    def __init__(self, tables: SearchTables, config: SearchConfig) -> None:
+        if not isinstance(tables, SearchTables):
+            raise InvalidParameterError(
+                f"Search needs SearchTables, received {type(tables).__name__}."
+            )
+        if not isinstance(config, SearchConfig):
+            raise InvalidParameterError(
+                f"Search needs a SearchConfig, received {type(config).__name__}."
+            )
+        config.validate()
+        self.tables = tables
+        self.config = config
+        self._game = _game_arrays(tables)
+        self._knowledge = _knowledge(tables)
+        tree = tables.tree
+        self._branch = int(max(tree.num_children.max(), tables.views.max_worlds_per_infoset, 1))
+        self._depth = 2 * tree.game.max_history_length + 4
+        self._bits = 12
+        self._stats: K.SearchStats | None = None
+
+    @property
+    def tree(self) -> GameTree:
+        return self.tables.tree
+
+    def _margin(self) -> int:
+        # slots one top-level simulation can create: at most 2 per tree simulation, and
+        # each opponent decision on a path spawns one simulation a level down
+        branching = self.tree.game.max_game_length + 1
+        return 2 * sum(branching**level for level in range(self.config.spawn_cap + 1))
+
+    def _ready_stats(self, margin: int) -> K.SearchStats:
+        levels = self.config.spawn_cap + 2
+        st = self._stats
+        need = max(self._bits, math.ceil(math.log2(max(4 * margin, 4096))))
+        if st is None or st.path_slot.shape[0] < levels or st.meta[1] < need:
+            self._bits = need
+            st = self._stats = _stats(need, self._branch, levels, self._depth)
+        else:
+            K.reset(st)
+        return st
+
+    def _grow(self, st: K.SearchStats) -> K.SearchStats:
+        self._bits = int(st.meta[1]) + 1
+        new = _stats(self._bits, self._branch, st.path_slot.shape[0], self._depth)
+        K.rehash(st, new)
+        self._stats = new
+        return new
+
+    def params(self) -> np.ndarray:
+        """The kernel's parameter vector for the current config."""
+        c = self.config
+        prm = np.zeros(K.NUM_PARAMS)
+        prm[K.P_MODE] = 0.0 if c.variant == "mt" else 1.0
+        prm[K.P_EXPLORE] = c.c_uct if c.variant == "mt" else c.c_puct
+        prm[K.P_EPS] = c.effective_eps
+        prm[K.P_SPAWN_CAP] = c.spawn_cap
+        prm[K.P_BELIEF] = 1.0 if c.belief == "model" else 0.0
+        prm[K.P_POLLED] = 1.0 if c.estimator == "polled" else 0.0
+        return prm
+
+    def run(
+        self,
+        infoset: int,
+        rng: np.random.Generator | np.random.SeedSequence | int,
+        *,
+        self_play: bool = False,
+    ) -> SearchResult:
+        """Search at ``infoset`` (a row of the compiled game) and read the root.
+
+        Args:
+            infoset: where the searching player is to move.
+            rng: the generator (or seed) the search's random numbers come from.
+            self_play: add Dirichlet noise to the root prior (training only).
+        """
+        c = self.config
+        c.validate()
+        tree = self.tree
+        infoset = check_int("infoset", infoset, 0, tree.num_infosets - 1)
+        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        state = rng_state(gen)
+        n_legal = int(self._game.num_legal[infoset])
+        noise = np.zeros(self._branch)
+        prm = self.params()
+        if self_play and c.variant != "mt" and c.noise_fraction > 0:
+            noise[:n_legal] = gen.dirichlet(np.full(n_legal, c.noise_alpha))
+            prm[K.P_NOISE] = c.noise_fraction
+        margin = self._margin()
+        st = self._ready_stats(margin)
+        start = time.perf_counter()
+        done = 0
+        deadline = None if c.time_budget is None else start + float(c.time_budget)
+        target = c.simulations if deadline is None else np.iinfo(np.int64).max
+        while done < target:
+            chunk = target - done if deadline is None else 64
+            ran = K.run(self._game, self._knowledge, st, prm, noise, state, infoset, chunk, margin)
+            done += ran
+            if ran < chunk and (deadline is None or time.perf_counter() < deadline):
+                st = self._grow(st)
+            if deadline is not None and time.perf_counter() >= deadline and done > 0:
+                break
+        seconds = time.perf_counter() - start
+        return self._read_root(st, infoset, done, seconds)
+
+    def _read_root(
+        self, st: K.SearchStats, infoset: int, done: int, seconds: float
+    ) -> SearchResult:
+        c = self.config
+        tree = self.tree
+        n_legal = int(self._game.num_legal[infoset])
+        actions = self._game.legal[infoset, :n_legal].astype(np.int64)
+        slot = K.find_slot(st, K.act_key(self._game, infoset, infoset))
+        visits = st.visits[slot, :n_legal].copy()
+        q_low = np.full(n_legal, np.nan)
+        q_high = np.full(n_legal, np.nan)
+        for j in range(n_legal):
+            if visits[j] <= 0:
+                continue
+            if c.variant == "mt":
+                q_low[j] = q_high[j] = st.total[slot, j] / visits[j]
+            else:
+                child = st.child[slot, j]
+                q_low[j], q_high[j] = st.qlo[child], st.qhi[child]
+        weights = _move_weights(c.move_selection, visits, q_low, q_high, c.lcb_z)
+        policy = np.zeros(tree.num_actions)
+        policy[actions] = weights / weights.sum()
+        return SearchResult(
+            infoset=infoset,
+            actions=actions,
+            visits=visits,
+            q_low=q_low,
+            q_high=q_high,
+            policy=policy,
+            simulations=done,
+            seconds=seconds,
+            slots=int(st.meta[0]),
+        )
+
+
+def _move_weights(
+    how: str, visits: np.ndarray, q_low: np.ndarray, q_high: np.ndarray, z: float
+) -> np.ndarray:
+    """Unnormalised move weights over the legal actions (visits > 0 somewhere)."""
+    if how == "visits":
+        return visits.copy()
+    if how == "max_visits":
+        return (visits == visits.max()).astype(np.float64)
+    visited = visits > 0
+    spread = np.where(visited, z / np.sqrt(np.where(visited, visits, 1.0)), np.inf)
+    low = np.where(visited, q_low - spread, -np.inf)
+    high = np.where(visited, q_high + spread, np.inf)
+    best = int(np.argmax(low))
+    keep = visited & (high >= low[best])
+    return np.where(keep, visits, 0.0)

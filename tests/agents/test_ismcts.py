@@ -1,0 +1,347 @@
+"""Information-set MCTS (issue 12): views and worlds, the oracle tables, MT-ISMCTS, and the
+spec's experiments T1-T4 on Kuhn poker (``../shared/NASH_ISMCTS.md`` section 4).
+
+Kuhn facts used below (Kuhn 1950; the spec's section 5): in the equilibrium family with
+alpha = 1/6 every information set is reached; player 2 holding the J after a check bets
+with 1/3 and is indifferent (both actions are worth -1 chip), believing player 1 holds
+the Q with 2/3 and the K with 1/3; player 1 holding the Q facing a bet is indifferent
+between calling and folding (-1 chip), believing player 2 holds the J with 1/4.
+Exploitability figures are in chips.
+"""
+
+import numpy as np
+import pytest
+
+from nashzoo.agents.ismcts import ISMCTSAgent, Search, SearchConfig, SearchTables
+from nashzoo.agents.random_agent import RandomAgent
+from nashzoo.agents.specs import build_agent
+from nashzoo.errors import InvalidParameterError
+from nashzoo.eval.exploitability import exploitability
+from nashzoo.eval.matches import head_to_head
+from nashzoo.games import KuhnPokerGame, LeducHoldemGame, rock_paper_scissors
+from nashzoo.games.kuhn import kuhn_equilibrium
+from nashzoo.games.worlds import consistent_histories
+from nashzoo.tree import TabularPolicy, compile_game, nash_conv_array
+from nashzoo.tree.views import views_of
+
+KUHN = KuhnPokerGame()
+J_AFTER_CHECK = "player=1 card=J history=p"
+Q_FACING_BET = "player=0 card=Q history=pb"
+
+
+@pytest.fixture(scope="module")
+def kuhn():
+    tree = compile_game(KUHN)
+    eq = TabularPolicy.from_table(tree, kuhn_equilibrium(1 / 6)).probs
+    return tree, eq, SearchTables.oracle(tree, eq)
+
+
+def chips_exploitability(tree, probs):
+    return nash_conv_array(tree, probs) / 2
+
+
+def search_many(tables, config, infoset, seeds=20):
+    """Mean visit shares, mean move distribution and the per-seed move distributions."""
+    search = Search(tables, config)
+    results = [search.run(infoset, seed) for seed in range(seeds)]
+    shares = np.mean([r.visit_shares for r in results], axis=0)
+    return shares, [r.policy for r in results]
+
+
+def e_I(tree, eq, infoset, policies):
+    """The spec's e_I(n): the exploitability (chips) of the equilibrium with only this
+    information set replaced by the search's move distribution, averaged over seeds."""
+    values = []
+    for row in policies:
+        probs = eq.copy()
+        probs[infoset] = row
+        values.append(chips_exploitability(tree, probs))
+    return float(np.mean(values))
+
+
+# -- views, worlds and tables -----------------------------------------------------------
+@pytest.mark.parametrize(
+    "game", [KUHN, KuhnPokerGame(5), LeducHoldemGame(), rock_paper_scissors()], ids=repr
+)
+def test_the_worlds_of_every_information_set_are_its_consistent_histories(game):
+    tree = compile_game(game)
+    views = views_of(tree)
+    histories = {0: ()}
+    for n in range(1, tree.num_nodes):
+        histories[n] = histories[int(tree.parent[n])] + (int(tree.action[n]),)
+    for i, key in enumerate(tree.infoset_keys):
+        p = int(tree.infoset_player[i])
+        public = tree.infoset_public_history[i][: tree.infoset_history_length[i]]
+        expected = consistent_histories(game, p, key, public, player_to_move=True)
+        nodes = views.worlds_of(i)
+        assert sorted(histories[int(n)] for n in nodes) == sorted(w.history for w in expected)
+        assert list(views.node_position[nodes]) == list(range(nodes.size))
+        # one world id per history, allowed by the view's mask, distinct within the set
+        worlds = views.node_world[p, nodes]
+        assert len(set(worlds.tolist())) == nodes.size
+        assert views.view_world_mask[views.infoset_view[i], worlds].all()
+        assert views.view_keys[views.infoset_view[i]] == key
+
+
+def test_kuhn_world_ids_are_the_opponents_card():
+    views = views_of(compile_game(KUHN))
+    assert views.world_keys == ((), (0,), (1,), (2,))  # (), J, Q, K
+    assert views.num_views == 26  # 12 information sets, 12 waiting views, 2 before any card
+
+
+def test_oracle_tables_match_kuhns_equilibrium_by_hand(kuhn):
+    tree, eq, oracle = kuhn
+    views = oracle.views
+    i = tree.infoset_index[J_AFTER_CHECK]
+    v = views.infoset_view[i]
+    assert oracle.belief[v, 1:] == pytest.approx([0, 2 / 3, 1 / 3])  # Q 2/3, K 1/3
+    assert oracle.view_value[v] == pytest.approx(-0.5)  # -1 chip, scaled by 2
+    assert oracle.child_value[i] == pytest.approx([-0.5, -0.5])  # indifferent
+    after_bet = views.view_keys.index("player=1 card=J history=pb")
+    # after the bet: against the Q (calls with 1/2) -0.25, against the K (calls) -1
+    assert oracle.world_value[after_bet, 2:] == pytest.approx([-0.25, -1.0])
+    q = tree.infoset_index[Q_FACING_BET]
+    assert oracle.belief[views.infoset_view[q], 1:] == pytest.approx([1 / 4, 0, 3 / 4])
+    assert oracle.child_value[q] == pytest.approx([-0.5, -0.5])
+    root = views.view_keys.index("player=0 card=? history=")
+    assert oracle.view_value[root] == pytest.approx(-1 / 18 / 2)  # the game value
+
+
+def test_tables_refuse_what_is_not_a_belief(kuhn):
+    tree, eq, oracle = kuhn
+    with pytest.raises(InvalidParameterError, match="belief"):
+        oracle.with_belief(0, np.full(oracle.views.num_worlds, 0.5))
+    with pytest.raises(InvalidParameterError, match="shape"):
+        SearchTables.oracle(tree, eq[:3])
+
+
+# -- MT-ISMCTS ----------------------------------------------------------------------------
+def test_mt_ismcts_plays_the_dominant_actions_and_beats_random():
+    agent = build_agent("mt-ismcts:1000", KUHN)
+    policy = TabularPolicy.from_agent(agent, KUHN)
+    assert policy.action_probabilities("player=1 card=K history=b")[1] > 0.95  # K calls
+    assert policy.action_probabilities("player=0 card=K history=pb")[1] > 0.95
+    assert policy.action_probabilities("player=0 card=J history=pb")[0] > 0.9  # J folds
+    result = head_to_head(KUHN, agent, RandomAgent(), exact=True)
+    assert result.mean > 0.15  # measured +0.24 chips per game
+
+
+def test_mt_ismcts_search_operator_exploitability_on_kuhn():
+    # Searched separately at every information set with 1,000 simulations: 0.129 chips
+    # measured; OpenSpiel's single-tree ISMCTS with random rollouts measures 0.159 here.
+    # Any search whose policy turns pure is at least 1/6 exploitable; uniform play is 0.458.
+    value = exploitability(build_agent("mt-ismcts:1000", KUHN), KUHN).exploitability
+    assert 0.05 < value < 0.2
+
+
+def test_the_opponent_model_belief_is_a_different_search():
+    # With belief="model", the spawned tree of player 2 weighs player 1's possible cards
+    # by how player 1's trees of this decision (the root tree among them) chose the bet.
+    tree = compile_game(KUHN)
+    tables = SearchTables.uninformed(tree)
+    i = tree.infoset_index["player=0 card=K history="]
+    table = Search(tables, SearchConfig(variant="mt", simulations=2000)).run(i, 0)
+    model = Search(tables, SearchConfig(variant="mt", simulations=2000, belief="model")).run(i, 0)
+    assert table.simulations == model.simulations == 2000
+    assert not np.array_equal(table.visits, model.visits)
+
+
+# -- T1-T4 (T5 is in test_ismcts_interval.py) ----------------------------------------------
+def test_t1_a_ismcts_stays_at_the_equilibrium_it_is_given(kuhn):
+    tree, eq, oracle = kuhn
+    for key in (J_AFTER_CHECK, Q_FACING_BET):
+        i = tree.infoset_index[key]
+        tv = {}
+        for n in (1000, 10000):
+            shares, _ = search_many(oracle, SearchConfig(variant="a", simulations=n, c_puct=4), i)
+            tv[n] = 0.5 * np.abs(shares - eq[i]).sum()
+        # with exact world values at SAMPLE nodes the spec asks <= 0.02 (measured <= 0.018)
+        assert tv[1000] <= 0.02 and tv[10000] <= 0.02, (key, tv)
+        assert tv[10000] <= tv[1000] + 0.02
+
+
+def _perturbed(oracle, tree):
+    """The spec's T2 perturbation: 1/15 of probability moved from K to Q in player 2's
+    belief holding the J after a check (L1 size 0.133): Q(bet) gains 0.05."""
+    i = tree.infoset_index[J_AFTER_CHECK]
+    view = oracle.views.infoset_view[i]
+    row = oracle.belief[view].copy()
+    row[2] += 1 / 15
+    row[3] -= 1 / 15
+    return i, oracle.with_belief(view, row)
+
+
+def test_t2_a_perturbed_belief_makes_a_ismcts_collapse(kuhn):
+    tree, eq, oracle = kuhn
+    i, perturbed = _perturbed(oracle, tree)
+    bet, errors = {}, {}
+    for n in (100, 1000, 10000):
+        shares, policies = search_many(
+            perturbed, SearchConfig(variant="a", simulations=n, c_puct=1), i
+        )
+        bet[n], errors[n] = shares[1], e_I(tree, eq, i, policies)
+    # measured: bet share .39 / .58 / .87, e_I .011 / .023 / .045 chips (scaled: half)
+    assert bet[100] < bet[1000] < bet[10000] and bet[10000] > 0.75, bet
+    assert errors[100] < errors[1000] < errors[10000] and errors[10000] > 0.03, errors
+
+
+def test_t3_nash_ismcts_keeps_the_equilibrium_under_the_same_perturbation(kuhn):
+    tree, eq, oracle = kuhn
+    i, perturbed = _perturbed(oracle, tree)
+    errors = {}
+    for n in (100, 1000, 10000):
+        config = SearchConfig(variant="nash", simulations=n, c_puct=1, eps=0.2)
+        shares, policies = search_many(perturbed, config, i)
+        assert abs(shares[1] - 1 / 3) < 0.05, (n, shares)  # measured .36 / .33 / .34
+        errors[n] = e_I(tree, eq, i, policies)
+    assert errors[10000] <= errors[100] and errors[10000] < 0.005, errors
+
+
+def test_t4_eps_zero_is_a_ismcts_move_for_move(kuhn):
+    tree, eq, oracle = kuhn
+    for tables in (oracle, _perturbed(oracle, tree)[1]):
+        for i in range(tree.num_infosets):
+            a = Search(tables, SearchConfig(variant="a", simulations=300, c_puct=1)).run(i, 7)
+            n0 = Search(tables, SearchConfig(variant="nash", simulations=300, c_puct=1, eps=0))
+            b = n0.run(i, 7)
+            assert np.array_equal(a.visits, b.visits) and np.array_equal(a.policy, b.policy)
+    # and the comparison can fail: a positive eps searches differently
+    i, perturbed = _perturbed(oracle, tree)
+    a = Search(perturbed, SearchConfig(variant="a", simulations=3000, c_puct=1)).run(i, 7)
+    b = Search(perturbed, SearchConfig(variant="nash", simulations=3000, c_puct=1, eps=0.2)).run(
+        i, 7
+    )
+    assert not np.array_equal(a.visits, b.visits)
+
+
+def test_oracle_searches_are_far_less_exploitable_than_mt_ismcts(kuhn):
+    tree, eq, oracle = kuhn
+    for variant in ("a", "nash"):
+        agent = ISMCTSAgent(KUHN, oracle, SearchConfig(variant=variant, simulations=1000))
+        assert exploitability(agent, KUHN).exploitability < 0.03  # measured ~0.01-0.02
+
+
+# -- the agent ------------------------------------------------------------------------------
+def test_a_search_agent_cannot_read_hidden_information():
+    # The agent is given only what the env gives a player; searching from every history of
+    # an information set (different hidden cards, same inputs) gives the same answer.
+    from nashzoo.envs.aec import GameEnv
+
+    game = LeducHoldemGame()
+    agent = build_agent("mt-ismcts:200", game)
+    env = GameEnv(game, info_strings=True)
+    answers: dict[str, np.ndarray] = {}
+    checked = 0
+    for seed in range(40):
+        env.reset(seed=seed)
+        for _name in env.agent_iter():
+            obs, _, term, trunc, info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            probs = agent.action_probabilities(obs, info)
+            key = info["info_state"]
+            if key in answers:
+                assert np.array_equal(answers[key], probs)
+                checked += 1
+            answers[key] = probs
+            env.step(int(np.argmax(obs["action_mask"])))
+    assert checked > 20
+
+
+def test_searches_are_seeded_and_simulations_are_a_setting():
+    game = KUHN
+    a = build_agent("mt-ismcts:500", game)
+    b = build_agent("mt-ismcts:500", game)
+    assert np.array_equal(
+        TabularPolicy.from_agent(a, game).probs, TabularPolicy.from_agent(b, game).probs
+    )
+    a.simulations = 50
+    assert a.config.simulations == 50 and a.name == "mt-ismcts:50"
+    obs, info = compile_game(game).agent_inputs(0)
+    a.action_probabilities(obs, info)
+    assert a.last_result.simulations == 50
+    with pytest.raises(InvalidParameterError, match="simulations"):
+        a.simulations = 0
+    assert a.simulations == 50
+    a.reset(seed=3)
+    first = [a.act(obs, info) for _ in range(20)]
+    a.reset(seed=3)
+    assert [a.act(obs, info) for _ in range(20)] == first
+
+
+def test_a_time_budget_replaces_the_simulation_count():
+    agent = ISMCTSAgent(KUHN, config=SearchConfig(variant="mt", time_budget=0.02))
+    obs, info = compile_game(KUHN).agent_inputs(1)
+    agent.act(obs, info)
+    result = agent.last_result
+    assert 0.015 < result.seconds < 0.5 and result.simulations > 100
+    assert agent.name == "mt-ismcts:0.02s"
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("variant", "po"),
+        ("simulations", 0),
+        ("eps", -0.1),
+        ("c_puct", float("nan")),
+        ("time_budget", 0),
+        ("belief", "exact"),
+        ("final_policy", "best"),
+        ("spawn_cap", 99),
+    ],
+)
+def test_bad_settings_are_refused_by_name(field, value):
+    with pytest.raises(InvalidParameterError, match=field):
+        SearchConfig(**{field: value})
+
+
+def test_bad_specs_are_refused():
+    with pytest.raises(InvalidParameterError, match="SIMULATIONS"):
+        build_agent("mt-ismcts:many", KUHN)
+    with pytest.raises(InvalidParameterError, match="SIMULATIONS"):
+        build_agent("nash-ismcts-oracle:0", KUHN)
+
+
+def test_a_saved_search_agent_loads_through_the_specs(tmp_path, kuhn):
+    pytest.importorskip("torch")
+    tree, eq, oracle = kuhn
+    agent = ISMCTSAgent(KUHN, oracle, SearchConfig(variant="nash", simulations=400, eps=0.1))
+    path = agent.save(tmp_path / "oracle.pt")
+    loaded = build_agent(str(path), KUHN)
+    assert isinstance(loaded, ISMCTSAgent) and loaded.name == "oracle"
+    assert loaded.config == agent.config
+    assert np.array_equal(
+        TabularPolicy.from_agent(agent, KUHN).probs, TabularPolicy.from_agent(loaded, KUHN).probs
+    )
+    from nashzoo.errors import PolicyFileError
+
+    with pytest.raises(PolicyFileError, match="not for"):
+        ISMCTSAgent.load(path, LeducHoldemGame())
+    (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(PolicyFileError):
+        build_agent(str(tmp_path / "junk.pt"), KUHN)
+
+
+def test_search_agents_play_a_supervised_tournament_under_a_move_time_limit(tmp_path):
+    from nashzoo.agents.specs import AgentSpec
+    from nashzoo.eval.tournament import TournamentConfig, run_tournament
+
+    config = TournamentConfig(
+        game="nashzoo/kuhn_poker-v0",
+        agents=(
+            ("mt", AgentSpec("mt-ismcts:200")),
+            ("oracle", AgentSpec("nash-ismcts-oracle:200")),
+            ("random", AgentSpec("random")),
+        ),
+        deals=40,
+        block_size=20,
+        move_time_limit=5.0,
+    )
+    result = run_tournament(config, tmp_path / "t.sqlite", workers=1, bootstrap=0)
+    assert result.complete and result.crosstable.forfeits == ()
+    names = list(result.crosstable.names)
+    oracle, random = names.index("oracle"), names.index("random")
+    assert result.crosstable.mean[oracle, random] > 0
+    assert result.exploitability["oracle"] < 0.05
