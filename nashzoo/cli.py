@@ -6,6 +6,7 @@ nashzoo solve GAME --algo cfr+ [--algo dcfr ...] --iterations N [--out p.npz] [-
 nashzoo exploitability policy.npz
 nashzoo tournament --game leduc_holdem --agent cfr=cfr+:1000 --agent rnd=random --deals 2000
 nashzoo train nfsp leduc_holdem --minutes 10 --out nfsp.pt --plot nfsp.png
+nashzoo train nash-ismcts kuhn_poker --minutes 2 --out agent.pt --plot curve.png
 """
 
 from __future__ import annotations
@@ -153,6 +154,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    if args.algorithm == "nash-ismcts":
+        return _train_nash_ismcts(args)
     import torch
 
     from nashzoo.agents.cfr.run import ConvergenceCurve, ConvergencePoint
@@ -185,6 +188,48 @@ def cmd_train(args: argparse.Namespace) -> int:
 
         curve = ConvergenceCurve("nfsp", repr(game), tuple(points), nfsp.average_policy())
         print(f"plot written to {plot_convergence([curve], args.plot, steps_label='episodes')}")
+    return 0
+
+
+def _train_nash_ismcts(args: argparse.Namespace) -> int:
+    import torch
+
+    from nashzoo.agents.ismcts.train import TrainConfig, train
+    from nashzoo.envs import make_game
+
+    torch.set_num_threads(args.threads)
+    game = make_game(args.game, **_parse_params(args.param))
+    config = TrainConfig(
+        minutes=args.minutes,
+        generations=args.generations,
+        games_per_generation=args.games_per_generation,
+        simulations=args.simulations,
+        eval_simulations=args.eval_simulations,
+        eps=args.eps,
+        play_eps=args.play_eps,
+        eval_every=args.eval_generations,
+        workers=args.workers,
+        backend=args.backend,
+        seed=args.seed,
+    )
+
+    def report(record: Any) -> None:
+        if record.search_exploitability is not None:
+            print(
+                f"{record.seconds:8.1f} s  generation {record.generation:>4}  "
+                f"{record.games:>8,} games  exploitability: P {record.prior_exploitability:.4f}"
+                f"  search {record.search_exploitability:.4f}",
+                flush=True,
+            )
+
+    result = train(game, config, out=args.out, progress=not args.quiet, callback=report)
+    if args.out:
+        print(f"saved to {args.out}")
+    if args.plot:
+        from nashzoo.eval.plots import plot_convergence
+
+        path = plot_convergence(result.curves(), args.plot, steps_label="generations")
+        print(f"plot written to {path}")
     return 0
 
 
@@ -299,8 +344,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_tournament)
 
-    p = sub.add_parser("train", help="train a learning agent (nfsp) by self-play")
-    p.add_argument("algorithm", choices=["nfsp"])
+    p = sub.add_parser("train", help="train a learning agent (nfsp, nash-ismcts) by self-play")
+    p.add_argument("algorithm", choices=["nfsp", "nash-ismcts"])
     p.add_argument("game", help="env id or short name")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--minutes", type=float, default=1.0, help="wall-clock training budget")
@@ -310,7 +355,32 @@ def build_parser() -> argparse.ArgumentParser:
         default=10.0,
         help="seconds of training between exact exploitability checks",
     )
-    p.add_argument("--batch-games", type=int, default=128, help="games played at once")
+    p.add_argument("--batch-games", type=int, default=128, help="nfsp: games played at once")
+    p.add_argument("--generations", type=int, default=100_000, help="nash-ismcts: most generations")
+    p.add_argument(
+        "--games-per-generation", type=int, default=128, help="nash-ismcts: self-play games"
+    )
+    p.add_argument(
+        "--simulations", type=int, default=100, help="nash-ismcts: simulations per self-play move"
+    )
+    p.add_argument(
+        "--eval-simulations",
+        type=int,
+        default=1000,
+        help="nash-ismcts: simulations of the trained agent and of the measurements",
+    )
+    p.add_argument("--eps", type=float, default=0.05, help="nash-ismcts: epsilon in the loop")
+    p.add_argument(
+        "--play-eps", type=float, default=0.2, help="nash-ismcts: epsilon of the trained agent"
+    )
+    p.add_argument(
+        "--eval-generations",
+        type=int,
+        default=5,
+        help="nash-ismcts: generations between measurements of the search",
+    )
+    p.add_argument("--workers", type=int, default=1, help="nash-ismcts: self-play processes")
+    p.add_argument("--backend", choices=["local", "ray"], default="local")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1, help="torch threads")
     p.add_argument("--out", help="save the agent (.pt)")

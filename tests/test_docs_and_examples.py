@@ -99,3 +99,21 @@ def test_nash_memory_example_writes_both_plots(tmp_path):
     assert out["worst"][-1] > out["worst"][0] and out["vs_model"][-1] < out["vs_model"][0]
     for name in ("pnm_worst_case.png", "pnm_security_vs_model.png"):
         assert (tmp_path / name).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_nash_ismcts_example_shows_collapse_and_its_fix(tmp_path):
+    spec = importlib.util.spec_from_file_location(
+        "nash_ismcts_kuhn", ROOT / "examples" / "nash_ismcts_kuhn.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = module.main(["--out", str(tmp_path), "--seeds", "2", "--max-simulations", "10000"])
+    assert out["simulations"] == [100, 1000, 10000]
+    collapse = [r["share"] for r in out["t2"]]
+    fixed = [r["share"] for r in out["t3"]]
+    assert collapse[0] < collapse[1] < collapse[2] and collapse[2] > 0.75
+    assert all(abs(s - 1 / 3) < 0.05 for s in fixed)
+    a = [m for m, _ in out["e"]["A-ISMCTS, perturbed oracle"]]
+    nash = [m for m, _ in out["e"]["Nash-ISMCTS eps 0.2, perturbed oracle"]]
+    assert a[-1] > a[0] and nash[-1] < nash[0] and nash[-1] < a[-1] / 10
+    assert (tmp_path / "nash_ismcts_kuhn.png").read_bytes()[:4] == b"\x89PNG"

@@ -1,0 +1,273 @@
+"""Information-set MCTS: nashzoo's MT-ISMCTS and Nash-ISMCTS vs OpenSpiel's ``ISMCTSBot``.
+
+Two measurements, one run:
+
+1. Exploitability (chips) of the search policy against simulations per move, on Kuhn
+   poker and Leduc Hold'em: one search at every information set, the move distribution
+   assembled into a policy, exact exploitability (OpenSpiel's is_mcts_exploitability
+   protocol). Contenders: OpenSpiel's C++ ``ISMCTSBot`` (uct_c 2, one random rollout per
+   leaf, final policy NORMALIZED_VISIT_COUNT, unlimited world samples, no resampling);
+   nashzoo's MT-ISMCTS (UCB1 with the same constant on the same chip scale, random
+   rollouts, spawned opponent trees up to 3 levels, visit-proportional final policy);
+   nashzoo's Nash-ISMCTS with self-play-trained networks (an agent file from
+   ``nashzoo train nash-ismcts``, or trained here for ``--kuhn-minutes`` /
+   ``--leduc-minutes``), beside the exploitability of its own network policy P.
+2. Simulations per second of MT-ISMCTS and OpenSpiel's bot at those equal settings
+   (searching every information set; Kuhn 10,000 and Leduc 1,000 simulations per search),
+   interleaved, median of ``--repeats``.
+
+Goals (issue 12): Kuhn, Nash-ISMCTS <= 0.05 at 10,000 simulations and not rising from
+1,000 to 100,000; Leduc, after <= 15 minutes of self-play, <= 0.3 at 1,000 simulations,
+no worse than P, not rising from 100 to 3,000; MT-ISMCTS >= 5x OpenSpiel's simulations
+per second. Needs ``open_spiel`` (``pip install open_spiel``) and torch.
+
+Usage: ``python benchmarks/ismcts_vs_openspiel.py [--kuhn-agent k.pt] [--leduc-agent l.pt]
+[--kuhn-minutes 2] [--leduc-minutes 15] [--repeats 3] [--plot benchmarks/ismcts_vs_openspiel.png]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from common import interleaved, machine_line, median, one_thread, runs_text
+
+UCT_C = 2.0
+KUHN_COUNTS = [10, 100, 1000, 10_000, 100_000]
+LEDUC_COUNTS = [100, 300, 1000, 3000]
+OPENSPIEL_COUNTS = {"kuhn_poker": [10, 100, 1000, 10_000], "leduc_holdem": [100, 1000]}
+SPEED_SIMULATIONS = {"kuhn_poker": 10_000, "leduc_holdem": 1000}
+OPENSPIEL_NAME = {"kuhn_poker": "kuhn_poker", "leduc_holdem": "leduc_poker"}
+
+
+def openspiel_search(game_name: str, simulations: int, seed: int = 0) -> tuple[float, int, float]:
+    """(exploitability, simulations run, seconds) of OpenSpiel's ISMCTSBot searched at
+    every information set."""
+    import pyspiel
+    from open_spiel.python import policy as os_policy
+    from open_spiel.python.algorithms import exploitability
+
+    game = pyspiel.load_game(OPENSPIEL_NAME[game_name])
+    evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
+    bot = pyspiel.ISMCTSBot(
+        seed,
+        evaluator,
+        UCT_C,
+        simulations,
+        -1,  # max_world_samples: unlimited
+        pyspiel.ISMCTSFinalPolicyType.NORMALIZED_VISIT_COUNT,
+        False,  # use_observation_string
+        False,  # allow_inconsistent_action_sets
+    )
+    table = os_policy.TabularPolicy(game)
+    start = time.perf_counter()
+    for state in table.states:
+        row = table.policy_for_key(state.information_state_string())
+        row[:] = 0.0
+        for action, p in bot.get_policy(state):
+            row[action] = p
+    seconds = time.perf_counter() - start
+    return (
+        float(exploitability.exploitability(game, table)),
+        simulations * len(table.states),
+        seconds,
+    )
+
+
+def ours_search(tables: Any, config: Any, seed: int = 0) -> tuple[float, int, float]:
+    """(exploitability, simulations run, seconds) of one nashzoo search per information set."""
+    from nashzoo.agents.ismcts.search import Search
+    from nashzoo.tree import nash_conv_array
+
+    tree = tables.tree
+    search = Search(tables, config)
+    search.run(0, 0)  # numba's compiled code is loaded before the clock starts
+    probs = np.zeros(tree.legal_mask.shape)
+    sims = 0
+    start = time.perf_counter()
+    for i in range(tree.num_infosets):
+        result = search.run(i, np.random.SeedSequence([seed, i]))
+        probs[i] = result.policy
+        sims += result.simulations
+    seconds = time.perf_counter() - start
+    return float(nash_conv_array(tree, probs) / 2), sims, seconds
+
+
+def mt_config(game: Any, simulations: int) -> Any:
+    from nashzoo.agents.ismcts import SearchConfig
+    from nashzoo.agents.ismcts.tables import payoff_scale
+    from nashzoo.tree import compile_game
+
+    # nashzoo scales payoffs to [-1, 1]; the same exploration in chips is uct_c / scale
+    scale = payoff_scale(compile_game(game))
+    return SearchConfig(variant="mt", simulations=simulations, c_uct=UCT_C / scale)
+
+
+def trained_agent(game: Any, path: str | None, minutes: float, workers: int) -> tuple[Any, str]:
+    from nashzoo.agents.ismcts import ISMCTSAgent
+    from nashzoo.agents.ismcts.train import TrainConfig, train
+
+    if path:
+        return ISMCTSAgent.load(path, game), f"agent file {path}"
+    start = time.perf_counter()
+    result = train(game, TrainConfig(minutes=minutes, generations=10**6, workers=workers))
+    took = time.perf_counter() - start
+    gens = result.history[-1].generation
+    return result.agent, f"trained here: {gens} generations in {took / 60:.1f} min"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kuhn-agent", default=None, help="a trained Nash-ISMCTS .pt for Kuhn")
+    parser.add_argument("--leduc-agent", default=None, help="a trained Nash-ISMCTS .pt for Leduc")
+    parser.add_argument("--kuhn-minutes", type=float, default=2.0)
+    parser.add_argument("--leduc-minutes", type=float, default=15.0)
+    parser.add_argument("--workers", type=int, default=2, help="self-play processes when training")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--plot", default="benchmarks/ismcts_vs_openspiel.png")
+    args = parser.parse_args()
+    one_thread()
+    import pyspiel
+
+    from nashzoo.agents.ismcts import SearchTables
+    from nashzoo.games import KuhnPokerGame, LeducHoldemGame
+    from nashzoo.tree import compile_game, nash_conv_array
+
+    print(
+        machine_line()
+        + f"  open_spiel {pyspiel.__version__ if hasattr(pyspiel, '__version__') else ''}"
+    )
+    print(
+        f"settings: OpenSpiel ISMCTSBot(uct_c={UCT_C}, RandomRolloutEvaluator(1 rollout), "
+        "NORMALIZED_VISIT_COUNT, max_world_samples=-1); nashzoo MT-ISMCTS(c_uct=uct_c/payoff "
+        "scale, random rollouts, spawn_cap=3, final policy visits); Nash-ISMCTS "
+        "(trained networks, the agent file's eps and c_puct, LCB move selection)"
+    )
+    games = {"kuhn_poker": KuhnPokerGame(), "leduc_holdem": LeducHoldemGame()}
+    curves: dict[str, dict[str, list[tuple[int, float]]]] = {}
+    speed_rows = []
+    for name, game in games.items():
+        print(f"\n== {name}")
+        tree = compile_game(game)
+        counts = KUHN_COUNTS if name == "kuhn_poker" else LEDUC_COUNTS
+        path = args.kuhn_agent if name == "kuhn_poker" else args.leduc_agent
+        minutes = args.kuhn_minutes if name == "kuhn_poker" else args.leduc_minutes
+        agent, origin = trained_agent(game, path, minutes, args.workers)
+        tables = agent.tables
+        prior = float(nash_conv_array(tree, tables.prior) / 2)
+        print(
+            f"Nash-ISMCTS networks: {origin}; eps {agent.config.eps}, c_puct {agent.config.c_puct}"
+        )
+        print(f"exploitability of the network's own policy P: {prior:.4f}")
+        lines: dict[str, list[tuple[int, float]]] = {
+            "OpenSpiel ISMCTS": [],
+            "nashzoo MT-ISMCTS": [],
+        }
+        lines["nashzoo Nash-ISMCTS (trained)"] = []
+        for n in OPENSPIEL_COUNTS[name]:
+            e, _, s = openspiel_search(name, n)
+            lines["OpenSpiel ISMCTS"].append((n, e))
+            print(
+                f"  OpenSpiel ISMCTS       n={n:>7,}  exploitability {e:.4f}  ({s:.1f} s)",
+                flush=True,
+            )
+        for n in OPENSPIEL_COUNTS[name]:
+            e, _, s = ours_search(SearchTables.uninformed(tree), mt_config(game, n))
+            lines["nashzoo MT-ISMCTS"].append((n, e))
+            print(
+                f"  nashzoo MT-ISMCTS      n={n:>7,}  exploitability {e:.4f}  ({s:.1f} s)",
+                flush=True,
+            )
+        for n in counts:
+            config = agent.config
+            config.simulations = n
+            e, _, s = ours_search(tables, config)
+            lines["nashzoo Nash-ISMCTS (trained)"].append((n, e))
+            print(
+                f"  nashzoo Nash-ISMCTS    n={n:>7,}  exploitability {e:.4f}  ({s:.1f} s)",
+                flush=True,
+            )
+        lines["network P (no search)"] = [(counts[0], prior), (counts[-1], prior)]
+        curves[name] = lines
+
+        sims = SPEED_SIMULATIONS[name]
+        ours_tables = SearchTables.uninformed(tree)
+
+        def ours_rate(tables=ours_tables, game=game, sims=sims) -> float:
+            _, done, s = ours_search(tables, mt_config(game, sims))
+            return done / s
+
+        def theirs_rate(name=name, sims=sims) -> float:
+            _, done, s = openspiel_search(name, sims)
+            return done / s
+
+        print(f"simulations per second, {sims:,} per search at every information set:")
+        rates = interleaved(
+            {"nashzoo MT-ISMCTS": ours_rate, "OpenSpiel ISMCTSBot (C++)": theirs_rate},
+            repeats=args.repeats,
+        )
+        ours_m, theirs_m = (
+            median(rates["nashzoo MT-ISMCTS"]),
+            median(rates["OpenSpiel ISMCTSBot (C++)"]),
+        )
+        speed_rows.append((name, sims, ours_m, theirs_m, rates))
+
+    print(
+        "\n| game | simulations/search | nashzoo MT-ISMCTS sims/s | OpenSpiel sims/s | ratio "
+        "| runs (ours; OpenSpiel) |"
+    )
+    print("|---|---:|---:|---:|---:|---|")
+    for name, sims, ours_m, theirs_m, rates in speed_rows:
+        print(
+            f"| {name} | {sims:,} | {ours_m:,.0f} | {theirs_m:,.0f} | {ours_m / theirs_m:.2f}x | "
+            f"{runs_text(rates['nashzoo MT-ISMCTS'])}; "
+            f"{runs_text(rates['OpenSpiel ISMCTSBot (C++)'])} |"
+        )
+    print(
+        "\n| game | contender | "
+        + " | ".join(
+            f"n={n:,}"
+            for n in sorted({n for c in curves.values() for line in c.values() for n, _ in line})
+        )
+        + " |"
+    )
+    for name, lines in curves.items():
+        for label, points in lines.items():
+            print(
+                f"| {name} | {label} | " + " | ".join(f"{n:,}: {e:.4f}" for n, e in points) + " |"
+            )
+
+    if args.plot:
+        from nashzoo.eval.plots import require_matplotlib
+
+        plt = require_matplotlib()
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+        for ax, (name, lines) in zip(axes, curves.items()):
+            for label, points in lines.items():
+                style = ":" if label.startswith("network P") else "-"
+                ax.plot(
+                    [n for n, _ in points], [e for _, e in points], style, marker="o", label=label
+                )
+            if name == "kuhn_poker":
+                ax.axhline(1 / 6, color="grey", lw=0.8, ls="--", label="1/6: best pure profile")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("simulations per move")
+            ax.set_ylabel("exploitability of the search (chips)")
+            ax.set_title(name)
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(args.plot, dpi=110)
+        print(f"\nplot written to {args.plot}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,130 @@
+"""The networks of A-ISMCTS and Nash-ISMCTS (torch extra).
+
+One multilayer perceptron reads a player's information-state tensor at a view and
+answers with five heads (``../shared/NASH_ISMCTS.md`` section 2), all for that player:
+
+* ``policy``: logits of P over the actions (masked to the legal ones at information sets);
+* ``value``: V in [-1, 1] (tanh), the scaled payoff;
+* ``child_value``: V_c, the value after each action (first-play urgency);
+* ``belief``: logits of H over the world ids (masked to the view's worlds);
+* ``world_value``: V_w, the value of each world.
+
+On games small enough to compile, :func:`tabulate` evaluates the network once on every
+view (one batch) and returns :class:`~nashzoo.agents.ismcts.tables.SearchTables`, which
+is all the search reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from nashzoo.agents.ismcts.tables import SearchTables
+from nashzoo.errors import InvalidParameterError
+from nashzoo.extras import require
+from nashzoo.tree.views import ViewTable
+
+__all__ = ["NetworkShape", "SearchNetwork", "tabulate", "masked_log_softmax"]
+
+torch = require("torch", "torch", "Nash-ISMCTS networks")
+nn = torch.nn
+
+
+@dataclass(frozen=True)
+class NetworkShape:
+    """Sizes of a :class:`SearchNetwork` (saved with it).
+
+    Attributes:
+        input_size: information-state tensor length.
+        num_actions: the game's ``num_distinct_actions``.
+        num_worlds: the view table's world ids.
+        hidden_sizes: widths of the ReLU torso.
+    """
+
+    input_size: int
+    num_actions: int
+    num_worlds: int
+    hidden_sizes: tuple[int, ...] = (128, 128)
+
+    @classmethod
+    def for_views(
+        cls, views: ViewTable, hidden_sizes: tuple[int, ...] = (128, 128)
+    ) -> NetworkShape:
+        return cls(
+            input_size=int(views.view_tensor.shape[1]),
+            num_actions=int(views.tree.num_actions),
+            num_worlds=views.num_worlds,
+            hidden_sizes=tuple(int(h) for h in hidden_sizes),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["hidden_sizes"] = list(self.hidden_sizes)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> NetworkShape:
+        return cls(**{**d, "hidden_sizes": tuple(d["hidden_sizes"])})
+
+
+class SearchNetwork(torch.nn.Module):  # type: ignore[name-defined]
+    """P, V, V_c, H and V_w from one torso (see the module docstring)."""
+
+    def __init__(self, shape: NetworkShape) -> None:
+        super().__init__()
+        if not shape.hidden_sizes or any(h < 1 for h in shape.hidden_sizes):
+            raise InvalidParameterError(
+                f"hidden_sizes must be positive widths, received {shape.hidden_sizes}."
+            )
+        self.shape = shape
+        layers: list[Any] = []
+        width = shape.input_size
+        for h in shape.hidden_sizes:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        self.torso = nn.Sequential(*layers)
+        self.policy = nn.Linear(width, shape.num_actions)
+        self.value = nn.Linear(width, 1)
+        self.child_value = nn.Linear(width, shape.num_actions)
+        self.belief = nn.Linear(width, shape.num_worlds)
+        self.world_value = nn.Linear(width, shape.num_worlds)
+
+    def forward(self, x: Any) -> dict[str, Any]:
+        z = self.torso(x)
+        return {
+            "policy": self.policy(z),
+            "value": torch.tanh(self.value(z)).squeeze(-1),
+            "child_value": torch.tanh(self.child_value(z)),
+            "belief": self.belief(z),
+            "world_value": torch.tanh(self.world_value(z)),
+        }
+
+
+def masked_log_softmax(logits: Any, mask: Any) -> Any:
+    """``log_softmax`` over the entries where ``mask`` is true (-inf elsewhere)."""
+    return torch.log_softmax(logits.masked_fill(~mask, float("-inf")), dim=-1)
+
+
+def tabulate(net: SearchNetwork, views: ViewTable, *, source: str = "network") -> SearchTables:
+    """Evaluate ``net`` on every view of the game at once: the search's tables."""
+    tree = views.tree
+    with torch.no_grad():
+        out = net(torch.from_numpy(np.array(views.view_tensor, dtype=np.float32)))
+        sets = torch.from_numpy(views.infoset_view.astype(np.int64))
+        legal = torch.from_numpy(np.array(tree.legal_mask))
+        prior = masked_log_softmax(out["policy"][sets], legal).exp()
+        child = out["child_value"][sets].masked_fill(~legal, 0.0)
+        wmask = torch.from_numpy(views.view_world_mask.copy())
+        belief = masked_log_softmax(out["belief"], wmask).exp()
+        world = out["world_value"].masked_fill(~wmask, 0.0)
+    return SearchTables(
+        views=views,
+        prior=prior.double().numpy(),
+        child_value=child.double().numpy(),
+        view_value=out["value"].double().numpy(),
+        belief=belief.double().numpy(),
+        world_value=world.double().numpy(),
+        source=source,
+    )
