@@ -199,18 +199,25 @@ def _train_nash_ismcts(args: argparse.Namespace) -> int:
 
     torch.set_num_threads(args.threads)
     game = make_game(args.game, **_parse_params(args.param))
+    given = {
+        field: getattr(args, option)
+        for field, option in (
+            ("generations", "generations"),
+            ("games_per_generation", "games_per_generation"),
+            ("simulations", "simulations"),
+            ("eval_simulations", "eval_simulations"),
+            ("eps", "eps"),
+            ("eps_final", "eps_final"),
+            ("c_puct", "c_puct"),
+            ("play_eps", "play_eps"),
+            ("play_c_puct", "play_c_puct"),
+            ("eval_every", "eval_generations"),
+        )
+        if getattr(args, option) is not None
+    }
+    given.setdefault("generations", 100_000)  # the minutes stop it
     config = TrainConfig(
-        minutes=args.minutes,
-        generations=args.generations,
-        games_per_generation=args.games_per_generation,
-        simulations=args.simulations,
-        eval_simulations=args.eval_simulations,
-        eps=args.eps,
-        play_eps=args.play_eps,
-        eval_every=args.eval_generations,
-        workers=args.workers,
-        backend=args.backend,
-        seed=args.seed,
+        minutes=args.minutes, workers=args.workers, backend=args.backend, seed=args.seed, **given
     )
 
     def report(record: Any) -> None:
@@ -356,29 +363,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds of training between exact exploitability checks",
     )
     p.add_argument("--batch-games", type=int, default=128, help="nfsp: games played at once")
-    p.add_argument("--generations", type=int, default=100_000, help="nash-ismcts: most generations")
-    p.add_argument(
-        "--games-per-generation", type=int, default=128, help="nash-ismcts: self-play games"
-    )
-    p.add_argument(
-        "--simulations", type=int, default=100, help="nash-ismcts: simulations per self-play move"
-    )
-    p.add_argument(
-        "--eval-simulations",
-        type=int,
-        default=1000,
-        help="nash-ismcts: simulations of the trained agent and of the measurements",
-    )
-    p.add_argument("--eps", type=float, default=0.05, help="nash-ismcts: epsilon in the loop")
-    p.add_argument(
-        "--play-eps", type=float, default=0.2, help="nash-ismcts: epsilon of the trained agent"
-    )
-    p.add_argument(
-        "--eval-generations",
-        type=int,
-        default=5,
-        help="nash-ismcts: generations between measurements of the search",
-    )
+    # nash-ismcts settings default to TrainConfig's (None: not given)
+    for flag, kind, text in (
+        ("--generations", int, "most generations"),
+        ("--games-per-generation", int, "self-play games per generation"),
+        ("--simulations", int, "simulations per self-play move"),
+        ("--eval-simulations", int, "simulations of the trained agent and of the measurements"),
+        ("--eps", float, "epsilon in the self-play loop"),
+        ("--eps-final", float, "anneal the loop's epsilon to this value over the run"),
+        ("--c-puct", float, "PUCT constant of self-play"),
+        ("--play-eps", float, "epsilon of the trained agent"),
+        ("--play-c-puct", float, "PUCT constant of the trained agent"),
+        ("--eval-generations", int, "generations between measurements of the search"),
+    ):
+        p.add_argument(flag, type=kind, default=None, help=f"nash-ismcts: {text}")
     p.add_argument("--workers", type=int, default=1, help="nash-ismcts: self-play processes")
     p.add_argument("--backend", choices=["local", "ray"], default="local")
     p.add_argument("--seed", type=int, default=0)

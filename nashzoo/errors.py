@@ -22,6 +22,7 @@ __all__ = [
     "AgentForfeitError",
     "StoreError",
     "ResetNeededError",
+    "WorkerError",
 ]
 
 
@@ -85,3 +86,7 @@ class ResetNeededError(NashzooError, RuntimeError, AssertionError):
 
     Also an ``AssertionError``, which is what PettingZoo's own order enforcement raises.
     """
+
+
+class WorkerError(NashzooError, RuntimeError):
+    """A worker process of a training or self-play run died."""

@@ -98,6 +98,18 @@ def test_the_same_seed_gives_the_same_networks_with_and_without_worker_processes
     assert other.history[-1].prior_exploitability != alone.history[-1].prior_exploitability
 
 
+def test_ray_actors_give_the_same_networks_as_one_process():
+    ray = pytest.importorskip("ray")
+    config = dict(generations=2, eval_every=2, seed=4, **SMALL)
+    alone = train(KUHN, TrainConfig(**config))
+    try:
+        on_ray = train(KUHN, TrainConfig(backend="ray", workers=2, **config))
+    finally:
+        ray.shutdown()
+    for a, b in zip(alone.network.state_dict().values(), on_ray.network.state_dict().values()):
+        assert torch.equal(a, b)
+
+
 def test_the_checkpoint_loads_through_the_agent_spec(tmp_path):
     out = tmp_path / "nash.pt"
     result = train(KUHN, TrainConfig(generations=2, eval_every=1, seed=0, **SMALL), out=out)

@@ -188,8 +188,7 @@ class ISMCTSAgent:
             "game": self.game.to_spec(),
             "config": self.config.to_dict(),
             "tables": {
-                k: torch.from_numpy(np.array(getattr(self.tables, k)))
-                for k in _TABLE_FIELDS
+                k: torch.from_numpy(np.array(getattr(self.tables, k))) for k in _TABLE_FIELDS
             },
             "source": self.tables.source,
             "metadata": self.metadata,
