@@ -670,9 +670,15 @@ def _step(g, kn, st, prm, noise, rng, level, reply, reply_mixed):
             n_path = _push(st, level, n_path, slot, j)
             # SAMPLE(i, a): the first draws the world, later ones follow it
             if node < 0:
-                k_worlds = _belief(g, kn, st, prm, i, p, st.work[level, 0])
-                k = _sample_index(st.work[level, 0], k_worlds, next_uniform(rng))
-                node = g.set_nodes[g.set_start[i] + k]
+                start = g.set_start[i]
+                if prm[P_BELIEF] == 0.0:  # the table's belief is normalised already
+                    k = _sample_index(
+                        kn.set_belief[start:], g.set_start[i + 1] - start, next_uniform(rng)
+                    )
+                else:
+                    k_worlds = _belief(g, kn, st, prm, i, p, st.work[level, 0])
+                    k = _sample_index(st.work[level, 0], k_worlds, next_uniform(rng))
+                node = g.set_nodes[start + k]
             else:
                 k = g.node_position[node]
             c = g.first_child[node] + j
@@ -787,12 +793,30 @@ def simulate(g, kn, st, prm, noise, rng, root):
 
 
 @search_kernel
-def run(g, kn, st, prm, noise, rng, root, n_sims, margin):
-    """Up to ``n_sims`` simulations of the tree rooted at ``root``; stops early when the
-    table is half full less ``margin`` slots (the caller grows it). Returns the number run."""
+def run(g, kn, st, prm, noise, rng, root, n_sims, margin, fresh, out):
+    """Up to ``n_sims`` simulations of the tree rooted at ``root`` (after forgetting every
+    tree when ``fresh``); stops early when the table is half full less ``margin`` slots
+    (the caller grows it and calls again). Writes the root's visits and each action's
+    value interval (NaN if unvisited) into ``out[0:3, :num_legal]``. Returns the number
+    of simulations run."""
+    if fresh:
+        reset(st)
     limit = st.keys.size // 2 - margin
-    for done in range(n_sims):
-        if st.meta[0] > limit:
-            return done
+    done = 0
+    while done < n_sims and st.meta[0] <= limit:
         simulate(g, kn, st, prm, noise, rng, root)
-    return n_sims
+        done += 1
+    slot = find_slot(st, act_key(g, root, root))
+    for j in range(g.num_legal[root]):
+        n = st.visits[slot, j] if slot >= 0 else 0.0
+        out[0, j] = n
+        if n <= 0.0:
+            out[1, j] = np.nan
+            out[2, j] = np.nan
+        elif prm[P_MODE] == 0.0:
+            out[1, j] = st.total[slot, j] / n
+            out[2, j] = out[1, j]
+        else:
+            out[1, j] = st.qlo[st.child[slot, j]]
+            out[2, j] = st.qhi[st.child[slot, j]]
+    return done

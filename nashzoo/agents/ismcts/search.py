@@ -343,14 +343,13 @@ class Search:
         return 2 * sum(branching**level for level in range(self.config.spawn_cap + 1))
 
     def _ready_stats(self, margin: int) -> K.SearchStats:
+        """A statistics table large enough for ``margin`` (the kernel clears it)."""
         levels = self.config.spawn_cap + 2
         st = self._stats
         need = max(self._bits, math.ceil(math.log2(max(4 * margin, 4096))))
         if st is None or st.path_slot.shape[0] < levels or st.meta[1] < need:
             self._bits = need
             st = self._stats = _stats(need, self._branch, levels, self._depth)
-        else:
-            K.reset(st)
         return st
 
     def _grow(self, st: K.SearchStats) -> K.SearchStats:
@@ -400,42 +399,33 @@ class Search:
             prm[K.P_NOISE] = c.noise_fraction
         margin = self._margin()
         st = self._ready_stats(margin)
+        root = np.empty((3, self._branch))
         start = time.perf_counter()
         done = 0
         deadline = None if c.time_budget is None else start + float(c.time_budget)
         target = c.simulations if deadline is None else np.iinfo(np.int64).max
+        args = (self._game, self._knowledge)
         while done < target:
             chunk = target - done if deadline is None else 64
-            ran = K.run(self._game, self._knowledge, st, prm, noise, state, infoset, chunk, margin)
+            ran = K.run(*args, st, prm, noise, state, infoset, chunk, margin, done == 0, root)
             done += ran
             if ran < chunk and (deadline is None or time.perf_counter() < deadline):
                 st = self._grow(st)
             if deadline is not None and time.perf_counter() >= deadline and done > 0:
                 break
         seconds = time.perf_counter() - start
-        return self._read_root(st, infoset, done, seconds)
+        return self._read_root(root, infoset, done, seconds, int(st.meta[0]))
 
     def _read_root(
-        self, st: K.SearchStats, infoset: int, done: int, seconds: float
+        self, root: np.ndarray, infoset: int, done: int, seconds: float, slots: int
     ) -> SearchResult:
+        """The result from the kernel's root statistics (visits, low and high values)."""
         c = self.config
-        tree = self.tree
         n_legal = int(self._game.num_legal[infoset])
         actions = self._game.legal[infoset, :n_legal].astype(np.int64)
-        slot = K.find_slot(st, K.act_key(self._game, infoset, infoset))
-        visits = st.visits[slot, :n_legal].copy()
-        q_low = np.full(n_legal, np.nan)
-        q_high = np.full(n_legal, np.nan)
-        for j in range(n_legal):
-            if visits[j] <= 0:
-                continue
-            if c.variant == "mt":
-                q_low[j] = q_high[j] = st.total[slot, j] / visits[j]
-            else:
-                child = st.child[slot, j]
-                q_low[j], q_high[j] = st.qlo[child], st.qhi[child]
+        visits, q_low, q_high = (row[:n_legal].copy() for row in root)
         weights = _move_weights(c.move_selection, visits, q_low, q_high, c.lcb_z)
-        policy = np.zeros(tree.num_actions)
+        policy = np.zeros(self.tree.num_actions)
         policy[actions] = weights / weights.sum()
         return SearchResult(
             infoset=infoset,
@@ -446,7 +436,7 @@ class Search:
             policy=policy,
             simulations=done,
             seconds=seconds,
-            slots=int(st.meta[0]),
+            slots=slots,
         )
 
 
