@@ -2,10 +2,12 @@
 
 1. Solves Leduc Hold'em with every tabular solver (CFR, CFR+, DCFR, external- and
    outcome-sampling MCCFR, XFP, Parallel Nash Memory) and plots their exploitability
-   curves; trains NFSP by self-play and MaskablePPO against random (when torch and
-   sb3-contrib are installed).
+   curves; trains NFSP by self-play, MaskablePPO against random and Nash-ISMCTS's
+   networks by self-play (when torch and sb3-contrib are installed); MT-ISMCTS searches
+   with random rollouts and needs no training.
 2. Runs a short duplicate round robin between every agent that exists so far (the
-   solvers' policies and the random agent) through the tournament harness: stored in
+   solvers' policies, the learners, the search agents and the random agent) through the
+   tournament harness: stored in
    ``results.sqlite`` (resumable), rated (Bradley-Terry, Nash averaging), with the
    exact expected scores beside the sampled ones.
 3. Measures the exact exploitability of every agent.
@@ -46,6 +48,41 @@ BUDGETS = [
 ]
 NFSP_SECONDS = 30.0
 PPO_STEPS = 8192
+NASH_ISMCTS_SECONDS = 60.0
+SEARCH_SIMULATIONS = 300  # per move, for both search agents
+
+
+def search_agents(game, out: Path, scale: float) -> dict[str, tuple[str, object, float, str]]:
+    """MT-ISMCTS (random rollouts, no training) and Nash-ISMCTS with networks trained by
+    self-play for ``NASH_ISMCTS_SECONDS * scale`` (torch needed for the latter)."""
+    from nashzoo.agents.specs import build_agent
+
+    spec = f"mt-ismcts:{SEARCH_SIMULATIONS}"
+    agents = {"mt-ismcts": (spec, build_agent(spec, game), 0.0, f"{SEARCH_SIMULATIONS} sims/move")}
+    try:
+        from nashzoo.agents.ismcts.train import TrainConfig, train
+    except ImportError:
+        print("torch not installed: skipping Nash-ISMCTS (pip install 'nashzoo[torch]')")
+        return agents
+    config = TrainConfig(
+        generations=100_000,
+        minutes=NASH_ISMCTS_SECONDS * scale / 60.0,
+        games_per_generation=64,
+        eval_simulations=SEARCH_SIMULATIONS,
+        eval_every=10,
+        seed=0,
+    )
+    start = time.perf_counter()
+    result = train(game, config, out=out / "nash-ismcts.pt", progress=True)
+    result.agent.name = "nash-ismcts"
+    last = result.history[-1]
+    agents["nash-ismcts"] = (
+        str(out / "nash-ismcts.pt"),
+        result.agent,
+        time.perf_counter() - start,
+        f"{last.generation} generations, {last.games:,} games; {SEARCH_SIMULATIONS} sims/move",
+    )
+    return agents
 
 
 def train_learners(game, out: Path, scale: float) -> dict[str, tuple[str, object, float, str]]:
@@ -124,6 +161,7 @@ def main() -> None:
         curves[-1].policy.save(out / f"policy-{algo.replace('+', 'plus')}.npz")
     plot_convergence(curves, out / "convergence.png", title=f"{args.game}: exploitability")
     learners = train_learners(game, out, args.scale)
+    learners.update(search_agents(game, out, args.scale))
 
     # 3. duplicate round robin through the tournament harness (stored, resumable, rated)
     policy_files = {

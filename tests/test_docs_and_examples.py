@@ -42,6 +42,9 @@ def test_demo_runs_with_a_tiny_budget(tmp_path):
     report = (out / "report.md").read_text()
     assert "## Agents: exact exploitability" in report and "| random |" in report
     assert "## Ratings (from the sampled matches)" in report
+    # every agent family that exists is measured and plays (issue 12 added the search agents)
+    for agent in ("cfr+", "nfsp", "ppo-vs-random", "mt-ismcts", "nash-ismcts", "nash-memory"):
+        assert report.count(f"| {agent} |") >= 3, agent  # exploitability, round robin, ratings
     for name in (
         "convergence.png",
         "crosstable.png",
