@@ -180,9 +180,10 @@ def test_t2_a_perturbed_belief_makes_a_ismcts_collapse(kuhn):
             perturbed, SearchConfig(variant="a", simulations=n, c_puct=1), i
         )
         bet[n], errors[n] = shares[1], e_I(tree, eq, i, policies)
-    # measured: bet share .39 / .58 / .87, e_I .011 / .023 / .045 chips (scaled: half)
+    # measured: bet share .39 / .58 / .87, e_I .022 / .047 / .090 chips (the spec: about
+    # .46 / .68 / .88 and .02 / .06 / .09)
     assert bet[100] < bet[1000] < bet[10000] and bet[10000] > 0.75, bet
-    assert errors[100] < errors[1000] < errors[10000] and errors[10000] > 0.03, errors
+    assert errors[100] < errors[1000] < errors[10000] and errors[10000] > 0.06, errors
 
 
 def test_t3_nash_ismcts_keeps_the_equilibrium_under_the_same_perturbation(kuhn):

@@ -53,20 +53,20 @@ def test_uniform_reference_is_kuhns_11_over_24():
 
 
 def test_self_play_beats_uniform_by_a_wide_margin(trained):
-    # Measured (seed 1, 2026-11-23): P 0.135 after one generation, 0.079 after 20, 0.054
-    # after 40; the search on the trained networks 0.084 after 20 and 0.050 after 40.
+    # Measured (seed 1, 2026-11-24): P 0.135 after one generation, 0.079 after 10, 0.066
+    # after 20, 0.044 after 30; the search on the trained networks 0.074, 0.071, 0.035.
     last = trained.history[-1]
-    assert last.prior_exploitability < 0.15 < 11 / 24 - 0.3
-    assert last.search_exploitability is not None and last.search_exploitability < 0.15
+    assert last.prior_exploitability < 0.08 < 11 / 24 - 0.3
+    assert last.search_exploitability is not None and last.search_exploitability < 0.08
     assert last.prior_exploitability < trained.history[0].prior_exploitability
     # the belief head follows Bayes' rule under the network's own policy, far closer than
     # the chance-only belief (uniform over the opponent's cards) does
     tables = trained.agent.tables
     chance_only = dataclasses.replace(tables, belief=SearchTables.uninformed(tables.views).belief)
     assert last.belief_kl == pytest.approx(belief_kl(tables))
-    assert last.belief_kl < 0.02
-    # measured: 0.0105 against 0.0436 for the chance-only belief
-    assert belief_kl(chance_only) > 3 * last.belief_kl
+    assert last.belief_kl < 0.01  # the spec's bound
+    # measured: 0.0008 against 0.037 for the chance-only belief
+    assert belief_kl(chance_only) > 10 * last.belief_kl
     # measured every eval_every generations and at the end
     measured = [r.generation for r in trained.history if r.search_exploitability is not None]
     assert measured == [10, 20, 30]

@@ -48,6 +48,7 @@ from nashzoo.games import Game, load_game
 from nashzoo.games.base import CHANCE, TERMINAL
 from nashzoo.tree.best_response import nash_conv_array
 from nashzoo.tree.compile import compile_game
+from nashzoo.tree.reach import edge_probabilities
 from nashzoo.tree.views import ViewTable, views_of
 from nashzoo.validation import check_int
 
@@ -96,7 +97,10 @@ class TrainConfig:
         batch_size: decisions (and twice as many view records) per gradient step.
         steps_per_generation: gradient steps per generation.
         replay_generations: generations of self-play data the buffer keeps.
-        belief_games: games sampled from P per generation for H's targets.
+        belief_games: games sampled from P per generation for H's targets (all stepped
+            at once). Measured on Leduc (8 minutes, one core): 256 games left H at a mean
+            KL of 0.18 from Bayes' rule under P and the search at 0.30 chips; 4,096 reached
+            0.011 and 0.22-0.24; 16,384 reached 0.006 and 0.25.
         bayes_weight: weight of the Bayes-rule loss.
         eval_every: generations between measurements of the search policy.
         workers: self-play worker processes (0: play in this process).
@@ -122,7 +126,7 @@ class TrainConfig:
     batch_size: int = 256
     steps_per_generation: int = 100
     replay_generations: int = 20
-    belief_games: int = 256
+    belief_games: int = 16384
     bayes_weight: float = 1.0
     eval_every: int = 5
     workers: int = 0
@@ -344,28 +348,34 @@ def play_self_play_games(
 def _prior_games(
     tables: SearchTables, rng: np.random.Generator, count: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(view, true world) at every view along ``count`` games where everyone plays P."""
+    """(view, true world) at every view along ``count`` games where everyone plays P,
+    all games stepped at once (one array operation per depth of the tree)."""
     views = tables.views
     tree = views.tree
+    edge = edge_probabilities(tree, tables.prior)
+    node = np.zeros(count, dtype=np.int64)
     out_v: list[np.ndarray] = []
     out_w: list[np.ndarray] = []
-    zero = np.zeros(tree.num_players)
-    for _ in range(count):
-        n = 0
-        path = [0]
-        while tree.player[n] != TERMINAL:
-            fc, nc = int(tree.first_child[n]), int(tree.num_children[n])
-            if tree.player[n] == CHANCE:
-                probs = tree.chance_prob[fc : fc + nc]
-            else:
-                i = tree.infoset[n]
-                probs = tables.prior[i, tree.action[fc : fc + nc]]
-            n = fc + int(rng.choice(nc, p=probs / probs.sum()))
-            path.append(n)
-        v, w, _ = _walk_records(views, path[:-1], zero)
-        out_v.append(v)
-        out_w.append(w)
-    return np.concatenate(out_v), np.concatenate(out_w)
+    while True:
+        for p in range(tree.num_players):
+            seen = views.node_view[p, node] >= 0
+            out_v.append(views.node_view[p, node[seen]])
+            out_w.append(views.node_world[p, node[seen]])
+        live = tree.player[node] != TERMINAL
+        node = node[live]
+        if node.size == 0:
+            break
+        # the first child whose cumulative edge probability passes a uniform draw
+        first = tree.first_child[node].astype(np.int64)
+        u = rng.random(node.size)
+        choice = np.zeros(node.size, dtype=np.int64)
+        cumulative = np.zeros(node.size)
+        for j in range(int(tree.num_children[node].max()) - 1):
+            has = j < tree.num_children[node]
+            cumulative += np.where(has, edge[np.minimum(first + j, tree.num_nodes - 1)], 0.0)
+            choice += (has & (u >= cumulative) & (j + 1 < tree.num_children[node])).astype(np.int64)
+        node = first + choice
+    return np.concatenate(out_v).astype(np.int64), np.concatenate(out_w).astype(np.int64)
 
 
 # -- the structure of the losses -------------------------------------------------------------
