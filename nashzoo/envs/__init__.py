@@ -8,6 +8,9 @@ id                              game                                   parallel
 ``nashzoo/rps-v0``              rock-paper-scissors                     yes
 ``nashzoo/weighted_rps-v0``     weighted rock-paper-scissors            yes
 ``nashzoo/matching_pennies-v0`` matching pennies                        yes
+``nashzoo/fighting_cards-v0``   fighting cards (``ranks``, ``hand_size``,  yes
+                                ``hit_points``, ``copies``); presets
+                                ``fighting_cards_tiny``/``_small``
 ==============================  =====================================  ==========
 """
 
@@ -23,6 +26,7 @@ from nashzoo.envs.registration import (
     registry,
     spec,
 )
+from nashzoo.games.fighting import PRESETS as FIGHTING_PRESETS
 from nashzoo.games.kuhn import KuhnPokerGame
 from nashzoo.games.leduc import LeducHoldemGame
 from nashzoo.games.matrix import PRESETS
@@ -48,3 +52,7 @@ register(EnvSpec("nashzoo/kuhn_poker-v0", KuhnPokerGame, "nashzoo.envs.kuhn_poke
 register(EnvSpec("nashzoo/leduc_holdem-v0", LeducHoldemGame, "nashzoo.envs.leduc_holdem"))
 for _name, _factory in PRESETS.items():
     register(EnvSpec(f"nashzoo/{_name}-v0", _factory, "nashzoo.envs.matrix_games", parallel=True))
+for _preset, _make_preset in FIGHTING_PRESETS.items():
+    register(
+        EnvSpec(f"nashzoo/{_preset}-v0", _make_preset, "nashzoo.envs.fighting_cards", parallel=True)
+    )

@@ -7,6 +7,7 @@ from typing import Any
 
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State
+from nashzoo.games.fighting import FightingCardGame
 from nashzoo.games.kuhn import KuhnPokerGame
 from nashzoo.games.leduc import LeducHoldemGame
 from nashzoo.games.matrix import (
@@ -21,6 +22,7 @@ GAME_TYPES: dict[str, type[Game]] = {
     "kuhn_poker": KuhnPokerGame,
     "leduc_holdem": LeducHoldemGame,
     "matrix_game": MatrixGame,
+    "fighting_cards": FightingCardGame,
 }
 """Game families by their ``game_type``."""
 
@@ -66,6 +68,7 @@ __all__ = [
     "KuhnPokerGame",
     "LeducHoldemGame",
     "MatrixGame",
+    "FightingCardGame",
     "rock_paper_scissors",
     "weighted_rock_paper_scissors",
     "matching_pennies",

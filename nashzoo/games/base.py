@@ -374,6 +374,36 @@ class State(ABC):
             player_to_move=self.current_player() == p,
         )
 
+    def joint_successor(self, actions: Sequence[int]) -> State:
+        """The state after a simultaneous round that starts here, with ``actions[p]`` the
+        move of player ``p`` (validated): what a learner needs to ask "what if I had
+        played ``a`` against the card the opponent actually played".
+
+        Raises:
+            InvalidParameterError: the game is not simultaneous, this state is not the
+                start of a round (player 0 to move), or ``actions`` has the wrong length.
+            IllegalActionError: an action is not legal for its player.
+        """
+        if not self.game.simultaneous:
+            raise InvalidParameterError(
+                f"joint_successor() serves simultaneous-move games; {self.game.short_name} "
+                "is sequential (use child(action))."
+            )
+        if self.current_player() != 0:
+            raise InvalidParameterError(
+                "joint_successor() starts at the beginning of a simultaneous round (player 0 "
+                f"to move); here the player to move is {self.current_player()}."
+            )
+        if len(actions) != self.game.num_players:
+            raise InvalidParameterError(
+                f"joint_successor() needs one action per player ({self.game.num_players}), "
+                f"received {list(actions)!r}."
+            )
+        new = self.clone()
+        for action in actions:
+            new.apply_action(action)
+        return new
+
     def child(self, action: int) -> State:
         """A copy of this state with ``action`` applied (validated)."""
         new = self.clone()

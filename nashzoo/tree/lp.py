@@ -7,7 +7,7 @@ import numpy as np
 
 from nashzoo.errors import InvalidParameterError
 
-__all__ = ["solve_zero_sum"]
+__all__ = ["solve_zero_sum", "min_group_weights"]
 
 
 def solve_zero_sum(payoffs: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
@@ -45,3 +45,44 @@ def solve_zero_sum(payoffs: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     x = np.clip(res.x[:m], 0.0, None)
     y = np.clip(-res.ineqlin.marginals, 0.0, None)
     return x / x.sum(), y / y.sum(), float(res.x[m])
+
+
+def min_group_weights(payoffs: np.ndarray, groups: np.ndarray, tol: float = 1e-9) -> np.ndarray:
+    """For each group of the row player's actions, the smallest total probability any
+    maximin (equilibrium) strategy of the row player puts on it.
+
+    A positive entry for every group means *every* equilibrium plays every group, which
+    one equilibrium from :func:`solve_zero_sum` cannot show when equilibria are not unique.
+    One LP per group, minimising the group's weight over the set of strategies that
+    guarantee the game value (within ``tol``).
+
+    Args:
+        payoffs: the row player's ``(m, n)`` payoffs.
+        groups: ``(m,)`` non-negative integer group of each row (e.g. a card's type).
+
+    Returns:
+        ``(groups.max() + 1,)`` smallest weights.
+    """
+    from scipy.optimize import linprog
+
+    _, _, value = solve_zero_sum(payoffs)
+    a = np.asarray(payoffs, dtype=np.float64)
+    groups = np.asarray(groups)
+    if groups.shape != (a.shape[0],) or not np.issubdtype(groups.dtype, np.integer):
+        raise InvalidParameterError(
+            f"Expected one integer group per row ({a.shape[0]}), received {groups!r}."
+        )
+    m = a.shape[0]
+    out = np.zeros(int(groups.max()) + 1)
+    for g in range(out.size):
+        res = linprog(
+            (groups == g).astype(np.float64),
+            A_ub=-a.T,
+            b_ub=np.full(a.shape[1], -value + tol),
+            A_eq=np.ones((1, m)),
+            b_eq=[1.0],
+            bounds=[(0, None)] * m,
+            method="highs",
+        )
+        out[g] = max(0.0, float(res.fun))
+    return out
