@@ -7,6 +7,7 @@ nashzoo exploitability policy.npz
 nashzoo tournament --game leduc_holdem --agent cfr=cfr+:1000 --agent rnd=random --deals 2000
 nashzoo train nfsp leduc_holdem --minutes 10 --out nfsp.pt --plot nfsp.png
 nashzoo train nash-ismcts kuhn_poker --minutes 2 --out agent.pt --plot curve.png
+nashzoo train simplex-gradient fighting_cards_small --minutes 5 --out sg.pt --plot sg.png
 """
 
 from __future__ import annotations
@@ -156,6 +157,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 def cmd_train(args: argparse.Namespace) -> int:
     if args.algorithm == "nash-ismcts":
         return _train_nash_ismcts(args)
+    if args.algorithm == "simplex-gradient":
+        return _train_simplex_gradient(args)
     import torch
 
     from nashzoo.agents.cfr.run import ConvergenceCurve, ConvergencePoint
@@ -164,7 +167,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     torch.set_num_threads(args.threads)
     game = make_game(args.game, **_parse_params(args.param))
-    nfsp = NFSP(game, NFSPConfig(seed=args.seed, batch_games=args.batch_games))
+    nfsp = NFSP(game, NFSPConfig(seed=args.seed, batch_games=args.batch_games or 128))
     points: list = []
 
     def record(m):
@@ -188,6 +191,83 @@ def cmd_train(args: argparse.Namespace) -> int:
 
         curve = ConvergenceCurve("nfsp", repr(game), tuple(points), nfsp.average_policy())
         print(f"plot written to {plot_convergence([curve], args.plot, steps_label='episodes')}")
+    return 0
+
+
+def _train_simplex_gradient(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    import torch
+
+    from nashzoo.agents.cfr.run import ConvergenceCurve, ConvergencePoint
+    from nashzoo.agents.simplex_gradient import SimplexGradient, SimplexGradientConfig
+    from nashzoo.envs import make_game
+    from nashzoo.errors import GameTooLargeError
+    from nashzoo.tree import compile_game
+
+    torch.set_num_threads(args.threads)
+    game = make_game(args.game, **_parse_params(args.param))
+    given = {
+        "seed": args.seed,
+        "batch_games": args.batch_games,
+        "entropy": args.entropy,
+        "magnet": args.magnet,
+        "magnet_strength": args.magnet_strength,
+        "parametrisation": args.parametrisation,
+        "reward": args.reward,
+        "policy_lr": args.policy_lr,
+    }
+    config = dataclasses.replace(
+        SimplexGradientConfig(), **{k: v for k, v in given.items() if v is not None}
+    )
+    learner = SimplexGradient(game, config)
+    try:
+        compile_game(game, max_nodes=1_000_000)  # exact measurement only where it is quick
+        exact = True
+    except GameTooLargeError:
+        exact = False
+        print(f"{game!r} does not compile: no exact exploitability, training only.")
+    points: dict[str, list] = {"average": [], "last": []}
+
+    def record(m: SimplexGradient) -> None:
+        if not exact:
+            print(f"{m.seconds:8.1f} s {m.iterations:>8,} iterations {m.episodes:>11,} games")
+            return
+        for which in points:
+            value = m.exploitability(average=which == "average")
+            points[which].append(ConvergencePoint(m.episodes, m.seconds, value))
+        print(
+            f"{m.seconds:8.1f} s {m.episodes:>11,} games  exploitability average "
+            f"{points['average'][-1].exploitability:.4f}  last "
+            f"{points['last'][-1].exploitability:.4f}",
+            flush=True,
+        )
+
+    learner.train(
+        seconds=60 * args.minutes,
+        callback=record,
+        callback_every=args.eval_every,
+        progress=not args.quiet,
+    )
+    if args.out:
+        print(f"saved to {learner.save(args.out)}")
+    if args.plot:
+        if not exact:
+            print("no plot: the game does not compile, so there is no exploitability curve")
+        else:
+            from nashzoo.eval.plots import plot_convergence
+
+            curves = [
+                ConvergenceCurve(
+                    f"simplex-gradient ({which})",
+                    repr(game),
+                    tuple(pts),
+                    learner.tabular_policy(average=which == "average"),
+                )
+                for which, pts in points.items()
+            ]
+            path = plot_convergence(curves, args.plot, steps_label="games")
+            print(f"plot written to {path}")
     return 0
 
 
@@ -351,8 +431,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_tournament)
 
-    p = sub.add_parser("train", help="train a learning agent (nfsp, nash-ismcts) by self-play")
-    p.add_argument("algorithm", choices=["nfsp", "nash-ismcts"])
+    p = sub.add_parser(
+        "train", help="train a learning agent (nfsp, nash-ismcts, simplex-gradient) by self-play"
+    )
+    p.add_argument("algorithm", choices=["nfsp", "nash-ismcts", "simplex-gradient"])
     p.add_argument("game", help="env id or short name")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--minutes", type=float, default=1.0, help="wall-clock training budget")
@@ -362,7 +444,19 @@ def build_parser() -> argparse.ArgumentParser:
         default=10.0,
         help="seconds of training between exact exploitability checks",
     )
-    p.add_argument("--batch-games", type=int, default=128, help="nfsp: games played at once")
+    p.add_argument(
+        "--batch-games",
+        type=int,
+        default=None,
+        help="nfsp, simplex-gradient: games played at once (default 128, 64)",
+    )
+    # simplex-gradient settings default to SimplexGradientConfig's
+    p.add_argument("--entropy", type=float, default=None, help="simplex-gradient: tau")
+    p.add_argument("--magnet", choices=["none", "uniform", "average"], default=None)
+    p.add_argument("--magnet-strength", type=float, default=None, help="simplex-gradient: alpha")
+    p.add_argument("--parametrisation", choices=["softmax", "direct"], default=None)
+    p.add_argument("--reward", choices=["difference", "log_difference"], default=None)
+    p.add_argument("--policy-lr", type=float, default=None, help="simplex-gradient: g's rate")
     # nash-ismcts settings default to TrainConfig's (None: not given)
     for flag, kind, text in (
         ("--generations", int, "most generations"),

@@ -10,8 +10,9 @@ spec                       agent
 ``mt-ismcts:1000``         MT-ISMCTS with N simulations per move (random rollouts)
 ``nash-ismcts-oracle:1000`` Nash-ISMCTS with N simulations on oracle networks computed
                            from a CFR+ solution (the spec's experiments' setting)
-``path/to/agent.pt``       a saved NFSP agent (its average policy) or a trained
-                           Nash-ISMCTS agent (torch extra)
+``path/to/agent.pt``       a saved NFSP agent (its average policy), a trained
+                           Nash-ISMCTS agent or a simplex-gradient agent (its
+                           average policy) (torch extra)
 ``path/to/model.zip``      a saved stable-baselines3 model (sb3 extra). SB3 files are
                            pickles: loading one runs code; never load one from someone
                            you do not trust outside a sandbox.
@@ -95,10 +96,19 @@ def _torch_file(game: Game, path: str | None) -> Any:
         agent = ISMCTSAgent.load(str(path), game)
         agent.name = Path(str(path)).stem
         return agent
+    if kind == "nashzoo.simplex_gradient":
+        from nashzoo.agents.simplex_gradient import SimplexGradient
+
+        learner = SimplexGradient.load(str(path))
+        if learner.game != game:
+            raise InvalidParameterError(
+                f"{path} holds a simplex-gradient agent for {learner.game!r}, not for {game!r}."
+            )
+        return learner.agent(name=Path(str(path)).stem)
     if kind != "nashzoo.nfsp":
         raise PolicyFileError(
-            f"{path} is a {kind!r} file; nashzoo's .pt agents are 'nashzoo.nfsp' and "
-            "'nashzoo.ismcts'."
+            f"{path} is a {kind!r} file; nashzoo's .pt agents are 'nashzoo.nfsp', "
+            "'nashzoo.ismcts' and 'nashzoo.simplex_gradient'."
         )
     from nashzoo.agents.nfsp import NFSP
 

@@ -1,0 +1,652 @@
+"""Simplex-gradient self-play: a value model scores what every card would have done, a
+policy model moves along the projected gradient of that score.
+
+Two networks on the player's information-state tensor, shared by both seats (the tensor
+says which seat observes):
+
+* the value model ``f(s)``, a sigmoid output trained by regression on the outcome: the
+  player's final return rescaled to [0, 1] (for +-1/0 games, P(win) + P(draw)/2);
+* the policy model ``g(s)``, a distribution over the legal actions.
+
+Self-play plays ``batch_games`` games at once with ``g``. After each decision the rules
+say what every legal own action ``a_i`` would have produced, with everything else as it
+really happened: in a simultaneous game the round's successor against the opponent's
+actual card (``s + z + a_i -> s_i``, :meth:`~nashzoo.games.base.State.joint_successor`),
+in a turn-based game the child ``s + a_i``. Each is scored, ``f_i = f(s_i) - f(s)`` (or
+``log f(s_i) - log f(s)``), using the real return where ``s_i`` ends the game, and ``g``
+takes a gradient step on ``-(Pi f)^T g`` with ``f`` held fixed, ``Pi = I - 11^T/m``
+(:mod:`nashzoo.agents.simplex_gradient.losses`). ``g`` is either a masked softmax of the
+network's logits or the Euclidean projection of its output onto the simplex.
+
+The last iterate of such dynamics cycles in zero-sum games. Two stabilisers: entropy
+regularisation (``entropy``, tau) and a magnet (Sokota et al., "A Unified Approach to
+Reinforcement Learning, Quantal Response Equilibria, and Two-Player Zero-Sum Games",
+ICLR 2023: ``+ alpha KL(g || rho)``, rho uniform or the average policy). And one output
+that converges where the last iterate does not: the *average policy*, a third network
+trained by supervised learning on a reservoir of ``(s, a ~ g(s))`` pairs from all of
+training (NFSP's average network and buffer). Both policies are PolicyAgents;
+:meth:`SimplexGradient.exploitability` measures either exactly on games that compile.
+
+Design note (read for the ideas): ``shared/references/000_*.txt``; the projected loss
+follows Gemp, Marris & Piliouras, "Approximating Nash Equilibria in Normal-Form Games via
+Stochastic Optimization", ICLR 2024.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nashzoo.agents.nfsp.buffers import ReservoirBuffer
+from nashzoo.agents.protocol import AgentInfo, Observation, sample_index
+from nashzoo.agents.simplex_gradient import losses
+from nashzoo.errors import InvalidParameterError, PolicyFileError
+from nashzoo.extras import require
+from nashzoo.games import Game, load_game
+from nashzoo.games.base import CHANCE, TERMINAL, State
+from nashzoo.games.observation import ObservationCache
+from nashzoo.validation import check_seed
+
+__all__ = ["SimplexGradientConfig", "SimplexGradient", "SimplexGradientAgent"]
+
+
+# -- 1. configuration -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class SimplexGradientConfig:
+    """Hyper-parameters of simplex-gradient self-play.
+
+    The defaults are the variant that learned best on the fighting-card presets here
+    (plain SGD on g at 1.0, entropy 0.05); ``entropy=0`` is the design note's
+    unregularised dynamics, whose last iterate cycles.
+
+    Attributes:
+        hidden_sizes: hidden layer widths of the three networks (ReLU MLPs).
+        batch_games: self-play games played at once (one iteration plays each to its end).
+        reward: ``"difference"`` (``f(s_i) - f(s)``) or ``"log_difference"``
+            (``log f(s_i) - log f(s)``).
+        parametrisation: ``"softmax"`` (g = masked softmax of logits) or ``"direct"``
+            (g = Euclidean projection of the output onto the simplex).
+        projected: use ``-(Pi f)^T g``; ``False`` uses the unprojected ``-f^T g``.
+        entropy: tau, weight of the entropy bonus ``-tau H(g)`` in the policy loss.
+        magnet: ``"none"``, ``"uniform"`` or ``"average"`` (the average policy): the MMD
+            magnet rho of the term ``magnet_strength * KL(g || rho)``.
+        magnet_strength: alpha, weight of the magnet term.
+        policy_optimizer: ``"sgd"`` (plain gradient steps, the dynamics the design note
+            describes) or ``"adam"`` for g.
+        policy_lr: learning rate of g.
+        value_lr: Adam learning rate of f.
+        average_lr: Adam learning rate of the average-policy network.
+        policy_steps: gradient steps of g on each iteration's decisions (full batch).
+        value_steps: minibatch steps of f per iteration.
+        average_steps: minibatch steps of the average network per iteration.
+        batch_size: minibatch size of f and of the average network.
+        value_capacity: most recent value targets kept for f (a ring buffer).
+        reservoir_capacity: ``(s, a)`` pairs (a sampled from g) kept for the average
+            network.
+        seed: seed of every random choice (networks, self-play, buffers).
+    """
+
+    hidden_sizes: tuple[int, ...] = (128, 128)
+    batch_games: int = 64
+    reward: str = "difference"
+    parametrisation: str = "softmax"
+    projected: bool = True
+    entropy: float = 0.05
+    magnet: str = "none"
+    magnet_strength: float = 0.0
+    policy_optimizer: str = "sgd"
+    policy_lr: float = 1.0
+    value_lr: float = 1e-3
+    average_lr: float = 1e-3
+    policy_steps: int = 1
+    value_steps: int = 4
+    average_steps: int = 2
+    batch_size: int = 256
+    value_capacity: int = 50_000
+    reservoir_capacity: int = 200_000
+    seed: int | None = 0
+
+    def __post_init__(self) -> None:
+        for name in (
+            "batch_games",
+            "policy_steps",
+            "value_steps",
+            "average_steps",
+            "batch_size",
+            "value_capacity",
+            "reservoir_capacity",
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidParameterError(
+                    f"SimplexGradientConfig.{name} must be a positive integer, received {value!r}."
+                )
+        if (
+            not isinstance(self.hidden_sizes, tuple)
+            or not self.hidden_sizes
+            or any(
+                isinstance(h, bool) or not isinstance(h, int) or h < 1 for h in self.hidden_sizes
+            )
+        ):
+            raise InvalidParameterError(
+                "SimplexGradientConfig.hidden_sizes must be a non-empty tuple of positive "
+                f"integers, received {self.hidden_sizes!r}."
+            )
+        for name, allowed in (
+            ("reward", ("difference", "log_difference")),
+            ("parametrisation", ("softmax", "direct")),
+            ("magnet", ("none", "uniform", "average")),
+            ("policy_optimizer", ("sgd", "adam")),
+        ):
+            if getattr(self, name) not in allowed:
+                raise InvalidParameterError(
+                    f"SimplexGradientConfig.{name} must be one of {allowed}, received "
+                    f"{getattr(self, name)!r}."
+                )
+        if not isinstance(self.projected, bool):
+            raise InvalidParameterError(
+                f"SimplexGradientConfig.projected must be True or False, received "
+                f"{self.projected!r}."
+            )
+        for name, positive in (
+            ("entropy", False),
+            ("magnet_strength", False),
+            ("policy_lr", True),
+            ("value_lr", True),
+            ("average_lr", True),
+        ):
+            value = getattr(self, name)
+            ok = not isinstance(value, bool) and isinstance(value, (int, float))
+            ok = ok and math.isfinite(value) and (value > 0 if positive else value >= 0)
+            if not ok:
+                kind = "positive" if positive else "non-negative"
+                raise InvalidParameterError(
+                    f"SimplexGradientConfig.{name} must be a {kind} number, received {value!r}."
+                )
+        check_seed(self.seed)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["hidden_sizes"] = list(self.hidden_sizes)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> SimplexGradientConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise InvalidParameterError(f"Unknown SimplexGradientConfig fields {unknown}.")
+        return cls(**{**d, "hidden_sizes": tuple(d.get("hidden_sizes", (128, 128)))})
+
+
+# -- 2. networks -----------------------------------------------------------------------------
+def _torch() -> Any:
+    return require("torch", "torch", "The simplex-gradient agent")
+
+
+def _mlp(torch: Any, sizes: list[int]) -> Any:
+    layers: list[Any] = []
+    for k in range(len(sizes) - 1):
+        layers.append(torch.nn.Linear(sizes[k], sizes[k + 1]))
+        if k < len(sizes) - 2:
+            layers.append(torch.nn.ReLU())
+    return torch.nn.Sequential(*layers)
+
+
+# -- 3. one iteration's experience -----------------------------------------------------------
+class _Batch:
+    """Decisions of one iteration: the state tensor, mask and, per legal action, the
+    successor's tensor (its row in ``succ``) or its known final value."""
+
+    def __init__(self, obs_size: int, num_actions: int) -> None:
+        self.obs: list[np.ndarray] = []
+        self.mask: list[np.ndarray] = []
+        self.player: list[int] = []
+        self.action: list[int] = []
+        self.game: list[int] = []
+        # per decision and action: index into succ (>= 0), or -1 with a known value
+        self.succ_index: list[np.ndarray] = []
+        self.known: list[np.ndarray] = []
+        self.succ: list[np.ndarray] = []
+        self.num_actions = num_actions
+
+
+class SimplexGradient:
+    """The learner: networks, optimisers, buffers and the self-play loop.
+
+    Args:
+        game: any two-player zero-sum nashzoo game (simultaneous or turn-based).
+        config: hyper-parameters.
+
+    Raises:
+        InvalidParameterError: the game is not two-player zero-sum.
+    """
+
+    def __init__(self, game: Game, config: SimplexGradientConfig | None = None) -> None:
+        if game.num_players != 2 or not game.zero_sum:
+            raise InvalidParameterError(
+                f"Simplex-gradient self-play needs a two-player zero-sum game; {game!r} is not."
+            )
+        torch = _torch()
+        self.game = game
+        self.config = config or SimplexGradientConfig()
+        cfg = self.config
+        seed = cfg.seed
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1)[0] % 2**31)
+        torch.manual_seed(seed)
+        self.rng = np.random.default_rng(seed)
+        n, a = game.information_state_tensor_size, game.num_distinct_actions
+        self.value_net = _mlp(torch, [n, *cfg.hidden_sizes, 1])
+        self.policy_net = _mlp(torch, [n, *cfg.hidden_sizes, a])
+        self.average_net = _mlp(torch, [n, *cfg.hidden_sizes, a])
+        self.value_opt = torch.optim.Adam(self.value_net.parameters(), lr=cfg.value_lr)
+        opt = torch.optim.SGD if cfg.policy_optimizer == "sgd" else torch.optim.Adam
+        self.policy_opt = opt(self.policy_net.parameters(), lr=cfg.policy_lr)
+        self.average_opt = torch.optim.Adam(self.average_net.parameters(), lr=cfg.average_lr)
+        self.cache = ObservationCache(game)
+        self._value_obs = np.zeros((cfg.value_capacity, n), np.float32)
+        self._value_target = np.zeros(cfg.value_capacity, np.float32)
+        self._value_size = 0
+        self._value_next = 0
+        self.reservoir = ReservoirBuffer(cfg.reservoir_capacity, n, a)
+        self._low, self._span = game.min_utility, game.max_utility - game.min_utility
+        self.iterations = 0
+        self.episodes = 0
+        self.seconds = 0.0
+
+    # -- policies ----------------------------------------------------------------------------
+    def probabilities(
+        self, obs: np.ndarray, mask: np.ndarray, *, average: bool = False
+    ) -> np.ndarray:
+        """``(N, A)`` action probabilities of the policy (``average=True``: the average
+        policy) at ``N`` information-state tensors with their legal masks."""
+        torch = _torch()
+        with torch.no_grad():
+            x = torch.from_numpy(np.asarray(obs, np.float32))
+            m = torch.from_numpy(np.asarray(mask).astype(bool))
+            if average:
+                probs = losses.masked_softmax(self.average_net(x), m)
+            else:
+                probs = self._policy(x, m)
+            return probs.double().numpy()
+
+    def _policy(self, x: Any, m: Any) -> Any:
+        out = self.policy_net(x)
+        if self.config.parametrisation == "softmax":
+            return losses.masked_softmax(out, m)
+        return losses.simplex_projection(out, m)
+
+    # -- self-play ---------------------------------------------------------------------------
+    def _advance(self, state: State) -> None:
+        while state.current_player() == CHANCE:
+            state.advance_chance(self.rng.random)
+
+    def _view(self, state: State, player: int) -> tuple[np.ndarray, np.ndarray]:
+        key = state.information_state_string_unchecked(player)
+        view = self.cache.get(state, player, key)
+        return view.tensor, view.mask
+
+    def _sample(self, probs: np.ndarray) -> int:
+        return sample_index(np.cumsum(probs), self.rng.random())
+
+    def _successors(
+        self, batch: _Batch, state: State, player: int, joint: list[int] | None
+    ) -> None:
+        """Record, for every legal action of ``player`` here, its successor (tensor or
+        final value) with everything else as it happened."""
+        size = self.game.num_distinct_actions
+        index = np.full(size, -1, np.int64)
+        known = np.zeros(size, np.float32)
+        legal = state.pending_legal_actions(player) if joint else state.legal_actions()
+        for action in legal:
+            nxt = state.clone()
+            if joint is None:
+                nxt.apply_unchecked(action)
+            else:
+                for p, a in enumerate(joint):
+                    nxt.apply_unchecked(action if p == player else a)
+            if nxt.current_player() == TERMINAL:
+                known[action] = (nxt.returns()[player] - self._low) / self._span
+            else:
+                index[action] = len(batch.succ)
+                batch.succ.append(self._view(nxt, player)[0])
+        batch.succ_index.append(index)
+        batch.known.append(known)
+
+    def _play_iteration(self) -> tuple[_Batch, list[tuple[np.ndarray, float]]]:
+        """Play ``batch_games`` games to their end with ``g``; return the decisions and
+        the value targets (every decision tensor with its player's final value)."""
+        game, cfg = self.game, self.config
+        batch = _Batch(game.information_state_tensor_size, game.num_distinct_actions)
+        states = []
+        for _ in range(cfg.batch_games):
+            s = game.new_initial_state()
+            self._advance(s)
+            states.append(s)
+        live = list(range(len(states)))
+        while live:
+            # every live game's next decision(s) go through g in one forward pass
+            asks: list[tuple[int, int]] = []
+            for gi in live:
+                s = states[gi]
+                if game.simultaneous and s.current_player() == 0:
+                    asks += [(gi, p) for p in range(game.num_players)]
+                else:
+                    asks.append((gi, s.current_player()))
+            views = [self._view(states[gi], p) for gi, p in asks]
+            obs = np.stack([v[0] for v in views])
+            mask = np.stack([v[1] for v in views])
+            probs = self.probabilities(obs, mask)
+            chosen: dict[int, list[int]] = {}
+            for k, (gi, p) in enumerate(asks):
+                action = self._sample(probs[k])
+                chosen.setdefault(gi, []).append(action)
+                batch.action.append(action)
+                batch.obs.append(obs[k])
+                batch.mask.append(mask[k])
+                batch.player.append(p)
+                batch.game.append(gi)
+            for gi, p in asks:
+                joint = chosen[gi] if len(chosen[gi]) > 1 else None
+                self._successors(batch, states[gi], p, joint)
+            for gi, actions in chosen.items():
+                for a in actions:
+                    states[gi].apply_unchecked(a)
+                self._advance(states[gi])
+            live = [gi for gi in live if not states[gi].is_terminal()]
+        finals = [[(r - self._low) / self._span for r in s.returns()] for s in states]
+        # f learns the outcome at every decision and at the successor actually reached
+        # (where f is evaluated for the action taken and, by generalisation, the others)
+        targets = []
+        for k, (gi, p) in enumerate(zip(batch.game, batch.player)):
+            targets.append((batch.obs[k], finals[gi][p]))
+            reached = batch.succ_index[k][batch.action[k]]
+            if reached >= 0:
+                targets.append((batch.succ[reached], finals[gi][p]))
+        self.episodes += len(states)
+        return batch, targets
+
+    # -- learning ----------------------------------------------------------------------------
+    def _store_values(self, targets: list[tuple[np.ndarray, float]]) -> None:
+        cap = self.config.value_capacity
+        for obs, value in targets:
+            self._value_obs[self._value_next] = obs
+            self._value_target[self._value_next] = value
+            self._value_next = (self._value_next + 1) % cap
+            self._value_size = min(self._value_size + 1, cap)
+
+    def _learn_value(self) -> None:
+        torch = _torch()
+        cfg = self.config
+        for _ in range(cfg.value_steps):
+            idx = self.rng.integers(0, self._value_size, size=min(cfg.batch_size, self._value_size))
+            x = torch.from_numpy(self._value_obs[idx])
+            y = torch.from_numpy(self._value_target[idx])
+            loss = torch.nn.functional.mse_loss(torch.sigmoid(self.value_net(x)[:, 0]), y)
+            self.value_opt.zero_grad()
+            loss.backward()
+            self.value_opt.step()
+
+    def action_scores(self, batch: _Batch) -> np.ndarray:
+        """``(decisions, A)`` rewards ``f_i`` of every legal action (0 elsewhere)."""
+        torch = _torch()
+        with torch.no_grad():
+            base = torch.sigmoid(self.value_net(torch.from_numpy(np.stack(batch.obs)))[:, 0])
+            succ = (
+                torch.sigmoid(self.value_net(torch.from_numpy(np.stack(batch.succ)))[:, 0])
+                if batch.succ
+                else torch.zeros(0)
+            )
+        base_np, succ_np = base.double().numpy(), succ.double().numpy()
+        index = np.stack(batch.succ_index)
+        values = np.where(
+            index >= 0,
+            succ_np[np.maximum(index, 0)] if succ_np.size else 0.0,
+            np.stack(batch.known),
+        )
+        mask = np.stack(batch.mask).astype(bool)
+        if self.config.reward == "difference":
+            scores = values - base_np[:, None]
+        else:
+            floor = 1e-3
+            scores = np.log(np.maximum(values, floor)) - np.log(np.maximum(base_np, floor))[:, None]
+        return np.where(mask, scores, 0.0)
+
+    def _learn_policy(self, batch: _Batch) -> float:
+        torch = _torch()
+        cfg = self.config
+        f = torch.from_numpy(self.action_scores(batch))
+        x = torch.from_numpy(np.stack(batch.obs))
+        m = torch.from_numpy(np.stack(batch.mask).astype(bool))
+        magnet = None
+        if cfg.magnet == "uniform":
+            magnet = m.double() / m.sum(-1, keepdim=True)
+        elif cfg.magnet == "average":
+            with torch.no_grad():
+                magnet = losses.masked_softmax(self.average_net(x), m).double()
+        total = 0.0
+        for _ in range(cfg.policy_steps):
+            out = self.policy_net(x)
+            if cfg.parametrisation == "softmax":
+                g = losses.masked_softmax(out, m).double()
+                loss = losses.policy_loss(f, g, m, projected=cfg.projected)
+            else:
+                g = losses.simplex_projection(out, m).double()
+                loss = losses.policy_loss(f, g, m, projected=cfg.projected)
+                # keep the raw output on the simplex, where the projection passes
+                # gradients to every legal action (a vertex would freeze the policy)
+                gap = torch.where(m, out.double() - g.detach(), torch.zeros_like(g))
+                loss = loss + 0.5 * (gap**2).sum(-1).mean()
+            if cfg.entropy:
+                loss = loss - cfg.entropy * losses.entropy(g, m).mean()
+            if magnet is not None and cfg.magnet_strength:
+                loss = loss + cfg.magnet_strength * losses.kl_divergence(g, magnet, m).mean()
+            self.policy_opt.zero_grad()
+            loss.backward()
+            self.policy_opt.step()
+            total = float(loss.detach())
+        return total
+
+    def _learn_average(self, batch: _Batch) -> None:
+        """Cross-entropy of the average network on a reservoir of the policy's own
+        sampled actions: every decision of training is kept with equal probability, so
+        the network fits the time-average of g (as NFSP's average network does)."""
+        torch = _torch()
+        cfg = self.config
+        self.reservoir.add(self.rng, batch.obs, batch.mask, batch.action)
+        for _ in range(cfg.average_steps):
+            o, mk, actions = self.reservoir.sample(self.rng, cfg.batch_size)
+            logits = self.average_net(torch.from_numpy(o)).masked_fill(~torch.from_numpy(mk), -1e9)
+            loss = torch.nn.functional.cross_entropy(logits, torch.from_numpy(actions))
+            self.average_opt.zero_grad()
+            loss.backward()
+            self.average_opt.step()
+
+    def iterate(self) -> None:
+        """One iteration: play ``batch_games`` games, then update f, g and the average."""
+        batch, targets = self._play_iteration()
+        self._store_values(targets)
+        self._learn_value()
+        self._learn_policy(batch)
+        self._learn_average(batch)
+        self.iterations += 1
+
+    def train(
+        self,
+        *,
+        iterations: int | None = None,
+        seconds: float | None = None,
+        callback: Callable[[SimplexGradient], Any] | None = None,
+        callback_every: float = 10.0,
+        progress: bool = False,
+    ) -> SimplexGradient:
+        """Self-play for ``iterations`` more iterations or ``seconds`` of wall time.
+
+        Args:
+            iterations: iterations to run (at least one of ``iterations``/``seconds``).
+            seconds: wall-clock budget.
+            callback: called as ``callback(self)`` every ``callback_every`` seconds of
+                training and at the end (its time is not counted); return ``False`` to stop.
+            callback_every: seconds of training between callbacks.
+            progress: show a progress bar.
+        """
+        if iterations is None and seconds is None:
+            raise InvalidParameterError("train() needs `iterations` or `seconds`.")
+        target = None if iterations is None else self.iterations + int(iterations)
+        start = self.seconds
+        next_callback = self.seconds + callback_every
+        bar = None
+        if progress:
+            from nashzoo.extras import progress_bar
+
+            bar = progress_bar(total=iterations, unit="it", desc="simplex-gradient self-play")
+        while True:
+            t0 = time.perf_counter()
+            self.iterate()
+            self.seconds += time.perf_counter() - t0
+            if bar is not None:
+                bar.update(1)
+            stop = (target is not None and self.iterations >= target) or (
+                seconds is not None and self.seconds - start >= seconds
+            )
+            if callback is not None and (self.seconds >= next_callback or stop):
+                next_callback = self.seconds + callback_every
+                if callback(self) is False:
+                    stop = True
+            if stop:
+                break
+        if bar is not None:
+            bar.close()
+        return self
+
+    # -- outputs -----------------------------------------------------------------------------
+    def tabular_policy(self, *, average: bool = True) -> Any:
+        """The average (or last) policy as a :class:`~nashzoo.tree.TabularPolicy`
+        (compiles the game; one forward pass)."""
+        from nashzoo.tree import TabularPolicy, compile_game
+
+        tree = compile_game(self.game)
+        probs = self.probabilities(
+            tree.infoset_tensor.astype(np.float32), tree.legal_mask, average=average
+        )
+        return TabularPolicy(
+            tree,
+            probs,
+            metadata={
+                "algorithm": "simplex-gradient",
+                "policy": "average" if average else "last",
+                "iterations": self.iterations,
+            },
+        )
+
+    def exploitability(self, *, average: bool = True) -> float:
+        """Exact exploitability of the average (or last) policy."""
+        from nashzoo.tree.best_response import nash_conv_array
+
+        policy = self.tabular_policy(average=average)
+        return nash_conv_array(policy.tree, policy.probs) / 2
+
+    def agent(
+        self, *, average: bool = True, seed: int | None = None, name: str = "simplex-gradient"
+    ) -> SimplexGradientAgent:
+        """The average (or last) policy as a PolicyAgent (shares the networks)."""
+        return SimplexGradientAgent(self, average=average, seed=seed, name=name)
+
+    # -- files -------------------------------------------------------------------------------
+    def save(self, path: str | Path) -> Path:
+        """Save the networks, optimisers, counters and config (not the buffers)."""
+        torch = _torch()
+        path = Path(path)
+        state = {
+            "format": "nashzoo.simplex_gradient",
+            "version": 1,
+            "game": self.game.to_spec(),
+            "config": self.config.to_dict(),
+            "iterations": self.iterations,
+            "episodes": self.episodes,
+            "seconds": self.seconds,
+            "nets": {
+                name: getattr(self, name).state_dict()
+                for name in (
+                    "value_net",
+                    "policy_net",
+                    "average_net",
+                    "value_opt",
+                    "policy_opt",
+                    "average_opt",
+                )
+            },
+        }
+        tmp = path.with_name(path.name + ".tmp")
+        torch.save(state, tmp)
+        tmp.replace(path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> SimplexGradient:
+        """Load a file written by :meth:`save` (read with ``weights_only=True``: data only).
+
+        Raises:
+            FileNotFoundError: no such file.
+            PolicyFileError: not a readable simplex-gradient file.
+        """
+        from nashzoo.agents.torch_files import read_torch_file
+
+        state = read_torch_file(path)
+        try:
+            if state.get("format") != "nashzoo.simplex_gradient":
+                raise ValueError(f"format {state.get('format')!r}")
+            learner = cls(
+                load_game(state["game"]), SimplexGradientConfig.from_dict(state["config"])
+            )
+            for name, saved in state["nets"].items():
+                getattr(learner, name).load_state_dict(saved)
+            learner.iterations = int(state["iterations"])
+            learner.episodes = int(state["episodes"])
+            learner.seconds = float(state["seconds"])
+        except Exception as exc:
+            raise PolicyFileError(
+                f"{path} is not a readable nashzoo simplex-gradient file: {exc}"
+            ) from exc
+        return learner
+
+
+class SimplexGradientAgent:
+    """A simplex-gradient policy (average by default) as a PolicyAgent; the seat comes
+    from ``info["player"]``."""
+
+    def __init__(
+        self,
+        learner: SimplexGradient,
+        *,
+        average: bool = True,
+        seed: int | None = None,
+        name: str = "simplex-gradient",
+    ) -> None:
+        self.learner = learner
+        self.average = average
+        self.name = name
+        self._rng = np.random.default_rng(check_seed(seed))
+
+    def reset(self, *, seed: int | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(check_seed(seed))
+
+    def action_probabilities(self, observation: Observation, info: AgentInfo) -> np.ndarray:
+        obs = np.array(observation["observation"], np.float32)[None]
+        mask = np.asarray(observation["action_mask"]).astype(bool)[None]
+        return self.learner.probabilities(obs, mask, average=self.average)[0]
+
+    def act(self, observation: Observation, info: AgentInfo) -> int:
+        probs = self.action_probabilities(observation, info)
+        return sample_index(np.cumsum(probs), self._rng.random())
+
+    def __repr__(self) -> str:
+        return f"SimplexGradientAgent({self.name}, {'average' if self.average else 'last'})"
