@@ -2,16 +2,18 @@
 
 1. Solves Leduc Hold'em with every tabular solver (CFR, CFR+, DCFR, external- and
    outcome-sampling MCCFR, XFP, Parallel Nash Memory) and plots their exploitability
-   curves; trains NFSP by self-play, MaskablePPO against random and Nash-ISMCTS's
-   networks by self-play (when torch and sb3-contrib are installed); MT-ISMCTS searches
-   with random rollouts and needs no training.
+   curves; trains NFSP and simplex-gradient by self-play, MaskablePPO against random and
+   Nash-ISMCTS's networks by self-play (when torch and sb3-contrib are installed);
+   MT-ISMCTS searches with random rollouts and needs no training.
 2. Runs a short duplicate round robin between every agent that exists so far (the
    solvers' policies, the learners, the search agents and the random agent) through the
    tournament harness: stored in
    ``results.sqlite`` (resumable), rated (Bradley-Terry, Nash averaging), with the
    exact expected scores beside the sampled ones.
 3. Measures the exact exploitability of every agent.
-4. Writes ``report.md``, ``convergence.png``, ``crosstable.png``, ``tournament/index.html``
+4. Plays the fighting-card game's small preset: CFR+ solves it, simplex-gradient and NFSP
+   learn it by self-play, every agent's exact exploitability, a duplicate round robin.
+5. Writes ``report.md``, ``convergence.png``, ``crosstable.png``, ``tournament/index.html``
    and the policies to ``--out``.
 
 Usage: ``python examples/demo.py [--out demo_output] [--game leduc_holdem] [--deals 300]``
@@ -47,6 +49,9 @@ BUDGETS = [
     ("nash-memory", 150),
 ]
 NFSP_SECONDS = 30.0
+SIMPLEX_GRADIENT_SECONDS = 30.0
+FIGHTING_GAME = "nashzoo/fighting_cards_small-v0"
+FIGHTING_SECONDS = 30.0  # per learner on the fighting-card preset
 PPO_STEPS = 8192
 NASH_ISMCTS_SECONDS = 60.0
 SEARCH_SIMULATIONS = 300  # per move, for both search agents
@@ -107,6 +112,15 @@ def train_learners(game, out: Path, scale: float) -> dict[str, tuple[str, object
         nfsp.seconds,
         f"{nfsp.episodes:,} episodes",
     )
+    from nashzoo.agents.simplex_gradient import SimplexGradient
+
+    sg = SimplexGradient(game).train(seconds=SIMPLEX_GRADIENT_SECONDS * scale, progress=True)
+    learners["simplex-gradient"] = (
+        str(sg.save(out / "simplex-gradient.pt")),
+        sg.agent(name="simplex-gradient"),
+        sg.seconds,
+        f"{sg.episodes:,} games",
+    )
     try:
         import gymnasium
         from sb3_contrib import MaskablePPO
@@ -130,6 +144,86 @@ def train_learners(game, out: Path, scale: float) -> dict[str, tuple[str, object
         f"{steps:,} steps",
     )
     return learners
+
+
+def fighting_cards(out: Path, scale: float, deals: int) -> list[str]:
+    """The fighting-card game's small preset: CFR+ solves it exactly; simplex-gradient
+    (average and last policy) and NFSP train by self-play for the same time; every agent's
+    exact exploitability, and a duplicate round robin. Returns the report's lines."""
+    game = nashzoo.make_game(FIGHTING_GAME)
+    tree = compile_game(game)
+    folder = out / "fighting_cards"
+    folder.mkdir(exist_ok=True)
+    curve = run_solver(make_solver("cfr+", tree), max(1, int(300 * scale)), points=10)
+    curve.policy.save(folder / "cfrplus.npz")
+    rows = [("cfr+", f"{curve.final.iteration:,} iterations", curve.final.seconds, curve.policy)]
+    specs = {"random": "random", "cfr+": str(folder / "cfrplus.npz")}
+    rows.append(("random", "-", 0.0, TabularPolicy.uniform(tree)))
+    try:
+        import torch
+    except ImportError:
+        print("torch not installed: the fighting-card section has CFR+ and random only")
+    else:
+        torch.set_num_threads(1)
+        from nashzoo.agents.nfsp import NFSP
+        from nashzoo.agents.simplex_gradient import SimplexGradient
+
+        sg = SimplexGradient(game).train(seconds=FIGHTING_SECONDS * scale, progress=True)
+        specs["simplex-gradient"] = str(sg.save(folder / "simplex-gradient.pt"))
+        budget = f"{sg.episodes:,} games"
+        rows.append(("simplex-gradient", budget, sg.seconds, sg.tabular_policy()))
+        rows.append(
+            ("simplex-gradient (last)", budget, sg.seconds, sg.tabular_policy(average=False))
+        )
+        nfsp = NFSP(game).train(seconds=FIGHTING_SECONDS * scale, progress=True)
+        specs["nfsp"] = str(nfsp.save(folder / "nfsp.pt"))
+        rows.append(("nfsp", f"{nfsp.episodes:,} episodes", nfsp.seconds, nfsp.average_policy()))
+    config = TournamentConfig(
+        game=FIGHTING_GAME,
+        deals=deals,
+        block_size=max(deals // 4, 1),
+        seed=0,
+        agents=tuple((k, AgentSpec(v)) for k, v in specs.items()),
+    )
+    result = run_tournament(config, folder / "results.sqlite", progress=True, bootstrap=100)
+    write_tournament_report(result, folder / "tournament")
+    lines = [
+        "",
+        f"## Fighting cards ({FIGHTING_GAME})",
+        "",
+        f"Tree: {tree.num_nodes:,} histories, {tree.num_infosets:,} information sets. "
+        "Payoff +1 / -1 / 0 (win, loss, equal hit points); the game value is 0.",
+        "",
+        "| agent | budget | seconds | exploitability |",
+        "|---|---|---:|---:|",
+    ]
+    for name, budget, seconds, policy in rows:
+        value = exploitability(policy).exploitability
+        lines.append(f"| {name} | {budget} | {seconds:.1f} | {value:.4f} |")
+    ct, r = result.crosstable, result.ratings
+    lines += [
+        "",
+        f"Duplicate round robin ({deals} deals x 2 seats per pairing; mean score of the "
+        "row agent, 95% CI):",
+        "",
+        "| A | B | A's score | 95% CI |",
+        "|---|---|---:|---|",
+    ]
+    for i, j in itertools.combinations(range(len(ct.names)), 2):
+        lines.append(
+            f"| {ct.names[i]} | {ct.names[j]} | {ct.mean[i, j]:+.3f} | "
+            f"[{ct.ci_low[i, j]:+.3f}, {ct.ci_high[i, j]:+.3f}] |"
+        )
+    lines += ["", "| agent | Elo (Bradley-Terry) | 95% CI |", "|---|---:|---|"]
+    for k in np.argsort(-r.elo):
+        lines.append(
+            f"| {ct.names[k]} | {r.elo[k]:+.1f} | [{r.elo_low[k]:+.1f}, {r.elo_high[k]:+.1f}] |"
+        )
+    lines += [
+        "",
+        "Tournament: [fighting_cards/tournament/index.html](fighting_cards/tournament/index.html)",
+    ]
+    return lines
 
 
 def main() -> None:
@@ -269,6 +363,9 @@ def main() -> None:
         "![crosstable](crosstable.png)",
         "",
         "Tournament report with ratings plot: [tournament/index.html](tournament/index.html)",
+    ]
+    lines += fighting_cards(out, args.scale, max(args.deals // 3, 10))
+    lines += [
         "",
         f"Generated in {time.perf_counter() - started:.1f} s by examples/demo.py.",
     ]

@@ -43,8 +43,14 @@ def test_demo_runs_with_a_tiny_budget(tmp_path):
     assert "## Agents: exact exploitability" in report and "| random |" in report
     assert "## Ratings (from the sampled matches)" in report
     # every agent family that exists is measured and plays (issue 12 added the search agents)
-    for agent in ("cfr+", "nfsp", "ppo-vs-random", "mt-ismcts", "nash-ismcts", "nash-memory"):
+    agents = ("cfr+", "nfsp", "ppo-vs-random", "mt-ismcts", "nash-ismcts", "nash-memory")
+    for agent in (*agents, "simplex-gradient"):
         assert report.count(f"| {agent} |") >= 3, agent  # exploitability, round robin, ratings
+    # issue 13: the fighting-card preset, solved, learned and played
+    fighting = report[report.index("## Fighting cards") :]
+    for agent in ("cfr+", "random", "simplex-gradient", "nfsp"):
+        assert fighting.count(f"| {agent} |") >= 3, agent
+    assert "| simplex-gradient (last) |" in fighting
     for name in (
         "convergence.png",
         "crosstable.png",
@@ -52,6 +58,7 @@ def test_demo_runs_with_a_tiny_budget(tmp_path):
         "tournament/index.html",
         "tournament/ratings.png",
         "results.sqlite",
+        "fighting_cards/tournament/index.html",
     ):
         assert (out / name).stat().st_size > 0
 
