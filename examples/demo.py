@@ -1,6 +1,6 @@
 """nashzoo's main job, end to end (``make demo``).
 
-1. Solves Leduc Hold'em with every tabular solver (CFR, CFR+, DCFR, external- and
+1. Solves Leduc Hold'em with every tabular solver (CFR, CFR+, DCFR, PCFR+, external- and
    outcome-sampling MCCFR, XFP, Parallel Nash Memory) and plots their exploitability
    curves; trains NFSP and simplex-gradient by self-play, MaskablePPO against random and
    Nash-ISMCTS's networks by self-play (when torch and sb3-contrib are installed);
@@ -42,6 +42,7 @@ from nashzoo.tree import TabularPolicy, compile_game
 BUDGETS = [
     ("cfr+", 2000),
     ("dcfr", 2000),
+    ("pcfr+", 2000),
     ("cfr", 2000),
     ("xfp", 300),
     ("es-mccfr", 200_000),

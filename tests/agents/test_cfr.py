@@ -58,6 +58,7 @@ MEASURED = {
     ("kuhn", "cfr+"): 0.000433,
     ("kuhn", "lcfr"): 0.000376,
     ("kuhn", "dcfr"): 0.000696,
+    ("kuhn", "pcfr+"): 0.00000091,
     ("kuhn", "xfp"): 0.012874,
     ("kuhn", "es-mccfr"): 0.001888,
     ("kuhn", "os-mccfr"): 0.026216,
@@ -65,6 +66,7 @@ MEASURED = {
     ("leduc", "cfr+"): 0.002326,
     ("leduc", "lcfr"): 0.017652,
     ("leduc", "dcfr"): 0.000919,
+    ("leduc", "pcfr+"): 0.003018,
     ("leduc", "xfp"): 0.133296,
     ("leduc", "es-mccfr"): 0.154295,
     ("leduc", "os-mccfr"): 0.778762,
@@ -170,3 +172,30 @@ def test_cfr_agent_plays_through_the_env_and_beats_random():
     assert total / games == pytest.approx(0.1483, abs=0.08)
     # and its exploitability as an agent is the policy's
     assert exploitability(agent, KUHN).nash_conv == pytest.approx(exploitability(policy).nash_conv)
+
+
+def test_predictive_cfr_plus_converges_faster_than_cfr_plus_on_kuhn():
+    # Farina, Kroer & Sandholm 2021: optimism speeds CFR+ up; on Kuhn poker the gap is
+    # orders of magnitude (measured here after 1000 iterations: CFR+ 8.7e-5, PCFR+ 2.5e-8)
+    from nashzoo.agents.cfr import make_solver
+    from nashzoo.tree.best_response import policy_values
+
+    game = KuhnPokerGame()
+    pcfr = make_solver("pcfr+", game).iterate(1000)
+    cfr = make_solver("cfr+", game).iterate(1000)
+    assert pcfr.exploitability() < 1e-6 < cfr.exploitability()
+    policy = pcfr.average_policy()
+    assert policy_values(policy.tree, policy.probs)[0] == pytest.approx(-1 / 18, abs=1e-6)
+
+
+def test_predictive_cfr_plus_solves_leduc():
+    from nashzoo.agents.cfr import make_solver
+    from nashzoo.tree.best_response import policy_values
+
+    solver = make_solver("pcfr+", LeducHoldemGame()).iterate(1000)
+    assert solver.exploitability() < 1e-3  # measured 7.1e-4
+    policy = solver.average_policy()
+    # game value for player 0: -0.0856 chips (OpenSpiel)
+    assert policy_values(policy.tree, policy.probs)[0] == pytest.approx(-0.0856, abs=2e-3)
+    with pytest.raises(InvalidParameterError, match="averaging_power"):
+        make_solver("pcfr+", LeducHoldemGame(), averaging_power=-1)

@@ -8,6 +8,7 @@ name              class                                            reference
 ``cfr+``          :class:`CFRPlusSolver`                           Tammelin 2014
 ``lcfr``          :class:`LinearCFRSolver`                         Brown & Sandholm 2019
 ``dcfr``          :class:`DCFRSolver` (1.5, 0, 2)                  Brown & Sandholm 2019
+``pcfr+``         :class:`PredictiveCFRPlusSolver`                 Farina et al. 2021
 ``es-mccfr``      :class:`ExternalSamplingMCCFRSolver`             Lanctot et al. 2009
 ``os-mccfr``      :class:`OutcomeSamplingMCCFRSolver`              Lanctot et al. 2009
 ``xfp``           :class:`XFPSolver`                               Heinrich et al. 2015
@@ -29,6 +30,7 @@ from nashzoo.agents.cfr.cfr import (
     RegretMatchingSolver,
 )
 from nashzoo.agents.cfr.mccfr import ExternalSamplingMCCFRSolver, OutcomeSamplingMCCFRSolver
+from nashzoo.agents.cfr.pcfr import PredictiveCFRPlusSolver
 from nashzoo.agents.cfr.xfp import XFPSolver
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games import Game
@@ -40,6 +42,7 @@ SOLVERS: dict[str, type[TabularSolver]] = {
     "cfr+": CFRPlusSolver,
     "lcfr": LinearCFRSolver,
     "dcfr": DCFRSolver,
+    "pcfr+": PredictiveCFRPlusSolver,
     "es-mccfr": ExternalSamplingMCCFRSolver,
     "os-mccfr": OutcomeSamplingMCCFRSolver,
     "xfp": XFPSolver,
@@ -107,6 +110,7 @@ __all__ = [
     "CFRPlusSolver",
     "LinearCFRSolver",
     "DCFRSolver",
+    "PredictiveCFRPlusSolver",
     "ExternalSamplingMCCFRSolver",
     "OutcomeSamplingMCCFRSolver",
     "XFPSolver",
