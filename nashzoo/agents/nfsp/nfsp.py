@@ -20,7 +20,6 @@ observations come from the shared information-state cache.
 from __future__ import annotations
 
 import copy
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ import numpy as np
 from nashzoo.agents.nfsp.buffers import ReplayBuffer, ReservoirBuffer
 from nashzoo.agents.nfsp.config import NFSPConfig
 from nashzoo.agents.protocol import AgentInfo, Observation, sample_index
+from nashzoo.agents.training import mlp, train_loop
 from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.extras import require
 from nashzoo.games import Game, load_game
@@ -44,23 +44,14 @@ def _torch() -> Any:
     return require("torch", "torch", "NFSP")
 
 
-def _mlp(torch, sizes: list[int]):
-    layers: list[Any] = []
-    for k in range(len(sizes) - 1):
-        layers.append(torch.nn.Linear(sizes[k], sizes[k + 1]))
-        if k < len(sizes) - 2:
-            layers.append(torch.nn.ReLU())
-    return torch.nn.Sequential(*layers)
-
-
 class _Player:
     """Networks, optimisers and buffers of one player."""
 
     def __init__(self, torch, cfg: NFSPConfig, obs_size: int, num_actions: int) -> None:
         sizes = [obs_size, *cfg.hidden_sizes, num_actions]
-        self.q = _mlp(torch, sizes)
+        self.q = mlp(torch, sizes)
         self.q_target = copy.deepcopy(self.q)
-        self.avg = _mlp(torch, sizes)
+        self.avg = mlp(torch, sizes)
         opt = torch.optim.SGD if cfg.optimizer == "sgd" else torch.optim.Adam
         self.q_opt = opt(self.q.parameters(), lr=cfg.rl_learning_rate)
         self.avg_opt = opt(self.avg.parameters(), lr=cfg.sl_learning_rate)
@@ -273,42 +264,27 @@ class NFSP:
             callback_every: seconds of training between callbacks.
             progress: show a progress bar.
         """
-        if episodes is None and seconds is None:
-            raise InvalidParameterError("train() needs `episodes` or `seconds`.")
-        if not self._games:
+        if not self._games and (episodes is not None or seconds is not None):
             self._games = [self._new_game(g) for g in range(self.config.batch_games)]
-        target_eps = None if episodes is None else self.episodes + int(episodes)
-        start_seconds = self.seconds
-        next_callback = self.seconds + callback_every
-        bar = None
-        if progress:
-            from nashzoo.extras import progress_bar
 
-            bar = progress_bar(
-                total=episodes if episodes is not None else None, unit="ep", desc="NFSP self-play"
-            )
-        while True:
-            t0 = time.perf_counter()
-            done = 0
-            for _ in range(8):
-                done += self._play_step()
-            self.seconds += time.perf_counter() - t0
+        def step() -> int:
+            done = sum(self._play_step() for _ in range(8))
             self.episodes += done
-            if bar is not None:
-                bar.update(done)
-            stop = (target_eps is not None and self.episodes >= target_eps) or (
-                seconds is not None and self.seconds - start_seconds >= seconds
-            )
-            if callback is not None and (self.seconds >= next_callback or stop):
-                next_callback = self.seconds + callback_every
-                if callback(self) is False:
-                    stop = True
-                if bar is not None:
-                    bar.set_postfix(episodes=self.episodes)
-            if stop:
-                break
-        if bar is not None:
-            bar.close()
+            return done
+
+        train_loop(
+            self,
+            step,
+            count=None if episodes is None else int(episodes),
+            seconds=seconds,
+            callback=callback,
+            callback_every=callback_every,
+            progress=progress,
+            budget="episodes",
+            unit="ep",
+            desc="NFSP self-play",
+            postfix=lambda: {"episodes": self.episodes},
+        )
         return self
 
     # -- outputs ---------------------------------------------------------------------------

@@ -35,7 +35,6 @@ Stochastic Optimization", ICLR 2024.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -46,6 +45,7 @@ import numpy as np
 from nashzoo.agents.nfsp.buffers import ReservoirBuffer
 from nashzoo.agents.protocol import AgentInfo, Observation, sample_index
 from nashzoo.agents.simplex_gradient import losses
+from nashzoo.agents.training import mlp, train_loop
 from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.extras import require
 from nashzoo.games import Game, load_game
@@ -190,15 +190,6 @@ def _torch() -> Any:
     return require("torch", "torch", "The simplex-gradient agent")
 
 
-def _mlp(torch: Any, sizes: list[int]) -> Any:
-    layers: list[Any] = []
-    for k in range(len(sizes) - 1):
-        layers.append(torch.nn.Linear(sizes[k], sizes[k + 1]))
-        if k < len(sizes) - 2:
-            layers.append(torch.nn.ReLU())
-    return torch.nn.Sequential(*layers)
-
-
 # -- 3. one iteration's experience -----------------------------------------------------------
 class _Batch:
     """Decisions of one iteration: the state tensor, mask and, per legal action, the
@@ -243,9 +234,9 @@ class SimplexGradient:
         torch.manual_seed(seed)
         self.rng = np.random.default_rng(seed)
         n, a = game.information_state_tensor_size, game.num_distinct_actions
-        self.value_net = _mlp(torch, [n, *cfg.hidden_sizes, 1])
-        self.policy_net = _mlp(torch, [n, *cfg.hidden_sizes, a])
-        self.average_net = _mlp(torch, [n, *cfg.hidden_sizes, a])
+        self.value_net = mlp(torch, [n, *cfg.hidden_sizes, 1])
+        self.policy_net = mlp(torch, [n, *cfg.hidden_sizes, a])
+        self.average_net = mlp(torch, [n, *cfg.hidden_sizes, a])
         self.value_opt = torch.optim.Adam(self.value_net.parameters(), lr=cfg.value_lr)
         opt = torch.optim.SGD if cfg.policy_optimizer == "sgd" else torch.optim.Adam
         self.policy_opt = opt(self.policy_net.parameters(), lr=cfg.policy_lr)
@@ -497,33 +488,23 @@ class SimplexGradient:
             callback_every: seconds of training between callbacks.
             progress: show a progress bar.
         """
-        if iterations is None and seconds is None:
-            raise InvalidParameterError("train() needs `iterations` or `seconds`.")
-        target = None if iterations is None else self.iterations + int(iterations)
-        start = self.seconds
-        next_callback = self.seconds + callback_every
-        bar = None
-        if progress:
-            from nashzoo.extras import progress_bar
 
-            bar = progress_bar(total=iterations, unit="it", desc="simplex-gradient self-play")
-        while True:
-            t0 = time.perf_counter()
+        def step() -> int:
             self.iterate()
-            self.seconds += time.perf_counter() - t0
-            if bar is not None:
-                bar.update(1)
-            stop = (target is not None and self.iterations >= target) or (
-                seconds is not None and self.seconds - start >= seconds
-            )
-            if callback is not None and (self.seconds >= next_callback or stop):
-                next_callback = self.seconds + callback_every
-                if callback(self) is False:
-                    stop = True
-            if stop:
-                break
-        if bar is not None:
-            bar.close()
+            return 1
+
+        train_loop(
+            self,
+            step,
+            count=None if iterations is None else int(iterations),
+            seconds=seconds,
+            callback=callback,
+            callback_every=callback_every,
+            progress=progress,
+            budget="iterations",
+            unit="it",
+            desc="simplex-gradient self-play",
+        )
         return self
 
     # -- outputs -----------------------------------------------------------------------------
