@@ -74,7 +74,8 @@ class LeducHoldemGame(Game):
     """A parameterised Leduc Hold'em.
 
     Args:
-        num_ranks: ranks in the deck, 1 to 13 (3: J, Q, K).
+        num_ranks: ranks in the deck, 1 to 30 (3: J, Q, K; above 13 ranks are named by
+            number, e.g. the 60-card Leduc of Heinrich et al. 2015 has 30 ranks, 2 suits).
         num_suits: suits per rank, 1 to 4.
         max_raises: raises allowed per betting round, 0 to 10.
         raise_sizes: chips added by a raise in each round; ``None`` means 2 in the first
@@ -100,7 +101,7 @@ class LeducHoldemGame(Game):
         ante: int = 1,
         num_rounds: int = 2,
     ) -> None:
-        self.num_ranks = check_int("num_ranks", num_ranks, 1, 13)
+        self.num_ranks = check_int("num_ranks", num_ranks, 1, 30)
         self.num_suits = check_int("num_suits", num_suits, 1, 4)
         self.max_raises = check_int("max_raises", max_raises, 0, 10)
         self.ante = check_int("ante", ante, 1)
@@ -138,7 +139,12 @@ class LeducHoldemGame(Game):
         self.min_utility = -float(max_contrib)
         self.max_utility = float(max_contrib)
         self.big_blind = float(self.ante)
-        ranks = _RANK_CHARS if self.num_ranks == 13 else _RANK_CHARS[12 - self.num_ranks : 12]
+        if self.num_ranks > 13:  # beyond a real deck: ranks are numbered 1..num_ranks
+            ranks: Sequence[str] = [str(r + 1) for r in range(self.num_ranks)]
+        elif self.num_ranks == 13:
+            ranks = _RANK_CHARS
+        else:
+            ranks = _RANK_CHARS[12 - self.num_ranks : 12]
         self.card_names: tuple[str, ...] = tuple(
             ranks[c // self.num_suits] + _SUIT_CHARS[c % self.num_suits]
             for c in range(self.num_cards)

@@ -3,6 +3,7 @@
 from nashzoo.tree.best_response import best_response_value, nash_conv_array, policy_values
 from nashzoo.tree.compile import DEFAULT_MAX_NODES, GameTree, compile_game
 from nashzoo.tree.lp import solve_zero_sum
+from nashzoo.tree.mixture import behavioural_mixture, mix_policies
 from nashzoo.tree.policy import TabularPolicy
 from nashzoo.tree.reach import realization_weights
 
@@ -12,6 +13,8 @@ __all__ = [
     "DEFAULT_MAX_NODES",
     "TabularPolicy",
     "realization_weights",
+    "behavioural_mixture",
+    "mix_policies",
     "best_response_value",
     "nash_conv_array",
     "policy_values",

@@ -430,6 +430,122 @@ def pcfr_run(
 
 
 @njit(cache=True)
+def _mmd_update(lo, hi, eta, tau, legal_mask, log_magnet, sigma, q, opp):
+    n_actions = legal_mask.shape[1]
+    denom = 1.0 + eta * tau
+    for i in range(lo, hi):
+        if opp[i] <= 0.0:
+            continue  # no history of the set is reachable: nothing to learn there
+        best = -1e300
+        for a in range(n_actions):
+            if legal_mask[i, a]:
+                z = (
+                    np.log(max(sigma[i, a], 1e-300))
+                    + eta * tau * log_magnet[i, a]
+                    + eta * q[i, a] / opp[i]
+                ) / denom
+                q[i, a] = z
+                if z > best:
+                    best = z
+        total = 0.0
+        for a in range(n_actions):
+            if legal_mask[i, a]:
+                e = np.exp(q[i, a] - best)
+                sigma[i, a] = e
+                total += e
+            else:
+                sigma[i, a] = 0.0
+        for a in range(n_actions):
+            sigma[i, a] /= total
+
+
+@njit(cache=True)
+def mmd_run(
+    n_iters,
+    eta,
+    tau,
+    alternating,
+    player,
+    first_child,
+    num_children,
+    infoset,
+    action,
+    chance_prob,
+    utility,
+    legal_mask,
+    player_lo,
+    player_hi,
+    log_magnet,
+    sigma,
+    q,
+    opp,
+    reach_own,
+    reach_opp,
+    value,
+):
+    """Run ``n_iters`` iterations of magnetic mirror descent, behavioural form: both
+    players updated from the same profile (``alternating=False``), or player 0 first and
+    player 1 against player 0's new policy.
+
+    Per information set ``I`` with action values ``q(I, a)`` (counterfactual action values
+    divided by the opponents' and chance's reach of ``I``), the next policy is
+
+        log pi'(a) = [log pi(a) + eta tau log rho(a) + eta q(I, a)] / (1 + eta tau) + c,
+
+    ``rho`` the magnet (``log_magnet``), ``c`` normalising over the legal actions.
+    """
+    n_players = player_lo.size
+    n_actions = legal_mask.shape[1]
+    for _ in range(n_iters):
+        for i in range(q.shape[0]):
+            opp[i] = 0.0
+            for a in range(n_actions):
+                q[i, a] = 0.0
+        for p in range(n_players):
+            forward_reach(
+                p,
+                player,
+                first_child,
+                num_children,
+                infoset,
+                action,
+                chance_prob,
+                sigma,
+                reach_own[p],
+                reach_opp,
+            )
+            for n in range(player.size - 1, -1, -1):
+                pl = player[n]
+                if pl == TERMINAL:
+                    value[n] = reach_opp[n] * utility[n, p]
+                    continue
+                fc = first_child[n]
+                nc = num_children[n]
+                v = 0.0
+                if pl == p:
+                    i = infoset[n]
+                    opp[i] += reach_opp[n]
+                    for c in range(fc, fc + nc):
+                        v += sigma[i, action[c]] * value[c]
+                        q[i, action[c]] += value[c]
+                else:
+                    for c in range(fc, fc + nc):
+                        v += value[c]
+                value[n] = v
+            if alternating:
+                _mmd_update(
+                    player_lo[p], player_hi[p], eta, tau, legal_mask, log_magnet, sigma, q, opp
+                )
+        if not alternating:
+            _mmd_update(0, q.shape[0], eta, tau, legal_mask, log_magnet, sigma, q, opp)
+
+
+def rng_state(seed: int) -> np.ndarray:
+    """A state for :func:`next_uniform` (xorshift64*, never 0) spread from ``seed``."""
+    return np.array([(int(seed) * 0x9E3779B97F4A7C15 + 1) % 2**64 or 1], dtype=np.uint64)
+
+
+@njit(cache=True)
 def next_uniform(rng_state):
     """xorshift64* step on ``rng_state[0]``; a float in [0, 1)."""
     x = rng_state[0]

@@ -9,9 +9,11 @@ name              class                                            reference
 ``lcfr``          :class:`LinearCFRSolver`                         Brown & Sandholm 2019
 ``dcfr``          :class:`DCFRSolver` (1.5, 0, 2)                  Brown & Sandholm 2019
 ``pcfr+``         :class:`PredictiveCFRPlusSolver`                 Farina et al. 2021
+``mmd``           :class:`MMDSolver` (last iterate -> QRE)         Sokota et al. 2023
 ``es-mccfr``      :class:`ExternalSamplingMCCFRSolver`             Lanctot et al. 2009
 ``os-mccfr``      :class:`OutcomeSamplingMCCFRSolver`              Lanctot et al. 2009
 ``xfp``           :class:`XFPSolver`                               Heinrich et al. 2015
+``fsp``           :class:`FSPSolver` (sample-based, tabular)       Heinrich et al. 2015
 ``nash-memory``   :class:`~nashzoo.agents.nash_memory.ParallelNashMemory`  Oliehoek et al. 2006
 ================  ===============================================  =====================
 """
@@ -29,7 +31,9 @@ from nashzoo.agents.cfr.cfr import (
     LinearCFRSolver,
     RegretMatchingSolver,
 )
+from nashzoo.agents.cfr.fsp import FSPSolver
 from nashzoo.agents.cfr.mccfr import ExternalSamplingMCCFRSolver, OutcomeSamplingMCCFRSolver
+from nashzoo.agents.cfr.mmd import MMDSolver
 from nashzoo.agents.cfr.pcfr import PredictiveCFRPlusSolver
 from nashzoo.agents.cfr.xfp import XFPSolver
 from nashzoo.errors import InvalidParameterError
@@ -43,9 +47,11 @@ SOLVERS: dict[str, type[TabularSolver]] = {
     "lcfr": LinearCFRSolver,
     "dcfr": DCFRSolver,
     "pcfr+": PredictiveCFRPlusSolver,
+    "mmd": MMDSolver,
     "es-mccfr": ExternalSamplingMCCFRSolver,
     "os-mccfr": OutcomeSamplingMCCFRSolver,
     "xfp": XFPSolver,
+    "fsp": FSPSolver,
 }
 
 """Solver classes of this package by algorithm name."""
@@ -65,7 +71,7 @@ def solver_class(name: str) -> type[TabularSolver] | None:
     return SOLVERS.get(name)
 
 
-SAMPLING_SOLVERS = ("es-mccfr", "os-mccfr")
+SAMPLING_SOLVERS = ("es-mccfr", "os-mccfr", "fsp")
 
 
 def make_solver(
@@ -111,7 +117,9 @@ __all__ = [
     "LinearCFRSolver",
     "DCFRSolver",
     "PredictiveCFRPlusSolver",
+    "MMDSolver",
     "ExternalSamplingMCCFRSolver",
     "OutcomeSamplingMCCFRSolver",
     "XFPSolver",
+    "FSPSolver",
 ]

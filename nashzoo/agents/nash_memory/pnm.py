@@ -34,12 +34,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from nashzoo.agents.cfr.base import TabularSolver
-from nashzoo.agents.nash_memory.mixture import behavioural_mixture
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games import Game
 from nashzoo.tree.best_response import best_response_value, policy_values
 from nashzoo.tree.compile import GameTree
 from nashzoo.tree.lp import solve_zero_sum
+from nashzoo.tree.mixture import behavioural_mixture
 from nashzoo.tree.reach import forward_reach
 
 __all__ = ["ParallelNashMemory", "PNMRecord", "best_response_heuristic", "Heuristic"]

@@ -23,10 +23,10 @@ from nashzoo.tree.compile import GameTree
 from nashzoo.tree.policy import TabularPolicy
 from nashzoo.tree.reach import realization_weights
 
-__all__ = ["realization_weights", "behavioural_mixture", "mix_policies"]
+__all__ = ["behavioural_mixture", "mix_policies"]
 
 
-def _as_array(tree: GameTree, policy) -> np.ndarray:
+def _as_array(tree: GameTree, policy: Any) -> np.ndarray:
     if isinstance(policy, TabularPolicy):
         if policy.game != tree.game:
             raise InvalidParameterError(
@@ -95,7 +95,7 @@ def behavioural_mixture(
 
 
 def mix_policies(
-    tree: GameTree, mixtures: Sequence[tuple[Sequence, Sequence[float]]]
+    tree: GameTree, mixtures: Sequence[tuple[Sequence[Any], Sequence[float] | np.ndarray]]
 ) -> TabularPolicy:
     """A full profile: player ``i``'s rows are the behavioural mixture ``mixtures[i]`` =
     ``(policies, weights)``."""

@@ -1,0 +1,24 @@
+"""Solvers of normal-form games: Gemp et al.'s stochastic loss and fictitious play.
+
+They run on a :class:`~nashzoo.games.MatrixGame` or on the reduced normal form of a small
+extensive game (:func:`nashzoo.tree.normal_form.reduced_normal_form`), whose mixed
+solutions convert back to behavioural tree policies.
+"""
+
+from nashzoo.agents.nfg.fictitious_play import FictitiousPlay
+from nashzoo.agents.nfg.gemp import (
+    GempConfig,
+    GempSolver,
+    bimatrix,
+    gemp_loss,
+    nash_conv_bimatrix,
+)
+
+__all__ = [
+    "GempConfig",
+    "GempSolver",
+    "FictitiousPlay",
+    "bimatrix",
+    "gemp_loss",
+    "nash_conv_bimatrix",
+]

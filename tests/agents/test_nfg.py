@@ -1,0 +1,224 @@
+"""Normal-form solvers: Gemp et al.'s loss, fictitious play, and the reduced normal form."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from nashzoo.agents.nfg import FictitiousPlay, GempConfig, GempSolver, gemp_loss
+from nashzoo.errors import GameTooLargeError, InvalidParameterError
+from nashzoo.games import KuhnPokerGame, LeducHoldemGame
+from nashzoo.games.matrix import (
+    MatrixGame,
+    matching_pennies,
+    rock_paper_scissors,
+    weighted_rock_paper_scissors,
+)
+from nashzoo.tree import compile_game
+from nashzoo.tree.best_response import nash_conv_array, policy_values
+from nashzoo.tree.normal_form import count_reduced_strategies, reduced_normal_form
+
+KUHN = compile_game(KuhnPokerGame())
+KUHN_RNF = reduced_normal_form(KUHN)
+
+
+def game_value(a):
+    """Row player's maximin value of the zero-sum matrix ``a`` by LP (scipy HiGHS)."""
+    m, n = a.shape
+    res = linprog(
+        np.r_[np.zeros(m), -1.0],
+        A_ub=np.c_[-a.T, np.ones(n)],
+        b_ub=np.zeros(n),
+        A_eq=[np.r_[np.ones(m), 0.0]],
+        b_eq=[1.0],
+        bounds=[(0, None)] * m + [(None, None)],
+        method="highs",
+    )
+    return res.x[m]
+
+
+# -- reduced normal form ------------------------------------------------------------------
+
+
+def test_kuhn_reduced_normal_form_sizes_and_value():
+    # Kuhn (1950): 27 reduced pure strategies for the first player (bet / check-fold /
+    # check-call per card), 64 for the second (two binary choices per card); value -1/18.
+    assert KUHN_RNF.shape == (27, 64)
+    assert count_reduced_strategies(KUHN, 0) == 27
+    assert count_reduced_strategies(KUHN, 1) == 64
+    np.testing.assert_allclose(KUHN_RNF.payoffs[0], -KUHN_RNF.payoffs[1], atol=1e-12)
+    assert game_value(KUHN_RNF.payoffs[0]) == pytest.approx(-1 / 18, abs=1e-9)
+    assert len(set(KUHN_RNF.labels[0])) == 27
+
+
+def test_reduced_normal_form_payoffs_are_the_tree_values_of_pure_pairs():
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        k, j = rng.integers(27), rng.integers(64)
+        profile = KUHN_RNF.strategies[0][k].copy()
+        own1 = KUHN.infoset_player == 1
+        profile[own1] = KUHN_RNF.strategies[1][j][own1]
+        values = policy_values(KUHN, profile)
+        assert KUHN_RNF.payoffs[0][k, j] == pytest.approx(values[0], abs=1e-12)
+
+
+def test_mixtures_convert_to_behaviour_that_plays_the_same():
+    rng = np.random.default_rng(1)
+    x0, x1 = rng.dirichlet(np.ones(27)), rng.dirichlet(np.ones(64))
+    policy = KUHN_RNF.behavioural(x0, x1)
+    assert policy_values(KUHN, policy.probs)[0] == pytest.approx(x0 @ KUHN_RNF.payoffs[0] @ x1)
+    with pytest.raises(InvalidParameterError, match="27 non-negative weights"):
+        KUHN_RNF.behavioural(np.ones(3) / 3, x1)
+    with pytest.raises(InvalidParameterError, match="sum to 1"):
+        KUHN_RNF.behavioural(x0 * 2, x1)
+
+
+def test_reduced_normal_form_refuses_games_too_large():
+    with pytest.raises(GameTooLargeError, match="reduced pure strategies"):
+        reduced_normal_form(compile_game(LeducHoldemGame()))
+    assert KUHN_RNF.matrix_game().num_distinct_actions == 64
+
+
+# -- Gemp et al. ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("step", ["softmax", "mirror", "euclidean"])
+def test_gemp_drives_the_loss_to_zero_at_the_uniform_point_of_rps(step):
+    solver = GempSolver(
+        rock_paper_scissors(), tau=0.05, step=step, learning_rate=0.1, init="random", seed=3
+    )
+    start = solver.loss()
+    assert start > 0.5  # measured 1.69 at the random start
+    solver.iterate(5000)
+    assert solver.loss() < 1e-12
+    for x in solver.x:
+        np.testing.assert_allclose(x, np.full(3, 1 / 3), atol=1e-6)
+
+
+def test_gemp_on_weighted_rps_approaches_the_nash_mix():
+    # Nash: (2/5, 2/5, 1/5). The tau-QRE is near it (measured (0.4067, 0.3929, 0.2003) at
+    # tau=0.05) and approaches it as tau falls.
+    far = None
+    for tau in (0.05, 0.01):
+        solver = GempSolver(weighted_rock_paper_scissors(), tau=tau, init="random", seed=4)
+        solver.iterate(20_000)
+        assert solver.loss() < 1e-12
+        err = np.abs(solver.x[0] - [0.4, 0.4, 0.2]).max()
+        assert err < 0.01
+        assert solver.nash_conv() <= solver.qre_bound()
+        if far is not None:
+            assert err < far
+        far = err
+
+
+def test_gemp_on_kuhn_reduced_normal_form_reaches_the_value_within_the_qre_bound():
+    solver = GempSolver(KUHN_RNF, tau=0.05, learning_rate=1.0).iterate(20_000)
+    assert solver.loss() < 1e-6  # measured 5.2e-10
+    bound = solver.qre_bound()  # tau (ln 27 + ln 64) = 0.373
+    assert solver.nash_conv() <= bound  # measured 0.092
+    assert abs(solver.values()[0] - (-1 / 18)) <= bound  # measured -0.0287
+    # the behavioural policy of the tree is exactly as exploitable as the mixtures
+    policy = solver.behavioural_policy()
+    assert nash_conv_array(KUHN, policy.probs) == pytest.approx(solver.nash_conv(), abs=1e-9)
+    assert policy.metadata["algorithm"] == "gemp"
+
+
+def test_two_sample_estimate_is_unbiased_and_one_sample_is_not():
+    game = weighted_rock_paper_scissors()
+    a, b = game.row_payoffs, game.col_payoffs
+    rng = np.random.default_rng(5)
+    x0, x1 = rng.dirichlet(np.ones(3)), rng.dirichlet(np.ones(3))
+    tau = 0.05
+    exact = gemp_loss(a, b, x0, x1, tau)
+    n = 200_000
+    j = rng.choice(3, size=(2, n), p=x1)
+    i = rng.choice(3, size=(2, n), p=x0)
+    e0 = -tau * (np.log(x0) + 1.0)
+    e1 = -tau * (np.log(x1) + 1.0)
+
+    def projected(g):
+        return g - g.mean(axis=1, keepdims=True)
+
+    ga0, gb0 = projected(a[:, j[0]].T + e0), projected(a[:, j[1]].T + e0)
+    ga1, gb1 = projected(b[i[0]] + e1), projected(b[i[1]] + e1)
+    two = (ga0 * gb0).sum(1) + (ga1 * gb1).sum(1)
+    one = (ga0 * ga0).sum(1) + (ga1 * ga1).sum(1)
+    se = two.std() / np.sqrt(n)
+    assert abs(two.mean() - exact) < 4 * se
+    assert one.mean() - exact > 20 * se  # the squared single sample adds its variance
+
+
+def test_sampled_gemp_lowers_the_loss():
+    game = rock_paper_scissors()
+    solver = GempSolver(game, estimate="sampled", init="random", seed=3, learning_rate=0.002)
+    start = solver.loss()
+    solver.iterate(200_000)
+    assert solver.loss() < 0.05 * start  # measured 1.69 -> 0.0019
+    again = GempSolver(game, estimate="sampled", init="random", seed=3, learning_rate=0.002)
+    np.testing.assert_array_equal(again.iterate(200_000).x[0], solver.x[0])
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"tau": -1}, "tau"),
+        ({"learning_rate": 0}, "learning_rate"),
+        ({"eta": (1.0,)}, "eta"),
+        ({"step": "newton"}, "step"),
+        ({"estimate": "mean"}, "estimate"),
+        ({"init": "zeros"}, "init"),
+    ],
+)
+def test_gemp_config_errors(kwargs, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        GempConfig(**kwargs)
+
+
+def test_gemp_rejects_what_is_not_a_game():
+    with pytest.raises(InvalidParameterError, match="MatrixGame"):
+        GempSolver("rps")
+    with pytest.raises(InvalidParameterError, match="ReducedNormalForm"):
+        GempSolver(rock_paper_scissors()).behavioural_policy()
+
+
+# -- fictitious play -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("alternating", [False, True])
+def test_fictitious_play_average_converges_while_play_cycles(alternating):
+    # Robinson (1951): in zero-sum games the empirical averages converge; the pure plays
+    # never settle in RPS (its only equilibrium is mixed).
+    solver = FictitiousPlay(rock_paper_scissors(), alternating=alternating)
+    solver.iterate(100)
+    early = solver.exploitability()
+    solver.iterate(19_900)
+    assert solver.exploitability() < early / 5  # measured 0.07 -> 0.005
+    assert solver.exploitability() < 0.01
+    assert solver.exploitability("last") == pytest.approx(1.0)  # a pure strategy loses 1
+    # still visits every action (its runs of one action lengthen as the counts grow)
+    assert len({i for i, _ in solver.history[-5000:]}) == 3
+
+
+def test_fictitious_play_reaches_the_weighted_rps_and_pennies_equilibria():
+    solver = FictitiousPlay(weighted_rock_paper_scissors()).iterate(50_000)
+    np.testing.assert_allclose(solver.average()[0], [0.4, 0.4, 0.2], atol=0.01)
+    pennies = FictitiousPlay(matching_pennies()).iterate(20_000)
+    np.testing.assert_allclose(pennies.average()[1], [0.5, 0.5], atol=0.01)
+
+
+def test_fictitious_play_on_kuhn_reduced_normal_form_approaches_the_value():
+    solver = FictitiousPlay(KUHN_RNF).iterate(20_000)
+    x0, x1 = solver.average()
+    assert x0 @ KUHN_RNF.payoffs[0] @ x1 == pytest.approx(-1 / 18, abs=0.01)
+    assert solver.exploitability() < 0.02
+
+
+def test_fictitious_play_errors():
+    solver = FictitiousPlay(MatrixGame([[1.0, 0.0], [0.0, 1.0]]))
+    with pytest.raises(InvalidParameterError, match="iterate"):
+        solver.last()
+    with pytest.raises(InvalidParameterError, match="which"):
+        solver.exploitability("best")
+    with pytest.raises(InvalidParameterError, match="alternating"):
+        FictitiousPlay(rock_paper_scissors(), alternating="yes")
