@@ -354,6 +354,12 @@ def cmd_envs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _solver_names() -> tuple[str, ...]:
+    from nashzoo.agents.cfr import SOLVER_NAMES
+
+    return SOLVER_NAMES
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="nashzoo", description="nashzoo command line")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -377,8 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--algo",
         action="append",
         metavar="NAME",
-        help="rm, cfr, cfr+, lcfr, dcfr, es-mccfr, os-mccfr, xfp, nash-memory "
-        "(repeatable; default cfr+)",
+        help=f"{', '.join(_solver_names())} (repeatable; default cfr+)",
     )
     p.add_argument("--iterations", type=int, default=1000)
     p.add_argument("--points", type=int, default=30, help="checkpoints on the curve")

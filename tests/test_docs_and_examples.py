@@ -43,7 +43,8 @@ def test_demo_runs_with_a_tiny_budget(tmp_path):
     assert "## Agents: exact exploitability" in report and "| random |" in report
     assert "## Ratings (from the sampled matches)" in report
     # every agent family that exists is measured and plays (issue 12 added the search agents)
-    agents = ("cfr+", "nfsp", "ppo-vs-random", "mt-ismcts", "nash-ismcts", "nash-memory")
+    agents = ("cfr+", "pcfr+", "mmd", "fsp", "nfsp", "ppo-vs-random", "mt-ismcts", "nash-ismcts")
+    agents = (*agents, "nash-memory")
     for agent in (*agents, "simplex-gradient"):
         assert report.count(f"| {agent} |") >= 3, agent  # exploitability, round robin, ratings
     # issue 13: the fighting-card preset, solved, learned and played
