@@ -1,0 +1,478 @@
+"""Issue 13's benchmark: simplex-gradient self-play, Gemp et al.'s solver, the modern tabular
+first-order methods and the fictitious-play family, each against its reference or peer.
+
+Sections (``--section``, default all, run in this order):
+
+``tabular``   PCFR+, MMD and CFR+ against LiteEFG's PCFR, MMD and CFRplus baselines on
+              Kuhn and Leduc: iterations per second (one thread, one uninterrupted batch,
+              median of 3 interleaved) and exploitability at equal iterations.
+``gemp``      Gemp et al.'s loss descent against OpenSpiel's ADIDAS SGD solver on the same
+              matrices (RPS, weighted RPS, Kuhn's reduced normal form) with the same
+              temperature, step and learning rate: iterations per second, exploitability.
+``fp``        XFP against sample-based FSP on 6-card and 60-card Leduc (30 ranks x 2
+              suits, 15.5 M histories), exploitability against seconds, one plot.
+``learners``  simplex-gradient (average and last policy, each variant), NFSP and CFR+
+              (reference) on the smallest fighting preset and on Leduc, exploitability
+              against seconds; on the default preset (which does not compile), duplicate
+              head-to-head matches with 95% CIs between simplex-gradient, NFSP, the
+              scripted heuristic and random after equal training time.
+
+Goals (issue 13): the best simplex-gradient variant's average policy at 10 minutes at most
+NFSP's exploitability on the small preset, and the lower end of its 95% CI above 0 against
+the heuristic and random on the default preset; Gemp >= 10x ADIDAS's iterations per second
+at equal exploitability; each tabular method >= 10x LiteEFG's iterations per second with
+exploitability no worse at equal iterations.
+
+Needs ``open_spiel`` and ``liteefg`` for the peer rows (skipped when absent) and torch for
+the learners. Run on a quiet machine: ``python benchmarks/simplex_gradient.py``.
+"""
+
+# The timing closures below are called within the loop iteration that defines them.
+# ruff: noqa: B023
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import time
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.common import interleaved, machine_line, median, one_thread, runs_text
+from nashzoo.agents.cfr import make_solver
+from nashzoo.games import KuhnPokerGame, LeducHoldemGame
+from nashzoo.tree import compile_game
+
+HERE = Path(__file__).resolve().parent
+GAMES = {"kuhn": (KuhnPokerGame, "kuhn_poker"), "leduc": (LeducHoldemGame, "leduc_poker")}
+
+
+def have(module: str) -> bool:
+    try:
+        __import__(module)
+    except ImportError:
+        return False
+    return True
+
+
+# -- 1. tabular first-order methods vs LiteEFG ----------------------------------------------
+# (ours, LiteEFG baseline module, LiteEFG graph kwargs, LiteEFG convergence type,
+#  our solver kwargs). MMD runs with LiteEFG's update (simultaneous) and the same eta, tau.
+TABULAR = {
+    "cfr+": ("cfr+", "CFRplus", {}, "linear-avg-iterate", {}),
+    "pcfr+": ("pcfr+", "PCFR", {}, "linear-avg-iterate", {}),
+    "mmd": (
+        "mmd",
+        "MMD",
+        {"eta": 0.1, "tau": 0.05},
+        "last-iterate",
+        {"eta": 0.1, "tau": 0.05, "alternating": False},
+    ),
+}
+
+
+class Lite:
+    """One LiteEFG baseline graph on an OpenSpiel game, in LiteEFG's own training loop."""
+
+    def __init__(self, os_game, module: str, kwargs: dict, convergence: str) -> None:
+        import importlib
+
+        import LiteEFG as leg
+
+        graph = importlib.import_module(f"LiteEFG.baselines.{module}").graph
+        with contextlib.redirect_stdout(io.StringIO()):
+            self.graph = graph(**kwargs)
+            self.env = leg.OpenSpielEnv(os_game, traverse_type="Enumerate", regenerate=False)
+        self.env.set_graph(self.graph)
+        self.convergence = convergence
+
+    def iterate(self, n: int) -> None:
+        graph, env = self.graph, self.env
+        for _ in range(n):
+            graph.update_graph(env)
+            env.update_strategy(graph.current_strategy(), update_best=False)
+
+    def exploitability(self) -> float:
+        return sum(self.env.exploitability(self.graph.current_strategy(), self.convergence)) / 2
+
+
+def tabular(iterations: dict[str, int]) -> list[str]:
+    import pyspiel
+
+    lines = [
+        "| game | method | nashzoo it/s | LiteEFG it/s | ratio | iterations | nashzoo expl. "
+        "| LiteEFG expl. |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    detail = []
+    for gname, (cls, os_name) in GAMES.items():
+        tree = compile_game(cls())
+        os_game = pyspiel.load_game(os_name)
+        n = iterations[gname]
+        for method, (algo, module, lite_kw, conv, ours_kw) in TABULAR.items():
+
+            def ours() -> float:
+                solver = make_solver(algo, tree, **ours_kw)
+                solver.iterate(0)
+                start = time.perf_counter()
+                solver.iterate(n)
+                return n / (time.perf_counter() - start)
+
+            def lite() -> float:
+                solver = Lite(os_game, module, lite_kw, conv)
+                start = time.perf_counter()
+                solver.iterate(n)
+                return n / (time.perf_counter() - start)
+
+            print(f"\n{gname} {method}: {n} iterations, interleaved x3", flush=True)
+            rates = interleaved({"nashzoo": ours, "LiteEFG": lite})
+            ours_solver = make_solver(algo, tree, **ours_kw).iterate(n)
+            lite_solver = Lite(os_game, module, lite_kw, conv)
+            lite_solver.iterate(n)
+            mine, theirs = median(rates["nashzoo"]), median(rates["LiteEFG"])
+            e_ours, e_lite = ours_solver.exploitability(), lite_solver.exploitability()
+            lines.append(
+                f"| {gname} | {method} | {mine:,.0f} | {theirs:,.0f} | {mine / theirs:.1f}x "
+                f"| {n:,} | {e_ours:.3g} | {e_lite:.3g} |"
+            )
+            detail.append(
+                f"{gname} {method}: nashzoo runs {runs_text(rates['nashzoo'])}; LiteEFG runs "
+                f"{runs_text(rates['LiteEFG'])}"
+            )
+            if method == "mmd":
+                default = make_solver("mmd", tree).iterate(n)
+                detail.append(
+                    f"{gname} mmd with our defaults (eta 0.3, tau 0.05, alternating): "
+                    f"exploitability {default.exploitability():.3g} after {n:,} iterations"
+                )
+    return [*lines, "", *[f"- {d}" for d in detail]]
+
+
+# -- 2. Gemp et al. vs ADIDAS SGD ------------------------------------------------------------
+def gemp(iterations: int, tau: float, lr: float) -> list[str]:
+    from open_spiel.python.algorithms.adidas_utils.solvers.nonsymmetric import sgd
+
+    from nashzoo.agents.nfg import GempSolver, nash_conv_bimatrix
+    from nashzoo.games.matrix import rock_paper_scissors, weighted_rock_paper_scissors
+    from nashzoo.tree.normal_form import reduced_normal_form
+
+    games = {
+        "rps": rock_paper_scissors(),
+        "weighted rps": weighted_rock_paper_scissors(),
+        "kuhn reduced normal form (27x64)": reduced_normal_form(compile_game(KuhnPokerGame())),
+    }
+    lines = [
+        f"Both: tau = {tau}, entropic mirror descent, learning rate {lr}, exact payoff "
+        f"gradients, {iterations:,} iterations from the uniform point.",
+        "",
+        "| game | nashzoo it/s | ADIDAS it/s | ratio | nashzoo expl. | ADIDAS expl. "
+        "| nashzoo loss | ADIDAS loss |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    notes: list[str] = []
+    for name, game in games.items():
+        solver = GempSolver(game, tau=tau, step="mirror", learning_rate=lr)
+        a, b = solver.a, solver.b
+        matrices = {(0, 1): np.stack([a, b])}
+
+        def run_adidas(n: int):
+            s = sgd.Solver(temperature=tau, proj_grad=True, euclidean=False, lrs=(lr,))
+            params = s.init_vars(list(a.shape), 2)
+            for t in range(n):
+                grads, _, _ = s.compute_gradients(params, (matrices, matrices))
+                params = s.update(params, grads, t)
+            return params[0]
+
+        def ours() -> float:
+            s = GempSolver(game, tau=tau, step="mirror", learning_rate=lr)
+            s.iterate(0)
+            start = time.perf_counter()
+            s.iterate(iterations)
+            return iterations / (time.perf_counter() - start)
+
+        def adidas() -> float:
+            n = max(iterations // 20, 100)
+            start = time.perf_counter()
+            run_adidas(n)
+            return n / (time.perf_counter() - start)
+
+        print(f"\ngemp {name}", flush=True)
+        rates = interleaved({"nashzoo": ours, "ADIDAS": adidas})
+        mine = GempSolver(game, tau=tau, step="mirror", learning_rate=lr).iterate(iterations)
+        x = run_adidas(iterations)
+        theirs_expl = nash_conv_bimatrix(a, b, x[0], x[1]) / 2
+        from nashzoo.agents.nfg import gemp_loss
+
+        r_ours, r_adidas = median(rates["nashzoo"]), median(rates["ADIDAS"])
+        lines.append(
+            f"| {name} | {r_ours:,.0f} | {r_adidas:,.0f} | {r_ours / r_adidas:.0f}x "
+            f"| {mine.exploitability():.4g} | {theirs_expl:.4g} | {mine.loss():.3g} "
+            f"| {gemp_loss(a, b, x[0], x[1], tau):.3g} |"
+        )
+        soft = GempSolver(game, tau=tau, learning_rate=1.0).iterate(iterations)
+        notes.append(
+            f"{name}: our default logit steps (learning rate 1.0) reach exploitability "
+            f"{soft.exploitability():.4g}, loss {soft.loss():.3g} in {iterations:,} iterations"
+        )
+    return [*lines, "", *[f"- {n}" for n in notes]]
+
+
+# -- 3. XFP vs FSP ----------------------------------------------------------------------------
+def fictitious(seconds_small: float, seconds_big: float, plot: Path) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from nashzoo.tree.best_response import nash_conv_array
+
+    games = {
+        "6-card Leduc": (LeducHoldemGame(), seconds_small, 0),
+        "60-card Leduc (30 ranks x 2 suits)": (
+            LeducHoldemGame(num_ranks=30, num_suits=2),
+            seconds_big,
+            20_000_000,
+        ),
+    }
+    if seconds_big <= 0:
+        del games["60-card Leduc (30 ranks x 2 suits)"]
+    fig, axes = plt.subplots(1, len(games), figsize=(5.5 * len(games), 4), squeeze=False)
+    axes = axes[0]
+    lines = [
+        "| game | method | iterations | solver seconds | exploitability |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for ax, (name, (game, budget, max_nodes)) in zip(axes, games.items()):
+        start = time.perf_counter()
+        tree = compile_game(game, max_nodes=max_nodes) if max_nodes else compile_game(game)
+        print(
+            f"\n{name}: {tree.num_nodes:,} histories, compiled in "
+            f"{time.perf_counter() - start:.0f} s",
+            flush=True,
+        )
+        for algo, kwargs in (("xfp", {}), ("fsp", {"seed": 0})):
+            solver = make_solver(algo, tree, **kwargs)
+            xs, ys = [0.0], [nash_conv_array(tree, tree.uniform_probs()) / 2]
+            step = 1
+            while solver.seconds < budget:
+                solver.iterate(step)
+                value = nash_conv_array(tree, solver.average_policy().probs) / 2
+                xs.append(solver.seconds)
+                ys.append(value)
+                print(
+                    f"  {algo} {solver.iteration:>6} it {solver.seconds:8.1f} s  {value:.4f}",
+                    flush=True,
+                )
+                step = max(1, int(solver.iteration * 0.5))
+                if solver.seconds + solver.seconds / solver.iteration * step > budget * 1.5:
+                    step = max(
+                        1, int((budget - solver.seconds) * solver.iteration / solver.seconds)
+                    )
+            ax.plot(xs, ys, marker=".", label=algo.upper())
+            lines.append(
+                f"| {name} | {algo.upper()} | {solver.iteration:,} | {solver.seconds:.1f} "
+                f"| {ys[-1]:.4f} |"
+            )
+        ax.set_xscale("symlog", linthresh=0.1)
+        ax.set_yscale("log")
+        ax.set_xlabel("solver seconds (evaluation not timed)")
+        ax.set_ylabel("exploitability (chips)")
+        ax.set_title(name)
+        ax.legend()
+        del tree
+    fig.tight_layout()
+    fig.savefig(plot, dpi=110)
+    return lines
+
+
+# -- 4. learners --------------------------------------------------------------------------
+def learners(
+    minutes_small: float,
+    minutes_variants: float,
+    minutes_leduc: float,
+    minutes_default: float,
+    deals: int,
+    plot: Path,
+) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    import nashzoo
+    from nashzoo.agents.nfsp import NFSP
+    from nashzoo.agents.random_agent import RandomAgent
+    from nashzoo.agents.scripted import FightingHeuristicAgent
+    from nashzoo.agents.simplex_gradient import SimplexGradient, SimplexGradientConfig
+    from nashzoo.eval.matches import head_to_head
+
+    variants = {
+        "sg entropy 0.05": SimplexGradientConfig(),
+        "sg unregularised": SimplexGradientConfig(entropy=0.0),
+        "sg magnet (uniform, 0.1)": SimplexGradientConfig(
+            entropy=0.0, magnet="uniform", magnet_strength=0.1
+        ),
+        "sg log-difference": SimplexGradientConfig(reward="log_difference"),
+        "sg direct probabilities": SimplexGradientConfig(parametrisation="direct", policy_lr=0.1),
+    }
+    lines: list[str] = []
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    for ax, (env_id, long_minutes) in zip(
+        axes,
+        (
+            ("nashzoo/fighting_cards_small-v0", minutes_small),
+            ("nashzoo/leduc_holdem-v0", minutes_leduc),
+        ),
+    ):
+        game = nashzoo.make_game(env_id)
+        tree = compile_game(game)
+        cfr = make_solver("cfr+", tree)
+        xs, ys = [], []
+        while cfr.seconds < 5 and cfr.iteration < 5000:
+            cfr.iterate(max(1, cfr.iteration // 2))
+            xs.append(cfr.seconds)
+            ys.append(cfr.exploitability())
+        ax.plot(xs, ys, label="CFR+ (reference)", color="black")
+        rows = [("CFR+", cfr.iteration, cfr.seconds, ys[-1], None)]
+        runs: dict[str, tuple[float, SimplexGradientConfig | None]] = {
+            name: (minutes_variants, cfg) for name, cfg in variants.items()
+        }
+        runs["sg entropy 0.05"] = (long_minutes, variants["sg entropy 0.05"])
+        runs["nfsp"] = (long_minutes, None)
+        for name, (minutes, cfg) in runs.items():
+            print(f"\n{env_id}: {name} for {minutes} min", flush=True)
+            curve_avg: list[tuple[float, float]] = []
+            curve_last: list[tuple[float, float]] = []
+            every = max(5.0, minutes * 60 / 20)
+            if cfg is None:
+                learner = NFSP(game)
+
+                def record(m, out=curve_avg) -> None:
+                    out.append((m.seconds, m.exploitability()))
+
+                learner.train(seconds=minutes * 60, callback=record, callback_every=every)
+                rows.append((name, learner.episodes, learner.seconds, curve_avg[-1][1], None))
+            else:
+                learner = SimplexGradient(game, cfg)
+
+                def record(m) -> None:
+                    curve_avg.append((m.seconds, m.exploitability(average=True)))
+                    curve_last.append((m.seconds, m.exploitability(average=False)))
+
+                learner.train(seconds=minutes * 60, callback=record, callback_every=every)
+                rows.append(
+                    (name, learner.iterations, learner.seconds, curve_avg[-1][1], curve_last[-1][1])
+                )
+            line = ax.plot(*zip(*curve_avg), label=f"{name} (average)" if cfg else name)[0]
+            if curve_last:
+                ax.plot(*zip(*curve_last), ls=":", color=line.get_color(), label=f"{name} (last)")
+        ax.set_title(f"{env_id}: {tree.num_nodes:,} histories")
+        ax.set_xscale("symlog", linthresh=1.0)
+        ax.set_yscale("log")
+        ax.set_xlabel("training seconds (evaluation not timed)")
+        ax.set_ylabel("exploitability")
+        ax.legend(fontsize=7)
+        lines += [
+            "",
+            f"### {env_id} ({tree.num_nodes:,} histories, {tree.num_infosets:,} information sets)",
+            "",
+            "| learner | iterations / episodes | seconds | exploitability (average) | (last) |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        for name, its, secs, avg, last in rows:
+            lines.append(
+                f"| {name} | {its:,} | {secs:.0f} | {avg:.4g} | "
+                f"{'-' if last is None else f'{last:.4g}'} |"
+            )
+    fig.tight_layout()
+    fig.savefig(plot, dpi=110)
+
+    # default preset: head-to-head after equal training time
+    env_id = "nashzoo/fighting_cards-v0"
+    game = nashzoo.make_game(env_id)
+    print(f"\n{env_id}: simplex-gradient and NFSP, {minutes_default} min each", flush=True)
+    sg = SimplexGradient(game).train(seconds=minutes_default * 60, progress=True)
+    nfsp = NFSP(game).train(seconds=minutes_default * 60, progress=True)
+    agents = {
+        "simplex-gradient": sg.agent(seed=1),
+        "nfsp": nfsp.agent(seed=2),
+        "heuristic": FightingHeuristicAgent(game),
+        "random": RandomAgent(seed=3),
+    }
+    lines += [
+        "",
+        f"### {env_id} (does not compile): duplicate head-to-head, {deals:,} deals x 2 seats",
+        "",
+        f"Training: simplex-gradient {sg.iterations:,} iterations in {sg.seconds:.0f} s, NFSP "
+        f"{nfsp.episodes:,} episodes in {nfsp.seconds:.0f} s.",
+        "",
+        "| A | B | A's mean score | 95% CI |",
+        "|---|---|---:|---|",
+    ]
+    names = list(agents)
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            r = head_to_head(game, agents[a], agents[b], deals=deals, seed=11)
+            lines.append(f"| {a} | {b} | {r.mean:+.3f} | {r.ci95[0]:+.3f} .. {r.ci95[1]:+.3f} |")
+            print(lines[-1], flush=True)
+    return lines
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--section", action="append", choices=["tabular", "gemp", "fp", "learners"])
+    p.add_argument("--kuhn-iterations", type=int, default=20_000)
+    p.add_argument("--leduc-iterations", type=int, default=1_000)
+    p.add_argument("--gemp-iterations", type=int, default=20_000)
+    p.add_argument("--fp-seconds", type=float, default=60.0, help="per method, 6-card Leduc")
+    p.add_argument("--fp-big-seconds", type=float, default=300.0, help="per method, 60-card")
+    p.add_argument(
+        "--minutes",
+        type=float,
+        default=10.0,
+        help="best simplex-gradient variant and NFSP on the small preset",
+    )
+    p.add_argument("--variant-minutes", type=float, default=2.0)
+    p.add_argument("--leduc-minutes", type=float, default=3.0)
+    p.add_argument("--default-minutes", type=float, default=5.0)
+    p.add_argument("--deals", type=int, default=2000)
+    args = p.parse_args()
+    one_thread()
+    sections = args.section or ["tabular", "gemp", "fp", "learners"]
+    print(machine_line())
+    out: list[str] = []
+    if "tabular" in sections:
+        if have("LiteEFG") and have("pyspiel"):
+            out += ["", "## Tabular first-order methods vs LiteEFG", ""]
+            out += tabular({"kuhn": args.kuhn_iterations, "leduc": args.leduc_iterations})
+        else:
+            print("LiteEFG or open_spiel missing: tabular section skipped")
+    if "gemp" in sections:
+        if have("open_spiel"):
+            out += ["", "## Gemp et al. vs OpenSpiel ADIDAS SGD", ""]
+            out += gemp(args.gemp_iterations, tau=0.05, lr=0.1)
+        else:
+            print("open_spiel missing: Gemp section skipped")
+    if "fp" in sections:
+        out += ["", "## XFP vs FSP", ""]
+        out += fictitious(args.fp_seconds, args.fp_big_seconds, HERE / "xfp_vs_fsp.png")
+    if "learners" in sections:
+        out += ["", "## Simplex-gradient, NFSP and CFR+", ""]
+        out += learners(
+            args.minutes,
+            args.variant_minutes,
+            args.leduc_minutes,
+            args.default_minutes,
+            args.deals,
+            HERE / "simplex_gradient.png",
+        )
+    print("\n" + machine_line())
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
