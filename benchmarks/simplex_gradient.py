@@ -445,30 +445,44 @@ def main() -> None:
     sections = args.section or ["tabular", "gemp", "fp", "learners"]
     print(machine_line())
     out: list[str] = []
+
+    def report(lines: list[str]) -> None:
+        """Print a finished section at once (a later section may run for an hour)."""
+        print("\n".join(lines), flush=True)
+        out.extend(lines)
+
     if "tabular" in sections:
         if have("LiteEFG") and have("pyspiel"):
-            out += ["", "## Tabular first-order methods vs LiteEFG", ""]
-            out += tabular({"kuhn": args.kuhn_iterations, "leduc": args.leduc_iterations})
+            report(
+                ["", "## Tabular first-order methods vs LiteEFG", ""]
+                + tabular({"kuhn": args.kuhn_iterations, "leduc": args.leduc_iterations})
+            )
         else:
             print("LiteEFG or open_spiel missing: tabular section skipped")
     if "gemp" in sections:
         if have("open_spiel"):
-            out += ["", "## Gemp et al. vs OpenSpiel ADIDAS SGD", ""]
-            out += gemp(args.gemp_iterations, tau=0.05, lr=0.1)
+            report(
+                ["", "## Gemp et al. vs OpenSpiel ADIDAS SGD", ""]
+                + gemp(args.gemp_iterations, tau=0.05, lr=0.1)
+            )
         else:
             print("open_spiel missing: Gemp section skipped")
     if "fp" in sections:
-        out += ["", "## XFP vs FSP", ""]
-        out += fictitious(args.fp_seconds, args.fp_big_seconds, HERE / "xfp_vs_fsp.png")
+        report(
+            ["", "## XFP vs FSP", ""]
+            + fictitious(args.fp_seconds, args.fp_big_seconds, HERE / "xfp_vs_fsp.png")
+        )
     if "learners" in sections:
-        out += ["", "## Simplex-gradient, NFSP and CFR+", ""]
-        out += learners(
-            args.minutes,
-            args.variant_minutes,
-            args.leduc_minutes,
-            args.default_minutes,
-            args.deals,
-            HERE / "simplex_gradient.png",
+        report(
+            ["", "## Simplex-gradient, NFSP and CFR+", ""]
+            + learners(
+                args.minutes,
+                args.variant_minutes,
+                args.leduc_minutes,
+                args.default_minutes,
+                args.deals,
+                HERE / "simplex_gradient.png",
+            )
         )
     print("\n" + machine_line())
     print("\n".join(out))

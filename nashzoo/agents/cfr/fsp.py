@@ -11,9 +11,10 @@ iteration ``k``:
    game, each player independently plays ``beta_i`` with probability ``eta_k`` and
    ``pi_i`` otherwise (the mixture ``sigma = (1 - eta_k) pi + eta_k beta``,
    ``eta_k = mixing / (k + 1)``). Every transition ``(I, a, r, I')`` of player ``i``
-   (``I'`` its next information set, or the end with reward ``r``) goes to its
-   reinforcement-learning memory, a sliding window of the latest ``rl_memory``
-   transitions (the opponents played ``sigma_{-i}`` in them). Then, per player ``i``,
+   (``I'`` its next information set, or the end with reward ``r``) in the games where
+   ``i`` explores (see ``explore``) goes to its reinforcement-learning memory, a sliding
+   window of the latest ``rl_memory`` transitions (the opponents played ``sigma_{-i}`` in
+   them). Then, per player ``i``,
    ``sl_episodes`` games in which ``i`` plays ``beta_i`` against ``sigma_{-i}``: the
    ``(I, a)`` pairs ``i`` chose go to its supervised memory, a reservoir of ``sl_memory``
    pairs (uniform over everything seen, so every iteration's best response weighs the
@@ -65,10 +66,13 @@ def _play(
     max_len,
     n_players,
     forced,
+    explore,
 ):  # pragma: no cover - compiled
     """Sample ``n`` episodes; returns the node paths ``(n, max_len)`` (-1 padded) and which
     players played their best response ``(n, n_players)``. Player ``forced`` (if >= 0)
-    always plays ``beta``; the others play ``beta`` with probability ``eta``."""
+    always plays ``beta``; the others play ``beta`` with probability ``eta``. With
+    ``explore > 0`` episode ``e``'s *explorer* ``e % n_players`` picks a uniformly random
+    legal action with probability ``explore`` at each of its decisions."""
     paths = np.full((n, max_len), -1, dtype=np.int64)
     use_beta = np.zeros((n, n_players), dtype=np.bool_)
     for e in range(n):
@@ -94,7 +98,11 @@ def _play(
                     if u < c:
                         nxt = ch
                         break
+            elif explore > 0.0 and pl == e % n_players and u < explore:
+                nxt = fc + min(int(next_uniform(rng_state) * nc), nc - 1)
             else:
+                if explore > 0.0 and pl == e % n_players:
+                    u = (u - explore) / (1.0 - explore)  # reuse the draw, uniform again
                 i = infoset[node]
                 probs = beta if use_beta[e, pl] else pi
                 for ch in range(fc, fc + nc):
@@ -116,11 +124,20 @@ class FSPSolver(TabularSolver):
             (data of the average policy).
         mixing: ``eta_k = mixing / (k + 1)``, the probability of playing the best response
             (the paper's anticipatory mixing, 1 in its Leduc experiments).
-        rl_memory: transitions kept per player for fitted Q-iteration (a sliding window;
-            the default spans a few iterations: a longer window keeps data of opponents
-            long gone, which on Kuhn left the exploitability at 0.145 after 64 iterations
-            with 200,000 against 0.043 with 6,000).
+        rl_memory: transitions kept per player for fitted Q-iteration (a sliding window of
+            a few iterations: the average policy the data was played against moves by a
+            constant fraction over any window proportional to ``k``, so older data
+            misleads; measured on Kuhn: 0.145 after 64 iterations with 200,000 against
+            0.043 with 6,000, and a window of the last k/4 iterations was worse than a
+            fixed one on Kuhn and Leduc).
         sl_memory: best-response ``(infoset, action)`` pairs kept per player (reservoir).
+        explore: in the RL games, the probability that the learning player tries a
+            uniformly random action (the games alternate which player learns from them, so
+            the opponent's play in every stored transition is exactly ``sigma``). Without
+            it, actions that no past best response chose have no data, and fitted
+            Q-iteration cannot find out that they are better (on Leduc, exploitability
+            stalled near 1.0 with 0; see ``benchmarks/RESULTS.md``). 0 reproduces the
+            paper's on-policy data.
         seed: seed of the sampling.
     """
 
@@ -130,11 +147,12 @@ class FSPSolver(TabularSolver):
         self,
         game: Game | GameTree,
         *,
-        episodes: int = 5_000,
+        episodes: int = 10_000,
         sl_episodes: int = 1_000,
         mixing: float = 1.0,
-        rl_memory: int = 20_000,
+        rl_memory: int = 40_000,
         sl_memory: int = 2_000_000,
+        explore: float = 0.1,
         seed: int | None = None,
     ) -> None:
         super().__init__(game)
@@ -149,6 +167,15 @@ class FSPSolver(TabularSolver):
                 f"Parameter `mixing` must be a number in (0, 1], received {mixing!r}."
             )
         self.mixing = float(mixing)
+        if (
+            isinstance(explore, bool)
+            or not isinstance(explore, (int, float))
+            or not 0.0 <= explore < 1.0
+        ):
+            raise InvalidParameterError(
+                f"Parameter `explore` must be a number in [0, 1), received {explore!r}."
+            )
+        self.explore = float(explore)
         self.rl_memory = check_int("rl_memory", rl_memory, 1)
         self.sl_memory = check_int("sl_memory", sl_memory, 1)
         self.seed = 0 if seed is None else check_int("seed", seed, 0)
@@ -160,6 +187,7 @@ class FSPSolver(TabularSolver):
         self._beta = tree.uniform_probs()
         self._counts = np.zeros(tree.legal_mask.shape)
         n = tree.num_players
+        # per player: (infoset, action, reward, next infoset) of each transition
         self._rl: list[tuple[np.ndarray, ...]] = [
             tuple(np.empty(0, dtype=dt) for dt in (np.int64, np.int64, np.float64, np.int64))
             for _ in range(n)
@@ -251,6 +279,7 @@ class FSPSolver(TabularSolver):
                 self._max_len,
                 t.num_players,
                 -1,
+                0.0,
             )
         for _ in range(n):
             k = self.iteration + 1 + _
@@ -266,13 +295,16 @@ class FSPSolver(TabularSolver):
                 self._max_len,
                 t.num_players,
                 -1,
+                self.explore,
             )
             for p in range(t.num_players):
-                _, s, a, r, s2 = self._transitions(paths, p)
-                old = self._rl[p]
+                ep, s, a, r, s2 = self._transitions(paths, p)
+                if self.explore > 0:  # only the games in which p was the explorer
+                    learner = ep % t.num_players == p
+                    s, a, r, s2 = s[learner], a[learner], r[learner], s2[learner]
                 self._rl[p] = tuple(
-                    np.concatenate([o, new])[-self.rl_memory :]
-                    for o, new in zip(old, (s, a, r, s2))
+                    np.concatenate([o, x])[-self.rl_memory :]
+                    for o, x in zip(self._rl[p], (s, a, r, s2))
                 )
                 sl_paths, _ = _play(
                     self.sl_episodes,
@@ -284,6 +316,7 @@ class FSPSolver(TabularSolver):
                     self._max_len,
                     t.num_players,
                     p,
+                    0.0,
                 )
                 _, s, a, _, _ = self._transitions(sl_paths, p)
                 self._reservoir_add(p, np.stack([s, a], axis=1))
