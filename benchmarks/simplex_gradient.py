@@ -454,35 +454,51 @@ def main() -> None:
     if "tabular" in sections:
         if have("LiteEFG") and have("pyspiel"):
             report(
-                ["", "## Tabular first-order methods vs LiteEFG", ""]
-                + tabular({"kuhn": args.kuhn_iterations, "leduc": args.leduc_iterations})
+                [
+                    "",
+                    "## Tabular first-order methods vs LiteEFG",
+                    "",
+                    *tabular({"kuhn": args.kuhn_iterations, "leduc": args.leduc_iterations}),
+                ]
             )
         else:
             print("LiteEFG or open_spiel missing: tabular section skipped")
     if "gemp" in sections:
         if have("open_spiel"):
             report(
-                ["", "## Gemp et al. vs OpenSpiel ADIDAS SGD", ""]
-                + gemp(args.gemp_iterations, tau=0.05, lr=0.1)
+                [
+                    "",
+                    "## Gemp et al. vs OpenSpiel ADIDAS SGD",
+                    "",
+                    *gemp(args.gemp_iterations, tau=0.05, lr=0.1),
+                ]
             )
         else:
             print("open_spiel missing: Gemp section skipped")
     if "fp" in sections:
         report(
-            ["", "## XFP vs FSP", ""]
-            + fictitious(args.fp_seconds, args.fp_big_seconds, HERE / "xfp_vs_fsp.png")
+            [
+                "",
+                "## XFP vs FSP",
+                "",
+                *fictitious(args.fp_seconds, args.fp_big_seconds, HERE / "xfp_vs_fsp.png"),
+            ]
         )
     if "learners" in sections:
         report(
-            ["", "## Simplex-gradient, NFSP and CFR+", ""]
-            + learners(
-                args.minutes,
-                args.variant_minutes,
-                args.leduc_minutes,
-                args.default_minutes,
-                args.deals,
-                HERE / "simplex_gradient.png",
-            )
+            [
+                "",
+                "## Simplex-gradient, NFSP and CFR+",
+                "",
+                *learners(
+                    args.minutes,
+                    args.variant_minutes,
+                    args.leduc_minutes,
+                    args.default_minutes,
+                    args.deals,
+                    HERE / "simplex_gradient.png",
+                ),
+            ]
         )
     print("\n" + machine_line())
     print("\n".join(out))
