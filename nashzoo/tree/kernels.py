@@ -430,20 +430,20 @@ def pcfr_run(
 
 
 @njit(cache=True)
-def _mmd_update(lo, hi, eta, tau, legal_mask, log_magnet, sigma, q, opp):
+def _mmd_update(lo, hi, eta, tau, legal_mask, log_magnet, sigma, log_sigma, q, opp):
+    """The MMD step at sets ``lo .. hi-1``; ``log_sigma`` carries ``log sigma`` between
+    iterations (one ``log`` per set instead of one per action)."""
     n_actions = legal_mask.shape[1]
-    denom = 1.0 + eta * tau
+    scale = 1.0 / (1.0 + eta * tau)
+    pull = eta * tau
     for i in range(lo, hi):
         if opp[i] <= 0.0:
             continue  # no history of the set is reachable: nothing to learn there
+        step = eta / opp[i]
         best = -1e300
         for a in range(n_actions):
             if legal_mask[i, a]:
-                z = (
-                    np.log(max(sigma[i, a], 1e-300))
-                    + eta * tau * log_magnet[i, a]
-                    + eta * q[i, a] / opp[i]
-                ) / denom
+                z = (log_sigma[i, a] + pull * log_magnet[i, a] + step * q[i, a]) * scale
                 q[i, a] = z
                 if z > best:
                     best = z
@@ -453,10 +453,12 @@ def _mmd_update(lo, hi, eta, tau, legal_mask, log_magnet, sigma, q, opp):
                 e = np.exp(q[i, a] - best)
                 sigma[i, a] = e
                 total += e
-            else:
-                sigma[i, a] = 0.0
+        inv = 1.0 / total
+        shift = best + np.log(total)
         for a in range(n_actions):
-            sigma[i, a] /= total
+            if legal_mask[i, a]:
+                sigma[i, a] *= inv
+                log_sigma[i, a] = q[i, a] - shift
 
 
 @njit(cache=True)
@@ -477,6 +479,7 @@ def mmd_run(
     player_hi,
     log_magnet,
     sigma,
+    log_sigma,
     q,
     opp,
     reach_own,
@@ -534,10 +537,21 @@ def mmd_run(
                 value[n] = v
             if alternating:
                 _mmd_update(
-                    player_lo[p], player_hi[p], eta, tau, legal_mask, log_magnet, sigma, q, opp
+                    player_lo[p],
+                    player_hi[p],
+                    eta,
+                    tau,
+                    legal_mask,
+                    log_magnet,
+                    sigma,
+                    log_sigma,
+                    q,
+                    opp,
                 )
         if not alternating:
-            _mmd_update(0, q.shape[0], eta, tau, legal_mask, log_magnet, sigma, q, opp)
+            _mmd_update(
+                0, q.shape[0], eta, tau, legal_mask, log_magnet, sigma, log_sigma, q, opp
+            )
 
 
 def rng_state(seed: int) -> np.ndarray:

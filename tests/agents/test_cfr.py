@@ -73,7 +73,7 @@ MEASURED = {
     ("leduc", "pcfr+"): 0.003018,
     ("leduc", "xfp"): 0.133296,
     ("leduc", "mmd"): 0.026423,
-    ("leduc", "fsp"): 0.557653,
+    ("leduc", "fsp"): 0.488837,
     ("leduc", "es-mccfr"): 0.154295,
     ("leduc", "os-mccfr"): 0.778762,
 }

@@ -226,14 +226,20 @@ class FSPSolver(TabularSolver):
         flat = s * shape[1] + a
         counts = np.bincount(flat, minlength=shape[0] * shape[1]).reshape(shape)
         seen = counts > 0
+        any_seen = seen.any(axis=1)
         q = np.zeros(shape)
         for _ in range(self._levels):
-            best = np.where(t.legal_mask, q, -np.inf).max(axis=1)
+            # the value of a set is the best *tried* action's (an untried action has no
+            # estimate; counting it as 0 made the greedy choice prefer it wherever the
+            # tried actions lose chips, and on 60-card Leduc, where most sets have few
+            # samples, the average policy grew more exploitable with every iteration)
+            best = np.where(any_seen, np.where(seen, q, -np.inf).max(axis=1), 0.0)
             target = r + np.where(s2 >= 0, best[np.maximum(s2, 0)], 0.0)
             sums = np.bincount(flat, weights=target, minlength=shape[0] * shape[1]).reshape(shape)
             q = np.where(seen, sums / np.maximum(counts, 1), 0.0)
         rows = t.infosets_of(p)
-        greedy = np.where(t.legal_mask[rows], q[rows], -np.inf).argmax(axis=1)
+        rows = rows[any_seen[rows]]  # sets without data keep their best response
+        greedy = np.where(seen[rows], q[rows], -np.inf).argmax(axis=1)
         self._beta[rows] = 0.0
         self._beta[rows, greedy] = 1.0
 

@@ -104,6 +104,9 @@ class MMDSolver(TabularSolver):
                 )
         self._log_magnet = np.where(tree.legal_mask, np.log(np.where(rho > 0, rho, 1.0)), 0.0)
         self._sigma = tree.uniform_probs()
+        self._log_sigma = np.where(
+            tree.legal_mask, np.log(np.where(self._sigma > 0, self._sigma, 1.0)), 0.0
+        )
         self._q = np.zeros(tree.legal_mask.shape)
         self._opp = np.zeros(tree.num_infosets)
         self._reach_own = np.zeros((tree.num_players, tree.num_nodes))
@@ -126,6 +129,7 @@ class MMDSolver(TabularSolver):
             self._player_hi,
             self._log_magnet,
             self._sigma,
+            self._log_sigma,
             self._q,
             self._opp,
             self._reach_own,
