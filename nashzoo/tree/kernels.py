@@ -549,9 +549,7 @@ def mmd_run(
                     opp,
                 )
         if not alternating:
-            _mmd_update(
-                0, q.shape[0], eta, tau, legal_mask, log_magnet, sigma, log_sigma, q, opp
-            )
+            _mmd_update(0, q.shape[0], eta, tau, legal_mask, log_magnet, sigma, log_sigma, q, opp)
 
 
 def rng_state(seed: int) -> np.ndarray:
