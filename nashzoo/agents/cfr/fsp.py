@@ -226,7 +226,7 @@ class FSPSolver(TabularSolver):
         flat = s * shape[1] + a
         counts = np.bincount(flat, minlength=shape[0] * shape[1]).reshape(shape)
         seen = counts > 0
-        any_seen: np.ndarray = seen.any(axis=1)
+        any_seen = np.asarray(seen.any(axis=1), dtype=bool)
         q = np.zeros(shape)
         for _ in range(self._levels):
             # the value of a set is the best *tried* action's (an untried action has no
