@@ -776,3 +776,67 @@ def outcome_sampling_run(
                             regret[i, a] += w * (cfa - value_estimate)
                             avg[i, a] += avg_w * sig[a]
                 child_value = value_estimate
+
+
+@njit(cache=True)
+def sample_paths(
+    n,
+    rng_state,
+    player,
+    first_child,
+    num_children,
+    infoset,
+    action,
+    chance_prob,
+    pi,
+    beta,
+    eta,
+    max_len,
+    n_players,
+    forced,
+    explore,
+):
+    """Sample ``n`` episodes; returns the node paths ``(n, max_len)`` (-1 padded) and which
+    players played their best response ``(n, n_players)``. Player ``forced`` (if >= 0)
+    always plays ``beta``; the others play ``beta`` with probability ``eta``. With
+    ``explore > 0`` episode ``e``'s *explorer* ``e % n_players`` picks a uniformly random
+    legal action with probability ``explore`` at each of its decisions."""
+    paths = np.full((n, max_len), -1, dtype=np.int64)
+    use_beta = np.zeros((n, n_players), dtype=np.bool_)
+    for e in range(n):
+        for p in range(n_players):
+            u = next_uniform(rng_state)
+            use_beta[e, p] = True if p == forced else u < eta
+        node = 0
+        k = 0
+        while True:
+            paths[e, k] = node
+            k += 1
+            pl = player[node]
+            if pl == TERMINAL:
+                break
+            fc = first_child[node]
+            nc = num_children[node]
+            u = next_uniform(rng_state)
+            c = 0.0
+            nxt = fc + nc - 1
+            if pl == CHANCE:
+                for ch in range(fc, fc + nc):
+                    c += chance_prob[ch]
+                    if u < c:
+                        nxt = ch
+                        break
+            elif explore > 0.0 and pl == e % n_players and u < explore:
+                nxt = fc + min(int(next_uniform(rng_state) * nc), nc - 1)
+            else:
+                if explore > 0.0 and pl == e % n_players:
+                    u = (u - explore) / (1.0 - explore)  # reuse the draw, uniform again
+                i = infoset[node]
+                probs = beta if use_beta[e, pl] else pi
+                for ch in range(fc, fc + nc):
+                    c += probs[i, action[ch]]
+                    if u < c:
+                        nxt = ch
+                        break
+            node = nxt
+    return paths, use_beta

@@ -35,83 +35,14 @@ per iteration does not grow with the number of histories, the point of the paper
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from nashzoo.agents.cfr.base import TabularSolver
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games import Game
 from nashzoo.tree.compile import GameTree
-from nashzoo.tree.kernels import next_uniform, rng_state
 from nashzoo.validation import check_int
 
 __all__ = ["FSPSolver"]
-
-_TERMINAL = -4
-_CHANCE = -1
-
-
-@njit(cache=True)
-def _play(
-    n,
-    rng_state,
-    player,
-    first_child,
-    num_children,
-    infoset,
-    action,
-    chance_prob,
-    pi,
-    beta,
-    eta,
-    max_len,
-    n_players,
-    forced,
-    explore,
-):  # pragma: no cover - compiled
-    """Sample ``n`` episodes; returns the node paths ``(n, max_len)`` (-1 padded) and which
-    players played their best response ``(n, n_players)``. Player ``forced`` (if >= 0)
-    always plays ``beta``; the others play ``beta`` with probability ``eta``. With
-    ``explore > 0`` episode ``e``'s *explorer* ``e % n_players`` picks a uniformly random
-    legal action with probability ``explore`` at each of its decisions."""
-    paths = np.full((n, max_len), -1, dtype=np.int64)
-    use_beta = np.zeros((n, n_players), dtype=np.bool_)
-    for e in range(n):
-        for p in range(n_players):
-            u = next_uniform(rng_state)
-            use_beta[e, p] = True if p == forced else u < eta
-        node = 0
-        k = 0
-        while True:
-            paths[e, k] = node
-            k += 1
-            pl = player[node]
-            if pl == _TERMINAL:
-                break
-            fc = first_child[node]
-            nc = num_children[node]
-            u = next_uniform(rng_state)
-            c = 0.0
-            nxt = fc + nc - 1
-            if pl == _CHANCE:
-                for ch in range(fc, fc + nc):
-                    c += chance_prob[ch]
-                    if u < c:
-                        nxt = ch
-                        break
-            elif explore > 0.0 and pl == e % n_players and u < explore:
-                nxt = fc + min(int(next_uniform(rng_state) * nc), nc - 1)
-            else:
-                if explore > 0.0 and pl == e % n_players:
-                    u = (u - explore) / (1.0 - explore)  # reuse the draw, uniform again
-                i = infoset[node]
-                probs = beta if use_beta[e, pl] else pi
-                for ch in range(fc, fc + nc):
-                    c += probs[i, action[ch]]
-                    if u < c:
-                        nxt = ch
-                        break
-            node = nxt
-    return paths, use_beta
 
 
 class FSPSolver(TabularSolver):
@@ -273,6 +204,10 @@ class FSPSolver(TabularSolver):
         self._sl_seen[p] = seen
 
     def _run(self, n: int) -> None:
+        # numba loads on first use, not on import (building any agent imports this module)
+        from nashzoo.tree.kernels import rng_state
+        from nashzoo.tree.kernels import sample_paths as _play
+
         t = self.tree
         if n == 0:  # compile the sampler outside the timed region
             _play(
