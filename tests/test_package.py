@@ -36,6 +36,19 @@ def test_import_does_not_load_heavy_stacks():
     assert run(code).strip() == "[]"
 
 
+def test_building_an_agent_does_not_load_numba_or_scipy():
+    # agent factories import the solver registry; a Ray or pool worker builds its agents
+    # inside the per-move time limit, so the registry must not compile or load kernels
+    code = (
+        "import sys\n"
+        "from nashzoo.agents import AgentSpec\n"
+        "import nashzoo.agents.cfr\n"
+        "AgentSpec('random')(nashzoo.make_game('nashzoo/kuhn_poker-v0'))\n"
+        "print([m for m in ('numba', 'scipy') if m in sys.modules])"
+    )
+    assert run("import nashzoo\n" + code).strip() == "[]"
+
+
 def test_core_works_with_only_the_core_dependencies():
     # Issue 10: `import nashzoo` and every env work with numpy, gymnasium, pettingzoo,
     # numba, scipy and tqdm; the store's import error names the extra to install.
