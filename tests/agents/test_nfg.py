@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.optimize import linprog
 
 from nashzoo.agents.nfg import FictitiousPlay, GempConfig, GempSolver, gemp_loss
 from nashzoo.errors import GameTooLargeError, InvalidParameterError
@@ -15,27 +14,12 @@ from nashzoo.games.matrix import (
     rock_paper_scissors,
     weighted_rock_paper_scissors,
 )
-from nashzoo.tree import compile_game
+from nashzoo.tree import compile_game, solve_zero_sum
 from nashzoo.tree.best_response import nash_conv_array, policy_values
 from nashzoo.tree.normal_form import count_reduced_strategies, reduced_normal_form
 
 KUHN = compile_game(KuhnPokerGame())
 KUHN_RNF = reduced_normal_form(KUHN)
-
-
-def game_value(a):
-    """Row player's maximin value of the zero-sum matrix ``a`` by LP (scipy HiGHS)."""
-    m, n = a.shape
-    res = linprog(
-        np.r_[np.zeros(m), -1.0],
-        A_ub=np.c_[-a.T, np.ones(n)],
-        b_ub=np.zeros(n),
-        A_eq=[np.r_[np.ones(m), 0.0]],
-        b_eq=[1.0],
-        bounds=[(0, None)] * m + [(None, None)],
-        method="highs",
-    )
-    return res.x[m]
 
 
 # -- reduced normal form ------------------------------------------------------------------
@@ -48,7 +32,7 @@ def test_kuhn_reduced_normal_form_sizes_and_value():
     assert count_reduced_strategies(KUHN, 0) == 27
     assert count_reduced_strategies(KUHN, 1) == 64
     np.testing.assert_allclose(KUHN_RNF.payoffs[0], -KUHN_RNF.payoffs[1], atol=1e-12)
-    assert game_value(KUHN_RNF.payoffs[0]) == pytest.approx(-1 / 18, abs=1e-9)
+    assert solve_zero_sum(KUHN_RNF.payoffs[0])[2] == pytest.approx(-1 / 18, abs=1e-9)
     assert len(set(KUHN_RNF.labels[0])) == 27
 
 

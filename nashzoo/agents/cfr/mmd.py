@@ -22,8 +22,6 @@ and 0.0167 on Leduc within 1,000 iterations and stays there.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from nashzoo.agents.cfr.base import TabularSolver
@@ -31,23 +29,9 @@ from nashzoo.errors import InvalidParameterError
 from nashzoo.games import Game
 from nashzoo.tree.compile import GameTree
 from nashzoo.tree.policy import TabularPolicy
+from nashzoo.validation import check_bool, check_number
 
 __all__ = ["MMDSolver"]
-
-
-def _check_positive(name: str, value: Any, *, allow_zero: bool) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not np.isfinite(value)
-        or value < 0
-        or (value == 0 and not allow_zero)
-    ):
-        bound = "non-negative" if allow_zero else "positive"
-        raise InvalidParameterError(
-            f"Parameter `{name}` must be a {bound} number, received {value!r}."
-        )
-    return float(value)
 
 
 class MMDSolver(TabularSolver):
@@ -78,13 +62,9 @@ class MMDSolver(TabularSolver):
         alternating: bool = True,
     ) -> None:
         super().__init__(game)
-        self.eta = _check_positive("eta", eta, allow_zero=False)
-        self.tau = _check_positive("tau", tau, allow_zero=True)
-        if not isinstance(alternating, bool):
-            raise InvalidParameterError(
-                f"Parameter `alternating` must be a bool, received {alternating!r}."
-            )
-        self.alternating = alternating
+        self.eta = check_number("eta", eta, low=0.0, low_inclusive=False)
+        self.tau = check_number("tau", tau, low=0.0)
+        self.alternating = check_bool("alternating", alternating)
         tree = self.tree
         if magnet is None:
             rho = tree.uniform_probs()

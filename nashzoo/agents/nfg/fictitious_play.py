@@ -19,7 +19,7 @@ import numpy as np
 
 from nashzoo.agents.nfg.gemp import bimatrix, nash_conv_bimatrix
 from nashzoo.errors import InvalidParameterError
-from nashzoo.validation import check_int
+from nashzoo.validation import check_bool, check_int
 
 __all__ = ["FictitiousPlay"]
 
@@ -42,12 +42,8 @@ class FictitiousPlay:
     name = "fictitious-play"
 
     def __init__(self, game: Any, *, alternating: bool = False) -> None:
-        if not isinstance(alternating, bool):
-            raise InvalidParameterError(
-                f"Parameter `alternating` must be a bool, received {alternating!r}."
-            )
         self.game = game
-        self.alternating = alternating
+        self.alternating = check_bool("alternating", alternating)
         a, b = bimatrix(game)
         self.a = np.asarray(a, dtype=np.float64)
         self.b = np.asarray(b, dtype=np.float64)

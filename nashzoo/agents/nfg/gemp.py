@@ -43,7 +43,7 @@ from nashzoo.games.matrix import MatrixGame
 from nashzoo.tree.kernels import next_uniform, rng_state
 from nashzoo.tree.normal_form import ReducedNormalForm
 from nashzoo.tree.policy import TabularPolicy
-from nashzoo.validation import check_int
+from nashzoo.validation import check_int, check_number
 
 __all__ = ["GempConfig", "GempSolver", "bimatrix", "nash_conv_bimatrix", "gemp_loss"]
 
@@ -80,14 +80,10 @@ class GempConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        for name in ("tau", "learning_rate"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                raise InvalidParameterError(
-                    f"GempConfig.{name} must be a non-negative number, received {value!r}."
-                )
-        if self.learning_rate == 0:
-            raise InvalidParameterError("GempConfig.learning_rate must be positive, received 0.")
+        self.tau = check_number("tau", self.tau, low=0.0)
+        self.learning_rate = check_number(
+            "learning_rate", self.learning_rate, low=0.0, low_inclusive=False
+        )
         eta = tuple(self.eta)
         if len(eta) != 2 or any(
             isinstance(e, bool) or not isinstance(e, (int, float)) or e <= 0 for e in eta
