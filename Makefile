@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
-EXTRAS ?= dev,plot,peers,ray,sb3,postgres
+EXTRAS ?= dev,plot,peers,ray,sb3,postgres,server
 
 .PHONY: demo test quick lint bench install clean
 

@@ -23,6 +23,10 @@ __all__ = [
     "StoreError",
     "ResetNeededError",
     "WorkerError",
+    "LeaderboardError",
+    "SubmissionError",
+    "AuthError",
+    "SandboxError",
 ]
 
 
@@ -90,3 +94,26 @@ class ResetNeededError(NashzooError, RuntimeError, AssertionError):
 
 class WorkerError(NashzooError, RuntimeError):
     """A worker process of a training or self-play run died."""
+
+
+class LeaderboardError(NashzooError, RuntimeError):
+    """The leaderboard service cannot do what was asked (bad settings, missing user...)."""
+
+
+class SubmissionError(LeaderboardError, ValueError):
+    """An upload was refused. ``code`` is the stable reason (``ZIP_SLIP``, ``TOO_LARGE``,
+    ``BAD_POLICY``, ...) that the API and the submission page show."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class AuthError(LeaderboardError, PermissionError):
+    """A missing, malformed or unknown API token, or a per-user limit reached."""
+
+
+class SandboxError(LeaderboardError):
+    """The sandbox for code agents cannot start on this machine (no bubblewrap, not
+    root, ...). Policy-file submissions do not need it."""

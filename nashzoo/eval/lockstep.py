@@ -1,0 +1,160 @@
+"""Duplicate deals played in lockstep, for agents that answer many decisions per call.
+
+:func:`~nashzoo.eval.engine.play_duplicate_deals` plays one game after another and asks an
+agent for one action at a time. An agent in another process (the leaderboard's sandbox)
+pays a round trip through a pipe for every call, which would dominate a game of Leduc.
+Here all ``2 * deals`` games of a block (each deal in both seatings) advance together: at
+each round every game waiting on agent A becomes one request in a single
+``act_many(requests)`` call to A, and likewise for B. The rules, the chance draws, the
+legality checks and the forfeit rules are the engine's; only the order of the calls
+differs, so an agent that keeps state between its own decisions of one game (rather than
+reading the information state it is given) must not be played this way.
+
+An agent without ``act_many`` is called once per request with its ``act``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from nashzoo.envs.protocol import Agent, AgentInfo, Observation
+from nashzoo.eval import guard
+from nashzoo.eval.engine import DealScores
+from nashzoo.eval.guard import Forfeit
+from nashzoo.games.base import CHANCE, TERMINAL, Game, check_action_value
+from nashzoo.games.observation import ObservationCache
+
+__all__ = ["BatchAgent", "Request", "play_duplicate_lockstep"]
+
+Request = tuple[Observation, AgentInfo]
+"""One decision: the observation and info :meth:`Agent.act` would receive."""
+
+
+class BatchAgent(Protocol):
+    """An agent that answers several decisions (of different games) in one call."""
+
+    def act_many(self, requests: Sequence[Request]) -> Sequence[int]:
+        """One action per request, in order."""
+        ...
+
+
+def _answers(agent: Any, who: int, requests: list[Request]) -> Sequence[int]:
+    """Ask ``agent`` for every request; any fault becomes agent ``who``'s forfeit."""
+    before = guard.interrupt_count()
+    try:
+        act_many = getattr(agent, "act_many", None)
+        if act_many is not None:
+            answers = act_many(requests)
+        else:
+            answers = [agent.act(obs, info) for obs, info in requests]
+    except Forfeit as exc:  # raised by the agent's proxy (the sandbox) with its own code
+        raise Forfeit(who, exc.reason, exc.kind) from None
+    except BaseException as exc:
+        raise guard.forfeit_for(who, exc, before) from None
+    if not isinstance(answers, Sequence) or len(answers) != len(requests):
+        raise Forfeit(
+            who,
+            f"answered {len(answers) if isinstance(answers, Sequence) else type(answers).__name__}"
+            f" actions for {len(requests)} decisions",
+            "bad_output",
+        )
+    return answers
+
+
+def play_duplicate_lockstep(
+    game: Game,
+    agent_a: Agent | BatchAgent,
+    agent_b: Agent | BatchAgent,
+    uniforms: np.ndarray,
+    *,
+    cache: ObservationCache | None = None,
+    record: list[list[int]] | None = None,
+    record_games: int = 0,
+) -> DealScores:
+    """Play every row of ``uniforms`` as a duplicate deal, all games advancing together.
+
+    Agents are not reset between games (several games are in flight at once); seed them
+    before calling.
+
+    Args:
+        game: the rules.
+        agent_a, agent_b: the agents (match indices 0 and 1); each either has
+            ``act_many(requests) -> actions`` or is called with ``act`` per request.
+        uniforms: ``(deals, max_chance_nodes)`` chance draws
+            (:func:`~nashzoo.eval.engine.deal_uniforms`); deal ``d`` is game ``2d`` (A
+            in seat 0) and game ``2d + 1`` (B in seat 0).
+        cache: observations to share between blocks of the same game.
+        record: a list that receives the full history (chance outcomes and actions) of
+            each of the first ``record_games`` games (game ``g`` = deal ``g // 2``, A in
+            seat 0 when ``g`` is even), for replays.
+        record_games: how many games to record.
+
+    Raises:
+        Forfeit: an agent raised, answered the wrong number of actions, or played an
+            invalid or illegal action.
+    """
+    cache = cache or ObservationCache(game)
+    deals = len(uniforms)
+    agents = (agent_a, agent_b)
+    num_actions = game.num_distinct_actions
+    states = [game.new_initial_state() for _ in range(2 * deals)]
+    draws = [iter(uniforms[g // 2].tolist()).__next__ for g in range(2 * deals)]
+    # seat_of[g][p]: match index of the agent in seat p of game g.
+    seat_of = [(0, 1) if g % 2 == 0 else (1, 0) for g in range(2 * deals)]
+    returns = np.zeros((2 * deals, 2))
+    live = list(range(2 * deals))
+    while live:
+        waiting: tuple[list[int], list[int]] = ([], [])
+        requests: tuple[list[Request], list[Request]] = ([], [])
+        still = []
+        for g in live:
+            state = states[g]
+            p = state.current_player()
+            while p == CHANCE:
+                state.advance_chance(draws[g])
+                p = state.current_player()
+            if p == TERMINAL:
+                returns[g] = state.returns()[:2]
+                continue
+            still.append(g)
+            key = state.information_state_string_unchecked(p)
+            view = cache.cached(key) or cache.get(state, p, key)
+            info: AgentInfo = {
+                "player": p,
+                "public_history": view.public_history,
+                "history_length": view.history_length,
+                "illegal_action": False,
+                "info_state": key,
+            }
+            who = seat_of[g][p]
+            waiting[who].append(g)
+            requests[who].append(({"observation": view.tensor, "action_mask": view.mask}, info))
+        live = still
+        for who in (0, 1):
+            if not requests[who]:
+                continue
+            answers = _answers(agents[who], who, requests[who])
+            for g, action, (_, info) in zip(waiting[who], answers, requests[who]):
+                key = info["info_state"]
+                if type(action) is not int or not 0 <= action < num_actions:
+                    try:
+                        action = check_action_value(action, num_actions)
+                    except (TypeError, ValueError) as exc:
+                        raise Forfeit(
+                            who, f"answered an invalid action at {key!r}: {exc}", "illegal"
+                        ) from None
+                legal = states[g].legal_actions()
+                if action not in legal:
+                    raise Forfeit(
+                        who,
+                        f"played illegal action {action} at {key!r} (legal: {list(legal)})",
+                        "illegal",
+                    )
+                states[g].apply_unchecked(action)
+    if record is not None:
+        record.extend(states[g].history() for g in range(min(record_games, 2 * deals)))
+    scores = 0.5 * (returns[0::2, 0] + returns[1::2, 1])
+    return DealScores(scores)

@@ -1,0 +1,78 @@
+"""Match workers: processes (or Ray tasks) that claim jobs from the database and run them.
+
+Jobs are claimed transactionally (:meth:`Leaderboard.claim`), so any number of workers
+on any number of machines may share one database. A worker killed mid-job leaves its
+job ``running`` until its lease runs out; another worker then plays the same block again
+(deterministic in its seed) and the result store keeps one copy.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import threading
+import time
+from typing import Any
+
+from nashzoo.leaderboard.service import Leaderboard, Settings
+
+__all__ = ["worker_main", "WorkerPool", "ray_workers"]
+
+logger = logging.getLogger(__name__)
+
+
+def worker_main(settings: Settings, name: str) -> None:
+    """Run jobs forever (the body of one worker process)."""
+    board = Leaderboard(settings)
+    board.work(name, stop_when_idle=False)
+
+
+class WorkerPool:
+    """``n`` local worker processes, restarted when one dies."""
+
+    def __init__(self, settings: Settings, n: int) -> None:
+        self.settings = settings
+        self.ctx = multiprocessing.get_context("spawn")
+        self.procs: list[Any] = [None] * n
+        self._stop = threading.Event()
+        for k in range(n):
+            self._start(k)
+        self._watch = threading.Thread(target=self._supervise, daemon=True)
+        self._watch.start()
+
+    def _start(self, k: int) -> None:
+        proc = self.ctx.Process(
+            target=worker_main, args=(self.settings, f"{os.uname().nodename}-{os.getpid()}-{k}")
+        )
+        proc.daemon = True
+        proc.start()
+        self.procs[k] = proc
+
+    def _supervise(self) -> None:
+        while not self._stop.wait(1.0):
+            for k, proc in enumerate(self.procs):
+                if proc is not None and not proc.is_alive():
+                    logger.warning("worker %d exited (%s); restarting it", k, proc.exitcode)
+                    self._start(k)
+
+    def close(self) -> None:
+        """Stop every worker."""
+        self._stop.set()
+        for proc in self.procs:
+            if proc is not None and proc.is_alive():
+                proc.terminate()
+        for proc in self.procs:
+            if proc is not None:
+                proc.join(timeout=10)
+
+
+def ray_workers(settings: Settings, n: int) -> list[Any]:
+    """Start ``n`` workers as Ray tasks (the ``ray`` extra); returns their object refs."""
+    from nashzoo.extras import require
+
+    ray = require("ray", "ray", "Ray leaderboard workers")
+    if not ray.is_initialized():
+        ray.init(num_cpus=max(n, 1), include_dashboard=False, log_to_driver=False)
+    remote = ray.remote(max_retries=-1)(worker_main)
+    return [remote.remote(settings, f"ray-{k}-{time.time_ns()}") for k in range(n)]

@@ -1,0 +1,87 @@
+"""Shared pieces of the leaderboard tests: a small board, bundles built on the fly."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("alembic")
+
+from nashzoo.leaderboard.sandbox import SandboxLimits, sandbox_problem
+from nashzoo.leaderboard.service import Leaderboard, Settings
+
+FIRST_LEGAL = """
+import numpy as np
+
+class First:
+    name = "first-legal"
+    def act(self, observation, info):
+        return int(np.flatnonzero(observation["action_mask"])[-1])
+    def reset(self, *, seed=None):
+        pass
+
+def make(game):
+    return First()
+"""
+
+needs_sandbox = pytest.mark.skipif(
+    sandbox_problem() is not None, reason=f"no sandbox here: {sandbox_problem()}"
+)
+
+
+def bundle(
+    source: str, games: tuple[str, ...] = ("leduc_holdem",), extra: dict | None = None
+) -> bytes:
+    """A code bundle: agent.toml + agent.py holding ``source``."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        games_list = ", ".join(f'"{g}"' for g in games)
+        z.writestr("agent.toml", f'entry = "agent:make"\ngames = [{games_list}]\n')
+        z.writestr("agent.py", source)
+        for name, data in (extra or {}).items():
+            z.writestr(name, data)
+    return buffer.getvalue()
+
+
+def make_board(tmp_path: Path, **overrides) -> Leaderboard:
+    settings = Settings(
+        database=str(tmp_path / "lb.db"),
+        data_dir=tmp_path / "data",
+        games=("leduc_holdem",),
+        gauntlet={"random": "random", "cfr+": "cfr+:50"},
+        deals_per_block=100,
+        blocks_per_pairing=2,
+        validation_deals=20,
+        sandbox=SandboxLimits(
+            move_seconds=0.5,
+            time_bank=2.0,
+            startup_seconds=60.0,
+            memory_bytes=2 << 30,
+            file_bytes=8 << 20,
+        ),
+        lease_seconds=5.0,
+    )
+    for key, value in overrides.items():
+        setattr(settings, key, value)
+    return Leaderboard(settings)
+
+
+@pytest.fixture()
+def board(tmp_path: Path) -> Leaderboard:
+    return make_board(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def cfr_policy_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from nashzoo.agents.cfr import make_solver
+    from nashzoo.envs.registration import make_game
+
+    solver = make_solver("cfr+", make_game("leduc_holdem"))
+    solver.iterate(200)
+    path = tmp_path_factory.mktemp("policies") / "cfr200.npz"
+    solver.average_policy().save(path)
+    return path

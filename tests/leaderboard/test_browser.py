@@ -1,0 +1,93 @@
+"""A real browser (Playwright driving Debian's Chromium, never a downloaded one): sign in
+with a token, upload a policy file and a code bundle through the form, watch them
+validate and appear on the board, open a submission page and step through a replay, and
+check that a name full of markup runs nothing. Screenshots go to ``test-artifacts/``."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+uvicorn = pytest.importorskip("uvicorn")
+
+from nashzoo.leaderboard.accounts import add_user
+from nashzoo.leaderboard.app import create_app
+
+from .conftest import FIRST_LEGAL, bundle, make_board, needs_sandbox
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+pytestmark = [
+    needs_sandbox,
+    pytest.mark.skipif(CHROMIUM is None, reason="no Chromium (apt-get install chromium)"),
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_browser_flow(tmp_path, cfr_policy_file):
+    board = make_board(tmp_path)
+    with board.session() as session:
+        _, token = add_user(session, "alice")
+    port = _free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(board), host="127.0.0.1", port=port, log_level="warning")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    base = f"http://127.0.0.1:{port}"
+    ARTIFACTS.mkdir(exist_ok=True)
+    agent_zip = tmp_path / "agent.zip"
+    agent_zip.write_bytes(bundle(FIRST_LEGAL))
+    xss = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
+    try:
+        with playwright_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            page = browser.new_page()
+            dialogs = []
+            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            page.goto(f"{base}/signin")
+            page.fill("input[name=token]", token)
+            page.click("button[type=submit]")
+            assert page.url.endswith("/upload")
+            assert "signed in as alice" in page.content()
+            for name, path in (("cfr200", cfr_policy_file), (xss, agent_zip)):
+                page.goto(f"{base}/upload")
+                page.select_option("select[name=game]", "leduc_holdem")
+                page.fill("input[name=name]", name)
+                page.set_input_files("input[name=file]", str(path))
+                page.click("button[type=submit]")
+                assert "/submissions/" in page.url
+                assert page.inner_text("#status").startswith("queued")
+            board.work("w")  # the match worker
+            page.goto(f"{base}/games/leduc_holdem")
+            rows = page.inner_text("#board")
+            assert "cfr200" in rows and "<script>window.__pwned=1</script>" in rows
+            assert "random (gauntlet)" in rows and "cfr+ (gauntlet)" in rows
+            page.screenshot(path=str(ARTIFACTS / "leaderboard-board.png"), full_page=True)
+            assert page.evaluate("window.__pwned") is None and not dialogs
+            page.click("text=cfr200")
+            assert page.inner_text("#status").startswith("ranked")
+            assert "random (gauntlet)" in page.inner_text("#crosstable")
+            page.screenshot(path=str(ARTIFACTS / "leaderboard-submission.png"), full_page=True)
+            page.click("#hands a >> nth=0")
+            steps = page.locator("#steps li")
+            assert steps.count() >= 3
+            page.screenshot(path=str(ARTIFACTS / "leaderboard-replay.png"), full_page=True)
+            browser.close()
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

@@ -1,0 +1,140 @@
+"""The API end to end (TestClient), the board's figures, and a worker killed mid-match."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+
+from nashzoo.leaderboard.accounts import add_user
+from nashzoo.leaderboard.app import create_app
+from nashzoo.leaderboard.models import Job, Rating
+
+from .conftest import FIRST_LEGAL, bundle, make_board, needs_sandbox
+
+
+def _post(client, token, name, filename, data, game="leduc_holdem"):
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return client.post(
+        "/api/submissions",
+        data={"game": game, "name": name, "description": f"<i>{name}</i>"},
+        files={"file": (filename, data)},
+        headers=headers,
+    )
+
+
+@needs_sandbox
+def test_upload_validate_rank_and_show(board, cfr_policy_file):
+    from nashzoo.eval.exploitability import exploitability
+    from nashzoo.tree.policy import TabularPolicy
+
+    client = TestClient(create_app(board))
+    with board.session() as session:
+        _, token = add_user(session, "alice")
+    policy = cfr_policy_file.read_bytes()
+    assert _post(client, None, "x", "p.npz", policy).status_code == 401
+    assert _post(client, "nz_1_" + "A" * 43, "x", "p.npz", policy).status_code == 401
+    r = _post(client, token, "x", "p.npz", policy, game="chess")
+    assert r.status_code == 404 and r.json()["code"] == "UNKNOWN_GAME"
+    r = _post(client, token, "x", "evil.zip", bundle(FIRST_LEGAL, extra={"../x": b"1"}))
+    assert r.status_code == 400 and r.json()["code"] == "ZIP_SLIP"
+    r = _post(client, token, "cfr200", "p.npz", policy)
+    assert r.status_code == 201, r.text
+    policy_id = r.json()["id"]
+    xss = "<script>document.title='pwned'</script>"
+    r = _post(client, token, xss, "b.zip", bundle(FIRST_LEGAL))
+    assert r.status_code == 201 and r.json()["status"] == "queued"
+    code_id = r.json()["id"]
+    board.work("w1")
+    sub = client.get(f"/api/submissions/{policy_id}").json()
+    assert sub["status"] == "ranked", sub
+    expected = exploitability(TabularPolicy.load(cfr_policy_file)).exploitability
+    assert sub["exploitability"] == pytest.approx(expected, abs=1e-12)
+    assert client.get(f"/api/submissions/{code_id}").json()["status"] == "ranked"
+    rows = client.get("/api/games/leduc_holdem/board").json()
+    assert {r["entrant"] for r in rows} == {
+        "gauntlet:random", "gauntlet:cfr+", f"sub:{policy_id}", f"sub:{code_id}"
+    }  # fmt: skip
+    for row in rows:
+        assert row["rating_low"] <= row["rating"] <= row["rating_high"]
+        assert row["games"] > 0 and row["nash_averaging"] is not None
+    by = {r["entrant"]: r for r in rows}
+    # A 200-iteration CFR+ policy beats random by far over 400 duplicate deals.
+    assert by[f"sub:{policy_id}"]["rating"] > by["gauntlet:random"]["rating"] + 100
+    assert by["gauntlet:random"]["exploitability"] == pytest.approx(2.3735, abs=1e-3)
+    # Every name is escaped on every page.
+    for url in ("/games/leduc_holdem", f"/submissions/{code_id}", "/"):
+        html = client.get(url).text
+        assert "<script>document" not in html
+    assert "&lt;script&gt;document.title" in client.get("/games/leduc_holdem").text
+    page = client.get(f"/submissions/{policy_id}")
+    assert (
+        "&lt;i&gt;cfr200&lt;/i&gt;" in page.text
+        and "script-src 'none'" in page.headers["content-security-policy"]
+    )
+    hands = client.get(f"/api/submissions/{policy_id}/hands").text.splitlines()
+    assert hands and all("history" in line for line in hands)
+
+
+def _worker(database: str, data_dir: str) -> None:
+    board = make_board_from(database, data_dir)
+    board.work("victim", stop_when_idle=False)
+
+
+def make_board_from(database: str, data_dir: str):
+    from pathlib import Path
+
+    return make_board(Path(database).parent, data_dir=Path(data_dir), deals_per_block=3000)
+
+
+def _board_rows(board) -> list[tuple]:
+    from sqlalchemy import select
+
+    with board.session() as session:
+        return sorted(
+            (r.entrant, round(r.rating, 9), round(r.low, 9), round(r.high, 9), r.games)
+            for r in session.scalars(select(Rating))
+        )
+
+
+def test_a_worker_killed_mid_match_changes_nothing(tmp_path, cfr_policy_file):
+    """kill -9 a worker during a match, restart: the board equals an uninterrupted run."""
+    boards = []
+    for run in ("clean", "killed"):
+        folder = tmp_path / run
+        folder.mkdir()
+        board = make_board(folder, deals_per_block=3000)
+        with board.session() as session:
+            user, _ = add_user(session, "alice")
+        board.submit(user, "leduc_holdem", "cfr200", "p.npz", cfr_policy_file.read_bytes())
+        if run == "killed":
+            ctx = multiprocessing.get_context("spawn")
+            proc = ctx.Process(target=_worker, args=(str(folder / "lb.db"), str(folder / "data")))
+            proc.start()
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:  # wait until it is inside a match block
+                with board.session() as session:
+                    running = (
+                        session.query(Job)
+                        .filter(Job.kind == "match", Job.status == "running")
+                        .count()
+                    )
+                    done = session.query(Job).filter(Job.status == "done").count()
+                if running and done >= 2:
+                    break
+                time.sleep(0.05)
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.join()
+            with board.session() as session:
+                assert session.query(Job).filter(Job.status == "running").count() == 1
+            time.sleep(board.settings.lease_seconds + 0.5)  # its lease runs out
+        board.work("survivor")
+        with board.session() as session:
+            assert session.query(Job).filter(Job.status != "done").count() == 0
+        boards.append(_board_rows(board))
+    assert boards[0] == boards[1]
+    assert len(boards[0]) == 3

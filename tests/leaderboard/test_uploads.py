@@ -1,0 +1,158 @@
+"""Upload checks (archive caps, zip slip, bombs, manifests, policies) and token hashing."""
+
+from __future__ import annotations
+
+import io
+import json
+import stat
+import zipfile
+
+import pytest
+
+from nashzoo.errors import AuthError, InvalidParameterError, SubmissionError
+from nashzoo.leaderboard.accounts import add_user, authenticate, hash_token, verify_token
+from nashzoo.leaderboard.bundles import Limits, check_archive, classify, extract_archive
+
+from .conftest import FIRST_LEGAL, bundle
+
+
+def _zip(entries: dict[str, bytes], link: str | None = None) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in entries.items():
+            z.writestr(name, data)
+        if link:
+            info = zipfile.ZipInfo(link)
+            info.external_attr = (stat.S_IFLNK | 0o777) << 16
+            z.writestr(info, "/etc/passwd")
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("entries", "code"),
+    [
+        ({"../evil.py": b"x"}, "ZIP_SLIP"),
+        ({"/etc/cron.d/evil": b"x"}, "ZIP_SLIP"),
+        ({"a/../../evil": b"x"}, "ZIP_SLIP"),
+        ({"C:/evil": b"x"}, "ZIP_SLIP"),
+        ({f"f{i}.py": b"x" for i in range(11)}, "TOO_MANY_FILES"),
+        ({"bomb.bin": b"\0" * 5_000_000}, "ZIP_BOMB"),
+    ],
+)
+def test_archive_checks_refuse_what_is_dangerous(entries, code):
+    limits = Limits(max_files=10, max_expanded_bytes=50_000_000, max_ratio=100)
+    with pytest.raises(SubmissionError) as info:
+        check_archive(_zip(entries), limits)
+    assert info.value.code == code
+
+
+def test_archive_checks_refuse_links_oversize_and_garbage():
+    with pytest.raises(SubmissionError) as info:
+        check_archive(_zip({"a.py": b"x"}, link="passwd"), Limits())
+    assert info.value.code == "ZIP_LINK"
+    with pytest.raises(SubmissionError) as info:
+        check_archive(b"x" * 2000, Limits(max_bytes=1000))
+    assert info.value.code == "TOO_LARGE"
+    with pytest.raises(SubmissionError) as info:
+        check_archive(b"PK\x03\x04 not really a zip", Limits())
+    assert info.value.code == "BAD_ARCHIVE"
+    # The expanded-size cap counts the bytes read, across entries.
+    many = {f"part{i}.bin": b"\0" * 400_000 for i in range(5)}
+    with pytest.raises(SubmissionError) as info:
+        check_archive(_zip(many), Limits(max_expanded_bytes=1_500_000))
+    assert info.value.code == "ZIP_BOMB"
+
+
+def test_a_good_bundle_extracts_and_is_code(tmp_path):
+    from nashzoo.envs.registration import make_game
+
+    data = bundle(FIRST_LEGAL, extra={"helpers/util.py": b"X = 1\n"})
+    limits = Limits()
+    assert classify("mine.zip", data, make_game("leduc_holdem"), "leduc_holdem", limits) == "code"
+    extract_archive(data, tmp_path, limits)
+    assert (tmp_path / "agent.py").read_text() == FIRST_LEGAL
+    assert (tmp_path / "helpers" / "util.py").read_bytes() == b"X = 1\n"
+
+
+@pytest.mark.parametrize(
+    ("toml", "code"),
+    [
+        ('entry = "agent"\ngames = ["leduc_holdem"]\n', "BAD_MANIFEST"),
+        ('entry = "missing:make"\ngames = ["leduc_holdem"]\n', "BAD_MANIFEST"),
+        ('entry = "agent:make"\ngames = ["kuhn_poker"]\n', "WRONG_GAME"),
+        ('entry = "agent:make"\n', "BAD_MANIFEST"),
+        ("entry = [broken", "BAD_MANIFEST"),
+    ],
+)
+def test_bad_manifests_are_refused_with_their_code(toml, code):
+    from nashzoo.envs.registration import make_game
+
+    data = _zip({"agent.toml": toml.encode(), "agent.py": FIRST_LEGAL.encode()})
+    with pytest.raises(SubmissionError) as info:
+        classify("b.zip", data, make_game("leduc_holdem"), "leduc_holdem", Limits())
+    assert info.value.code == code
+
+
+def test_policy_files_are_validated_as_data(tmp_path, cfr_policy_file):
+    from nashzoo.envs.registration import make_game
+
+    game = make_game("leduc_holdem")
+    good = cfr_policy_file.read_bytes()
+    assert classify("p.npz", good, game, "leduc_holdem", Limits()) == "policy"
+    with pytest.raises(SubmissionError) as info:  # a Leduc policy is not a Kuhn policy
+        classify("p.npz", good, make_game("kuhn_poker"), "kuhn_poker", Limits())
+    assert info.value.code == "BAD_POLICY"
+    with pytest.raises(SubmissionError) as info:
+        classify("p.json", json.dumps({"nope": 1}).encode(), game, "leduc_holdem", Limits())
+    assert info.value.code == "BAD_POLICY"
+    with pytest.raises(SubmissionError) as info:
+        classify("p.exe", b"MZ", game, "leduc_holdem", Limits())
+    assert info.value.code == "BAD_FILE_TYPE"
+
+
+def test_tokens_are_stored_only_as_scrypt_hashes(board):
+    stored = hash_token("nz_1_secret")
+    assert stored.startswith("scrypt$") and "secret" not in stored
+    assert verify_token("nz_1_secret", stored)
+    assert not verify_token("nz_1_secreT", stored)
+    assert hash_token("t") != hash_token("t")  # salted
+    with board.session() as session:
+        user, token = add_user(session, "alice", max_submissions=2)
+        assert token not in user.token_hash
+        assert authenticate(session, token).name == "alice"
+        for bad in (None, "", "nz_1_short", token[:-1] + ("A" if token[-1] != "A" else "B")):
+            with pytest.raises(AuthError):
+                authenticate(session, bad)
+        with pytest.raises(InvalidParameterError, match="taken"):
+            add_user(session, "alice")
+        with pytest.raises(InvalidParameterError, match="user name"):
+            add_user(session, "<b>")
+
+
+def test_per_user_limits(board, cfr_policy_file):
+    with board.session() as session:
+        user, _ = add_user(session, "bob", max_submissions=1, max_upload_bytes=50_000)
+    data = cfr_policy_file.read_bytes()
+    board.submit(user, "leduc_holdem", "one", "p.npz", data)
+    with pytest.raises(AuthError, match="limit is 1"):
+        board.submit(user, "leduc_holdem", "two", "p.npz", data)
+    with board.session() as session:
+        big, _ = add_user(session, "carol", max_upload_bytes=100)
+    with pytest.raises(SubmissionError) as info:
+        board.submit(big, "leduc_holdem", "x", "p.npz", data)
+    assert info.value.code == "TOO_LARGE"
+
+
+def test_migrations_create_every_table_and_are_idempotent(board):
+    from sqlalchemy import inspect
+
+    from nashzoo.leaderboard.db import migrate
+
+    names = set(inspect(board.engine).get_table_names())
+    assert {"lb_users", "lb_submissions", "lb_jobs", "lb_ratings", "lb_hands"} <= names
+    assert {"blocks", "tournaments"} <= names  # the result store shares the database
+    migrate(board.engine)  # running them again changes nothing
+    with board.engine.connect() as conn:
+        from sqlalchemy import text
+
+        assert conn.execute(text("select version_num from lb_alembic_version")).scalar() == "0001"
