@@ -50,22 +50,15 @@ def forfeit_block(
     seconds: float,
 ) -> BlockResult:
     """The stored result of a forfeited block: every deal lost by the largest payoff."""
-    penalty = config.make_game().max_payoff_magnitude
-    a_lost = loser == i
-    total = (-penalty if a_lost else penalty) * deals
-    return BlockResult(
+    return BlockResult.forfeited(
         config.agents[i][0],
         config.agents[j][0],
         block,
         deals,
-        total,
-        penalty * penalty * deals,
-        0 if a_lost else deals,
-        deals if a_lost else 0,
-        0,
-        seconds,
         config.agents[loser][0],
         reason,
+        seconds,
+        config.make_game().max_payoff_magnitude,
     )
 
 
@@ -102,17 +95,8 @@ def run_block(
     finally:
         if own_calls:
             calls.close()
-    return BlockResult(
-        config.agents[i][0],
-        config.agents[j][0],
-        block,
-        int(scores.scores.size),
-        float(scores.scores.sum()),
-        float((scores.scores * scores.scores).sum()),
-        scores.wins,
-        scores.losses,
-        scores.ties,
-        time.perf_counter() - start,
+    return BlockResult.played(
+        config.agents[i][0], config.agents[j][0], block, scores.scores, time.perf_counter() - start
     )
 
 

@@ -20,6 +20,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
+
 from nashzoo.errors import StoreError
 from nashzoo.extras import require
 
@@ -55,6 +57,52 @@ class BlockResult:
     seconds: float
     forfeit: str | None = None
     reason: str | None = None
+
+    @classmethod
+    def played(cls, a: str, b: str, block: int, scores: np.ndarray, seconds: float) -> BlockResult:
+        """A played block from A's per-deal scores."""
+        return cls(
+            a,
+            b,
+            block,
+            int(scores.size),
+            float(scores.sum()),
+            float((scores * scores).sum()),
+            int(np.count_nonzero(scores > 0)),
+            int(np.count_nonzero(scores < 0)),
+            int(np.count_nonzero(scores == 0)),
+            seconds,
+        )
+
+    @classmethod
+    def forfeited(
+        cls,
+        a: str,
+        b: str,
+        block: int,
+        deals: int,
+        loser: str,
+        reason: str,
+        seconds: float,
+        penalty: float,
+    ) -> BlockResult:
+        """A forfeited block: every deal lost by ``loser`` (``a`` or ``b``) by
+        ``penalty``, the game's largest payoff."""
+        a_lost = loser == a
+        return cls(
+            a,
+            b,
+            block,
+            deals,
+            (-penalty if a_lost else penalty) * deals,
+            penalty * penalty * deals,
+            0 if a_lost else deals,
+            deals if a_lost else 0,
+            0,
+            seconds,
+            loser,
+            reason,
+        )
 
 
 def _url(target: str | Path) -> str:

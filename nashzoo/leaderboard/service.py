@@ -585,35 +585,17 @@ class Leaderboard:
                     record=hands,
                     record_games=self.settings.hands_per_block,
                 ).scores
-            result = BlockResult(
-                a,
-                b,
-                block,
-                int(scores.size),
-                float(scores.sum()),
-                float((scores * scores).sum()),
-                int(np.count_nonzero(scores > 0)),
-                int(np.count_nonzero(scores < 0)),
-                int(np.count_nonzero(scores == 0)),
-                time.perf_counter() - start,
-            )
+            result = BlockResult.played(a, b, block, scores, time.perf_counter() - start)
         except Forfeit as exc:
-            loser = (a, b)[exc.who]
-            penalty = rules.max_payoff_magnitude
-            total = (-penalty if loser == a else penalty) * deals
-            result = BlockResult(
+            result = BlockResult.forfeited(
                 a,
                 b,
                 block,
                 deals,
-                total,
-                penalty * penalty * deals,
-                0 if loser == a else deals,
-                deals if loser == a else 0,
-                0,
-                time.perf_counter() - start,
-                loser,
+                (a, b)[exc.who],
                 f"{outcome_code(exc.kind)}: {exc.reason}"[:2000],
+                time.perf_counter() - start,
+                rules.max_payoff_magnitude,
             )
         self._store_hands(game, a, b, block, hands)
         self.store.add_block(tid, result)
