@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import random
 import select
@@ -63,6 +64,8 @@ _KIND_TO_CODE = {
 }
 
 _MAX_LINE = 8 << 20
+
+logger = logging.getLogger(__name__)
 
 
 def outcome_code(kind: str) -> str:
@@ -131,34 +134,52 @@ def _python_paths() -> list[Path]:
     return keep
 
 
-def _free_uid() -> int:
-    """A user id no process uses now, for one sandbox."""
-    used = set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            with contextlib.suppress(OSError), open(f"/proc/{entry}/status") as f:
-                for line in f:
-                    if line.startswith("Uid:"):
-                        used.add(int(line.split()[1]))
-                        break
-    for _ in range(100):
-        uid = random.randint(61000, 64999)
-        if uid not in used:
-            return uid
-    raise SandboxError("No free user id for a sandbox in 61000-64999.")
+UIDS = range(61000, 65000)
+"""The user ids sandboxes run as (one each)."""
 
 
-def _kill_uid(uid: int) -> None:
+def process_uids() -> dict[int, int]:
+    """The real user id of every live process (zombies, which hold nothing but their
+    process id until reaped, left out), by process id, from ``/proc``."""
+    found = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/status") as f:
-                owner = next((int(line.split()[1]) for line in f if line.startswith("Uid:")), -1)
-            if owner == uid:
-                os.kill(int(entry), signal.SIGKILL)
-        except (OSError, ValueError):
-            continue
+                fields = dict(line.split(":", 1) for line in f if ":" in line)
+            if not fields["State"].strip().startswith("Z"):
+                found[int(entry)] = int(fields["Uid"].split()[0])
+        except (OSError, KeyError, ValueError):
+            continue  # the process ended meanwhile
+    return found
+
+
+def _free_uid() -> int:
+    """A user id no process uses now, for one sandbox."""
+    used = set(process_uids().values())
+    for _ in range(100):
+        uid = random.choice(UIDS)
+        if uid not in used:
+            return uid
+    raise SandboxError(f"No free user id for a sandbox in {UIDS.start}-{UIDS.stop - 1}.")
+
+
+def _kill_uid(uid: int, wait: float = 10.0) -> None:
+    """SIGKILL every process of ``uid`` until none is left (a fork bomb may still be
+    forking while the first ones die), for at most ``wait`` seconds."""
+    deadline = time.monotonic() + wait
+    while True:
+        left = [pid for pid, owner in process_uids().items() if owner == uid]
+        if not left:
+            return
+        for pid in left:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        if time.monotonic() > deadline:
+            logger.error("processes %s of sandbox user %d survived SIGKILL", left, uid)
+            return
+        time.sleep(0.01)
 
 
 class SandboxedAgent:

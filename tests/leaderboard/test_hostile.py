@@ -15,8 +15,9 @@ import zipfile
 
 from nashzoo.leaderboard.accounts import add_user
 from nashzoo.leaderboard.models import Submission
+from nashzoo.leaderboard.sandbox import UIDS, process_uids
 
-from .conftest import FIRST_LEGAL, bundle, needs_sandbox
+from .conftest import LAST_LEGAL, bundle, needs_sandbox
 
 pytestmark = needs_sandbox
 
@@ -61,17 +62,7 @@ def _sb3_pickle_bomb(marker: str) -> bytes:
 
 
 def _sandbox_processes() -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/status") as f:
-                    uid = next(int(line.split()[1]) for line in f if line.startswith("Uid:"))
-            except (OSError, StopIteration, ValueError):
-                continue
-            if 61000 <= uid <= 64999:
-                found.append(int(entry))
-    return found
+    return [pid for pid, uid in process_uids().items() if uid in UIDS]
 
 
 def test_hostile_agents_get_their_outcome_codes_and_hurt_nothing(board, tmp_path, cfr_policy_file):
@@ -109,7 +100,7 @@ def test_hostile_agents_get_their_outcome_codes_and_hurt_nothing(board, tmp_path
             {"BAD_OUTPUT"},
         ),
         "silent-exit": (
-            FIRST_LEGAL.replace("return First()", "os._exit(0)").replace(
+            LAST_LEGAL.replace("return LastLegal()", "os._exit(0)").replace(
                 "import numpy as np", "import numpy as np, os"
             ),
             {"CRASH"},
