@@ -2,7 +2,7 @@
 
 One run, on a quiet machine:
 
-1. Leduc games per second of two code-bundle agents (a first-legal-action bot) through
+1. Leduc games per second of two code-bundle agents (a last-legal-action bot) through
    the full sandbox (bubblewrap, prlimit, setpriv, JSON lines; blocks of 2,000 duplicate
    deals in lockstep) against the same agents in process through the tournament engine
    (``play_duplicate_deals``, the harness's own path: the peer figure). Interleaved,
@@ -28,19 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-SOURCE = """
-import numpy as np
-
-class First:
-    name = "first-legal"
-    def act(self, observation, info):
-        return int(np.flatnonzero(observation["action_mask"])[-1])
-    def reset(self, *, seed=None):
-        pass
-
-def make(game):
-    return First()
-"""
+SOURCE = (
+    Path(__file__).resolve().parents[1] / "examples" / "leaderboard_agent" / "agent.py"
+).read_text()
 
 
 def _bundle() -> bytes:

@@ -3,8 +3,12 @@
 import importlib.util
 import os
 import re
+import signal
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -74,26 +78,65 @@ def test_readme_shell_commands_run(tmp_path):
                 commands.append(command.split("#")[0].split())
     assert any(c[1] == "tournament" for c in commands) and any(c[1] == "solve" for c in commands)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    for command in commands:
-        if command[1] == "train":  # the README trains for minutes; CI for seconds
-            command[command.index("--minutes") + 1] = "0.05"
-        if command[1] == "tournament":
-            subprocess.run(
-                [sys.executable, "-m", "nashzoo", *command[1:], "--quiet", "--bootstrap", "20"],
-                cwd=tmp_path,
-                env=env,
-                check=True,
-                capture_output=True,
-            )
-        else:
-            subprocess.run(
-                [sys.executable, "-m", "nashzoo", *command[1:]],
-                cwd=tmp_path,
-                env=env,
-                check=True,
-                capture_output=True,
-            )
+    server = None  # the README's leaderboard: add-user, serve (in the background), submit
+    token = port = None
+    try:
+        for command in commands:
+            token, port, server = _run_readme_command(command, tmp_path, env, token, port, server)
+    finally:
+        if server is not None:
+            server.terminate()
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.pid, signal.SIGKILL)
     assert (tmp_path / "tournament_report" / "index.html").exists()
+    assert token is not None and server is not None, "the README runs a leaderboard"
+
+
+def _run_readme_command(command, tmp_path, env, token, port, server):
+    """Run one README command; the leaderboard's are run for real (returns the token,
+    the server's port and its process as they become known)."""
+    if command[1] == "serve":
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        server = subprocess.Popen(
+            [sys.executable, "-m", "nashzoo", *command[1:], "--port", str(port)],
+            cwd=tmp_path,
+            env=env,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/games", timeout=5)
+                break
+            except OSError:
+                assert server.poll() is None, "nashzoo serve exited"
+                assert time.monotonic() < deadline, "nashzoo serve did not answer"
+                time.sleep(0.5)
+        return token, port, server
+    if command[1] == "submit":
+        command[command.index("--token") + 1] = token
+        command[command.index("--server") + 1] = f"http://127.0.0.1:{port}"
+    if command[1] == "train":  # the README trains for minutes; CI for seconds
+        command[command.index("--minutes") + 1] = "0.05"
+    extra = ["--quiet", "--bootstrap", "20"] if command[1] == "tournament" else []
+    done = subprocess.run(
+        [sys.executable, "-m", "nashzoo", *command[1:], *extra],
+        cwd=tmp_path,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    if command[1:3] == ["leaderboard", "add-user"]:
+        token = done.stdout.split()[-1]
+        assert token.startswith("nz_")
+    if command[1] == "submit":
+        assert "watch it at http://127.0.0.1" in done.stdout, done.stdout
+    return token, port, server
 
 
 def test_nash_memory_example_writes_both_plots(tmp_path):

@@ -29,7 +29,15 @@ from typing import Any
 
 from nashzoo.errors import NashzooError, SubmissionError
 
-__all__ = ["Limits", "BundleSpec", "classify", "check_archive", "extract_archive", "read_spec"]
+__all__ = [
+    "Limits",
+    "BundleSpec",
+    "classify",
+    "check_archive",
+    "extract_archive",
+    "read_spec",
+    "toml_module",
+]
 
 _ENTRY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -147,7 +155,8 @@ def extract_archive(data: bytes, dest: Path, limits: Limits) -> None:
                     out.write(chunk)
 
 
-def _toml() -> Any:
+def toml_module() -> Any:
+    """``tomllib`` (``tomli`` on Python 3.10)."""
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - Python 3.10
@@ -161,7 +170,7 @@ def read_spec(text: bytes, game: str, files: list[str]) -> BundleSpec:
     Raises:
         SubmissionError: ``BAD_MANIFEST`` naming what is wrong.
     """
-    tomllib = _toml()
+    tomllib = toml_module()
     try:
         spec = tomllib.loads(text.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

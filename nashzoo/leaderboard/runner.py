@@ -46,12 +46,10 @@ def _build(kind: str, path: str, game_id: str) -> Any:
         return load_sb3_agent(path, game)
     if kind != "code":
         raise ValueError(f"unknown agent kind {kind!r}")
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
+    from nashzoo.leaderboard.bundles import toml_module
+
     with open(os.path.join(path, "agent.toml"), "rb") as f:
-        spec = tomllib.load(f)
+        spec = toml_module().load(f)
     module_name, factory_name = spec["entry"].split(":")
     sys.path.insert(0, path)
     import importlib

@@ -14,19 +14,9 @@ pytest.importorskip("alembic")
 from nashzoo.leaderboard.sandbox import SandboxLimits, sandbox_problem
 from nashzoo.leaderboard.service import Leaderboard, Settings
 
-FIRST_LEGAL = """
-import numpy as np
-
-class First:
-    name = "first-legal"
-    def act(self, observation, info):
-        return int(np.flatnonzero(observation["action_mask"])[-1])
-    def reset(self, *, seed=None):
-        pass
-
-def make(game):
-    return First()
-"""
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "leaderboard_agent"
+LAST_LEGAL = (EXAMPLE / "agent.py").read_text()
+"""The example bundle's agent: always the last legal action."""
 
 needs_sandbox = pytest.mark.skipif(
     sandbox_problem() is not None, reason=f"no sandbox here: {sandbox_problem()}"

@@ -19,7 +19,7 @@ uvicorn = pytest.importorskip("uvicorn")
 from nashzoo.leaderboard.accounts import add_user
 from nashzoo.leaderboard.app import create_app
 
-from .conftest import FIRST_LEGAL, bundle, make_board, needs_sandbox
+from .conftest import LAST_LEGAL, bundle, make_board, needs_sandbox
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -51,7 +51,7 @@ def test_browser_flow(tmp_path, cfr_policy_file):
     base = f"http://127.0.0.1:{port}"
     ARTIFACTS.mkdir(exist_ok=True)
     agent_zip = tmp_path / "agent.zip"
-    agent_zip.write_bytes(bundle(FIRST_LEGAL))
+    agent_zip.write_bytes(bundle(LAST_LEGAL))
     xss = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
     try:
         with playwright_api.sync_playwright() as p:

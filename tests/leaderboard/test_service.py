@@ -14,7 +14,7 @@ from nashzoo.leaderboard.accounts import add_user
 from nashzoo.leaderboard.app import create_app
 from nashzoo.leaderboard.models import Job, Rating
 
-from .conftest import FIRST_LEGAL, bundle, make_board, needs_sandbox
+from .conftest import LAST_LEGAL, bundle, make_board, needs_sandbox
 
 
 def _post(client, token, name, filename, data, game="leduc_holdem"):
@@ -40,13 +40,13 @@ def test_upload_validate_rank_and_show(board, cfr_policy_file):
     assert _post(client, "nz_1_" + "A" * 43, "x", "p.npz", policy).status_code == 401
     r = _post(client, token, "x", "p.npz", policy, game="chess")
     assert r.status_code == 404 and r.json()["code"] == "UNKNOWN_GAME"
-    r = _post(client, token, "x", "evil.zip", bundle(FIRST_LEGAL, extra={"../x": b"1"}))
+    r = _post(client, token, "x", "evil.zip", bundle(LAST_LEGAL, extra={"../x": b"1"}))
     assert r.status_code == 400 and r.json()["code"] == "ZIP_SLIP"
     r = _post(client, token, "cfr200", "p.npz", policy)
     assert r.status_code == 201, r.text
     policy_id = r.json()["id"]
     xss = "<script>document.title='pwned'</script>"
-    r = _post(client, token, xss, "b.zip", bundle(FIRST_LEGAL))
+    r = _post(client, token, xss, "b.zip", bundle(LAST_LEGAL))
     assert r.status_code == 201 and r.json()["status"] == "queued"
     code_id = r.json()["id"]
     board.work("w1")

@@ -13,7 +13,7 @@ from nashzoo.errors import AuthError, InvalidParameterError, SubmissionError
 from nashzoo.leaderboard.accounts import add_user, authenticate, hash_token, verify_token
 from nashzoo.leaderboard.bundles import Limits, check_archive, classify, extract_archive
 
-from .conftest import FIRST_LEGAL, bundle
+from .conftest import LAST_LEGAL, bundle
 
 
 def _zip(entries: dict[str, bytes], link: str | None = None) -> bytes:
@@ -66,11 +66,11 @@ def test_archive_checks_refuse_links_oversize_and_garbage():
 def test_a_good_bundle_extracts_and_is_code(tmp_path):
     from nashzoo.envs.registration import make_game
 
-    data = bundle(FIRST_LEGAL, extra={"helpers/util.py": b"X = 1\n"})
+    data = bundle(LAST_LEGAL, extra={"helpers/util.py": b"X = 1\n"})
     limits = Limits()
     assert classify("mine.zip", data, make_game("leduc_holdem"), "leduc_holdem", limits) == "code"
     extract_archive(data, tmp_path, limits)
-    assert (tmp_path / "agent.py").read_text() == FIRST_LEGAL
+    assert (tmp_path / "agent.py").read_text() == LAST_LEGAL
     assert (tmp_path / "helpers" / "util.py").read_bytes() == b"X = 1\n"
 
 
@@ -87,7 +87,7 @@ def test_a_good_bundle_extracts_and_is_code(tmp_path):
 def test_bad_manifests_are_refused_with_their_code(toml, code):
     from nashzoo.envs.registration import make_game
 
-    data = _zip({"agent.toml": toml.encode(), "agent.py": FIRST_LEGAL.encode()})
+    data = _zip({"agent.toml": toml.encode(), "agent.py": LAST_LEGAL.encode()})
     with pytest.raises(SubmissionError) as info:
         classify("b.zip", data, make_game("leduc_holdem"), "leduc_holdem", Limits())
     assert info.value.code == code
