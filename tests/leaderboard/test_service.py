@@ -80,6 +80,11 @@ def test_upload_validate_rank_and_show(board, cfr_policy_file):
     assert hands and all("history" in line for line in hands)
 
 
+DEALS = 12_000
+"""Deals per block in the kill test: about a second per block here, so that a kill
+aimed at a block already running for a moment lands inside it."""
+
+
 def _worker(database: str, data_dir: str) -> None:
     board = make_board_from(database, data_dir)
     board.work("victim", stop_when_idle=False)
@@ -88,7 +93,7 @@ def _worker(database: str, data_dir: str) -> None:
 def make_board_from(database: str, data_dir: str):
     from pathlib import Path
 
-    return make_board(Path(database).parent, data_dir=Path(data_dir), deals_per_block=3000)
+    return make_board(Path(database).parent, data_dir=Path(data_dir), deals_per_block=DEALS)
 
 
 def _board_rows(board) -> list[tuple]:
@@ -107,7 +112,7 @@ def test_a_worker_killed_mid_match_changes_nothing(tmp_path, cfr_policy_file):
     for run in ("clean", "killed"):
         folder = tmp_path / run
         folder.mkdir()
-        board = make_board(folder, deals_per_block=3000)
+        board = make_board(folder, deals_per_block=DEALS)
         with board.session() as session:
             user, _ = add_user(session, "alice")
         board.submit(user, "leduc_holdem", "cfr200", "p.npz", cfr_policy_file.read_bytes())
@@ -116,17 +121,23 @@ def test_a_worker_killed_mid_match_changes_nothing(tmp_path, cfr_policy_file):
             proc = ctx.Process(target=_worker, args=(str(folder / "lb.db"), str(folder / "data")))
             proc.start()
             deadline = time.monotonic() + 120
-            while time.monotonic() < deadline:  # wait until it is inside a match block
+            seen: tuple[int, float] | None = None  # (running match job, first seen)
+            while True:  # wait until a match block has been running for a moment
+                assert time.monotonic() < deadline, "the worker never got into a match"
                 with board.session() as session:
-                    running = (
+                    job = (
                         session.query(Job)
                         .filter(Job.kind == "match", Job.status == "running")
-                        .count()
+                        .first()
                     )
                     done = session.query(Job).filter(Job.status == "done").count()
-                if running and done >= 2:
+                if job is None or done < 2:
+                    seen = None
+                elif seen is None or seen[0] != job.id:
+                    seen = (job.id, time.monotonic())
+                elif time.monotonic() - seen[1] > 0.1:
                     break
-                time.sleep(0.05)
+                time.sleep(0.02)
             os.kill(proc.pid, signal.SIGKILL)
             proc.join()
             with board.session() as session:
