@@ -4,6 +4,7 @@ nashzoo envs
 nashzoo agents
 nashzoo solve GAME --algo cfr+ [--algo dcfr ...] --iterations N [--out p.npz] [--plot c.png]
 nashzoo exploitability policy.npz
+nashzoo play leduc_holdem --against cfr+:1000
 nashzoo tournament --game leduc_holdem --agent cfr=cfr+:1000 --agent rnd=random --deals 2000
 nashzoo train nfsp leduc_holdem --minutes 10 --out nfsp.pt --plot nfsp.png
 nashzoo train nash-ismcts kuhn_poker --minutes 2 --out agent.pt --plot curve.png
@@ -104,6 +105,57 @@ def cmd_exploitability(args: argparse.Namespace) -> int:
     print(f"NashConv        {result.nash_conv:.6g}")
     for p, (v, br) in enumerate(zip(result.policy_values, result.best_response_values)):
         print(f"player {p}: value {v:+.6f}, best-response value {br:+.6f}")
+    return 0
+
+
+def _print_steps(steps: Sequence[Any], seat: int, opponent: str) -> None:
+    for step in steps:
+        who = "chance" if step.player < 0 else ("you" if step.player == seat else opponent)
+        print(f"  {who}: {step.text}")
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from nashzoo.agents.human import HumanAgent, HumanQuit
+    from nashzoo.agents.specs import build_agent
+    from nashzoo.envs.registration import make_game
+    from nashzoo.eval.session import DuplicateSession
+
+    if args.hands is not None and args.hands < 1:
+        raise SystemExit(f"--hands must be a positive number, received {args.hands}")
+    game = make_game(args.game, **_parse_params(args.param or []))
+    opponent = build_agent(args.against, game)
+    name = str(getattr(opponent, "name", None) or args.against)
+    human = HumanAgent(game)
+    session = DuplicateSession(game, opponent, seed=args.seed)
+    print(
+        f"Duplicate {args.game} against {name}: every deal is played twice, once from "
+        "each seat, and scored as the pair's mean.\nAnswer with an action's number or "
+        "name; `quit` (or Ctrl-D) stops.",
+        flush=True,
+    )
+    try:
+        while args.hands is None or len(session.finished) < args.hands:
+            seat = session.seat
+            print(f"\n--- hand {session.hand + 1} (deal {session.hand // 2 + 1}, you are "
+                  f"seat {seat}) ---")  # fmt: skip
+            shown = 0
+            while not session.hand_over:
+                steps = session.visible_steps()
+                _print_steps(steps[shown:], seat, name)
+                shown = len(steps)
+                session.apply(human.act(*session.view()))
+            record = session.finished[-1]
+            _print_steps(record.steps[shown:], seat, name)
+            print(f"  hand over: {session.state}")
+            if record.forfeit:
+                print(f"  {name} forfeits the hand: {record.forfeit}")
+            print(f"  you {'won' if record.person_return >= 0 else 'lost'} "
+                  f"{abs(record.person_return):g} chips; score {session.score().text()}",
+                  flush=True)  # fmt: skip
+            session.start_hand()
+    except HumanQuit:
+        pass
+    print(f"\nFinal score against {name}: {session.score().text()}")
     return 0
 
 
@@ -562,6 +614,23 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("exploitability", help="exact exploitability of a saved policy")
     p.add_argument("policy", help="a .npz or .json policy file")
     p.set_defaults(func=cmd_exploitability)
+
+    p = sub.add_parser("play", help="play duplicate hands against an agent from the keyboard")
+    p.add_argument("game", help="a game id (see `nashzoo envs`), e.g. leduc_holdem")
+    p.add_argument(
+        "--against",
+        required=True,
+        metavar="SPEC",
+        help="the opponent: an agent spec (random, cfr+:1000, policy.npz, ...)",
+    )
+    p.add_argument(
+        "--hands", type=int, default=None, help="stop after this many hands (default: until quit)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the cards (default: 0)")
+    p.add_argument(
+        "--param", action="append", metavar="KEY=VALUE", help="a game parameter (repeatable)"
+    )
+    p.set_defaults(func=cmd_play)
 
     def board_options(p: argparse.ArgumentParser) -> None:
         p.add_argument(

@@ -24,10 +24,10 @@ from nashzoo.envs.protocol import Agent, AgentInfo, Observation
 from nashzoo.eval import guard
 from nashzoo.eval.engine import DealScores
 from nashzoo.eval.guard import Forfeit
-from nashzoo.games.base import CHANCE, TERMINAL, Game, check_action_value
+from nashzoo.games.base import CHANCE, TERMINAL, Game, State, check_action_value
 from nashzoo.games.observation import ObservationCache
 
-__all__ = ["BatchAgent", "Request", "play_duplicate_lockstep"]
+__all__ = ["BatchAgent", "Request", "checked_action", "play_duplicate_lockstep", "request_for"]
 
 Request = tuple[Observation, AgentInfo]
 """One decision: the observation and info :meth:`Agent.act` would receive."""
@@ -62,6 +62,39 @@ def _answers(agent: Any, who: int, requests: list[Request]) -> Sequence[int]:
             "bad_output",
         )
     return answers
+
+
+def request_for(cache: ObservationCache, state: State, player: int) -> Request:
+    """The observation and info that ``player``, to act at ``state``, is asked with."""
+    key = state.information_state_string_unchecked(player)
+    view = cache.cached(key) or cache.get(state, player, key)
+    info: AgentInfo = {
+        "player": player,
+        "public_history": view.public_history,
+        "history_length": view.history_length,
+        "illegal_action": False,
+        "info_state": key,
+    }
+    return {"observation": view.tensor, "action_mask": view.mask}, info
+
+
+def checked_action(state: State, action: Any, who: int, key: str, num_actions: int) -> int:
+    """``action`` as a legal action of ``state``, or agent ``who``'s forfeit.
+
+    Raises:
+        Forfeit: ``action`` is not an action number, or not legal at ``state``.
+    """
+    if type(action) is not int or not 0 <= action < num_actions:
+        try:
+            action = check_action_value(action, num_actions)
+        except (TypeError, ValueError) as exc:
+            raise Forfeit(who, f"answered an invalid action at {key!r}: {exc}", "illegal") from None
+    legal = state.legal_actions()
+    if action not in legal:
+        raise Forfeit(
+            who, f"played illegal action {action} at {key!r} (legal: {list(legal)})", "illegal"
+        )
+    return int(action)
 
 
 def play_duplicate_lockstep(
@@ -120,40 +153,18 @@ def play_duplicate_lockstep(
                 returns[g] = state.returns()[:2]
                 continue
             still.append(g)
-            key = state.information_state_string_unchecked(p)
-            view = cache.cached(key) or cache.get(state, p, key)
-            info: AgentInfo = {
-                "player": p,
-                "public_history": view.public_history,
-                "history_length": view.history_length,
-                "illegal_action": False,
-                "info_state": key,
-            }
             who = seat_of[g][p]
             waiting[who].append(g)
-            requests[who].append(({"observation": view.tensor, "action_mask": view.mask}, info))
+            requests[who].append(request_for(cache, state, p))
         live = still
         for who in (0, 1):
             if not requests[who]:
                 continue
             answers = _answers(agents[who], who, requests[who])
             for g, action, (_, info) in zip(waiting[who], answers, requests[who]):
-                key = info["info_state"]
-                if type(action) is not int or not 0 <= action < num_actions:
-                    try:
-                        action = check_action_value(action, num_actions)
-                    except (TypeError, ValueError) as exc:
-                        raise Forfeit(
-                            who, f"answered an invalid action at {key!r}: {exc}", "illegal"
-                        ) from None
-                legal = states[g].legal_actions()
-                if action not in legal:
-                    raise Forfeit(
-                        who,
-                        f"played illegal action {action} at {key!r} (legal: {list(legal)})",
-                        "illegal",
-                    )
-                states[g].apply_unchecked(action)
+                states[g].apply_unchecked(
+                    checked_action(states[g], action, who, info["info_state"], num_actions)
+                )
     if record is not None:
         record.extend(states[g].history() for g in range(min(record_games, 2 * deals)))
     scores = 0.5 * (returns[0::2, 0] + returns[1::2, 1])
