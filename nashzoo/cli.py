@@ -149,8 +149,9 @@ def cmd_play(args: argparse.Namespace) -> int:
             print(f"  hand over: {session.state}")
             if record.forfeit:
                 print(f"  {name} forfeits the hand: {record.forfeit}")
-            print(f"  you {'won' if record.person_return >= 0 else 'lost'} "
-                  f"{abs(record.person_return):g} chips; score {session.score().text()}",
+            chips = abs(record.person_return)
+            print(f"  you {'won' if record.person_return >= 0 else 'lost'} {chips:g} "
+                  f"chip{'s' * (chips != 1)}; score {session.score().text()}",
                   flush=True)  # fmt: skip
             session.start_hand()
     except HumanQuit:

@@ -81,7 +81,8 @@ def test_a_person_plays_a_hand_in_the_terminal(tmp_path):
     won = session.finished[0].person_return
     assert calls == answers
     verb = "won" if won >= 0 else "lost"
-    assert f"you {verb} {abs(won):g} chips" in screen, screen
+    chips = f"{abs(won):g} chip{'s' * (abs(won) != 1)}"
+    assert f"you {verb} {chips};" in screen, screen
     assert f"hand over: {session.state}" in screen
     assert "Final score against cfr+:50:" in screen
 

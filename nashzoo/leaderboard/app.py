@@ -8,21 +8,31 @@ at all: the pages need none.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import math
 import pathlib
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
-from fastapi import FastAPI, File, Form, Header, Path, Request, UploadFile
+from fastapi import FastAPI, File, Form, Header, Path, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel
 
-from nashzoo.errors import AuthError, InvalidParameterError, SubmissionError
+from nashzoo.errors import (
+    AuthError,
+    IllegalActionError,
+    InvalidParameterError,
+    LeaderboardError,
+    NashzooError,
+    SubmissionError,
+)
 from nashzoo.leaderboard.accounts import authenticate
 from nashzoo.leaderboard.models import Hand, Job, Rating, Submission, User
+from nashzoo.leaderboard.play import PlayRoom, Table
 from nashzoo.leaderboard.service import Leaderboard, entrant_of
 
 __all__ = ["create_app"]
@@ -94,12 +104,23 @@ def _error(status: int, code: str, message: str) -> JSONResponse:
 
 def create_app(board: Leaderboard) -> FastAPI:
     """The web app of ``board``."""
+    room = PlayRoom(
+        board, idle_seconds=board.settings.play_idle_seconds, max_tables=board.settings.play_tables
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        room.close_all()  # stop the agents of live tables with the server
+
     app = FastAPI(
+        lifespan=lifespan,
         title="nashzoo leaderboard",
         version="1",
         description="Submit agents for imperfect-information games; the server validates "
         "them, plays duplicate matches in a sandbox and ranks them.",
     )
+    app.state.play_room = room
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     templates = Jinja2Templates(directory=HERE / "templates")
     games = list(board.settings.games)
@@ -405,10 +426,16 @@ def create_app(board: Leaderboard) -> FastAPI:
         me = entrant_of(sub.id)
         scale, unit = score_unit(board.game(sub.game).big_blind)
         with board.session() as session:
-            names = board.entrant_names(session, sub.game)
-            hands = session.scalars(
-                select(Hand).where(or_(Hand.a == me, Hand.b == me)).order_by(Hand.id).limit(12)
+            stored = session.scalars(
+                select(Hand).where(or_(Hand.a == me, Hand.b == me)).order_by(Hand.id).limit(2000)
             ).all()
+            groups: dict[str, list[Hand]] = {}
+            for h in stored:  # a few hands of each pairing (people included)
+                group = groups.setdefault(h.b if h.a == me else h.a, [])
+                if len(group) < 3:
+                    group.append(h)
+            names = display_names(session, sub.game, list(groups))
+        hands = sorted(groups.items())
         names.setdefault(me, sub.name)
         results = [
             r for r in board.store.results(board.tournament(sub.game))
@@ -438,30 +465,149 @@ def create_app(board: Leaderboard) -> FastAPI:
             note=details.get("exploitability_note"),
         )  # fmt: skip
 
+    def display_names(session: Any, game: str, entrants: list[str]) -> dict[str, str]:
+        """Entrant → display name, people (``user:ID``) included."""
+        names = board.entrant_names(session, game)
+        for e in entrants:
+            if e.startswith("user:") and e[5:].isdigit() and e not in names:
+                user = session.get(User, int(e[5:]))
+                names[e] = f"{user.name} (person)" if user else e
+        return names
+
     @app.get("/hands/{hand_id}", response_class=HTMLResponse, include_in_schema=False)
-    def hand_page(request: Request, hand_id: RowId) -> HTMLResponse:
+    def hand_page(
+        request: Request, hand_id: RowId, step: Annotated[int | None, Query(ge=0)] = None
+    ) -> HTMLResponse:
+        from nashzoo.eval.lockstep import request_for
         from nashzoo.games.base import CHANCE
+        from nashzoo.games.observation import ObservationCache
 
         with board.session() as session:
             hand = session.get(Hand, hand_id)
-            names = board.entrant_names(session, hand.game) if hand else {}
-        if hand is None:
+            names = display_names(session, hand.game, [hand.a, hand.b]) if hand else {}
+        if hand is None or hand.game not in games:
             return page(request, "rules.html", 404, game="", rules="No such hand.")
         seat0 = hand.seat0
         seat1 = hand.b if seat0 == hand.a else hand.a
         who = {0: names.get(seat0, seat0), 1: names.get(seat1, seat1)}
-        state = board.game(hand.game).new_initial_state()
+        record = json.loads(hand.record)
+        history = record["history"]
+        stated = record.get("probabilities")
+        # Agents that run in process state their probabilities; ask them again (they are
+        # fixed policies). Stored hands of people carry the agent's as it played.
+        policies = {} if stated else {
+            p: board.stated_policy(hand.game, e) for p, e in ((0, seat0), (1, seat1))
+        }  # fmt: skip
+        rules = board.game(hand.game)
+        cache = ObservationCache(rules)
+        state = rules.new_initial_state()
         steps = []
-        for action in json.loads(hand.record)["history"]:
+        for k, action in enumerate(history):
             p = state.current_player()
+            probs = None
+            if stated and stated[k] is not None:
+                probs = stated[k]
+            elif p != CHANCE and (policy := policies.get(p)) is not None:
+                probs = list(policy.action_probabilities(*request_for(cache, state, p)))
+            legal = [] if p == CHANCE else list(state.legal_actions())
             text = state.action_to_string(action)
-            steps.append({"who": "chance" if p == CHANCE else who.get(p, p), "action": text})
+            shown = [
+                {"action": state.action_to_string(a), "p": probs[a], "played": a == action}
+                for a in legal
+            ] if probs is not None else []  # fmt: skip
+            steps.append({"who": "chance" if p == CHANCE else who.get(p, p), "action": text,
+                          "probabilities": shown})  # fmt: skip
             state.apply_action(action)
             steps[-1]["state"] = str(state)
+        current = None if step is None else min(step, len(steps))
         return page(
             request, "hand.html", hand=hand, steps=steps, seat0=who[0], seat1=who[1],
-            returns=state.returns(),
+            returns=state.returns(), current=current,
+            before=str(rules.new_initial_state()) if current == 0 else None,
         )  # fmt: skip
+
+    # -- playing against a ranked agent -------------------------------------------------
+    def play_view(
+        request: Request, table: Table | None, submission_id: int, **extra: Any
+    ) -> HTMLResponse:
+        if table is None:
+            sub = submission_of(submission_id)
+            return page(
+                request, "play.html", extra.pop("status", 200), table=None, sub=sub, **extra
+            )
+        session = table.session
+        seat = session.seat
+        over = session.hand_over
+        labels = {seat: "you", 1 - seat: table.name}
+        moves = [
+            {"who": "chance" if s.player < 0 else labels[s.player], "text": s.text}
+            for s in session.visible_steps()
+        ]
+        last = session.finished[-1] if over and session.finished else None
+        return page(
+            request, "play.html", extra.pop("status", 200), table=table, sub=None,
+            seat=seat, over=over, moves=moves,
+            view=None if over else session.view()[1]["info_state"],
+            legal=session.legal_actions(), pot=None if over else session.pot(),
+            showdown=str(session.state) if over else None,
+            last=last, last_id=table.hand_ids.get(last.hand) if last else None,
+            score=session.score(), finished=[
+                {"hand": r.hand, "id": table.hand_ids.get(r.hand), "won": r.person_return,
+                 "seat": r.seat, "forfeit": r.forfeit}
+                for r in reversed(session.finished[-20:])
+            ], **extra,
+        )  # fmt: skip
+
+    def signed_in(request: Request) -> User | None:
+        return cookie_user(request)
+
+    @app.get("/play/{submission_id}", response_class=HTMLResponse, include_in_schema=False)
+    def play_page(request: Request, submission_id: RowId) -> Response:
+        user = signed_in(request)
+        if user is None:
+            return page(request, "signin.html", 401, error="Sign in to play against an agent.")
+        return play_view(request, room.table(user, submission_id), submission_id)
+
+    def play_action(request: Request, submission_id: int, do: Any) -> Response:
+        user = signed_in(request)
+        if user is None:
+            return page(request, "signin.html", 401, error="Sign in to play against an agent.")
+        table = room.table(user, submission_id)
+        try:
+            if table is None or do is None:
+                room.open(user, submission_id)
+            else:
+                do(user, table)
+        except IllegalActionError as exc:
+            return play_view(request, table, submission_id, status=409, error=str(exc))
+        except (LeaderboardError, NashzooError) as exc:
+            return play_view(request, None, submission_id, status=409, error=str(exc))
+        return RedirectResponse(
+            request.url_for("play_page", submission_id=submission_id), status_code=303
+        )
+
+    @app.post("/play/{submission_id}/start", include_in_schema=False)
+    def play_start(request: Request, submission_id: RowId) -> Response:
+        return play_action(request, submission_id, None)
+
+    @app.post("/play/{submission_id}/act", include_in_schema=False)
+    def play_act(
+        request: Request, submission_id: RowId, action: Annotated[int, Form(ge=0, le=2**31)]
+    ) -> Response:
+        return play_action(request, submission_id, lambda u, t: room.act(u, t, action))
+
+    @app.post("/play/{submission_id}/next", include_in_schema=False)
+    def play_next(request: Request, submission_id: RowId) -> Response:
+        return play_action(request, submission_id, room.next_hand)
+
+    @app.post("/play/{submission_id}/stop", include_in_schema=False)
+    def play_stop(request: Request, submission_id: RowId) -> Response:
+        user = signed_in(request)
+        if user is not None:
+            room.close(user.id, submission_id)
+        return RedirectResponse(
+            request.url_for("submission_page", submission_id=submission_id), status_code=303
+        )
 
     @app.get("/signin", response_class=HTMLResponse, include_in_schema=False)
     def signin_page(request: Request) -> HTMLResponse:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from sqlalchemy import Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-__all__ = ["Base", "User", "Submission", "Job", "Rating", "Hand", "utcnow"]
+__all__ = ["Base", "User", "Submission", "Job", "Rating", "Hand", "PlaySession", "utcnow"]
 
 
 def utcnow() -> datetime:
@@ -134,3 +134,22 @@ class Hand(Base):
     seat0: Mapped[str] = mapped_column(String(64))
     record: Mapped[str] = mapped_column(Text)
     __table_args__ = (UniqueConstraint("game", "a", "b", "block", "deal", "seat0"),)
+
+
+class PlaySession(Base):
+    """A person playing duplicate hands against a ranked submission in the browser.
+
+    Its finished hands are :class:`Hand` rows with ``a = "user:<user id>"``, ``b`` the
+    submission's entrant and ``block`` this session's id; the cards of deal ``d`` come
+    from ``seed`` (:class:`nashzoo.eval.session.DuplicateSession`), so a session resumes
+    after a restart at its next hand with the same score.
+    """
+
+    __tablename__ = "lb_play_sessions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("lb_users.id"))
+    submission_id: Mapped[int] = mapped_column(ForeignKey("lb_submissions.id"))
+    game: Mapped[str] = mapped_column(String(64))
+    seed: Mapped[int] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    __table_args__ = (Index("ix_lb_play_sessions_user", "user_id", "submission_id"),)

@@ -87,6 +87,9 @@ class Settings:
             claimed again (its worker is presumed dead).
         max_submissions: default per-user cap on submissions.
         max_upload_bytes: default per-user cap on one upload.
+        play_idle_seconds: a person's game against an agent in the browser is closed
+            (the agent stopped) after this long without a move; its hands stay stored.
+        play_tables: most such games at once (opening another closes the idlest).
     """
 
     database: str = "leaderboard.db"
@@ -103,6 +106,8 @@ class Settings:
     lease_seconds: float = 300.0
     max_submissions: int = 20
     max_upload_bytes: int = 20_000_000
+    play_idle_seconds: float = 900.0
+    play_tables: int = 8
 
 
 class Leaderboard:
@@ -326,31 +331,58 @@ class Leaderboard:
     def _submission_path(self, sub: Submission) -> Path:
         return self.data_dir / "submissions" / str(sub.id) / sub.filename
 
-    def _in_process(self, game: str, entrant: str, sub: Submission | None) -> Any:
-        """A gauntlet agent or a data submission, built once per worker."""
+    def _in_process(
+        self, game: str, entrant: str, sub: Submission | None, *, fresh: bool = False
+    ) -> Any:
+        """A gauntlet agent or a data submission, built once per worker (``fresh``: a new
+        one, for a caller that seeds it on its own schedule)."""
         from nashzoo.agents.specs import build_agent
 
         key = (game, entrant)
-        if key not in self._agents:
+        if fresh or key not in self._agents:
             if sub is None:
                 spec = self.settings.gauntlet[entrant.split(":", 1)[1]]
             else:
                 spec = str(self._submission_path(sub).resolve())
-            self._agents[key] = build_agent(spec, self.game(game), name=entrant)
+            agent = build_agent(spec, self.game(game), name=entrant)
+            if fresh:
+                return agent
+            self._agents[key] = agent
         return self._agents[key]
 
-    @contextmanager
-    def _entrant(self, game: str, entrant: str) -> Iterator[Any]:
-        """The agent behind an entrant name; code runs in a sandbox, closed afterwards."""
+    def stated_policy(self, game: str, entrant: str) -> Any | None:
+        """The agent behind ``entrant`` when it runs in process and states its action
+        probabilities (gauntlet policies, policy files, NFSP checkpoints); ``None`` for
+        code, which runs only in the sandbox, and for people."""
         if entrant.startswith("gauntlet:"):
-            yield self._in_process(game, entrant, None)
+            agent = self._in_process(game, entrant, None)
+        elif entrant.startswith("sub:") and entrant[4:].isdigit():
+            with self.session() as session:
+                sub = session.get(Submission, int(entrant[4:]))
+            if sub is None or KINDS.get(sub.kind) != "data" or sub.status != "ranked":
+                return None
+            agent = self._in_process(game, entrant, sub)
+        else:
+            return None
+        return agent if callable(getattr(agent, "action_probabilities", None)) else None
+
+    @contextmanager
+    def open_agent(self, game: str, entrant: str, *, fresh: bool = False) -> Iterator[Any]:
+        """The agent behind an entrant name; code runs in a sandbox, closed afterwards.
+
+        Args:
+            fresh: build in-process agents anew rather than share the worker's (a play
+                session re-seeds its agent at every hand).
+        """
+        if entrant.startswith("gauntlet:"):
+            yield self._in_process(game, entrant, None, fresh=fresh)
             return
         with self.session() as session:
             sub = session.get(Submission, int(entrant.split(":", 1)[1]))
         if sub is None:
             raise LeaderboardError(f"No submission {entrant}.")
         if KINDS[sub.kind] == "data":
-            yield self._in_process(game, entrant, sub)
+            yield self._in_process(game, entrant, sub, fresh=fresh)
             return
         with tempfile.TemporaryDirectory(prefix="nashzoo-bundle-") as tmp:
             source = Path(tmp)
@@ -404,9 +436,9 @@ class Leaderboard:
         deals = self.settings.validation_deals
         rules = self.game(game)
         try:
-            with self._entrant(game, entrant) as agent:
+            with self.open_agent(game, entrant) as agent:
                 self._log(sub_id, f"agent built ({kind}) in {time.perf_counter() - start:.2f} s")
-                with self._entrant(game, "gauntlet:random") as random_agent:
+                with self.open_agent(game, "gauntlet:random") as random_agent:
                     agent.reset(seed=deal_seed(self.settings.seed, sub_id, 0))
                     random_agent.reset(seed=deal_seed(self.settings.seed, sub_id, 1))
                     rng = np.random.default_rng([self.settings.seed, sub_id, 7])
@@ -573,7 +605,7 @@ class Leaderboard:
         start = time.perf_counter()
         hands: list[list[int]] = []
         try:
-            with self._entrant(game, a) as agent_a, self._entrant(game, b) as agent_b:
+            with self.open_agent(game, a) as agent_a, self.open_agent(game, b) as agent_b:
                 agent_a.reset(seed=deal_seed(self.settings.seed, *pair, block, 0))
                 agent_b.reset(seed=deal_seed(self.settings.seed, *pair, block, 1))
                 rng = np.random.default_rng([self.settings.seed, *pair, block])

@@ -64,6 +64,7 @@ def test_browser_flow(tmp_path, cfr_policy_file):
             page.click("button[type=submit]")
             assert page.url.endswith("/upload")
             assert "signed in as alice" in page.content()
+            uploaded = []
             for name, path in (("cfr200", cfr_policy_file), (xss, agent_zip)):
                 page.goto(f"{base}/upload")
                 page.select_option("select[name=game]", "leduc_holdem")
@@ -72,6 +73,7 @@ def test_browser_flow(tmp_path, cfr_policy_file):
                 page.click("button[type=submit]")
                 assert "/submissions/" in page.url
                 assert page.inner_text("#status").startswith("queued")
+                uploaded.append(page.url)
             board.work("w")  # the match worker
             page.goto(f"{base}/games/leduc_holdem")
             rows = page.inner_text("#board")
@@ -84,9 +86,35 @@ def test_browser_flow(tmp_path, cfr_policy_file):
             assert "random (gauntlet)" in page.inner_text("#crosstable")
             page.screenshot(path=str(ARTIFACTS / "leaderboard-submission.png"), full_page=True)
             page.click("#hands a >> nth=0")
-            steps = page.locator("#steps li")
-            assert steps.count() >= 3
+            assert page.inner_text("#position").startswith("step 0 of ")
+            total = int(page.inner_text("#position").split()[-1])
+            assert total >= 3
+            for k in range(1, total + 1):  # step through the match hand, one move a page
+                page.click("#step-next")
+                assert page.inner_text("#position") == f"step {k} of {total}"
+            assert page.locator("#step-next").count() == 0
             page.screenshot(path=str(ARTIFACTS / "leaderboard-replay.png"), full_page=True)
+
+            # Play one hand against the ranked code agent (it runs in its sandbox).
+            page.goto(uploaded[1])
+            page.click("#play-link")
+            page.click("#start")
+            assert "you are seat 0" in page.content()
+            assert page.inner_text("#view").startswith("player=0 card=")
+            moves = 0
+            while page.locator("#result").count() == 0:
+                page.click("#actions button >> nth=0")
+                moves += 1
+                assert moves < 10
+            assert "Hand over:" in page.inner_text("#result")
+            assert "over 1 hand" in page.inner_text("#score")
+            page.screenshot(path=str(ARTIFACTS / "leaderboard-play.png"), full_page=True)
+            page.click("#replay-link")
+            total = int(page.inner_text("#position").split()[-1])
+            for k in range(1, total + 1):
+                page.click("#step-next")
+                assert page.inner_text("#position") == f"step {k} of {total}"
+            assert page.evaluate("window.__pwned") is None and not dialogs
             browser.close()
     finally:
         server.should_exit = True

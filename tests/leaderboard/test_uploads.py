@@ -149,10 +149,34 @@ def test_migrations_create_every_table_and_are_idempotent(board):
     from nashzoo.leaderboard.db import migrate
 
     names = set(inspect(board.engine).get_table_names())
-    assert {"lb_users", "lb_submissions", "lb_jobs", "lb_ratings", "lb_hands"} <= names
+    tables = {"lb_users", "lb_submissions", "lb_jobs", "lb_ratings", "lb_hands"}
+    assert tables | {"lb_play_sessions"} <= names
     assert {"blocks", "tournaments"} <= names  # the result store shares the database
     migrate(board.engine)  # running them again changes nothing
     with board.engine.connect() as conn:
         from sqlalchemy import text
 
-        assert conn.execute(text("select version_num from lb_alembic_version")).scalar() == "0001"
+        assert conn.execute(text("select version_num from lb_alembic_version")).scalar() == "0002"
+
+
+def test_an_older_database_is_upgraded_to_the_models(tmp_path):
+    """A database left at revision 0001 is migrated in place; afterwards Alembic finds no
+    difference between the tables and the SQLAlchemy models."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+    from sqlalchemy import create_engine, inspect
+
+    from nashzoo.leaderboard.db import migrate
+    from nashzoo.leaderboard.models import Base
+
+    engine = create_engine(f"sqlite:///{tmp_path / 'old.db'}")
+    migrate(engine, "0001")
+    assert "lb_play_sessions" not in inspect(engine).get_table_names()
+    migrate(engine)
+    with engine.connect() as conn:
+        context = MigrationContext.configure(conn, opts={"version_table": "lb_alembic_version"})
+        diff = [
+            d for d in compare_metadata(context, Base.metadata)
+            if not (d[0] == "remove_table" and not d[1].name.startswith("lb_"))
+        ]  # fmt: skip
+    assert diff == []
