@@ -7,7 +7,6 @@ import json
 import re
 
 import numpy as np
-import pytest
 from fastapi.testclient import TestClient
 
 from nashzoo.leaderboard.accounts import add_user
