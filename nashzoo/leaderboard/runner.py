@@ -14,6 +14,9 @@ Protocol (one JSON object per line; referee → runner, then runner → referee)
   ``{"actions": [a, ...]}``: several decisions per message. ``obs``, ``mask`` and
   ``public_history`` are sent the first time an information state is seen and ``null``
   afterwards (the runner keeps them by information state).
+* ``{"probs": [rows as in act]}`` → ``{"probabilities": [[p_0, ..., p_{A-1}], ...]}``,
+  for an agent with ``action_probabilities`` (its ``ready`` said ``"probabilities":
+  true``): how the referee computes a code agent's exact exploitability.
 * ``{"bye": true}`` → exit.
 """
 
@@ -75,32 +78,42 @@ def main(argv: list[str]) -> int:
     import numpy as np
 
     name = str(getattr(agent, "name", None) or type(agent).__name__)[:64]
-    _send(out, {"ready": True, "name": name, "probabilities": False})
+    stated = getattr(agent, "action_probabilities", None)
+    _send(out, {"ready": True, "name": name, "probabilities": callable(stated)})
     views: dict[str, tuple[Any, Any, Any]] = {}
     act = agent.act
+
+    def inputs(row: list[Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        key, player, length, obs, mask, public = row
+        if obs is not None:
+            views[key] = (
+                np.asarray(obs, dtype=np.float32),
+                np.asarray(mask, dtype=np.int8),
+                np.asarray(public, dtype=np.int64),
+            )
+        tensor, legal, history = views[key]
+        info = {
+            "player": player,
+            "public_history": history,
+            "history_length": length,
+            "illegal_action": False,
+            "info_state": key,
+        }
+        return {"observation": tensor, "action_mask": legal}, info
+
     for line in source:
         try:
             message = json.loads(line)
             if "act" in message:
                 actions = []
-                for key, player, length, obs, mask, public in message["act"]:
-                    if obs is not None:
-                        views[key] = (
-                            np.asarray(obs, dtype=np.float32),
-                            np.asarray(mask, dtype=np.int8),
-                            np.asarray(public, dtype=np.int64),
-                        )
-                    tensor, legal, history = views[key]
-                    info = {
-                        "player": player,
-                        "public_history": history,
-                        "history_length": length,
-                        "illegal_action": False,
-                        "info_state": key,
-                    }
-                    action = act({"observation": tensor, "action_mask": legal}, info)
+                for row in message["act"]:
+                    action = act(*inputs(row))
                     actions.append(int(action) if isinstance(action, (int, np.integer)) else action)
                 _send(out, {"actions": actions})
+            elif "probs" in message and callable(stated):
+                rows = [np.asarray(stated(*inputs(row)), dtype=np.float64).tolist()
+                        for row in message["probs"]]  # fmt: skip
+                _send(out, {"probabilities": rows})
             elif "seed" in message:
                 agent.reset(seed=int(message["seed"]))
                 _send(out, {"ok": True})

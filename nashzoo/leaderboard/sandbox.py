@@ -220,6 +220,7 @@ class SandboxedAgent:
         self.log_path = Path(tempfile.mkstemp(prefix="nashzoo-sandbox-log-")[1])
         self._buffer = b""
         self.proc: subprocess.Popen[bytes] | None = None
+        self.states_probabilities = False
         source = Path(source).resolve()
         inside = "/agent" if kind == "code" else f"/agent/{source.name}"
         bind_source = source if kind == "code" else source.parent
@@ -386,6 +387,38 @@ class SandboxedAgent:
 
     def act_many(self, requests: Sequence[Request]) -> list[Any]:
         """Actions for several decisions, in one round trip."""
+        actions = self._ask("act", requests, "deciding").get("actions")
+        if not isinstance(actions, list) or len(actions) != len(requests):
+            raise Forfeit(
+                -1,
+                f"answered {str(actions)[:80]} for {len(requests)} decisions (expected a list "
+                f"of {len(requests)} actions)",
+                "bad_output",
+            )
+        return actions
+
+    def probabilities_many(self, requests: Sequence[Request]) -> list[Any]:
+        """The agent's stated action probabilities at several decisions, in one round trip
+        (only for an agent whose runner said it states them: :attr:`states_probabilities`).
+
+        Raises:
+            SandboxError: the agent does not state probabilities.
+            Forfeit: it failed, ran out of time, or answered the wrong number of rows.
+        """
+        if not self.states_probabilities:
+            raise SandboxError(f"{self.name} has no action_probabilities.")
+        rows = self._ask("probs", requests, "stating probabilities").get("probabilities")
+        if not isinstance(rows, list) or len(rows) != len(requests):
+            raise Forfeit(
+                -1,
+                f"answered {str(rows)[:80]} for {len(requests)} information states (expected "
+                f"a list of {len(requests)} rows)",
+                "bad_output",
+            )
+        return rows
+
+    def _ask(self, verb: str, requests: Sequence[Request], doing: str) -> dict[str, Any]:
+        """Send ``requests`` as one ``verb`` message on the clock; the reply."""
         rows = []
         for observation, info in requests:
             key = info["info_state"]
@@ -403,19 +436,11 @@ class SandboxedAgent:
                 ])  # fmt: skip
         start = time.monotonic()
         allowance = self.limits.move_seconds * len(rows)
-        self._send({"act": rows}, "deciding")
-        reply = self._receive(start + allowance + self.bank, "deciding")
+        self._send({verb: rows}, doing)
+        reply = self._receive(start + allowance + self.bank, doing)
         elapsed = time.monotonic() - start
         self.bank -= max(0.0, elapsed - allowance)
-        actions = reply.get("actions")
-        if not isinstance(actions, list) or len(actions) != len(rows):
-            raise Forfeit(
-                -1,
-                f"answered {str(actions)[:80]} for {len(rows)} decisions (expected a list of "
-                f"{len(rows)} actions)",
-                "bad_output",
-            )
-        return actions
+        return reply
 
     def close(self) -> None:
         """Kill the agent's whole process group and every process of its user; remove its

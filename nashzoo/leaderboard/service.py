@@ -458,6 +458,13 @@ class Leaderboard:
                 )
                 if KINDS[kind] == "data":
                     details.update(self._exact_figures(game, agent))
+                elif getattr(agent, "states_probabilities", False):
+                    details.update(self._exact_figures(game, self._sandbox_policy(game, agent)))
+                else:
+                    details["exploitability_note"] = (
+                        "the agent states no action probabilities (exact exploitability "
+                        "needs action_probabilities)"
+                    )
         except Forfeit as exc:
             code = outcome_code(exc.kind)
             self._log(
@@ -496,6 +503,9 @@ class Leaderboard:
         from nashzoo.tree.policy import TabularPolicy
 
         out: dict[str, Any] = {}
+        if agent is None:
+            out["exploitability_note"] = f"{game} is too large to compute exactly"
+            return out
         try:
             result = exploitability(agent, self.game(game))
         except (GameTooLargeError, NashzooError, TypeError) as exc:
@@ -514,6 +524,33 @@ class Leaderboard:
         except (NashzooError, TypeError) as exc:
             out["exact_scores_note"] = str(exc)[:300]
         return out
+
+    def _sandbox_policy(self, game: str, agent: SandboxedAgent) -> Any:
+        """A sandboxed agent's policy, asked at every information set in batches (its
+        clock runs as for decisions); ``None`` where the game does not compile.
+
+        Raises:
+            Forfeit: the agent failed or ran out of time while answering.
+        """
+        from nashzoo.errors import GameTooLargeError
+        from nashzoo.tree.compile import compile_game
+        from nashzoo.tree.policy import TabularPolicy
+
+        try:
+            tree = compile_game(self.game(game))
+        except GameTooLargeError:
+            return None
+        inputs: list[Any] = [tree.agent_inputs(i) for i in range(len(tree.infoset_keys))]
+        rows: list[Any] = []
+        for start in range(0, len(inputs), 256):
+            agent.new_match()  # each batch on a fresh time bank
+            rows.extend(agent.probabilities_many(inputs[start : start + 256]))
+        try:
+            probs = np.asarray(rows, dtype=np.float64)
+            return TabularPolicy(tree, probs, metadata={"source": "sandbox"})
+        except (ValueError, TypeError, NashzooError) as exc:
+            raise Forfeit(-1, f"stated probabilities that are not a policy: {exc}"[:500],
+                          "bad_output") from None  # fmt: skip
 
     def exploitability_of(self, game: str, entrant: str) -> tuple[float | None, str | None]:
         """Exact exploitability of a gauntlet agent (computed once), with a note when

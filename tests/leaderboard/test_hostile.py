@@ -107,7 +107,13 @@ def test_hostile_agents_get_their_outcome_codes_and_hurt_nothing(board, tmp_path
         ),
         "exits-mid-match": (_actor("os._exit(3)", after=5), {"CRASH"}),
         "illegal": (_actor("return 7"), {"ILLEGAL"}),
+        # States probabilities that sum to 2: not a policy, so no exploitability to show.
+        "false-probabilities": (
+            LAST_LEGAL.replace("info)] = 1.0", "info)] = 2.0"),
+            {"BAD_OUTPUT"},
+        ),
     }
+    assert "info)] = 1.0" in LAST_LEGAL
     with board.session() as session:
         user, _ = add_user(session, "mallory", max_submissions=50)
         good_user, _ = add_user(session, "alice")
@@ -134,6 +140,7 @@ def test_hostile_agents_get_their_outcome_codes_and_hurt_nothing(board, tmp_path
     assert "Network is unreachable" in outcomes["socket"].error_message
     assert "FileNotFoundError" in outcomes["reads-secrets"].error_message  # no /etc in there
     assert not marker.exists(), "the pickle ran a command on the host"
+    assert "not a policy" in outcomes["false-probabilities"].error_message
     assert _sandbox_processes() == [], "a sandboxed process outlived its match"
     # The database is intact and nothing the hostile agents did touched the results.
     after = sorted((r.a, r.b, r.block, r.total) for r in board.store.results(tid))

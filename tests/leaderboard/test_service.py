@@ -17,6 +17,17 @@ from nashzoo.leaderboard.models import Job, Rating
 from .conftest import LAST_LEGAL, bundle, make_board, needs_sandbox
 
 
+def _example_agent():
+    import importlib.util
+
+    from .conftest import EXAMPLE
+
+    spec = importlib.util.spec_from_file_location("example_agent", EXAMPLE / "agent.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.make(None)
+
+
 def _post(client, token, name, filename, data, game="leduc_holdem"):
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     return client.post(
@@ -54,7 +65,13 @@ def test_upload_validate_rank_and_show(board, cfr_policy_file):
     assert sub["status"] == "ranked", sub
     expected = exploitability(TabularPolicy.load(cfr_policy_file)).exploitability
     assert sub["exploitability"] == pytest.approx(expected, abs=1e-12)
-    assert client.get(f"/api/submissions/{code_id}").json()["status"] == "ranked"
+    code = client.get(f"/api/submissions/{code_id}").json()
+    assert code["status"] == "ranked"
+    # The sandboxed code agent states its probabilities: its exact exploitability is the
+    # in-process agent's (the example bundle's module, imported here).
+    example = _example_agent()
+    expected_code = exploitability(example, board.game("leduc_holdem")).exploitability
+    assert code["exploitability"] == pytest.approx(expected_code, abs=1e-12)
     rows = client.get("/api/games/leduc_holdem/board").json()
     assert {r["entrant"] for r in rows} == {
         "gauntlet:random", "gauntlet:cfr+", f"sub:{policy_id}", f"sub:{code_id}"
