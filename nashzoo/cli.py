@@ -222,12 +222,20 @@ def cmd_train(args: argparse.Namespace) -> int:
     game = make_game(args.game, **_parse_params(args.param))
     nfsp = NFSP(game, NFSPConfig(seed=args.seed, batch_games=args.batch_games or 128))
     points: list = []
+    if args.keep_best and not args.out:
+        raise SystemExit("--keep-best needs --out (where the best checkpoint goes)")
+    best = [float("inf")]
 
     def record(m):
         points.append(ConvergencePoint(m.episodes, m.seconds, m.exploitability()))
+        value = points[-1].exploitability
+        kept = ""
+        if args.keep_best and value < best[0]:
+            best[0] = value
+            m.save(args.out)  # at once: the best so far survives an interrupted run
+            kept = "  (best so far, saved)"
         print(
-            f"{m.seconds:8.1f} s {m.episodes:>11,} episodes  exploitability "
-            f"{points[-1].exploitability:.4f}",
+            f"{m.seconds:8.1f} s {m.episodes:>11,} episodes  exploitability {value:.4f}{kept}",
             flush=True,
         )
 
@@ -237,7 +245,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         callback_every=args.eval_every,
         progress=not args.quiet,
     )
-    if args.out:
+    if args.keep_best:
+        print(f"best checkpoint (exploitability {best[0]:.4f}) in {args.out}")
+    elif args.out:
         print(f"saved to {nfsp.save(args.out)}")
     if args.plot:
         from nashzoo.eval.plots import plot_convergence
@@ -415,8 +425,21 @@ def _settings(args: argparse.Namespace) -> Any:
     settings = Settings(database=args.db, data_dir=Path(args.data))
     if getattr(args, "games", None):
         settings.games = tuple(args.games.split(","))
-    if getattr(args, "gauntlet", None):
-        settings.gauntlet = dict(item.split("=", 1) for item in args.gauntlet)
+    common: dict[str, str] = {}
+    for item in getattr(args, "gauntlet", None) or []:
+        if "=" not in item:
+            raise SystemExit(
+                f"--gauntlet expects NAME=SPEC or GAME:NAME=SPEC (e.g. cfr+=cfr+:500 or "
+                f"leduc_holdem:nfsp=best.pt), received {item!r}"
+            )
+        name, spec = item.split("=", 1)
+        if ":" in name:
+            game, name = name.split(":", 1)
+            settings.game_gauntlet.setdefault(game, {})[name] = spec
+        else:
+            common[name] = spec
+    if common:
+        settings.gauntlet = common
     if getattr(args, "seed", None) is not None:
         settings.seed = args.seed
     return settings
@@ -608,6 +631,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1, help="torch threads")
     p.add_argument("--out", help="save the agent (.pt)")
+    p.add_argument(
+        "--keep-best",
+        action="store_true",
+        help="nfsp: --out holds the checkpoint with the lowest exact exploitability seen "
+        "(saved as training goes), not the last one",
+    )
     p.add_argument("--plot", help="exploitability curve (PNG)")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_train)
@@ -648,8 +677,10 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--gauntlet",
             action="append",
-            metavar="NAME=SPEC",
-            help="a fixed opponent (repeat; default: random=random, cfr+=cfr+:500)",
+            metavar="[GAME:]NAME=SPEC",
+            help="a fixed opponent (repeat; default: random=random, cfr+=cfr+:500); "
+            "GAME:NAME=SPEC adds one to that game's board only (e.g. "
+            "leduc_holdem:nfsp=best.pt)",
         )
 
     p = sub.add_parser("serve", help="run a leaderboard: web server and match workers")

@@ -76,6 +76,9 @@ class Settings:
             run as other users, cannot read it).
         games: the game ids with a board.
         gauntlet: the fixed opponents (name → agent spec) every submission plays.
+        game_gauntlet: more fixed opponents of one game (game id → name → spec), for
+            agents that exist for that game only, such as its best NFSP checkpoint
+            (``nashzoo train nfsp GAME --keep-best --out best.pt``).
         seed: the root of every block's chance draws and agent seeds.
         deals_per_block: duplicate deals in one match job.
         blocks_per_pairing: match jobs per pairing.
@@ -96,6 +99,7 @@ class Settings:
     data_dir: Path = Path("leaderboard_data")
     games: tuple[str, ...] = ("kuhn_poker", "leduc_holdem")
     gauntlet: dict[str, str] = field(default_factory=lambda: dict(GAUNTLET))
+    game_gauntlet: dict[str, dict[str, str]] = field(default_factory=dict)
     seed: int = 0
     deals_per_block: int = 500
     blocks_per_pairing: int = 2
@@ -129,6 +133,12 @@ class Leaderboard:
                 make_game(game)
             except NashzooError as exc:
                 raise LeaderboardError(f"Cannot host {game!r}: {exc}") from exc
+        for game in settings.game_gauntlet:
+            if game not in settings.games:
+                raise LeaderboardError(
+                    f"A gauntlet is given for {game!r}, which has no board here; the boards "
+                    f"are {list(settings.games)}."
+                )
         self.data_dir = Path(settings.data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         os.chmod(self.data_dir, 0o700)
@@ -165,11 +175,16 @@ class Leaderboard:
             self._games[game_id] = make_game(game_id)
         return self._games[game_id]
 
+    def gauntlet_of(self, game: str) -> dict[str, str]:
+        """The fixed opponents of a game's board: the common gauntlet and the game's own
+        (name → agent spec)."""
+        return {**self.settings.gauntlet, **self.settings.game_gauntlet.get(game, {})}
+
     def entrant_names(self, session: Any, game: str) -> dict[str, str]:
         """Display names of a game's entrants (gauntlet first, then ranked submissions)."""
         from sqlalchemy import select
 
-        names = {f"gauntlet:{g}": f"{g} (gauntlet)" for g in self.settings.gauntlet}
+        names = {f"gauntlet:{g}": f"{g} (gauntlet)" for g in self.gauntlet_of(game)}
         rows = session.scalars(
             select(Submission).where(Submission.game == game, Submission.status == "ranked")
         )
@@ -341,7 +356,7 @@ class Leaderboard:
         key = (game, entrant)
         if fresh or key not in self._agents:
             if sub is None:
-                spec = self.settings.gauntlet[entrant.split(":", 1)[1]]
+                spec = self.gauntlet_of(game)[entrant.split(":", 1)[1]]
             else:
                 spec = str(self._submission_path(sub).resolve())
             agent = build_agent(spec, self.game(game), name=entrant)
@@ -515,7 +530,7 @@ class Leaderboard:
         try:
             mine = TabularPolicy.from_agent(agent, self.game(game))
             exact = {}
-            for name in self.settings.gauntlet:
+            for name in self.gauntlet_of(game):
                 other = self._in_process(game, f"gauntlet:{name}", None)
                 if hasattr(other, "action_probabilities"):
                     theirs = TabularPolicy.from_agent(other, self.game(game))
@@ -570,7 +585,7 @@ class Leaderboard:
         Nash averaging has every cell)."""
         from sqlalchemy import select
 
-        names = [f"gauntlet:{g}" for g in self.settings.gauntlet]
+        names = [f"gauntlet:{g}" for g in self.gauntlet_of(game)]
         with self.session() as session:
             for i, a in enumerate(names):
                 for b in names[i + 1 :]:
@@ -595,7 +610,7 @@ class Leaderboard:
 
         me = entrant_of(sub_id)
         with self.session() as session:
-            opponents = [f"gauntlet:{g}" for g in self.settings.gauntlet]
+            opponents = [f"gauntlet:{g}" for g in self.gauntlet_of(game)]
             others = session.scalars(
                 select(Submission.id).where(
                     Submission.game == game, Submission.status == "ranked", Submission.id != sub_id

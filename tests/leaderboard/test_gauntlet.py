@@ -1,0 +1,53 @@
+"""The best NFSP checkpoint in a game's gauntlet: `train nfsp --keep-best` keeps the
+checkpoint of lowest exact exploitability, and the board ranks it with that figure."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from nashzoo.cli import main
+
+from .conftest import make_board
+
+torch = pytest.importorskip("torch")
+
+
+def test_keep_best_checkpoint_in_a_game_gauntlet(tmp_path, capsys):
+    from fastapi.testclient import TestClient
+
+    from nashzoo.agents.specs import build_agent
+    from nashzoo.eval.exploitability import exploitability
+    from nashzoo.leaderboard.app import create_app
+
+    torch.set_num_threads(1)
+    best = tmp_path / "kuhn-nfsp.pt"
+    args = ["train", "nfsp", "kuhn_poker", "--minutes", "0.1", "--eval-every", "1"]
+    assert main([*args, "--keep-best", "--out", str(best), "--quiet", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    seen = [float(x) for x in re.findall(r"episodes  exploitability (\d+\.\d+)", out)]
+    assert len(seen) >= 3, out
+    board = make_board(
+        tmp_path,
+        games=("kuhn_poker",),
+        game_gauntlet={"kuhn_poker": {"nfsp": str(best)}},
+        deals_per_block=50,
+    )
+    game = board.game("kuhn_poker")
+    saved = exploitability(build_agent(str(best), game), game).exploitability
+    # The file is the best checkpoint seen, not the last (printed to 4 decimals).
+    assert saved == pytest.approx(min(seen), abs=6e-5)
+    board.work("w")
+    rows = {r["entrant"]: r for r in TestClient(create_app(board)).get(
+        "/api/games/kuhn_poker/board").json()}  # fmt: skip
+    assert set(rows) == {"gauntlet:random", "gauntlet:cfr+", "gauntlet:nfsp"}
+    assert rows["gauntlet:nfsp"]["exploitability"] == pytest.approx(saved, abs=1e-12)
+    assert rows["gauntlet:nfsp"]["games"] > 0
+
+
+def test_a_gauntlet_for_a_game_without_a_board_is_refused(tmp_path):
+    from nashzoo.errors import LeaderboardError
+
+    with pytest.raises(LeaderboardError, match="no board here"):
+        make_board(tmp_path, game_gauntlet={"kuhn_poker": {"nfsp": "x.pt"}})
