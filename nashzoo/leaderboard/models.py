@@ -13,7 +13,17 @@ from datetime import datetime, timezone
 from sqlalchemy import BigInteger, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-__all__ = ["Base", "User", "Submission", "Job", "Rating", "Hand", "PlaySession", "utcnow"]
+__all__ = [
+    "Base",
+    "User",
+    "Submission",
+    "Job",
+    "Rating",
+    "Hand",
+    "PlaySession",
+    "BoardVersion",
+    "utcnow",
+]
 
 
 def utcnow() -> datetime:
@@ -153,3 +163,18 @@ class PlaySession(Base):
     seed: Mapped[int] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     __table_args__ = (Index("ix_lb_play_sessions_user", "user_id", "submission_id"),)
+
+
+class BoardVersion(Base):
+    """How many stored blocks the board of a game was fitted on.
+
+    Workers refit a board after each of their blocks, concurrently; a refit replaces the
+    board only if it saw at least as many blocks as the one in place (a conditional
+    update of this row, which also serialises the replacements), so a slow refit never
+    overwrites a newer board with an older one.
+    """
+
+    __tablename__ = "lb_boards"
+    game: Mapped[str] = mapped_column(String(64), primary_key=True)
+    blocks: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -45,7 +45,15 @@ from nashzoo.eval.matches import deal_seed
 from nashzoo.eval.stats import score_unit
 from nashzoo.eval.store import BlockResult
 from nashzoo.leaderboard.bundles import Limits, classify, extract_archive
-from nashzoo.leaderboard.models import Hand, Job, Rating, Submission, User, utcnow
+from nashzoo.leaderboard.models import (
+    BoardVersion,
+    Hand,
+    Job,
+    Rating,
+    Submission,
+    User,
+    utcnow,
+)
 from nashzoo.leaderboard.sandbox import SandboxedAgent, SandboxLimits, outcome_code
 
 __all__ = ["Settings", "Leaderboard", "GAUNTLET", "entrant_of", "KINDS"]
@@ -149,7 +157,20 @@ class Leaderboard:
         self._exploitability: dict[tuple[str, str], tuple[float | None, str | None]] = {}
         for game in settings.games:
             self.store.register(self.tournament(game), {"game": game, "leaderboard": True})
+            self._add_board_version(game)
             self._schedule_gauntlet(game)
+
+    def _add_board_version(self, game: str) -> None:
+        from sqlalchemy.exc import IntegrityError
+
+        with self.session() as session:
+            if session.get(BoardVersion, game) is not None:
+                return
+            session.add(BoardVersion(game=game, blocks=0))
+            try:
+                session.commit()
+            except IntegrityError:  # another process added it first
+                session.rollback()
 
     # -- basics -----------------------------------------------------------------------
     @contextmanager
@@ -706,8 +727,9 @@ class Leaderboard:
     # -- the board --------------------------------------------------------------------
     def refit(self, game: str) -> None:
         """Refit Bradley-Terry and Nash-averaging ratings of a game from every stored
-        block of its ranked entrants, and replace the board in one transaction."""
-        from sqlalchemy import delete
+        block of its ranked entrants, and replace the board in one transaction, unless a
+        board fitted on more blocks is in place already (:class:`BoardVersion`)."""
+        from sqlalchemy import delete, update
 
         from nashzoo.eval.ratings import crosstable, rate
 
@@ -723,6 +745,16 @@ class Leaderboard:
         ratings = rate(results, playing, table=table, seed=self.settings.seed)
         scale, _ = score_unit(self.game(game).big_blind)
         with self.session() as session:
+            # Claim the board for a fit on len(results) blocks; a concurrent refit that saw
+            # more blocks has claimed it already (or waits on this row until we commit).
+            claimed = session.execute(
+                update(BoardVersion)
+                .where(BoardVersion.game == game, BoardVersion.blocks <= len(results))
+                .values(blocks=len(results), updated_at=utcnow())
+            ).rowcount
+            if not claimed:
+                session.rollback()
+                return
             session.execute(delete(Rating).where(Rating.game == game))
             for k, name in enumerate(playing):
                 row = table.mean[k]

@@ -22,10 +22,11 @@ __all__ = ["worker_main", "WorkerPool", "ray_workers"]
 logger = logging.getLogger(__name__)
 
 
-def worker_main(settings: Settings, name: str) -> None:
-    """Run jobs forever (the body of one worker process)."""
+def worker_main(settings: Settings, name: str, stop_when_idle: bool = False) -> int:
+    """Run jobs (the body of one worker process or Ray task): forever, or until none is
+    left when ``stop_when_idle``. Returns the number of jobs run."""
     board = Leaderboard(settings)
-    board.work(name, stop_when_idle=False)
+    return board.work(name, stop_when_idle=stop_when_idle)
 
 
 class WorkerPool:
@@ -67,12 +68,15 @@ class WorkerPool:
                 proc.join(timeout=10)
 
 
-def ray_workers(settings: Settings, n: int) -> list[Any]:
-    """Start ``n`` workers as Ray tasks (the ``ray`` extra); returns their object refs."""
+def ray_workers(settings: Settings, n: int, *, stop_when_idle: bool = False) -> list[Any]:
+    """Start ``n`` workers as Ray tasks (the ``ray`` extra); returns their object refs
+    (each resolves to its number of jobs run, once ``stop_when_idle`` workers find none
+    left). A task whose process dies is retried by Ray; its claimed job is played again
+    after its lease, and the result store keeps each block once."""
     from nashzoo.extras import require
 
     ray = require("ray", "ray", "Ray leaderboard workers")
     if not ray.is_initialized():
         ray.init(num_cpus=max(n, 1), include_dashboard=False, log_to_driver=False)
     remote = ray.remote(max_retries=-1)(worker_main)
-    return [remote.remote(settings, f"ray-{k}-{time.time_ns()}") for k in range(n)]
+    return [remote.remote(settings, f"ray-{k}-{time.time_ns()}", stop_when_idle) for k in range(n)]

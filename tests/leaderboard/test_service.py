@@ -166,3 +166,33 @@ def test_a_worker_killed_mid_match_changes_nothing(tmp_path, cfr_policy_file):
         boards.append(_board_rows(board))
     assert boards[0] == boards[1]
     assert len(boards[0]) == 3
+
+
+@pytest.mark.slow  # starts a local Ray; `nashzoo serve --backend ray` uses the same path
+def test_ray_workers_fill_the_same_board(tmp_path, cfr_policy_file):
+    """Two Ray task workers share the jobs of a board; it ends equal to one local worker's."""
+    ray = pytest.importorskip("ray")
+    from nashzoo.leaderboard.worker import ray_workers
+
+    boards = []
+    for run in ("local", "ray"):
+        folder = tmp_path / run
+        folder.mkdir()
+        board = make_board(folder)
+        with board.session() as session:
+            user, _ = add_user(session, "alice")
+        board.submit(user, "leduc_holdem", "cfr200", "p.npz", cfr_policy_file.read_bytes())
+        if run == "local":
+            board.work("local")
+        else:
+            try:
+                ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+                done = ray.get(ray_workers(board.settings, 2, stop_when_idle=True), timeout=300)
+            finally:
+                ray.shutdown()
+            with board.session() as session:
+                jobs = session.query(Job).count()
+                assert session.query(Job).filter(Job.status != "done").count() == 0
+            assert sum(done) == jobs  # every job run once, by one of the two tasks
+        boards.append(_board_rows(board))
+    assert boards[0] == boards[1] and len(boards[0]) == 3
