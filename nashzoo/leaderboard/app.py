@@ -30,7 +30,7 @@ from nashzoo.errors import (
     NashzooError,
     SubmissionError,
 )
-from nashzoo.leaderboard.accounts import authenticate
+from nashzoo.leaderboard.accounts import VerifiedTokens
 from nashzoo.leaderboard.models import Hand, Job, Rating, Submission, User
 from nashzoo.leaderboard.play import PlayRoom, Table
 from nashzoo.leaderboard.service import Leaderboard, entrant_of
@@ -121,6 +121,7 @@ def create_app(board: Leaderboard) -> FastAPI:
         "them, plays duplicate matches in a sandbox and ranks them.",
     )
     app.state.play_room = room
+    verified = VerifiedTokens()
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     templates = Jinja2Templates(directory=HERE / "templates")
     games = list(board.settings.games)
@@ -139,7 +140,7 @@ def create_app(board: Leaderboard) -> FastAPI:
     # -- helpers ------------------------------------------------------------------------
     def user_from(token: str | None) -> User:
         with board.session() as session:
-            return authenticate(session, token)
+            return verified.authenticate(session, token)
 
     def bearer(authorization: str | None) -> str | None:
         if authorization and authorization.lower().startswith("bearer "):

@@ -155,13 +155,36 @@ def process_uids() -> dict[int, int]:
     return found
 
 
-def _free_uid() -> int:
-    """A user id no process uses now, for one sandbox."""
+def _uid_locks() -> Path:
+    """The folder of the user-id reservations (root's, mode 0700)."""
+    folder = Path(tempfile.gettempdir()) / "nashzoo-sandbox-uids"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    return folder
+
+
+def _reserve_uid() -> tuple[int, Any]:
+    """A user id that no process uses and no other sandbox holds, with its reservation:
+    an exclusive ``flock`` on a file of that id, held until the returned file is closed
+    (or its holder dies), so that sandboxes started at once by different worker
+    processes never share a user."""
+    import fcntl
+
+    folder = _uid_locks()
     used = set(process_uids().values())
-    for _ in range(100):
+    for _ in range(200):
         uid = random.choice(UIDS)
-        if uid not in used:
-            return uid
+        if uid in used:
+            continue
+        handle = open(folder / str(uid), "a")  # noqa: SIM115 (held for the sandbox's life)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            continue
+        if uid in set(process_uids().values()):  # a sandbox that just let go is dying
+            handle.close()
+            continue
+        return uid, handle
     raise SandboxError(f"No free user id for a sandbox in {UIDS.start}-{UIDS.stop - 1}.")
 
 
@@ -214,7 +237,7 @@ class SandboxedAgent:
         self.kind = kind
         self.bank = self.limits.time_bank
         self.sent: set[str] = set()
-        self.uid = _free_uid()
+        self.uid, self._uid_lock = _reserve_uid()
         self.scratch = Path(tempfile.mkdtemp(prefix="nashzoo-sandbox-"))
         os.chown(self.scratch, self.uid, self.uid)
         self.log_path = Path(tempfile.mkstemp(prefix="nashzoo-sandbox-log-")[1])
@@ -456,6 +479,7 @@ class SandboxedAgent:
                     if stream is not None:
                         stream.close()
         _kill_uid(self.uid)
+        self._uid_lock.close()  # the user id is free again once nothing of it is left
         with contextlib.suppress(OSError):
             self._log.close()
         shutil.rmtree(self.scratch, ignore_errors=True)

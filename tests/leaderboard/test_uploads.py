@@ -180,3 +180,70 @@ def test_an_older_database_is_upgraded_to_the_models(tmp_path):
             if not (d[0] == "remove_table" and not d[1].name.startswith("lb_"))
         ]  # fmt: skip
     assert diff == []
+
+
+def test_sandbox_user_ids_are_reserved_across_processes(monkeypatch, tmp_path):
+    """Two workers starting sandboxes at once never get the same user id: each id is held
+    by a file lock until its sandbox closes (here with a pool of two ids)."""
+    import multiprocessing
+
+    from nashzoo.errors import SandboxError
+    from nashzoo.leaderboard import sandbox
+
+    monkeypatch.setattr(sandbox, "UIDS", range(64990, 64992))
+    monkeypatch.setattr(sandbox.tempfile, "gettempdir", lambda: str(tmp_path))
+    first, lock1 = sandbox._reserve_uid()
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+
+    def other():
+        try:
+            uid, _ = sandbox._reserve_uid()
+            queue.put(uid)
+            _, _ = sandbox._reserve_uid()
+            queue.put("third reserved")
+        except SandboxError as exc:
+            queue.put(str(exc))
+
+    proc = ctx.Process(target=other)
+    proc.start()
+    second = queue.get(timeout=30)
+    third = queue.get(timeout=30)
+    proc.join(timeout=30)
+    assert {first, second} == {64990, 64991}
+    assert "No free user id" in third
+    again, lock2 = sandbox._reserve_uid()  # the child exited: its reservation went with it
+    assert again == second
+    with pytest.raises(SandboxError, match="No free user id"):
+        sandbox._reserve_uid()  # both held here, even within one process
+    lock1.close()
+    assert sandbox._reserve_uid()[0] == first  # closing a sandbox frees its id
+    lock2.close()
+
+
+def test_verified_tokens_skip_scrypt_until_the_hash_changes(board, monkeypatch):
+    from nashzoo.leaderboard import accounts
+    from nashzoo.leaderboard.models import User
+
+    calls = []
+    real = accounts.verify_token
+    monkeypatch.setattr(accounts, "verify_token", lambda t, h: calls.append(t) or real(t, h))
+    cache = accounts.VerifiedTokens(ttl=60)
+    with board.session() as session:
+        user, token = add_user(session, "dana")
+        assert cache.authenticate(session, token).name == "dana"
+        assert cache.authenticate(session, token).name == "dana"
+        assert len(calls) == 1  # the second view used the verified entry
+        with pytest.raises(AuthError):
+            cache.authenticate(session, token[:-1] + ("A" if token[-1] != "A" else "B"))
+        # A replaced token: the old one stops working at once.
+        session.get(User, user.id).token_hash = hash_token("nz_x")
+        session.commit()
+        with pytest.raises(AuthError, match="not valid"):
+            cache.authenticate(session, token)
+    expired = accounts.VerifiedTokens(ttl=0)
+    with board.session() as session:
+        _, token2 = add_user(session, "erin")
+        expired.authenticate(session, token2)
+        expired.authenticate(session, token2)
+    assert len(calls) == 2 + 1 + 2  # bad token and replaced token checked by scrypt
