@@ -5,8 +5,8 @@ Each code agent (a bundle, or a stable-baselines3 model, which unpickles) runs
 
     prlimit --as --cpu --nproc --nofile --fsize -- \\
       bwrap --unshare-net --unshare-pid --unshare-ipc --unshare-uts --new-session \\
-            --die-with-parent --clearenv --ro-bind /usr ... (only what Python needs) \\
-            --ro-bind BUNDLE /agent --bind SCRATCH /tmp -- \\
+            --die-with-parent --clearenv --ro-bind /usr ... --bind SCRATCH /tmp \\
+            ... (only what Python needs) --ro-bind BUNDLE /agent -- \\
       setpriv --reuid U --regid U --clear-groups --no-new-privs \\
             --inh-caps -all --bounding-set -all  python -I -m nashzoo.leaderboard.runner
 
@@ -279,7 +279,10 @@ class SandboxedAgent:
                 command += ["--symlink", os.readlink(target), f"/{link}"]
             elif target.is_dir():
                 command += ["--ro-bind", str(target), f"/{link}"]
-        made: set[Path] = {Path("/")}
+        # The private /tmp first: the Python installation may live under /tmp (a CI
+        # checkout's venv), and a later mount would hide it.
+        command += ["--bind", str(self.scratch), "/tmp"]
+        made: set[Path] = {Path("/"), Path("/tmp")}
         for path in _python_paths():
             for parent in reversed(path.parents):
                 if parent not in made:
@@ -289,7 +292,6 @@ class SandboxedAgent:
         command += [
             "--proc", "/proc",
             "--dev", "/dev",
-            "--bind", str(self.scratch), "/tmp",
             "--ro-bind", str(bind_source), "/agent",
             "--chdir", "/tmp",
             "--cap-add", "CAP_SETUID",
