@@ -549,7 +549,10 @@ class Leaderboard:
             return out
         out["exploitability"] = float(result.exploitability)
         try:
-            mine = TabularPolicy.from_agent(agent, self.game(game))
+            mine = (
+                agent if isinstance(agent, TabularPolicy)
+                else TabularPolicy.from_agent(agent, self.game(game))
+            )  # fmt: skip
             exact = {}
             for name in self.gauntlet_of(game):
                 other = self._in_process(game, f"gauntlet:{name}", None)

@@ -72,6 +72,12 @@ def test_upload_validate_rank_and_show(board, cfr_policy_file):
     example = _example_agent()
     expected_code = exploitability(example, board.game("leduc_holdem")).exploitability
     assert code["exploitability"] == pytest.approx(expected_code, abs=1e-12)
+    # ... and its exact expected scores against the gauntlet's policies, as for data.
+    code_page = client.get(f"/submissions/{code_id}").text
+    assert (
+        "Exact expected scores" in code_page
+        and "Exact expected scores" in client.get(f"/submissions/{policy_id}").text
+    )
     rows = client.get("/api/games/leduc_holdem/board").json()
     assert {r["entrant"] for r in rows} == {
         "gauntlet:random", "gauntlet:cfr+", f"sub:{policy_id}", f"sub:{code_id}"
