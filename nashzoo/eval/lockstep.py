@@ -27,7 +27,10 @@ from nashzoo.eval.guard import Forfeit
 from nashzoo.games.base import CHANCE, TERMINAL, Game, State, check_action_value
 from nashzoo.games.observation import ObservationCache
 
-__all__ = ["BatchAgent", "Request", "checked_action", "play_duplicate_lockstep", "request_for"]
+__all__ = [
+    "BatchAgent", "Request", "ask_agent", "checked_action", "play_duplicate_lockstep",
+    "request_for",
+]  # fmt: skip
 
 Request = tuple[Observation, AgentInfo]
 """One decision: the observation and info :meth:`Agent.act` would receive."""
@@ -41,7 +44,7 @@ class BatchAgent(Protocol):
         ...
 
 
-def _answers(agent: Any, who: int, requests: list[Request]) -> Sequence[int]:
+def ask_agent(agent: Any, who: int, requests: Sequence[Request]) -> Sequence[int]:
     """Ask ``agent`` for every request; any fault becomes agent ``who``'s forfeit."""
     before = guard.interrupt_count()
     try:
@@ -160,7 +163,7 @@ def play_duplicate_lockstep(
         for who in (0, 1):
             if not requests[who]:
                 continue
-            answers = _answers(agents[who], who, requests[who])
+            answers = ask_agent(agents[who], who, requests[who])
             for g, action, (_, info) in zip(waiting[who], answers, requests[who]):
                 states[g].apply_unchecked(
                     checked_action(states[g], action, who, info["info_state"], num_actions)

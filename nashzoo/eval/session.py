@@ -22,9 +22,10 @@ import numpy as np
 
 from nashzoo.envs.protocol import Agent, AgentInfo, Observation
 from nashzoo.errors import IllegalActionError, InvalidParameterError
+from nashzoo.eval import guard
 from nashzoo.eval.engine import deal_uniforms
 from nashzoo.eval.guard import Forfeit
-from nashzoo.eval.lockstep import checked_action, request_for
+from nashzoo.eval.lockstep import ask_agent, checked_action, request_for
 from nashzoo.eval.matches import deal_seed
 from nashzoo.eval.stats import ci95, mean_and_stderr, score_unit
 from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, check_action_value
@@ -60,7 +61,8 @@ class HandRecord:
         hand: the hand's number in the session (deal ``hand // 2``).
         seat: the person's seat.
         history: chance outcomes and actions from the root.
-        steps: the same, named, with the agent's probabilities where stated.
+        steps: the same, named, with the agent's probabilities where stated (empty for
+            a hand read back from storage).
         returns: chips won by seat 0 and seat 1.
         forfeit: why the agent lost the hand by forfeit (``None`` for a hand played out).
     """
@@ -136,6 +138,7 @@ class _Live:
     state: Any
     draw: Any
     steps: list[Step] = field(default_factory=list)
+    over: bool = False  # played out, or ended by the agent's forfeit
 
 
 class DuplicateSession:
@@ -149,15 +152,21 @@ class DuplicateSession:
         seed: the cards of deal ``d`` come from ``np.random.default_rng([seed, d])``;
             the agent is re-seeded at every hand from ``seed``, the deal and the seat
             (``None``: a fresh seed, kept in :attr:`seed`).
-        first_hand: the number of the first hand (a session resumed after ``k`` hands
-            starts at ``k``).
+        finished: hands played before (a resumed session's stored ones, with empty
+            ``steps`` if need be); they count in the score and the session goes on at
+            the hand after the last of them.
 
     Raises:
         InvalidParameterError: ``game`` is not a two-player game, or bad ``seed``.
     """
 
     def __init__(
-        self, game: Game, agent: Agent, *, seed: int | None = 0, first_hand: int = 0
+        self,
+        game: Game,
+        agent: Agent,
+        *,
+        seed: int | None = 0,
+        finished: Sequence[HandRecord] = (),
     ) -> None:
         if game.num_players != 2:
             raise InvalidParameterError(
@@ -172,16 +181,10 @@ class DuplicateSession:
             if checked is None
             else checked
         )
-        if not isinstance(first_hand, int) or first_hand < 0:
-            raise InvalidParameterError(
-                f"`first_hand` must be a non-negative int, received {first_hand!r}."
-            )
-        self.hand = first_hand
-        self.finished: list[HandRecord] = []
+        self.finished = sorted(finished, key=lambda r: r.hand)
+        self.hand = self.finished[-1].hand + 1 if self.finished else 0
         self._cache = ObservationCache(game)
         self._live: _Live | None = None
-        self._totals = [0, 0.0, 0.0]  # hands, sum, sum of squares
-        self._deals: dict[int, list[float]] = {}
         self.start_hand()
 
     # -- the hand ---------------------------------------------------------------------
@@ -199,7 +202,7 @@ class DuplicateSession:
     @property
     def hand_over(self) -> bool:
         """Whether the current hand has ended (call :meth:`start_hand` for the next)."""
-        return self._live is None or self._live.state.current_player() == TERMINAL
+        return self._live is None or self._live.over
 
     def start_hand(self) -> None:
         """Deal the next hand (or the first) and play until the person is to act."""
@@ -293,10 +296,12 @@ class DuplicateSession:
         while True:
             p = state.current_player()
             if p == CHANCE:
+                named = state.clone()  # to name each outcome where it happened
                 before = len(state.history())
                 state.advance_chance(live.draw)  # may resolve several chance nodes
-                for at, outcome in enumerate(state.history()[before:], before):
-                    live.steps.append(Step(CHANCE, outcome, _chance_text(state, at, outcome)))
+                for outcome in state.history()[before:]:
+                    live.steps.append(Step(CHANCE, outcome, named.action_to_string(outcome)))
+                    named.apply_unchecked(outcome)
                 continue
             if p == TERMINAL:
                 self._finish(state.returns(), None)
@@ -314,21 +319,14 @@ class DuplicateSession:
         observation, info = request_for(self._cache, state, p)
         probabilities = None
         stated = getattr(self.agent, "action_probabilities", None)
-        try:
-            if callable(stated):
-                probabilities = tuple(
-                    float(x) for x in np.asarray(stated(observation, info), dtype=float)
-                )
-            act_many = getattr(self.agent, "act_many", None)
-            if act_many is not None:
-                answers: Sequence[Any] = act_many([(observation, info)])
-                action = answers[0] if len(answers) == 1 else None
-            else:
-                action = self.agent.act(observation, info)
-        except Forfeit:
-            raise
-        except Exception as exc:
-            raise Forfeit(1, f"{type(exc).__name__}: {exc}", "crash") from None
+        if callable(stated):
+            before = guard.interrupt_count()
+            try:
+                row = np.asarray(stated(observation, info), dtype=float)
+            except BaseException as exc:
+                raise guard.forfeit_for(1, exc, before) from None
+            probabilities = tuple(float(x) for x in row)
+        action = ask_agent(self.agent, 1, [(observation, info)])[0]
         action = checked_action(
             state, action, 1, info["info_state"], self.game.num_distinct_actions
         )
@@ -352,63 +350,22 @@ class DuplicateSession:
             returns=[float(r) for r in returns[:2]],
             forfeit=forfeit,
         )
-        if forfeit is not None:  # the state stays where the agent failed; end it here
-            live.state = _Ended(live.state, record.returns)
-        self.add_finished(record)
-
-    def add_finished(self, record: HandRecord) -> None:
-        """Count a finished hand in the score (also used to resume a stored session)."""
+        live.over = True  # after a forfeit the state stays where the agent failed
         self.finished.append(record)
-        won = record.person_return
-        self._totals[0] += 1
-        self._totals[1] += won
-        self._totals[2] += won * won
-        self._deals.setdefault(record.hand // 2, []).append(won)
 
     # -- the score --------------------------------------------------------------------
     def score(self) -> Score:
         """The person's mean per hand with its 95% interval (see :class:`Score`)."""
         scale, unit = score_unit(getattr(self.game, "big_blind", None))
-        n, total, total_sq = self._totals
-        if n == 0:
+        if not self.finished:
             return Score(0, math.nan, math.nan, math.nan, scale, unit, 0)
-        pairs = [sum(v) / 2 for v in self._deals.values() if len(v) == 2]
-        if pairs:  # duplicate scoring: complete deals only
-            m, se = mean_and_stderr(len(pairs), sum(pairs), sum(x * x for x in pairs))
-            n = 2 * len(pairs)
-        else:
-            m, se = mean_and_stderr(int(n), total, total_sq)
+        deals: dict[int, list[float]] = {}
+        for r in self.finished:
+            deals.setdefault(r.hand // 2, []).append(r.person_return)
+        pairs = [sum(v) / 2 for v in deals.values() if len(v) == 2]
+        # Duplicate scoring: complete deals only, once there is one.
+        samples = pairs or [r.person_return for r in self.finished]
+        m, se = mean_and_stderr(len(samples), sum(samples), sum(x * x for x in samples))
         low, high = ci95(m, se)
-        return Score(int(n), m, low, high, scale, unit, len(pairs))
-
-
-def _chance_text(state: Any, before: int, outcome: int) -> str:
-    """The name of the chance outcome at history position ``before`` (asked of a
-    replayed state at that point, since names may depend on it)."""
-    replay = state.game.new_initial_state()
-    for a in state.history()[:before]:
-        replay.apply_unchecked(a)
-    return str(replay.action_to_string(outcome))
-
-
-class _Ended:
-    """A hand ended by a forfeit: terminal, with the forfeit's returns."""
-
-    def __init__(self, state: Any, returns: list[float]) -> None:
-        self._state = state
-        self._returns = returns
-
-    def current_player(self) -> int:
-        return TERMINAL
-
-    def returns(self) -> list[float]:
-        return list(self._returns)
-
-    def history(self) -> list[int]:
-        return list(self._state.history())
-
-    def __str__(self) -> str:
-        return str(self._state)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._state, name)
+        hands = 2 * len(pairs) if pairs else len(samples)
+        return Score(hands, m, low, high, scale, unit, len(pairs))

@@ -25,8 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nashzoo.errors import LeaderboardError
-from nashzoo.eval.session import DuplicateSession, HandRecord, Step
-from nashzoo.games.base import CHANCE
+from nashzoo.eval.session import DuplicateSession, HandRecord
 from nashzoo.leaderboard.models import Hand, PlaySession, Submission, User
 from nashzoo.leaderboard.service import Leaderboard, entrant_of
 
@@ -127,9 +126,7 @@ class PlayRoom:
                 select(Hand).where(Hand.a == person_of(user.id), Hand.block == row.id)
             ).all()
             name, game, play_id, seed = sub.name, sub.game, row.id, row.seed
-        records = sorted(
-            ((_record_of(json.loads(h.record)), h.id) for h in stored), key=lambda r: r[0].hand
-        )
+        records = [(_record_of(json.loads(h.record)), h.id) for h in stored]
         self._make_room()
 
         def start() -> tuple[contextlib.ExitStack, DuplicateSession]:
@@ -139,7 +136,7 @@ class PlayRoom:
                     self.board.open_agent(game, entrant_of(submission_id), fresh=True)
                 )
                 session = DuplicateSession(
-                    self.board.game(game), agent, seed=seed, first_hand=len(records)
+                    self.board.game(game), agent, seed=seed, finished=[r for r, _ in records]
                 )
             except BaseException:
                 stack.close()
@@ -150,8 +147,6 @@ class PlayRoom:
         # is the kernel's parent-death signal, which follows the creating thread), and the
         # web server's request threads come and go: start agents on the room's own thread.
         stack, session = self._starter.submit(start).result()
-        for record, _ in records:
-            session.add_finished(record)
         table = Table(play_id, game, submission_id, name, session, stack)
         table.hand_ids = {record.hand: hand_id for record, hand_id in records}
         self._store_finished(user, table)
@@ -231,17 +226,14 @@ class PlayRoom:
 
 
 def _record_of(data: dict[str, Any]) -> HandRecord:
-    """A stored hand back as a record (for the score of a resumed session)."""
-    seat = int(data["seat"])
-    probabilities = data.get("probabilities") or [None] * len(data["history"])
+    """A stored hand back as a record, for the score and the hand list of a resumed
+    session (its steps are not needed there and stay empty; the replay page reads them
+    from the stored history)."""
     return HandRecord(
         hand=int(data["hand"]),
-        seat=seat,
+        seat=int(data["seat"]),
         history=[int(a) for a in data["history"]],
-        steps=[
-            Step(CHANCE, int(a), "", None if p is None else tuple(p))
-            for a, p in zip(data["history"], probabilities)
-        ],
+        steps=[],
         returns=[float(r) for r in data["returns"]],
         forfeit=data.get("forfeit"),
     )
