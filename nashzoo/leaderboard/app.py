@@ -26,7 +26,6 @@ from nashzoo.errors import (
     AuthError,
     IllegalActionError,
     InvalidParameterError,
-    LeaderboardError,
     NashzooError,
     SubmissionError,
 )
@@ -559,18 +558,15 @@ def create_app(board: Leaderboard) -> FastAPI:
             ], **extra,
         )  # fmt: skip
 
-    def signed_in(request: Request) -> User | None:
-        return cookie_user(request)
-
     @app.get("/play/{submission_id}", response_class=HTMLResponse, include_in_schema=False)
     def play_page(request: Request, submission_id: RowId) -> Response:
-        user = signed_in(request)
+        user = cookie_user(request)
         if user is None:
             return page(request, "signin.html", 401, error="Sign in to play against an agent.")
         return play_view(request, room.table(user, submission_id), submission_id)
 
     def play_action(request: Request, submission_id: int, do: Any) -> Response:
-        user = signed_in(request)
+        user = cookie_user(request)
         if user is None:
             return page(request, "signin.html", 401, error="Sign in to play against an agent.")
         table = room.table(user, submission_id)
@@ -581,7 +577,7 @@ def create_app(board: Leaderboard) -> FastAPI:
                 do(user, table)
         except IllegalActionError as exc:
             return play_view(request, table, submission_id, status=409, error=str(exc))
-        except (LeaderboardError, NashzooError) as exc:
+        except NashzooError as exc:  # not ranked, sandbox failure, ...
             return play_view(request, None, submission_id, status=409, error=str(exc))
         return RedirectResponse(
             request.url_for("play_page", submission_id=submission_id), status_code=303
@@ -603,7 +599,7 @@ def create_app(board: Leaderboard) -> FastAPI:
 
     @app.post("/play/{submission_id}/stop", include_in_schema=False)
     def play_stop(request: Request, submission_id: RowId) -> Response:
-        user = signed_in(request)
+        user = cookie_user(request)
         if user is not None:
             room.close(user.id, submission_id)
         return RedirectResponse(

@@ -412,15 +412,7 @@ class SandboxedAgent:
 
     def act_many(self, requests: Sequence[Request]) -> list[Any]:
         """Actions for several decisions, in one round trip."""
-        actions = self._ask("act", requests, "deciding").get("actions")
-        if not isinstance(actions, list) or len(actions) != len(requests):
-            raise Forfeit(
-                -1,
-                f"answered {str(actions)[:80]} for {len(requests)} decisions (expected a list "
-                f"of {len(requests)} actions)",
-                "bad_output",
-            )
-        return actions
+        return self._ask("act", requests, "deciding", "actions", "decisions")
 
     def probabilities_many(self, requests: Sequence[Request]) -> list[Any]:
         """The agent's stated action probabilities at several decisions, in one round trip
@@ -432,18 +424,19 @@ class SandboxedAgent:
         """
         if not self.states_probabilities:
             raise SandboxError(f"{self.name} has no action_probabilities.")
-        rows = self._ask("probs", requests, "stating probabilities").get("probabilities")
-        if not isinstance(rows, list) or len(rows) != len(requests):
-            raise Forfeit(
-                -1,
-                f"answered {str(rows)[:80]} for {len(requests)} information states (expected "
-                f"a list of {len(requests)} rows)",
-                "bad_output",
-            )
-        return rows
+        return self._ask(
+            "probs", requests, "stating probabilities", "probabilities", "information states"
+        )
 
-    def _ask(self, verb: str, requests: Sequence[Request], doing: str) -> dict[str, Any]:
-        """Send ``requests`` as one ``verb`` message on the clock; the reply."""
+    def _ask(
+        self, verb: str, requests: Sequence[Request], doing: str, answer: str, what: str
+    ) -> list[Any]:
+        """Send ``requests`` as one ``verb`` message on the clock; the reply's ``answer``
+        list, one entry per request.
+
+        Raises:
+            Forfeit: no list of ``len(requests)`` entries came back in time.
+        """
         rows = []
         for observation, info in requests:
             key = info["info_state"]
@@ -465,7 +458,15 @@ class SandboxedAgent:
         reply = self._receive(start + allowance + self.bank, doing)
         elapsed = time.monotonic() - start
         self.bank -= max(0.0, elapsed - allowance)
-        return reply
+        answers = reply.get(answer)
+        if not isinstance(answers, list) or len(answers) != len(requests):
+            raise Forfeit(
+                -1,
+                f"answered {str(answers)[:80]} for {len(requests)} {what} (expected a list of "
+                f"{len(requests)} {answer})",
+                "bad_output",
+            )
+        return answers
 
     def close(self) -> None:
         """Kill the agent's whole process group and every process of its user; remove its
