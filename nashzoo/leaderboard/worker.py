@@ -22,9 +22,29 @@ __all__ = ["worker_main", "WorkerPool", "ray_workers"]
 logger = logging.getLogger(__name__)
 
 
-def worker_main(settings: Settings, name: str, stop_when_idle: bool = False) -> int:
+def _exit_with(parent: int) -> None:
+    """End this process soon after ``parent`` is gone (reparented: ``getppid`` changes).
+
+    ``nashzoo serve`` may die without running its clean-up: killed, or by SIGTERM, which
+    uvicorn re-raises after its graceful shutdown. Its workers must not live on, claiming
+    jobs for a board nobody serves. A job cut short is played again after its lease."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True, name="nashzoo-parent-watch").start()
+
+
+def worker_main(
+    settings: Settings, name: str, stop_when_idle: bool = False, parent: int | None = None
+) -> int:
     """Run jobs (the body of one worker process or Ray task): forever, or until none is
-    left when ``stop_when_idle``. Returns the number of jobs run."""
+    left when ``stop_when_idle``, or until process ``parent`` (when given) is gone.
+    Returns the number of jobs run."""
+    if parent is not None:
+        _exit_with(parent)
     board = Leaderboard(settings)
     return board.work(name, stop_when_idle=stop_when_idle)
 
@@ -44,7 +64,8 @@ class WorkerPool:
 
     def _start(self, k: int) -> None:
         proc = self.ctx.Process(
-            target=worker_main, args=(self.settings, f"{os.uname().nodename}-{os.getpid()}-{k}")
+            target=worker_main,
+            args=(self.settings, f"{os.uname().nodename}-{os.getpid()}-{k}", False, os.getpid()),
         )
         proc.daemon = True
         proc.start()

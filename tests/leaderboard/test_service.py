@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -202,3 +203,70 @@ def test_ray_workers_fill_the_same_board(tmp_path, cfr_policy_file):
             assert sum(done) == jobs  # every job run once, by one of the two tasks
         boards.append(_board_rows(board))
     assert boards[0] == boards[1] and len(boards[0]) == 3
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry))
+    return found
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_serve_takes_its_workers_along(tmp_path, how):
+    """However `nashzoo serve` ends (SIGTERM, which uvicorn re-raises after its shutdown,
+    or SIGKILL), its match workers end too instead of claiming jobs for nobody."""
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+
+    from tests.conftest import ROOT
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "nashzoo", "serve", "--workers", "2", "--port", str(port)],
+        cwd=tmp_path, env=env, start_new_session=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/games", timeout=5)
+                break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline
+                time.sleep(0.3)
+        workers = []
+        while len(workers) < 2:  # the pool's two spawned processes (and the tracker)
+            workers = _children(server.pid)
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        server.send_signal(how)
+        server.wait(timeout=60)
+        deadline = time.monotonic() + 15
+        while any(_alive(p) for p in workers):
+            assert time.monotonic() < deadline, "workers outlived nashzoo serve"
+            time.sleep(0.2)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGKILL)
