@@ -17,12 +17,14 @@ from nashzoo.games.matrix import (
     weighted_rock_paper_scissors,
 )
 from nashzoo.games.observation import ObservationCache, PlayerView
+from nashzoo.games.poker import PokerGame
 
 GAME_TYPES: dict[str, type[Game]] = {
     "kuhn_poker": KuhnPokerGame,
     "leduc_holdem": LeducHoldemGame,
     "matrix_game": MatrixGame,
     "fighting_cards": FightingCardGame,
+    "poker": PokerGame,
 }
 """Game families by their ``game_type``."""
 
@@ -68,6 +70,7 @@ __all__ = [
     "KuhnPokerGame",
     "LeducHoldemGame",
     "MatrixGame",
+    "PokerGame",
     "FightingCardGame",
     "rock_paper_scissors",
     "weighted_rock_paper_scissors",

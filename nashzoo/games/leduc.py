@@ -396,7 +396,8 @@ def four_bet_eight_card_poker() -> LeducHoldemGame:
     2 coins ("nearly 4,000 nodes and 274 sequences per player"). This family has one raise
     size per round, so it cannot express the choice between a 1- and a 2-coin raise; the
     closest game here raises 1 coin at a time, up to 4 raises (8 cards of one suit, one
-    round): 1,521 histories, 40 information sets and 105 sequences per player.
+    round): 1,521 histories, 40 information sets and 105 sequences per player. The
+    poker engine plays the thesis game itself: :func:`nashzoo.games.poker.four_bet_eight_card`.
     """
     return LeducHoldemGame(
         num_ranks=8, num_suits=1, max_raises=4, raise_sizes=(1,), ante=1, num_rounds=1

@@ -1,0 +1,368 @@
+"""Limit poker game definitions in the ACPC format, with one extension.
+
+The Annual Computer Poker Competition describes a game in a short text (the format
+OpenSpiel's ``universal_poker`` reads)::
+
+    GAMEDEF
+    limit
+    numPlayers = 2
+    numRounds = 4
+    blind = 10 5
+    raiseSize = 10 10 20 20
+    firstPlayer = 2 1 1 1
+    maxRaises = 3 4 4 4
+    numSuits = 4
+    numRanks = 13
+    numHoleCards = 2
+    numBoardCards = 0 3 1 1
+    END GAMEDEF
+
+Per-round lists have one entry per round; ``firstPlayer`` counts seats from 1; ``blind``
+is what each seat posts before the deal (seat 1 the big blind in heads-up Hold'em).
+
+**Extension: a choice of raise sizes.** ``raiseSize = 1,2`` lets a raise in that round add
+1 or 2 chips (one action per size); the ACPC format has a single size per round. And
+``stack`` (ACPC's no-limit key), when given, caps what a player can put in: a raise that
+would exceed it is not legal. ACPC ignores ``stack`` in limit games; a definition meant
+for another ACPC reader should leave it out. These two are what Oliehoek's "4-bet 8-card
+poker" needs (raises of 1 or 2 coins up to 4 coins).
+
+Only heads-up (``numPlayers = 2``) limit games are supported.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from nashzoo.errors import InvalidParameterError
+
+__all__ = ["PokerDefinition", "parse_gamedef"]
+
+_ROUND_KEYS = ("raiseSize", "firstPlayer", "maxRaises", "numBoardCards")
+_KNOWN_KEYS = {
+    "numPlayers",
+    "numRounds",
+    "blind",
+    "stack",
+    "numSuits",
+    "numRanks",
+    "numHoleCards",
+    *_ROUND_KEYS,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class PokerDefinition:
+    """A heads-up limit poker game (the fields of an ACPC game definition).
+
+    Attributes:
+        num_rounds: betting rounds, 1 to 6.
+        blinds: chips each player posts before the deal (player 0 first).
+        raise_sizes: per round, the chips a raise may add over the current bet (one
+            action per size; the ACPC format has exactly one).
+        max_raises: per round, most raises (blinds do not count).
+        first_player: per round, the player who acts first (0-based here; the ACPC text
+            counts from 1).
+        num_board_cards: per round, public cards dealt before that round's betting.
+        num_suits: suits in the deck, 1 to 4 (``c d h s``).
+        num_ranks: ranks in the deck, 1 to 13 (from the deuce up).
+        num_hole_cards: private cards of each player.
+        stack: most chips a player may put in (``None``: no cap; see the module notes).
+
+    Raises:
+        InvalidParameterError: a field of the wrong type or out of range, lists of the
+            wrong length, or a deck too small for the cards dealt.
+    """
+
+    num_rounds: int
+    blinds: tuple[int, int]
+    raise_sizes: tuple[tuple[int, ...], ...]
+    max_raises: tuple[int, ...]
+    first_player: tuple[int, ...]
+    num_board_cards: tuple[int, ...]
+    num_suits: int
+    num_ranks: int
+    num_hole_cards: int
+    stack: int | None = None
+
+    def __post_init__(self) -> None:
+        def whole(name: str, value: Any, lo: int, hi: int | None = None) -> int:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidParameterError(
+                    f"Poker definition field `{name}` expects an integer, received {value!r}."
+                )
+            if value < lo or (hi is not None and value > hi):
+                span = f"[{lo}, {hi}]" if hi is not None else f">= {lo}"
+                raise InvalidParameterError(
+                    f"Poker definition field `{name}` must be {span}, received {value}."
+                )
+            return value
+
+        def per_round(name: str, values: Any) -> tuple[Any, ...]:
+            if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+                raise InvalidParameterError(
+                    f"Poker definition field `{name}` expects one value per round "
+                    f"({self.num_rounds}), received {values!r}."
+                )
+            if len(values) != self.num_rounds:
+                raise InvalidParameterError(
+                    f"Poker definition field `{name}` needs {self.num_rounds} values (one per "
+                    f"round), received {len(values)}: {list(values)!r}."
+                )
+            return tuple(values)
+
+        whole("num_rounds", self.num_rounds, 1, 6)
+        whole("num_suits", self.num_suits, 1, 4)
+        whole("num_ranks", self.num_ranks, 1, 13)
+        whole("num_hole_cards", self.num_hole_cards, 1, 3)
+        if isinstance(self.blinds, (str, bytes)) or not isinstance(self.blinds, Sequence):
+            raise InvalidParameterError(
+                f"Poker definition field `blinds` expects two integers, received {self.blinds!r}."
+            )
+        if len(self.blinds) != 2:
+            raise InvalidParameterError(
+                "Only heads-up poker is supported: `blinds` needs 2 values, received "
+                f"{list(self.blinds)!r}."
+            )
+        blinds = tuple(whole("blinds[]", b, 0) for b in self.blinds)
+        sizes = []
+        for r, entry in enumerate(per_round("raise_sizes", self.raise_sizes)):
+            options = (entry,) if isinstance(entry, int) else entry
+            if (
+                isinstance(options, (str, bytes))
+                or not isinstance(options, Sequence)
+                or not options
+            ):
+                raise InvalidParameterError(
+                    f"Poker definition field `raise_sizes[{r}]` expects an integer or a "
+                    f"non-empty list of integers, received {entry!r}."
+                )
+            values = tuple(whole(f"raise_sizes[{r}]", v, 1) for v in options)
+            if len(set(values)) != len(values):
+                raise InvalidParameterError(
+                    f"Poker definition field `raise_sizes[{r}]` lists a size twice: {values}."
+                )
+            sizes.append(values)
+        if len({len(s) for s in sizes}) != 1:
+            raise InvalidParameterError(
+                "Every round must offer the same number of raise sizes (the action space is "
+                f"fixed), received {sizes}."
+            )
+        max_raises = tuple(
+            whole("max_raises[]", v, 0, 10) for v in per_round("max_raises", self.max_raises)
+        )
+        first = tuple(
+            whole("first_player[]", v, 0, 1) for v in per_round("first_player", self.first_player)
+        )
+        board = tuple(
+            whole("num_board_cards[]", v, 0, 5)
+            for v in per_round("num_board_cards", self.num_board_cards)
+        )
+        if self.stack is not None:
+            whole("stack", self.stack, max(blinds) or 1)
+        deck = self.num_suits * self.num_ranks
+        needed = 2 * self.num_hole_cards + sum(board)
+        if needed > deck:
+            raise InvalidParameterError(
+                f"The deck has {deck} cards (num_ranks={self.num_ranks} x num_suits="
+                f"{self.num_suits}) but the game deals {needed} (2 x {self.num_hole_cards} hole "
+                f"cards and {sum(board)} board cards)."
+            )
+        if 2 * self.num_hole_cards + sum(board) > 7 and deck != 52:
+            raise InvalidParameterError(
+                "Hands of more than 7 cards are only ranked for short decks of up to 7 cards; "
+                f"this definition deals {self.num_hole_cards + sum(board)} per player."
+            )
+        object.__setattr__(self, "blinds", blinds)
+        object.__setattr__(self, "raise_sizes", tuple(sizes))
+        object.__setattr__(self, "max_raises", max_raises)
+        object.__setattr__(self, "first_player", first)
+        object.__setattr__(self, "num_board_cards", board)
+
+    @property
+    def num_cards(self) -> int:
+        """Cards in the deck."""
+        return self.num_ranks * self.num_suits
+
+    @property
+    def num_raise_sizes(self) -> int:
+        """Raise actions per decision (the same in every round)."""
+        return len(self.raise_sizes[0])
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able fields (what :meth:`from_dict` reads back)."""
+        out = dataclasses.asdict(self)
+        out["blinds"] = list(self.blinds)
+        for key in ("raise_sizes", "max_raises", "first_player", "num_board_cards"):
+            out[key] = [list(v) if isinstance(v, tuple) else v for v in out[key]]
+        return out
+
+    @classmethod
+    def from_dict(cls, fields: dict[str, Any]) -> PokerDefinition:
+        """Build from :meth:`to_dict` output.
+
+        Raises:
+            InvalidParameterError: unknown or missing fields, or bad values.
+        """
+        if not isinstance(fields, dict):
+            raise InvalidParameterError(
+                f"A poker definition is a dict of fields, received {type(fields).__name__}."
+            )
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(fields) - names)
+        missing = sorted(n for n in names - set(fields) if n != "stack")
+        if unknown or missing:
+            raise InvalidParameterError(
+                f"Poker definition fields: unknown {unknown}, missing {missing}; the fields "
+                f"are {sorted(names)}."
+            )
+        return cls(**fields)
+
+    def to_gamedef(self) -> str:
+        """The ACPC text (``raiseSize`` entries with several sizes use the extension)."""
+
+        def join(values: Iterable[Any]) -> str:
+            return " ".join(str(v) for v in values)
+
+        lines = [
+            "GAMEDEF",
+            "limit",
+            "numPlayers = 2",
+            f"numRounds = {self.num_rounds}",
+            f"blind = {join(self.blinds)}",
+            f"raiseSize = {join(','.join(map(str, s)) for s in self.raise_sizes)}",
+            f"firstPlayer = {join(p + 1 for p in self.first_player)}",
+            f"maxRaises = {join(self.max_raises)}",
+            f"numSuits = {self.num_suits}",
+            f"numRanks = {self.num_ranks}",
+            f"numHoleCards = {self.num_hole_cards}",
+            f"numBoardCards = {join(self.num_board_cards)}",
+        ]
+        if self.stack is not None:
+            lines.append(f"stack = {self.stack} {self.stack}")
+        lines.append("END GAMEDEF")
+        return "\n".join(lines) + "\n"
+
+    def universal_poker_params(self) -> dict[str, Any]:
+        """The parameters of OpenSpiel's ``universal_poker`` for this definition:
+        ``pyspiel.load_game("universal_poker", definition.universal_poker_params())``.
+
+        Raises:
+            InvalidParameterError: the definition uses the extension (several raise sizes
+                or a stack), which universal_poker's limit games cannot express.
+        """
+        if self.num_raise_sizes != 1 or self.stack is not None:
+            raise InvalidParameterError(
+                "universal_poker has one raise size per round and no stack in limit games; "
+                f"this definition has raise sizes {self.raise_sizes} and stack {self.stack}."
+            )
+
+        def join(values: Iterable[Any]) -> str:
+            return " ".join(str(v) for v in values)
+
+        return {
+            "betting": "limit",
+            "numPlayers": 2,
+            "numRounds": self.num_rounds,
+            "blind": join(self.blinds),
+            "raiseSize": join(s[0] for s in self.raise_sizes),
+            "firstPlayer": join(p + 1 for p in self.first_player),
+            "maxRaises": join(self.max_raises),
+            "numSuits": self.num_suits,
+            "numRanks": self.num_ranks,
+            "numHoleCards": self.num_hole_cards,
+            "numBoardCards": join(self.num_board_cards),
+        }
+
+
+def parse_gamedef(text: str) -> PokerDefinition:
+    """Read an ACPC game definition (``GAMEDEF`` ... ``END GAMEDEF``; ``#`` comments).
+
+    Raises:
+        InvalidParameterError: not a limit heads-up definition, an unknown or repeated
+            key, a value that is not an integer, or fields the definition rejects.
+    """
+    if not isinstance(text, str):
+        raise InvalidParameterError(
+            f"parse_gamedef expects the definition's text, received {type(text).__name__}."
+        )
+    lines = [line.split("#", 1)[0].strip() for line in text.splitlines()]
+    lines = [line for line in lines if line]
+    if not lines or lines[0].upper() != "GAMEDEF" or lines[-1].upper() != "END GAMEDEF":
+        raise InvalidParameterError(
+            "An ACPC game definition starts with 'GAMEDEF' and ends with 'END GAMEDEF'."
+        )
+    body = lines[1:-1]
+    betting = [line.lower() for line in body if "=" not in line]
+    if betting != ["limit"]:
+        raise InvalidParameterError(
+            f"Only 'limit' betting is supported; the definition says {betting or 'nothing'}."
+        )
+    values: dict[str, list[str]] = {}
+    for line in body:
+        if "=" not in line:
+            continue
+        key, _, rest = (part.strip() for part in line.partition("="))
+        match = next((k for k in _KNOWN_KEYS if k.lower() == key.lower()), None)
+        if match is None:
+            raise InvalidParameterError(
+                f"Unknown key {key!r} in the game definition; known keys are {sorted(_KNOWN_KEYS)}."
+            )
+        if match in values:
+            raise InvalidParameterError(f"Key {match!r} appears twice in the game definition.")
+        values[match] = rest.split()
+
+    def ints(key: str, text_value: str) -> list[int]:
+        try:
+            return [int(v) for v in text_value.split(",")]
+        except ValueError:
+            raise InvalidParameterError(
+                f"Key {key!r} expects integers, received {text_value!r}."
+            ) from None
+
+    def one(key: str, default: int | None = None) -> int:
+        if key not in values:
+            if default is None:
+                raise InvalidParameterError(f"The game definition lacks {key!r}.")
+            return default
+        got = values[key]
+        if len(got) != 1:
+            raise InvalidParameterError(f"Key {key!r} expects one integer, received {got}.")
+        return ints(key, got[0])[0]
+
+    if one("numPlayers") != 2:
+        raise InvalidParameterError(
+            f"Only heads-up poker is supported (numPlayers = 2), received {values['numPlayers']}."
+        )
+    rounds = one("numRounds")
+
+    def listed(key: str, default: int | None = None) -> list[Any]:
+        if key not in values:
+            if default is None:
+                raise InvalidParameterError(f"The game definition lacks {key!r}.")
+            return [default] * rounds
+        got = values[key]
+        if len(got) < rounds:
+            raise InvalidParameterError(
+                f"Key {key!r} needs {rounds} values (one per round), received {got}."
+            )
+        return [ints(key, v) for v in got[:rounds]]
+
+    stack_values = [ints("stack", v)[0] for v in values.get("stack", [])]
+    if stack_values and len(set(stack_values)) != 1:
+        raise InvalidParameterError(f"Key 'stack' must be equal for both players: {stack_values}.")
+    blinds = [ints("blind", v)[0] for v in values.get("blind", [])]
+    return PokerDefinition(
+        num_rounds=rounds,
+        blinds=tuple([*blinds, 0, 0][:2] if len(blinds) <= 2 else blinds),  # type: ignore[arg-type]
+        raise_sizes=tuple(tuple(v) for v in listed("raiseSize")),
+        max_raises=tuple(v[0] for v in listed("maxRaises")),
+        first_player=tuple(v[0] - 1 for v in listed("firstPlayer", 1)),
+        num_board_cards=tuple(v[0] for v in listed("numBoardCards", 0)),
+        num_suits=one("numSuits"),
+        num_ranks=one("numRanks"),
+        num_hole_cards=one("numHoleCards"),
+        stack=stack_values[0] if stack_values else None,
+    )

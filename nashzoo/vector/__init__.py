@@ -1,0 +1,1 @@
+"""Batched environments: many games stepped at once on arrays (numba)."""
