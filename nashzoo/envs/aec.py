@@ -95,6 +95,10 @@ class GameEnv(AECEnv):
     observation_cache_size: int = 200_000
     """Most observations kept, keyed by information-state string (they are copied out)."""
 
+    uncached_above: int = 5_000_000
+    """Games with more histories than this (Limit Hold'em) build every observation fresh:
+    their information states rarely repeat, and a cache would only cost memory."""
+
     metadata: dict[str, Any] = {
         "render_modes": ["ansi", "human"],
         "name": "nashzoo_game_v0",
@@ -151,7 +155,11 @@ class GameEnv(AECEnv):
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
         self._rng: np.random.Generator | None = None
         self._state: State | None = None
-        self._observations = ObservationCache(game, self.observation_cache_size)
+        histories = game.count_histories()
+        self._cached = histories is None or histories <= self.uncached_above
+        self._observations = ObservationCache(
+            game, self.observation_cache_size if self._cached else 0
+        )
         self._keys: list[str] = []
         self._decisions = 0
 
@@ -210,10 +218,13 @@ class GameEnv(AECEnv):
             state.advance_chance(self._rng.random)
         key_of = state.information_state_string_unchecked
         key = key_of(0)
-        view = self._observations.cached(key) or self._observations.get(state, 0, key)
         # The public history is the same for every agent: one fresh array per step.
-        public = view.public_history.copy()
-        length = view.history_length
+        view = self._observations.cached(key)
+        if view is not None:
+            public = view.public_history.copy()
+            length = view.history_length
+        else:
+            public, length = self._observations.public_history(state)
         agents = self.possible_agents
         if len(agents) == 2:  # every shipped game: one expression, no loop (the hot path)
             keys = [key, key_of(1)]
@@ -269,7 +280,12 @@ class GameEnv(AECEnv):
             raise ResetNeededError("Call reset() before using the environment.")
         i = self.agent_name_mapping[agent]
         key = self._keys[i]
-        view = self._observations.cached(key) or self._observations.get(state, i, key)
+        view = self._observations.cached(key)
+        if view is None:
+            if not self._cached:
+                tensor, mask = self._observations.fresh(state, i)
+                return {"observation": tensor, "action_mask": mask}
+            view = self._observations.get(state, i, key)
         return {"observation": view.tensor.copy(), "action_mask": view.mask.copy()}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:

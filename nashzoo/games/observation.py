@@ -88,6 +88,8 @@ class ObservationCache:
         self._cache: dict[str, PlayerView] = {}
         # cached(key): the view for key or None, the fast path of get() (a bound dict.get)
         self.cached: Callable[[str], PlayerView | None] = self._cache.get
+        self._masks: dict[tuple[int, ...], np.ndarray] = {}
+        self._no_history = np.full(game.max_history_length, HIDDEN, dtype=np.int64)
 
     def get(self, state: State, player: int, key: str) -> PlayerView:
         """View of ``player`` whose information-state string at ``state`` is ``key``."""
@@ -100,17 +102,33 @@ class ObservationCache:
 
     def build(self, state: State, player: int) -> PlayerView:
         """Build (without caching) the view of ``player`` at ``state``."""
+        tensor, mask = self.fresh(state, player)
+        history, length = self.public_history(state)
+        return PlayerView(locked_array(tensor), locked_array(mask), locked_array(history), length)
+
+    def fresh(self, state: State, player: int) -> tuple[np.ndarray, np.ndarray]:
+        """The tensor and mask of ``player`` at ``state`` as new writeable arrays (no
+        cache: for games whose information states rarely repeat)."""
         game = self.game
         tensor = np.zeros(game.information_state_tensor_size, dtype=np.float32)
-        tensor[state.information_state_indices(player)] = 1.0
-        mask = np.zeros(game.num_distinct_actions, dtype=np.int8)
+        tensor.put(state.information_state_indices(player), 1.0)
         if state.current_player() == player:
-            mask[list(state.legal_actions())] = 1
+            legal = tuple(state.legal_actions())
         elif game.simultaneous:
-            mask[list(state.pending_legal_actions(player))] = 1
+            legal = tuple(state.pending_legal_actions(player))
+        else:
+            legal = ()
+        mask = self._masks.get(legal)
+        if mask is None:  # one template per set of legal actions (a handful per game)
+            mask = np.zeros(game.num_distinct_actions, dtype=np.int8)
+            mask[list(legal)] = 1
+            self._masks[legal] = mask
+        return tensor, mask.copy()
+
+    def public_history(self, state: State) -> tuple[np.ndarray, int]:
+        """:meth:`State.public_history` padded to ``max_history_length`` (a new array)
+        and its length."""
         public = state.public_history()
-        history = np.full(game.max_history_length, HIDDEN, dtype=np.int64)
+        history = self._no_history.copy()
         history[: len(public)] = public
-        return PlayerView(
-            locked_array(tensor), locked_array(mask), locked_array(history), len(public)
-        )
+        return history, len(public)

@@ -38,6 +38,7 @@ __all__ = ["SingleAgentEnv", "GYMNASIUM_IDS"]
 GYMNASIUM_IDS = {
     "nashzoo/KuhnPoker-v0": "nashzoo/kuhn_poker-v0",
     "nashzoo/LeducHoldem-v0": "nashzoo/leduc_holdem-v0",
+    "nashzoo/LimitHoldem-v0": "nashzoo/limit_holdem-v0",
     "nashzoo/RockPaperScissors-v0": "nashzoo/rps-v0",
     "nashzoo/WeightedRockPaperScissors-v0": "nashzoo/weighted_rps-v0",
     "nashzoo/MatchingPennies-v0": "nashzoo/matching_pennies-v0",

@@ -196,7 +196,9 @@ class PokerState(State):
     __slots__ = (
         "game",
         "_cards",
-        "_dealt_mask",
+        "_remaining",
+        "_hole_idx",
+        "_public_idx",
         "_pending",
         "_round",
         "_contrib",
@@ -215,7 +217,11 @@ class PokerState(State):
         d = game.definition
         self.game = game
         self._cards: list[int] = []  # hole cards of player 0, of player 1, then the board
-        self._dealt_mask = 0
+        self._remaining = list(range(game.num_cards))  # undealt cards, sorted
+        # tensor indices, kept as the state moves: each player's hole cards; the board
+        # cards and actions (shared)
+        self._hole_idx: list[list[int]] = [[0], [1]]
+        self._public_idx: list[int] = []
         self._pending = 2 * d.num_hole_cards + d.num_board_cards[0]
         self._round = 0
         self._contrib = list(d.blinds)
@@ -227,8 +233,8 @@ class PokerState(State):
         self._bets: list[str] = [""]
         self._actions: list[list[int]] = [[]]  # each round's betting actions
         self._heads = ["player=0 hole=", "player=1 hole="]
-        self._tail = " board=" + "/" * (sum(1 for k in d.num_board_cards if k) - 1)
-        self._tail = (self._tail if game.has_board else "") + " bets="
+        # the public part of the information-state string (None: to be rebuilt)
+        self._tail: str | None = self._public_text()
 
     # -- the rules --------------------------------------------------------------------------
     def current_player(self) -> int:
@@ -249,8 +255,7 @@ class PokerState(State):
                         actions.append(RAISE + k)
             return actions
         if p == CHANCE:
-            mask = self._dealt_mask
-            return [c for c in range(self.game.num_cards) if not mask >> c & 1]
+            return self._remaining.copy()
         return ()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
@@ -268,7 +273,11 @@ class PokerState(State):
             return
         d = game.definition
         r = self._round
-        self._actions[r].append(action)
+        actions = self._actions[r]
+        self._public_idx.append(
+            game.round_action_offset[r] + game.num_distinct_actions * len(actions) + action
+        )
+        actions.append(action)
         self._acted += 1
         contrib = self._contrib
         if action == FOLD:
@@ -280,7 +289,7 @@ class PokerState(State):
             contrib[p] = contrib[1 - p] if contrib[1 - p] > contrib[p] else contrib[p]
             if self._acted >= 2:  # the call closes the round
                 self._bets[r] += letter
-                self._tail += letter
+                self._tail = f"{self._tail}{letter}"
                 self._next_round()
                 return
             self._player = 1 - p
@@ -292,7 +301,7 @@ class PokerState(State):
             self._raises += 1
             self._player = 1 - p
         self._bets[r] += letter
-        self._tail += letter
+        self._tail = f"{self._tail}{letter}"
 
     def _next_round(self) -> None:
         d = self.game.definition
@@ -305,7 +314,7 @@ class PokerState(State):
         self._acted = 0
         self._bets.append("")
         self._actions.append([])
-        self._tail += "/"
+        self._tail = f"{self._tail}/"
         self._pending = d.num_board_cards[r]
         self._player = CHANCE if self._pending else d.first_player[r]
 
@@ -313,16 +322,19 @@ class PokerState(State):
         game = self.game
         d = game.definition
         self._cards.append(card)
-        self._dealt_mask |= 1 << card
+        self._remaining.remove(card)
         self._pending -= 1
         n = len(self._cards)
         h = d.num_hole_cards
         names = game.card_names
         if n <= 2 * h:
             p = 0 if n <= h else 1
+            self._hole_idx[p].append(2 + card)
             self._heads[p] = f"player={p} hole=" + _sorted_names(self._cards[p * h : n], names)
         else:
-            self._tail = self._public_text()
+            self._public_idx.append(game.board_offset[self._round] + card)
+            # built once the round's board is complete (or when asked for mid-deal)
+            self._tail = self._public_text() if self._pending == 0 else None
         if self._pending == 0:
             self._player = d.first_player[self._round]
 
@@ -343,7 +355,9 @@ class PokerState(State):
         new = PokerState.__new__(PokerState)
         new.game = self.game
         new._cards = self._cards.copy()
-        new._dealt_mask = self._dealt_mask
+        new._remaining = self._remaining.copy()
+        new._hole_idx = [self._hole_idx[0].copy(), self._hole_idx[1].copy()]
+        new._public_idx = self._public_idx.copy()
         new._pending = self._pending
         new._round = self._round
         new._contrib = self._contrib.copy()
@@ -384,27 +398,26 @@ class PokerState(State):
         return [HIDDEN] * hidden + self._history[hidden:]
 
     def information_state_string_unchecked(self, player: int) -> str:
-        return self._heads[player] + self._tail
+        tail = self._tail
+        if tail is None:
+            tail = self._tail = self._public_text()
+        return self._heads[player] + tail
 
     def information_state_indices(self, player: int) -> list[int]:
-        game = self.game
-        d = game.definition
-        h = d.num_hole_cards
-        idx = [player]
-        idx.extend(2 + c for c in self._cards[player * h : (player + 1) * h])
-        start = 2 * h
-        cards = self._cards
-        for r, k in enumerate(d.num_board_cards):
-            if k and len(cards) > start:
-                base = game.board_offset[r]
-                idx.extend(base + c for c in cards[start : start + k])
-            start += k
-        width = game.num_distinct_actions
-        for r, actions in enumerate(self._actions):
-            base = game.round_action_offset[r]
-            for j, a in enumerate(actions):
-                idx.append(base + width * j + a)
-        return idx
+        return self._hole_idx[player] + self._public_idx
+
+    def advance_chance(self, uniform: Callable[[], float]) -> None:
+        """Deal until a player is to move or the game is over: each card is the
+        ``floor(u * n)``-th of the ``n`` cards left (sorted), ``u = uniform()``.
+
+        The same distribution as the generic :meth:`State.advance_chance` (every card left
+        equally likely) without building the outcome list; the vector env deals alike, so
+        its episodes equal this engine's for the same draws.
+        """
+        while self._player == CHANCE:
+            remaining = self._remaining
+            self._history.append(remaining[int(uniform() * len(remaining))])
+            self._deal(self._history[-1])
 
     # -- read-outs -------------------------------------------------------------------------
     @property
