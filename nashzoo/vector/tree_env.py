@@ -1,0 +1,174 @@
+"""Batched envs over a compiled game tree: N games of Kuhn, Leduc (or any game that
+compiles) stepped at once in numba.
+
+Each game is a node index of :class:`~nashzoo.tree.GameTree`; a step follows the chosen
+child, resolves chance nodes with the game's own PCG64 generator (the numbers
+``np.random.default_rng(seed).random()`` gives, each chance event one draw, the outcome
+picked as :func:`~nashzoo.games.base.sample_chance_outcome` picks it) and, at the end of
+an episode, records the returns and starts the next episode at once (auto-reset).
+Observations and masks are rows of the tree's information-state tensors and legal
+masks, so game ``i`` seeded ``seed + i`` plays exactly the episodes of the single env
+``reset(seed=seed + i)`` followed by plain ``reset()`` calls (test).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from nashzoo.errors import IllegalActionError
+from nashzoo.games.base import Game
+from nashzoo.tree import GameTree, compile_game
+from nashzoo.validation import check_int
+from nashzoo.vector.batch import Batch, check_actions, seeds_for
+from nashzoo.vector.pcg import next_double, seeded_states
+
+__all__ = ["TreeVectorEnv"]
+
+_CHANCE = -1
+_TERMINAL = -4
+
+
+@njit(cache=True)
+def _resolve(node, i, player, first_child, num_children, chance_prob, rng):
+    """Follow chance nodes from ``node`` with generator ``i``; the first non-chance node."""
+    while player[node] == _CHANCE:
+        u = next_double(rng, i)
+        first = first_child[node]
+        count = num_children[node]
+        pick = first + count - 1
+        for c in range(first, first + count):
+            u -= chance_prob[c]
+            if u < 0.0:
+                pick = c
+                break
+        node = pick
+    return node
+
+
+@njit(cache=True)
+def _reset_all(nodes, root, player, first_child, num_children, chance_prob, rng):
+    for i in range(nodes.size):
+        nodes[i] = _resolve(root, i, player, first_child, num_children, chance_prob, rng)
+
+
+@njit(cache=True)
+def _step(
+    nodes, actions, child, root, player, first_child, num_children, chance_prob, utility,
+    rng, rewards, terminated,
+):  # fmt: skip
+    for i in range(nodes.size):
+        node = child[nodes[i], actions[i]]
+        node = _resolve(node, i, player, first_child, num_children, chance_prob, rng)
+        if player[node] == _TERMINAL:
+            for p in range(utility.shape[1]):
+                rewards[i, p] = utility[node, p]
+            terminated[i] = True
+            node = _resolve(root, i, player, first_child, num_children, chance_prob, rng)
+        else:
+            for p in range(utility.shape[1]):
+                rewards[i, p] = 0.0
+            terminated[i] = False
+        nodes[i] = node
+
+
+class TreeVectorEnv:
+    """``num_envs`` games of a compiled game stepped at once.
+
+    Args:
+        game: the rules (it must compile: Kuhn, Leduc, the small presets).
+        num_envs: games in the batch.
+        seed: as :meth:`reset` (``None``: OS entropy).
+
+    Raises:
+        InvalidParameterError: ``num_envs`` below 1.
+        GameTooLargeError: the game does not compile.
+    """
+
+    def __init__(self, game: Game, num_envs: int, *, seed: int | Sequence[int] | None = None):
+        self.num_envs = check_int("num_envs", num_envs, 1)
+        self.game = game
+        tree: GameTree = compile_game(game)
+        self.tree = tree
+        self.num_players = game.num_players
+        self.num_actions = game.num_distinct_actions
+        self.observation_size = game.information_state_tensor_size
+        child = np.full((tree.num_nodes, self.num_actions), -1, dtype=np.int64)
+        decision = np.flatnonzero(tree.player >= 0)
+        for node in decision.tolist():
+            first, count = int(tree.first_child[node]), int(tree.num_children[node])
+            child[node, tree.action[first : first + count]] = np.arange(first, first + count)
+        self._child = child
+        self._player = tree.player.astype(np.int64)
+        self._first = tree.first_child.astype(np.int64)
+        self._count = tree.num_children.astype(np.int64)
+        self._prob = tree.chance_prob.astype(np.float64)
+        self._utility = np.ascontiguousarray(tree.utility, dtype=np.float64)
+        self._infoset = tree.infoset.astype(np.int64)
+        self._tensor = tree.infoset_tensor.astype(np.float32)
+        self._mask = tree.legal_mask.astype(np.int8)
+        self._nodes = np.zeros(self.num_envs, dtype=np.int64)
+        self._rng = seeded_states([None] * self.num_envs)
+        self._started = False
+        if seed is not None:
+            self.reset(seed=seed)
+
+    def reset(self, *, seed: int | Sequence[int] | None = None) -> Batch:
+        """Start a new episode in every game.
+
+        Args:
+            seed: an int seeds game ``i`` with ``seed + i`` (Gymnasium's convention); a
+                sequence gives one seed per game; ``None`` keeps each game's stream
+                (the first reset draws OS entropy).
+        """
+        if seed is not None or not self._started:
+            self._rng = seeded_states(seeds_for(seed, self.num_envs))
+        _reset_all(self._nodes, 0, self._player, self._first, self._count, self._prob, self._rng)
+        self._started = True
+        return self._batch(
+            np.zeros((self.num_envs, self.num_players)), np.zeros(self.num_envs, dtype=bool)
+        )
+
+    def step(self, actions: Any) -> Batch:
+        """Apply one action per game (for the player to act in it).
+
+        Raises:
+            ResetNeededError: before :meth:`reset`.
+            InvalidActionError, ActionTypeError: not an integer array of shape
+                ``(num_envs,)`` with values in ``[0, num_actions)``.
+            IllegalActionError: an action is masked out (no game is changed).
+        """
+        actions = check_actions(actions, self.num_envs, self.num_actions, self._started)
+        bad = self._child[self._nodes, actions] < 0
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            legal = np.flatnonzero(self._mask[self._infoset[self._nodes[i]]]).tolist()
+            raise IllegalActionError(
+                f"Action {int(actions[i])} is illegal in game {i} (and {int(bad.sum()) - 1} "
+                f"other games); legal actions there are {legal}. No game was stepped."
+            )
+        rewards = np.empty((self.num_envs, self.num_players))
+        terminated = np.empty(self.num_envs, dtype=bool)
+        _step(
+            self._nodes, actions, self._child, 0, self._player, self._first, self._count,
+            self._prob, self._utility, self._rng, rewards, terminated,
+        )  # fmt: skip
+        return self._batch(rewards, terminated)
+
+    def _batch(self, rewards: np.ndarray, terminated: np.ndarray) -> Batch:
+        infosets = self._infoset[self._nodes]
+        return Batch(
+            observation=self._tensor[infosets],
+            action_mask=self._mask[infosets],
+            player=self._player[self._nodes],
+            rewards=rewards,
+            terminated=terminated,
+        )
+
+    def information_state_strings(self) -> list[str]:
+        """The information-state string of the player to act in each game."""
+        keys = self.tree.infoset_keys
+        return [keys[i] for i in self._infoset[self._nodes].tolist()]

@@ -1,0 +1,96 @@
+"""Batched Kuhn and Leduc: the same episodes as the single env for the same seeds, NumPy's
+PCG64 reproduced draw for draw, auto-reset, and clear errors."""
+
+import numpy as np
+import pytest
+
+import nashzoo
+from nashzoo.errors import IllegalActionError, InvalidActionError, ResetNeededError
+from nashzoo.vector import make_vector
+from nashzoo.vector.pcg import next_double, seeded_states
+
+
+def test_pcg64_draws_equal_numpy():
+    seeds = [0, 1, 2**40 + 3]
+    states = seeded_states(seeds)
+    for i, seed in enumerate(seeds):
+        expected = np.random.default_rng(seed).random(2000)
+        ours = np.array([next_double(states, i) for _ in range(2000)])
+        np.testing.assert_array_equal(ours, expected)
+
+
+def _legal_choice(rng, mask):
+    return int(rng.choice(np.flatnonzero(mask)))
+
+
+@pytest.mark.parametrize("env_id", ["nashzoo/kuhn_poker-v0", "nashzoo/leduc_holdem-v0"])
+def test_same_episodes_as_the_single_env(env_id):
+    n, seed, steps = 6, 11, 60
+    venv = make_vector(env_id, n)
+    batch = venv.reset(seed=seed)
+    choosers = [np.random.default_rng(100 + i) for i in range(n)]
+    seen = [[] for _ in range(n)]  # per game: (observation, mask, action) at each decision
+    returns = [[] for _ in range(n)]
+    for _ in range(steps):
+        actions = np.array([_legal_choice(choosers[i], batch.action_mask[i]) for i in range(n)])
+        for i in range(n):
+            seen[i].append((batch.observation[i].copy(), batch.action_mask[i].copy(), actions[i]))
+        batch = venv.step(actions)
+        for i in np.flatnonzero(batch.terminated):
+            returns[i].append(batch.rewards[i].tolist())
+    for i in range(n):
+        env = nashzoo.make(env_id)
+        env.reset(seed=seed + i)
+        decisions = iter(seen[i])
+        single_returns = []
+        done = False
+        while not done:
+            for _agent in env.agent_iter():
+                obs, _, terminated, truncated, _ = env.last()
+                if terminated or truncated:
+                    env.step(None)
+                    continue
+                try:
+                    observation, mask, action = next(decisions)
+                except StopIteration:
+                    done = True
+                    break
+                np.testing.assert_array_equal(obs["observation"], observation)
+                np.testing.assert_array_equal(obs["action_mask"], mask)
+                env.step(int(action))
+            else:
+                single_returns.append(env.unwrapped.state_of_game().returns())
+                env.reset()
+        assert single_returns == returns[i] and len(returns[i]) >= 5
+
+
+def test_errors_and_autoreset():
+    venv = make_vector("nashzoo/kuhn_poker-v0", 3)
+    with pytest.raises(ResetNeededError, match="reset"):
+        venv.step(np.ones(3, dtype=np.int64))
+    batch = venv.reset(seed=0)
+    assert batch.observation.shape == (3, 11) and batch.action_mask.shape == (3, 2)
+    assert (batch.player == 0).all()
+    with pytest.raises(InvalidActionError, match=r"shape \(3,\)"):
+        venv.step(np.zeros(2, dtype=np.int64))
+    with pytest.raises(InvalidActionError, match=r"\[0, 2\)"):
+        venv.step(np.array([0, 0, 5]))
+    # Kuhn: bet, bet ends every game (a call); the rewards are +-2 and the games restart
+    batch = venv.step(np.ones(3, dtype=np.int64))
+    assert (batch.player == 1).all() and not batch.terminated.any()
+    batch = venv.step(np.ones(3, dtype=np.int64))
+    assert batch.terminated.all() and (batch.player == 0).all()
+    assert set(np.abs(batch.rewards).ravel().tolist()) == {2.0}
+    assert (batch.rewards.sum(axis=1) == 0).all()
+
+
+def test_illegal_action_changes_nothing():
+    venv = make_vector("nashzoo/leduc_holdem-v0", 2)
+    batch = venv.reset(seed=3)
+    venv.step(np.array([2, 2]))  # raise, raise
+    batch = venv.step(np.array([2, 2]))  # re-raise: the second and last raise
+    assert batch.action_mask.tolist() == [[1, 1, 0], [1, 1, 0]]
+    before = venv.information_state_strings()
+    with pytest.raises(IllegalActionError, match="Action 2 is illegal in game 0"):
+        venv.step(np.array([2, 1]))
+    assert venv.information_state_strings() == before
