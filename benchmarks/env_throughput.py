@@ -12,9 +12,18 @@ both decisions per second and episodes per second are reported. Contenders:
 * nashzoo's rules API (``apply_action`` with chance sampling, no env);
 * OpenSpiel's ``rl_environment`` over its C++ Leduc (``open_spiel``), for reference.
 
-Interleaved, median of ``--repeats``. Goal (issue 2): the wrapped AEC env at least 5x
-PettingZoo's wrapped Leduc in decisions per second.
-Usage: ``python benchmarks/env_throughput.py [--episodes 20000] [--repeats 3]``
+Limit Hold'em (issue 15): ``nashzoo/limit_holdem-v0`` through the same AEC loop against
+PettingZoo's ``texas_holdem_v4`` (RLCard underneath) and RLCard's own ``limit-holdem``
+env stepped directly; hand evaluations per second, nashzoo's tables (one hand per call,
+and numba over an array) against phevaluator, eval7 and treys on the same 7-card hands;
+batched envs (``nashzoo.vector``) on Leduc and Kuhn against OpenSpiel's ``leduc_poker``
+stepped one state at a time and pgx's batched JAX Leduc on CPU.
+
+Interleaved, median of ``--repeats``. Goals: the wrapped Leduc AEC env at least 5x
+PettingZoo's (issue 2); the Hold'em AEC env at least 5x PettingZoo's and above RLCard;
+the batched Leduc env at least 10x OpenSpiel's single-state stepping (issue 15).
+Usage: ``python benchmarks/env_throughput.py [--episodes 20000] [--repeats 3]
+[--sections leduc,holdem,hands,vector]``
 """
 
 from __future__ import annotations
@@ -92,6 +101,199 @@ def openspiel_play(games: int, seed: int = 0) -> tuple[int, int, float]:
     return done, games, time.perf_counter() - start
 
 
+def rlcard_play(games: int, seed: int = 0) -> tuple[int, int, float]:
+    """RLCard's limit-holdem env stepped directly (no AEC layer), random legal actions."""
+    import rlcard
+
+    env = rlcard.make("limit-holdem", config={"seed": seed})
+    rng = np.random.default_rng(seed)
+    done = 0
+    start = time.perf_counter()
+    for _ in range(games):
+        state, _ = env.reset()
+        while not env.is_over():
+            legal = list(state["legal_actions"])
+            state, _ = env.step(legal[int(rng.random() * len(legal))])
+            done += 1
+    return done, games, time.perf_counter() - start
+
+
+def holdem_contenders(episodes: int) -> dict:
+    from nashzoo.games.poker.hands import standard_tables
+
+    standard_tables()  # built once per process, not inside a timed run
+    runs = {
+        "nashzoo limit_holdem-v0 (wrapped AEC)": lambda: random_play(
+            nashzoo.make("nashzoo/limit_holdem-v0"), games=episodes
+        ),
+    }
+    try:
+        from pettingzoo.classic import texas_holdem_v4
+
+        runs["PettingZoo texas_holdem_v4 (wrapped AEC)"] = lambda: random_play(
+            texas_holdem_v4.env(), games=episodes // 4
+        )
+        runs["RLCard limit-holdem (raw env)"] = lambda: rlcard_play(episodes // 2)
+    except ImportError as exc:
+        print(f"PettingZoo classic / RLCard not available ({exc}); pip install 'nashzoo[peers]'")
+    return runs
+
+
+def evaluator_contenders(hands: int) -> dict:
+    """Each run ranks the same random 7-card hands; returns (hands, 1, seconds)."""
+    from nashzoo.games.poker.hands import standard_tables
+    from nashzoo.vector.hands import strengths
+
+    rng = np.random.default_rng(0)
+    cards = np.array([rng.choice(52, 7, replace=False) for _ in range(hands)])
+    rows = cards.tolist()
+    tables = standard_tables()
+    strengths(cards[:10])  # compile outside the timed runs
+
+    def timed(fn, n):
+        start = time.perf_counter()
+        fn(n)
+        return n, 1, time.perf_counter() - start
+
+    runs = {
+        "nashzoo tables (Python, one hand per call)": lambda: timed(
+            lambda n: [tables.strength(r) for r in rows[:n]], hands
+        ),
+        "nashzoo tables (numba, an array of hands)": lambda: timed(
+            lambda n: strengths(cards[:n]), hands
+        ),
+    }
+    try:
+        import phevaluator
+
+        runs["phevaluator 0.6 (C, one hand per call)"] = lambda: timed(
+            lambda n: [phevaluator.evaluate_cards(*r) for r in rows[:n]], hands
+        )
+    except ImportError:
+        print("phevaluator not installed")
+    try:
+        import eval7
+
+        names = [[eval7.Card("23456789TJQKA"[c // 4] + "cdhs"[c % 4]) for c in r] for r in rows]
+        runs["eval7 0.1 (Cython, one hand per call)"] = lambda: timed(
+            lambda n: [eval7.evaluate(h) for h in names[:n]], hands
+        )
+    except ImportError:
+        print("eval7 not installed")
+    try:
+        from treys import Card, Evaluator
+
+        evaluator = Evaluator()
+        ints = [[Card.new("23456789TJQKA"[c // 4] + "cdhs"[c % 4]) for c in r] for r in rows]
+        runs["treys 0.1.8 (pure Python, one hand per call)"] = lambda: timed(
+            lambda n: [evaluator.evaluate(h[:5], h[5:]) for h in ints[:n]], hands // 10
+        )
+    except ImportError:
+        print("treys not installed")
+    return runs
+
+
+def vector_play(env_id: str, num_envs: int, steps: int) -> tuple[int, int, float]:
+    """Random legal play in a batched env (the actions drawn with NumPy, timed too)."""
+    from nashzoo.vector import make_vector
+
+    venv = make_vector(env_id, num_envs)
+    batch = venv.reset(seed=0)
+    rng = np.random.default_rng(0)
+    games = 0
+    start = time.perf_counter()
+    for _ in range(steps):
+        cum = np.cumsum(batch.action_mask, axis=1)
+        pick = (rng.random(num_envs) * cum[:, -1]).astype(np.int64)
+        batch = venv.step((cum <= pick[:, None]).sum(axis=1))
+        games += int(batch.terminated.sum())
+    return num_envs * steps, games, time.perf_counter() - start
+
+
+def openspiel_states(games: int, seed: int = 0) -> tuple[int, int, float]:
+    """OpenSpiel's C++ Leduc stepped one state at a time from Python (random legal
+    actions, chance sampled): the single-state stepping the batched env is measured
+    against."""
+    import pyspiel
+
+    game = pyspiel.load_game("leduc_poker")
+    rng = np.random.default_rng(seed)
+    done = 0
+    start = time.perf_counter()
+    for _ in range(games):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[int(rng.random() * len(outcomes))][0])
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[int(rng.random() * len(legal))])
+                done += 1
+    return done, games, time.perf_counter() - start
+
+
+def pgx_play(num_envs: int, steps: int) -> tuple[int, int, float]:
+    """pgx's leduc_holdem, vmapped and jitted with JAX on CPU, with pgx's own auto-reset
+    wrapper, random legal actions drawn by JAX inside the same jitted call."""
+    import jax
+    import jax.numpy as jnp
+    import pgx
+    from pgx.experimental import auto_reset
+
+    env = pgx.make("leduc_holdem")
+    init = jax.jit(jax.vmap(env.init))
+    step = jax.vmap(auto_reset(env.step, env.init))
+
+    @jax.jit
+    def play(state, key):
+        k1, k2 = jax.random.split(key)
+        logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
+        action = jax.random.categorical(k1, logits, axis=-1)
+        state = step(state, action, jax.random.split(k2, num_envs))
+        return state, state.terminated.sum()
+
+    key = jax.random.PRNGKey(0)
+    state = init(jax.random.split(key, num_envs))
+    state, _ = play(state, key)  # compile outside the timing
+    games = 0
+    start = time.perf_counter()
+    for _ in range(steps):
+        key, sub = jax.random.split(key)
+        state, ended = play(state, sub)
+        games += int(ended)
+    return num_envs * steps, games, time.perf_counter() - start
+
+
+def vector_contenders(episodes: int) -> dict:
+    from nashzoo.vector import make_vector
+
+    make_vector("nashzoo/leduc_holdem-v0", 8, seed=0).step(np.ones(8, dtype=np.int64))
+    runs = {
+        "nashzoo vector Leduc (4,096 games, numba)": lambda: vector_play(
+            "nashzoo/leduc_holdem-v0", 4096, max(1, episodes // 100)
+        ),
+        "nashzoo vector Kuhn (4,096 games, numba)": lambda: vector_play(
+            "nashzoo/kuhn_poker-v0", 4096, max(1, episodes // 100)
+        ),
+    }
+    try:
+        import pyspiel  # noqa: F401
+
+        runs["OpenSpiel leduc_poker (one state at a time)"] = lambda: openspiel_states(episodes)
+    except ImportError:
+        print("open_spiel not installed")
+    try:
+        import pgx  # noqa: F401
+
+        runs["pgx leduc_holdem (JAX on CPU, 4,096 games)"] = lambda: pgx_play(
+            4096, max(1, episodes // 400)
+        )
+    except ImportError:
+        print("pgx not installed; pip install pgx to compare")
+    return runs
+
+
 def contenders(episodes: int) -> dict:
     runs = {
         "nashzoo leduc_holdem-v0 (wrapped AEC)": lambda: random_play(
@@ -116,12 +318,14 @@ def contenders(episodes: int) -> dict:
     return runs
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--episodes", type=int, default=20_000)
-    parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
-    print(machine_line())
+def report(
+    title: str,
+    runs: dict,
+    repeats: int,
+    unit: str,
+    ratios: list[tuple[str, str, float, str]],
+) -> None:
+    """Interleave ``runs``, print their table, then each (ours, peer, goal, text) ratio."""
     raw: dict[str, list[tuple[int, int, float]]] = {}
 
     def measured(name, run):
@@ -132,28 +336,97 @@ def main() -> None:
 
         return go
 
-    decisions = interleaved(
-        {n: measured(n, r) for n, r in contenders(args.episodes).items()}, args.repeats
-    )
+    rates = interleaved({n: measured(n, r) for n, r in runs.items()}, repeats)
     episodes = {n: [g / s for _, g, s in raw[n]] for n in raw}
     length = {n: sum(d for d, _, _ in raw[n]) / sum(g for _, g, _ in raw[n]) for n in raw}
-    ours = "nashzoo leduc_holdem-v0 (wrapped AEC)"
-    peer = "PettingZoo leduc_holdem_v4 (wrapped AEC)"
-    print("\n| contender | decisions/s | episodes/s | decisions/episode | runs (decisions/s) |")
-    print("|---|---:|---:|---:|---|")
-    for name in decisions:
-        print(
-            f"| {name} | {median(decisions[name]):,.0f} | {median(episodes[name]):,.0f} | "
-            f"{length[name]:.2f} | {runs_text(decisions[name])} |"
+    print(f"\n### {title}\n")
+    if unit == "decisions":
+        print("| contender | decisions/s | episodes/s | decisions/episode | runs (decisions/s) |")
+        print("|---|---:|---:|---:|---|")
+        for name in rates:
+            print(
+                f"| {name} | {median(rates[name]):,.0f} | {median(episodes[name]):,.0f} | "
+                f"{length[name]:.2f} | {runs_text(rates[name])} |"
+            )
+    else:
+        print(f"| contender | {unit}/s | runs |")
+        print("|---|---:|---|")
+        for name in rates:
+            print(f"| {name} | {median(rates[name]):,.0f} | {runs_text(rates[name])} |")
+    for ours, peer, goal, text in ratios:
+        if ours in rates and peer in rates:
+            ratio = median(rates[ours]) / median(rates[peer])
+            verdict = (
+                "" if goal <= 0 else f"; goal >= {goal:g}x: {'met' if ratio >= goal else 'NOT met'}"
+            )
+            print(
+                f"\n{text}: {ratio:.2f}x {unit}/s ({peer} alone: "
+                f"{median(rates[peer]):,.0f} {unit}/s){verdict}"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--episodes", type=int, default=20_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--sections", default="leduc,holdem,hands,vector")
+    args = parser.parse_args()
+    sections = set(args.sections.split(","))
+    print(machine_line())
+    if "leduc" in sections:
+        ours = "nashzoo leduc_holdem-v0 (wrapped AEC)"
+        report(
+            "Leduc through the AEC loop",
+            contenders(args.episodes),
+            args.repeats,
+            "decisions",
+            [(ours, "PettingZoo leduc_holdem_v4 (wrapped AEC)", 5, "nashzoo / PettingZoo")],
         )
-    if peer in decisions:
-        d = median(decisions[ours]) / median(decisions[peer])
-        e = median(episodes[ours]) / median(episodes[peer])
-        print(
-            f"\nnashzoo / PettingZoo: {d:.2f}x decisions/s, {e:.2f}x episodes/s "
-            f"(PettingZoo alone: {median(decisions[peer]):,.0f} decisions/s, "
-            f"{median(episodes[peer]):,.0f} episodes/s); goal >= 5x decisions/s: "
-            f"{'met' if d >= 5 else 'NOT met'}"
+    if "holdem" in sections:
+        ours = "nashzoo limit_holdem-v0 (wrapped AEC)"
+        report(
+            "Limit Hold'em through the AEC loop",
+            holdem_contenders(args.episodes // 2),
+            args.repeats,
+            "decisions",
+            [
+                (ours, "PettingZoo texas_holdem_v4 (wrapped AEC)", 5, "nashzoo / PettingZoo"),
+                (ours, "RLCard limit-holdem (raw env)", 1, "nashzoo / RLCard"),
+            ],
+        )
+    if "hands" in sections:
+        ours = "nashzoo tables (numba, an array of hands)"
+        report(
+            "7-card hand evaluations",
+            evaluator_contenders(20 * args.episodes),
+            args.repeats,
+            "hands",
+            [
+                (ours, "phevaluator 0.6 (C, one hand per call)", 0, "nashzoo numba / phevaluator"),
+                (
+                    "nashzoo tables (Python, one hand per call)",
+                    "phevaluator 0.6 (C, one hand per call)",
+                    0,
+                    "nashzoo Python / phevaluator",
+                ),
+            ],
+        )
+    if "vector" in sections:
+        ours = "nashzoo vector Leduc (4,096 games, numba)"
+        report(
+            "Batched envs",
+            vector_contenders(args.episodes),
+            args.repeats,
+            "decisions",
+            [
+                (
+                    ours,
+                    "OpenSpiel leduc_poker (one state at a time)",
+                    10,
+                    "vector Leduc / OpenSpiel",
+                ),
+                (ours, "pgx leduc_holdem (JAX on CPU, 4,096 games)", 0, "vector Leduc / pgx"),
+            ],
         )
 
 
