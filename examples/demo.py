@@ -13,7 +13,9 @@
 3. Measures the exact exploitability of every agent.
 4. Plays the fighting-card game's small preset: CFR+ solves it, simplex-gradient and NFSP
    learn it by self-play, every agent's exact exploitability, a duplicate round robin.
-5. Writes ``report.md``, ``convergence.png``, ``crosstable.png``, ``tournament/index.html``
+5. Plays heads-up Limit Texas Hold'em: random, the rule-based agent, NFSP (self-play) and
+   MaskablePPO (against random) in a duplicate round robin, scored in mbb/game.
+6. Writes ``report.md``, ``convergence.png``, ``crosstable.png``, ``tournament/index.html``
    and the policies to ``--out``.
 
 Usage: ``python examples/demo.py [--out demo_output] [--game leduc_holdem] [--deals 300]``
@@ -56,6 +58,9 @@ SIMPLEX_GRADIENT_SECONDS = 30.0
 FIGHTING_GAME = "nashzoo/fighting_cards_small-v0"
 FIGHTING_SECONDS = 30.0  # per learner on the fighting-card preset
 PPO_STEPS = 8192
+HOLDEM_GAME = "nashzoo/limit_holdem-v0"
+HOLDEM_SECONDS = 40.0  # NFSP self-play on Limit Hold'em
+HOLDEM_PPO_STEPS = 16384  # MaskablePPO against random on Limit Hold'em
 NASH_ISMCTS_SECONDS = 60.0
 SEARCH_SIMULATIONS = 300  # per move, for both search agents
 
@@ -229,6 +234,86 @@ def fighting_cards(out: Path, scale: float, deals: int) -> list[str]:
     return lines
 
 
+def limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
+    """Limit Hold'em, where exact exploitability is out of reach: random, the rule-based
+    agent, NFSP (self-play) and MaskablePPO (against random) in a duplicate round robin.
+    Returns the report's lines."""
+    folder = out / "limit_holdem"
+    folder.mkdir(exist_ok=True)
+    game = nashzoo.make_game(HOLDEM_GAME)
+    specs = {"random": "random", "poker-rules": "poker-rules"}
+    budgets = {"random": "-", "poker-rules": "-"}
+    try:
+        import torch
+    except ImportError:
+        print("torch not installed: the Limit Hold'em section has random and poker-rules only")
+    else:
+        torch.set_num_threads(1)
+        from nashzoo.agents.nfsp import NFSP
+
+        nfsp = NFSP(game).train(seconds=HOLDEM_SECONDS * scale, progress=True)
+        specs["nfsp"] = str(nfsp.save(folder / "nfsp.pt"))
+        budgets["nfsp"] = f"{nfsp.episodes:,} episodes ({nfsp.seconds:.0f} s)"
+        try:
+            import gymnasium
+            from sb3_contrib import MaskablePPO
+        except ImportError:
+            print("sb3-contrib not installed: no MaskablePPO on Limit Hold'em")
+        else:
+            start = time.perf_counter()
+            env = gymnasium.make("nashzoo/LimitHoldem-v0", opponent="random")
+            steps = max(int(HOLDEM_PPO_STEPS * scale), 64)
+            model = MaskablePPO(
+                "MlpPolicy", env, seed=0, gamma=1.0, verbose=0, device="cpu",
+                n_steps=min(2048, steps),
+            )  # fmt: skip
+            model.learn(steps)
+            model.save(folder / "ppo")
+            specs["ppo-vs-random"] = str(folder / "ppo.zip")
+            budgets["ppo-vs-random"] = f"{steps:,} steps ({time.perf_counter() - start:.0f} s)"
+    config = TournamentConfig(
+        game=HOLDEM_GAME,
+        deals=deals,
+        block_size=max(deals // 4, 1),
+        seed=0,
+        agents=tuple((k, AgentSpec(v)) for k, v in specs.items()),
+    )
+    result = run_tournament(config, folder / "results.sqlite", progress=True, bootstrap=100)
+    write_tournament_report(result, folder / "tournament")
+    ct, r = result.crosstable, result.ratings
+    mbb = 1000 / game.big_blind
+    lines = [
+        "",
+        "## Limit Texas Hold'em (nashzoo/limit_holdem-v0)",
+        "",
+        "Exact exploitability is out of reach (about 10^14 information sets), so the agents "
+        f"meet in a duplicate round robin ({deals} deals x 2 seats per pairing; mbb/game of "
+        "the row agent, 1 chip = 100 mbb, 95% CI).",
+        "",
+        "| agent | budget |",
+        "|---|---|",
+        *(f"| {name} | {budgets[name]} |" for name in specs),
+        "",
+        "| A | B | A's score (mbb/game) | 95% CI |",
+        "|---|---|---:|---|",
+    ]
+    for i, j in itertools.combinations(range(len(ct.names)), 2):
+        lines.append(
+            f"| {ct.names[i]} | {ct.names[j]} | {ct.mean[i, j] * mbb:+.0f} | "
+            f"[{ct.ci_low[i, j] * mbb:+.0f}, {ct.ci_high[i, j] * mbb:+.0f}] |"
+        )
+    lines += ["", "| agent | Elo (Bradley-Terry) | 95% CI |", "|---|---:|---|"]
+    for k in np.argsort(-r.elo):
+        lines.append(
+            f"| {ct.names[k]} | {r.elo[k]:+.1f} | [{r.elo_low[k]:+.1f}, {r.elo_high[k]:+.1f}] |"
+        )
+    lines += [
+        "",
+        "Tournament: [limit_holdem/tournament/index.html](limit_holdem/tournament/index.html)",
+    ]
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="demo_output")
@@ -368,6 +453,7 @@ def main() -> None:
         "Tournament report with ratings plot: [tournament/index.html](tournament/index.html)",
     ]
     lines += fighting_cards(out, args.scale, max(args.deals // 3, 10))
+    lines += limit_holdem(out, args.scale, max(args.deals, 10))
     lines += [
         "",
         f"Generated in {time.perf_counter() - started:.1f} s by examples/demo.py.",

@@ -56,6 +56,10 @@ def test_demo_runs_with_a_tiny_budget(tmp_path):
     for agent in ("cfr+", "random", "simplex-gradient", "nfsp"):
         assert fighting.count(f"| {agent} |") >= 3, agent
     assert "| simplex-gradient (last) |" in fighting
+    # issue 15: Limit Hold'em, a duplicate round robin of random, rules, NFSP and SB3
+    holdem = report[report.index("## Limit Texas Hold'em") :]
+    for agent in ("random", "poker-rules", "nfsp", "ppo-vs-random"):
+        assert holdem.count(f"| {agent} |") >= 3, agent  # budget, round robin, ratings
     for name in (
         "convergence.png",
         "crosstable.png",
@@ -64,6 +68,7 @@ def test_demo_runs_with_a_tiny_budget(tmp_path):
         "tournament/ratings.png",
         "results.sqlite",
         "fighting_cards/tournament/index.html",
+        "limit_holdem/tournament/index.html",
     ):
         assert (out / name).stat().st_size > 0
 

@@ -4,6 +4,8 @@
 spec                       agent
 =========================  ======================================================
 ``random``                 :class:`~nashzoo.agents.RandomAgent`
+``poker-rules``            :class:`~nashzoo.agents.scripted.PokerRulesAgent` (games of
+                           the poker engine: Limit Hold'em)
 ``cfr+:1000``              the average policy of a solver after N iterations (every
                            solver of :data:`nashzoo.agents.cfr.SOLVER_NAMES`)
 ``path/to/policy.npz``     a saved :class:`~nashzoo.tree.TabularPolicy` (or ``.json``)
@@ -41,6 +43,14 @@ def _random(game: Game, argument: str | None) -> Any:
     if argument:
         raise InvalidParameterError(f"The random agent takes no argument, received {argument!r}.")
     return RandomAgent(name="random")
+
+
+def _poker_rules(game: Game, argument: str | None) -> Any:
+    from nashzoo.agents.scripted import PokerRulesAgent
+
+    if argument:
+        raise InvalidParameterError(f"poker-rules takes no argument, received {argument!r}.")
+    return PokerRulesAgent(game)  # type: ignore[arg-type]
 
 
 @functools.lru_cache(maxsize=64)
@@ -158,6 +168,13 @@ def _register() -> None:
     from nashzoo.agents.cfr import SAMPLING_SOLVERS, SOLVER_NAMES
 
     register_family(AgentFamily("random", _random, "uniformly random legal actions"))
+    register_family(
+        AgentFamily(
+            "poker-rules",
+            _poker_rules,
+            "raises strong hands, calls middling ones, folds weak ones (poker engine games)",
+        )
+    )
     for algo in SOLVER_NAMES:
         sampling = algo in SAMPLING_SOLVERS
         default = 100_000 if sampling else 1000

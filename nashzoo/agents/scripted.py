@@ -6,6 +6,10 @@ next card is drawn uniformly from the cards of its deck not yet seen, and plays 
 with the best expected damage difference of this one exchange. It knows the beats-relation
 and the ranks, ignores hit points and the future, and is deterministic (ties: lowest kind):
 the kind of opponent a learning agent should beat.
+
+:class:`PokerRulesAgent` plays any game of the poker engine (Limit Hold'em above all) by
+a fixed rule of thumb on the cards it holds: raise strong hands, call middling ones, fold
+weak ones when facing a bet (check otherwise). Also deterministic.
 """
 
 from __future__ import annotations
@@ -17,8 +21,10 @@ import numpy as np
 from nashzoo.agents.protocol import Observation, action_mask_of
 from nashzoo.errors import IllegalActionError, InvalidParameterError
 from nashzoo.games.fighting import FightingCardGame, card_damage
+from nashzoo.games.poker.engine import CALL, FOLD, RAISE, PokerGame
+from nashzoo.games.poker.hands import hand_value
 
-__all__ = ["FightingHeuristicAgent"]
+__all__ = ["FightingHeuristicAgent", "PokerRulesAgent"]
 
 
 class FightingHeuristicAgent:
@@ -81,3 +87,72 @@ class FightingHeuristicAgent:
 
     def __repr__(self) -> str:
         return f"FightingHeuristicAgent({self.game!r})"
+
+
+class PokerRulesAgent:
+    """A rule-of-thumb player for :class:`~nashzoo.games.poker.PokerGame` games.
+
+    It reads its hole cards and the board from the information-state tensor. Before the
+    board: raise a pair or two cards of the top five ranks, call with one such card,
+    otherwise fold to a bet (check when free). With a board: raise two pair or better
+    that uses a hole card, call a pair that uses one, otherwise fold to a bet (check when
+    free). A :class:`~nashzoo.agents.PolicyAgent` with one-hot probabilities.
+
+    Args:
+        game: the poker game (its deck and tensor layout).
+        name: display name.
+
+    Raises:
+        InvalidParameterError: ``game`` is not a :class:`~nashzoo.games.poker.PokerGame`.
+    """
+
+    def __init__(self, game: PokerGame, *, name: str = "poker-rules") -> None:
+        if not isinstance(game, PokerGame):
+            raise InvalidParameterError(
+                f"PokerRulesAgent plays games of the poker engine, received {type(game).__name__}."
+            )
+        self.game = game
+        self.name = name
+        d = game.definition
+        self._high = d.num_ranks - 5  # the top five ranks (T J Q K A in a full deck)
+
+    def reset(self, *, seed: int | None = None) -> None:
+        """Nothing to reset (deterministic)."""
+
+    def _choice(self, observation: Observation) -> int:
+        game, d = self.game, self.game.definition
+        tensor = np.asarray(observation["observation"])
+        legal = np.flatnonzero(action_mask_of(observation))
+        if legal.size == 0:
+            raise IllegalActionError("PokerRulesAgent was asked to act with no legal action.")
+        c = game.num_cards
+        hole = np.flatnonzero(tensor[2 : 2 + c]).tolist()
+        board = np.flatnonzero(tensor[2 + c : game.actions_offset].reshape(-1, c).sum(0)).tolist()
+        ranks = [card // d.num_suits for card in hole]
+        if not board:
+            strong = len(set(ranks)) < len(ranks) or min(ranks) >= self._high
+            middling = max(ranks) >= self._high
+        else:
+            mine = hand_value(hole + board, d.num_ranks, d.num_suits)
+            shared = hand_value(board, d.num_ranks, d.num_suits)
+            improves = mine[0] > shared[0]
+            strong = improves and mine[0] >= 2
+            middling = improves and mine[0] >= 1
+        if strong and RAISE in legal:
+            return RAISE
+        if strong or middling or FOLD not in legal:
+            return CALL
+        return FOLD
+
+    def act(self, observation: Observation, info: dict[str, Any]) -> int:
+        """The rule's action."""
+        return self._choice(observation)
+
+    def action_probabilities(self, observation: Observation, info: dict[str, Any]) -> np.ndarray:
+        """One-hot on :meth:`act`'s action."""
+        probs = np.zeros(self.game.num_distinct_actions)
+        probs[self._choice(observation)] = 1.0
+        return probs
+
+    def __repr__(self) -> str:
+        return f"PokerRulesAgent({self.game.short_name!r})"

@@ -74,6 +74,8 @@ class SingleAgentEnv(gymnasium.Env):
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    max_redeals: int = 1000
+    """reset() gives up after this many deals in a row that end before the learner acts."""
 
     def __init__(
         self,
@@ -132,6 +134,8 @@ class SingleAgentEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(game.num_distinct_actions)
         self._observations = ObservationCache(game)
         self._episodes = 0
+        self.skipped_deals = 0
+        """Deals the opponent ended before the learner's first decision (re-dealt)."""
         self.seat = 0 if seat in ("alternate", "random") else int(seat)
         self._state: State | None = None
         self._done = True
@@ -232,6 +236,20 @@ class SingleAgentEnv(gymnasium.Env):
         except Forfeit as exc:
             raise AgentForfeitError(f"The opponent forfeited in reset(): {exc}") from None
         self._advance()
+        redeals = 0
+        while self._state.is_terminal():
+            # the opponent ended the deal before the learner's first decision (in Limit
+            # Hold'em the small blind may fold at once): a deal without a decision is no
+            # episode, so deal again (counted in skipped_deals)
+            self.skipped_deals += 1
+            redeals += 1
+            if redeals >= self.max_redeals:
+                raise GameOverError(
+                    f"The opponent ended {redeals} deals in a row before the learner's first "
+                    "decision (it folds at once?); the learner never gets to act."
+                )
+            self._state = self.game.new_initial_state()
+            self._advance()
         self._done = False
         return self._observe()
 

@@ -1,4 +1,5 @@
-"""The scripted fighting-card heuristic: a baseline that must beat random and obey masks."""
+"""The scripted agents (the fighting-card heuristic, the poker rules): baselines that must
+beat random and obey masks."""
 
 from __future__ import annotations
 
@@ -48,3 +49,46 @@ def test_heuristic_scores_are_the_damage_table_against_unseen_cards():
         agent.act(obs, {})
     with pytest.raises(InvalidParameterError, match="FightingCardGame"):
         FightingHeuristicAgent(nashzoo.make_game("nashzoo/kuhn_poker-v0"))
+
+
+def test_poker_rules_beat_random_at_limit_holdem():
+    from nashzoo.agents.scripted import PokerRulesAgent
+    from nashzoo.games.poker import limit_holdem
+
+    game = limit_holdem()
+    result = head_to_head(game, PokerRulesAgent(game), RandomAgent(seed=1), deals=1500)
+    # measured +3.2 chips/game (95% CI +2.3 .. +4.0 over 2,000 deals); a uniform policy
+    # scores 0 against random by symmetry: the bound asks for a clear 1 chip (100 mbb)
+    assert result.ci95[0] > 1.0
+
+
+def test_poker_rules_decisions():
+    from nashzoo.agents.scripted import PokerRulesAgent
+    from nashzoo.games.poker import CALL, FOLD, RAISE, limit_holdem
+    from nashzoo.games.poker.hands import parse_cards
+
+    game = limit_holdem()
+    agent = PokerRulesAgent(game)
+
+    def decision(cards, betting=()):
+        state = game.new_initial_state()
+        for card in parse_cards(cards):
+            state.apply_action(card)
+        for action in betting:
+            state.apply_action(action)
+        player = state.current_player()
+        obs = {
+            "observation": state.information_state_tensor(player),
+            "action_mask": state.legal_actions_mask(),
+        }
+        probs = agent.action_probabilities(obs, {})
+        assert probs.sum() == 1.0 and probs[agent.act(obs, {})] == 1.0
+        return agent.act(obs, {})
+
+    # player 1 (the small blind) acts first: 7d 2c folds to the blind, a pair raises
+    assert decision("AsAh7d2c") == FOLD
+    assert decision("7d2cAsAh") == RAISE
+    assert decision("7d2cAs7h") == CALL  # one card of the top five: call
+    assert decision("Js9dAs7h", (RAISE,)) == CALL  # the big blind, raised, calls a jack
+    with pytest.raises(InvalidParameterError, match="poker engine"):
+        PokerRulesAgent(nashzoo.make_game("nashzoo/leduc_holdem-v0"))

@@ -102,3 +102,33 @@ def test_alternate_seats_with_a_seed_every_episode():
     random_seats = SingleAgentEnv("nashzoo/kuhn_poker-v0", seat="random")
     drawn = [random_seats.reset(seed=i)[1]["seat"] for i in range(40)]
     assert 5 < sum(drawn) < 35
+
+
+def test_deals_without_a_learner_decision_are_dealt_again():
+    # Limit Hold'em: as the big blind (seat 0) the learner acts after the small blind,
+    # whose fold ends the deal at once; reset() deals again rather than start an
+    # episode that has no decision
+    class FoldsFirst:
+        name = "folds-first"
+
+        def __init__(self, folds):
+            self.folds = folds
+
+        def reset(self, *, seed=None):
+            pass
+
+        def act(self, observation, info):
+            mask = observation["action_mask"]
+            if self.folds and mask[0]:
+                self.folds -= 1
+                return 0
+            return 1  # call
+
+    env = SingleAgentEnv("nashzoo/limit_holdem-v0", opponent=FoldsFirst(3), seat=0)
+    obs, info = env.reset(seed=0)
+    assert env.skipped_deals == 3
+    assert info["action_mask"].tolist() == [False, True, True]  # the big blind's option
+    env = SingleAgentEnv("nashzoo/limit_holdem-v0", opponent=FoldsFirst(10**6), seat=0)
+    env.max_redeals = 50
+    with pytest.raises(GameOverError, match="50 deals in a row"):
+        env.reset(seed=0)

@@ -8,7 +8,7 @@
 """
 
 from nashzoo.games.poker.definition import PokerDefinition, parse_gamedef
-from nashzoo.games.poker.engine import PokerGame, PokerState
+from nashzoo.games.poker.engine import CALL, FOLD, RAISE, PokerGame, PokerState
 from nashzoo.games.poker.presets import (
     LIMIT_HOLDEM_GAMEDEF,
     PRESETS,
@@ -20,6 +20,9 @@ from nashzoo.games.poker.presets import (
 )
 
 __all__ = [
+    "CALL",
+    "FOLD",
+    "RAISE",
     "LIMIT_HOLDEM_GAMEDEF",
     "PRESETS",
     "PokerDefinition",
