@@ -102,7 +102,7 @@ class TreeVectorEnv:
             first, count = int(tree.first_child[node]), int(tree.num_children[node])
             child[node, tree.action[first : first + count]] = np.arange(first, first + count)
         self._child = child
-        self._player = tree.player.astype(np.int64)
+        self._node_owner = tree.player.astype(np.int64)
         self._first = tree.first_child.astype(np.int64)
         self._count = tree.num_children.astype(np.int64)
         self._prob = tree.chance_prob.astype(np.float64)
@@ -126,7 +126,9 @@ class TreeVectorEnv:
         """
         if seed is not None or not self._started:
             self._rng = seeded_states(seeds_for(seed, self.num_envs))
-        _reset_all(self._nodes, 0, self._player, self._first, self._count, self._prob, self._rng)
+        _reset_all(
+            self._nodes, 0, self._node_owner, self._first, self._count, self._prob, self._rng
+        )
         self._started = True
         return self._batch(
             np.zeros((self.num_envs, self.num_players)), np.zeros(self.num_envs, dtype=bool)
@@ -153,7 +155,7 @@ class TreeVectorEnv:
         rewards = np.empty((self.num_envs, self.num_players))
         terminated = np.empty(self.num_envs, dtype=bool)
         _step(
-            self._nodes, actions, self._child, 0, self._player, self._first, self._count,
+            self._nodes, actions, self._child, 0, self._node_owner, self._first, self._count,
             self._prob, self._utility, self._rng, rewards, terminated,
         )  # fmt: skip
         return self._batch(rewards, terminated)
@@ -163,7 +165,7 @@ class TreeVectorEnv:
         return Batch(
             observation=self._tensor[infosets],
             action_mask=self._mask[infosets],
-            player=self._player[self._nodes],
+            player=self._node_owner[self._nodes],
             rewards=rewards,
             terminated=terminated,
         )
