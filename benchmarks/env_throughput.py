@@ -210,29 +210,6 @@ def vector_play(env_id: str, num_envs: int, steps: int) -> tuple[int, int, float
     return num_envs * steps, games, time.perf_counter() - start
 
 
-def openspiel_states(games: int, seed: int = 0) -> tuple[int, int, float]:
-    """OpenSpiel's C++ Leduc stepped one state at a time from Python (random legal
-    actions, chance sampled): the single-state stepping the batched env is measured
-    against."""
-    import pyspiel
-
-    game = pyspiel.load_game("leduc_poker")
-    rng = np.random.default_rng(seed)
-    done = 0
-    start = time.perf_counter()
-    for _ in range(games):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[int(rng.random() * len(outcomes))][0])
-            else:
-                legal = state.legal_actions()
-                state.apply_action(legal[int(rng.random() * len(legal))])
-                done += 1
-    return done, games, time.perf_counter() - start
-
-
 def pgx_play(num_envs: int, steps: int) -> tuple[int, int, float]:
     """pgx's leduc_holdem, vmapped and jitted with JAX on CPU, with pgx's own auto-reset
     wrapper, random legal actions drawn by JAX inside the same jitted call."""
@@ -278,9 +255,12 @@ def vector_contenders(episodes: int) -> dict:
         ),
     }
     try:
-        import pyspiel  # noqa: F401
+        import pyspiel
 
-        runs["OpenSpiel leduc_poker (one state at a time)"] = lambda: openspiel_states(episodes)
+        # OpenSpiel's C++ Leduc stepped one state at a time from Python: the same loop as
+        # nashzoo's rules run (its State API has the same method names)
+        leduc = pyspiel.load_game("leduc_poker")
+        runs["OpenSpiel leduc_poker (one state at a time)"] = lambda: rules_play(leduc, episodes)
     except ImportError:
         print("open_spiel not installed")
     try:

@@ -154,6 +154,28 @@ def train_learners(game, out: Path, scale: float) -> dict[str, tuple[str, object
     return learners
 
 
+def round_robin_lines(result, folder: str, *, scale: float, digits: int) -> list[str]:
+    """A section's pairings table (the row agent's score times ``scale``, with its 95% CI),
+    ratings table and tournament link (the table headers are the caller's)."""
+    ct, r = result.crosstable, result.ratings
+    lines = []
+    for i, j in itertools.combinations(range(len(ct.names)), 2):
+        lines.append(
+            f"| {ct.names[i]} | {ct.names[j]} | {ct.mean[i, j] * scale:+.{digits}f} | "
+            f"[{ct.ci_low[i, j] * scale:+.{digits}f}, {ct.ci_high[i, j] * scale:+.{digits}f}] |"
+        )
+    lines += ["", "| agent | Elo (Bradley-Terry) | 95% CI |", "|---|---:|---|"]
+    for k in np.argsort(-r.elo):
+        lines.append(
+            f"| {ct.names[k]} | {r.elo[k]:+.1f} | [{r.elo_low[k]:+.1f}, {r.elo_high[k]:+.1f}] |"
+        )
+    return [
+        *lines,
+        "",
+        f"Tournament: [{folder}/tournament/index.html]({folder}/tournament/index.html)",
+    ]
+
+
 def fighting_cards(out: Path, scale: float, deals: int) -> list[str]:
     """The fighting-card game's small preset: CFR+ solves it exactly; simplex-gradient
     (average and last policy) and NFSP train by self-play for the same time; every agent's
@@ -208,7 +230,6 @@ def fighting_cards(out: Path, scale: float, deals: int) -> list[str]:
     for name, budget, seconds, policy in rows:
         value = exploitability(policy).exploitability
         lines.append(f"| {name} | {budget} | {seconds:.1f} | {value:.4f} |")
-    ct, r = result.crosstable, result.ratings
     lines += [
         "",
         f"Duplicate round robin ({deals} deals x 2 seats per pairing; mean score of the "
@@ -217,21 +238,7 @@ def fighting_cards(out: Path, scale: float, deals: int) -> list[str]:
         "| A | B | A's score | 95% CI |",
         "|---|---|---:|---|",
     ]
-    for i, j in itertools.combinations(range(len(ct.names)), 2):
-        lines.append(
-            f"| {ct.names[i]} | {ct.names[j]} | {ct.mean[i, j]:+.3f} | "
-            f"[{ct.ci_low[i, j]:+.3f}, {ct.ci_high[i, j]:+.3f}] |"
-        )
-    lines += ["", "| agent | Elo (Bradley-Terry) | 95% CI |", "|---|---:|---|"]
-    for k in np.argsort(-r.elo):
-        lines.append(
-            f"| {ct.names[k]} | {r.elo[k]:+.1f} | [{r.elo_low[k]:+.1f}, {r.elo_high[k]:+.1f}] |"
-        )
-    lines += [
-        "",
-        "Tournament: [fighting_cards/tournament/index.html](fighting_cards/tournament/index.html)",
-    ]
-    return lines
+    return lines + round_robin_lines(result, "fighting_cards", scale=1.0, digits=3)
 
 
 def limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
@@ -280,7 +287,6 @@ def limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
     )
     result = run_tournament(config, folder / "results.sqlite", progress=True, bootstrap=100)
     write_tournament_report(result, folder / "tournament")
-    ct, r = result.crosstable, result.ratings
     mbb = 1000 / game.big_blind
     lines = [
         "",
@@ -297,21 +303,7 @@ def limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
         "| A | B | A's score (mbb/game) | 95% CI |",
         "|---|---|---:|---|",
     ]
-    for i, j in itertools.combinations(range(len(ct.names)), 2):
-        lines.append(
-            f"| {ct.names[i]} | {ct.names[j]} | {ct.mean[i, j] * mbb:+.0f} | "
-            f"[{ct.ci_low[i, j] * mbb:+.0f}, {ct.ci_high[i, j] * mbb:+.0f}] |"
-        )
-    lines += ["", "| agent | Elo (Bradley-Terry) | 95% CI |", "|---|---:|---|"]
-    for k in np.argsort(-r.elo):
-        lines.append(
-            f"| {ct.names[k]} | {r.elo[k]:+.1f} | [{r.elo_low[k]:+.1f}, {r.elo_high[k]:+.1f}] |"
-        )
-    lines += [
-        "",
-        "Tournament: [limit_holdem/tournament/index.html](limit_holdem/tournament/index.html)",
-    ]
-    return lines
+    return lines + round_robin_lines(result, "limit_holdem", scale=mbb, digits=0)
 
 
 def main() -> None:

@@ -139,9 +139,6 @@ class PokerGame(Game):
     def new_initial_state(self) -> PokerState:
         return PokerState(self)
 
-    def action_name(self, action: int, player: int | None = None) -> str:
-        return super().action_name(action, player)
-
     def count_histories(self) -> int:
         """Histories of the tree, from the betting tree of each round (the cards dealt only
         multiply it; each card is its own chance event)."""
