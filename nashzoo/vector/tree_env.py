@@ -9,6 +9,12 @@ an episode, records the returns and starts the next episode at once (auto-reset)
 Observations and masks are rows of the tree's information-state tensors and legal
 masks, so game ``i`` seeded ``seed + i`` plays exactly the episodes of the single env
 ``reset(seed=seed + i)`` followed by plain ``reset()`` calls (test).
+
+That holds for games that deal through the generic :meth:`State.advance_chance` (Kuhn,
+Leduc). The poker engine's presets deal the ``floor(u * n)``-th card left instead: the
+same distribution, but a draw that lands within rounding of a boundary between two
+cards may pick the other one, so their batched episodes are not guaranteed to equal
+the single env's.
 """
 
 from __future__ import annotations
