@@ -10,10 +10,12 @@ id                              batched env
 ==============================  ========================================
 ``nashzoo/kuhn_poker-v0``       :class:`TreeVectorEnv` (compiled tree)
 ``nashzoo/leduc_holdem-v0``     :class:`TreeVectorEnv` (compiled tree)
+``nashzoo/limit_holdem-v0``     :class:`PokerVectorEnv` (poker rules in numba)
 ==============================  ========================================
 
 Any game that compiles (:func:`nashzoo.tree.compile_game`) runs in a
-:class:`TreeVectorEnv`.
+:class:`TreeVectorEnv`; limit poker on the 52-card deck (hands of 5 to 7 cards) runs in a
+:class:`PokerVectorEnv`.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any
 
 from nashzoo.vector.batch import Batch
 
-__all__ = ["Batch", "TreeVectorEnv", "make_vector"]
+__all__ = ["Batch", "PokerVectorEnv", "TreeVectorEnv", "make_vector", "vector_env"]
 
 
 def make_vector(
@@ -36,9 +38,29 @@ def make_vector(
         GameTooLargeError: the game has no batched env and does not compile.
     """
     from nashzoo.envs.registration import make_game
+
+    return vector_env(make_game(env_id, **params), num_envs, seed=seed)
+
+
+def vector_env(game: Any, num_envs: int, *, seed: int | Sequence[int] | None = None) -> Any:
+    """A batched env of ``num_envs`` games of ``game`` (a :class:`~nashzoo.games.Game`):
+    a :class:`PokerVectorEnv` for limit poker on the 52-card deck, else a
+    :class:`TreeVectorEnv`.
+
+    Raises:
+        GameTooLargeError: the game has no batched env and does not compile.
+    """
+    from nashzoo.games.poker.engine import PokerGame
+
+    if isinstance(game, PokerGame):
+        d = game.definition
+        if d.num_cards == 52 and 5 <= d.num_hole_cards + sum(d.num_board_cards) <= 7:
+            from nashzoo.vector.poker_env import PokerVectorEnv
+
+            return PokerVectorEnv(game, num_envs, seed=seed)
     from nashzoo.vector.tree_env import TreeVectorEnv
 
-    return TreeVectorEnv(make_game(env_id, **params), num_envs, seed=seed)
+    return TreeVectorEnv(game, num_envs, seed=seed)
 
 
 def __getattr__(name: str) -> Any:
@@ -46,4 +68,8 @@ def __getattr__(name: str) -> Any:
         from nashzoo.vector.tree_env import TreeVectorEnv
 
         return TreeVectorEnv
+    if name == "PokerVectorEnv":
+        from nashzoo.vector.poker_env import PokerVectorEnv
+
+        return PokerVectorEnv
     raise AttributeError(name)

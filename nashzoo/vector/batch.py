@@ -14,7 +14,7 @@ from nashzoo.errors import (
     ResetNeededError,
 )
 
-__all__ = ["Batch", "check_actions", "seeds_for"]
+__all__ = ["Batch", "check_actions", "check_only", "seeds_for"]
 
 
 class Batch(NamedTuple):
@@ -82,3 +82,16 @@ def check_actions(actions: Any, n: int, num_actions: int, started: bool) -> np.n
             f"to {array.max()}."
         )
     return array.astype(np.int64, copy=False)
+
+
+def check_only(only: Any, n: int) -> np.ndarray:
+    """The games to step: ``(n,)`` booleans (``None``: all of them), or a clear error."""
+    if only is None:
+        return np.ones(n, dtype=bool)
+    array = np.asarray(only)
+    if array.dtype != bool or array.shape != (n,):
+        raise InvalidParameterError(
+            f"`only` expects a boolean array of shape ({n},), received dtype {array.dtype} "
+            f"and shape {array.shape}."
+        )
+    return array

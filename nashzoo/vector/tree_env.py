@@ -29,7 +29,7 @@ from nashzoo.errors import IllegalActionError
 from nashzoo.games.base import Game
 from nashzoo.tree import GameTree, compile_game
 from nashzoo.validation import check_int
-from nashzoo.vector.batch import Batch, check_actions, seeds_for
+from nashzoo.vector.batch import Batch, check_actions, check_only, seeds_for
 from nashzoo.vector.pcg import next_double, seeded_states
 
 __all__ = ["TreeVectorEnv"]
@@ -63,10 +63,14 @@ def _reset_all(nodes, root, player, first_child, num_children, chance_prob, rng)
 
 @njit(cache=True)
 def _step(
-    nodes, actions, child, root, player, first_child, num_children, chance_prob, utility,
-    rng, rewards, terminated,
+    nodes, actions, active, child, root, player, first_child, num_children, chance_prob,
+    utility, rng, rewards, terminated,
 ):  # fmt: skip
     for i in range(nodes.size):
+        if not active[i]:
+            rewards[i, :] = 0.0
+            terminated[i] = False
+            continue
         node = child[nodes[i], actions[i]]
         node = _resolve(node, i, player, first_child, num_children, chance_prob, rng)
         if player[node] == _TERMINAL:
@@ -140,8 +144,14 @@ class TreeVectorEnv:
             np.zeros((self.num_envs, self.num_players)), np.zeros(self.num_envs, dtype=bool)
         )
 
-    def step(self, actions: Any) -> Batch:
+    def step(self, actions: Any, *, only: Any = None) -> Batch:
         """Apply one action per game (for the player to act in it).
+
+        Args:
+            actions: ``(num_envs,)`` integer actions.
+            only: ``(num_envs,)`` booleans: step only these games; the others keep
+                their state (their entries of ``actions`` are ignored, though still
+                checked to lie in range). ``None`` steps all.
 
         Raises:
             ResetNeededError: before :meth:`reset`.
@@ -150,7 +160,8 @@ class TreeVectorEnv:
             IllegalActionError: an action is masked out (no game is changed).
         """
         actions = check_actions(actions, self.num_envs, self.num_actions, self._started)
-        bad = self._child[self._nodes, actions] < 0
+        active = check_only(only, self.num_envs)
+        bad = (self._child[self._nodes, actions] < 0) & active
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             legal = np.flatnonzero(self._mask[self._infoset[self._nodes[i]]]).tolist()
@@ -161,8 +172,8 @@ class TreeVectorEnv:
         rewards = np.empty((self.num_envs, self.num_players))
         terminated = np.empty(self.num_envs, dtype=bool)
         _step(
-            self._nodes, actions, self._child, 0, self._node_owner, self._first, self._count,
-            self._prob, self._utility, self._rng, rewards, terminated,
+            self._nodes, actions, active, self._child, 0, self._node_owner, self._first,
+            self._count, self._prob, self._utility, self._rng, rewards, terminated,
         )  # fmt: skip
         return self._batch(rewards, terminated)
 

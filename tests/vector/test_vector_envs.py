@@ -1,11 +1,16 @@
-"""Batched Kuhn and Leduc: the same episodes as the single env for the same seeds, NumPy's
+"""Batched Kuhn, Leduc and Limit Hold'em: the same episodes as the single env for the same seeds,
 PCG64 reproduced draw for draw, auto-reset, and clear errors."""
 
 import numpy as np
 import pytest
 
 import nashzoo
-from nashzoo.errors import IllegalActionError, InvalidActionError, ResetNeededError
+from nashzoo.errors import (
+    IllegalActionError,
+    InvalidActionError,
+    InvalidParameterError,
+    ResetNeededError,
+)
 from nashzoo.vector import make_vector
 from nashzoo.vector.pcg import next_double, seeded_states
 
@@ -23,16 +28,27 @@ def _legal_choice(rng, mask):
     return int(rng.choice(np.flatnonzero(mask)))
 
 
-@pytest.mark.parametrize("env_id", ["nashzoo/kuhn_poker-v0", "nashzoo/leduc_holdem-v0"])
-def test_same_episodes_as_the_single_env(env_id):
-    n, seed, steps = 6, 11, 60
+@pytest.mark.parametrize(
+    "env_id, showdowns",
+    [
+        ("nashzoo/kuhn_poker-v0", False),
+        ("nashzoo/leduc_holdem-v0", False),
+        ("nashzoo/limit_holdem-v0", False),
+        ("nashzoo/limit_holdem-v0", True),  # never fold: every hand is ranked
+    ],
+)
+def test_same_episodes_as_the_single_env(env_id, showdowns):
+    n, seed, steps = 6, 11, 120 if showdowns else 60
     venv = make_vector(env_id, n)
     batch = venv.reset(seed=seed)
     choosers = [np.random.default_rng(100 + i) for i in range(n)]
     seen = [[] for _ in range(n)]  # per game: (observation, mask, action) at each decision
     returns = [[] for _ in range(n)]
     for _ in range(steps):
-        actions = np.array([_legal_choice(choosers[i], batch.action_mask[i]) for i in range(n)])
+        masks = batch.action_mask.copy()
+        if showdowns:
+            masks[:, 0] = 0
+        actions = np.array([_legal_choice(choosers[i], masks[i]) for i in range(n)])
         for i in range(n):
             seen[i].append((batch.observation[i].copy(), batch.action_mask[i].copy(), actions[i]))
         batch = venv.step(actions)
@@ -62,6 +78,8 @@ def test_same_episodes_as_the_single_env(env_id):
                 single_returns.append(env.unwrapped.state_of_game().returns())
                 env.reset()
         assert single_returns == returns[i] and len(returns[i]) >= 5
+        if showdowns:  # ranked hands: wins, losses and splits of the 7-card tables
+            assert {r[0] > 0 for r in returns[i]} == {True, False}
 
 
 def test_errors_and_autoreset():
@@ -82,6 +100,28 @@ def test_errors_and_autoreset():
     assert batch.terminated.all() and (batch.player == 0).all()
     assert set(np.abs(batch.rewards).ravel().tolist()) == {2.0}
     assert (batch.rewards.sum(axis=1) == 0).all()
+
+
+def test_poker_vector_env_errors():
+    from nashzoo.games.poker import leduc
+    from nashzoo.vector import PokerVectorEnv
+
+    with pytest.raises(InvalidParameterError, match="52-card deck"):
+        PokerVectorEnv(leduc(), 4)
+    venv = make_vector("nashzoo/limit_holdem-v0", 3)
+    assert type(venv).__name__ == "PokerVectorEnv"
+    batch = venv.reset(seed=5)
+    assert batch.observation.shape == (3, 279) and (batch.player == 1).all()  # small blind
+    assert batch.action_mask.tolist() == [[1, 1, 1]] * 3
+    batch = venv.step(np.array([1, 1, 1]))  # the small blind calls: no fold for the big one
+    assert batch.action_mask.tolist() == [[0, 1, 1]] * 3 and (batch.player == 0).all()
+    before = batch.observation.copy()
+    with pytest.raises(IllegalActionError, match="Action 0 is illegal in game 0"):
+        venv.step(np.array([0, 1, 1]))
+    batch = venv.step(np.array([1, 1, 1]))  # check: the flop comes, player 0 acts first
+    assert (batch.player == 0).all() and not batch.terminated.any()
+    assert (batch.observation[:, 54:106].sum(axis=1) == 3).all()
+    assert (before[:, 54:106] == 0).all()
 
 
 def test_illegal_action_changes_nothing():
