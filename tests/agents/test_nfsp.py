@@ -25,12 +25,27 @@ def test_save_load_round_trip_keeps_action_probabilities(tmp_path):
         NFSP.load(tmp_path / "junk.pt")
 
 
-def test_same_seed_same_training():
+@pytest.mark.parametrize("vectorized", [True, False])
+def test_same_seed_same_training(vectorized):
     runs = [
-        NFSP(KuhnPokerGame(), NFSPConfig(seed=5, batch_games=8)).train(episodes=4000)
+        NFSP(KuhnPokerGame(), NFSPConfig(seed=5, batch_games=8, vectorized=vectorized)).train(
+            episodes=4000
+        )
         for _ in range(2)
     ]
+    assert (runs[0]._venv is not None) == vectorized
     np.testing.assert_array_equal(runs[0].average_policy().probs, runs[1].average_policy().probs)
+
+
+def test_self_play_on_limit_holdem_runs_in_the_batched_poker_env():
+    from nashzoo.games.poker import limit_holdem
+
+    nfsp = NFSP(limit_holdem(), NFSPConfig(seed=0, batch_games=16, min_buffer_to_learn=64))
+    nfsp.train(episodes=300)
+    assert type(nfsp._venv).__name__ == "PokerVectorEnv"
+    assert nfsp.episodes >= 300
+    # both players stored transitions and learned from them
+    assert all(pl.replay.size > 64 and pl.learn_steps > 0 for pl in nfsp.players)
 
 
 def test_agent_is_a_policy_agent_evaluated_exactly():

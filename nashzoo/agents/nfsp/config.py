@@ -43,6 +43,10 @@ class NFSPConfig:
         discount: discount factor of the DQN targets.
         loss: ``"mse"`` or ``"huber"`` DQN loss.
         seed: seed of every random choice (networks, sampling, buffers).
+        vectorized: play the self-play games in a batched env of :mod:`nashzoo.vector`
+            where the game has one (games that compile, Limit Hold'em): the same
+            algorithm with the games stepped in numba. ``False``, or a game with no
+            batched env, steps :class:`~nashzoo.games.base.State` objects.
     """
 
     hidden_sizes: tuple[int, ...] = (128,)
@@ -63,6 +67,7 @@ class NFSPConfig:
     discount: float = 1.0
     loss: str = "mse"
     seed: int | None = 0
+    vectorized: bool = True
 
     def __post_init__(self) -> None:
         positive_ints = (
@@ -115,6 +120,10 @@ class NFSPConfig:
                 raise InvalidParameterError(
                     f"NFSPConfig.{name} must be a positive number, received {value!r}."
                 )
+        if not isinstance(self.vectorized, bool):
+            raise InvalidParameterError(
+                f"NFSPConfig.vectorized must be True or False, received {self.vectorized!r}."
+            )
         if self.optimizer not in ("sgd", "adam"):
             raise InvalidParameterError(
                 f"NFSPConfig.optimizer must be 'sgd' or 'adam', received {self.optimizer!r}."

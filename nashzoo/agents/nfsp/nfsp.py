@@ -13,13 +13,16 @@ both of its networks take one minibatch step. The average policy is the output: 
 approaches a Nash equilibrium in two-player zero-sum games.
 
 One iteration here advances ``batch_games`` games at once: the decisions of all games
-waiting on the same player go through that player's networks in one forward pass, and
+waiting on the same player go through that player's networks in one forward pass. Where
+the game has a batched env (:mod:`nashzoo.vector`: games that compile, Limit Hold'em) the
+games are stepped there, in numba; otherwise they are :class:`State` objects and
 observations come from the shared information-state cache.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,7 +33,7 @@ from nashzoo.agents.nfsp.buffers import ReplayBuffer, ReservoirBuffer
 from nashzoo.agents.nfsp.config import NFSPConfig
 from nashzoo.agents.protocol import AgentInfo, Observation, sample_index
 from nashzoo.agents.training import mlp, train_loop
-from nashzoo.errors import InvalidParameterError, PolicyFileError
+from nashzoo.errors import GameTooLargeError, InvalidParameterError, PolicyFileError
 from nashzoo.extras import require
 from nashzoo.games import Game, load_game
 from nashzoo.games.base import TERMINAL, State
@@ -52,7 +55,10 @@ class _Player:
         self.q = mlp(torch, sizes)
         self.q_target = copy.deepcopy(self.q)
         self.avg = mlp(torch, sizes)
-        opt = torch.optim.SGD if cfg.optimizer == "sgd" else torch.optim.Adam
+        if cfg.optimizer == "sgd":
+            opt: Any = torch.optim.SGD
+        else:  # one fused kernel for all parameters: a third less time per step on CPU
+            opt = functools.partial(torch.optim.Adam, fused=True)
         self.q_opt = opt(self.q.parameters(), lr=cfg.rl_learning_rate)
         self.avg_opt = opt(self.avg.parameters(), lr=cfg.sl_learning_rate)
         self.replay = ReplayBuffer(cfg.replay_capacity, obs_size, num_actions)
@@ -94,6 +100,12 @@ class NFSP:
         self._modes = np.zeros((cfg.batch_games, 2), bool)
         # each game's last (observation, action) per player, waiting for its next state
         self._pending: list[list[Any]] = [[None, None] for _ in range(cfg.batch_games)]
+        # the batched env, when used: its last step, and the pending moves as arrays
+        self._venv: Any = None
+        self._batch: Any = None
+        self._pending_obs = np.zeros((cfg.batch_games, 2, self.obs_size), np.float32)
+        self._pending_action = np.zeros((cfg.batch_games, 2), np.int64)
+        self._has_pending = np.zeros((cfg.batch_games, 2), bool)
 
     # -- acting ----------------------------------------------------------------------------
     def epsilon(self, player: int) -> float:
@@ -105,7 +117,7 @@ class NFSP:
         """``player``'s average-policy distribution for a batch of observations
         (``(n, obs_size)`` float32) and legal masks (``(n, num_actions)`` bool)."""
         torch = self._torch
-        with torch.no_grad():
+        with torch.inference_mode():
             logits = self.players[player].avg(torch.from_numpy(obs)).numpy()
         logits = np.where(mask, logits, -np.inf)
         logits -= logits.max(axis=1, keepdims=True)
@@ -117,7 +129,7 @@ class NFSP:
         actions = np.empty(n, np.int64)
         torch = self._torch
         if br.any():
-            with torch.no_grad():
+            with torch.inference_mode():
                 q = self.players[player].q(torch.from_numpy(obs[br])).numpy()
             m = mask[br]
             greedy = np.where(m, q, -np.inf).argmax(axis=1)
@@ -137,10 +149,13 @@ class NFSP:
 
     # -- learning --------------------------------------------------------------------------
     def _learn(self, player: int) -> None:
+        """One DQN step and one supervised step of ``player`` (each once its buffer holds
+        enough); the two losses share one backward pass (their networks share nothing)."""
         torch = self._torch
         cfg = self.config
         pl = self.players[player]
         pl.learn_steps += 1
+        losses, optimizers = [], []
         if pl.replay.size >= max(cfg.min_buffer_to_learn, cfg.batch_size):
             s, a, r, s2, m2, d = pl.replay.sample(self.rng, cfg.batch_size)
             s, s2 = torch.from_numpy(s), torch.from_numpy(s2)
@@ -151,21 +166,23 @@ class NFSP:
                 target = r + cfg.discount * (1.0 - d) * next_q
             q = pl.q(s).gather(1, a[:, None]).squeeze(1)
             if cfg.loss == "mse":
-                loss = torch.nn.functional.mse_loss(q, target)
+                losses.append(torch.nn.functional.mse_loss(q, target))
             else:
-                loss = torch.nn.functional.smooth_l1_loss(q, target)
-            pl.q_opt.zero_grad()
-            loss.backward()
-            pl.q_opt.step()
-        if pl.learn_steps % cfg.target_update_every == 0:
-            pl.q_target.load_state_dict(pl.q.state_dict())
+                losses.append(torch.nn.functional.smooth_l1_loss(q, target))
+            optimizers.append(pl.q_opt)
         if pl.reservoir.size >= max(cfg.min_buffer_to_learn, cfg.batch_size):
             s, m, a = pl.reservoir.sample(self.rng, cfg.batch_size)
             logits = pl.avg(torch.from_numpy(s)).masked_fill(~torch.from_numpy(m), -1e9)
-            loss = torch.nn.functional.cross_entropy(logits, torch.from_numpy(a))
-            pl.avg_opt.zero_grad()
-            loss.backward()
-            pl.avg_opt.step()
+            losses.append(torch.nn.functional.cross_entropy(logits, torch.from_numpy(a)))
+            optimizers.append(pl.avg_opt)
+        if losses:
+            for opt in optimizers:
+                opt.zero_grad()
+            sum(losses).backward()
+            for opt in optimizers:
+                opt.step()
+        if pl.learn_steps % cfg.target_update_every == 0:
+            pl.q_target.load_state_dict(pl.q.state_dict())
 
     def _record(self, player: int, obs, actions, rewards, next_obs, next_mask, done) -> None:
         pl = self.players[player]
@@ -245,6 +262,62 @@ class NFSP:
                 )
         return finished
 
+    def _start_vector(self) -> bool:
+        """Open the batched env for self-play; ``False`` when the game has none."""
+        from nashzoo.vector import vector_env
+
+        try:
+            venv = vector_env(self.game, self.config.batch_games)
+        except GameTooLargeError:
+            return False
+        self._venv = venv
+        self._batch = venv.reset(seed=int(self.rng.integers(2**31)))
+        self._modes[:] = self.rng.random(self._modes.shape) < self.config.anticipatory
+        return True
+
+    def _play_vector_step(self) -> int:
+        """One decision in every game of the batched env; returns finished episodes."""
+        batch = self._batch
+        obs = batch.observation
+        mask = batch.action_mask.astype(bool)
+        actions = np.empty(len(obs), np.int64)
+        for p in (0, 1):
+            idx = np.flatnonzero(batch.player == p)
+            if not idx.size:
+                continue
+            o, m = obs[idx], mask[idx]
+            br = self._modes[idx, p]
+            chosen = self._choose(p, o, m, br)
+            waiting = self._has_pending[idx, p]
+            if waiting.any():  # the player's previous move in these games gets its next state
+                g = idx[waiting]
+                zeros = np.zeros(len(g), np.float32)
+                self._record(
+                    p, self._pending_obs[g, p], self._pending_action[g, p], zeros,
+                    o[waiting], m[waiting], zeros,
+                )  # fmt: skip
+            if br.any():
+                self.players[p].reservoir.add(self.rng, o[br], m[br], chosen[br])
+            self._pending_obs[idx, p] = o
+            self._pending_action[idx, p] = chosen
+            self._has_pending[idx, p] = True
+            actions[idx] = chosen
+        batch = self._batch = self._venv.step(actions)
+        done = np.flatnonzero(batch.terminated)
+        if done.size:
+            for p in (0, 1):
+                g = done[self._has_pending[done, p]]
+                if g.size:
+                    self._record(
+                        p, self._pending_obs[g, p], self._pending_action[g, p],
+                        batch.rewards[g, p].astype(np.float32),
+                        np.zeros((len(g), self.obs_size), np.float32),
+                        np.zeros((len(g), self.num_actions), bool), np.ones(len(g), np.float32),
+                    )  # fmt: skip
+            self._has_pending[done] = False
+            self._modes[done] = self.rng.random((len(done), 2)) < self.config.anticipatory
+        return len(done)
+
     def train(
         self,
         *,
@@ -264,11 +337,14 @@ class NFSP:
             callback_every: seconds of training between callbacks.
             progress: show a progress bar.
         """
-        if not self._games and (episodes is not None or seconds is not None):
+        started = self._venv is not None or bool(self._games)
+        budget = episodes is not None or seconds is not None
+        if not started and budget and not (self.config.vectorized and self._start_vector()):
             self._games = [self._new_game(g) for g in range(self.config.batch_games)]
+        play = self._play_step if self._venv is None else self._play_vector_step
 
         def step() -> int:
-            done = sum(self._play_step() for _ in range(8))
+            done = sum(play() for _ in range(8))
             self.episodes += done
             return done
 
@@ -395,6 +471,21 @@ class NFSPAgent:
         obs = np.array(observation["observation"], np.float32)[None]  # a writable copy for torch
         mask = np.asarray(observation["action_mask"]).astype(bool)[None]
         return self.nfsp.average_probs(self._seat(info), obs, mask)[0]
+
+    def batch_probabilities(
+        self, observation: np.ndarray, action_mask: np.ndarray, player: np.ndarray
+    ) -> np.ndarray:
+        """The average policy in ``n`` games at once (``player[k]`` is row ``k``'s seat):
+        one forward pass per seat."""
+        obs = np.array(observation, np.float32)
+        mask = np.asarray(action_mask).astype(bool)
+        player = np.asarray(player)
+        probs = np.zeros(mask.shape)
+        for p in (0, 1):
+            rows = np.flatnonzero(player == p)
+            if rows.size:
+                probs[rows] = self.nfsp.average_probs(p, obs[rows], mask[rows])
+        return probs
 
     def act(self, observation: Observation, info: AgentInfo) -> int:
         probs = self.action_probabilities(observation, info)
