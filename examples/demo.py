@@ -262,17 +262,19 @@ def limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
         specs["nfsp"] = str(nfsp.save(folder / "nfsp.pt"))
         budgets["nfsp"] = f"{nfsp.episodes:,} episodes ({nfsp.seconds:.0f} s)"
         try:
-            import gymnasium
             from sb3_contrib import MaskablePPO
+
+            from nashzoo.wrappers.sb3_vec import SB3VecEnv
         except ImportError:
             print("sb3-contrib not installed: no MaskablePPO on Limit Hold'em")
         else:
             start = time.perf_counter()
-            env = gymnasium.make("nashzoo/LimitHoldem-v0", opponent="random")
+            # 32 hands at once against a batched random opponent (numba poker)
+            env = SB3VecEnv(HOLDEM_GAME, 32, opponent="random", seed=0)
             steps = max(int(HOLDEM_PPO_STEPS * scale), 64)
             model = MaskablePPO(
                 "MlpPolicy", env, seed=0, gamma=1.0, verbose=0, device="cpu",
-                n_steps=min(2048, steps),
+                n_steps=max(min(128, steps // 32), 2),
             )  # fmt: skip
             model.learn(steps)
             model.save(folder / "ppo")

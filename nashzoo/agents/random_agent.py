@@ -38,6 +38,16 @@ class RandomAgent:
             raise IllegalActionError("The action mask has no legal action to choose from.")
         return mask / total
 
+    def batch_probabilities(
+        self, observation: np.ndarray, action_mask: np.ndarray, player: np.ndarray
+    ) -> np.ndarray:
+        """Uniform over the legal actions of each row of ``action_mask`` (``(n, actions)``)."""
+        mask = np.asarray(action_mask, dtype=np.float64)
+        total = mask.sum(axis=1, keepdims=True)
+        if (total <= 0).any():
+            raise IllegalActionError("An action mask has no legal action to choose from.")
+        return mask / total
+
     def act(self, observation: Observation, info: dict[str, Any]) -> int:
         """A uniformly random legal action."""
         legal = np.flatnonzero(action_mask_of(observation))

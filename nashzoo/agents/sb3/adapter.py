@@ -91,26 +91,37 @@ class SB3Agent:
 
     def action_probabilities(self, observation: Observation, info: AgentInfo) -> np.ndarray:
         """The model's distribution over all actions, zero on illegal ones."""
+        mask = action_mask_of(observation)
+        obs = np.asarray(observation["observation"], np.float32)
+        return self.batch_probabilities(obs[None], mask[None], np.zeros(1, np.int64))[0]
+
+    def batch_probabilities(
+        self, observation: np.ndarray, action_mask: np.ndarray, player: np.ndarray
+    ) -> np.ndarray:
+        """The model's distributions for ``n`` observations at once (one forward pass):
+        ``(n, actions)``, zero on illegal actions. ``player`` is not read (the model plays
+        whichever seat it was trained for)."""
         torch = _torch()
-        mask = action_mask_of(observation).astype(bool)
-        if not mask.any():
-            raise InvalidParameterError("The action mask has no legal action.")
+        mask = np.asarray(action_mask).astype(bool)
+        if not mask.any(axis=1).all():
+            raise InvalidParameterError("An action mask has no legal action.")
         policy = self.model.policy
-        obs_tensor, _ = policy.obs_to_tensor(np.array(observation["observation"], np.float32))
+        obs_tensor, _ = policy.obs_to_tensor(np.array(observation, np.float32))
         with torch.no_grad():
             if self._value_based:
-                q = policy.q_net(obs_tensor)[0].cpu().numpy()
-                probs = np.zeros(mask.size)
-                probs[int(np.argmax(np.where(mask, q, -np.inf)))] = 1.0
+                q = policy.q_net(obs_tensor).cpu().numpy()
+                probs = np.zeros(mask.shape)
+                probs[np.arange(len(mask)), np.where(mask, q, -np.inf).argmax(axis=1)] = 1.0
                 return probs
             if self._maskable:
-                dist = policy.get_distribution(obs_tensor, action_masks=mask[None])
+                dist = policy.get_distribution(obs_tensor, action_masks=mask)
             else:
                 dist = policy.get_distribution(obs_tensor)
-            probs = dist.distribution.probs[0].cpu().numpy().astype(np.float64)
+            probs = dist.distribution.probs.cpu().numpy().astype(np.float64)
         probs = np.where(mask, probs, 0.0)
-        total = probs.sum()
-        return probs / total if total > 0 else mask / mask.sum()
+        total = probs.sum(axis=1, keepdims=True)
+        uniform = mask / mask.sum(axis=1, keepdims=True)
+        return np.where(total > 0, probs / np.where(total > 0, total, 1.0), uniform)
 
     def act(self, observation: Observation, info: AgentInfo) -> int:
         probs = self.action_probabilities(observation, info)
