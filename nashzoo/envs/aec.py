@@ -160,7 +160,7 @@ class GameEnv(AECEnv):
         self._observations = ObservationCache(
             game, self.observation_cache_size if self._cached else 0
         )
-        self._keys: list[str] = []
+        self._keys: list[str] | None = []  # None: not built (huge games, see _advance)
         self._decisions = 0
 
     # -- spaces ---------------------------------------------------------------------------
@@ -201,8 +201,11 @@ class GameEnv(AECEnv):
     def information_state_string(self, agent: str) -> str:
         """The perfect-recall information-state string of ``agent`` now, e.g.
         ``"player=1 card=Kh public=Qs bets=rc/cc"``."""
-        self._require_state()
-        return self._keys[self.agent_name_mapping[agent]]
+        state = self._require_state()
+        i = self.agent_name_mapping[agent]
+        if self._keys is None:
+            return state.information_state_string_unchecked(i)
+        return self._keys[i]
 
     def _require_state(self) -> State:
         if self._state is None:
@@ -216,18 +219,21 @@ class GameEnv(AECEnv):
         if state.current_player() == CHANCE:
             assert self._rng is not None
             state.advance_chance(self._rng.random)
+        agents = self.possible_agents
         key_of = state.information_state_string_unchecked
-        key = key_of(0)
-        # The public history is the same for every agent: one fresh array per step.
-        view = self._observations.cached(key)
+        if self._cached or self.info_strings:
+            built = [key_of(i) for i in range(len(agents))]
+            keys: list[str] | None = built
+            # The public history is the same for every agent: one fresh array per step.
+            view = self._observations.cached(built[0])
+        else:  # huge games: the strings are built only when asked for
+            keys, view = None, None
         if view is not None:
             public = view.public_history.copy()
             length = view.history_length
         else:
             public, length = self._observations.public_history(state)
-        agents = self.possible_agents
         if len(agents) == 2:  # every shipped game: one expression, no loop (the hot path)
-            keys = [key, key_of(1)]
             infos = {
                 agents[0]: {
                     "player": 0,
@@ -243,7 +249,6 @@ class GameEnv(AECEnv):
                 },
             }
         else:
-            keys = [key] + [key_of(i) for i in range(1, len(agents))]
             infos = {
                 agent: {
                     "player": i,
@@ -254,12 +259,13 @@ class GameEnv(AECEnv):
                 for i, agent in enumerate(agents)
             }
         if self.info_strings:
-            for agent, key in zip(self.possible_agents, keys):
+            assert keys is not None
+            for agent, key in zip(agents, keys):
                 infos[agent]["info_state"] = key
         self._keys, self.infos = keys, infos
         player = state.current_player()
         if player >= 0:
-            if self.max_cycles is None or self._decisions < self.max_cycles * len(keys):
+            if self.max_cycles is None or self._decisions < self.max_cycles * len(agents):
                 self.agent_selection = self.possible_agents[player]
                 return
             for agent in self.agents:
@@ -279,12 +285,13 @@ class GameEnv(AECEnv):
         if state is None:
             raise ResetNeededError("Call reset() before using the environment.")
         i = self.agent_name_mapping[agent]
+        if not self._cached:
+            tensor, mask = self._observations.fresh(state, i)
+            return {"observation": tensor, "action_mask": mask}
+        assert self._keys is not None
         key = self._keys[i]
         view = self._observations.cached(key)
         if view is None:
-            if not self._cached:
-                tensor, mask = self._observations.fresh(state, i)
-                return {"observation": tensor, "action_mask": mask}
             view = self._observations.get(state, i, key)
         return {"observation": view.tensor.copy(), "action_mask": view.mask.copy()}
 

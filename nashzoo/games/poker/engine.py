@@ -229,7 +229,7 @@ class PokerState(State):
         self._history: list[int] = []
         self._bets: list[str] = [""]
         self._actions: list[list[int]] = [[]]  # each round's betting actions
-        self._heads = ["player=0 hole=", "player=1 hole="]
+        self._heads: list[str | None] = ["player=0 hole=", "player=1 hole="]
         # the public part of the information-state string (None: to be rebuilt)
         self._tail: str | None = self._public_text()
 
@@ -286,7 +286,8 @@ class PokerState(State):
             contrib[p] = contrib[1 - p] if contrib[1 - p] > contrib[p] else contrib[p]
             if self._acted >= 2:  # the call closes the round
                 self._bets[r] += letter
-                self._tail = f"{self._tail}{letter}"
+                if self._tail is not None:
+                    self._tail = f"{self._tail}{letter}"
                 self._next_round()
                 return
             self._player = 1 - p
@@ -298,7 +299,8 @@ class PokerState(State):
             self._raises += 1
             self._player = 1 - p
         self._bets[r] += letter
-        self._tail = f"{self._tail}{letter}"
+        if self._tail is not None:
+            self._tail = f"{self._tail}{letter}"
 
     def _next_round(self) -> None:
         d = self.game.definition
@@ -311,27 +313,27 @@ class PokerState(State):
         self._acted = 0
         self._bets.append("")
         self._actions.append([])
-        self._tail = f"{self._tail}/"
+        if self._tail is not None:
+            self._tail = f"{self._tail}/"
         self._pending = d.num_board_cards[r]
         self._player = CHANCE if self._pending else d.first_player[r]
 
-    def _deal(self, card: int) -> None:
+    def _deal(self, card: int, removed: bool = False) -> None:
         game = self.game
         d = game.definition
         self._cards.append(card)
-        self._remaining.remove(card)
+        if not removed:
+            self._remaining.remove(card)
         self._pending -= 1
         n = len(self._cards)
         h = d.num_hole_cards
-        names = game.card_names
         if n <= 2 * h:
             p = 0 if n <= h else 1
             self._hole_idx[p].append(2 + card)
-            self._heads[p] = f"player={p} hole=" + _sorted_names(self._cards[p * h : n], names)
+            self._heads[p] = None
         else:
             self._public_idx.append(game.board_offset[self._round] + card)
-            # built once the round's board is complete (or when asked for mid-deal)
-            self._tail = self._public_text() if self._pending == 0 else None
+            self._tail = None  # the strings are rebuilt when asked for
         if self._pending == 0:
             self._player = d.first_player[self._round]
 
@@ -398,7 +400,14 @@ class PokerState(State):
         tail = self._tail
         if tail is None:
             tail = self._tail = self._public_text()
-        return self._heads[player] + tail
+        head = self._heads[player]
+        if head is None:
+            h = self.game.definition.num_hole_cards
+            cards = self._cards[player * h : (player + 1) * h]
+            head = self._heads[player] = f"player={player} hole=" + _sorted_names(
+                cards, self.game.card_names
+            )
+        return head + tail
 
     def information_state_indices(self, player: int) -> list[int]:
         return self._hole_idx[player] + self._public_idx
@@ -413,8 +422,9 @@ class PokerState(State):
         """
         while self._player == CHANCE:
             remaining = self._remaining
-            self._history.append(remaining[int(uniform() * len(remaining))])
-            self._deal(self._history[-1])
+            card = remaining.pop(int(uniform() * len(remaining)))
+            self._history.append(card)
+            self._deal(card, removed=True)
 
     # -- read-outs -------------------------------------------------------------------------
     @property
