@@ -16,12 +16,15 @@ Limit Hold'em (issue 15): ``nashzoo/limit_holdem-v0`` through the same AEC loop 
 PettingZoo's ``texas_holdem_v4`` (RLCard underneath) and RLCard's own ``limit-holdem``
 env stepped directly; hand evaluations per second, nashzoo's tables (one hand per call,
 and numba over an array) against phevaluator, eval7 and treys on the same 7-card hands;
-batched envs (``nashzoo.vector``) on Leduc and Kuhn against OpenSpiel's ``leduc_poker``
-stepped one state at a time and pgx's batched JAX Leduc on CPU.
+batched envs (``nashzoo.vector``) on Leduc, Kuhn and Limit Hold'em against OpenSpiel's
+``leduc_poker`` and ``universal_poker`` (the same Hold'em definition) stepped one state at
+a time, and pgx's batched JAX Leduc on CPU (pgx has no Limit Hold'em).
 
 Interleaved, median of ``--repeats``. Goals: the wrapped Leduc AEC env at least 5x
 PettingZoo's (issue 2); the Hold'em AEC env at least 5x PettingZoo's and above RLCard;
-the batched Leduc env at least 10x OpenSpiel's single-state stepping (issue 15).
+the batched Leduc env at least 10x OpenSpiel's single-state stepping (issue 15). The
+issue's NFSP goal (episodes/s with the batched env against the code before it) is
+measured by ``benchmarks/release_compare.py BEFORE nfsp``.
 Usage: ``python benchmarks/env_throughput.py [--episodes 20000] [--repeats 3]
 [--sections leduc,holdem,hands,vector]``
 """
@@ -253,7 +256,11 @@ def vector_contenders(episodes: int) -> dict:
         "nashzoo vector Kuhn (4,096 games, numba)": lambda: vector_play(
             "nashzoo/kuhn_poker-v0", 4096, max(1, episodes // 100)
         ),
+        "nashzoo vector Limit Hold'em (4,096 games, numba)": lambda: vector_play(
+            "nashzoo/limit_holdem-v0", 4096, max(1, episodes // 200)
+        ),
     }
+    make_vector("nashzoo/limit_holdem-v0", 8, seed=0).step(np.ones(8, dtype=np.int64))
     try:
         import pyspiel
 
@@ -261,6 +268,13 @@ def vector_contenders(episodes: int) -> dict:
         # nashzoo's rules run (its State API has the same method names)
         leduc = pyspiel.load_game("leduc_poker")
         runs["OpenSpiel leduc_poker (one state at a time)"] = lambda: rules_play(leduc, episodes)
+        from nashzoo.games.poker import limit_holdem
+
+        params = limit_holdem().definition.universal_poker_params()
+        holdem = pyspiel.load_game("universal_poker", params)
+        runs["OpenSpiel universal_poker Limit Hold'em (one state at a time)"] = lambda: rules_play(
+            holdem, episodes // 4
+        )
     except ImportError:
         print("open_spiel not installed")
     try:
@@ -406,6 +420,12 @@ def main() -> None:
                     "vector Leduc / OpenSpiel",
                 ),
                 (ours, "pgx leduc_holdem (JAX on CPU, 4,096 games)", 0, "vector Leduc / pgx"),
+                (
+                    "nashzoo vector Limit Hold'em (4,096 games, numba)",
+                    "OpenSpiel universal_poker Limit Hold'em (one state at a time)",
+                    0,
+                    "vector Hold'em / OpenSpiel",
+                ),
             ],
         )
 

@@ -208,6 +208,7 @@ class PokerState(State):
         "_actions",
         "_heads",
         "_tail",
+        "_legal",
     )
 
     def __init__(self, game: PokerGame) -> None:
@@ -232,6 +233,7 @@ class PokerState(State):
         self._heads: list[str | None] = ["player=0 hole=", "player=1 hole="]
         # the public part of the information-state string (None: to be rebuilt)
         self._tail: str | None = self._public_text()
+        self._legal: tuple[int, ...] | None = None  # the decision's legal actions, once asked
 
     # -- the rules --------------------------------------------------------------------------
     def current_player(self) -> int:
@@ -240,6 +242,8 @@ class PokerState(State):
     def legal_actions(self) -> Sequence[int]:
         p = self._player
         if p >= 0:
+            if self._legal is not None:
+                return self._legal
             d = self.game.definition
             contrib = self._contrib
             top = contrib[1 - p] if contrib[1 - p] > contrib[p] else contrib[p]
@@ -250,7 +254,8 @@ class PokerState(State):
                 for k, size in enumerate(d.raise_sizes[r]):
                     if stack is None or top + size <= stack:
                         actions.append(RAISE + k)
-            return actions
+            self._legal = tuple(actions)
+            return self._legal
         if p == CHANCE:
             return self._remaining.copy()
         return ()
@@ -263,6 +268,7 @@ class PokerState(State):
 
     def apply_unchecked(self, action: int) -> None:
         self._history.append(action)
+        self._legal = None
         p = self._player
         game = self.game
         if p == CHANCE:
@@ -369,6 +375,7 @@ class PokerState(State):
         new._actions = [a.copy() for a in self._actions]
         new._heads = self._heads.copy()
         new._tail = self._tail
+        new._legal = self._legal
         return new
 
     def returns(self) -> list[float]:
