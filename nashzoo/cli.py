@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from nashzoo.errors import NashzooError
+from nashzoo.errors import InvalidParameterError, NashzooError
 
 logger = logging.getLogger("nashzoo")
 
@@ -89,10 +89,50 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sampled_or_exact(args: argparse.Namespace) -> int:
+    """`nashzoo exploitability AGENT --game G [--method exact|lbr]`."""
+    from nashzoo.agents.specs import build_agent
+    from nashzoo.envs.registration import make_game
+    from nashzoo.errors import GameTooLargeError
+    from nashzoo.eval import exploitability
+    from nashzoo.eval.lbr import local_best_response
+
+    if args.game is None:
+        raise InvalidParameterError("--method lbr needs --game (the game to play).")
+    game = make_game(args.game)
+    agent = build_agent(args.policy, game)
+    method = args.method
+    if method in (None, "exact"):
+        try:
+            result = exploitability(agent, game)
+        except GameTooLargeError:
+            if method == "exact":
+                raise
+            print(f"{game!r} is too large for an exact best response: local best response")
+        else:
+            print(f"{args.policy} in {game!r}: exact")
+            print(f"exploitability  {result.exploitability:.6g} chips")
+            return 0
+    lbr = local_best_response(
+        game, agent, hands=args.hands, rollouts=args.rollouts, seed=args.seed, progress=True
+    )
+    print(f"{args.policy} in {game!r}")
+    print(f"lower bound     {lbr}")
+    print(f"per seat        {lbr.per_seat[0]:+.4g} / {lbr.per_seat[1]:+.4g} chips/hand")
+    print(f"seconds         {lbr.seconds:.1f}")
+    if args.plot:
+        from nashzoo.eval.plots import plot_bound
+
+        print(f"plot written to {plot_bound([lbr], args.plot, title=repr(game))}")
+    return 0
+
+
 def cmd_exploitability(args: argparse.Namespace) -> int:
     from nashzoo.eval import exploitability
     from nashzoo.tree import TabularPolicy
 
+    if args.game is not None or args.method == "lbr":
+        return _sampled_or_exact(args)
     policy = TabularPolicy.load(args.policy)
     result = exploitability(policy)
     print(f"{args.policy}: {policy.game!r}")
@@ -641,8 +681,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_train)
 
-    p = sub.add_parser("exploitability", help="exact exploitability of a saved policy")
-    p.add_argument("policy", help="a .npz or .json policy file")
+    p = sub.add_parser(
+        "exploitability",
+        help="exact exploitability of a policy, or a lower bound (local best response) "
+        "where the game is too large",
+    )
+    p.add_argument(
+        "policy",
+        metavar="AGENT",
+        help="a .npz or .json policy file; with --game, any policy agent spec "
+        "(random, cfr+:100, nfsp.pt, poker-rules, ...)",
+    )
+    p.add_argument("--game", help="the game (needed for agent specs), e.g. limit_holdem")
+    p.add_argument(
+        "--method",
+        choices=["exact", "lbr"],
+        default=None,
+        help="exact best response, or local best response (default: exact where the game "
+        "compiles, else lbr)",
+    )
+    p.add_argument("--hands", type=int, default=2000, help="lbr: hands to play")
+    p.add_argument(
+        "--rollouts",
+        type=int,
+        default=None,
+        help="lbr: Monte Carlo rollouts per action (default: exact action values)",
+    )
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--plot", help="lbr: the bound against hands played (PNG)")
     p.set_defaults(func=cmd_exploitability)
 
     p = sub.add_parser("play", help="play duplicate hands against an agent from the keyboard")

@@ -9,6 +9,7 @@ from typing import Any
 from nashzoo.extras import require
 
 __all__ = [
+    "plot_bound",
     "plot_convergence",
     "plot_crosstable",
     "plot_panels",
@@ -60,6 +61,50 @@ def plot_convergence(
         ax.grid(True, which="both", alpha=0.3)
         ax.legend()
     fig.suptitle(title or (curves[0].game if curves else ""), fontsize=10)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_bound(
+    results: Sequence[Any],
+    path: str | Path,
+    *,
+    exact: float | None = None,
+    title: str | None = None,
+) -> Path:
+    """A sampled exploitability bound (e.g. :class:`~nashzoo.eval.lbr.LBRResult`) against
+    the evaluation budget, with its 95% band, one line per result.
+
+    Args:
+        results: objects with ``method`` and ``running()`` (``(hands, value, low, high)``).
+        path: PNG file to write.
+        exact: the exact exploitability, drawn as a line when known.
+        title: figure title.
+
+    Returns:
+        ``path``.
+    """
+    plt = require_matplotlib()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for result in results:
+        rows = result.running()
+        hands = [r[0] for r in rows]
+        line = ax.plot(hands, [r[1] for r in rows], marker=".", label=result.method)[0]
+        ax.fill_between(
+            hands, [r[2] for r in rows], [r[3] for r in rows], color=line.get_color(), alpha=0.2
+        )
+    if exact is not None:
+        ax.axhline(exact, color="black", linestyle="--", label="exact exploitability")
+    ax.set_xscale("log")
+    ax.set_xlabel("hands played")
+    ax.set_ylabel("exploitability bound (chips/hand)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    if title:
+        ax.set_title(title, fontsize=10)
     fig.tight_layout()
     path = Path(path)
     fig.savefig(path, dpi=110)

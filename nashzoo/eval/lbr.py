@@ -1,0 +1,392 @@
+"""Local best response (LBR): a lower bound on the exploitability of a policy agent in
+games too big for an exact best response.
+
+Lisý & Bowling, "Equilibrium Approximation Quality of Current No-Limit Poker Bots"
+(AAAI workshops, 2017). LBR plays hands against the agent. At each of its own decisions
+it knows its cards and the public actions and cards, and keeps the *range* of the agent:
+every private deal the agent may hold, weighted by its chance probability times the
+agent's probability of every action it took (Bayes' rule, with the agent's
+``action_probabilities``). Each action of LBR's action set is scored by its expected
+value against that range, assuming LBR only checks or calls afterwards while the agent
+keeps playing its policy; LBR plays the best one. LBR is a legal strategy, so its mean
+winnings estimate a value no greater than the best response's: a lower bound on the
+agent's exploitability, reported with a 95% confidence interval.
+
+The value of an action is computed exactly (``rollouts=None``: every private deal of
+the range, every later card and every later action of the agent; fine for Leduc) or by
+Monte Carlo rollouts (``rollouts=k``: ``k`` samples of a deal from the range and of the
+rest of the hand, as the paper does for hold'em).
+
+The code works on any two-player game of :mod:`nashzoo.games`: a chance event is private
+to the agent when changing it leaves LBR's information-state string unchanged (tested at
+the event), so the range is found by replay, with no knowledge of the game's cards.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from nashzoo.errors import InvalidParameterError
+from nashzoo.eval.stats import ci95, mean_and_stderr
+from nashzoo.games import Game
+from nashzoo.games.base import CHANCE, State, sample_chance_outcome
+from nashzoo.games.observation import ObservationCache
+from nashzoo.validation import check_int, check_seed
+
+__all__ = ["LBRResult", "local_best_response"]
+
+
+@dataclass(frozen=True)
+class LBRResult:
+    """What :func:`local_best_response` measured.
+
+    Attributes:
+        value: LBR's mean winnings per hand (chips), both seats equally: a lower bound on
+            the agent's exploitability (up to sampling error).
+        stderr: its standard error.
+        ci95: the 95% interval of ``value``.
+        hands: hands played.
+        seconds: wall time.
+        per_seat: LBR's mean winnings in seat 0 and in seat 1.
+        big_blind: the game's big blind (``None`` outside poker).
+        method: ``"lbr"`` with the value estimate, e.g. ``"lbr (exact values)"``.
+        winnings: LBR's winnings in each hand, in play order (seats alternate, seat 0
+            first): :meth:`running` and the plot read them.
+    """
+
+    value: float
+    stderr: float
+    ci95: tuple[float, float]
+    hands: int
+    seconds: float
+    per_seat: tuple[float, float]
+    big_blind: float | None
+    method: str
+    winnings: tuple[float, ...] = ()
+
+    def running(self, points: int = 30) -> list[tuple[int, float, float, float]]:
+        """``(hands, value, ci_low, ci_high)`` after growing numbers of hands (even
+        counts, both seats equally): how the bound tightens with the budget."""
+        values = np.asarray(self.winnings)
+        sizes = np.unique(np.geomspace(2, len(values), num=points).astype(int) // 2 * 2)
+        out = []
+        for n in sizes.tolist():
+            if n < 4:
+                continue
+            value, stderr = _seat_mean(values[:n])
+            lo, hi = ci95(value, stderr)
+            out.append((n, value, lo, hi))
+        return out
+
+    @property
+    def value_mbb(self) -> float | None:
+        """``value`` in milli-big-blinds per hand (``None`` without a big blind)."""
+        return None if not self.big_blind else 1000.0 * self.value / self.big_blind
+
+    def __str__(self) -> str:
+        lo, hi = self.ci95
+        text = f"{self.method}: {self.value:.4g} chips/hand [{lo:.4g}, {hi:.4g}]"
+        if self.big_blind:
+            scale = 1000.0 / self.big_blind
+            text += f" ({self.value * scale:.0f} mbb/hand [{lo * scale:.0f}, {hi * scale:.0f}])"
+        return text + f", {self.hands} hands"
+
+
+def _seat_mean(values: np.ndarray) -> tuple[float, float]:
+    """The mean of the two seats' means (hands alternate seats, seat 0 first) and its
+    standard error: the seats weigh equally, as in exploitability."""
+    means, errors = [], []
+    for seat in (0, 1):
+        v = values[seat::2]
+        m, e = mean_and_stderr(len(v), float(v.sum()), float((v * v).sum()))
+        means.append(m)
+        errors.append(e)
+    return (means[0] + means[1]) / 2, math.sqrt(errors[0] ** 2 + errors[1] ** 2) / 2
+
+
+class _Policy:
+    """The agent's action probabilities at any state, asked once per information state."""
+
+    def __init__(self, game: Game, agent: Any) -> None:
+        self.game = game
+        self.agent = agent
+        self.views = ObservationCache(game, 0)
+        self.memo: dict[str, np.ndarray] = {}
+        self.batched: Callable[..., Any] | None = getattr(agent, "batch_probabilities", None)
+
+    def probs(self, states: Sequence[State], player: int) -> list[np.ndarray]:
+        """The agent's distribution at each state (``player`` to act in all of them)."""
+        keys = [s.information_state_string(player) for s in states]
+        todo = {k: s for k, s in zip(keys, states) if k not in self.memo}
+        if todo:
+            views = [self.views.build(s, player) for s in todo.values()]
+            if callable(self.batched):
+                out = self.batched(
+                    np.stack([v.tensor for v in views]),
+                    np.stack([v.mask for v in views]),
+                    np.full(len(views), player),
+                )
+                rows = list(np.asarray(out, dtype=np.float64))
+            else:
+                rows = [
+                    np.asarray(
+                        self.agent.action_probabilities(
+                            {"observation": v.tensor, "action_mask": v.mask}, v.info(player, k)
+                        ),
+                        dtype=np.float64,
+                    )
+                    for k, v in zip(todo, views)
+                ]
+            for k, v, row in zip(todo, views, rows):
+                row = np.where(v.mask > 0, np.clip(row, 0.0, None), 0.0)
+                total = row.sum()
+                if not total > 0:
+                    raise InvalidParameterError(
+                        f"{type(self.agent).__name__} gave no probability to a legal action "
+                        f"at {k!r}."
+                    )
+                self.memo[k] = row / total
+        return [self.memo[k] for k in keys]
+
+
+def _visible(state: State, outcome: int, seat: int) -> bool:
+    """Whether LBR (in ``seat``) sees which outcome the chance node at ``state`` deals."""
+    others = [o for o, _ in state.chance_outcomes() if o != outcome]
+    if not others:
+        return True
+    a, b = state.clone(), state.clone()
+    a.apply_action(outcome)
+    b.apply_action(others[0])
+    return a.information_state_string(seat) != b.information_state_string(seat)
+
+
+class _LBR:
+    def __init__(
+        self,
+        game: Game,
+        agent: Any,
+        rollouts: int | None,
+        actions: Sequence[int] | None,
+        call: int,
+        rng: np.random.Generator,
+    ) -> None:
+        self.game = game
+        self.policy = _Policy(game, agent)
+        self.rollouts = rollouts
+        self.actions = actions
+        self.call = call
+        self.rng = rng
+
+    # -- values of LBR's actions --------------------------------------------------------
+    def _calling(self, state: State) -> int:
+        legal = state.legal_actions()
+        return self.call if self.call in legal else legal[0]
+
+    def _exact(self, state: State, seat: int) -> float:
+        """Expected return of ``seat`` when it only calls from here and the agent plays
+        its policy (every card and action enumerated)."""
+        if state.is_terminal():
+            return state.returns()[seat]
+        p = state.current_player()
+        if p == CHANCE:
+            total = 0.0
+            for outcome, prob in state.chance_outcomes():
+                child = state.clone()
+                child.apply_action(outcome)
+                total += prob * self._exact(child, seat)
+            return total
+        if p == seat:
+            child = state.clone()
+            child.apply_action(self._calling(state))
+            return self._exact(child, seat)
+        probs = self.policy.probs([state], p)[0]
+        total = 0.0
+        for a in np.flatnonzero(probs).tolist():
+            child = state.clone()
+            child.apply_action(a)
+            total += probs[a] * self._exact(child, seat)
+        return total
+
+    def _rollout(self, state: State, seat: int) -> float:
+        state = state.clone()
+        while not state.is_terminal():
+            p = state.current_player()
+            if p == CHANCE:
+                outcome = sample_chance_outcome(state.chance_outcomes(), self.rng.random())
+                state.apply_action(outcome)
+            elif p == seat:
+                state.apply_action(self._calling(state))
+            else:
+                probs = self.policy.probs([state], p)[0]
+                state.apply_action(int(self.rng.choice(len(probs), p=probs)))
+        return state.returns()[seat]
+
+    def choose(self, range_: list[tuple[State, float]], seat: int) -> int:
+        """LBR's action: the best expected value against the range."""
+        legal = list(range_[0][0].legal_actions())
+        options = [a for a in legal if self.actions is None or a in self.actions]
+        if not options:
+            options = [self._calling(range_[0][0])]
+        states = [s for s, _ in range_]
+        weights = np.array([w for _, w in range_])
+        weights = weights / weights.sum()
+        values = []
+        for a in options:
+            if self.rollouts is None:
+                value = 0.0
+                for s, w in zip(states, weights):
+                    child = s.clone()
+                    child.apply_action(a)
+                    value += w * self._exact(child, seat)
+            else:
+                picks = self.rng.choice(len(states), size=self.rollouts, p=weights)
+                total = 0.0
+                for i in picks.tolist():
+                    child = states[i].clone()
+                    child.apply_action(a)
+                    total += self._rollout(child, seat)
+                value = total / self.rollouts
+            values.append(value)
+        return options[int(np.argmax(values))]
+
+    # -- one hand -------------------------------------------------------------------------
+    def play(self, seat: int, agent_rng: np.random.Generator) -> float:
+        state = self.game.new_initial_state()
+        range_: list[tuple[State, float]] = [(state.clone(), 1.0)]
+        agent_seat = 1 - seat
+        while not state.is_terminal():
+            p = state.current_player()
+            if p == CHANCE:
+                outcome = sample_chance_outcome(state.chance_outcomes(), self.rng.random())
+                if _visible(state, outcome, seat):
+                    kept = []
+                    for s, w in range_:
+                        prob = dict(s.chance_outcomes()).get(outcome, 0.0)
+                        if prob > 0:
+                            s.apply_action(outcome)
+                            kept.append((s, w * prob))
+                    range_ = kept
+                else:  # dealt to the agent in secret: every outcome stays possible
+                    branched = []
+                    for s, w in range_:
+                        for o, prob in s.chance_outcomes():
+                            child = s.clone()
+                            child.apply_action(o)
+                            branched.append((child, w * prob))
+                    range_ = branched
+                state.apply_action(outcome)
+            elif p == agent_seat:
+                probs = self.policy.probs([state], p)[0]
+                action = int(agent_rng.choice(len(probs), p=probs))
+                likelihood = self.policy.probs([s for s, _ in range_], p)
+                kept = []
+                for (s, w), row in zip(range_, likelihood):
+                    if row[action] > 0:
+                        s.apply_action(action)
+                        kept.append((s, w * row[action]))
+                range_ = kept
+                state.apply_action(action)
+            else:
+                action = self.choose(range_, seat)
+                for s, _ in range_:
+                    s.apply_action(action)
+                state.apply_action(action)
+            if not range_:
+                raise InvalidParameterError(
+                    "The agent's range became empty: its action_probabilities gave zero to "
+                    "an action it played (is it a stationary policy?)."
+                )
+        return state.returns()[seat]
+
+
+def local_best_response(
+    game: Game,
+    agent: Any,
+    *,
+    hands: int = 1000,
+    rollouts: int | None = None,
+    actions: Sequence[int] | None = None,
+    call_action: int = 1,
+    seed: int | None = 0,
+    progress: bool = False,
+) -> LBRResult:
+    """Play LBR against ``agent`` for ``hands`` hands (seats alternating).
+
+    Args:
+        game: a two-player :class:`~nashzoo.games.Game`.
+        agent: a PolicyAgent (``action_probabilities``; ``batch_probabilities`` is used
+            when present). Its policy must be stationary: LBR asks it about hands it does
+            not hold.
+        hands: hands to play (half in each seat).
+        rollouts: ``None`` values each action exactly (small games); ``k`` uses ``k``
+            Monte Carlo rollouts per action.
+        actions: LBR's action set (ids); ``None``: every legal action. When none of the
+            set is legal, LBR calls.
+        call_action: the action LBR assumes it plays after the current one (check/call,
+            ``1`` in the poker games).
+        seed: seeds the cards, LBR's rollouts and the agent's sampling.
+        progress: show a progress bar.
+
+    Raises:
+        InvalidParameterError: not a two-player game, an agent without
+            ``action_probabilities``, or bad ``hands``/``rollouts``/``actions``.
+    """
+    if not isinstance(game, Game) or game.num_players != 2:
+        raise InvalidParameterError(f"LBR needs a two-player Game, received {game!r}.")
+    if not callable(getattr(agent, "action_probabilities", None)) and not callable(
+        getattr(agent, "batch_probabilities", None)
+    ):
+        raise InvalidParameterError(
+            "LBR needs a PolicyAgent (with action_probabilities), received "
+            f"{type(agent).__name__}; for other agents use the learned best response."
+        )
+    hands = check_int("hands", hands, 2)
+    if rollouts is not None:
+        rollouts = check_int("rollouts", rollouts, 1)
+    if actions is not None:
+        actions = tuple(int(a) for a in actions)
+        if not actions or min(actions) < 0 or max(actions) >= game.num_distinct_actions:
+            raise InvalidParameterError(
+                f"`actions` must be action ids in [0, {game.num_distinct_actions}), "
+                f"received {actions!r}."
+            )
+    seed = check_seed(seed)
+    rng = np.random.default_rng(seed)
+    winnings: list[float] = []
+    agent_rng = np.random.default_rng(None if seed is None else seed + 1)
+    lbr = _LBR(game, agent, rollouts, actions, int(call_action), rng)
+    start = time.perf_counter()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=hands, desc="LBR", unit="hand")
+    try:
+        for h in range(hands):
+            seat = h % 2
+            winnings.append(lbr.play(seat, agent_rng))
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    values = np.asarray(winnings)
+    value, stderr = _seat_mean(values)
+    method = "lbr (exact values)" if rollouts is None else f"lbr ({rollouts} rollouts)"
+    return LBRResult(
+        value=value,
+        stderr=stderr,
+        ci95=ci95(value, stderr),
+        hands=hands,
+        seconds=time.perf_counter() - start,
+        per_seat=(float(values[0::2].mean()), float(values[1::2].mean())),
+        big_blind=getattr(game, "big_blind", None),
+        method=method,
+        winnings=tuple(values.tolist()),
+    )

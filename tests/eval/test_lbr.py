@@ -1,0 +1,116 @@
+"""Local best response on Leduc, where exact exploitability is known: LBR is a lower bound
+(within its CI) and ranks the agents as the exact values do."""
+
+import numpy as np
+import pytest
+
+from nashzoo.agents.cfr import CFRPlusSolver, TabularPolicyAgent
+from nashzoo.agents.random_agent import RandomAgent
+from nashzoo.errors import InvalidParameterError
+from nashzoo.eval import exploitability
+from nashzoo.eval.lbr import local_best_response
+from nashzoo.games import KuhnPokerGame, LeducHoldemGame
+from nashzoo.tree import TabularPolicy, compile_game
+
+LEDUC = LeducHoldemGame()
+
+
+def fixed(tree, action):
+    """Plays ``action`` where legal, else calls (action 1)."""
+    probs = np.zeros(tree.legal_mask.shape)
+    legal = tree.legal_mask.astype(bool)
+    probs[legal[:, action], action] = 1.0
+    probs[~legal[:, action], 1] = 1.0
+    return TabularPolicy(tree, probs)
+
+
+def agents():
+    tree = compile_game(LEDUC)
+    out = {
+        "random": RandomAgent(seed=0),
+        "always-call": TabularPolicyAgent(fixed(tree, 1), name="always-call"),
+        "always-raise": TabularPolicyAgent(fixed(tree, 2), name="always-raise"),
+    }
+    solver = CFRPlusSolver(LEDUC)
+    for iterations in (10, 300):
+        solver.iterate(iterations - solver.iteration)
+        out[f"cfr+{iterations}"] = TabularPolicyAgent(solver.average_policy(), name="cfr+")
+    try:
+        import torch
+    except ImportError:
+        return tree, out
+    torch.set_num_threads(1)
+    from nashzoo.agents.nfsp import NFSP, NFSPConfig
+
+    out["nfsp"] = NFSP(LEDUC, NFSPConfig(seed=0)).train(episodes=20_000).agent(seed=0)
+    try:
+        from sb3_contrib import MaskablePPO
+
+        from nashzoo.agents.sb3 import SB3Agent
+        from nashzoo.wrappers.sb3_vec import SB3VecEnv
+    except ImportError:
+        return tree, out
+    env = SB3VecEnv("nashzoo/leduc_holdem-v0", 16, seed=0)
+    model = MaskablePPO("MlpPolicy", env, n_steps=128, gamma=1.0, seed=0, device="cpu")
+    out["sb3"] = SB3Agent(model.learn(4096), seed=0, name="sb3")
+    return tree, out
+
+
+def test_lbr_is_a_lower_bound_and_ranks_agents_like_the_exact_best_response():
+    tree, zoo = agents()
+    exact, lbr = {}, {}
+    for name, agent in zoo.items():
+        exact[name] = exploitability(agent, tree).exploitability
+        lbr[name] = local_best_response(LEDUC, agent, hands=3000, seed=1)
+        # a legal strategy never wins more than the best response (up to sampling error)
+        assert lbr[name].ci95[0] <= exact[name], (name, lbr[name], exact[name])
+    # uniform random's exploitability: NashConv 4.7472 / 2 (OpenSpiel's Leduc)
+    assert exact["random"] == pytest.approx(4.7472 / 2, abs=1e-4)
+    # Every pair that the exact values set apart by more than 0.3 chips is ordered alike
+    # by LBR (random and always-raise are 0.007 apart: no sampled measure orders them),
+    # except uniform random: measured 2026-11-24, LBR wins 1.77 from it (0.74 of the
+    # exact 2.37, a known weakness of LBR's check/call continuation against a loose
+    # player), less than from NFSP (2.07 of 2.21) and SB3 (1.85 of 2.04).
+    table = {n: (round(exact[n], 3), round(lbr[n].value, 3)) for n in zoo}
+    for a in zoo:
+        for b in zoo:
+            if exact[a] > exact[b] + 0.3 and "random" not in (a, b):
+                assert lbr[a].value > lbr[b].value, (a, b, table)
+    assert lbr["random"].value > lbr["always-call"].value > lbr["cfr+10"].value, table
+    # always-call, a simple policy, is bounded tightly (measured: 0.96 of the exact value)
+    assert lbr["always-call"].value > 0.8 * exact["always-call"], table
+
+
+def test_rollouts_estimate_the_exact_values():
+    agent = RandomAgent(seed=0)
+    exact_values = local_best_response(LEDUC, agent, hands=300, seed=2)
+    sampled = local_best_response(LEDUC, agent, hands=300, seed=2, rollouts=40)
+    assert sampled.method == "lbr (40 rollouts)" and exact_values.method == "lbr (exact values)"
+    assert abs(sampled.value - exact_values.value) < 4 * max(sampled.stderr, exact_values.stderr)
+
+
+def test_same_seed_same_result_and_errors():
+    agent = RandomAgent(seed=0)
+    a = local_best_response(KuhnPokerGame(), agent, hands=40, seed=3)
+    b = local_best_response(KuhnPokerGame(), agent, hands=40, seed=3)
+    assert a.winnings == b.winnings and len(a.winnings) == 40
+    with pytest.raises(InvalidParameterError, match="PolicyAgent"):
+        local_best_response(LEDUC, object(), hands=10)
+    with pytest.raises(InvalidParameterError, match="actions"):
+        local_best_response(LEDUC, agent, hands=10, actions=[7])
+    with pytest.raises(InvalidParameterError, match="hands"):
+        local_best_response(LEDUC, agent, hands=0)
+
+
+def test_cli_bounds_a_limit_holdem_agent_and_plots_the_bound(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from nashzoo.cli import main
+
+    plot = tmp_path / "bound.png"
+    args = ["exploitability", "poker-rules", "--game", "limit_holdem", "--hands", "6"]
+    assert main([*args, "--rollouts", "3", "--plot", str(plot)]) == 0
+    out = capsys.readouterr().out
+    assert "too large for an exact best response" in out
+    assert "lbr (3 rollouts)" in out and "mbb/hand" in out and plot.stat().st_size > 1000
+    assert main(["exploitability", "random", "--game", "kuhn_poker"]) == 0
+    assert "exploitability  0.458333 chips" in capsys.readouterr().out  # exact, 11/24
