@@ -98,7 +98,7 @@ def _sampled_or_exact(args: argparse.Namespace) -> int:
     from nashzoo.eval.lbr import local_best_response
 
     if args.game is None:
-        raise InvalidParameterError("--method lbr needs --game (the game to play).")
+        raise InvalidParameterError(f"--method {args.method} needs --game (the game to play).")
     game = make_game(args.game)
     agent = build_agent(args.policy, game)
     method = args.method
@@ -113,6 +113,17 @@ def _sampled_or_exact(args: argparse.Namespace) -> int:
             print(f"{args.policy} in {game!r}: exact")
             print(f"exploitability  {result.exploitability:.6g} chips")
             return 0
+    if method == "learned-br":
+        from nashzoo.bounds import learned_best_response
+
+        learned = learned_best_response(
+            game, agent, steps=args.steps, deals=args.hands, seed=args.seed, progress=True
+        )
+        print(f"{args.policy} in {game!r}")
+        print(f"lower bound     {learned}")
+        seconds = f"{learned.train_seconds:.1f} training, {learned.eval_seconds:.1f} match"
+        print(f"seconds         {seconds}")
+        return 0
     lbr = local_best_response(
         game, agent, hands=args.hands, rollouts=args.rollouts, seed=args.seed, progress=True
     )
@@ -131,7 +142,7 @@ def cmd_exploitability(args: argparse.Namespace) -> int:
     from nashzoo.eval import exploitability
     from nashzoo.tree import TabularPolicy
 
-    if args.game is not None or args.method == "lbr":
+    if args.game is not None or args.method in ("lbr", "learned-br"):
         return _sampled_or_exact(args)
     policy = TabularPolicy.load(args.policy)
     result = exploitability(policy)
@@ -695,12 +706,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", help="the game (needed for agent specs), e.g. limit_holdem")
     p.add_argument(
         "--method",
-        choices=["exact", "lbr"],
+        choices=["exact", "lbr", "learned-br"],
         default=None,
-        help="exact best response, or local best response (default: exact where the game "
-        "compiles, else lbr)",
+        help="exact best response, local best response (policy agents), or a best "
+        "response learned by MaskablePPO (any agent); default: exact where the game "
+        "compiles, else lbr",
     )
-    p.add_argument("--hands", type=int, default=2000, help="lbr: hands to play")
+    p.add_argument(
+        "--hands", type=int, default=2000, help="lbr: hands to play; learned-br: match deals"
+    )
+    p.add_argument("--steps", type=int, default=50_000, help="learned-br: training steps")
     p.add_argument(
         "--rollouts",
         type=int,
