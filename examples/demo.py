@@ -14,7 +14,8 @@
 4. Plays the fighting-card game's small preset: CFR+ solves it, simplex-gradient and NFSP
    learn it by self-play, every agent's exact exploitability, a duplicate round robin.
 5. Plays heads-up Limit Texas Hold'em: random, the rule-based agent, NFSP (self-play) and
-   MaskablePPO (against random) in a duplicate round robin, scored in mbb/game.
+   MaskablePPO (against random) in a duplicate round robin, scored in mbb/game, and
+   bounds each agent's exploitability from below by local best response.
 6. Writes ``report.md``, ``convergence.png``, ``crosstable.png``, ``tournament/index.html``
    and the policies to ``--out``.
 
@@ -34,7 +35,9 @@ import nashzoo
 from nashzoo.agents import AgentSpec, get_family
 from nashzoo.agents.cfr import make_solver
 from nashzoo.agents.cfr.run import run_solver
+from nashzoo.agents.specs import build_agent
 from nashzoo.eval import exploitability, head_to_head
+from nashzoo.eval.lbr import local_best_response
 from nashzoo.eval.plots import plot_convergence, plot_crosstable
 from nashzoo.eval.report import write_tournament_report
 from nashzoo.eval.tournament import TournamentConfig, run_tournament
@@ -61,6 +64,7 @@ PPO_STEPS = 8192
 HOLDEM_GAME = "nashzoo/limit_holdem-v0"
 HOLDEM_SECONDS = 40.0  # NFSP self-play on Limit Hold'em
 HOLDEM_PPO_STEPS = 16384  # MaskablePPO against random on Limit Hold'em
+HOLDEM_LBR_HANDS = 100  # local best response hands per Limit Hold'em agent (20 rollouts)
 NASH_ISMCTS_SECONDS = 60.0
 SEARCH_SIMULATIONS = 300  # per move, for both search agents
 
@@ -68,7 +72,6 @@ SEARCH_SIMULATIONS = 300  # per move, for both search agents
 def search_agents(game, out: Path, scale: float) -> dict[str, tuple[str, object, float, str]]:
     """MT-ISMCTS (random rollouts, no training) and Nash-ISMCTS with networks trained by
     self-play for ``NASH_ISMCTS_SECONDS * scale`` (torch needed for the latter)."""
-    from nashzoo.agents.specs import build_agent
 
     spec = f"mt-ismcts:{SEARCH_SIMULATIONS}"
     agents = {"mt-ismcts": (spec, build_agent(spec, game), 0.0, f"{SEARCH_SIMULATIONS} sims/move")}
@@ -305,7 +308,27 @@ def limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
         "| A | B | A's score (mbb/game) | 95% CI |",
         "|---|---|---:|---|",
     ]
-    return lines + round_robin_lines(result, "limit_holdem", scale=mbb, digits=0)
+    lines += round_robin_lines(result, "limit_holdem", scale=mbb, digits=0)
+    # a lower bound on each agent's exploitability: local best response (eval/lbr.py)
+    hands = max(int(HOLDEM_LBR_HANDS * scale) // 2 * 2, 4)
+    lines += [
+        "",
+        f"Local best response (Lisý & Bowling 2017; {hands} hands, 20 rollouts per action): a "
+        "lower bound on each agent's exploitability, with its 95% CI.",
+        "",
+        "| agent | LBR lower bound (mbb/hand) | 95% CI | seconds |",
+        "|---|---:|---|---:|",
+    ]
+    for name, spec in specs.items():
+        bound = local_best_response(
+            game, build_agent(spec, game), hands=hands, rollouts=20, seed=0, progress=True
+        )
+        lo, hi = bound.ci95
+        lines.append(
+            f"| {name} | {bound.value * mbb:+.0f} | [{lo * mbb:+.0f}, {hi * mbb:+.0f}] | "
+            f"{bound.seconds:.0f} |"
+        )
+    return lines
 
 
 def main() -> None:

@@ -59,7 +59,9 @@ def test_demo_runs_with_a_tiny_budget(tmp_path):
     # issue 15: Limit Hold'em, a duplicate round robin of random, rules, NFSP and SB3
     holdem = report[report.index("## Limit Texas Hold'em") :]
     for agent in ("random", "poker-rules", "nfsp", "ppo-vs-random"):
-        assert holdem.count(f"| {agent} |") >= 3, agent  # budget, round robin, ratings
+        assert holdem.count(f"| {agent} |") >= 4, agent  # budget, round robin, ratings, LBR
+    # issue 16: an LBR lower bound per Hold'em agent
+    assert "| agent | LBR lower bound (mbb/hand) | 95% CI | seconds |" in holdem
     for name in (
         "convergence.png",
         "crosstable.png",

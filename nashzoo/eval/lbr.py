@@ -118,13 +118,16 @@ class _Policy:
         self.agent = agent
         self.views = ObservationCache(game, 0)
         self.memo: dict[str, np.ndarray] = {}
+        self.max_memo = 200_000
         self.batched: Callable[..., Any] | None = getattr(agent, "batch_probabilities", None)
 
     def probs(self, states: Sequence[State], player: int) -> list[np.ndarray]:
         """The agent's distribution at each state (``player`` to act in all of them)."""
         keys = [s.information_state_string(player) for s in states]
         todo = {k: s for k, s in zip(keys, states) if k not in self.memo}
-        if todo:
+        if todo and len(self.memo) > self.max_memo:  # huge games: keep the memory bounded
+            self.memo.clear()
+            todo = dict(zip(keys, states))
             views = [self.views.build(s, player) for s in todo.values()]
             if callable(self.batched):
                 out = self.batched(
