@@ -113,12 +113,14 @@ def _seat_mean(values: np.ndarray) -> tuple[float, float]:
 class _Policy:
     """The agent's action probabilities at any state, asked once per information state."""
 
+    max_memo = 200_000
+    """Entries kept before the memo is cleared (Hold'em's states rarely repeat)."""
+
     def __init__(self, game: Game, agent: Any) -> None:
         self.game = game
         self.agent = agent
         self.views = ObservationCache(game, 0)
         self.memo: dict[str, np.ndarray] = {}
-        self.max_memo = 200_000
         self.batched: Callable[..., Any] | None = getattr(agent, "batch_probabilities", None)
 
     def probs(self, states: Sequence[State], player: int) -> list[np.ndarray]:
@@ -128,6 +130,7 @@ class _Policy:
         if todo and len(self.memo) > self.max_memo:  # huge games: keep the memory bounded
             self.memo.clear()
             todo = dict(zip(keys, states))
+        if todo:
             views = [self.views.build(s, player) for s in todo.values()]
             if callable(self.batched):
                 out = self.batched(

@@ -89,11 +89,15 @@ def test_rollouts_estimate_the_exact_values():
     assert abs(sampled.value - exact_values.value) < 4 * max(sampled.stderr, exact_values.stderr)
 
 
-def test_same_seed_same_result_and_errors():
+def test_same_seed_same_result_and_errors(monkeypatch):
     agent = RandomAgent(seed=0)
     a = local_best_response(KuhnPokerGame(), agent, hands=40, seed=3)
     b = local_best_response(KuhnPokerGame(), agent, hands=40, seed=3)
     assert a.winnings == b.winnings and len(a.winnings) == 40
+    with monkeypatch.context() as m:  # a memo cleared every few states: the same hands
+        m.setattr("nashzoo.eval.lbr._Policy.max_memo", 3)
+        c = local_best_response(KuhnPokerGame(), agent, hands=40, seed=3)
+    assert c.winnings == a.winnings
     with pytest.raises(InvalidParameterError, match="PolicyAgent"):
         local_best_response(LEDUC, object(), hands=10)
     with pytest.raises(InvalidParameterError, match="actions"):
