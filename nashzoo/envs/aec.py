@@ -221,13 +221,14 @@ class GameEnv(AECEnv):
             state.advance_chance(self._rng.random)
         agents = self.possible_agents
         key_of = state.information_state_string_unchecked
+        keys: list[str] | None = None  # huge games: the strings are built when asked for
+        view = None
         if self._cached or self.info_strings:
-            built = [key_of(i) for i in range(len(agents))]
-            keys: list[str] | None = built
+            keys = [key_of(i) for i in range(len(agents))]
+        if self._cached:
             # The public history is the same for every agent: one fresh array per step.
-            view = self._observations.cached(built[0])
-        else:  # huge games: the strings are built only when asked for
-            keys, view = None, None
+            assert keys is not None
+            view = self._observations.cached(keys[0]) or self._observations.get(state, 0, keys[0])
         if view is not None:
             public = view.public_history.copy()
             length = view.history_length
