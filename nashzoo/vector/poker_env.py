@@ -17,17 +17,17 @@ observations and masks, the same returns (test).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 from numba import njit
 
-from nashzoo.errors import IllegalActionError, InvalidParameterError
+from nashzoo.errors import InvalidParameterError
 from nashzoo.games.poker.engine import CALL, FOLD, RAISE, PokerGame
 from nashzoo.validation import check_int
-from nashzoo.vector.batch import Batch, check_actions, check_only, seeds_for
+from nashzoo.vector.base import VectorEnvBase
+from nashzoo.vector.batch import Batch
 from nashzoo.vector.hands import _POW5, _strength, tables_arrays
-from nashzoo.vector.pcg import next_double, seeded_states
+from nashzoo.vector.pcg import next_double
 
 __all__ = ["PokerVectorEnv"]
 
@@ -188,7 +188,7 @@ def _reset_all(st, cards, deck, pub, rng, rules, blinds, board_cards, board_offs
         _new_hand(i, st, cards, deck, pub, rng, rules, blinds, board_cards, board_offset, first)
 
 
-class PokerVectorEnv:
+class PokerVectorEnv(VectorEnvBase):
     """``num_envs`` hands of a limit poker game stepped at once (numba).
 
     Serves every :class:`~nashzoo.games.poker.PokerGame` on the standard 52-card deck
@@ -220,7 +220,7 @@ class PokerVectorEnv:
                 "TreeVectorEnv)."
             )
         assert (FOLD, CALL, RAISE) == (0, 1, 2)  # the numba code spells them out
-        self.num_envs = check_int("num_envs", num_envs, 1)
+        super().__init__(check_int("num_envs", num_envs, 1))
         self.game = game
         self.num_players = 2
         self.num_actions = game.num_distinct_actions
@@ -248,65 +248,30 @@ class PokerVectorEnv:
         self._deck = np.zeros((n, d.num_cards), np.int64)
         self._pub = np.zeros((n, self.observation_size), np.float32)
         self._mask = np.zeros((n, self.num_actions), np.int8)
-        self._rng = seeded_states([None] * n)
-        self._started = False
         if seed is not None:
             self.reset(seed=seed)
 
-    def _deal_args(self) -> tuple[Any, ...]:
-        return (
+    def _reset_games(self) -> None:
+        _reset_all(
             self._st, self._card_rows, self._deck, self._pub, self._rng, self._rules,
             self._blinds, self._board_cards, self._board_offset, self._first,
         )  # fmt: skip
 
-    def reset(self, *, seed: int | Sequence[int] | None = None) -> Batch:
-        """Deal a new hand in every game.
+    def _illegal(self, actions: np.ndarray) -> np.ndarray:
+        return self._mask[np.arange(self.num_envs), actions] == 0
 
-        Args:
-            seed: an int seeds game ``i`` with ``seed + i`` (Gymnasium's convention); a
-                sequence gives one seed per game; ``None`` keeps each game's stream
-                (the first reset draws OS entropy).
-        """
-        if seed is not None or not self._started:
-            self._rng = seeded_states(seeds_for(seed, self.num_envs))
-        _reset_all(*self._deal_args())
-        self._started = True
-        return self._batch(np.zeros((self.num_envs, 2)), np.zeros(self.num_envs, dtype=bool))
+    def _legal_actions(self, game: int) -> list[int]:
+        return np.flatnonzero(self._mask[game]).tolist()
 
-    def step(self, actions: Any, *, only: Any = None) -> Batch:
-        """Apply one action per game (for the player to act in it).
-
-        Args:
-            actions: ``(num_envs,)`` integer actions.
-            only: ``(num_envs,)`` booleans: step only these games; the others keep
-                their state (their entries of ``actions`` are ignored, though still
-                checked to lie in range). ``None`` steps all.
-
-        Raises:
-            ResetNeededError: before :meth:`reset`.
-            InvalidActionError, ActionTypeError: not an integer array of shape
-                ``(num_envs,)`` with values in ``[0, num_actions)``.
-            IllegalActionError: an action is masked out (no game is changed).
-        """
-        actions = check_actions(actions, self.num_envs, self.num_actions, self._started)
-        active = check_only(only, self.num_envs)
-        bad = (self._mask[np.arange(self.num_envs), actions] == 0) & active
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise IllegalActionError(
-                f"Action {int(actions[i])} is illegal in game {i} (and {int(bad.sum()) - 1} "
-                f"other games); legal actions there are {np.flatnonzero(self._mask[i]).tolist()}."
-                " No game was stepped."
-            )
-        rewards = np.empty((self.num_envs, 2))
-        terminated = np.empty(self.num_envs, dtype=bool)
+    def _step_games(
+        self, actions: np.ndarray, active: np.ndarray, rewards: np.ndarray, terminated: np.ndarray
+    ) -> None:
         _step(
             actions, active, self._st, self._card_rows, self._deck, self._pub, self._rng,
             self._rules, self._blinds, self._board_cards, self._board_offset, self._first,
             self._raise_sizes, self._action_offset, self._hand, _POW5, *self._tables,
             rewards, terminated,
         )  # fmt: skip
-        return self._batch(rewards, terminated)
 
     def _batch(self, rewards: np.ndarray, terminated: np.ndarray) -> Batch:
         obs = np.empty((self.num_envs, self.observation_size), np.float32)

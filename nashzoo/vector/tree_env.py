@@ -20,17 +20,16 @@ the single env's.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 from numba import njit
 
-from nashzoo.errors import IllegalActionError
 from nashzoo.games.base import Game
 from nashzoo.tree import GameTree, compile_game
 from nashzoo.validation import check_int
-from nashzoo.vector.batch import Batch, check_actions, check_only, seeds_for
-from nashzoo.vector.pcg import next_double, seeded_states
+from nashzoo.vector.base import VectorEnvBase
+from nashzoo.vector.batch import Batch
+from nashzoo.vector.pcg import next_double
 
 __all__ = ["TreeVectorEnv"]
 
@@ -85,7 +84,7 @@ def _step(
         nodes[i] = node
 
 
-class TreeVectorEnv:
+class TreeVectorEnv(VectorEnvBase):
     """``num_envs`` games of a compiled game stepped at once.
 
     Args:
@@ -99,7 +98,7 @@ class TreeVectorEnv:
     """
 
     def __init__(self, game: Game, num_envs: int, *, seed: int | Sequence[int] | None = None):
-        self.num_envs = check_int("num_envs", num_envs, 1)
+        super().__init__(check_int("num_envs", num_envs, 1))
         self.game = game
         tree: GameTree = compile_game(game)
         self.tree = tree
@@ -121,61 +120,27 @@ class TreeVectorEnv:
         self._tensor = tree.infoset_tensor.astype(np.float32)
         self._mask = tree.legal_mask.astype(np.int8)
         self._nodes = np.zeros(self.num_envs, dtype=np.int64)
-        self._rng = seeded_states([None] * self.num_envs)
-        self._started = False
         if seed is not None:
             self.reset(seed=seed)
 
-    def reset(self, *, seed: int | Sequence[int] | None = None) -> Batch:
-        """Start a new episode in every game.
-
-        Args:
-            seed: an int seeds game ``i`` with ``seed + i`` (Gymnasium's convention); a
-                sequence gives one seed per game; ``None`` keeps each game's stream
-                (the first reset draws OS entropy).
-        """
-        if seed is not None or not self._started:
-            self._rng = seeded_states(seeds_for(seed, self.num_envs))
+    def _reset_games(self) -> None:
         _reset_all(
             self._nodes, 0, self._node_owner, self._first, self._count, self._prob, self._rng
         )
-        self._started = True
-        return self._batch(
-            np.zeros((self.num_envs, self.num_players)), np.zeros(self.num_envs, dtype=bool)
-        )
 
-    def step(self, actions: Any, *, only: Any = None) -> Batch:
-        """Apply one action per game (for the player to act in it).
+    def _illegal(self, actions: np.ndarray) -> np.ndarray:
+        return self._child[self._nodes, actions] < 0
 
-        Args:
-            actions: ``(num_envs,)`` integer actions.
-            only: ``(num_envs,)`` booleans: step only these games; the others keep
-                their state (their entries of ``actions`` are ignored, though still
-                checked to lie in range). ``None`` steps all.
+    def _legal_actions(self, game: int) -> list[int]:
+        return np.flatnonzero(self._mask[self._infoset[self._nodes[game]]]).tolist()
 
-        Raises:
-            ResetNeededError: before :meth:`reset`.
-            InvalidActionError, ActionTypeError: not an integer array of shape
-                ``(num_envs,)`` with values in ``[0, num_actions)``.
-            IllegalActionError: an action is masked out (no game is changed).
-        """
-        actions = check_actions(actions, self.num_envs, self.num_actions, self._started)
-        active = check_only(only, self.num_envs)
-        bad = (self._child[self._nodes, actions] < 0) & active
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            legal = np.flatnonzero(self._mask[self._infoset[self._nodes[i]]]).tolist()
-            raise IllegalActionError(
-                f"Action {int(actions[i])} is illegal in game {i} (and {int(bad.sum()) - 1} "
-                f"other games); legal actions there are {legal}. No game was stepped."
-            )
-        rewards = np.empty((self.num_envs, self.num_players))
-        terminated = np.empty(self.num_envs, dtype=bool)
+    def _step_games(
+        self, actions: np.ndarray, active: np.ndarray, rewards: np.ndarray, terminated: np.ndarray
+    ) -> None:
         _step(
             self._nodes, actions, active, self._child, 0, self._node_owner, self._first,
             self._count, self._prob, self._utility, self._rng, rewards, terminated,
         )  # fmt: skip
-        return self._batch(rewards, terminated)
 
     def _batch(self, rewards: np.ndarray, terminated: np.ndarray) -> Batch:
         infosets = self._infoset[self._nodes]

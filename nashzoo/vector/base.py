@@ -1,0 +1,99 @@
+"""What every batched env shares: seeding, checking a step, and the step's arrays.
+
+A batched env subclasses :class:`VectorEnvBase` and supplies its game arrays:
+``_reset_games()`` deals every game, ``_illegal(actions)`` flags masked-out actions,
+``_legal_actions(i)`` lists game ``i``'s legal actions (for the error),
+``_step_games(...)`` applies the checked actions and ``_batch(...)`` builds the step's
+:class:`~nashzoo.vector.batch.Batch`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from nashzoo.errors import IllegalActionError
+from nashzoo.vector.batch import Batch, check_actions, check_only, seeds_for
+from nashzoo.vector.pcg import seeded_states
+
+__all__ = ["VectorEnvBase"]
+
+
+class VectorEnvBase:
+    """``num_envs`` games stepped at once, each with its own NumPy PCG64 generator."""
+
+    num_envs: int
+    num_players: int
+    num_actions: int
+
+    def __init__(self, num_envs: int) -> None:
+        self.num_envs = num_envs
+        self._rng = seeded_states([None] * num_envs)
+        self._started = False
+
+    # -- supplied by each batched env ----------------------------------------------------
+    def _reset_games(self) -> None:
+        raise NotImplementedError
+
+    def _illegal(self, actions: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _legal_actions(self, game: int) -> list[int]:
+        raise NotImplementedError
+
+    def _step_games(
+        self, actions: np.ndarray, active: np.ndarray, rewards: np.ndarray, terminated: np.ndarray
+    ) -> None:
+        raise NotImplementedError
+
+    def _batch(self, rewards: np.ndarray, terminated: np.ndarray) -> Batch:
+        raise NotImplementedError
+
+    # -- the API -------------------------------------------------------------------------
+    def reset(self, *, seed: int | Sequence[int] | None = None) -> Batch:
+        """Start a new episode in every game.
+
+        Args:
+            seed: an int seeds game ``i`` with ``seed + i`` (Gymnasium's convention); a
+                sequence gives one seed per game; ``None`` keeps each game's stream
+                (the first reset draws OS entropy).
+        """
+        if seed is not None or not self._started:
+            self._rng = seeded_states(seeds_for(seed, self.num_envs))
+        self._reset_games()
+        self._started = True
+        return self._batch(
+            np.zeros((self.num_envs, self.num_players)), np.zeros(self.num_envs, dtype=bool)
+        )
+
+    def step(self, actions: Any, *, only: Any = None) -> Batch:
+        """Apply one action per game (for the player to act in it).
+
+        Args:
+            actions: ``(num_envs,)`` integer actions.
+            only: ``(num_envs,)`` booleans: step only these games; the others keep
+                their state (their entries of ``actions`` are ignored, though still
+                checked to lie in range). ``None`` steps all.
+
+        Raises:
+            ResetNeededError: before :meth:`reset`.
+            InvalidActionError, ActionTypeError: not an integer array of shape
+                ``(num_envs,)`` with values in ``[0, num_actions)``.
+            IllegalActionError: an action is masked out (no game is changed).
+        """
+        actions = check_actions(actions, self.num_envs, self.num_actions, self._started)
+        active = check_only(only, self.num_envs)
+        bad = self._illegal(actions) & active
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise IllegalActionError(
+                f"Action {int(actions[i])} is illegal in game {i} (and {int(bad.sum()) - 1} "
+                f"other games); legal actions there are {self._legal_actions(i)}. No game "
+                "was stepped."
+            )
+        rewards = np.empty((self.num_envs, self.num_players))
+        terminated = np.empty(self.num_envs, dtype=bool)
+        self._step_games(actions, active, rewards, terminated)
+        return self._batch(rewards, terminated)
