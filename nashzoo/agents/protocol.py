@@ -13,6 +13,7 @@ from nashzoo.envs.protocol import (
     PolicyAgent,
     action_mask_of,
     sample_index,
+    sample_rows,
 )
 
 __all__ = [
@@ -23,4 +24,5 @@ __all__ = [
     "INFO_KEYS",
     "action_mask_of",
     "sample_index",
+    "sample_rows",
 ]

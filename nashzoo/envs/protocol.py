@@ -50,6 +50,7 @@ __all__ = [
     "Observation",
     "action_mask_of",
     "sample_index",
+    "sample_rows",
     "agent_info",
     "INFO_KEYS",
 ]
@@ -124,3 +125,9 @@ def sample_index(cumulative: np.ndarray, u: float) -> int:
     total need not be exactly 1; the last index absorbs rounding)."""
     index = int(np.searchsorted(cumulative, u * cumulative[-1], side="right"))
     return min(index, cumulative.size - 1)
+
+
+def sample_rows(cumulative: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """:func:`sample_index` for every row of ``(n, k)`` cumulative weights at once, with
+    one uniform ``u[i]`` in [0, 1) per row (rows need not sum to 1)."""
+    return (u[:, None] * cumulative[:, -1:] < cumulative).argmax(axis=1)

@@ -27,6 +27,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
+from nashzoo.agents.protocol import sample_rows
 from nashzoo.errors import GameOverError, InvalidParameterError, ResetNeededError
 from nashzoo.games import Game
 from nashzoo.validation import check_seed
@@ -177,9 +178,8 @@ class SeatVectorEnv(gymnasium.vector.VectorEnv):
                 raise InvalidParameterError(
                     f"{type(self.opponent).__name__} gave no probability to any legal action."
                 )
-            u = self._rng.random(len(idx))[:, None] * cum[:, -1:]
             actions = np.zeros(self.num_envs, np.int64)
-            actions[idx] = (u < cum).argmax(axis=1)
+            actions[idx] = sample_rows(cum, self._rng.random(len(idx)))
             batch = self.venv.step(actions, only=waiting)
             done = np.flatnonzero(batch.terminated)
             if done.size:

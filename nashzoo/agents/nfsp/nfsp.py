@@ -31,7 +31,7 @@ import numpy as np
 
 from nashzoo.agents.nfsp.buffers import ReplayBuffer, ReservoirBuffer
 from nashzoo.agents.nfsp.config import NFSPConfig
-from nashzoo.agents.protocol import AgentInfo, Observation, sample_index
+from nashzoo.agents.protocol import AgentInfo, Observation, sample_index, sample_rows
 from nashzoo.agents.training import mlp, train_loop
 from nashzoo.errors import GameTooLargeError, InvalidParameterError, PolicyFileError
 from nashzoo.extras import require
@@ -136,15 +136,12 @@ class NFSP:
             explore = self.rng.random(len(greedy)) < self.epsilon(player)
             if explore.any():
                 cum = np.cumsum(m[explore], axis=1)
-                pick = self.rng.random(int(explore.sum())) * cum[:, -1]
-                greedy[explore] = (pick[:, None] < cum).argmax(axis=1)
+                greedy[explore] = sample_rows(cum, self.rng.random(int(explore.sum())))
             actions[br] = greedy
         avg = ~br
         if avg.any():
             probs = self.average_probs(player, obs[avg], mask[avg])
-            cum = np.cumsum(probs, axis=1)
-            u = self.rng.random(int(avg.sum()))[:, None] * cum[:, -1:]
-            actions[avg] = (u < cum).argmax(axis=1)
+            actions[avg] = sample_rows(np.cumsum(probs, axis=1), self.rng.random(int(avg.sum())))
         return actions
 
     # -- learning --------------------------------------------------------------------------
@@ -468,9 +465,9 @@ class NFSPAgent:
         return player
 
     def action_probabilities(self, observation: Observation, info: AgentInfo) -> np.ndarray:
-        obs = np.array(observation["observation"], np.float32)[None]  # a writable copy for torch
-        mask = np.asarray(observation["action_mask"]).astype(bool)[None]
-        return self.nfsp.average_probs(self._seat(info), obs, mask)[0]
+        obs = np.asarray(observation["observation"])[None]
+        mask = np.asarray(observation["action_mask"])[None]
+        return self.batch_probabilities(obs, mask, np.array([self._seat(info)]))[0]
 
     def batch_probabilities(
         self, observation: np.ndarray, action_mask: np.ndarray, player: np.ndarray
