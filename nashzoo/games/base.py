@@ -435,5 +435,13 @@ class State(ABC):
                 f"{self.current_player()}, history {self.history()})."
             )
 
+    def uniform_chance_outcomes(self) -> list[tuple[int, float]]:
+        """:meth:`chance_outcomes` where every legal outcome is equally likely (a card
+        dealt from the cards left): what card games return from it."""
+        self.check_chance()
+        outcomes = self.legal_actions()
+        p = 1.0 / len(outcomes)
+        return [(c, p) for c in outcomes]
+
     def __str__(self) -> str:
         return f"{type(self).__name__}(history={self.history()})"

@@ -242,10 +242,7 @@ class LeducHoldemState(State):
         return ()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        self.check_chance()
-        outcomes = self.legal_actions()
-        p = 1.0 / len(outcomes)
-        return [(c, p) for c in outcomes]
+        return self.uniform_chance_outcomes()
 
     def apply_unchecked(self, action: int) -> None:
         self._history.append(action)
