@@ -12,6 +12,7 @@ from nashzoo.envs.protocol import (
     Observation,
     PolicyAgent,
     action_mask_of,
+    batch_probabilities,
     sample_index,
     sample_rows,
 )
@@ -25,4 +26,5 @@ __all__ = [
     "action_mask_of",
     "sample_index",
     "sample_rows",
+    "batch_probabilities",
 ]

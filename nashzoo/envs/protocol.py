@@ -40,7 +40,7 @@ from typing import Any, Protocol, TypedDict, runtime_checkable
 
 import numpy as np
 
-from nashzoo.errors import ActionTypeError
+from nashzoo.errors import ActionTypeError, InvalidParameterError
 from nashzoo.games.observation import agent_info
 
 __all__ = [
@@ -51,6 +51,7 @@ __all__ = [
     "action_mask_of",
     "sample_index",
     "sample_rows",
+    "batch_probabilities",
     "agent_info",
     "INFO_KEYS",
 ]
@@ -131,3 +132,56 @@ def sample_rows(cumulative: np.ndarray, u: np.ndarray) -> np.ndarray:
     """:func:`sample_index` for every row of ``(n, k)`` cumulative weights at once, with
     one uniform ``u[i]`` in [0, 1) per row (rows need not sum to 1)."""
     return (u[:, None] * cumulative[:, -1:] < cumulative).argmax(axis=1)
+
+
+def batch_probabilities(
+    agent: Any,
+    observation: np.ndarray,
+    action_mask: np.ndarray,
+    player: np.ndarray,
+    infos: list[dict[str, Any]] | None = None,
+) -> np.ndarray:
+    """``(n, actions)`` action probabilities of ``agent`` at ``n`` decisions at once,
+    zero off the legal actions and each row summing to 1.
+
+    Uses the agent's ``batch_probabilities(observation, action_mask, player)`` where it
+    has one, else its ``action_probabilities`` on each row, with ``infos[k]`` as the
+    info (``{"player": player[k]}`` when ``infos`` is ``None``).
+
+    Raises:
+        InvalidParameterError: the agent states no probabilities, its answer has the
+            wrong shape, or a row gives no probability to any legal action.
+    """
+    name = type(agent).__name__
+    batched = getattr(agent, "batch_probabilities", None)
+    if callable(batched):
+        probs = np.asarray(batched(observation, action_mask, player), dtype=np.float64)
+    elif callable(getattr(agent, "action_probabilities", None)):
+        probs = np.array(
+            [
+                agent.action_probabilities(
+                    {"observation": observation[k], "action_mask": action_mask[k]},
+                    {"player": int(player[k])} if infos is None else infos[k],
+                )
+                for k in range(len(observation))
+            ],
+            dtype=np.float64,
+        ).reshape(len(observation), -1)
+    else:
+        raise InvalidParameterError(
+            "Expected an agent that states its action probabilities (a PolicyAgent, or an "
+            f"object with batch_probabilities); received {name}."
+        )
+    if probs.shape != action_mask.shape:
+        raise InvalidParameterError(
+            f"Expected probabilities of shape {action_mask.shape} from {name}, received "
+            f"shape {probs.shape}."
+        )
+    probs = np.where(action_mask > 0, np.clip(probs, 0.0, None), 0.0)
+    total = probs.sum(axis=1, keepdims=True)
+    empty = np.flatnonzero(~(total[:, 0] > 0))
+    if empty.size:
+        k = int(empty[0])
+        where = "" if infos is None else f" at {infos[k].get('info_state')!r}"
+        raise InvalidParameterError(f"{name} gave no probability to any legal action{where}.")
+    return probs / total

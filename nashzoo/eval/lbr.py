@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from nashzoo.envs.protocol import batch_probabilities
 from nashzoo.errors import InvalidParameterError
 from nashzoo.eval.stats import ci95, mean_and_stderr
 from nashzoo.games import Game
@@ -121,7 +122,6 @@ class _Policy:
         self.agent = agent
         self.views = ObservationCache(game, 0)
         self.memo: dict[str, np.ndarray] = {}
-        self.batched: Callable[..., Any] | None = getattr(agent, "batch_probabilities", None)
 
     def probs(self, states: Sequence[State], player: int) -> list[np.ndarray]:
         """The agent's distribution at each state (``player`` to act in all of them)."""
@@ -132,32 +132,14 @@ class _Policy:
             todo = dict(zip(keys, states))
         if todo:
             views = [self.views.build(s, player) for s in todo.values()]
-            if callable(self.batched):
-                out = self.batched(
-                    np.stack([v.tensor for v in views]),
-                    np.stack([v.mask for v in views]),
-                    np.full(len(views), player),
-                )
-                rows = list(np.asarray(out, dtype=np.float64))
-            else:
-                rows = [
-                    np.asarray(
-                        self.agent.action_probabilities(
-                            {"observation": v.tensor, "action_mask": v.mask}, v.info(player, k)
-                        ),
-                        dtype=np.float64,
-                    )
-                    for k, v in zip(todo, views)
-                ]
-            for k, v, row in zip(todo, views, rows):
-                row = np.where(v.mask > 0, np.clip(row, 0.0, None), 0.0)
-                total = row.sum()
-                if not total > 0:
-                    raise InvalidParameterError(
-                        f"{type(self.agent).__name__} gave no probability to a legal action "
-                        f"at {k!r}."
-                    )
-                self.memo[k] = row / total
+            rows = batch_probabilities(
+                self.agent,
+                np.stack([v.tensor for v in views]),
+                np.stack([v.mask for v in views]),
+                np.full(len(views), player),
+                [v.info(player, k) for k, v in zip(todo, views)],
+            )
+            self.memo.update(zip(todo, rows))
         return [self.memo[k] for k in keys]
 
 

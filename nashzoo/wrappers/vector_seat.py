@@ -27,51 +27,12 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from nashzoo.agents.protocol import sample_rows
+from nashzoo.agents.protocol import batch_probabilities, sample_rows
 from nashzoo.errors import GameOverError, InvalidParameterError, ResetNeededError
 from nashzoo.games import Game
 from nashzoo.validation import check_seed
 
-__all__ = ["SeatVectorEnv", "batch_probabilities"]
-
-
-def batch_probabilities(
-    agent: Any, observation: np.ndarray, action_mask: np.ndarray, player: np.ndarray
-) -> np.ndarray:
-    """``(n, actions)`` action probabilities of ``agent`` in ``n`` games at once.
-
-    Uses the agent's ``batch_probabilities`` where it has one, else its
-    ``action_probabilities`` on each row (with ``info = {"player": p}``).
-
-    Raises:
-        InvalidParameterError: the agent states no probabilities, or its answer has the
-            wrong shape.
-    """
-    batched = getattr(agent, "batch_probabilities", None)
-    if callable(batched):
-        probs = np.asarray(batched(observation, action_mask, player), dtype=np.float64)
-    elif callable(getattr(agent, "action_probabilities", None)):
-        probs = np.array(
-            [
-                agent.action_probabilities(
-                    {"observation": observation[k], "action_mask": action_mask[k]},
-                    {"player": int(player[k])},
-                )
-                for k in range(len(observation))
-            ],
-            dtype=np.float64,
-        ).reshape(len(observation), -1)
-    else:
-        raise InvalidParameterError(
-            "A batched opponent must state its action probabilities (a PolicyAgent, or an "
-            f"object with batch_probabilities); received {type(agent).__name__}."
-        )
-    if probs.shape != action_mask.shape:
-        raise InvalidParameterError(
-            f"Expected probabilities of shape {action_mask.shape} from "
-            f"{type(agent).__name__}, received shape {probs.shape}."
-        )
-    return probs
+__all__ = ["SeatVectorEnv"]
 
 
 class SeatVectorEnv(gymnasium.vector.VectorEnv):
@@ -172,14 +133,8 @@ class SeatVectorEnv(gymnasium.vector.VectorEnv):
             probs = batch_probabilities(
                 self.opponent, batch.observation[idx], batch.action_mask[idx], batch.player[idx]
             )
-            probs = np.where(batch.action_mask[idx] > 0, np.clip(probs, 0.0, None), 0.0)
-            cum = np.cumsum(probs, axis=1)
-            if (cum[:, -1] <= 0).any():
-                raise InvalidParameterError(
-                    f"{type(self.opponent).__name__} gave no probability to any legal action."
-                )
             actions = np.zeros(self.num_envs, np.int64)
-            actions[idx] = sample_rows(cum, self._rng.random(len(idx)))
+            actions[idx] = sample_rows(np.cumsum(probs, axis=1), self._rng.random(len(idx)))
             batch = self.venv.step(actions, only=waiting)
             done = np.flatnonzero(batch.terminated)
             if done.size:
