@@ -23,14 +23,21 @@ from nashzoo.eval.guard import Calls, DirectCalls, Forfeit
 from nashzoo.games.base import CHANCE, TERMINAL, Game, check_action_value
 from nashzoo.games.observation import ObservationCache
 
-__all__ = ["Forfeit", "DealScores", "play_duplicate_deals", "deal_uniforms"]
+__all__ = ["Forfeit", "DealScores", "play_duplicate_deals", "deal_uniforms", "deal_agent_seeds"]
 
 
 @dataclass(frozen=True)
 class DealScores:
-    """Per-deal scores of agent A (mean of its two seats), in chips."""
+    """Per-deal scores of agent A (mean of its two seats), in chips.
+
+    Attributes:
+        scores: the payoffs as played.
+        corrected: with AIVAT (:mod:`nashzoo.eval.aivat`), the corrected scores of the
+            same games; ``None`` otherwise.
+    """
 
     scores: np.ndarray
+    corrected: np.ndarray | None = None
 
     @property
     def wins(self) -> int:
@@ -48,6 +55,12 @@ class DealScores:
 def deal_uniforms(game: Game, deals: int, rng: np.random.Generator) -> np.ndarray:
     """``(deals, max_chance_nodes)`` uniforms: deal ``d`` uses row ``d`` in both seatings."""
     return rng.random((deals, max(game.max_chance_nodes, 1)))
+
+
+def deal_agent_seeds(deals: int, rng: np.random.Generator) -> np.ndarray:
+    """``(deals, 2)`` agent seeds: deal ``d`` reseeds agent ``i`` with ``[d, i]`` before
+    both of its games (common random numbers)."""
+    return rng.integers(0, 2**63 - 1, size=(deals, 2), dtype=np.int64)
 
 
 def _play(
@@ -117,11 +130,14 @@ def play_duplicate_deals(
     *,
     cache: ObservationCache | None = None,
     calls: Calls | None = None,
+    agent_seeds: np.ndarray | None = None,
 ) -> DealScores:
     """Play every row of ``uniforms`` as a duplicate deal (A first, then B first).
 
-    Agents are ``reset()`` before every game (no seed: their streams continue; seed them
-    before calling).
+    Agents are ``reset()`` before every game: without ``agent_seeds`` their streams
+    continue (seed them before calling); with them, agent ``i`` is
+    ``reset(seed=agent_seeds[d, i])`` before both games of deal ``d``, so both seatings
+    replay its random choices (common random numbers).
 
     Args:
         game: the rules.
@@ -130,6 +146,7 @@ def play_duplicate_deals(
         cache: observations to share between matches of the same game.
         calls: how agents are called (:mod:`nashzoo.eval.guard`; default direct calls
             with no time limit).
+        agent_seeds: ``(deals, 2)`` integer seeds (see above).
 
     Raises:
         Forfeit: an agent raised, played an invalid or illegal action, failed in
@@ -140,12 +157,15 @@ def play_duplicate_deals(
     scores = np.empty(len(uniforms))
     first, second = (agent_a, agent_b), (agent_b, agent_a)
     call = calls.call
+    seeds: list[dict[str, int]] = [{}, {}]
     for d, us in enumerate(uniforms):
-        call(0, agent_a.reset)
-        call(1, agent_b.reset)
+        if agent_seeds is not None:
+            seeds = [{"seed": int(agent_seeds[d, 0])}, {"seed": int(agent_seeds[d, 1])}]
+        call(0, agent_a.reset, **seeds[0])
+        call(1, agent_b.reset, **seeds[1])
         r1 = _play(game, first, (0, 1), us, cache, calls)[0]
-        call(0, agent_a.reset)
-        call(1, agent_b.reset)
+        call(0, agent_a.reset, **seeds[0])
+        call(1, agent_b.reset, **seeds[1])
         r2 = _play(game, second, (1, 0), us, cache, calls)[1]
         scores[d] = 0.5 * (r1 + r2)
     return DealScores(scores)

@@ -17,7 +17,14 @@ import numpy as np
 from nashzoo.envs.protocol import Agent
 from nashzoo.envs.registration import make_game
 from nashzoo.errors import AgentForfeitError, InvalidParameterError
-from nashzoo.eval.engine import deal_uniforms, play_duplicate_deals
+from nashzoo.eval.aivat import (
+    VARIANCE_REDUCTIONS,
+    ValueFunction,
+    check_aivat_game,
+    default_value_function,
+    play_aivat_deals,
+)
+from nashzoo.eval.engine import deal_agent_seeds, deal_uniforms, play_duplicate_deals
 from nashzoo.eval.guard import Calls, Forfeit, make_calls, user_interrupts
 from nashzoo.eval.stats import ci95, mean_and_stderr
 from nashzoo.games import Game
@@ -42,6 +49,9 @@ class MatchResult:
         ci95: 95% confidence interval of ``mean``.
         exact: whether ``mean`` is the exact expectation.
         big_blind: chips per big blind for mbb figures (``None`` for non-poker games).
+        variance_reduction: ``None``, ``"crn"`` or ``"aivat"`` (see :func:`head_to_head`).
+        plain_mean, plain_stderr: with ``"aivat"``, the uncorrected estimate from the
+            same games (``mean`` and ``stderr`` are the corrected one); else ``None``.
     """
 
     agent_a: str
@@ -53,6 +63,9 @@ class MatchResult:
     ci95: tuple[float, float]
     exact: bool
     big_blind: float | None
+    variance_reduction: str | None = None
+    plain_mean: float | None = None
+    plain_stderr: float | None = None
 
     @property
     def mean_mbb(self) -> float | None:
@@ -65,12 +78,25 @@ class MatchResult:
             return None
         return (1000.0 * self.ci95[0] / self.big_blind, 1000.0 * self.ci95[1] / self.big_blind)
 
+    @property
+    def plain_ci95(self) -> tuple[float, float] | None:
+        """With AIVAT, the 95% CI of the uncorrected estimate from the same games."""
+        if self.plain_mean is None or self.plain_stderr is None:
+            return None
+        return ci95(self.plain_mean, self.plain_stderr)
+
     def __str__(self) -> str:
         how = "exact" if self.exact else f"{self.deals} duplicate deals"
-        return (
+        if self.variance_reduction:
+            how += f", {self.variance_reduction}"
+        text = (
             f"{self.agent_a} vs {self.agent_b}: {self.mean:+.4f} chips/game "
             f"(95% CI {self.ci95[0]:+.4f} .. {self.ci95[1]:+.4f}; {how})"
         )
+        plain = self.plain_ci95
+        if plain is not None:
+            text += f"; uncorrected {self.plain_mean:+.4f} ({plain[0]:+.4f} .. {plain[1]:+.4f})"
+        return text
 
 
 def deal_seed(root: int, *path: int) -> int:
@@ -114,6 +140,8 @@ def head_to_head(
     seed: int = 0,
     exact: bool = False,
     move_time_limit: float | None = None,
+    variance_reduction: str | None = None,
+    value_function: ValueFunction | tuple[ValueFunction, ValueFunction] | None = None,
 ) -> MatchResult:
     """Duplicate match of ``agent_a`` against ``agent_b``.
 
@@ -130,17 +158,44 @@ def head_to_head(
             call is abandoned in a helper thread), but an agent that kills the process
             (``os._exit``) takes the caller with it; tournaments isolate agents in
             supervised worker processes.
+        variance_reduction: ``None``: both seatings of a deal share the cards; ``"crn"``:
+            each agent is also reseeded per deal, the same in both seatings, so its
+            random choices repeat (common random numbers); ``"aivat"``: and the AIVAT
+            corrections (:mod:`nashzoo.eval.aivat`): unbiased, with a smaller variance
+            the better ``value_function`` predicts the game. Agents with
+            ``action_probabilities`` are then played by drawing from the probabilities
+            they state.
+        value_function: with ``"aivat"``, player 0's values of histories, fixed in
+            advance (default :func:`~nashzoo.eval.aivat.default_value_function`), or a
+            pair of them, one per seating (A in seat 0, then B in seat 0).
 
     Returns:
-        A :class:`MatchResult`.
+        A :class:`MatchResult`; with ``"aivat"`` its ``mean`` is the corrected estimate
+        and ``plain_mean`` the uncorrected one of the same games.
 
     Raises:
         AgentForfeitError: an agent raised (``SystemExit`` included), failed in
             ``reset()``, played an invalid or illegal action or ran out of time.
-        InvalidParameterError: bad ``deals``, ``seed``, ``exact`` or ``move_time_limit``.
+        InvalidParameterError: bad ``deals``, ``seed``, ``exact``, ``move_time_limit``,
+            ``variance_reduction`` or ``value_function``.
     """
     g = _game_of(game)
     exact = check_bool("exact", exact)
+    reduction = check_variance_reduction(variance_reduction)
+    if value_function is not None:
+        if reduction != "aivat":
+            raise InvalidParameterError(
+                "value_function is used only with variance_reduction='aivat', received "
+                f"variance_reduction={variance_reduction!r}."
+            )
+        pair = value_function if isinstance(value_function, tuple) else (value_function,)
+        if len(pair) not in (1, 2) or not all(
+            callable(getattr(v, "child_values", None)) for v in pair
+        ):
+            raise InvalidParameterError(
+                "value_function must have child_values(state, actions), or be a pair of "
+                f"such (one per seating); received {value_function!r:.200}."
+            )
     seed = check_seed(seed) or 0
     limit = check_time_limit(move_time_limit)
     if exact:
@@ -179,16 +234,40 @@ def head_to_head(
     player_b: Agent = agent_b  # type: ignore[assignment]
     calls = make_calls(limit)
     uniforms = deal_uniforms(g, deals, np.random.default_rng([seed, 0]))
+    agent_seeds = (
+        None if reduction is None else deal_agent_seeds(deals, np.random.default_rng([seed, 1]))
+    )
+    if reduction == "aivat":
+        check_aivat_game(g)
+        values = value_function or default_value_function(g)
     try:
         with user_interrupts():
             seed_agents(seed, agents, calls=calls)
-            scores = play_duplicate_deals(g, player_a, player_b, uniforms, calls=calls).scores
+            if reduction == "aivat":
+                played = play_aivat_deals(
+                    g,
+                    player_a,
+                    player_b,
+                    uniforms,
+                    agent_seeds,  # type: ignore[arg-type]  # set for every reduction
+                    values,
+                    calls=calls,
+                )
+            else:
+                played = play_duplicate_deals(
+                    g, player_a, player_b, uniforms, calls=calls, agent_seeds=agent_seeds
+                )
     except Forfeit as exc:
         who = agent_name(agents[exc.who])
         raise AgentForfeitError(f"{who} forfeited the match: {exc.reason}") from None
     finally:
         calls.close()
-    mean, stderr = mean_and_stderr(deals, float(scores.sum()), float((scores**2).sum()))
+    plain_mean = plain_stderr = None
+    scores = played.scores
+    if played.corrected is not None:
+        plain_mean, plain_stderr = _mean_stderr(scores)
+        scores = played.corrected
+    mean, stderr = _mean_stderr(scores)
     return MatchResult(
         agent_name(agent_a),
         agent_name(agent_b),
@@ -199,7 +278,27 @@ def head_to_head(
         ci95(mean, stderr),
         False,
         g.big_blind,
+        reduction,
+        plain_mean,
+        plain_stderr,
     )
+
+
+def _mean_stderr(scores: np.ndarray) -> tuple[float, float]:
+    return mean_and_stderr(scores.size, float(scores.sum()), float((scores**2).sum()))
+
+
+def check_variance_reduction(value: Any) -> str | None:
+    """``value`` if it is one of :data:`~nashzoo.eval.aivat.VARIANCE_REDUCTIONS`.
+
+    Raises:
+        InvalidParameterError: anything else.
+    """
+    if not (value is None or (isinstance(value, str) and value in VARIANCE_REDUCTIONS)):
+        raise InvalidParameterError(
+            f"variance_reduction must be one of {list(VARIANCE_REDUCTIONS)}, received {value!r}."
+        )
+    return value
 
 
 def seed_agents(seed: int, agents: Sequence[Any], *path: int, calls: Calls | None = None) -> None:

@@ -14,11 +14,12 @@ from numba import njit
 
 from nashzoo.extras import user_cache_dir
 from nashzoo.games.poker.hands import CATEGORIES, standard_tables
+from nashzoo.vector.pcg import next_double, seeded_states
 
 if not numba.config.CACHE_DIR:  # type: ignore[attr-defined]
     numba.config.CACHE_DIR = str(user_cache_dir("numba"))  # type: ignore[attr-defined]
 
-__all__ = ["strengths", "category_counts", "tables_arrays"]
+__all__ = ["strengths", "category_counts", "tables_arrays", "checkdown_signs"]
 
 _POW5 = np.array([5**r for r in range(13)], dtype=np.int64)
 
@@ -113,3 +114,111 @@ def category_counts(k: int = 7) -> dict[str, int]:
     starts = np.array(standard_tables().category_starts, dtype=np.int64)
     _count_all(k, _POW5, *tables_arrays(), starts, counts)
     return {name: int(n) for name, n in zip(CATEGORIES, counts)}
+
+
+@njit(cache=True, inline="always")
+def _hand_strength(cards, start, stop, hole, board0, pow5, flush, keys, values, row):
+    """Strength of ``cards[start:stop]`` (a player's hole cards) with the board
+    ``cards[board0:]``, built in ``row``."""
+    n = 0
+    for j in range(start, stop):
+        row[n] = cards[j]
+        n += 1
+    for j in range(board0, cards.size):
+        row[n] = cards[j]
+        n += 1
+    key = 0
+    nibbles = 0
+    for j in range(n):
+        c = row[j]
+        key += pow5[c >> 2]
+        nibbles += 1 << (4 * (c & 3))
+    return _strength(key, nibbles, row[:n], flush, keys, values)
+
+
+@njit(cache=True, inline="always")
+def _sign(full, hole, pow5, flush, keys, values, row):
+    s0 = _hand_strength(full, 0, hole, hole, 2 * hole, pow5, flush, keys, values, row)
+    s1 = _hand_strength(full, hole, 2 * hole, hole, 2 * hole, pow5, flush, keys, values, row)
+    return 1.0 if s0 > s1 else (-1.0 if s0 < s1 else 0.0)
+
+
+@njit(cache=True)
+def _checkdown(prefixes, lengths, slots, hole, samples, seed_row, pow5, flush, keys, values, out):
+    full = np.empty(slots, dtype=np.int64)
+    row = np.empty(slots - hole, dtype=np.int64)
+    rest = np.empty(52, dtype=np.int64)
+    used = np.zeros(52, dtype=np.bool_)
+    for i in range(prefixes.shape[0]):
+        dealt = lengths[i]
+        used[:] = False
+        for j in range(dealt):
+            full[j] = prefixes[i, j]
+            used[full[j]] = True
+        n = 0
+        for c in range(52):
+            if not used[c]:
+                rest[n] = c
+                n += 1
+        missing = slots - dealt
+        total = 0.0
+        count = 0
+        if missing == 0:
+            total = _sign(full, hole, pow5, flush, keys, values, row)
+            count = 1
+        elif missing == 1:
+            for a in range(n):
+                full[dealt] = rest[a]
+                total += _sign(full, hole, pow5, flush, keys, values, row)
+            count = n
+        elif missing == 2:
+            board_only = dealt >= 2 * hole  # the two cards' order does not matter
+            for a in range(n):
+                full[dealt] = rest[a]
+                for b in range(a + 1 if board_only else 0, n):
+                    if b != a:
+                        full[dealt + 1] = rest[b]
+                        total += _sign(full, hole, pow5, flush, keys, values, row)
+            count = n * (n - 1) // 2 if board_only else n * (n - 1)
+        else:
+            gen = seed_row.copy()  # the same completions for the same cards: a fixed function
+            for _ in range(samples):
+                for k in range(missing):  # partial Fisher-Yates shuffle of the cards left
+                    m = k + int(next_double(gen, 0) * (n - k))
+                    rest[k], rest[m] = rest[m], rest[k]
+                    full[dealt + k] = rest[k]
+                total += _sign(full, hole, pow5, flush, keys, values, row)
+            count = samples
+        out[i] = total / count
+
+
+def checkdown_signs(
+    prefixes: list[list[int]], hole: int, board: int, *, samples: int = 256, seed: int = 0
+) -> np.ndarray:
+    """Player 0's expected showdown result (+1 win, -1 loss, 0 tie) for each row of dealt
+    cards (player 0's hole cards, player 1's, then the board, in the order dealt), the
+    undealt cards completed uniformly from the 52-card deck.
+
+    Exact over every completion when at most 2 cards are missing, else the mean over
+    ``samples`` completions drawn with ``seed`` (the same draws for the same row: the
+    result is a fixed function of the cards).
+
+    Raises:
+        ValueError: rows longer than ``2 * hole + board``, a hand outside 5 to 7 cards, or
+            cards outside 0..51.
+    """
+    slots = 2 * hole + board
+    if not 5 <= hole + board <= 7:
+        raise ValueError(f"checkdown_signs() ranks hands of 5 to 7 cards, received {hole + board}.")
+    lengths = np.array([len(r) for r in prefixes], dtype=np.int64)
+    if lengths.size and lengths.max() > slots:
+        raise ValueError(f"checkdown_signs() takes rows of at most {slots} cards.")
+    rows = np.zeros((len(prefixes), slots), dtype=np.int64)
+    for i, r in enumerate(prefixes):
+        rows[i, : len(r)] = r
+    if rows.size and (rows.min() < 0 or rows.max() > 51):
+        raise ValueError("checkdown_signs() expects cards in 0..51 (rank * 4 + suit).")
+    out = np.empty(len(prefixes))
+    gen = seeded_states([seed])
+    _checkdown(rows, lengths, slots, hole, samples, gen, _POW5, *tables_arrays(), out)
+    return out

@@ -1,0 +1,364 @@
+"""AIVAT: duplicate matches with an unbiased control variate (Burch et al., AAAI 2018).
+
+A game's payoff mixes skill with luck: the cards dealt and the random choices of mixed
+strategies. Duplicate play cancels the part of the card luck that both seatings share;
+AIVAT removes what is left wherever the distribution of an event is known. With a value
+function ``v`` (player 0's value of any history, fixed before any result is seen), each
+event ``e`` drawn from a known distribution ``p`` at history ``h`` adds the correction
+
+    sum_x p(x) v(h x) - v(h e)
+
+to the payoff. Each correction has expectation zero given ``h``, whatever ``v`` is, so
+the corrected payoff is an unbiased estimate of the expected payoff; the better ``v``
+predicts the game, the smaller its variance. Known distributions are chance events and
+the decisions of agents that state their action probabilities: there the referee draws
+the agent's action from the probabilities it stated (with the agent's own per-deal
+stream, the same in both seatings), so an agent that misstates them only changes the
+distribution it plays, never the estimator's expectation. Decisions of agents with only
+``act`` are played as usual and left uncorrected.
+
+Value functions shipped here:
+
+* :class:`TreeValues`: the exact value of every history of a compiled game when both
+  players follow a fixed policy profile (uniform play by default);
+* :class:`CheckdownValues`: limit poker on the 52-card deck: the pot times player 0's
+  showdown result if the hand were called and checked down from here, averaged over the
+  undealt cards.
+
+:func:`play_aivat_deals` plays duplicate deals with the corrections;
+:func:`nashzoo.eval.head_to_head` and tournaments take ``variance_reduction="aivat"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from nashzoo.envs.protocol import Agent, sample_index
+from nashzoo.errors import GameTooLargeError, InvalidParameterError
+from nashzoo.eval.engine import DealScores
+from nashzoo.eval.guard import Calls, DirectCalls, Forfeit
+from nashzoo.eval.lockstep import checked_action, request_for
+from nashzoo.games.base import CHANCE, TERMINAL, Game, State, sample_chance_outcome
+from nashzoo.games.observation import ObservationCache
+
+__all__ = [
+    "ValueFunction",
+    "TreeValues",
+    "CheckdownValues",
+    "default_value_function",
+    "play_aivat_deals",
+    "VARIANCE_REDUCTIONS",
+]
+
+VARIANCE_REDUCTIONS = (None, "crn", "aivat")
+"""What ``variance_reduction=`` accepts: ``None`` (cards shared by both seatings),
+``"crn"`` (and each agent reseeded per deal, the same in both seatings) and ``"aivat"``
+(and the AIVAT corrections)."""
+
+
+@runtime_checkable
+class ValueFunction(Protocol):
+    """Player 0's value of histories of a two-player zero-sum game, fixed in advance."""
+
+    def child_values(self, state: State, actions: Sequence[int]) -> np.ndarray:
+        """Player 0's value after each of ``actions`` at ``state`` (chance outcomes at a
+        chance node); a terminal history's value should be its payoff."""
+        ...
+
+
+class TreeValues:
+    """Exact values under a fixed policy profile on a compiled game.
+
+    Args:
+        game: a Game (compiled here) or its :class:`~nashzoo.tree.GameTree`.
+        probs: ``(num_infosets, num_actions)`` behaviour policy of both players, or a
+            :class:`~nashzoo.tree.TabularPolicy`; ``None``: uniform play.
+
+    Raises:
+        GameTooLargeError: the game does not compile.
+        InvalidParameterError: ``probs`` of the wrong shape.
+    """
+
+    def __init__(self, game: Any, probs: Any = None) -> None:
+        from nashzoo.tree import GameTree, compile_game
+        from nashzoo.tree.reach import node_values
+
+        tree = game if isinstance(game, GameTree) else compile_game(game)
+        table = tree.uniform_probs() if probs is None else getattr(probs, "probs", probs)
+        table = np.asarray(table, dtype=np.float64)
+        if table.shape != tree.legal_mask.shape:
+            raise InvalidParameterError(
+                f"TreeValues expects probabilities of shape {tree.legal_mask.shape}, "
+                f"received {table.shape}."
+            )
+        self.tree = tree
+        self.values: np.ndarray = node_values(tree, table)[:, 0]
+        self._node: dict[tuple[int, ...], int] = {(): 0}
+        self._kids: dict[int, dict[int, int]] = {}
+
+    def _children(self, node: int) -> dict[int, int]:
+        kids = self._kids.get(node)
+        if kids is None:
+            first = int(self.tree.first_child[node])
+            actions = self.tree.action[first : first + int(self.tree.num_children[node])]
+            kids = self._kids[node] = {int(a): first + k for k, a in enumerate(actions)}
+        return kids
+
+    def node_of(self, history: Sequence[int]) -> int:
+        """The tree node of a history."""
+        key = tuple(history)
+        node = self._node.get(key)
+        if node is None:
+            node = self._node[key] = self._children(self.node_of(key[:-1]))[key[-1]]
+        return node
+
+    def child_values(self, state: State, actions: Sequence[int]) -> np.ndarray:
+        kids = self._children(self.node_of(state.history()))
+        return self.values[[kids[a] for a in actions]]
+
+    @classmethod
+    def of_match(cls, game: Any, agent_a: Any, agent_b: Any) -> tuple[TreeValues, TreeValues]:
+        """The values of both seatings (A first, then B first) when the two agents play
+        the policies they state: with these, every corrected deal of two PolicyAgents
+        scores exactly the expectation (what ``head_to_head(..., exact=True)`` computes);
+        the check of the estimator, and the limit a value function can approach.
+
+        Raises:
+            GameTooLargeError: the game does not compile.
+            InvalidParameterError: an agent without ``action_probabilities``.
+        """
+        from nashzoo.tree import GameTree, TabularPolicy, compile_game
+
+        tree = game if isinstance(game, GameTree) else compile_game(game)
+        pa, pb = (TabularPolicy.from_agent(x, tree).probs for x in (agent_a, agent_b))
+        seat0 = (tree.infoset_player == 0)[:, None]
+        return cls(tree, np.where(seat0, pa, pb)), cls(tree, np.where(seat0, pb, pa))
+
+
+class CheckdownValues:
+    """Check-down equity for limit poker on the 52-card deck (5 to 7 card hands).
+
+    A history's value is ``max(contributions) * E[sign]``: the chips each player would
+    have in if the player behind called, times player 0's expected showdown result
+    (+1, 0, -1) over the cards not yet dealt (exact when at most 2 are missing, else the
+    mean over ``samples`` completions drawn from a generator seeded with ``seed``; the
+    same cards always give the same value). A finished hand's value is its payoff.
+
+    Raises:
+        InvalidParameterError: not such a poker game, or ``samples`` below 1.
+    """
+
+    def __init__(self, game: Game, *, samples: int = 256, seed: int = 0) -> None:
+        from nashzoo.games.poker.engine import PokerGame
+
+        d = getattr(game, "definition", None)
+        if (
+            not isinstance(game, PokerGame)
+            or d is None
+            or d.num_cards != 52
+            or not 5 <= d.num_hole_cards + sum(d.num_board_cards) <= 7
+        ):
+            raise InvalidParameterError(
+                "CheckdownValues serves limit poker on the 52-card deck with hands of 5 to 7 "
+                f"cards; received {game!r}."
+            )
+        if type(samples) is not int or samples < 1:
+            raise InvalidParameterError(f"samples must be an int >= 1, received {samples!r}.")
+        from nashzoo.vector.hands import checkdown_signs
+
+        self._signs = checkdown_signs
+        self.hole = d.num_hole_cards
+        self.board = sum(d.num_board_cards)
+        self.samples, self.seed = samples, seed
+        self._memo: dict[tuple[Any, ...], np.ndarray] = {}
+
+    def _sign_of(self, dealt: list[int], cards: Sequence[int] | None) -> np.ndarray:
+        """Signs after each of ``cards`` is dealt next (``None``: of ``dealt`` itself),
+        remembered: both seatings of a deal, and every decision of a round, ask again."""
+        key = (tuple(dealt), None if cards is None else tuple(cards))
+        signs = self._memo.get(key)
+        if signs is None:
+            rows = [dealt] if cards is None else [[*dealt, c] for c in cards]
+            signs = self._signs(rows, self.hole, self.board, samples=self.samples, seed=self.seed)
+            if len(self._memo) >= 4096:
+                self._memo.clear()
+            self._memo[key] = signs
+        return signs
+
+    def child_values(self, state: State, actions: Sequence[int]) -> np.ndarray:
+        poker: Any = state
+        dealt = [*poker.hole_cards(0), *poker.hole_cards(1), *poker.board_cards()]
+        if state.is_chance_node():
+            pot: int = max(poker.pot_contributions())
+            return pot * self._sign_of(dealt, actions)
+        sign = float(self._sign_of(dealt, None)[0])
+        out = np.empty(len(actions))
+        for k, a in enumerate(actions):
+            child: Any = state.child(a)
+            if child.is_terminal():
+                out[k] = child.returns()[0]
+            else:
+                out[k] = max(child.pot_contributions()) * sign
+        return out
+
+
+def default_value_function(game: Game) -> ValueFunction:
+    """:class:`CheckdownValues` for limit poker on the 52-card deck, else
+    :class:`TreeValues` under uniform play where the game compiles.
+
+    Raises:
+        InvalidParameterError: neither applies (pass a value function of your own).
+    """
+    d = getattr(game, "definition", None)
+    if d is not None and getattr(d, "num_cards", None) == 52:
+        return CheckdownValues(game)
+    try:
+        return TreeValues(game)
+    except GameTooLargeError as exc:
+        raise InvalidParameterError(
+            f"No default AIVAT value function for {game!r} (it does not compile: {exc}); "
+            "pass value_function=, an object with child_values(state, actions)."
+        ) from None
+
+
+def check_aivat_game(game: Game) -> None:
+    """Raise unless AIVAT's player-0 values describe the game (two players, zero-sum).
+
+    Raises:
+        InvalidParameterError: naming what the game is.
+    """
+    if game.num_players != 2 or not game.zero_sum or game.simultaneous:
+        raise InvalidParameterError(
+            "AIVAT needs a two-player zero-sum game with sequential moves; received "
+            f"{game!r} ({game.num_players} players, zero_sum={game.zero_sum}, "
+            f"simultaneous={game.simultaneous})."
+        )
+
+
+def _stated(who: int, probs: Any, mask: np.ndarray, key: str) -> np.ndarray:
+    """An agent's stated probabilities, checked: a distribution over the legal actions."""
+    try:
+        row = np.asarray(probs, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise Forfeit(who, f"stated probabilities that are not numbers at {key!r}: {exc}") from None
+    if row.shape != mask.shape or not np.isfinite(row).all() or (row < 0).any():
+        raise Forfeit(
+            who,
+            f"stated invalid probabilities at {key!r}: expected {mask.size} finite non-negative "
+            f"numbers, received {row!r}",
+            "illegal",
+        )
+    legal = mask > 0
+    total = float(row[legal].sum())
+    if float(row[~legal].sum()) > 1e-6 or abs(total - 1.0) > 1e-4:
+        raise Forfeit(
+            who,
+            f"stated probabilities at {key!r} that are not a distribution over the legal "
+            f"actions {np.flatnonzero(legal).tolist()}: {row.tolist()}",
+            "illegal",
+        )
+    return np.where(legal, row, 0.0) / total
+
+
+def _play(
+    game: Game,
+    seats: Sequence[Any],
+    who: Sequence[int],
+    uniforms: np.ndarray,
+    draws: Sequence[Callable[[], float]],
+    stated: Sequence[bool],
+    values: ValueFunction,
+    cache: ObservationCache,
+    calls: Calls,
+) -> tuple[list[float], float]:
+    """One game; returns the payoffs and the sum of player 0's corrections."""
+    state = game.new_initial_state()
+    chance = iter(uniforms.tolist()).__next__
+    num_actions = game.num_distinct_actions
+    correction = 0.0
+    while True:
+        p = state.current_player()
+        if p == TERMINAL:
+            return state.returns(), correction
+        if p == CHANCE:
+            outcomes = state.chance_outcomes()
+            pick = sample_chance_outcome(outcomes, chance())
+            xs = [x for x, _ in outcomes]
+            v = values.child_values(state, xs)
+            correction += float(np.dot([q for _, q in outcomes], v)) - float(v[xs.index(pick)])
+            state.apply_unchecked(pick)
+            continue
+        observation, info = request_for(cache, state, p)
+        key = info["info_state"]
+        m = who[p]
+        if stated[m]:
+            row = _stated(
+                m,
+                calls.call(m, seats[p].action_probabilities, observation, info),
+                observation["action_mask"],
+                key,
+            )
+            action = sample_index(np.cumsum(row), draws[m]())
+            legal = list(state.legal_actions())
+            v = values.child_values(state, legal)
+            correction += float(np.dot(row[legal], v)) - float(v[legal.index(action)])
+        else:
+            action = checked_action(
+                state, calls.call(m, seats[p].act, observation, info), m, key, num_actions
+            )
+        state.apply_unchecked(action)
+
+
+def play_aivat_deals(
+    game: Game,
+    agent_a: Agent,
+    agent_b: Agent,
+    uniforms: np.ndarray,
+    agent_seeds: np.ndarray,
+    values: ValueFunction | tuple[ValueFunction, ValueFunction],
+    *,
+    cache: ObservationCache | None = None,
+    calls: Calls | None = None,
+) -> DealScores:
+    """Play every row of ``uniforms`` as a duplicate deal with the AIVAT corrections.
+
+    Before each game both agents are ``reset(seed=agent_seeds[d, i])`` (the same seeds
+    in both seatings of deal ``d``). An agent with ``action_probabilities`` is asked for
+    them at each decision and the referee draws its action from them with a generator
+    seeded by ``(agent_seeds[d, i], 1)``; other agents ``act``. ``values`` is one value
+    function, or one per seating (A in seat 0, then B in seat 0).
+
+    Returns:
+        :class:`DealScores` with ``scores`` (A's plain mean payoff per deal) and
+        ``corrected`` (the same plus the corrections: the AIVAT estimate).
+
+    Raises:
+        Forfeit: an agent raised, played an invalid or illegal action, stated
+            probabilities that are not a distribution over the legal actions, failed in
+            ``reset()`` or ran over the time limit.
+    """
+    check_aivat_game(game)
+    cache = cache or ObservationCache(game)
+    calls = calls or DirectCalls()
+    agents = (agent_a, agent_b)
+    stated = [callable(getattr(a, "action_probabilities", None)) for a in agents]
+    per_seating = values if isinstance(values, tuple) else (values, values)
+    plain = np.empty(len(uniforms))
+    corrected = np.empty(len(uniforms))
+    for d, us in enumerate(uniforms):
+        results = []
+        for seats, who, vf in (
+            ((agent_a, agent_b), (0, 1), per_seating[0]),
+            ((agent_b, agent_a), (1, 0), per_seating[1]),
+        ):
+            for i, agent in enumerate(agents):
+                calls.call(i, agent.reset, seed=int(agent_seeds[d, i]))
+            draws = [np.random.default_rng([int(agent_seeds[d, i]), 1]).random for i in range(2)]
+            results.append(_play(game, seats, who, us, draws, stated, vf, cache, calls))
+        (r1, c1), (r2, c2) = results
+        plain[d] = 0.5 * (r1[0] + r2[1])
+        corrected[d] = 0.5 * ((r1[0] + c1) + (r2[1] - c2))
+    return DealScores(plain, corrected)
