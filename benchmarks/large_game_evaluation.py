@@ -8,12 +8,20 @@ agent, then a duplicate match) with its CI and seconds. Agents: uniform random, 
 rule-based agent (always-call on Leduc, ``poker-rules`` on Hold'em), NFSP (self-play)
 and MaskablePPO trained against random (SB3).
 
+Then variance reduction of duplicate matches (section ``variance``): the standard
+deviation per duplicate pair (a deal played in both seatings) between NFSP and CFR+ on
+Leduc and between NFSP and SB3 on Hold'em, plain, with common random numbers (CRN) and
+with AIVAT under each value function, and the factor by which each cuts the deals needed
+for a given CI width, ``(sd_plain / sd) ** 2``; "plain" is the uncorrected score of the
+very games AIVAT corrected.
+
 Goals (issue 16): LBR of a Limit Hold'em agent in under 10 minutes on this machine; on
-Leduc, LBR within 20% of the exact best-response value for random and always-call. The
-issue's variance-reduction goals (AIVAT) are not measured: not built yet.
+Leduc, LBR within 20% of the exact best-response value for random and always-call;
+variance reduction cuts the games needed for a given CI width at least 5x on both games.
 
 Usage: ``python benchmarks/large_game_evaluation.py [--leduc-hands 3000]
-[--holdem-hands 1000] [--rollouts 20] [--br-steps 32768] [--deals 2000]``
+[--holdem-hands 1000] [--rollouts 20] [--br-steps 32768] [--deals 2000]
+[--sections lbr,variance] [--vr-deals 2000]``
 """
 
 from __future__ import annotations
@@ -118,6 +126,90 @@ def measure(title: str, agents: dict, game, args, *, hands: int, rollouts) -> No
     )
 
 
+def _ratio(before: float, after: float) -> str:
+    """The factor by which the deals needed shrink: ``(before / after) ** 2``."""
+    return "every deal exact (sd 0)" if after < 1e-6 * before else f"{(before / after) ** 2:.2f}"
+
+
+def variance(title: str, game, a, b, value_functions: dict, deals: int) -> None:
+    """Standard deviation per duplicate pair of ``a`` against ``b``, per method."""
+    from nashzoo.eval import head_to_head
+
+    scale = 1000.0 / game.big_blind
+    print(f"\n### {title}: {a.name} vs {b.name}, {deals:,} duplicate deals (mbb/game)\n")
+    print("| method | mean [95% CI] | sd per pair | deals saved (x) | s |")
+    print("|---|---:|---:|---:|---:|")
+    base = None
+    rows = [("plain (cards shared)", None, None), ("CRN (agents reseeded too)", "crn", None)]
+    rows += [(f"AIVAT, {k}", "aivat", v) for k, v in value_functions.items()]
+    for label, reduction, vf in rows:
+        start = time.perf_counter()
+        r = head_to_head(
+            game, a, b, deals=deals, seed=7, variance_reduction=reduction, value_function=vf
+        )
+        seconds = time.perf_counter() - start
+        sd = r.stderr * np.sqrt(deals) * scale
+        if base is None:
+            base = sd
+        line = (
+            f"| {label} | {r.mean * scale:+,.0f} [{r.ci95[0] * scale:+,.0f}, "
+            f"{r.ci95[1] * scale:+,.0f}] | {sd:,.0f} | {_ratio(base, sd)} | {seconds:.0f} |"
+        )
+        if r.plain_stderr is not None:
+            plain_sd = r.plain_stderr * np.sqrt(deals) * scale
+            line += (
+                f"\n| (the same games uncorrected) | {r.plain_mean * scale:+,.0f} | "
+                f"{plain_sd:,.0f} | AIVAT cuts {_ratio(plain_sd, sd)} | |"
+            )
+        print(line, flush=True)
+
+
+def leduc_variance(agents: dict, game, deals: int) -> None:
+    from nashzoo.agents import build_agent
+    from nashzoo.eval import head_to_head
+    from nashzoo.eval.aivat import TreeValues
+    from nashzoo.tree import TabularPolicy, compile_game
+
+    tree = compile_game(game)
+    nfsp = next(v for k, v in agents.items() if k.startswith("NFSP"))
+    cfr = build_agent("cfr+:300", game)
+    equilibrium = TabularPolicy.from_agent(build_agent("cfr+:2000", game), tree)
+    exact = head_to_head(game, nfsp, cfr, exact=True).mean
+    print(
+        f"\nLeduc exact expectation of NFSP vs CFR+: {exact * 1000 / game.big_blind:+,.1f} mbb/game"
+    )
+    variance(
+        "Leduc Hold'em",
+        game,
+        nfsp,
+        cfr,
+        {
+            "uniform-play values (default)": None,
+            "equilibrium values (CFR+ 2000)": TreeValues(tree, equilibrium),
+            "the two agents' own values (oracle)": TreeValues.of_match(tree, nfsp, cfr),
+        },
+        deals,
+    )
+
+
+def holdem_variance(agents: dict, game, deals: int) -> None:
+    from nashzoo.eval.aivat import CheckdownValues
+
+    nfsp = next(v for k, v in agents.items() if k.startswith("NFSP"))
+    sb3 = next(v for k, v in agents.items() if k.startswith("SB3"))
+    variance(
+        "Limit Hold'em",
+        game,
+        nfsp,
+        sb3,
+        {
+            "check-down equity (default)": None,
+            "check-down, 1024 samples": CheckdownValues(game, samples=1024),
+        },
+        deals,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--leduc-hands", type=int, default=3000)
@@ -128,7 +220,10 @@ def main() -> None:
     parser.add_argument("--nfsp-seconds", type=float, default=60.0)
     parser.add_argument("--ppo-steps", type=int, default=16_384)
     parser.add_argument("--games", default="leduc,holdem")
+    parser.add_argument("--sections", default="lbr,variance")
+    parser.add_argument("--vr-deals", type=int, default=2000)
     args = parser.parse_args()
+    sections = set(args.sections.split(","))
     import torch
 
     torch.set_num_threads(1)
@@ -137,12 +232,18 @@ def main() -> None:
     start = time.perf_counter()
     if "leduc" in games:
         agents, game = leduc_agents(args.nfsp_seconds, args.ppo_steps)
-        measure("Leduc Hold'em", agents, game, args, hands=args.leduc_hands, rollouts=None)
+        if "lbr" in sections:
+            measure("Leduc Hold'em", agents, game, args, hands=args.leduc_hands, rollouts=None)
+        if "variance" in sections:
+            leduc_variance(agents, game, args.vr_deals)
     if "holdem" in games:
         agents, game = holdem_agents(args.nfsp_seconds, args.ppo_steps)
-        measure(
-            "Limit Hold'em", agents, game, args, hands=args.holdem_hands, rollouts=args.rollouts
-        )
+        if "lbr" in sections:
+            measure(
+                "Limit Hold'em", agents, game, args, hands=args.holdem_hands, rollouts=args.rollouts
+            )
+        if "variance" in sections:
+            holdem_variance(agents, game, args.vr_deals)
     print(f"\ntotal {time.perf_counter() - start:.0f} s")
 
 

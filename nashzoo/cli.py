@@ -236,6 +236,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         seed=args.seed,
         move_time_limit=args.move_time_limit,
         memory_limit_mb=args.memory_limit,
+        variance_reduction=args.variance_reduction,
+        lbr_hands=args.lbr_hands,
     )
     print(
         f"tournament {config.id}: {len(agents)} agents, {len(config.blocks())} blocks of up "
@@ -608,6 +610,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--deals", type=int, default=1000, help="duplicate deals per pairing")
     p.add_argument("--block-size", type=int, default=100, help="deals per stored block")
+    p.add_argument(
+        "--variance-reduction",
+        choices=["crn", "aivat"],
+        default=None,
+        help="crn: reseed each agent per deal alike in both seatings; aivat: and correct "
+        "the scores with the AIVAT control variate (unbiased; the report shows the "
+        "uncorrected CIs beside)",
+    )
+    p.add_argument(
+        "--lbr-hands",
+        type=int,
+        default=0,
+        help="where exact exploitability is out of reach, report each agent's local best "
+        "response lower bound from this many hands (default 0: none)",
+    )
     p.add_argument(
         "--workers",
         type=int,

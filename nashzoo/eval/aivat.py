@@ -49,6 +49,7 @@ __all__ = [
     "TreeValues",
     "CheckdownValues",
     "default_value_function",
+    "check_variance_reduction",
     "play_aivat_deals",
     "VARIANCE_REDUCTIONS",
 ]
@@ -222,6 +223,19 @@ def default_value_function(game: Game) -> ValueFunction:
             f"No default AIVAT value function for {game!r} (it does not compile: {exc}); "
             "pass value_function=, an object with child_values(state, actions)."
         ) from None
+
+
+def check_variance_reduction(value: Any) -> str | None:
+    """``value`` if it is one of :data:`~nashzoo.eval.aivat.VARIANCE_REDUCTIONS`.
+
+    Raises:
+        InvalidParameterError: anything else.
+    """
+    if not (value is None or (isinstance(value, str) and value in VARIANCE_REDUCTIONS)):
+        raise InvalidParameterError(
+            f"variance_reduction must be one of {list(VARIANCE_REDUCTIONS)}, received {value!r}."
+        )
+    return value
 
 
 def check_aivat_game(game: Game) -> None:

@@ -9,6 +9,7 @@ largest payoff (see :mod:`nashzoo.eval.ratings`).
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from dataclasses import dataclass
@@ -17,12 +18,14 @@ from typing import Any
 import numpy as np
 
 from nashzoo.errors import GameTooLargeError, NashzooError
-from nashzoo.eval.engine import deal_uniforms, play_duplicate_deals
+from nashzoo.eval.aivat import ValueFunction, default_value_function, play_aivat_deals
+from nashzoo.eval.engine import deal_agent_seeds, deal_uniforms, play_duplicate_deals
 from nashzoo.eval.guard import Calls, Forfeit, SupervisedCalls, make_calls
 from nashzoo.eval.matches import seed_agents
 from nashzoo.eval.pool import Outcome
 from nashzoo.eval.store import BlockResult
 from nashzoo.eval.tournament_config import TournamentConfig, TournamentInfo
+from nashzoo.games.base import Game
 
 __all__ = [
     "run_block",
@@ -84,9 +87,22 @@ def run_block(
         agent_b = calls.call(1, config.build, j)
         seed_agents(config.seed, (agent_a, agent_b), i, j, block, calls=calls)
         rng = np.random.default_rng([config.seed, i, j, block])
-        scores = play_duplicate_deals(
-            game, agent_a, agent_b, deal_uniforms(game, deals, rng), calls=calls
-        )
+        uniforms = deal_uniforms(game, deals, rng)
+        reduction = config.info.variance_reduction
+        seeds = deal_agent_seeds(deals, np.random.default_rng([config.seed, i, j, block, 1]))
+        if reduction == "aivat":
+            scores = play_aivat_deals(
+                game, agent_a, agent_b, uniforms, seeds, _values(game), calls=calls
+            )
+        else:
+            scores = play_duplicate_deals(
+                game,
+                agent_a,
+                agent_b,
+                uniforms,
+                calls=calls,
+                agent_seeds=None if reduction is None else seeds,
+            )
     except Forfeit as exc:
         loser = (i, j)[exc.who]
         return forfeit_block(
@@ -96,8 +112,19 @@ def run_block(
         if own_calls:
             calls.close()
     return BlockResult.played(
-        config.agents[i][0], config.agents[j][0], block, scores.scores, time.perf_counter() - start
+        config.agents[i][0],
+        config.agents[j][0],
+        block,
+        scores.scores,
+        time.perf_counter() - start,
+        scores.corrected,
     )
+
+
+@functools.lru_cache(maxsize=4)
+def _values(game: Game) -> ValueFunction:
+    """A tournament's AIVAT value function (built once per process and game)."""
+    return default_value_function(game)
 
 
 # -- agent checks and exploitability ------------------------------------------------------
@@ -109,13 +136,17 @@ class AgentReport:
         name: the agent.
         error: why the agent cannot enter (``None`` if it can).
         exploitability: chips, when measured.
-        note: why exploitability is unknown (not a PolicyAgent, game too large, ...).
+        note: why exploitability is unknown (not a PolicyAgent, game too large, ...), or
+            how a lower bound was measured.
+        method: ``"exact"``, or ``"lbr"`` when ``exploitability`` is a local-best-response
+            lower bound (games too large to compile, with ``lbr_hands`` set).
     """
 
     name: str
     error: str | None = None
     exploitability: float | None = None
     note: str | None = None
+    method: str | None = None
 
 
 class _GuardedPolicy:
@@ -123,6 +154,12 @@ class _GuardedPolicy:
 
     def __init__(self, agent: Any, calls: Calls) -> None:
         self.agent, self.calls = agent, calls
+        self.name = getattr(agent, "name", type(agent).__name__)
+        if callable(getattr(agent, "batch_probabilities", None)):
+            self.batch_probabilities = self._batch
+
+    def _batch(self, observation: Any, action_mask: Any, player: Any) -> Any:
+        return self.calls.call(0, self.agent.batch_probabilities, observation, action_mask, player)
 
     def action_probabilities(self, observation: Any, info: Any) -> Any:
         return self.calls.call(0, self.agent.action_probabilities, observation, info)
@@ -162,6 +199,8 @@ def check_agent(
     try:
         tree = compile_game(game, max_nodes=2_000_000)
     except GameTooLargeError as exc:
+        if config.info.lbr_hands:
+            return _lbr_report(config, name, _GuardedPolicy(agent, calls), game)
         return AgentReport(name, note=f"game too large to compile: {exc}")
     try:
         value = exploitability(_GuardedPolicy(agent, calls), tree).exploitability
@@ -169,7 +208,28 @@ def check_agent(
         return AgentReport(name, note=f"action_probabilities failed: {exc.reason}")
     except NashzooError as exc:  # e.g. probabilities that are not distributions
         return AgentReport(name, note=f"{type(exc).__name__}: {exc}")
-    return AgentReport(name, exploitability=value)
+    return AgentReport(name, exploitability=value, method="exact")
+
+
+def _lbr_report(config: TournamentConfig, name: str, agent: Any, game: Game) -> AgentReport:
+    """A local-best-response lower bound (:mod:`nashzoo.eval.lbr`) for a game too large
+    for the exact figure."""
+    from nashzoo.eval.lbr import local_best_response
+
+    hands, rollouts = config.info.lbr_hands, 20
+    try:
+        bound = local_best_response(game, agent, hands=hands, rollouts=rollouts, seed=config.seed)
+    except Forfeit as exc:
+        return AgentReport(name, note=f"action_probabilities failed: {exc.reason}")
+    except NashzooError as exc:
+        return AgentReport(name, note=f"LBR failed: {type(exc).__name__}: {exc}")
+    lo, hi = bound.ci95
+    return AgentReport(
+        name,
+        exploitability=bound.value,
+        note=f"LBR lower bound: {hands} hands, {rollouts} rollouts, 95% CI [{lo:.4g}, {hi:.4g}]",
+        method="lbr",
+    )
 
 
 # -- worker-process tasks (module level: picklable) ----------------------------------------

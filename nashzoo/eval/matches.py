@@ -18,9 +18,9 @@ from nashzoo.envs.protocol import Agent
 from nashzoo.envs.registration import make_game
 from nashzoo.errors import AgentForfeitError, InvalidParameterError
 from nashzoo.eval.aivat import (
-    VARIANCE_REDUCTIONS,
     ValueFunction,
     check_aivat_game,
+    check_variance_reduction,
     default_value_function,
     play_aivat_deals,
 )
@@ -286,19 +286,6 @@ def head_to_head(
 
 def _mean_stderr(scores: np.ndarray) -> tuple[float, float]:
     return mean_and_stderr(scores.size, float(scores.sum()), float((scores**2).sum()))
-
-
-def check_variance_reduction(value: Any) -> str | None:
-    """``value`` if it is one of :data:`~nashzoo.eval.aivat.VARIANCE_REDUCTIONS`.
-
-    Raises:
-        InvalidParameterError: anything else.
-    """
-    if not (value is None or (isinstance(value, str) and value in VARIANCE_REDUCTIONS)):
-        raise InvalidParameterError(
-            f"variance_reduction must be one of {list(VARIANCE_REDUCTIONS)}, received {value!r}."
-        )
-    return value
 
 
 def seed_agents(seed: int, agents: Sequence[Any], *path: int, calls: Calls | None = None) -> None:

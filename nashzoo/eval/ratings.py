@@ -47,6 +47,8 @@ class Crosstable:
         wins: ``(n, n)`` deals the row agent won (ties count half; a forfeited block's
             deals all count for the other agent).
         forfeits: ``(a, b, block, forfeiting agent, reason)`` for every forfeited block.
+        plain_mean, plain_stderr: with AIVAT, the uncorrected figures of the same games
+            (``None`` when no block was corrected).
     """
 
     names: tuple[str, ...]
@@ -57,6 +59,8 @@ class Crosstable:
     deals: np.ndarray
     wins: np.ndarray
     forfeits: tuple[tuple[str, str, int, str, str], ...]
+    plain_mean: np.ndarray | None = None
+    plain_stderr: np.ndarray | None = None
 
     def cell(self, i: int, j: int, scale: float = 1.0) -> tuple[float, float] | None:
         """``(mean, 95% CI half-width)`` of row ``i`` against column ``j`` times
@@ -67,6 +71,17 @@ class Crosstable:
         return (
             float(self.mean[i, j] * scale),
             float((self.ci_high[i, j] - self.mean[i, j]) * scale),
+        )
+
+    def plain_cell(self, i: int, j: int, scale: float = 1.0) -> tuple[float, float] | None:
+        """:meth:`cell` of the uncorrected figures (``None`` without AIVAT)."""
+        if self.plain_mean is None or self.plain_stderr is None or i == j:
+            return None
+        if not np.isfinite(self.plain_mean[i, j]):
+            return None
+        return (
+            float(self.plain_mean[i, j] * scale),
+            float(Z95 * self.plain_stderr[i, j] * scale),
         )
 
 
@@ -124,6 +139,8 @@ def crosstable(results: Sequence[BlockResult], names: Sequence[str]) -> Crosstab
     index = {name: k for k, name in enumerate(names)}
     n = len(names)
     acc = np.zeros((n, n, 3))
+    plain = np.zeros((n, n, 3))
+    corrected = False
     forfeits = []
     for r in _sorted(results):
         i, j = _pair(r, index)
@@ -131,14 +148,15 @@ def crosstable(results: Sequence[BlockResult], names: Sequence[str]) -> Crosstab
             forfeits.append((r.a, r.b, r.block, r.forfeit, r.reason or ""))
         acc[i, j] += (r.deals, r.total, r.total_sq)
         acc[j, i] += (r.deals, -r.total, r.total_sq)
-    mean = np.full((n, n), np.nan)
-    stderr = np.full((n, n), np.nan)
-    for i in range(n):
-        for j in range(n):
-            if i != j and acc[i, j, 0] > 0:
-                mean[i, j], stderr[i, j] = mean_and_stderr(
-                    int(acc[i, j, 0]), acc[i, j, 1], acc[i, j, 2]
-                )
+        if r.plain_total is not None and r.plain_total_sq is not None:
+            corrected = True
+            total, total_sq = r.plain_total, r.plain_total_sq
+        else:  # a forfeited or void block: its figures are the same either way
+            total, total_sq = r.total, r.total_sq
+        plain[i, j] += (r.deals, total, total_sq)
+        plain[j, i] += (r.deals, -total, total_sq)
+    mean, stderr = _means(acc)
+    plain_mean, plain_stderr = _means(plain) if corrected else (None, None)
     return Crosstable(
         names,
         mean,
@@ -148,7 +166,23 @@ def crosstable(results: Sequence[BlockResult], names: Sequence[str]) -> Crosstab
         acc[:, :, 0].astype(int),
         _win_counts(_sorted(results), index, n),
         tuple(forfeits),
+        plain_mean,
+        plain_stderr,
     )
+
+
+def _means(acc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Means and standard errors of ``(n, n, 3)`` sums ``(deals, total, total_sq)``."""
+    n = acc.shape[0]
+    mean = np.full((n, n), np.nan)
+    stderr = np.full((n, n), np.nan)
+    for i in range(n):
+        for j in range(n):
+            if i != j and acc[i, j, 0] > 0:
+                mean[i, j], stderr[i, j] = mean_and_stderr(
+                    int(acc[i, j, 0]), acc[i, j, 1], acc[i, j, 2]
+                )
+    return mean, stderr
 
 
 def bradley_terry(

@@ -42,19 +42,24 @@ def write_tournament_report(result: TournamentResult, out_dir: str | Path) -> Pa
                 cells.append("<td>–</td>")
             else:
                 mean, half = cell
+                plain = ct.plain_cell(i, j, scale)
+                beside = (
+                    ""
+                    if plain is None
+                    else f"<br><small>uncorrected {plain[0]:+.1f} ±{plain[1]:.1f}</small>"
+                )
                 cells.append(
                     f"<td>{mean:+.1f}<br><small>[{mean - half:+.1f}, "
-                    f"{mean + half:+.1f}]</small></td>"
+                    f"{mean + half:+.1f}]</small>{beside}</td>"
                 )
         rows.append(f"<tr><th>{esc(a)}</th>{''.join(cells)}</tr>")
     rating_rows = []
     for k in np.argsort(-r.elo):
-        e = result.exploitability.get(names[k])
         rating_rows.append(
             f"<tr><td>{esc(names[k])}</td><td>{esc(dict(cfg.agents)[names[k]])}</td>"
             f"<td>{r.elo[k]:+.1f}</td><td>[{r.elo_low[k]:+.1f}, {r.elo_high[k]:+.1f}]</td>"
             f"<td>{r.nash_mixture[k]:.3f}</td><td>{r.nash_score[k] * scale:+.1f}</td>"
-            f"<td>{'–' if e is None else f'{e:.4g}'}</td></tr>"
+            f"<td>{esc(result.exploitability_text(names[k]))}</td></tr>"
         )
     forfeits = (
         "".join(
@@ -62,6 +67,11 @@ def write_tournament_report(result: TournamentResult, out_dir: str | Path) -> Pa
             for a, b, k, who, why in ct.forfeits
         )
         or "<li>none</li>"
+    )
+    aivat = (
+        "; corrected by AIVAT (unbiased), with the same games' uncorrected figures beneath"
+        if ct.plain_mean is not None
+        else ""
     )
     page = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>nashzoo tournament {result.tournament_id}</title>
@@ -75,11 +85,12 @@ th{{background:#f4f4f4}}small{{color:#666}}</style></head><body>
 {result.blocks_done}/{result.blocks_total} blocks stored.</p>
 <h2>Ratings</h2>
 <table><tr><th>agent</th><th>spec</th><th>Elo (Bradley-Terry)</th><th>95% bootstrap CI</th>
-<th>Nash mixture</th><th>Nash score ({unit})</th><th>exploitability (chips)</th></tr>
+<th>Nash mixture</th><th>Nash score ({unit})</th><th>exploitability (chips; &ge; LBR:
+a local-best-response lower bound where the game is too large)</th></tr>
 {"".join(rating_rows)}</table>
 <img src="ratings.png" alt="ratings with intervals">
 <h2>Crosstable</h2>
-<p>Row agent's mean duplicate score against the column agent, {unit}, with 95% CI.</p>
+<p>Row agent's mean duplicate score against the column agent, {unit}, with 95% CI{aivat}.</p>
 <table><tr><th></th>{"".join(f"<th>{esc(n)}</th>" for n in names)}</tr>{"".join(rows)}</table>
 <img src="crosstable.png" alt="crosstable heatmap">
 <h2>Forfeits</h2><ul>{forfeits}</ul>

@@ -27,8 +27,11 @@ from nashzoo.extras import require
 
 __all__ = ["BlockResult", "ResultStore", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = "2"
-"""Version of the store's tables (recorded in ``nashzoo_meta``)."""
+SCHEMA_VERSION = "3"
+"""Version of the store's tables (recorded in ``nashzoo_meta``). Version 3 added the
+blocks' ``plain_total`` and ``plain_total_sq`` (AIVAT) and the exploitability ``method``
+(``"exact"`` or ``"lbr"``, a lower bound); a version-2 store is upgraded in place when
+opened (nullable columns: nothing stored changes)."""
 
 _TABLES = {"tournaments", "blocks", "exploitability", "nashzoo_meta"}
 
@@ -42,7 +45,9 @@ class BlockResult:
     ``forfeit`` names the agent that forfeited the block and ``reason`` says why; a
     forfeited block counts every one of its deals as lost by the forfeiter by the game's
     largest payoff (see :mod:`nashzoo.eval.ratings`), so its score fields hold that
-    penalty.
+    penalty. In a tournament with AIVAT, ``total`` and ``total_sq`` sum the corrected
+    scores and ``plain_total``, ``plain_total_sq`` the scores as played (``None``
+    otherwise); wins, losses and ties are always counted as played.
     """
 
     a: str
@@ -57,21 +62,34 @@ class BlockResult:
     seconds: float
     forfeit: str | None = None
     reason: str | None = None
+    plain_total: float | None = None
+    plain_total_sq: float | None = None
 
     @classmethod
-    def played(cls, a: str, b: str, block: int, scores: np.ndarray, seconds: float) -> BlockResult:
-        """A played block from A's per-deal scores."""
+    def played(
+        cls,
+        a: str,
+        b: str,
+        block: int,
+        scores: np.ndarray,
+        seconds: float,
+        corrected: np.ndarray | None = None,
+    ) -> BlockResult:
+        """A played block from A's per-deal scores (and their AIVAT-corrected values)."""
+        kept = scores if corrected is None else corrected
         return cls(
             a,
             b,
             block,
             int(scores.size),
-            float(scores.sum()),
-            float((scores * scores).sum()),
+            float(kept.sum()),
+            float((kept * kept).sum()),
             int(np.count_nonzero(scores > 0)),
             int(np.count_nonzero(scores < 0)),
             int(np.count_nonzero(scores == 0)),
             seconds,
+            plain_total=None if corrected is None else float(scores.sum()),
+            plain_total_sq=None if corrected is None else float((scores * scores).sum()),
         )
 
     @classmethod
@@ -180,6 +198,8 @@ class ResultStore:
                 sa.Column("seconds", sa.Float, nullable=False),
                 sa.Column("forfeit", sa.String(200)),
                 sa.Column("reason", sa.Text),
+                sa.Column("plain_total", sa.Float),
+                sa.Column("plain_total_sq", sa.Float),
             )
             self.exploitability = sa.Table(
                 "exploitability",
@@ -188,6 +208,7 @@ class ResultStore:
                 sa.Column("agent", sa.String(200), primary_key=True),
                 sa.Column("exploitability", sa.Float),
                 sa.Column("reason", sa.Text),
+                sa.Column("method", sa.String(40)),
             )
             self.meta = sa.Table(
                 "nashzoo_meta",
@@ -209,6 +230,20 @@ class ResultStore:
                 ).first()
                 if row is None:
                     self._insert_or_ignore(conn, self.meta, key="schema", value=SCHEMA_VERSION)
+                elif row[0] == "2":  # add the new columns; every stored row stays valid
+                    for table, column, kind in (
+                        ("blocks", "plain_total", "FLOAT"),
+                        ("blocks", "plain_total_sq", "FLOAT"),
+                        ("exploitability", "method", "VARCHAR(40)"),
+                    ):
+                        have = {c["name"] for c in sa.inspect(conn).get_columns(table)}
+                        if column not in have:
+                            conn.execute(sa.text(f"ALTER TABLE {table} ADD COLUMN {column} {kind}"))
+                    conn.execute(
+                        self.meta.update()
+                        .where(self.meta.c.key == "schema")
+                        .values(value=SCHEMA_VERSION)
+                    )
                 elif row[0] != SCHEMA_VERSION:
                     raise StoreError(
                         f"{self.url} has nashzoo store schema {row[0]!r}; this "
@@ -342,29 +377,44 @@ class ResultStore:
 
     @_wrapped
     def set_exploitability(
-        self, tournament_id: str, agent: str, value: float | None, reason: str | None = None
+        self,
+        tournament_id: str,
+        agent: str,
+        value: float | None,
+        reason: str | None = None,
+        method: str | None = None,
     ) -> None:
-        """Record (or replace) one agent's exploitability, ``None`` with a reason if unknown."""
+        """Record (or replace) one agent's exploitability, ``None`` with a reason if
+        unknown; ``method`` says how it was measured (``"exact"``, or ``"lbr"`` for a
+        local-best-response lower bound, whose hands and CI are in ``reason``)."""
         t = self.exploitability
         with self.engine.begin() as conn:
             conn.execute(t.delete().where((t.c.tournament == tournament_id) & (t.c.agent == agent)))
             conn.execute(
                 t.insert().values(
-                    tournament=tournament_id, agent=agent, exploitability=value, reason=reason
+                    tournament=tournament_id,
+                    agent=agent,
+                    exploitability=value,
+                    reason=reason,
+                    method=method,
                 )
             )
 
     @_wrapped
-    def exploitabilities(self, tournament_id: str) -> dict[str, tuple[float | None, str | None]]:
+    def exploitabilities(
+        self, tournament_id: str
+    ) -> dict[str, tuple[float | None, str | None, str | None]]:
+        """``agent -> (value, reason, method)`` (method ``None``: exact, as stores before
+        schema 3 recorded only exact values)."""
         sa = self._sa
         t = self.exploitability
         with self.engine.connect() as conn:
             rows = conn.execute(
-                sa.select(t.c.agent, t.c.exploitability, t.c.reason).where(
+                sa.select(t.c.agent, t.c.exploitability, t.c.reason, t.c.method).where(
                     t.c.tournament == tournament_id
                 )
             )
-            return {r[0]: (r[1], r[2]) for r in rows}
+            return {r[0]: (r[1], r[2], r[3]) for r in rows}
 
     def close(self) -> None:
         self.engine.dispose()

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +83,10 @@ class TournamentResult:
         exploitability: per agent, chips (``None`` where not computable, e.g. no
             ``action_probabilities`` or a game too large to compile).
         blocks_done, blocks_total: progress.
+        exploitability_method: per agent, ``"exact"``, ``"lbr"`` (a local-best-response
+            lower bound, where the game is too large; see ``lbr_hands`` of
+            :class:`TournamentConfig`) or ``None`` (unknown).
+        exploitability_note: per agent, why it is unknown, or the bound's hands and CI.
     """
 
     tournament_id: str
@@ -92,6 +96,18 @@ class TournamentResult:
     exploitability: dict[str, float | None]
     blocks_done: int
     blocks_total: int
+    exploitability_method: dict[str, str | None] = field(default_factory=dict)
+    exploitability_note: dict[str, str | None] = field(default_factory=dict)
+
+    def exploitability_text(self, name: str) -> str:
+        """An agent's exploitability for tables: ``0.0123``, ``>=0.152 (LBR)`` for a
+        lower bound, ``-`` when unknown."""
+        value = self.exploitability.get(name)
+        if value is None:
+            return "-"
+        if self.exploitability_method.get(name) == "lbr":
+            return f">={value:.4g} (LBR)"
+        return f"{value:.4g}"
 
     @property
     def complete(self) -> bool:
@@ -102,22 +118,31 @@ class TournamentResult:
         names = self.crosstable.names
         scale, unit = score_unit(self.config.make_game().big_blind)
         width = max(10, max(len(n) for n in names) + 1)
+        ct = self.crosstable
+        reduction = self.config.variance_reduction
+        how = f"; {reduction}" if reduction else ""
         lines = [
             f"Crosstable: row agent's duplicate score vs column agent, {unit} "
-            f"(mean ± 95% CI half-width)",
+            f"(mean ± 95% CI half-width{how})",
             " " * width + "".join(f"{n:>{width + 8}}" for n in names),
         ]
-        ct = self.crosstable
-        for i, a in enumerate(names):
-            cells = []
-            for j in range(len(names)):
-                cell = ct.cell(i, j, scale)
-                cells.append(
-                    f"{'-':>{width + 8}}"
-                    if cell is None
-                    else f"{cell[0]:>+{width}.1f} ±{cell[1]:<6.1f}"
+
+        def rows(cell_of: Any) -> list[str]:
+            out = []
+            for i, a in enumerate(names):
+                cells = [cell_of(i, j, scale) for j in range(len(names))]
+                out.append(
+                    f"{a:<{width}}"
+                    + "".join(
+                        f"{'-':>{width + 8}}" if c is None else f"{c[0]:>+{width}.1f} ±{c[1]:<6.1f}"
+                        for c in cells
+                    )
                 )
-            lines.append(f"{a:<{width}}" + "".join(cells))
+            return out
+
+        lines += rows(ct.cell)
+        if ct.plain_mean is not None:
+            lines += ["", f"The same games uncorrected (no AIVAT), {unit}:", *rows(ct.plain_cell)]
         r = self.ratings
         lines += [
             "",
@@ -125,8 +150,7 @@ class TournamentResult:
             f"{'Nash score':>11} {'exploitability':>15}",
         ]
         for k in np.argsort(-r.elo):
-            e = self.exploitability.get(names[k])
-            e_txt = "-" if e is None else f"{e:.4g}"
+            e_txt = self.exploitability_text(names[k])
             lines.append(
                 f"{names[k]:<{width}} {r.elo[k]:>+9.1f} [{r.elo_low[k]:>+7.1f},"
                 f"{r.elo_high[k]:>+7.1f}] {r.nash_mixture[k]:>9.3f} "
@@ -280,7 +304,7 @@ def _check_agents(
         )
     for r in reports:
         if r.name not in measured:
-            store.set_exploitability(tid, r.name, r.exploitability, r.note)
+            store.set_exploitability(tid, r.name, r.exploitability, r.note, r.method)
 
 
 def _ray_backend(
@@ -328,7 +352,9 @@ def summarize(
     info = TournamentInfo.from_dict(store.config(tournament_id))
     results = store.results(tournament_id)
     names = info.names
-    expl = {n: v for n, (v, _) in store.exploitabilities(tournament_id).items()}
+    stored = store.exploitabilities(tournament_id)
+    expl = {n: v for n, (v, _, _) in stored.items()}
+    methods = {n: (m or "exact") if v is not None else None for n, (v, _, m) in stored.items()}
     table = crosstable(results, names)
     return TournamentResult(
         tournament_id,
@@ -338,4 +364,6 @@ def summarize(
         {n: expl.get(n) for n in names},
         len(results),
         len(info.blocks()),
+        {n: methods.get(n) for n in names},
+        {n: stored[n][1] for n in names if n in stored},
     )

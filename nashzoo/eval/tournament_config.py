@@ -24,6 +24,7 @@ from typing import Any
 
 from nashzoo.envs.protocol import Agent
 from nashzoo.errors import InvalidParameterError
+from nashzoo.eval.aivat import check_variance_reduction
 from nashzoo.games.base import Game
 from nashzoo.validation import check_int, check_seed, check_time_limit
 
@@ -119,6 +120,11 @@ class TournamentInfo:
             qualified name.
         fingerprints: ``(name, sha256 prefix)`` of the files (or pickled object) each agent
             is built from, so that a changed file makes a new tournament.
+        variance_reduction: ``None``, ``"crn"`` or ``"aivat"`` (see
+            :func:`nashzoo.eval.head_to_head`); stored only when set, so tournaments
+            without it keep their ids.
+        lbr_hands: hands of local best response for agents whose exact exploitability
+            is out of reach (0: none); stored only when set.
     """
 
     game: str
@@ -130,11 +136,16 @@ class TournamentInfo:
     memory_limit_mb: int | None
     agents: tuple[tuple[str, str], ...]
     fingerprints: tuple[tuple[str, str], ...]
+    variance_reduction: str | None = None
+    lbr_hands: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["agents"] = [list(a) for a in self.agents]
         d["fingerprints"] = [list(f) for f in self.fingerprints]
+        for key in ("variance_reduction", "lbr_hands"):  # newer fields: only when set
+            if not d[key]:
+                del d[key]
         return d
 
     @classmethod
@@ -150,6 +161,8 @@ class TournamentInfo:
             memory_limit_mb=d.get("memory_limit_mb"),
             agents=tuple((str(n), str(s)) for n, s in d["agents"]),
             fingerprints=tuple((str(n), str(h)) for n, h in d.get("fingerprints", ())),
+            variance_reduction=d.get("variance_reduction"),
+            lbr_hands=int(d.get("lbr_hands", 0)),
         )
 
     @property
@@ -201,6 +214,13 @@ class TournamentConfig:
             ``math.inf``: no limit).
         memory_limit_mb: address-space limit of each worker process, so an agent that
             hogs memory gets ``MemoryError`` (a forfeit); ``None``: no limit.
+        variance_reduction: ``None``, ``"crn"`` or ``"aivat"`` (see
+            :func:`nashzoo.eval.head_to_head`); with ``"aivat"`` every block uses the
+            game's :func:`~nashzoo.eval.aivat.default_value_function` and the report shows
+            the uncorrected CIs beside the corrected ones.
+        lbr_hands: where the game is too large for exact exploitability, measure each
+            PolicyAgent's local-best-response lower bound with this many hands (20
+            rollouts per action; :mod:`nashzoo.eval.lbr`); 0: none.
 
     Raises:
         InvalidParameterError: any field of the wrong type or out of range, duplicate or
@@ -215,6 +235,8 @@ class TournamentConfig:
     seed: int = 0
     move_time_limit: float | None = None
     memory_limit_mb: int | None = None
+    variance_reduction: str | None = None
+    lbr_hands: int = 0
     info: TournamentInfo = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -236,6 +258,8 @@ class TournamentConfig:
         check_int("deals", self.deals, 1)
         check_int("block_size", self.block_size, 1)
         check_seed(self.seed)
+        reduction = check_variance_reduction(self.variance_reduction)
+        check_int("lbr_hands", self.lbr_hands, 0)
         limit = check_time_limit(self.move_time_limit)
         memory = (
             None
@@ -274,6 +298,8 @@ class TournamentConfig:
                 memory_limit_mb=memory,
                 agents=tuple((n, _identity(f)) for n, f in factories),
                 fingerprints=prints,
+                variance_reduction=reduction,
+                lbr_hands=int(self.lbr_hands),
             ),
         )
 

@@ -126,9 +126,7 @@ def test_invalid_stated_probabilities_forfeit(stated, fragment):
             return stated(observation["action_mask"].astype(float))
 
     with pytest.raises(AgentForfeitError, match=fragment):
-        head_to_head(
-            LEDUC, RandomAgent(seed=0), Bad(seed=0), deals=50, variance_reduction="aivat"
-        )
+        head_to_head(LEDUC, RandomAgent(seed=0), Bad(seed=0), deals=50, variance_reduction="aivat")
 
 
 def test_crn_reseeds_each_agent_alike_in_both_seatings():
@@ -211,8 +209,79 @@ def test_bad_parameters():
     with pytest.raises(InvalidParameterError, match="child_values"):
         head_to_head(LEDUC, a, b, deals=5, variance_reduction="aivat", value_function=42)
     with pytest.raises(InvalidParameterError, match="sequential moves"):
-        head_to_head(
-            make_game("nashzoo/rps-v0"), a, b, deals=5, variance_reduction="aivat"
-        )
+        head_to_head(make_game("nashzoo/rps-v0"), a, b, deals=5, variance_reduction="aivat")
     with pytest.raises(InvalidParameterError, match="shape"):
         TreeValues(LEDUC, np.ones((3, 3)))
+
+
+def test_tournament_with_aivat(tmp_path):
+    """Every block plays with the corrections; the crosstable keeps the uncorrected
+    figures of the same games beside, and both agree with the exact expectation."""
+    from nashzoo.agents import AgentSpec
+    from nashzoo.eval.tournament import TournamentConfig, run_tournament
+
+    def config(**kw):
+        return TournamentConfig(
+            game="nashzoo/leduc_holdem-v0",
+            agents=(("cfr", AgentSpec("cfr+:10")), ("rnd", AgentSpec("random"))),
+            deals=600,
+            block_size=200,
+            seed=1,
+            **kw,
+        )
+
+    plain = config()
+    assert "variance_reduction" not in plain.to_dict()  # ids of older tournaments hold
+    aivat = config(variance_reduction="aivat")
+    assert aivat.id != plain.id and aivat.to_dict()["variance_reduction"] == "aivat"
+    result = run_tournament(aivat, tmp_path / "t.sqlite", workers=0, bootstrap=0)
+    ct = result.crosstable
+    cfr, rnd = build_pair()
+    exact = head_to_head(LEDUC, cfr, rnd, exact=True).mean
+    assert abs(ct.mean[0, 1] - exact) < 4 * ct.stderr[0, 1]
+    assert abs(ct.plain_mean[0, 1] - exact) < 4 * ct.plain_stderr[0, 1]
+    assert ct.stderr[0, 1] < ct.plain_stderr[0, 1]
+    text = result.format()
+    assert "aivat" in text and "uncorrected" in text
+    with pytest.raises(InvalidParameterError, match="variance_reduction must be one of"):
+        config(variance_reduction="controlvariates")
+
+
+def build_pair():
+    from nashzoo.agents import build_agent
+
+    return build_agent("cfr+:10", LEDUC), build_agent("random", LEDUC)
+
+
+def test_a_version_2_store_is_upgraded_in_place(tmp_path):
+    import sqlite3
+
+    from nashzoo.eval.store import ResultStore
+
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as db:  # the tables as nashzoo 0.x (schema 2) wrote them
+        db.executescript(
+            """
+            CREATE TABLE tournaments (id VARCHAR(40) PRIMARY KEY, config TEXT NOT NULL,
+                created VARCHAR(40) NOT NULL);
+            CREATE TABLE blocks (tournament VARCHAR(40), a VARCHAR(200), b VARCHAR(200),
+                block INTEGER, deals INTEGER NOT NULL, total FLOAT NOT NULL,
+                total_sq FLOAT NOT NULL, wins INTEGER NOT NULL, losses INTEGER NOT NULL,
+                ties INTEGER NOT NULL, seconds FLOAT NOT NULL, forfeit VARCHAR(200),
+                reason TEXT, PRIMARY KEY (tournament, a, b, block));
+            CREATE TABLE exploitability (tournament VARCHAR(40), agent VARCHAR(200),
+                exploitability FLOAT, reason TEXT, PRIMARY KEY (tournament, agent));
+            CREATE TABLE nashzoo_meta (key VARCHAR(40) PRIMARY KEY, value TEXT NOT NULL);
+            INSERT INTO nashzoo_meta VALUES ('schema', '2');
+            INSERT INTO tournaments VALUES ('t1', '{}', '2026-01-01');
+            INSERT INTO blocks VALUES ('t1', 'x', 'y', 0, 10, 5.0, 9.0, 6, 3, 1, 0.5, NULL, NULL);
+            INSERT INTO exploitability VALUES ('t1', 'x', 0.25, NULL);
+            """
+        )
+    store = ResultStore(path)
+    (block,) = store.results("t1")
+    assert (block.deals, block.total, block.plain_total) == (10, 5.0, None)
+    assert store.exploitabilities("t1") == {"x": (0.25, None, None)}  # method None: exact
+    store.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT value FROM nashzoo_meta").fetchone() == ("3",)

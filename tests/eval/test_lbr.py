@@ -118,3 +118,37 @@ def test_cli_bounds_a_limit_holdem_agent_and_plots_the_bound(tmp_path, capsys):
     assert "lbr (3 rollouts)" in out and "mbb/hand" in out and plot.stat().st_size > 1000
     assert main(["exploitability", "random", "--game", "kuhn_poker"]) == 0
     assert "exploitability  0.458333 chips" in capsys.readouterr().out  # exact, 11/24
+
+
+def test_tournament_reports_the_lbr_bound_where_exact_is_out_of_reach(tmp_path):
+    """Limit Hold'em does not compile: with ``lbr_hands`` the tournament stores each
+    PolicyAgent's LBR lower bound, marked as such in the text and HTML reports."""
+    from nashzoo.agents import AgentSpec
+    from nashzoo.eval.report import write_tournament_report
+    from nashzoo.eval.tournament import TournamentConfig, run_tournament
+
+    config = TournamentConfig(
+        game="nashzoo/limit_holdem-v0",
+        agents=(("rnd", AgentSpec("random")), ("rules", AgentSpec("poker-rules"))),
+        deals=20,
+        block_size=20,
+        lbr_hands=8,
+    )
+    assert config.to_dict()["lbr_hands"] == 8
+    result = run_tournament(config, tmp_path / "t.sqlite", workers=0, bootstrap=0)
+    assert result.exploitability_method == {"rnd": "lbr", "rules": "lbr"}
+    # random play loses to LBR by far more than nothing (the bound's CI is wide in 8 hands)
+    assert result.exploitability["rnd"] > 0
+    assert "8 hands" in result.exploitability_note["rnd"]
+    assert f">={result.exploitability['rnd']:.4g} (LBR)" in result.format()
+    page = write_tournament_report(result, tmp_path / "report").read_text()
+    assert "(LBR)" in page
+    # without lbr_hands the figure stays unknown, with the reason
+    plain = run_tournament(
+        TournamentConfig(game=config.game, agents=config.agents, deals=20, block_size=20),
+        tmp_path / "t.sqlite",
+        workers=0,
+        bootstrap=0,
+    )
+    assert plain.exploitability["rnd"] is None and plain.exploitability_method["rnd"] is None
+    assert "too large" in plain.exploitability_note["rnd"]
