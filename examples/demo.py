@@ -37,7 +37,6 @@ from nashzoo.agents.cfr import make_solver
 from nashzoo.agents.cfr.run import run_solver
 from nashzoo.agents.specs import build_agent
 from nashzoo.eval import exploitability, head_to_head
-from nashzoo.eval.lbr import local_best_response
 from nashzoo.eval.plots import plot_convergence, plot_crosstable
 from nashzoo.eval.report import write_tournament_report
 from nashzoo.eval.tournament import TournamentConfig, run_tournament
@@ -158,15 +157,23 @@ def train_learners(game, out: Path, scale: float) -> dict[str, tuple[str, object
 
 
 def round_robin_lines(result, folder: str, *, scale: float, digits: int) -> list[str]:
-    """A section's pairings table (the row agent's score times ``scale``, with its 95% CI),
-    ratings table and tournament link (the table headers are the caller's)."""
+    """A section's pairings table (the row agent's score times ``scale``, with its 95% CI,
+    and with AIVAT the same games' uncorrected score and CI), ratings table and tournament
+    link (the table headers are the caller's)."""
     ct, r = result.crosstable, result.ratings
     lines = []
     for i, j in itertools.combinations(range(len(ct.names)), 2):
-        lines.append(
+        line = (
             f"| {ct.names[i]} | {ct.names[j]} | {ct.mean[i, j] * scale:+.{digits}f} | "
             f"[{ct.ci_low[i, j] * scale:+.{digits}f}, {ct.ci_high[i, j] * scale:+.{digits}f}] |"
         )
+        plain = ct.plain_cell(i, j, scale)  # with AIVAT: the same games uncorrected
+        if plain is not None:
+            mean, half = plain
+            line += (
+                f" {mean:+.{digits}f} | [{mean - half:+.{digits}f}, {mean + half:+.{digits}f}] |"
+            )
+        lines.append(line)
     lines += ["", "| agent | Elo (Bradley-Terry) | 95% CI |", "|---|---:|---|"]
     for k in np.argsort(-r.elo):
         lines.append(
@@ -283,12 +290,17 @@ def limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
             model.save(folder / "ppo")
             specs["ppo-vs-random"] = str(folder / "ppo.zip")
             budgets["ppo-vs-random"] = f"{steps:,} steps ({time.perf_counter() - start:.0f} s)"
+    hands = max(int(HOLDEM_LBR_HANDS * scale) // 2 * 2, 4)
     config = TournamentConfig(
         game=HOLDEM_GAME,
         deals=deals,
         block_size=max(deals // 4, 1),
         seed=0,
         agents=tuple((k, AgentSpec(v)) for k, v in specs.items()),
+        # AIVAT (eval/aivat.py, check-down equity values) with the uncorrected CIs beside;
+        # a local-best-response lower bound on each agent's exploitability (eval/lbr.py)
+        variance_reduction="aivat",
+        lbr_hands=hands,
     )
     result = run_tournament(config, folder / "results.sqlite", progress=True, bootstrap=100)
     write_tournament_report(result, folder / "tournament")
@@ -297,37 +309,34 @@ def limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
         "",
         "## Limit Texas Hold'em (nashzoo/limit_holdem-v0)",
         "",
-        "Exact exploitability is out of reach (about 10^14 information sets), so the agents "
-        f"meet in a duplicate round robin ({deals} deals x 2 seats per pairing; mbb/game of "
-        "the row agent, 1 chip = 100 mbb, 95% CI).",
+        "Exact exploitability is out of reach (about 10^14 information sets), so each agent "
+        f"gets a local best response lower bound (Lisý & Bowling 2017; {hands} hands, 20 "
+        "rollouts per action, 95% CI) and the agents meet in a duplicate round robin "
+        f"({deals} deals x 2 seats per pairing; mbb/game of the row agent, 1 chip = 100 mbb).",
         "",
-        "| agent | budget |",
-        "|---|---|",
-        *(f"| {name} | {budgets[name]} |" for name in specs),
-        "",
-        "| A | B | A's score (mbb/game) | 95% CI |",
+        "| agent | budget | LBR lower bound (mbb/hand) | LBR 95% CI |",
         "|---|---|---:|---|",
     ]
-    lines += round_robin_lines(result, "limit_holdem", scale=mbb, digits=0)
-    # a lower bound on each agent's exploitability: local best response (eval/lbr.py)
-    hands = max(int(HOLDEM_LBR_HANDS * scale) // 2 * 2, 4)
+    for name in specs:
+        bound, ci = result.exploitability.get(name), result.exploitability_ci95.get(name)
+        if bound is None or ci is None:
+            lines.append(f"| {name} | {budgets[name]} | - | {result.exploitability_note[name]} |")
+        else:
+            lines.append(
+                f"| {name} | {budgets[name]} | {bound * mbb:+.0f} | "
+                f"[{ci[0] * mbb:+.0f}, {ci[1] * mbb:+.0f}] |"
+            )
     lines += [
         "",
-        f"Local best response (Lisý & Bowling 2017; {hands} hands, 20 rollouts per action): a "
-        "lower bound on each agent's exploitability, with its 95% CI.",
+        "The round robin is variance-reduced: every agent is reseeded per deal alike in both "
+        "seatings, and AIVAT (Burch et al. 2018) corrects each score at the chance events and "
+        "at the decisions of agents that state their probabilities, with check-down equity "
+        "as the value function: unbiased, so both columns estimate the same expectation.",
         "",
-        "| agent | LBR lower bound (mbb/hand) | 95% CI | seconds |",
-        "|---|---:|---|---:|",
+        "| A | B | A's score, AIVAT (mbb/game) | 95% CI | uncorrected | 95% CI |",
+        "|---|---|---:|---|---:|---|",
     ]
-    for name, spec in specs.items():
-        bound = local_best_response(
-            game, build_agent(spec, game), hands=hands, rollouts=20, seed=0, progress=True
-        )
-        lo, hi = bound.ci95
-        lines.append(
-            f"| {name} | {bound.value * mbb:+.0f} | [{lo * mbb:+.0f}, {hi * mbb:+.0f}] | "
-            f"{bound.seconds:.0f} |"
-        )
+    lines += round_robin_lines(result, "limit_holdem", scale=mbb, digits=0)
     return lines
 
 

@@ -145,8 +145,10 @@ def batch_probabilities(
     zero off the legal actions and each row summing to 1.
 
     Uses the agent's ``batch_probabilities(observation, action_mask, player)`` where it
-    has one, else its ``action_probabilities`` on each row, with ``infos[k]`` as the
-    info (``{"player": player[k]}`` when ``infos`` is ``None``).
+    has one; else, given ``infos``, its ``probabilities_many(requests)`` where it has one
+    (one ``(observation, info)`` request per row: an agent in another process answers
+    them in one round trip); else its ``action_probabilities`` on each row, with
+    ``infos[k]`` as the info (``{"player": player[k]}`` when ``infos`` is ``None``).
 
     Raises:
         InvalidParameterError: the agent states no probabilities, its answer has the
@@ -154,24 +156,39 @@ def batch_probabilities(
     """
     name = type(agent).__name__
     batched = getattr(agent, "batch_probabilities", None)
+    many = getattr(agent, "probabilities_many", None)
+    n = len(observation)
+    answer: Any
     if callable(batched):
-        probs = np.asarray(batched(observation, action_mask, player), dtype=np.float64)
-    elif callable(getattr(agent, "action_probabilities", None)):
-        probs = np.array(
+        answer = batched(observation, action_mask, player)
+    elif infos is not None and callable(many):
+        answer = many(
             [
-                agent.action_probabilities(
-                    {"observation": observation[k], "action_mask": action_mask[k]},
-                    {"player": int(player[k])} if infos is None else infos[k],
-                )
-                for k in range(len(observation))
-            ],
-            dtype=np.float64,
-        ).reshape(len(observation), -1)
+                ({"observation": observation[k], "action_mask": action_mask[k]}, infos[k])
+                for k in range(n)
+            ]
+        )
+    elif callable(getattr(agent, "action_probabilities", None)):
+        answer = [
+            agent.action_probabilities(
+                {"observation": observation[k], "action_mask": action_mask[k]},
+                {"player": int(player[k])} if infos is None else infos[k],
+            )
+            for k in range(n)
+        ]
     else:
         raise InvalidParameterError(
             "Expected an agent that states its action probabilities (a PolicyAgent, or an "
             f"object with batch_probabilities); received {name}."
         )
+    try:
+        probs = np.asarray(answer, dtype=np.float64)
+        if not callable(batched):  # a list of rows
+            probs = probs.reshape(n, -1)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameterError(
+            f"Expected {n} rows of action probabilities from {name}: {exc}"
+        ) from None
     if probs.shape != action_mask.shape:
         raise InvalidParameterError(
             f"Expected probabilities of shape {action_mask.shape} from {name}, received "

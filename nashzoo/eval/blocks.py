@@ -140,6 +140,7 @@ class AgentReport:
             how a lower bound was measured.
         method: ``"exact"``, or ``"lbr"`` when ``exploitability`` is a local-best-response
             lower bound (games too large to compile, with ``lbr_hands`` set).
+        ci95: the bound's 95% CI.
     """
 
     name: str
@@ -147,6 +148,7 @@ class AgentReport:
     exploitability: float | None = None
     note: str | None = None
     method: str | None = None
+    ci95: tuple[float, float] | None = None
 
 
 class _GuardedPolicy:
@@ -229,6 +231,7 @@ def _lbr_report(config: TournamentConfig, name: str, agent: Any, game: Game) -> 
         exploitability=bound.value,
         note=f"LBR lower bound: {hands} hands, {rollouts} rollouts, 95% CI [{lo:.4g}, {hi:.4g}]",
         method="lbr",
+        ci95=(lo, hi),
     )
 
 

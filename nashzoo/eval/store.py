@@ -18,19 +18,20 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
 from nashzoo.errors import StoreError
 from nashzoo.extras import require
 
-__all__ = ["BlockResult", "ResultStore", "SCHEMA_VERSION"]
+__all__ = ["BlockResult", "ResultStore", "StoredExploitability", "SCHEMA_VERSION"]
 
 SCHEMA_VERSION = "3"
 """Version of the store's tables (recorded in ``nashzoo_meta``). Version 3 added the
 blocks' ``plain_total`` and ``plain_total_sq`` (AIVAT) and the exploitability ``method``
-(``"exact"`` or ``"lbr"``, a lower bound); a version-2 store is upgraded in place when
+(``"exact"`` or ``"lbr"``, a lower bound) with the bound's ``ci_low``, ``ci_high``; a
+version-2 store is upgraded in place when
 opened (nullable columns: nothing stored changes)."""
 
 _TABLES = {"tournaments", "blocks", "exploitability", "nashzoo_meta"}
@@ -123,6 +124,23 @@ class BlockResult:
         )
 
 
+class StoredExploitability(NamedTuple):
+    """One agent's stored exploitability (chips).
+
+    Attributes:
+        value: the figure, ``None`` when unknown.
+        reason: why it is unknown, or how a bound was measured.
+        method: ``"exact"``, ``"lbr"`` (a local-best-response lower bound) or ``None``
+            (unknown); stores before schema 3 held exact figures only.
+        ci95: the bound's 95% CI (``None`` for exact figures).
+    """
+
+    value: float | None
+    reason: str | None
+    method: str | None
+    ci95: tuple[float, float] | None
+
+
 def _url(target: str | Path) -> str:
     text = str(target)
     return text if "://" in text else f"sqlite:///{Path(text).resolve()}"
@@ -209,6 +227,8 @@ class ResultStore:
                 sa.Column("exploitability", sa.Float),
                 sa.Column("reason", sa.Text),
                 sa.Column("method", sa.String(40)),
+                sa.Column("ci_low", sa.Float),
+                sa.Column("ci_high", sa.Float),
             )
             self.meta = sa.Table(
                 "nashzoo_meta",
@@ -235,6 +255,8 @@ class ResultStore:
                         ("blocks", "plain_total", "FLOAT"),
                         ("blocks", "plain_total_sq", "FLOAT"),
                         ("exploitability", "method", "VARCHAR(40)"),
+                        ("exploitability", "ci_low", "FLOAT"),
+                        ("exploitability", "ci_high", "FLOAT"),
                     ):
                         have = {c["name"] for c in sa.inspect(conn).get_columns(table)}
                         if column not in have:
@@ -383,10 +405,11 @@ class ResultStore:
         value: float | None,
         reason: str | None = None,
         method: str | None = None,
+        ci95: tuple[float, float] | None = None,
     ) -> None:
         """Record (or replace) one agent's exploitability, ``None`` with a reason if
         unknown; ``method`` says how it was measured (``"exact"``, or ``"lbr"`` for a
-        local-best-response lower bound, whose hands and CI are in ``reason``)."""
+        local-best-response lower bound with its 95% CI ``ci95``)."""
         t = self.exploitability
         with self.engine.begin() as conn:
             conn.execute(t.delete().where((t.c.tournament == tournament_id) & (t.c.agent == agent)))
@@ -397,24 +420,31 @@ class ResultStore:
                     exploitability=value,
                     reason=reason,
                     method=method,
+                    ci_low=None if ci95 is None else float(ci95[0]),
+                    ci_high=None if ci95 is None else float(ci95[1]),
                 )
             )
 
     @_wrapped
-    def exploitabilities(
-        self, tournament_id: str
-    ) -> dict[str, tuple[float | None, str | None, str | None]]:
-        """``agent -> (value, reason, method)`` (method ``None``: exact, as stores before
-        schema 3 recorded only exact values)."""
+    def exploitabilities(self, tournament_id: str) -> dict[str, StoredExploitability]:
+        """Every agent's stored exploitability."""
         sa = self._sa
         t = self.exploitability
         with self.engine.connect() as conn:
             rows = conn.execute(
-                sa.select(t.c.agent, t.c.exploitability, t.c.reason, t.c.method).where(
-                    t.c.tournament == tournament_id
-                )
+                sa.select(
+                    t.c.agent, t.c.exploitability, t.c.reason, t.c.method, t.c.ci_low, t.c.ci_high
+                ).where(t.c.tournament == tournament_id)
             )
-            return {r[0]: (r[1], r[2], r[3]) for r in rows}
+            return {
+                r[0]: StoredExploitability(
+                    r[1],
+                    r[2],
+                    (r[3] or "exact") if r[1] is not None else None,
+                    None if r[4] is None or r[5] is None else (r[4], r[5]),
+                )
+                for r in rows
+            }
 
     def close(self) -> None:
         self.engine.dispose()

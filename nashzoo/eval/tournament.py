@@ -87,6 +87,7 @@ class TournamentResult:
             lower bound, where the game is too large; see ``lbr_hands`` of
             :class:`TournamentConfig`) or ``None`` (unknown).
         exploitability_note: per agent, why it is unknown, or the bound's hands and CI.
+        exploitability_ci95: per agent, the bound's 95% CI (``None`` for exact figures).
     """
 
     tournament_id: str
@@ -98,6 +99,7 @@ class TournamentResult:
     blocks_total: int
     exploitability_method: dict[str, str | None] = field(default_factory=dict)
     exploitability_note: dict[str, str | None] = field(default_factory=dict)
+    exploitability_ci95: dict[str, tuple[float, float] | None] = field(default_factory=dict)
 
     def exploitability_text(self, name: str) -> str:
         """An agent's exploitability for tables: ``0.0123``, ``>=0.152 (LBR)`` for a
@@ -304,7 +306,7 @@ def _check_agents(
         )
     for r in reports:
         if r.name not in measured:
-            store.set_exploitability(tid, r.name, r.exploitability, r.note, r.method)
+            store.set_exploitability(tid, r.name, r.exploitability, r.note, r.method, r.ci95)
 
 
 def _ray_backend(
@@ -353,17 +355,16 @@ def summarize(
     results = store.results(tournament_id)
     names = info.names
     stored = store.exploitabilities(tournament_id)
-    expl = {n: v for n, (v, _, _) in stored.items()}
-    methods = {n: (m or "exact") if v is not None else None for n, (v, _, m) in stored.items()}
     table = crosstable(results, names)
     return TournamentResult(
         tournament_id,
         info,
         table,
         rate(results, names, bootstrap=bootstrap, seed=seed, table=table),
-        {n: expl.get(n) for n in names},
+        {n: stored[n].value if n in stored else None for n in names},
         len(results),
         len(info.blocks()),
-        {n: methods.get(n) for n in names},
-        {n: stored[n][1] for n in names if n in stored},
+        {n: stored[n].method if n in stored else None for n in names},
+        {n: stored[n].reason if n in stored else None for n in names},
+        {n: stored[n].ci95 if n in stored else None for n in names},
     )

@@ -68,6 +68,8 @@ class BoardRow(BaseModel):
     mean: float
     unit: str
     exploitability: float | None
+    exploitability_bound: float | None = None
+    exploitability_method: str | None = None
     games: int
     status: str
 
@@ -179,9 +181,10 @@ def create_app(board: Leaderboard) -> FastAPI:
             sub = subs.get(r.entrant)
             if sub is not None:
                 expl, status = sub.exploitability, sub.status
+                figures = json.loads(sub.details or "{}")
             else:
-                expl, _ = board.exploitability_of(game, r.entrant)
-                status = "gauntlet"
+                figures = board.figures_of(game, r.entrant)
+                expl, status = figures.get("exploitability"), "gauntlet"
             rows.append(
                 {
                     "rank": k + 1,
@@ -195,6 +198,8 @@ def create_app(board: Leaderboard) -> FastAPI:
                     "mean": r.mean_mbb,
                     "unit": unit,
                     "exploitability": expl,
+                    "bound": figures.get("exploitability_bound"),
+                    "method": "exact" if expl is not None else figures.get("exploitability_method"),
                     "games": r.games,
                     "status": status,
                 }
@@ -289,6 +294,8 @@ def create_app(board: Leaderboard) -> FastAPI:
                 mean=r["mean"],
                 unit=r["unit"],
                 exploitability=r["exploitability"],
+                exploitability_bound=r["bound"],
+                exploitability_method=r["method"],
                 games=r["games"],
                 status=r["status"],
             )
@@ -463,6 +470,7 @@ def create_app(board: Leaderboard) -> FastAPI:
             request, "submission.html", sub=sub, cells=cells, unit=unit, hands=hands,
             names=names, exact=details.get("exact_scores"),
             note=details.get("exploitability_note"),
+            bound=details.get("exploitability_bound"),
         )  # fmt: skip
 
     def display_names(session: Any, game: str, entrants: list[str]) -> dict[str, str]:

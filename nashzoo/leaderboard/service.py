@@ -21,7 +21,7 @@ import shutil
 import tempfile
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -101,6 +101,9 @@ class Settings:
         play_idle_seconds: a person's game against an agent in the browser is closed
             (the agent stopped) after this long without a move; its hands stay stored.
         play_tables: most such games at once (opening another closes the idlest).
+        lbr_hands: where a game is too large for exact exploitability, hands of local
+            best response (20 rollouts per action) for a lower bound on the exploitability
+            of every agent that states its probabilities (0: none).
     """
 
     database: str = "leaderboard.db"
@@ -120,6 +123,26 @@ class Settings:
     max_upload_bytes: int = 20_000_000
     play_idle_seconds: float = 900.0
     play_tables: int = 8
+    lbr_hands: int = 200
+
+
+class _SandboxedPolicy:
+    """A sandboxed agent's stated probabilities for the states a local best response
+    asks about, in batches (each batch on a fresh time bank, as the exact path does)."""
+
+    def __init__(self, agent: SandboxedAgent) -> None:
+        self.agent = agent
+        self.name = "submission"
+
+    def action_probabilities(self, observation: Any, info: Any) -> Any:
+        return self.probabilities_many([(observation, info)])[0]
+
+    def probabilities_many(self, requests: Sequence[Any]) -> list[Any]:
+        out: list[Any] = []
+        for start in range(0, len(requests), 256):
+            self.agent.new_match()
+            out.extend(self.agent.probabilities_many(requests[start : start + 256]))
+        return out
 
 
 class Leaderboard:
@@ -154,7 +177,7 @@ class Leaderboard:
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._games: dict[str, Any] = {}
         self._agents: dict[tuple[str, str], Any] = {}
-        self._exploitability: dict[tuple[str, str], tuple[float | None, str | None]] = {}
+        self._exploitability: dict[tuple[str, str], dict[str, Any]] = {}
         for game in settings.games:
             self.store.register(self.tournament(game), {"game": game, "leaderboard": True})
             self._add_board_version(game)
@@ -544,7 +567,9 @@ class Leaderboard:
             return out
         try:
             result = exploitability(agent, self.game(game))
-        except (GameTooLargeError, NashzooError, TypeError) as exc:
+        except GameTooLargeError:
+            return self._lbr_figures(game, agent)
+        except (NashzooError, TypeError) as exc:
             out["exploitability_note"] = str(exc)[:300]
             return out
         out["exploitability"] = float(result.exploitability)
@@ -564,9 +589,39 @@ class Leaderboard:
             out["exact_scores_note"] = str(exc)[:300]
         return out
 
+    def _lbr_figures(self, game: str, agent: Any) -> dict[str, Any]:
+        """A local-best-response lower bound on exploitability (:mod:`nashzoo.eval.lbr`),
+        for games too large for the exact figure.
+
+        Raises:
+            Forfeit: a sandboxed agent failed or ran out of time while answering.
+        """
+        from nashzoo.eval.lbr import local_best_response
+
+        hands = self.settings.lbr_hands
+        too_large = f"{game} is too large to compute exactly"
+        if not hands:
+            return {"exploitability_note": too_large}
+        try:
+            bound = local_best_response(
+                self.game(game), agent, hands=hands, rollouts=20, seed=self.settings.seed
+            )
+        except NashzooError as exc:
+            return {"exploitability_note": f"{too_large}; LBR failed: {exc}"[:300]}
+        return {
+            "exploitability_bound": float(bound.value),
+            "exploitability_method": "lbr",
+            "exploitability_ci95": [float(x) for x in bound.ci95],
+            "exploitability_note": (
+                f"{too_large}: local best response lower bound from {hands} hands (20 "
+                f"rollouts per action), 95% CI [{bound.ci95[0]:.4g}, {bound.ci95[1]:.4g}]"
+            ),
+        }
+
     def _sandbox_policy(self, game: str, agent: SandboxedAgent) -> Any:
         """A sandboxed agent's policy, asked at every information set in batches (its
-        clock runs as for decisions); ``None`` where the game does not compile.
+        clock runs as for decisions); where the game does not compile, an object that
+        asks it for the states a local best response needs.
 
         Raises:
             Forfeit: the agent failed or ran out of time while answering.
@@ -578,7 +633,7 @@ class Leaderboard:
         try:
             tree = compile_game(self.game(game))
         except GameTooLargeError:
-            return None
+            return _SandboxedPolicy(agent)  # asked state by state (local best response)
         inputs: list[Any] = [tree.agent_inputs(i) for i in range(len(tree.infoset_keys))]
         rows: list[Any] = []
         for start in range(0, len(inputs), 256):
@@ -594,13 +649,21 @@ class Leaderboard:
     def exploitability_of(self, game: str, entrant: str) -> tuple[float | None, str | None]:
         """Exact exploitability of a gauntlet agent (computed once), with a note when
         unknown."""
+        figures = self.figures_of(game, entrant)
+        return figures.get("exploitability"), figures.get("exploitability_note")
+
+    def figures_of(self, game: str, entrant: str) -> dict[str, Any]:
+        """A gauntlet agent's exploitability figures (computed once): ``exploitability``
+        where exact, else ``exploitability_bound`` with ``exploitability_method``
+        (``"lbr"``) and its CI where :attr:`Settings.lbr_hands` is set, and a note."""
         key = (game, entrant)
         if key not in self._exploitability:
-            figures = self._exact_figures(game, self._in_process(game, entrant, None))
-            self._exploitability[key] = (
-                figures.get("exploitability"),
-                figures.get("exploitability_note"),
-            )
+            agent = self._in_process(game, entrant, None)
+            if hasattr(agent, "action_probabilities"):
+                self._exploitability[key] = self._exact_figures(game, agent)
+            else:
+                note = "the agent states no action probabilities"
+                self._exploitability[key] = {"exploitability_note": note}
         return self._exploitability[key]
 
     # -- matches ----------------------------------------------------------------------

@@ -281,7 +281,7 @@ def test_a_version_2_store_is_upgraded_in_place(tmp_path):
     store = ResultStore(path)
     (block,) = store.results("t1")
     assert (block.deals, block.total, block.plain_total) == (10, 5.0, None)
-    assert store.exploitabilities("t1") == {"x": (0.25, None, None)}  # method None: exact
+    assert store.exploitabilities("t1") == {"x": (0.25, None, "exact", None)}
     store.close()
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT value FROM nashzoo_meta").fetchone() == ("3",)
