@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 EXTRAS ?= dev,plot,peers,ray,sb3,postgres,server
 
-.PHONY: demo test quick lint bench install clean
+.PHONY: demo test quick lint bench install clean coverage wheel-check release-check
 
 $(VENV)/.installed-$(EXTRAS): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -37,5 +37,22 @@ lint: install
 bench: install
 	$(PY) benchmarks/env_throughput.py
 
+# The test suite under coverage (subprocesses included), its report, and the floor set in
+# pyproject.toml ([tool.coverage.report] fail_under).
+coverage: install
+	rm -f .coverage .coverage.*
+	COVERAGE_PROCESS_START=$(CURDIR)/pyproject.toml $(PY) -m coverage run -m pytest -q
+	$(PY) -m coverage combine -q
+	$(PY) -m coverage report
+
+# What `pip install nashzoo` installs: sdist and wheel built, the wheel installed into fresh
+# venvs with no extras and with [all], and checked (.ci/wheel_check.py).
+wheel-check: install
+	$(PY) .ci/wheel_check.py
+
+# Everything a release needs.
+release-check: lint coverage wheel-check
+
 clean:
-	rm -rf $(VENV) demo_output build *.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache
+	rm -rf $(VENV) demo_output build dist *.egg-info .pytest_cache .hypothesis .mypy_cache \
+		.ruff_cache .coverage .coverage.*

@@ -1,0 +1,79 @@
+"""What `pip install nashzoo` really installs, checked: build the sdist and the wheel,
+look inside the wheel for the package data, install the wheel into fresh venvs (no
+extras, then ``[all]``) and run ``.ci/wheel_smoke.py`` in each, from a folder outside the
+checkout so that nothing is imported from the source tree.
+
+Usage: ``python .ci/wheel_check.py [--extras none,all] [--keep]`` (``make wheel-check``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE_DATA = (
+    "nashzoo/py.typed",
+    "nashzoo/leaderboard/templates/base.html",
+    "nashzoo/leaderboard/templates/board.html",
+    "nashzoo/leaderboard/static/style.css",
+    "nashzoo/leaderboard/migrations/script.py.mako",
+    "nashzoo/leaderboard/migrations/env.py",
+)
+
+
+def run(*cmd: str | Path, cwd: Path | None = None) -> None:
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    subprocess.run([str(c) for c in cmd], check=True, cwd=cwd)
+
+
+def check_wheel_contents(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    missing = [p for p in PACKAGE_DATA if p not in names]
+    if missing:
+        raise SystemExit(f"{wheel.name} lacks package data: {missing}")
+    leaked = sorted(n for n in names if n.startswith(("tests/", "benchmarks/", "examples/")))
+    if leaked:
+        raise SystemExit(f"{wheel.name} ships files that are not the package: {leaked[:5]}")
+    print(f"{wheel.name}: {len(names)} files, package data present", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--extras", default="none,all")
+    parser.add_argument("--keep", action="store_true", help="keep the build folder")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="nashzoo-wheel-"))
+    start = time.perf_counter()
+    try:
+        dist = work / "dist"
+        run(sys.executable, "-m", "build", "--quiet", "--sdist", "--wheel", "--outdir", dist, ROOT)
+        wheel = next(dist.glob("nashzoo-*.whl"))
+        sdist = next(dist.glob("nashzoo-*.tar.gz"))
+        print(f"built {wheel.name} and {sdist.name}", flush=True)
+        check_wheel_contents(wheel)
+        for extras in args.extras.split(","):
+            venv = work / f"venv-{extras}"
+            run(sys.executable, "-m", "venv", venv)
+            python = venv / "bin" / "python"
+            target = f"{wheel}[all]" if extras == "all" else str(wheel)
+            run(python, "-m", "pip", "install", "--quiet", "-c", ROOT / "constraints.txt", target)
+            outside = work / f"run-{extras}"
+            outside.mkdir()
+            run(python, ROOT / ".ci" / "wheel_smoke.py", extras, cwd=outside)
+        print(f"wheel checks passed in {time.perf_counter() - start:.0f} s", flush=True)
+    finally:
+        if args.keep:
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
