@@ -24,7 +24,7 @@ from typing import Any
 
 from nashzoo.envs.protocol import Agent
 from nashzoo.errors import InvalidParameterError
-from nashzoo.eval.aivat import check_variance_reduction
+from nashzoo.eval.aivat import check_aivat_game, check_variance_reduction
 from nashzoo.games.base import Game
 from nashzoo.validation import check_int, check_seed, check_time_limit
 
@@ -283,7 +283,9 @@ class TournamentConfig:
             raise InvalidParameterError(f"Agent names must be unique, received {names}.")
         factories = tuple((n, _as_factory(n, src)) for n, src in self.agents)
         object.__setattr__(self, "agents", factories)
-        _game(self.game, json.dumps(self.params, sort_keys=True))  # fail early on bad games
+        game = _game(self.game, json.dumps(self.params, sort_keys=True))  # fail early
+        if reduction == "aivat":
+            check_aivat_game(game)
         prints = tuple((n, h) for n, f in factories if (h := _fingerprint(f)) is not None)
         object.__setattr__(
             self,

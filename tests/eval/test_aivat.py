@@ -245,6 +245,13 @@ def test_tournament_with_aivat(tmp_path):
     assert "aivat" in text and "uncorrected" in text
     with pytest.raises(InvalidParameterError, match="variance_reduction must be one of"):
         config(variance_reduction="controlvariates")
+    with pytest.raises(InvalidParameterError, match="sequential moves"):  # refused at once
+        TournamentConfig(
+            game="nashzoo/rps-v0",
+            agents=(("a", AgentSpec("random")), ("b", AgentSpec("random"))),
+            deals=10,
+            variance_reduction="aivat",
+        )
 
 
 def build_pair():
