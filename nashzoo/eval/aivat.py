@@ -38,7 +38,7 @@ import numpy as np
 
 from nashzoo.envs.protocol import Agent, sample_index
 from nashzoo.errors import GameTooLargeError, InvalidParameterError
-from nashzoo.eval.engine import DealScores
+from nashzoo.eval.engine import DealScores, play_duplicate_deals
 from nashzoo.eval.guard import Calls, DirectCalls, Forfeit
 from nashzoo.eval.lockstep import checked_action, request_for
 from nashzoo.games.base import CHANCE, TERMINAL, Game, State, sample_chance_outcome
@@ -51,6 +51,7 @@ __all__ = [
     "default_value_function",
     "check_variance_reduction",
     "play_aivat_deals",
+    "play_deals",
     "VARIANCE_REDUCTIONS",
 ]
 
@@ -84,10 +85,10 @@ class TreeValues:
     """
 
     def __init__(self, game: Any, probs: Any = None) -> None:
-        from nashzoo.tree import GameTree, compile_game
+        from nashzoo.tree import tree_of
         from nashzoo.tree.reach import node_values
 
-        tree = game if isinstance(game, GameTree) else compile_game(game)
+        tree = tree_of(game)
         table = tree.uniform_probs() if probs is None else getattr(probs, "probs", probs)
         table = np.asarray(table, dtype=np.float64)
         if table.shape != tree.legal_mask.shape:
@@ -131,12 +132,12 @@ class TreeValues:
             GameTooLargeError: the game does not compile.
             InvalidParameterError: an agent without ``action_probabilities``.
         """
-        from nashzoo.tree import GameTree, TabularPolicy, compile_game
+        from nashzoo.tree import TabularPolicy, seat_profiles, tree_of
 
-        tree = game if isinstance(game, GameTree) else compile_game(game)
+        tree = tree_of(game)
         pa, pb = (TabularPolicy.from_agent(x, tree).probs for x in (agent_a, agent_b))
-        seat0 = (tree.infoset_player == 0)[:, None]
-        return cls(tree, np.where(seat0, pa, pb)), cls(tree, np.where(seat0, pb, pa))
+        a_first, b_first = seat_profiles(tree, pa, pb)
+        return cls(tree, a_first), cls(tree, b_first)
 
 
 class CheckdownValues:
@@ -155,13 +156,7 @@ class CheckdownValues:
     def __init__(self, game: Game, *, samples: int = 256, seed: int = 0) -> None:
         from nashzoo.games.poker.engine import PokerGame
 
-        d = getattr(game, "definition", None)
-        if (
-            not isinstance(game, PokerGame)
-            or d is None
-            or d.num_cards != 52
-            or not 5 <= d.num_hole_cards + sum(d.num_board_cards) <= 7
-        ):
+        if not (isinstance(game, PokerGame) and game.standard_hands):
             raise InvalidParameterError(
                 "CheckdownValues serves limit poker on the 52-card deck with hands of 5 to 7 "
                 f"cards; received {game!r}."
@@ -170,6 +165,7 @@ class CheckdownValues:
             raise InvalidParameterError(f"samples must be an int >= 1, received {samples!r}.")
         from nashzoo.vector.hands import checkdown_signs
 
+        d = game.definition
         self._signs = checkdown_signs
         self.hole = d.num_hole_cards
         self.board = sum(d.num_board_cards)
@@ -213,8 +209,7 @@ def default_value_function(game: Game) -> ValueFunction:
     Raises:
         InvalidParameterError: neither applies (pass a value function of your own).
     """
-    d = getattr(game, "definition", None)
-    if d is not None and getattr(d, "num_cards", None) == 52:
+    if getattr(game, "standard_hands", False):
         return CheckdownValues(game)
     try:
         return TreeValues(game)
@@ -376,3 +371,30 @@ def play_aivat_deals(
         plain[d] = 0.5 * (r1[0] + r2[1])
         corrected[d] = 0.5 * ((r1[0] + c1) + (r2[1] - c2))
     return DealScores(plain, corrected)
+
+
+def play_deals(
+    game: Game,
+    agent_a: Agent,
+    agent_b: Agent,
+    uniforms: np.ndarray,
+    agent_seeds: np.ndarray,
+    *,
+    reduction: str | None,
+    values: ValueFunction | tuple[ValueFunction, ValueFunction] | None = None,
+    calls: Calls | None = None,
+) -> DealScores:
+    """The duplicate deals of one match under ``reduction``: ``None`` (agents keep their
+    streams), ``"crn"`` (reseeded with ``agent_seeds``) or ``"aivat"`` (and corrected with
+    ``values``, default :func:`default_value_function`); what matches and tournament
+    blocks both play.
+
+    Raises:
+        Forfeit: as :func:`play_aivat_deals` and
+            :func:`~nashzoo.eval.engine.play_duplicate_deals`.
+    """
+    if reduction == "aivat":
+        vf = values if values is not None else default_value_function(game)
+        return play_aivat_deals(game, agent_a, agent_b, uniforms, agent_seeds, vf, calls=calls)
+    seeds = None if reduction is None else agent_seeds
+    return play_duplicate_deals(game, agent_a, agent_b, uniforms, calls=calls, agent_seeds=seeds)

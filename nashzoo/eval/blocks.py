@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 
 from nashzoo.errors import GameTooLargeError, NashzooError
-from nashzoo.eval.aivat import ValueFunction, default_value_function, play_aivat_deals
-from nashzoo.eval.engine import deal_agent_seeds, deal_uniforms, play_duplicate_deals
+from nashzoo.eval.aivat import ValueFunction, default_value_function, play_deals
+from nashzoo.eval.engine import deal_agent_seeds, deal_uniforms
 from nashzoo.eval.guard import Calls, Forfeit, SupervisedCalls, make_calls
-from nashzoo.eval.matches import seed_agents
+from nashzoo.eval.matches import agent_name, seed_agents
 from nashzoo.eval.pool import Outcome
 from nashzoo.eval.store import BlockResult
 from nashzoo.eval.tournament_config import TournamentConfig, TournamentInfo
@@ -87,22 +87,17 @@ def run_block(
         agent_b = calls.call(1, config.build, j)
         seed_agents(config.seed, (agent_a, agent_b), i, j, block, calls=calls)
         rng = np.random.default_rng([config.seed, i, j, block])
-        uniforms = deal_uniforms(game, deals, rng)
         reduction = config.info.variance_reduction
-        seeds = deal_agent_seeds(deals, np.random.default_rng([config.seed, i, j, block, 1]))
-        if reduction == "aivat":
-            scores = play_aivat_deals(
-                game, agent_a, agent_b, uniforms, seeds, _values(game), calls=calls
-            )
-        else:
-            scores = play_duplicate_deals(
-                game,
-                agent_a,
-                agent_b,
-                uniforms,
-                calls=calls,
-                agent_seeds=None if reduction is None else seeds,
-            )
+        scores = play_deals(
+            game,
+            agent_a,
+            agent_b,
+            deal_uniforms(game, deals, rng),
+            deal_agent_seeds(deals, np.random.default_rng([config.seed, i, j, block, 1])),
+            reduction=reduction,
+            values=_values(game) if reduction == "aivat" else None,
+            calls=calls,
+        )
     except Forfeit as exc:
         loser = (i, j)[exc.who]
         return forfeit_block(
@@ -156,7 +151,7 @@ class _GuardedPolicy:
 
     def __init__(self, agent: Any, calls: Calls) -> None:
         self.agent, self.calls = agent, calls
-        self.name = getattr(agent, "name", type(agent).__name__)
+        self.name = agent_name(agent)
         if callable(getattr(agent, "batch_probabilities", None)):
             self.batch_probabilities = self._batch
 
@@ -218,20 +213,20 @@ def _lbr_report(config: TournamentConfig, name: str, agent: Any, game: Game) -> 
     for the exact figure."""
     from nashzoo.eval.lbr import local_best_response
 
-    hands, rollouts = config.info.lbr_hands, 20
     try:
-        bound = local_best_response(game, agent, hands=hands, rollouts=rollouts, seed=config.seed)
+        bound = local_best_response(
+            game, agent, hands=config.info.lbr_hands, rollouts=20, seed=config.seed
+        )
     except Forfeit as exc:
         return AgentReport(name, note=f"action_probabilities failed: {exc.reason}")
     except NashzooError as exc:
         return AgentReport(name, note=f"LBR failed: {type(exc).__name__}: {exc}")
-    lo, hi = bound.ci95
     return AgentReport(
         name,
         exploitability=bound.value,
-        note=f"LBR lower bound: {hands} hands, {rollouts} rollouts, 95% CI [{lo:.4g}, {hi:.4g}]",
+        note=f"lower bound, {bound}",
         method="lbr",
-        ci95=(lo, hi),
+        ci95=bound.ci95,
     )
 
 

@@ -17,20 +17,14 @@ import numpy as np
 from nashzoo.envs.protocol import Agent
 from nashzoo.envs.registration import make_game
 from nashzoo.errors import AgentForfeitError, InvalidParameterError
-from nashzoo.eval.aivat import (
-    ValueFunction,
-    check_aivat_game,
-    check_variance_reduction,
-    default_value_function,
-    play_aivat_deals,
-)
-from nashzoo.eval.engine import deal_agent_seeds, deal_uniforms, play_duplicate_deals
+from nashzoo.eval.aivat import ValueFunction, check_aivat_game, check_variance_reduction, play_deals
+from nashzoo.eval.engine import deal_agent_seeds, deal_uniforms
 from nashzoo.eval.guard import Calls, Forfeit, make_calls, user_interrupts
 from nashzoo.eval.stats import ci95, mean_and_stderr
 from nashzoo.games import Game
 from nashzoo.tree.best_response import policy_values
 from nashzoo.tree.compile import GameTree, compile_game
-from nashzoo.tree.policy import TabularPolicy
+from nashzoo.tree.policy import TabularPolicy, seat_profiles
 from nashzoo.validation import check_bool, check_int, check_seed, check_time_limit
 
 __all__ = ["MatchResult", "head_to_head", "exact_duplicate_value", "deal_seed", "seed_agents"]
@@ -125,9 +119,7 @@ def exact_duplicate_value(policy_a: TabularPolicy, policy_b: TabularPolicy) -> f
         raise InvalidParameterError(
             f"Policies are for different games: {policy_a.game!r} and {policy_b.game!r}."
         )
-    seat0 = tree.infoset_player == 0
-    a_first = np.where(seat0[:, None], policy_a.probs, policy_b.probs)
-    b_first = np.where(seat0[:, None], policy_b.probs, policy_a.probs)
+    a_first, b_first = seat_profiles(tree, policy_a.probs, policy_b.probs)
     return float(0.5 * (policy_values(tree, a_first)[0] + policy_values(tree, b_first)[1]))
 
 
@@ -234,29 +226,22 @@ def head_to_head(
     player_b: Agent = agent_b  # type: ignore[assignment]
     calls = make_calls(limit)
     uniforms = deal_uniforms(g, deals, np.random.default_rng([seed, 0]))
-    agent_seeds = (
-        None if reduction is None else deal_agent_seeds(deals, np.random.default_rng([seed, 1]))
-    )
+    agent_seeds = deal_agent_seeds(deals, np.random.default_rng([seed, 1]))
     if reduction == "aivat":
         check_aivat_game(g)
-        values = value_function or default_value_function(g)
     try:
         with user_interrupts():
             seed_agents(seed, agents, calls=calls)
-            if reduction == "aivat":
-                played = play_aivat_deals(
-                    g,
-                    player_a,
-                    player_b,
-                    uniforms,
-                    agent_seeds,  # type: ignore[arg-type]  # set for every reduction
-                    values,
-                    calls=calls,
-                )
-            else:
-                played = play_duplicate_deals(
-                    g, player_a, player_b, uniforms, calls=calls, agent_seeds=agent_seeds
-                )
+            played = play_deals(
+                g,
+                player_a,
+                player_b,
+                uniforms,
+                agent_seeds,
+                reduction=reduction,
+                values=value_function,
+                calls=calls,
+            )
     except Forfeit as exc:
         who = agent_name(agents[exc.who])
         raise AgentForfeitError(f"{who} forfeited the match: {exc.reason}") from None

@@ -47,7 +47,7 @@ from nashzoo.eval.guard import user_interrupts
 from nashzoo.eval.pool import SupervisedPool, Task
 from nashzoo.eval.ratings import Crosstable, Ratings, crosstable, rate
 from nashzoo.eval.stats import score_unit
-from nashzoo.eval.store import BlockResult, ResultStore
+from nashzoo.eval.store import BlockResult, ResultStore, StoredExploitability
 from nashzoo.eval.tournament_config import (
     AgentFactory,
     TournamentConfig,
@@ -355,16 +355,18 @@ def summarize(
     results = store.results(tournament_id)
     names = info.names
     stored = store.exploitabilities(tournament_id)
+    unknown = StoredExploitability(None, None, None, None)
+    figures = {n: stored.get(n, unknown) for n in names}
     table = crosstable(results, names)
     return TournamentResult(
         tournament_id,
         info,
         table,
         rate(results, names, bootstrap=bootstrap, seed=seed, table=table),
-        {n: stored[n].value if n in stored else None for n in names},
+        {n: f.value for n, f in figures.items()},
         len(results),
         len(info.blocks()),
-        {n: stored[n].method if n in stored else None for n in names},
-        {n: stored[n].reason if n in stored else None for n in names},
-        {n: stored[n].ci95 if n in stored else None for n in names},
+        {n: f.method for n, f in figures.items()},
+        {n: f.reason for n, f in figures.items()},
+        {n: f.ci95 for n, f in figures.items()},
     )

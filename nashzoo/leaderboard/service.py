@@ -127,8 +127,9 @@ class Settings:
 
 
 class _SandboxedPolicy:
-    """A sandboxed agent's stated probabilities for the states a local best response
-    asks about, in batches (each batch on a fresh time bank, as the exact path does)."""
+    """A sandboxed agent's stated probabilities, asked in batches of 256 requests, each
+    on a fresh time bank: every information set of a game that compiles, or the states
+    a local best response asks about."""
 
     def __init__(self, agent: SandboxedAgent) -> None:
         self.agent = agent
@@ -612,10 +613,7 @@ class Leaderboard:
             "exploitability_bound": float(bound.value),
             "exploitability_method": "lbr",
             "exploitability_ci95": [float(x) for x in bound.ci95],
-            "exploitability_note": (
-                f"{too_large}: local best response lower bound from {hands} hands (20 "
-                f"rollouts per action), 95% CI [{bound.ci95[0]:.4g}, {bound.ci95[1]:.4g}]"
-            ),
+            "exploitability_note": f"{too_large}: local best response lower bound, {bound}",
         }
 
     def _sandbox_policy(self, game: str, agent: SandboxedAgent) -> Any:
@@ -635,10 +633,7 @@ class Leaderboard:
         except GameTooLargeError:
             return _SandboxedPolicy(agent)  # asked state by state (local best response)
         inputs: list[Any] = [tree.agent_inputs(i) for i in range(len(tree.infoset_keys))]
-        rows: list[Any] = []
-        for start in range(0, len(inputs), 256):
-            agent.new_match()  # each batch on a fresh time bank
-            rows.extend(agent.probabilities_many(inputs[start : start + 256]))
+        rows = _SandboxedPolicy(agent).probabilities_many(inputs)
         try:
             probs = np.asarray(rows, dtype=np.float64)
             return TabularPolicy(tree, probs, metadata={"source": "sandbox"})

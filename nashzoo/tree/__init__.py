@@ -4,7 +4,7 @@ from nashzoo.tree.best_response import best_response_value, nash_conv_array, pol
 from nashzoo.tree.compile import DEFAULT_MAX_NODES, GameTree, compile_game
 from nashzoo.tree.lp import solve_zero_sum
 from nashzoo.tree.mixture import behavioural_mixture, mix_policies
-from nashzoo.tree.policy import TabularPolicy
+from nashzoo.tree.policy import TabularPolicy, seat_profiles, tree_of
 from nashzoo.tree.reach import realization_weights
 
 __all__ = [
@@ -12,6 +12,8 @@ __all__ = [
     "compile_game",
     "DEFAULT_MAX_NODES",
     "TabularPolicy",
+    "seat_profiles",
+    "tree_of",
     "realization_weights",
     "behavioural_mixture",
     "mix_policies",

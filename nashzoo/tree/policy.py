@@ -18,7 +18,7 @@ from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.games import Game, load_game
 from nashzoo.tree.compile import GameTree, compile_game
 
-__all__ = ["TabularPolicy", "FORMAT_NAME"]
+__all__ = ["TabularPolicy", "FORMAT_NAME", "tree_of", "seat_profiles"]
 
 FORMAT_NAME = "nashzoo.tabular_policy"
 FORMAT_VERSION = 1
@@ -64,7 +64,13 @@ def _rows_by_key(tree: GameTree, keys: list[str], rows: Any, where: str) -> np.n
     return probs
 
 
-def _tree_of(game_or_tree: Game | GameTree) -> GameTree:
+def tree_of(game_or_tree: Game | GameTree) -> GameTree:
+    """A compiled tree as given, or the game compiled (cached).
+
+    Raises:
+        InvalidParameterError: neither a Game nor a GameTree.
+        GameTooLargeError: the game does not compile.
+    """
     if isinstance(game_or_tree, GameTree):
         return game_or_tree
     if isinstance(game_or_tree, Game):
@@ -72,6 +78,16 @@ def _tree_of(game_or_tree: Game | GameTree) -> GameTree:
     raise InvalidParameterError(
         f"Expected a nashzoo Game or GameTree, received {type(game_or_tree).__name__}."
     )
+
+
+def seat_profiles(
+    tree: GameTree, probs_a: np.ndarray, probs_b: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The two seatings of a duplicate match as behaviour profiles: A in seat 0 with B in
+    seat 1, then B in seat 0 with A in seat 1 (``probs_*``: each agent's rows for every
+    information set)."""
+    seat0 = (tree.infoset_player == 0)[:, None]
+    return np.where(seat0, probs_a, probs_b), np.where(seat0, probs_b, probs_a)
 
 
 class TabularPolicy:
@@ -98,7 +114,7 @@ class TabularPolicy:
         *,
         metadata: dict[str, Any] | None = None,
     ) -> None:
-        self.tree = _tree_of(game_or_tree)
+        self.tree = tree_of(game_or_tree)
         if probs is None:
             probs = self.tree.uniform_probs()
         self.probs = np.array(probs, dtype=np.float64, copy=True)
@@ -126,7 +142,7 @@ class TabularPolicy:
             PolicyFileError: unknown or missing information sets, or rows that are not
                 distributions over the legal actions.
         """
-        tree = _tree_of(game_or_tree)
+        tree = tree_of(game_or_tree)
         if not isinstance(table, dict):
             raise PolicyFileError(
                 f"Expected a dict from information-state strings to probabilities, received "
@@ -153,7 +169,7 @@ class TabularPolicy:
                 f"{type(agent).__name__} has no action_probabilities(observation, info); "
                 "exact evaluation needs a PolicyAgent."
             )
-        tree = _tree_of(game_or_tree)
+        tree = tree_of(game_or_tree)
         probs = np.zeros(tree.legal_mask.shape)
         for i, key in enumerate(tree.infoset_keys):
             obs, info = tree.agent_inputs(i)

@@ -52,12 +52,10 @@ def vector_env(game: Any, num_envs: int, *, seed: int | Sequence[int] | None = N
     """
     from nashzoo.games.poker.engine import PokerGame
 
-    if isinstance(game, PokerGame):
-        d = game.definition
-        if d.num_cards == 52 and 5 <= d.num_hole_cards + sum(d.num_board_cards) <= 7:
-            from nashzoo.vector.poker_env import PokerVectorEnv
+    if isinstance(game, PokerGame) and game.standard_hands:
+        from nashzoo.vector.poker_env import PokerVectorEnv
 
-            return PokerVectorEnv(game, num_envs, seed=seed)
+        return PokerVectorEnv(game, num_envs, seed=seed)
     from nashzoo.vector.tree_env import TreeVectorEnv
 
     return TreeVectorEnv(game, num_envs, seed=seed)

@@ -213,7 +213,7 @@ class PokerVectorEnv(VectorEnvBase):
             )
         d = game.definition
         hand_cards = d.num_hole_cards + sum(d.num_board_cards)
-        if d.num_cards != 52 or not 5 <= hand_cards <= 7:
+        if not game.standard_hands:
             raise InvalidParameterError(
                 "PokerVectorEnv ranks hands of 5 to 7 cards of the 52-card deck; received a "
                 f"{d.num_cards}-card deck and {hand_cards}-card hands (small games run in "

@@ -67,6 +67,11 @@ class PokerGame(Game):
         definition: the game, a :class:`PokerDefinition` or its :meth:`~PokerDefinition.to_dict`.
         name: the ``short_name`` (``"poker"`` unless a preset names it).
 
+    Attributes:
+        standard_hands: whether hands are 5 to 7 cards of the 52-card deck, ranked by the
+            standard tables (:func:`~nashzoo.games.poker.hands.standard_tables`): what the
+            batched env and the check-down values of AIVAT serve.
+
     Raises:
         InvalidParameterError: ``definition`` is neither.
     """
@@ -125,8 +130,9 @@ class PokerGame(Game):
         )
         self.has_board = bool(board_rounds)
         self._hand_cards = d.num_hole_cards + sum(d.num_board_cards)
+        self.standard_hands = d.num_cards == 52 and 5 <= self._hand_cards <= 7
         self.strength: Callable[[Sequence[int]], Any]
-        if d.num_cards == 52 and 5 <= self._hand_cards <= 7:
+        if self.standard_hands:
             self.strength = standard_tables().strength
         else:
             self.strength = functools.partial(
