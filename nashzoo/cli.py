@@ -564,6 +564,17 @@ def _solver_names() -> tuple[str, ...]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``nashzoo`` command's argument parser."""
+    return _parser_and_commands()[0]
+
+
+def subcommand_parsers() -> dict[str, argparse.ArgumentParser]:
+    """Each subcommand's parser by name, in the order ``nashzoo --help`` lists them (the
+    documentation's command-line page prints their help)."""
+    return dict(_parser_and_commands()[1].choices)
+
+
+def _parser_and_commands() -> tuple[argparse.ArgumentParser, Any]:
     parser = argparse.ArgumentParser(prog="nashzoo", description="nashzoo command line")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -807,7 +818,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--max-submissions", type=int, default=20)
     q.add_argument("--max-upload-bytes", type=int, default=20_000_000)
     q.set_defaults(func=cmd_add_user)
-    return parser
+    return parser, sub
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -121,3 +121,13 @@ def test_the_agents_command_lists_every_family(capsys):
     ):
         assert usage in out
     assert "FILES RUN CODE" in out  # SB3 pickles are flagged
+
+
+def test_subcommand_parsers_are_the_commands_of_the_help():
+    """The docs' command-line page prints these; each is the parser `nashzoo NAME` uses."""
+    from nashzoo.cli import build_parser, subcommand_parsers
+
+    parsers = subcommand_parsers()
+    listed = build_parser().format_usage().split("{", 1)[1].split("}", 1)[0].split(",")
+    assert list(parsers) == listed and "tournament" in parsers
+    assert "--deals" in parsers["tournament"].format_help()

@@ -1,8 +1,8 @@
 """Fighting cards: a two-player card game of simultaneous exchanges, hidden hands and
 hit points (our own rules, in the spirit of the fighting-game card games).
 
-Rules
------
+.. rubric:: Rules
+
 Each player has their own deck of ``4 * ranks * copies`` cards: every card has a *type*
 (Attack, Throw, Block, Dodge) and a *rank* ``1 .. ranks``, ``copies`` of each. A low rank
 is fast, a high rank is strong. Both players start with ``hit_points``. Chance shuffles
@@ -33,8 +33,8 @@ each player draws one card (player 0, then player 1; each sees only their own dr
 A game therefore has at most ``deck_size - hand_size + 1`` exchanges. At the end the
 player with more hit points wins: payoff +1 / -1, and 0 for equal hit points.
 
-Why no card type is dominated
------------------------------
+.. rubric:: Why no card type is dominated
+
 The beats-relation is a cycle (Attack > Throw > Block, Dodge > Attack) and every type has a
 reason to be played that no other type gives: Attack is the only answer to a throw;
 Throw is the only card that beats Block and Dodge; Block and Dodge both stop an attack,
@@ -49,8 +49,8 @@ the smallest weight any equilibrium puts on a type (an LP over the set of equili
 2/13 and 4/13 for Attack, Throw, Block and Dodge (``tests/games/test_fighting.py``
 checks it).
 
-Presets
--------
+.. rubric:: Presets
+
 * :func:`fighting_cards_tiny` (1 rank: 4-card decks, hands of 3, 3 hit points; two
   exchanges): 2,229 histories.
 * :func:`fighting_cards_small` (1 rank, hands of 2, 3 hit points; three exchanges):

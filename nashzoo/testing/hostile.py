@@ -3,24 +3,24 @@ leaderboard or a home-made tournament can use it too).
 
 Each member breaks one rule in its own way. What nashzoo's harness does with each:
 
-=====================  ===================================  ================================
-member                 misbehaviour                         outcome in a nashzoo match
-=====================  ===================================  ================================
-:class:`Raises`        ``act`` raises ``RuntimeError``      forfeit ("raised RuntimeError")
-:class:`Garbage`       ``act`` returns ``"fold"``, ``1.5``  forfeit ("invalid action")
-:class:`Sleeper`       ``act`` sleeps past the time limit   forfeit on time, also in threads
-:class:`SysExit`       ``act`` calls ``sys.exit(3)``        forfeit ("called sys.exit(3)")
-:class:`Interrupter`   ``act`` raises ``KeyboardInterrupt`` forfeit (the user's Ctrl-C still
-                                                            stops the run)
-:class:`HardExit`      ``act`` calls ``os._exit(3)``        tournaments with workers: CRASH
-                                                            forfeit after the retries
-:class:`ResetRaiser`   ``reset`` raises                     forfeit
-:class:`MaskUnlocker`  unlocks its mask, raises past the    the arrays cannot be unlocked;
-                       raise cap                            the raise is illegal: forfeit
-:class:`MaskPoisoner`  calls, and rewrites every mask it    no effect: the masks cannot be
-                       has seen to fold-only                written (it swallows the error)
-:class:`MemoryHog`     allocates ``gigabytes`` at once      forfeit ("raised MemoryError")
-=====================  ===================================  ================================
+=====================  ====================================  =================================
+member                 misbehaviour                          outcome in a nashzoo match
+=====================  ====================================  =================================
+:class:`Raises`        ``act`` raises ``RuntimeError``       forfeit ("raised RuntimeError")
+:class:`Garbage`       ``act`` returns ``"fold"``, ``1.5``   forfeit ("invalid action")
+:class:`Sleeper`       ``act`` sleeps past the time limit    forfeit on time, also in threads
+:class:`SysExit`       ``act`` calls ``sys.exit(3)``         forfeit ("called sys.exit(3)")
+:class:`Interrupter`   ``act`` raises ``KeyboardInterrupt``  forfeit (the user's Ctrl-C still
+                                                             stops the run)
+:class:`HardExit`      ``act`` calls ``os._exit(3)``         tournaments with workers: CRASH
+                                                             forfeit after the retries
+:class:`ResetRaiser`   ``reset`` raises                      forfeit
+:class:`MaskUnlocker`  unlocks its mask, raises past the     the arrays cannot be unlocked;
+                       raise cap                             the raise is illegal: forfeit
+:class:`MaskPoisoner`  calls, and rewrites every mask it     no effect: the masks cannot be
+                       has seen to fold-only                 written (it swallows the error)
+:class:`MemoryHog`     allocates ``gigabytes`` at once       forfeit ("raised MemoryError")
+=====================  ====================================  =================================
 
 Every member is picklable (tournaments send agents to worker processes) and built by
 :func:`make` from its name: ``make("sleeper", seconds=2.0)``.

@@ -31,25 +31,28 @@ class GameTree:
     """A game's extensive-form tree as arrays (read-only; share freely).
 
     Node arrays (length ``num_nodes``):
-        player: player id, :data:`~nashzoo.games.CHANCE` or :data:`~nashzoo.games.TERMINAL`.
-        parent: parent node, -1 at the root.
-        action: action or chance outcome leading here, -1 at the root.
-        chance_prob: probability of that chance outcome (1.0 after player actions).
-        depth: number of actions (chance included) from the root.
-        first_child, num_children: the children are ``first_child .. first_child+num_children-1``.
-        infoset: global information-set id at decision nodes, -1 elsewhere.
-        utility: ``(num_nodes, num_players)`` returns at terminal nodes, zeros elsewhere.
+
+    - ``player``: player id, :data:`~nashzoo.games.CHANCE` or :data:`~nashzoo.games.TERMINAL`.
+    - ``parent``: parent node, -1 at the root.
+    - ``action``: action or chance outcome leading here, -1 at the root.
+    - ``chance_prob``: probability of that chance outcome (1.0 after player actions).
+    - ``depth``: number of actions (chance included) from the root.
+    - ``first_child``, ``num_children``: the children are
+      ``first_child .. first_child+num_children-1``.
+    - ``infoset``: global information-set id at decision nodes, -1 elsewhere.
+    - ``utility``: ``(num_nodes, num_players)`` returns at terminal nodes, zeros elsewhere.
 
     Information-set arrays (length ``num_infosets``; player 0's sets first):
-        infoset_keys: the information-state strings; ``infoset_index`` maps them back.
-        infoset_player: owner of each set.
-        legal_mask: ``(num_infosets, num_actions)`` legal actions.
-        infoset_tensor: ``(num_infosets, tensor_size)`` information-state tensors.
-        infoset_depth: depth of the set's nodes.
-        infoset_node: one node of each set (the first in breadth-first order).
-        infoset_public_history: ``(num_infosets, max_history_length)`` public histories
-            (what agents receive as ``info["public_history"]``), -1 padded.
-        infoset_history_length: length of each set's history.
+
+    - ``infoset_keys``: the information-state strings; ``infoset_index`` maps them back.
+    - ``infoset_player``: owner of each set.
+    - ``legal_mask``: ``(num_infosets, num_actions)`` legal actions.
+    - ``infoset_tensor``: ``(num_infosets, tensor_size)`` information-state tensors.
+    - ``infoset_depth``: depth of the set's nodes.
+    - ``infoset_node``: one node of each set (the first in breadth-first order).
+    - ``infoset_public_history``: ``(num_infosets, max_history_length)`` public histories
+      (what agents receive as ``info["public_history"]``), -1 padded.
+    - ``infoset_history_length``: length of each set's history.
     """
 
     game: Game

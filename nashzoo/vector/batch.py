@@ -39,7 +39,7 @@ class Batch(NamedTuple):
 
 
 def seeds_for(seed: int | Sequence[int] | None, n: int) -> list[int | None]:
-    """One seed per game: ``seed + i`` for an int, the sequence itself, or ``None``s.
+    """One seed per game: ``seed + i`` for an int, the sequence itself, or ``None`` for each.
 
     Raises:
         InvalidParameterError: a negative or non-integer seed, or a sequence of another

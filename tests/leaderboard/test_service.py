@@ -185,7 +185,9 @@ def test_ray_workers_fill_the_same_board(tmp_path, cfr_policy_file):
     for run in ("local", "ray"):
         folder = tmp_path / run
         folder.mkdir()
-        board = make_board(folder)
+        # a lease far longer than any job: a slow machine must not make a live worker's
+        # job look abandoned (test_a_worker_killed_mid_match_changes_nothing tests leases)
+        board = make_board(folder, lease_seconds=600.0)
         with board.session() as session:
             user, _ = add_user(session, "alice")
         board.submit(user, "leduc_holdem", "cfr200", "p.npz", cfr_policy_file.read_bytes())
