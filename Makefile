@@ -1,12 +1,13 @@
 # nashzoo: `make demo` sets up and runs the main job, `make test` sets up, checks the code
-# (layers, lint, format, types) and runs every test.
+# (layers, lint, format, types) and runs every test under coverage.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
-EXTRAS ?= dev,plot,peers,ray,sb3,postgres,server
+EXTRAS ?= dev,plot,peers,ray,sb3,postgres,server,docs
 
-.PHONY: demo test quick lint bench install clean coverage wheel-check release-check
+.PHONY: demo test quick lint bench install clean coverage wheel-check release-check docs \
+	docs-linkcheck
 
 $(VENV)/.installed-$(EXTRAS): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -20,13 +21,13 @@ install: $(VENV)/.installed-$(EXTRAS)
 demo: install
 	$(PY) examples/demo.py --out demo_output
 
-# The layer contract, ruff (lint and format) and mypy, then the whole test suite.
-test: install lint
-	$(PY) -m pytest -q
+# The layer contract, ruff (lint and format) and mypy, then the whole test suite under
+# coverage, with its report and floor.
+test: install lint coverage
 
 # The quick loop while developing: everything but the tests marked slow.
 quick: install
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -m "not slow" -n $(TEST_WORKERS) --dist worksteal
 
 lint: install
 	$(VENV)/bin/lint-imports
@@ -38,21 +39,35 @@ bench: install
 	$(PY) benchmarks/env_throughput.py
 
 # The test suite under coverage (subprocesses included), its report, and the floor set in
-# pyproject.toml ([tool.coverage.report] fail_under).
+# pyproject.toml ([tool.coverage.report] fail_under). The tests run in TEST_WORKERS
+# processes (pytest-xdist; work stealing evens out the few long tests).
+TEST_WORKERS ?= 2
 coverage: install
 	rm -f .coverage .coverage.*
-	COVERAGE_PROCESS_START=$(CURDIR)/pyproject.toml $(PY) -m coverage run -m pytest -q
+	COVERAGE_PROCESS_START=$(CURDIR)/pyproject.toml $(PY) -m coverage run -m pytest -q \
+		-n $(TEST_WORKERS) --dist worksteal
 	$(PY) -m coverage combine -q
-	$(PY) -m coverage report
+	$(PY) -m coverage report --skip-covered --sort=cover
 
 # What `pip install nashzoo` installs: sdist and wheel built, the wheel installed into fresh
 # venvs with no extras and with [all], and checked (.ci/wheel_check.py).
 wheel-check: install
 	$(PY) .ci/wheel_check.py
 
+# The documentation site, docs/_build/html/index.html: any warning (a broken link between
+# pages, a missing page, a bad docstring) fails the build. tests/test_docs_snippets.py
+# runs every Python snippet.
+docs: install
+	$(PY) -m sphinx -b html -W --keep-going -q docs docs/_build/html
+	@echo "docs: docs/_build/html/index.html"
+
+# The links to other sites (needs the internet; the CI machine has none).
+docs-linkcheck: install
+	$(PY) -m sphinx -b linkcheck -q docs docs/_build/linkcheck
+
 # Everything a release needs.
-release-check: lint coverage wheel-check
+release-check: test wheel-check docs
 
 clean:
-	rm -rf $(VENV) demo_output build dist *.egg-info .pytest_cache .hypothesis .mypy_cache \
-		.ruff_cache .coverage .coverage.*
+	rm -rf $(VENV) demo_output build dist docs/_build *.egg-info .pytest_cache .hypothesis \
+		.mypy_cache .ruff_cache .coverage .coverage.*

@@ -1,9 +1,12 @@
 """What `pip install nashzoo` really installs, checked: build the sdist and the wheel,
 look inside the wheel for the package data, install the wheel into fresh venvs (no
 extras, then ``[all]``) and run ``.ci/wheel_smoke.py`` in each, from a folder outside the
-checkout so that nothing is imported from the source tree.
+checkout so that nothing is imported from the source tree. Last, RLlib (which pins its own
+Gymnasium, so it gets no extra of ours) is installed into the ``[all]`` venv and the
+documentation's RLlib page (``docs/howto/rllib.md``) runs there against the wheel.
 
-Usage: ``python .ci/wheel_check.py [--extras none,all] [--keep]`` (``make wheel-check``).
+Usage: ``python .ci/wheel_check.py [--extras none,all] [--no-rllib] [--keep]``
+(``make wheel-check``).
 """
 
 from __future__ import annotations
@@ -48,6 +51,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--extras", default="none,all")
     parser.add_argument("--keep", action="store_true", help="keep the build folder")
+    parser.add_argument(
+        "--no-rllib", action="store_true", help="skip the RLlib docs page in the [all] venv"
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="nashzoo-wheel-"))
     start = time.perf_counter()
@@ -67,6 +73,15 @@ def main() -> None:
             outside = work / f"run-{extras}"
             outside.mkdir()
             run(python, ROOT / ".ci" / "wheel_smoke.py", extras, cwd=outside)
+            if extras == "all" and not args.no_rllib:
+                pip = (python, "-m", "pip", "install", "--quiet", "-c", ROOT / "constraints.txt")
+                run(*pip, "ray[rllib]")
+                run(
+                    python,
+                    ROOT / "docs" / "_ext" / "snippets.py",
+                    ROOT / "docs/howto/rllib.md",
+                    cwd=outside,
+                )
         print(f"wheel checks passed in {time.perf_counter() - start:.0f} s", flush=True)
     finally:
         if args.keep:

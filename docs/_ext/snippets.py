@@ -1,0 +1,62 @@
+"""Run the Python snippets of the documentation, page by page.
+
+Each page's ```` ```python ```` blocks run in order in one namespace (a page reads like one
+Python session), in a scratch folder, so files a page writes stay there. The tests
+(``tests/test_docs_snippets.py``) run every page; from the shell::
+
+    python docs/_ext/snippets.py docs/tutorial.md docs/howto/rllib.md
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parents[1]
+_BLOCK = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.S | re.M)
+
+
+def python_blocks(page: Path) -> list[tuple[int, str]]:
+    """The page's Python blocks with the line each starts on."""
+    text = page.read_text(encoding="utf-8")
+    return [(text.count("\n", 0, m.start()) + 2, m.group(1)) for m in _BLOCK.finditer(text)]
+
+
+def pages() -> list[Path]:
+    """Every Markdown page of the docs that has a Python block, in a stable order."""
+    found = sorted(p for p in DOCS.rglob("*.md") if "_build" not in p.parts)
+    return [p for p in found if python_blocks(p)]
+
+
+def run_page(page: Path, workdir: Path) -> float:
+    """Run the page's blocks in ``workdir``; returns the seconds it took. An exception
+    carries the page and the line of the failing block in its traceback."""
+    namespace: dict[str, object] = {"__name__": "__main__"}
+    old = Path.cwd()
+    os.chdir(workdir)
+    start = time.perf_counter()
+    try:
+        for line, block in python_blocks(page):
+            # pad so tracebacks point at the page's own line numbers
+            code = compile("\n" * (line - 1) + block, str(page), "exec")
+            exec(code, namespace)
+    finally:
+        os.chdir(old)
+    return time.perf_counter() - start
+
+
+def main(argv: list[str]) -> int:
+    targets = [Path(a) for a in argv] or pages()
+    for page in targets:
+        with tempfile.TemporaryDirectory() as tmp:
+            seconds = run_page(page.resolve(), Path(tmp))
+        print(f"ok  {page} ({seconds:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
