@@ -60,3 +60,66 @@ def test_a_failing_snippet_fails_with_its_page_and_line(tmp_path):
         snippets.run_page(page, tmp_path)
     frame = failure.traceback[-1]
     assert frame.path == page and frame.lineno + 1 == 10  # pytest's line numbers count from 0
+
+
+def _blocks(language: str) -> list[tuple[str, str]]:
+    """``(page, block)`` for every fenced block of ``language`` in the docs (indented
+    blocks inside lists included, dedented)."""
+    import re
+    import textwrap
+
+    fence = re.compile(rf"^([ \t]*)```{language}[ \t]*\n(.*?)^\1```", re.S | re.M)
+    found = []
+    for page in sorted(p for p in snippets.DOCS.rglob("*.md") if "_build" not in p.parts):
+        for match in fence.finditer(page.read_text(encoding="utf-8")):
+            found.append((page.relative_to(snippets.DOCS).as_posix(), textwrap.dedent(match[2])))
+    return found
+
+
+def test_every_nashzoo_command_line_in_the_docs_parses():
+    """The shell blocks' `nashzoo ...` lines use subcommands and options that exist (their
+    budgets are minutes to hours, so they are parsed here, not run; the README's are run
+    by test_docs_and_examples.py)."""
+    import contextlib
+    import io
+    import re
+    import shlex
+
+    from nashzoo.cli import build_parser
+
+    commands = []
+    for page, block in _blocks("bash"):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.split(" #")[0].strip()
+            if line.startswith("nashzoo "):
+                commands.append((page, shlex.split(line)[1:]))
+    for page in snippets.DOCS.rglob("*.md"):  # and those quoted in the text
+        for line in re.findall(r"`(nashzoo [a-z][^`]*)`", page.read_text(encoding="utf-8")):
+            argv = shlex.split(line)[1:]
+            if len(argv) >= 2 and "..." not in line:  # a command line, not a name
+                commands.append((page.name, argv))
+    assert len(commands) >= 20
+    parser = build_parser()
+    bad = []
+    for page, argv in commands:
+        err = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(err):
+                parser.parse_args(argv)
+        except SystemExit:
+            bad.append(f"{page}: nashzoo {' '.join(argv)}: {err.getvalue().strip()[-200:]}")
+    assert bad == []
+    # ... and the check rejects what is broken
+    with pytest.raises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
+        parser.parse_args(["tournament", "--no-such-option"])
+
+
+def test_every_toml_block_in_the_docs_parses():
+    tomllib = pytest.importorskip("tomllib")
+    blocks = _blocks("toml")
+    assert len(blocks) >= 2
+    for page, block in blocks:
+        data = tomllib.loads(block)
+        assert data, page
+    entry = next(tomllib.loads(b) for p, b in blocks if p == "howto/plugin-agent.md")
+    assert entry["project"]["entry-points"]["nashzoo.agents"] == {"tight": "nashzoo_tight:FAMILY"}
