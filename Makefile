@@ -45,7 +45,7 @@ TEST_WORKERS ?= 2
 coverage: install
 	rm -f .coverage .coverage.*
 	COVERAGE_PROCESS_START=$(CURDIR)/pyproject.toml $(PY) -m coverage run -m pytest -q \
-		-n $(TEST_WORKERS) --dist worksteal
+		-n $(TEST_WORKERS) --dist worksteal --durations=15
 	$(PY) -m coverage combine -q
 	$(PY) -m coverage report --skip-covered --sort=cover
 

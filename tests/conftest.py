@@ -9,9 +9,35 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 from nashzoo.games.base import Game, State
+
+
+@pytest.fixture
+def untraced():
+    """Pause coverage measurement in this process for the test's body.
+
+    For the statistical validations whose learning and rollout loops run 4-5x slower when
+    traced (tests/eval/test_lbr.py's ranking test: 55 s plain, 230-310 s traced) and whose
+    lines the unit tests beside them cover. Outside `coverage run` it does nothing."""
+    try:
+        import coverage
+    except ImportError:
+        yield
+        return
+    paused = []  # `coverage run` with COVERAGE_PROCESS_START starts two in the main process
+    while (current := coverage.Coverage.current()) is not None:
+        current.stop()
+        paused.append(current)
+    try:
+        yield
+    finally:
+        for instance in reversed(paused):
+            # its import check, already done at the first start, trips on torch.ops
+            instance._warn_preimported_source = False
+            instance.start()
 
 
 @dataclass

@@ -4,6 +4,7 @@ values, exploitability), so a page that went wrong fails here. The RLlib page ne
 RLlib, which pins its own Gymnasium: CI runs it in the wheel check's own venv
 (`.ci/wheel_check.py`), and here only where RLlib is installed."""
 
+import contextlib
 import sys
 import warnings
 from pathlib import Path
@@ -37,9 +38,42 @@ def test_docs_page_snippets_run(page, tmp_path):
     import torch
 
     torch.set_num_threads(1)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _registries_restored():
         warnings.simplefilter("ignore")  # third-party deprecations are not the docs' concern
         snippets.run_page(page, tmp_path)
+
+
+@contextlib.contextmanager
+def _registries_restored():
+    """Pages register envs, game types and agent families (as a user's session would);
+    put every registry back afterwards so later tests in this process see nashzoo's own."""
+    import pettingzoo
+
+    from nashzoo.agents import registry as families
+    from nashzoo.envs import registration
+    from nashzoo.games import GAME_TYPES
+
+    families.families()  # the built-in families and plugins load once: load them first
+    tables = [registration.registry, GAME_TYPES, families._FAMILIES, families._SUFFIXES]
+    tables += [pettingzoo.aec_registry, pettingzoo.parallel_registry]
+    saved = [dict(table) for table in tables]
+    try:
+        yield
+    finally:
+        for table, before in zip(tables, saved):
+            table.clear()
+            table.update(before)
+
+
+def test_a_page_registering_an_env_leaves_the_registries_as_they_were(tmp_path):
+    import nashzoo
+
+    before = set(nashzoo.registry)
+    page = snippets.DOCS / "howto" / "custom-game.md"
+    with _registries_restored():
+        snippets.run_page(page, tmp_path)
+        assert "mygames/liars_coin-v0" in nashzoo.registry
+    assert set(nashzoo.registry) == before
 
 
 def _importable(module: str) -> bool:

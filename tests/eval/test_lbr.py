@@ -56,7 +56,7 @@ def agents():
     return tree, out
 
 
-def test_lbr_is_a_lower_bound_and_ranks_agents_like_the_exact_best_response():
+def test_lbr_is_a_lower_bound_and_ranks_agents_like_the_exact_best_response(untraced):
     tree, zoo = agents()
     exact, lbr = {}, {}
     for name, agent in zoo.items():
