@@ -40,22 +40,6 @@ def untraced():
             instance.start()
 
 
-@pytest.fixture
-def one_ray_at_a_time(tmp_path_factory):
-    """Hold a lock shared by the test processes (pytest-xdist) while a test runs a local
-    Ray: two Ray clusters at once on a two-core machine starved each other's actors (the
-    Nash-ISMCTS Ray test took 229 s beside another Ray test, 14 s alone)."""
-    import fcntl
-
-    lock = tmp_path_factory.getbasetemp().parent / "nashzoo-ray.lock"
-    with open(lock, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 @dataclass
 class TreeCounts:
     histories: int = 0

@@ -30,10 +30,8 @@ def test_the_docs_have_snippets_on_every_kind_of_page():
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(snippets.DOCS).as_posix())
-def test_docs_page_snippets_run(page, tmp_path, request):
+def test_docs_page_snippets_run(page, tmp_path):
     name = page.relative_to(snippets.DOCS).as_posix()
-    if name == "howto/ray.md":
-        request.getfixturevalue("one_ray_at_a_time")
     module = NEEDS.get(name)
     if module and not _importable(module):
         pytest.skip(f"{name} needs {module}; CI runs it in .ci/wheel_check.py's RLlib venv")

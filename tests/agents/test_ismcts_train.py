@@ -98,7 +98,7 @@ def test_the_same_seed_gives_the_same_networks_with_and_without_worker_processes
     assert other.history[-1].prior_exploitability != alone.history[-1].prior_exploitability
 
 
-def test_ray_actors_give_the_same_networks_as_one_process(one_ray_at_a_time):
+def test_ray_actors_give_the_same_networks_as_one_process():
     ray = pytest.importorskip("ray")
     config = dict(generations=2, eval_every=2, seed=4, **SMALL)
     alone = train(KUHN, TrainConfig(**config))

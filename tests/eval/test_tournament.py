@@ -111,7 +111,7 @@ def test_store_rejects_a_conflicting_configuration(tmp_path):
 
 
 @pytest.mark.slow
-def test_ray_backend_matches_serial(tmp_path, one_ray_at_a_time):
+def test_ray_backend_matches_serial(tmp_path):
     ray = pytest.importorskip("ray")
     from nashzoo.testing import hostile
 

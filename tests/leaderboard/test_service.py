@@ -176,7 +176,7 @@ def test_a_worker_killed_mid_match_changes_nothing(tmp_path, cfr_policy_file):
 
 
 @pytest.mark.slow  # starts a local Ray; `nashzoo serve --backend ray` uses the same path
-def test_ray_workers_fill_the_same_board(tmp_path, cfr_policy_file, one_ray_at_a_time):
+def test_ray_workers_fill_the_same_board(tmp_path, cfr_policy_file):
     """Two Ray task workers share the jobs of a board; it ends equal to one local worker's."""
     ray = pytest.importorskip("ray")
     from nashzoo.leaderboard.worker import ray_workers
