@@ -68,13 +68,12 @@ def main() -> None:
             venv = work / f"venv-{extras}"
             run(sys.executable, "-m", "venv", venv)
             python = venv / "bin" / "python"
-            target = f"{wheel}[all]" if extras == "all" else str(wheel)
-            run(python, "-m", "pip", "install", "--quiet", "-c", ROOT / "constraints.txt", target)
+            pip = (python, "-m", "pip", "install", "--quiet", "-c", ROOT / "constraints.txt")
+            run(*pip, f"{wheel}[all]" if extras == "all" else str(wheel))
             outside = work / f"run-{extras}"
             outside.mkdir()
             run(python, ROOT / ".ci" / "wheel_smoke.py", extras, cwd=outside)
             if extras == "all" and not args.no_rllib:
-                pip = (python, "-m", "pip", "install", "--quiet", "-c", ROOT / "constraints.txt")
                 run(*pip, "ray[rllib]")
                 run(
                     python,

@@ -55,8 +55,7 @@ napoleon_numpy_docstring = False
 # `Attributes:` sections as fields, so NamedTuple fields are not described twice.
 napoleon_use_ivar = True
 # Type hints name numpy, torch, gymnasium, ... classes, which this offline build cannot
-# link (no intersphinx inventories): they are shown as text, not reported.
-suppress_warnings = ["myst.header"]
+# link (no intersphinx inventories): without nitpicky mode they are shown as text.
 
 html_theme = "furo"
 html_title = f"nashzoo {release}"

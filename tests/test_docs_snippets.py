@@ -97,24 +97,18 @@ def test_a_failing_snippet_fails_with_its_page_and_line(tmp_path):
 
 
 def _blocks(language: str) -> list[tuple[str, str]]:
-    """``(page, block)`` for every fenced block of ``language`` in the docs (indented
-    blocks inside lists included, dedented)."""
-    import re
-    import textwrap
-
-    fence = re.compile(rf"^([ \t]*)```{language}[ \t]*\n(.*?)^\1```", re.S | re.M)
-    found = []
-    for page in sorted(p for p in snippets.DOCS.rglob("*.md") if "_build" not in p.parts):
-        for match in fence.finditer(page.read_text(encoding="utf-8")):
-            found.append((page.relative_to(snippets.DOCS).as_posix(), textwrap.dedent(match[2])))
-    return found
+    """``(page, block)`` for every fenced block of ``language`` in the docs."""
+    return [
+        (page.relative_to(snippets.DOCS).as_posix(), block)
+        for page in snippets.markdown_pages()
+        for _, block in snippets.fenced_blocks(page, language)
+    ]
 
 
 def test_every_nashzoo_command_line_in_the_docs_parses():
     """The shell blocks' `nashzoo ...` lines use subcommands and options that exist (their
     budgets are minutes to hours, so they are parsed here, not run; the README's are run
     by test_docs_and_examples.py)."""
-    import contextlib
     import io
     import re
     import shlex
@@ -127,7 +121,7 @@ def test_every_nashzoo_command_line_in_the_docs_parses():
             line = line.split(" #")[0].strip()
             if line.startswith("nashzoo "):
                 commands.append((page, shlex.split(line)[1:]))
-    for page in snippets.DOCS.rglob("*.md"):  # and those quoted in the text
+    for page in snippets.markdown_pages():  # and those quoted in the text
         for line in re.findall(r"`(nashzoo [a-z][^`]*)`", page.read_text(encoding="utf-8")):
             argv = shlex.split(line)[1:]
             if len(argv) >= 2 and "..." not in line:  # a command line, not a name

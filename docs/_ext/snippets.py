@@ -13,23 +13,36 @@ import os
 import re
 import sys
 import tempfile
+import textwrap
 import time
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parents[1]
-_BLOCK = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.S | re.M)
+
+
+def fenced_blocks(page: Path, language: str = "python") -> list[tuple[int, str]]:
+    """The page's fenced blocks of ``language`` (those indented inside a list too,
+    dedented), each with the line its code starts on."""
+    fence = re.compile(rf"^([ \t]*)```{language}[ \t]*\n(.*?)^\1```[ \t]*$", re.S | re.M)
+    text = page.read_text(encoding="utf-8")
+    return [
+        (text.count("\n", 0, m.start()) + 2, textwrap.dedent(m[2])) for m in fence.finditer(text)
+    ]
 
 
 def python_blocks(page: Path) -> list[tuple[int, str]]:
     """The page's Python blocks with the line each starts on."""
-    text = page.read_text(encoding="utf-8")
-    return [(text.count("\n", 0, m.start()) + 2, m.group(1)) for m in _BLOCK.finditer(text)]
+    return fenced_blocks(page, "python")
+
+
+def markdown_pages() -> list[Path]:
+    """Every Markdown page of the docs (the built site left out), in a stable order."""
+    return sorted(p for p in DOCS.rglob("*.md") if "_build" not in p.parts)
 
 
 def pages() -> list[Path]:
     """Every Markdown page of the docs that has a Python block, in a stable order."""
-    found = sorted(p for p in DOCS.rglob("*.md") if "_build" not in p.parts)
-    return [p for p in found if python_blocks(p)]
+    return [p for p in markdown_pages() if python_blocks(p)]
 
 
 def run_page(page: Path, workdir: Path) -> float:
