@@ -34,7 +34,7 @@ import numpy as np
 
 from nashzoo.envs.protocol import batch_probabilities
 from nashzoo.errors import InvalidParameterError
-from nashzoo.eval.stats import ci95, mean_and_stderr
+from nashzoo.eval.stats import ci95, sample_mean_and_stderr
 from nashzoo.games import Game
 from nashzoo.games.base import CHANCE, State, sample_chance_outcome
 from nashzoo.games.observation import ObservationCache
@@ -104,8 +104,7 @@ def _seat_mean(values: np.ndarray) -> tuple[float, float]:
     standard error: the seats weigh equally, as in exploitability."""
     means, errors = [], []
     for seat in (0, 1):
-        v = values[seat::2]
-        m, e = mean_and_stderr(len(v), float(v.sum()), float((v * v).sum()))
+        m, e = sample_mean_and_stderr(values[seat::2])
         means.append(m)
         errors.append(e)
     return (means[0] + means[1]) / 2, math.sqrt(errors[0] ** 2 + errors[1] ** 2) / 2

@@ -20,7 +20,7 @@ from nashzoo.errors import AgentForfeitError, InvalidParameterError
 from nashzoo.eval.aivat import ValueFunction, check_aivat_game, check_variance_reduction, play_deals
 from nashzoo.eval.engine import deal_agent_seeds, deal_uniforms
 from nashzoo.eval.guard import Calls, Forfeit, make_calls, user_interrupts
-from nashzoo.eval.stats import ci95, mean_and_stderr
+from nashzoo.eval.stats import ci95, sample_mean_and_stderr
 from nashzoo.games import Game
 from nashzoo.tree.best_response import policy_values
 from nashzoo.tree.compile import GameTree, compile_game
@@ -250,9 +250,9 @@ def head_to_head(
     plain_mean = plain_stderr = None
     scores = played.scores
     if played.corrected is not None:
-        plain_mean, plain_stderr = _mean_stderr(scores)
+        plain_mean, plain_stderr = sample_mean_and_stderr(scores)
         scores = played.corrected
-    mean, stderr = _mean_stderr(scores)
+    mean, stderr = sample_mean_and_stderr(scores)
     return MatchResult(
         agent_name(agent_a),
         agent_name(agent_b),
@@ -267,10 +267,6 @@ def head_to_head(
         plain_mean,
         plain_stderr,
     )
-
-
-def _mean_stderr(scores: np.ndarray) -> tuple[float, float]:
-    return mean_and_stderr(scores.size, float(scores.sum()), float((scores**2).sum()))
 
 
 def seed_agents(seed: int, agents: Sequence[Any], *path: int, calls: Calls | None = None) -> None:

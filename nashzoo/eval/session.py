@@ -27,7 +27,7 @@ from nashzoo.eval.engine import deal_uniforms
 from nashzoo.eval.guard import Forfeit
 from nashzoo.eval.lockstep import ask_agent, checked_action, request_for
 from nashzoo.eval.matches import deal_seed
-from nashzoo.eval.stats import ci95, mean_and_stderr, score_unit
+from nashzoo.eval.stats import ci95, sample_mean_and_stderr, score_unit
 from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, check_action_value
 from nashzoo.games.observation import ObservationCache
 from nashzoo.validation import check_seed
@@ -365,7 +365,7 @@ class DuplicateSession:
         pairs = [sum(v) / 2 for v in deals.values() if len(v) == 2]
         # Duplicate scoring: complete deals only, once there is one.
         samples = pairs or [r.person_return for r in self.finished]
-        m, se = mean_and_stderr(len(samples), sum(samples), sum(x * x for x in samples))
+        m, se = sample_mean_and_stderr(samples)
         low, high = ci95(m, se)
         hands = 2 * len(pairs) if pairs else len(samples)
         return Score(hands, m, low, high, scale, unit, len(pairs))

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
-__all__ = ["Z95", "mean_and_stderr", "ci95", "score_unit"]
+import numpy as np
+
+__all__ = ["Z95", "mean_and_stderr", "sample_mean_and_stderr", "ci95", "score_unit"]
 
 Z95 = 1.959963984540054
 """Two-sided 95% quantile of the standard normal distribution."""
@@ -12,7 +15,13 @@ Z95 = 1.959963984540054
 
 def mean_and_stderr(n: int, total: float, total_sq: float) -> tuple[float, float]:
     """Mean and its standard error from a count, a sum and a sum of squares
-    (``nan`` for no data, an infinite error for one sample)."""
+    (``nan`` for no data, an infinite error for one sample).
+
+    For running totals (a stored block keeps only these three numbers). The difference
+    ``total_sq - total**2 / n`` loses the variance to rounding once it is below about
+    ``2**-53 * total_sq``: the error it reports never falls below about
+    ``1.5e-8 * rms / sqrt(n)``, whatever the spread. Where the samples themselves are at
+    hand, :func:`sample_mean_and_stderr` has no such floor."""
     if n == 0:
         return math.nan, math.nan
     mean = total / n
@@ -20,6 +29,21 @@ def mean_and_stderr(n: int, total: float, total_sq: float) -> tuple[float, float
         return mean, math.inf
     var = max(total_sq - total * total / n, 0.0) / (n - 1)
     return mean, math.sqrt(var / n)
+
+
+def sample_mean_and_stderr(samples: Sequence[float] | np.ndarray) -> tuple[float, float]:
+    """Mean and its standard error of the samples themselves, in two passes (the mean,
+    then the squared deviations from it), so that a spread far below the mean's size
+    (AIVAT-corrected deals with exact values agree to about 1e-15) is not lost to
+    rounding; ``nan`` for no data, an infinite error for one sample."""
+    x = np.asarray(samples, dtype=np.float64)
+    if x.size == 0:
+        return math.nan, math.nan
+    mean = float(x.mean())
+    if x.size < 2:
+        return mean, math.inf
+    var = float(np.square(x - mean).sum()) / (x.size - 1)
+    return mean, math.sqrt(var / x.size)
 
 
 def ci95(mean: float, stderr: float) -> tuple[float, float]:

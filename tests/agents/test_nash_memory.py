@@ -16,6 +16,7 @@ from nashzoo.eval import exploitability
 from nashzoo.eval.exploitability import policy_values
 from nashzoo.games import KuhnPokerGame, LeducHoldemGame
 from nashzoo.tree import TabularPolicy, compile_game, solve_zero_sum
+from tests.rounding import lp_rounding, tree_rounding
 
 KUHN = compile_game(KuhnPokerGame())
 EIGHT = compile_game(KuhnPokerGame(8))
@@ -68,21 +69,27 @@ def test_converted_policy_plays_like_the_mixture(seed, k, leduc):
         w * policy_values(tree, np.where(seat0, p, opponent))[0] for w, p in zip(weights, policies)
     )
     converted = behavioural_mixture(tree, 0, policies, weights, out=opponent.copy())
-    assert policy_values(tree, converted)[0] == pytest.approx(mixture_value, abs=1e-10)
+    # Two routes to one expectation: the mixture's value is k tree expectations weighted
+    # (within one tree_rounding and k u U); the converted policy's probabilities are
+    # ratios of sums of k weights (relative error (2k + 2) u, below the tree bound's
+    # per-level factor), so its value is within two tree_roundings: 4 bounds the sum.
+    tol = 4 * tree_rounding(tree)
+    assert policy_values(tree, converted)[0] == pytest.approx(mixture_value, abs=tol)
 
 
 def test_lp_step_on_a_known_matrix_game():
     # Solved by hand from the indifference conditions: 2 x1 - x2 = -x1 + x2 gives
     # x = (2/5, 3/5), likewise y = (2/5, 3/5), value 2(2/5) - 3/5 = 1/5.
     a = np.array([[2.0, -1.0], [-1.0, 1.0]])
+    # HiGHS certifies its answer to its feasibility tolerance (tests/rounding.py).
     x, y, v = solve_zero_sum(a)
-    np.testing.assert_allclose(x, [2 / 5, 3 / 5], atol=1e-9)
-    np.testing.assert_allclose(y, [2 / 5, 3 / 5], atol=1e-9)
-    assert v == pytest.approx(1 / 5)
+    np.testing.assert_allclose(x, [2 / 5, 3 / 5], atol=lp_rounding(a))
+    np.testing.assert_allclose(y, [2 / 5, 3 / 5], atol=lp_rounding(a))
+    assert v == pytest.approx(1 / 5, abs=lp_rounding(a))
     rps = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0.0]])
     x, y, v = solve_zero_sum(rps)
-    np.testing.assert_allclose(x, [1 / 3] * 3, atol=1e-9)
-    assert v == pytest.approx(0.0, abs=1e-12)
+    np.testing.assert_allclose(x, [1 / 3] * 3, atol=lp_rounding(rps))
+    assert v == pytest.approx(0.0, abs=lp_rounding(rps))
 
 
 @pytest.mark.parametrize(
@@ -95,9 +102,12 @@ def test_pnm_reaches_the_game_value(tree, value, max_iterations):
     # iteration 12; Kuhn's value is -1/18, 8-card poker's -1/16 for the gambler.
     pnm = ParallelNashMemory(tree).iterate(50)
     assert pnm.converged and len(pnm.history) <= max_iterations
-    assert pnm.history[-1].worst_case[0] == pytest.approx(value, abs=1e-9)
-    assert pnm.value == pytest.approx(value, abs=1e-9)
-    assert exploitability(pnm.average_policy()).exploitability < 1e-9
+    # The values and the mixture come from HiGHS's LPs over payoffs of at most 2 chips:
+    # certified within lp_rounding, and the mixture's best-response gain with them.
+    tol = lp_rounding(tree.utility) + 4 * tree_rounding(tree)
+    assert pnm.history[-1].worst_case[0] == pytest.approx(value, abs=tol)
+    assert pnm.value == pytest.approx(value, abs=tol)
+    assert exploitability(pnm.average_policy()).exploitability < tol
     final = pnm.history[-1]
     assert final.support_sizes[0] < final.policies[0]  # some policies sit in memory
 
@@ -113,10 +123,12 @@ def test_security_set_grows():
         pnm.iterate(1)
         profile = pnm.mixture_profile()
         seat0 = (EIGHT.infoset_player == 0)[:, None]
+        # pnm.value is an LP's: certified within lp_rounding (tests/rounding.py)
+        tol = lp_rounding(EIGHT.utility) + 2 * tree_rounding(EIGHT)
         for opponent in pnm.policies[1]:
-            assert policy_values(EIGHT, np.where(seat0, profile, opponent))[0] >= pnm.value - 1e-9
+            assert policy_values(EIGHT, np.where(seat0, profile, opponent))[0] >= pnm.value - tol
         for mine in pnm.policies[0]:
-            assert policy_values(EIGHT, np.where(seat0, mine, profile))[0] <= pnm.value + 1e-9
+            assert policy_values(EIGHT, np.where(seat0, mine, profile))[0] <= pnm.value + tol
         seen_sizes.append(len(pnm.policies[0]) + len(pnm.policies[1]))
     assert seen_sizes == sorted(seen_sizes)
 
@@ -124,7 +136,10 @@ def test_security_set_grows():
 def test_pnm_is_a_solver_and_an_agent():
     pnm = make_solver("nash-memory", KUHN).iterate(30)
     agent = TabularPolicyAgent(pnm.average_policy(), name="pnm")
-    assert exploitability(agent, KUHN).exploitability < 1e-9
+    # an LP's mixture: exact to HiGHS's tolerance (see test_pnm_reaches_the_game_value)
+    assert exploitability(agent, KUHN).exploitability < lp_rounding(
+        KUHN.utility
+    ) + 4 * tree_rounding(KUHN)
     assert pnm.iteration == len(pnm.history)  # stops itself once certified
 
 

@@ -50,7 +50,8 @@ def test_agent_decisions_are_checked_and_probabilities_recorded():
     assert agent_steps, "the agent (seat 1) must have moved in hand 0"
     for step in agent_steps:
         assert step.probabilities is not None
-        assert math.isclose(sum(step.probabilities), 1.0, rel_tol=1e-9)
+        # a rounded distribution over at most 3 actions: within a few u of 1
+        assert math.isclose(sum(step.probabilities), 1.0, rel_tol=0, abs_tol=8 * 2.0**-53)
         assert step.probabilities[step.action] > 0  # it played an action it gives weight to
     assert all(s.probabilities is None for s in record.steps if s.player != 1)
     assert record.to_json()["probabilities"][0] is None  # chance

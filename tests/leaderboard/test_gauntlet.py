@@ -46,6 +46,7 @@ def test_keep_best_checkpoint_in_a_game_gauntlet(tmp_path, capsys):
     rows = {r["entrant"]: r for r in TestClient(create_app(board)).get(
         "/api/games/kuhn_poker/board").json()}  # fmt: skip
     assert set(rows) == {"gauntlet:random", "gauntlet:cfr+", "gauntlet:nfsp"}
+    # the same computation on the same saved file, in this process: equal to rounding
     assert rows["gauntlet:nfsp"]["exploitability"] == pytest.approx(saved, abs=1e-12)
     assert rows["gauntlet:nfsp"]["games"] > 0
 

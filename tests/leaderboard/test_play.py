@@ -101,6 +101,7 @@ def test_play_a_policy_agent_store_replay_and_resume(board, cfr_policy_file):
             p = state.current_player()
             if p >= 0 and p != rec["seat"]:
                 expected = policy.action_probabilities(state.information_state_string(p))
+                # the policy's own numbers, stored and read back as JSON (exact)
                 np.testing.assert_allclose(probs, expected, atol=1e-12)
                 checked[-1] += 1
             else:

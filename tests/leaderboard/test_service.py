@@ -64,6 +64,8 @@ def test_upload_validate_rank_and_show(board, cfr_policy_file):
     board.work("w1")
     sub = client.get(f"/api/submissions/{policy_id}").json()
     assert sub["status"] == "ranked", sub
+    # the service runs the same computation on the same file in this process, and JSON
+    # carries a float exactly (repr round-trips): equal but for nothing; 1e-12 is slack
     expected = exploitability(TabularPolicy.load(cfr_policy_file)).exploitability
     assert sub["exploitability"] == pytest.approx(expected, abs=1e-12)
     code = client.get(f"/api/submissions/{code_id}").json()
@@ -71,6 +73,7 @@ def test_upload_validate_rank_and_show(board, cfr_policy_file):
     # The sandboxed code agent states its probabilities: its exact exploitability is the
     # in-process agent's (the example bundle's module, imported here).
     example = _example_agent()
+    # (the sandbox sends the same probabilities as JSON, exactly; the same computation)
     expected_code = exploitability(example, board.game("leduc_holdem")).exploitability
     assert code["exploitability"] == pytest.approx(expected_code, abs=1e-12)
     # ... and its exact expected scores against the gauntlet's policies, as for data.
