@@ -273,7 +273,9 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     torch.set_num_threads(args.threads)
     game = make_game(args.game, **_parse_params(args.param))
-    nfsp = NFSP(game, NFSPConfig(seed=args.seed, batch_games=args.batch_games or 128))
+    # a flag left out takes the config's default; one given (0 too) goes to the config's check
+    given = {"seed": args.seed, "batch_games": args.batch_games}
+    nfsp = NFSP(game, NFSPConfig(**{k: v for k, v in given.items() if v is not None}))
     points: list = []
     if args.keep_best and not args.out:
         raise SystemExit("--keep-best needs --out (where the best checkpoint goes)")

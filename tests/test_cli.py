@@ -121,6 +121,15 @@ def test_the_agents_command_lists_every_family(capsys):
     ):
         assert usage in out
     assert "FILES RUN CODE" in out  # SB3 pickles are flagged
+    # every kind of .pt file that loads is named (issue 30: simplex-gradient was missing)
+    pt_line = next(line for line in out.splitlines() if ".pt" in line)
+    assert all(kind in pt_line for kind in ("NFSP", "simplex-gradient", "Nash-ISMCTS")), pt_line
+
+
+def test_train_nfsp_refuses_zero_batch_games(capsys):
+    # issue 30: --batch-games 0 silently became 128; it goes to NFSPConfig's check now
+    assert main(["train", "nfsp", "kuhn_poker", "--batch-games", "0", "--quiet"]) == 2
+    assert "batch_games" in capsys.readouterr().err
 
 
 def test_subcommand_parsers_are_the_commands_of_the_help():

@@ -224,7 +224,8 @@ def _register() -> None:
         AgentFamily(
             "pt-file",
             _torch_file,
-            "a saved NFSP agent's average policy or a trained Nash-ISMCTS agent (torch extra)",
+            "a saved NFSP or simplex-gradient agent's average policy, or a trained "
+            "Nash-ISMCTS agent (torch extra)",
             suffixes=(".pt",),
         )
     )

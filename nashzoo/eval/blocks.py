@@ -43,25 +43,28 @@ logger = logging.getLogger(__name__)
 
 # -- one block ----------------------------------------------------------------------------
 def forfeit_block(
-    config: TournamentInfo,
+    info: TournamentInfo,
     i: int,
     j: int,
+    *,
     block: int,
     deals: int,
     loser: int,
     reason: str,
     seconds: float,
 ) -> BlockResult:
-    """The stored result of a forfeited block: every deal lost by the largest payoff."""
+    """The stored result of a forfeited block between agents ``i`` and ``j`` of the
+    tournament ``info``: every deal lost by ``loser`` (``i`` or ``j``) by the game's
+    largest payoff."""
     return BlockResult.forfeited(
-        config.agents[i][0],
-        config.agents[j][0],
-        block,
-        deals,
-        config.agents[loser][0],
-        reason,
-        seconds,
-        config.make_game().max_payoff_magnitude,
+        info.agents[i][0],
+        info.agents[j][0],
+        block=block,
+        deals=deals,
+        loser=info.agents[loser][0],
+        reason=reason,
+        seconds=seconds,
+        penalty=info.make_game().max_payoff_magnitude,
     )
 
 
@@ -101,7 +104,14 @@ def run_block(
     except Forfeit as exc:
         loser = (i, j)[exc.who]
         return forfeit_block(
-            config.info, i, j, block, deals, loser, exc.reason, time.perf_counter() - start
+            config.info,
+            i,
+            j,
+            block=block,
+            deals=deals,
+            loser=loser,
+            reason=exc.reason,
+            seconds=time.perf_counter() - start,
         )
     finally:
         if own_calls:
@@ -280,5 +290,12 @@ def block_outcome(config: TournamentConfig, outcome: Outcome) -> BlockResult:
             f"void: {outcome.detail}",
         )
     return forfeit_block(
-        config.info, i, j, block, deals, outcome.agent, f"{kind}: {outcome.detail}", 0.0
+        config.info,
+        i,
+        j,
+        block=block,
+        deals=deals,
+        loser=outcome.agent,
+        reason=f"{kind}: {outcome.detail}",
+        seconds=0.0,
     )

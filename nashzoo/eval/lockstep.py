@@ -39,8 +39,8 @@ Request = tuple[Observation, AgentInfo]
 class BatchAgent(Protocol):
     """An agent that answers several decisions (of different games) in one call."""
 
-    def act_many(self, requests: Sequence[Request]) -> Sequence[int]:
-        """One action per request, in order."""
+    def act_many(self, requests: Sequence[Request]) -> Sequence[int] | np.ndarray:
+        """One action per request, in order (a sequence, or a 1-D integer array)."""
         ...
 
 
@@ -57,6 +57,8 @@ def ask_agent(agent: Any, who: int, requests: Sequence[Request]) -> Sequence[int
         raise Forfeit(who, exc.reason, exc.kind) from None
     except BaseException as exc:
         raise guard.forfeit_for(who, exc, before) from None
+    if isinstance(answers, np.ndarray) and answers.ndim == 1:
+        answers = answers.tolist()  # one action per request, as a list would hold them
     if not isinstance(answers, Sequence) or len(answers) != len(requests):
         raise Forfeit(
             who,

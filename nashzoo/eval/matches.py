@@ -30,9 +30,9 @@ from nashzoo.validation import check_bool, check_int, check_seed, check_time_lim
 __all__ = ["MatchResult", "head_to_head", "exact_duplicate_value", "deal_seed", "seed_agents"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MatchResult:
-    """A's score against B.
+    """A's score against B (built by keyword: twelve fields are too many to keep in order).
 
     Attributes:
         agent_a, agent_b: display names.
@@ -191,28 +191,30 @@ def head_to_head(
     seed = check_seed(seed) or 0
     limit = check_time_limit(move_time_limit)
     if exact:
+        ignored = {
+            "variance_reduction": reduction,
+            "value_function": value_function,
+            "move_time_limit": limit,
+        }
+        given = [f"{k}={v!r:.80}" for k, v in ignored.items() if v is not None]
+        if given:
+            raise InvalidParameterError(
+                "exact=True computes the expectation from the stated policies: no game is "
+                f"played, so {', '.join(given)} cannot apply; drop it, or play deals with "
+                "exact=False."
+            )
         tree = game if isinstance(game, GameTree) else compile_game(g)
-        pol_a = (
-            agent_a
-            if isinstance(agent_a, TabularPolicy)
-            else TabularPolicy.from_agent(agent_a, tree)
-        )
-        pol_b = (
-            agent_b
-            if isinstance(agent_b, TabularPolicy)
-            else TabularPolicy.from_agent(agent_b, tree)
-        )
-        value = float(exact_duplicate_value(pol_a, pol_b))
+        value = float(exact_duplicate_value(_tabulated(agent_a, tree), _tabulated(agent_b, tree)))
         return MatchResult(
-            agent_name(agent_a),
-            agent_name(agent_b),
-            repr(g),
-            0,
-            value,
-            0.0,
-            (value, value),
-            True,
-            g.big_blind,
+            agent_a=agent_name(agent_a),
+            agent_b=agent_name(agent_b),
+            game=repr(g),
+            deals=0,
+            mean=value,
+            stderr=0.0,
+            ci95=(value, value),
+            exact=True,
+            big_blind=g.big_blind,
         )
     deals = check_int("deals", deals, 1)
     agents = (agent_a, agent_b)
@@ -254,19 +256,36 @@ def head_to_head(
         scores = played.corrected
     mean, stderr = sample_mean_and_stderr(scores)
     return MatchResult(
-        agent_name(agent_a),
-        agent_name(agent_b),
-        repr(g),
-        deals,
-        mean,
-        stderr,
-        ci95(mean, stderr),
-        False,
-        g.big_blind,
-        reduction,
-        plain_mean,
-        plain_stderr,
+        agent_a=agent_name(agent_a),
+        agent_b=agent_name(agent_b),
+        game=repr(g),
+        deals=deals,
+        mean=mean,
+        stderr=stderr,
+        ci95=ci95(mean, stderr),
+        exact=False,
+        big_blind=g.big_blind,
+        variance_reduction=reduction,
+        plain_mean=plain_mean,
+        plain_stderr=plain_stderr,
     )
+
+
+def _tabulated(agent: Agent | TabularPolicy, tree: GameTree) -> TabularPolicy:
+    """The policy an agent states at every information set; a fault of the agent while
+    it is asked (it raised, or answered something that is not a distribution) is its
+    forfeit, as in a played match."""
+    if isinstance(agent, TabularPolicy):
+        return agent
+    if not callable(getattr(agent, "action_probabilities", None)):
+        return TabularPolicy.from_agent(agent, tree)  # its InvalidParameterError says why
+    try:
+        return TabularPolicy.from_agent(agent, tree)
+    except (Exception, SystemExit) as exc:
+        raise AgentForfeitError(
+            f"{agent_name(agent)} forfeited the match: asked for its probabilities, it "
+            f"failed with {type(exc).__name__}: {exc}"
+        ) from None
 
 
 def seed_agents(seed: int, agents: Sequence[Any], *path: int, calls: Calls | None = None) -> None:

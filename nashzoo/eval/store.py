@@ -98,6 +98,7 @@ class BlockResult:
         cls,
         a: str,
         b: str,
+        *,
         block: int,
         deals: int,
         loser: str,

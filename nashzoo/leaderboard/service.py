@@ -254,7 +254,7 @@ class Leaderboard:
             AuthError: a per-user limit is reached.
             SubmissionError: the file is refused (its ``code`` says why).
         """
-        from sqlalchemy import func, select
+        from sqlalchemy import update
 
         game_rules = self.game(game)
         if not isinstance(name, str) or not name.strip() or len(name) > 64:
@@ -262,14 +262,7 @@ class Leaderboard:
         if not isinstance(description, str) or len(description) > 2000:
             raise InvalidParameterError("A description is at most 2000 characters.")
         with self.session() as session:
-            count = session.scalar(
-                select(func.count()).select_from(Submission).where(Submission.user_id == user.id)
-            )
-            if count is not None and count >= user.max_submissions:
-                raise AuthError(
-                    f"User {user.name!r} has {count} submissions; the limit is "
-                    f"{user.max_submissions}."
-                )
+            self._check_submission_cap(session, user)  # early, before the file is checked
         if len(data) > user.max_upload_bytes:
             raise SubmissionError(
                 "TOO_LARGE",
@@ -282,6 +275,13 @@ class Leaderboard:
 
         safe = _SAFE_NAME.sub("_", Path(filename).name)[-100:] or "upload"
         with self.session() as session:
+            # Count and insert in one transaction that holds the user's row for writing (a
+            # no-op update takes the lock: a row lock on PostgreSQL, the write lock on
+            # SQLite), so two uploads at once cannot both pass the count.
+            session.execute(
+                update(User).where(User.id == user.id).values(max_submissions=User.max_submissions)
+            )
+            self._check_submission_cap(session, user)
             sub = Submission(
                 user_id=user.id,
                 game=game,
@@ -311,6 +311,19 @@ class Leaderboard:
             )
             session.commit()
             return sub
+
+    @staticmethod
+    def _check_submission_cap(session: Any, user: User) -> None:
+        """Raise :class:`AuthError` once ``user`` holds as many submissions as allowed."""
+        from sqlalchemy import func, select
+
+        count = session.scalar(
+            select(func.count()).select_from(Submission).where(Submission.user_id == user.id)
+        )
+        if count is not None and count >= user.max_submissions:
+            raise AuthError(
+                f"User {user.name!r} has {count} submissions; the limit is {user.max_submissions}."
+            )
 
     # -- jobs -------------------------------------------------------------------------
     def claim(self, worker: str) -> Job | None:
@@ -756,12 +769,12 @@ class Leaderboard:
             result = BlockResult.forfeited(
                 a,
                 b,
-                block,
-                deals,
-                (a, b)[exc.who],
-                f"{outcome_code(exc.kind)}: {exc.reason}"[:2000],
-                time.perf_counter() - start,
-                rules.max_payoff_magnitude,
+                block=block,
+                deals=deals,
+                loser=(a, b)[exc.who],
+                reason=f"{outcome_code(exc.kind)}: {exc.reason}"[:2000],
+                seconds=time.perf_counter() - start,
+                penalty=rules.max_payoff_magnitude,
             )
         self._store_hands(game, a, b, block, hands)
         self.store.add_block(tid, result)

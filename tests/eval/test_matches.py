@@ -1,9 +1,11 @@
+import math
+
 import numpy as np
 import pytest
 
 import nashzoo
 from nashzoo.agents.cfr import CFRPlusSolver, TabularPolicyAgent
-from nashzoo.errors import AgentForfeitError
+from nashzoo.errors import AgentForfeitError, InvalidParameterError
 from nashzoo.eval import exploitability, head_to_head
 from nashzoo.games import KuhnPokerGame, LeducHoldemGame, rock_paper_scissors
 from nashzoo.tree import TabularPolicy, compile_game
@@ -131,3 +133,46 @@ def test_kuhn_score_against_uniform_across_the_equilibrium_family():
         head_to_head(uniform.tree, kuhn_equilibrium(alpha), uniform, exact=True).mean, abs=2e-3
     )
     assert min(ends) < 0.1483 < max(ends)  # the quoted figure is one member of the family
+
+
+def test_exact_refuses_the_settings_of_played_matches():
+    # issue 30: exact=True silently ignored them
+    uniform = TabularPolicy.uniform(KuhnPokerGame())
+    for setting, value in (
+        ("variance_reduction", "crn"),
+        ("move_time_limit", 1.0),
+    ):
+        with pytest.raises(InvalidParameterError, match=f"exact=True .*{setting}"):
+            head_to_head(uniform.tree, uniform, uniform, exact=True, **{setting: value})
+    # no limit is no setting
+    assert head_to_head(uniform.tree, uniform, uniform, exact=True, move_time_limit=math.inf).exact
+
+
+class _RaisesOnQueenPolicy:
+    name = "faulty"
+
+    def __init__(self):
+        self.inner = TabularPolicyAgent(TabularPolicy.uniform(KuhnPokerGame()))
+
+    def act(self, observation, info):
+        return self.inner.act(observation, info)
+
+    def action_probabilities(self, observation, info):
+        if "card=Q" in info["info_state"]:
+            raise RuntimeError("no queens")
+        return self.inner.action_probabilities(observation, info)
+
+
+class _WrongShapePolicy(_RaisesOnQueenPolicy):
+    def action_probabilities(self, observation, info):
+        return [1.0]
+
+
+@pytest.mark.parametrize("agent", [_RaisesOnQueenPolicy(), _WrongShapePolicy()])
+def test_an_agent_fault_while_tabulated_is_its_forfeit(agent):
+    # issue 30: it surfaced as PolicyFileError (or the agent's own exception)
+    uniform = TabularPolicyAgent(TabularPolicy.uniform(KuhnPokerGame()), name="uniform")
+    with pytest.raises(AgentForfeitError, match="faulty forfeited the match"):
+        head_to_head(KuhnPokerGame(), agent, uniform, exact=True)
+    with pytest.raises(AgentForfeitError, match="faulty forfeited the match"):
+        head_to_head(KuhnPokerGame(), uniform, agent, exact=True)

@@ -96,8 +96,8 @@ def test_forfeiting_never_beats_playing():
         deals=100,
     )
     results = [
-        forfeit_block(cfg.info, 0, 1, 0, 100, 0, "raised", 0.0),
-        forfeit_block(cfg.info, 0, 2, 0, 100, 0, "raised", 0.0),
+        forfeit_block(cfg.info, 0, 1, block=0, deals=100, loser=0, reason="raised", seconds=0.0),
+        forfeit_block(cfg.info, 0, 2, block=0, deals=100, loser=0, reason="raised", seconds=0.0),
         BlockResult("caller", "random", 0, 100, -150.0, 900.0, 20, 60, 20, 0.0),
     ]
     names = ("crasher", "caller", "random")

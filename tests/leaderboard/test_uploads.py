@@ -143,6 +143,50 @@ def test_per_user_limits(board, cfr_policy_file):
     assert info.value.code == "TOO_LARGE"
 
 
+def test_two_uploads_at_once_cannot_pass_the_cap_together(board, cfr_policy_file, monkeypatch):
+    """Issue 30: the cap was counted in one transaction and the upload inserted in another,
+    with the file's checks between: two uploads at once both passed a cap of 1. Here both
+    are held inside the checks until each has passed the early count."""
+    import threading
+
+    from nashzoo.leaderboard import service
+
+    with board.session() as session:
+        user, _ = add_user(session, "dora", max_submissions=1)
+    both_checked = threading.Barrier(2, timeout=30)
+    real_classify = service.classify
+
+    def slow_classify(*args, **kwargs):
+        both_checked.wait()  # each upload has counted 0 submissions by now
+        return real_classify(*args, **kwargs)
+
+    monkeypatch.setattr(service, "classify", slow_classify)
+    data = cfr_policy_file.read_bytes()
+    outcomes: list[str] = []
+
+    def upload(name):
+        try:
+            board.submit(user, "leduc_holdem", name, "p.npz", data)
+            outcomes.append("stored")
+        except AuthError as exc:
+            outcomes.append(f"refused: {exc}")
+
+    threads = [threading.Thread(target=upload, args=(n,)) for n in ("one", "two")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert sorted(outcomes)[1].startswith("stored"), outcomes
+    assert "limit is 1" in sorted(outcomes)[0], outcomes
+    from sqlalchemy import func, select
+
+    from nashzoo.leaderboard.models import Submission
+
+    with board.session() as session:
+        stored = select(func.count()).select_from(Submission).where(Submission.user_id == user.id)
+        assert session.scalar(stored) == 1
+
+
 def test_migrations_create_every_table_and_are_idempotent(board):
     from sqlalchemy import inspect
 
