@@ -28,6 +28,7 @@ Usage: ``python benchmarks/ismcts_vs_openspiel.py [--kuhn-agent k.pt] [--leduc-a
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
@@ -268,8 +269,7 @@ def main() -> None:
             )
         nash: dict[int, tuple[float, float]] = {}
         for n in counts:
-            config = agent.config
-            config.simulations = n
+            config = dataclasses.replace(agent.config, simulations=n)
             nash[n] = mean_over_seeds(tables, config, args.search_seeds)
             lines["nashzoo Nash-ISMCTS (trained)"].append((n, nash[n][0]))
             print(

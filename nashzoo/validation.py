@@ -5,13 +5,21 @@ what it received. Nothing is rounded or silently remapped."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, TypeVar
 
 import numpy as np
 
 from nashzoo.errors import InvalidParameterError
 
-__all__ = ["check_int", "check_bool", "check_number", "check_seed", "check_time_limit"]
+__all__ = [
+    "check_int", "check_bool", "check_number", "check_seed", "check_time_limit",
+    "Config", "Rule", "integer", "number", "choice", "flag", "seed_field", "integers",
+    "numbers",
+]  # fmt: skip
+
+_C = TypeVar("_C", bound="Config")
 
 
 def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
@@ -114,3 +122,228 @@ def check_time_limit(value: Any, name: str = "move_time_limit") -> float | None:
         return None
     seconds = check_number(name, value, finite=False, low=0.0, low_inclusive=False)
     return None if math.isinf(seconds) else seconds
+
+
+# -- declared configs ----------------------------------------------------------------------
+# A config is a frozen dataclass whose fields carry their rule in ``metadata["rule"]``
+# (made by the helpers below); ``Config.__post_init__`` checks every field once, when the
+# config is made, and a frozen config cannot change afterwards (``dataclasses.replace``
+# makes a new one, checked again). Every message has one form:
+# "`NFSPConfig.batch_size` must be an integer >= 1, received 0."
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What one config field accepts.
+
+    Attributes:
+        kind: ``"int"``, ``"number"``, ``"bool"``, ``"choice"``, ``"ints"`` (a non-empty
+            tuple of integers) or ``"numbers"`` (a tuple of ``length`` numbers).
+        low, high: the bounds of a number or integer (or of each element of a tuple).
+        low_inclusive, high_inclusive: whether a bound itself is allowed.
+        choices: the allowed values of a ``"choice"``.
+        optional: ``None`` is allowed too.
+        length: the length of a ``"numbers"`` tuple.
+    """
+
+    kind: str
+    low: float | None = None
+    high: float | None = None
+    low_inclusive: bool = True
+    high_inclusive: bool = True
+    choices: tuple[Any, ...] = ()
+    optional: bool = False
+    length: int | None = None
+
+    def describe(self) -> str:
+        """What the field must be, as the message says it."""
+        if self.kind == "choice":
+            text = "one of " + ", ".join(repr(c) for c in self.choices)
+        elif self.kind == "bool":
+            text = "True or False"
+        else:
+            noun = {"int": "an integer", "number": "a finite number"}.get(self.kind)
+            if noun is None:
+                each = "integers" if self.kind == "ints" else "finite numbers"
+                size = "a non-empty tuple" if self.length is None else f"a tuple of {self.length}"
+                noun = f"{size} of {each}"
+            text = noun + self._bounds()
+        return text + (" or None" if self.optional else "")
+
+    def _bounds(self) -> str:
+        low = None if self.low is None else f"{'>=' if self.low_inclusive else '>'} {self.low:g}"
+        high = (
+            None if self.high is None else f"{'<=' if self.high_inclusive else '<'} {self.high:g}"
+        )
+        if low and high:
+            return f" {low} and {high}"
+        return f" {low or high}" if low or high else ""
+
+    def _in_bounds(self, x: float) -> bool:
+        if self.low is not None and (x < self.low or (x == self.low and not self.low_inclusive)):
+            return False
+        return not (
+            self.high is not None
+            and (x > self.high or (x == self.high and not self.high_inclusive))
+        )
+
+    def _scalar(self, value: Any) -> Any:
+        """The clean value, or ``_BAD``."""
+        if self.kind in ("int", "ints"):
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+                return _BAD
+            clean: Any = int(value)
+        else:
+            if isinstance(value, (bool, np.bool_)) or not isinstance(
+                value, (int, float, np.integer, np.floating)
+            ):
+                return _BAD
+            clean = float(value)
+            if not math.isfinite(clean):
+                return _BAD
+        return clean if self._in_bounds(clean) else _BAD
+
+    def check(self, name: str, value: Any) -> Any:
+        """The clean value of field ``name`` (ints as ``int``, numbers as ``float``,
+        sequences as tuples).
+
+        Raises:
+            InvalidParameterError: "`name` must be ..., received ...".
+        """
+        if value is None and self.optional:
+            return None
+        clean: Any = _BAD
+        if self.kind == "bool":
+            clean = bool(value) if isinstance(value, (bool, np.bool_)) else _BAD
+        elif self.kind == "choice":
+            clean = value if isinstance(value, Hashable) and value in self.choices else _BAD
+        elif self.kind in ("int", "number"):
+            clean = self._scalar(value)
+        elif isinstance(value, (list, tuple)) and (
+            len(value) > 0 if self.length is None else len(value) == self.length
+        ):
+            items = tuple(self._scalar(v) for v in value)
+            clean = _BAD if any(v is _BAD for v in items) else items
+        if clean is _BAD:
+            raise InvalidParameterError(f"`{name}` must be {self.describe()}, received {value!r}.")
+        return clean
+
+
+_BAD = object()
+
+
+def _setting(default: Any, rule: Rule, help: str) -> Any:
+    return field(default=default, metadata={"rule": rule, "help": help})
+
+
+def integer(
+    default: int | None,
+    *,
+    low: int = 0,
+    high: int | None = None,
+    optional: bool = False,
+    help: str = "",
+) -> Any:
+    """A config field holding an integer in ``[low, high]`` (``None`` too if optional)."""
+    return _setting(default, Rule("int", low, high, optional=optional), help)
+
+
+def number(
+    default: float | None,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_inclusive: bool = True,
+    high_inclusive: bool = True,
+    optional: bool = False,
+    help: str = "",
+) -> Any:
+    """A config field holding a finite number within the bounds."""
+    rule = Rule("number", low, high, low_inclusive, high_inclusive, optional=optional)
+    return _setting(default, rule, help)
+
+
+def choice(default: Any, choices: tuple[Any, ...], *, help: str = "") -> Any:
+    """A config field holding one of ``choices`` (``None`` may be one of them)."""
+    return _setting(default, Rule("choice", choices=tuple(choices)), help)
+
+
+def flag(default: bool, *, help: str = "") -> Any:
+    """A config field holding ``True`` or ``False`` (not 0, 1 or strings)."""
+    return _setting(default, Rule("bool"), help)
+
+
+def seed_field(default: int | None = 0, *, help: str = "") -> Any:
+    """A config field holding a seed: ``None`` or an integer >= 0."""
+    return _setting(default, Rule("int", 0, optional=True), help)
+
+
+def integers(default: tuple[int, ...], *, low: int = 1, help: str = "") -> Any:
+    """A config field holding a non-empty tuple of integers >= ``low`` (layer widths)."""
+    return _setting(default, Rule("ints", low), help)
+
+
+def numbers(
+    default: tuple[float, ...],
+    *,
+    length: int,
+    low: float | None = None,
+    low_inclusive: bool = True,
+    help: str = "",
+) -> Any:
+    """A config field holding a tuple of ``length`` finite numbers within the bounds."""
+    return _setting(default, Rule("numbers", low, None, low_inclusive, length=length), help)
+
+
+class Config:
+    """Base of the package's frozen config dataclasses: checks every field's declared
+    rule once, at construction, and reads and writes plain dicts.
+
+    A subclass is ``@dataclass(frozen=True)`` with fields made by :func:`integer`,
+    :func:`number`, :func:`choice`, :func:`flag`, :func:`seed_field`, :func:`integers`
+    or :func:`numbers`; it may add a ``check()`` for rules that join several fields.
+    """
+
+    def __post_init__(self) -> None:
+        kind = type(self).__name__
+        for f in fields(self):  # type: ignore[arg-type]
+            rule = f.metadata.get("rule")
+            if rule is not None:
+                clean = rule.check(f"{kind}.{f.name}", getattr(self, f.name))
+                object.__setattr__(self, f.name, clean)
+        self.check()
+
+    def check(self) -> None:
+        """Rules that join several fields (none by default).
+
+        Raises:
+            InvalidParameterError: naming the fields.
+        """
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as plain JSON-ready values (tuples as lists)."""
+        return {
+            f.name: list(v) if isinstance(v := getattr(self, f.name), tuple) else v
+            for f in fields(self)  # type: ignore[arg-type]
+        }
+
+    @classmethod
+    def from_dict(cls: type[_C], d: Mapping[str, Any]) -> _C:
+        """The config of a dict (as :meth:`to_dict` writes it); missing keys take their
+        defaults.
+
+        Raises:
+            InvalidParameterError: not a mapping, an unknown key (the known ones are
+                listed) or a value its field refuses.
+        """
+        if not isinstance(d, Mapping):
+            raise InvalidParameterError(
+                f"{cls.__name__}.from_dict expects a mapping, received {type(d).__name__}."
+            )
+        known = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+        unknown = sorted(set(d) - set(known))
+        if unknown:
+            raise InvalidParameterError(
+                f"Unknown {cls.__name__} fields {unknown}; the known ones are {known}."
+            )
+        return cls(**d)

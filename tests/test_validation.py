@@ -134,3 +134,69 @@ def test_numba_caches_in_the_users_cache_directory():
 
     assert str(user_cache_dir("numba")) == numba.config.CACHE_DIR
     assert not str(numba.config.CACHE_DIR).startswith(str(nashzoo.__path__[0]))
+
+
+# -- declared configs (issue 30: field rules in metadata, checked once, frozen) ----------
+def _configs():
+    from nashzoo.agents.ismcts.search import SearchConfig
+    from nashzoo.agents.ismcts.train import TrainConfig
+    from nashzoo.agents.nfg import GempConfig
+    from nashzoo.agents.nfsp import NFSPConfig
+    from nashzoo.agents.simplex_gradient import SimplexGradientConfig
+
+    return [NFSPConfig, SimplexGradientConfig, SearchConfig, TrainConfig, GempConfig]
+
+
+@pytest.mark.parametrize("kind", _configs(), ids=lambda k: k.__name__)
+def test_every_learner_config_is_frozen_declared_and_round_trips(kind):
+    import dataclasses
+
+    from nashzoo.validation import Config
+
+    assert issubclass(kind, Config) and kind.__dataclass_params__.frozen
+    config = kind()
+    assert kind.from_dict(config.to_dict()) == config
+    # every field declares its rule, so nothing goes unchecked
+    undeclared = [f.name for f in dataclasses.fields(kind) if "rule" not in f.metadata]
+    assert undeclared == []
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.seed = 3
+    # a change makes a new config, checked again
+    with pytest.raises(InvalidParameterError, match=rf"`{kind.__name__}.seed` must be"):
+        dataclasses.replace(config, seed=-1)
+    with pytest.raises(InvalidParameterError, match=r"Unknown .* fields \['nope'\]; the known"):
+        kind.from_dict({"nope": 1})
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("batch_size", 0, "must be an integer >= 1, received 0."),
+        ("batch_size", 2.0, "must be an integer >= 1, received 2.0."),
+        ("batch_size", True, "must be an integer >= 1, received True."),
+        ("anticipatory", float("nan"), "must be a finite number >= 0 and <= 1, received nan."),
+        ("anticipatory", "0.1", "must be a finite number >= 0 and <= 1, received '0.1'."),
+        ("vectorized", 1, "must be True or False, received 1."),
+        ("loss", ["mse"], "must be one of 'mse', 'huber', received ['mse']."),
+        ("seed", -1, "must be an integer >= 0 or None, received -1."),
+        ("hidden_sizes", (), "must be a non-empty tuple of integers >= 1, received ()."),
+    ],
+)
+def test_config_messages_have_one_form(field, value, message):
+    from nashzoo.agents.nfsp import NFSPConfig
+
+    with pytest.raises(InvalidParameterError) as caught:
+        NFSPConfig(**{field: value})
+    assert str(caught.value) == f"`NFSPConfig.{field}` {message}"
+
+
+def test_config_values_are_cleaned_once():
+    from nashzoo.agents.nfg import GempConfig
+    from nashzoo.agents.nfsp import NFSPConfig
+
+    config = NFSPConfig(batch_size=np.int64(64), hidden_sizes=[32, 16], anticipatory=0)
+    assert type(config.batch_size) is int and config.hidden_sizes == (32, 16)
+    assert type(config.anticipatory) is float
+    assert GempConfig(eta=[1, 2]).eta == (1.0, 2.0)
+    with pytest.raises(InvalidParameterError, match=r"`GempConfig.eta` must be a tuple of 2"):
+        GempConfig(eta=(1.0, 0.0))

@@ -63,11 +63,14 @@ def test_agent_is_a_policy_agent_evaluated_exactly():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        ({"anticipatory": 1.5}, r"anticipatory must be a number in \[0.0, 1.0\], received 1.5"),
-        ({"batch_games": 0}, "batch_games must be a positive integer"),
-        ({"hidden_sizes": [64]}, "hidden_sizes must be a non-empty tuple"),
-        ({"optimizer": "rmsprop"}, "optimizer must be 'sgd' or 'adam'"),
-        ({"rl_learning_rate": -1}, "rl_learning_rate must be a positive number"),
+        (
+            {"anticipatory": 1.5},
+            r"`NFSPConfig.anticipatory` must be a finite number >= 0 and <= 1, received 1.5",
+        ),
+        ({"batch_games": 0}, r"`NFSPConfig.batch_games` must be an integer >= 1, received 0"),
+        ({"hidden_sizes": [64, 0]}, "hidden_sizes` must be a non-empty tuple of integers"),
+        ({"optimizer": "rmsprop"}, "optimizer` must be one of 'sgd', 'adam'"),
+        ({"rl_learning_rate": -1}, "rl_learning_rate` must be a finite number > 0"),
     ],
 )
 def test_bad_config_values(kwargs, match):

@@ -16,6 +16,7 @@ the agent's generator (``reset(seed=...)`` re-seeds it).
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -97,9 +98,17 @@ class ISMCTSAgent:
     # -- settings -----------------------------------------------------------------------
     @property
     def config(self) -> SearchConfig:
-        """The search settings (change a field, e.g. ``agent.config.eps = 0.1``; it is
-        validated at the next search)."""
+        """The search settings (frozen; to change one, assign a new config, e.g.
+        ``agent.config = dataclasses.replace(agent.config, eps=0.1)``)."""
         return self.search.config
+
+    @config.setter
+    def config(self, config: SearchConfig) -> None:
+        if not isinstance(config, SearchConfig):
+            raise InvalidParameterError(
+                f"An agent's config is a SearchConfig, received {type(config).__name__}."
+            )
+        self.search.config = config
 
     @property
     def simulations(self) -> int:
@@ -108,13 +117,7 @@ class ISMCTSAgent:
 
     @simulations.setter
     def simulations(self, value: int) -> None:
-        old = self.config.simulations
-        self.config.simulations = value
-        try:
-            self.config.validate()
-        except InvalidParameterError:
-            self.config.simulations = old
-            raise
+        self.config = dataclasses.replace(self.config, simulations=value)  # checked there
 
     @property
     def game(self) -> Game:
@@ -225,7 +228,7 @@ class ISMCTSAgent:
             )
         try:
             file_game = load_game(state["game"])
-            config = SearchConfig(**state["config"])
+            config = SearchConfig.from_dict(state["config"])
             tree = compile_game(file_game)
             tables = SearchTables(
                 views=views_of(tree),

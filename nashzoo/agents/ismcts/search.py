@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
@@ -32,15 +32,15 @@ from nashzoo.agents.ismcts.tables import SearchTables, payoff_scale
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import TERMINAL
 from nashzoo.tree.compile import GameTree
-from nashzoo.validation import check_int
+from nashzoo.validation import Config, check_int, choice, integer, number, seed_field
 
 __all__ = ["SearchConfig", "SearchResult", "Search", "VARIANTS"]
 
 VARIANTS = ("mt", "a", "nash")
 
 
-@dataclass
-class SearchConfig:
+@dataclass(frozen=True)
+class SearchConfig(Config):
     """Settings of an information-set search.
 
     Attributes:
@@ -72,76 +72,22 @@ class SearchConfig:
             information set from it, so the order of queries does not matter).
     """
 
-    variant: Literal["mt", "a", "nash"] = "nash"
-    simulations: int = 1000
-    time_budget: float | None = None
-    c_uct: float = 2.0
-    c_puct: float = 2.0
-    eps: float = 0.05
-    spawn_cap: int = 3
-    belief: Literal["table", "model"] = "table"
-    estimator: Literal["exact", "polled"] = "exact"
-    final_policy: Literal["lcb", "visits", "max_visits"] | None = None
-    lcb_z: float = 1.96
-    noise_alpha: float = 1.0
-    noise_fraction: float = 0.25
-    seed: int | None = 0
-
-    def __post_init__(self) -> None:
-        self.validate()
-
-    def validate(self) -> None:
-        """Check every field (also after changing one).
-
-        Raises:
-            InvalidParameterError: naming the field, what it must be and what it is.
-        """
-        if self.variant not in VARIANTS:
-            raise InvalidParameterError(
-                f"variant must be one of {VARIANTS}, received {self.variant!r}."
-            )
-        check_int("simulations", self.simulations, 1)
-        check_int("spawn_cap", self.spawn_cap, 0, 8)
-        for name in ("c_uct", "c_puct", "eps", "lcb_z", "noise_alpha", "noise_fraction"):
-            value = getattr(self, name)
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float))
-                or not (math.isfinite(value) and value >= 0)
-            ):
-                raise InvalidParameterError(
-                    f"{name} must be a finite number >= 0, received {value!r}."
-                )
-        if self.noise_fraction > 1:
-            raise InvalidParameterError(
-                f"noise_fraction must be in [0, 1], received {self.noise_fraction!r}."
-            )
-        if self.noise_alpha == 0:
-            raise InvalidParameterError("noise_alpha must be > 0.")
-        if self.time_budget is not None and (
-            isinstance(self.time_budget, bool)
-            or not isinstance(self.time_budget, (int, float))
-            or not 0 < self.time_budget < math.inf
-        ):
-            raise InvalidParameterError(
-                f"time_budget must be None or a positive number of seconds, received "
-                f"{self.time_budget!r}."
-            )
-        if self.belief not in ("table", "model"):
-            raise InvalidParameterError(
-                f"belief must be 'table' or 'model', received {self.belief!r}."
-            )
-        if self.estimator not in ("exact", "polled"):
-            raise InvalidParameterError(
-                f"estimator must be 'exact' or 'polled', received {self.estimator!r}."
-            )
-        if self.final_policy not in (None, "lcb", "visits", "max_visits"):
-            raise InvalidParameterError(
-                "final_policy must be None, 'lcb', 'visits' or 'max_visits', received "
-                f"{self.final_policy!r}."
-            )
-        if self.seed is not None:
-            check_int("seed", self.seed, 0)
+    variant: Literal["mt", "a", "nash"] = choice("nash", VARIANTS)
+    simulations: int = integer(1000, low=1)
+    time_budget: float | None = number(None, low=0.0, low_inclusive=False, optional=True)
+    c_uct: float = number(2.0, low=0.0)
+    c_puct: float = number(2.0, low=0.0)
+    eps: float = number(0.05, low=0.0)
+    spawn_cap: int = integer(3, low=0, high=8)
+    belief: Literal["table", "model"] = choice("table", ("table", "model"))
+    estimator: Literal["exact", "polled"] = choice("exact", ("exact", "polled"))
+    final_policy: Literal["lcb", "visits", "max_visits"] | None = choice(
+        None, (None, "lcb", "visits", "max_visits")
+    )
+    lcb_z: float = number(1.96, low=0.0)
+    noise_alpha: float = number(1.0, low=0.0, low_inclusive=False)
+    noise_fraction: float = number(0.25, low=0.0, high=1.0)
+    seed: int | None = seed_field(0)
 
     @property
     def move_selection(self) -> str:
@@ -154,9 +100,6 @@ class SearchConfig:
     def effective_eps(self) -> float:
         """``eps`` for Nash-ISMCTS, 0 for the other variants."""
         return float(self.eps) if self.variant == "nash" else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass
@@ -321,7 +264,6 @@ class Search:
             raise InvalidParameterError(
                 f"Search needs a SearchConfig, received {type(config).__name__}."
             )
-        config.validate()
         self.tables = tables
         self.config = config
         self._game = _game_arrays(tables)
@@ -386,7 +328,6 @@ class Search:
             self_play: add Dirichlet noise to the root prior (training only).
         """
         c = self.config
-        c.validate()
         tree = self.tree
         infoset = check_int("infoset", infoset, 0, tree.num_infosets - 1)
         gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)

@@ -26,12 +26,11 @@ same seed gives the same networks whatever the number of workers.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -50,7 +49,7 @@ from nashzoo.tree.best_response import nash_conv_array
 from nashzoo.tree.compile import compile_game
 from nashzoo.tree.reach import edge_probabilities
 from nashzoo.tree.views import ViewTable, views_of
-from nashzoo.validation import check_int
+from nashzoo.validation import Config, choice, integer, integers, number
 
 __all__ = [
     "TrainConfig",
@@ -64,8 +63,8 @@ __all__ = [
 torch = require("torch", "torch", "Nash-ISMCTS training")
 
 
-@dataclass
-class TrainConfig:
+@dataclass(frozen=True)
+class TrainConfig(Config):
     """Hyper-parameters of Nash-ISMCTS self-play training.
 
     Attributes:
@@ -108,75 +107,30 @@ class TrainConfig:
         seed: seed of everything (networks, games, searches).
     """
 
-    generations: int = 200
-    minutes: float | None = None
-    games_per_generation: int = 128
-    simulations: int = 400
-    eval_simulations: int = 1000
-    eps: float = 0.05
-    eps_final: float | None = None
-    play_eps: float = 0.2
-    play_c_puct: float = 4.0
-    c_puct: float = 2.0
-    spawn_cap: int = 3
-    noise_alpha: float = 1.0
-    noise_fraction: float = 0.25
-    hidden_sizes: tuple[int, ...] = (128, 128)
-    learning_rate: float = 1e-3
-    batch_size: int = 256
-    steps_per_generation: int = 100
-    replay_generations: int = 20
-    belief_games: int = 16384
-    bayes_weight: float = 1.0
-    eval_every: int = 5
-    workers: int = 0
-    backend: str = "local"
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        for name in (
-            "generations",
-            "games_per_generation",
-            "simulations",
-            "eval_simulations",
-            "batch_size",
-            "steps_per_generation",
-            "replay_generations",
-            "belief_games",
-            "eval_every",
-        ):
-            check_int(name, getattr(self, name), 1)
-        check_int("workers", self.workers, 0)
-        check_int("seed", self.seed, 0)
-        for name in (
-            "eps",
-            "play_eps",
-            "c_puct",
-            "play_c_puct",
-            "learning_rate",
-            "bayes_weight",
-        ) + (("eps_final",) if self.eps_final is not None else ()):
-            value = getattr(self, name)
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float))
-                or not (math.isfinite(value) and value >= 0)
-            ):
-                raise InvalidParameterError(
-                    f"{name} must be a finite number >= 0, received {value!r}."
-                )
-        if self.minutes is not None and not (
-            isinstance(self.minutes, (int, float)) and 0 < self.minutes < math.inf
-        ):
-            raise InvalidParameterError(
-                f"minutes must be None or a positive number, received {self.minutes!r}."
-            )
-        if self.backend not in ("local", "ray"):
-            raise InvalidParameterError(
-                f"backend must be 'local' or 'ray', received {self.backend!r}."
-            )
-        self.hidden_sizes = tuple(self.hidden_sizes)
-        self.search_config()  # validates the search settings
+    generations: int = integer(200, low=1)
+    minutes: float | None = number(None, low=0.0, low_inclusive=False, optional=True)
+    games_per_generation: int = integer(128, low=1)
+    simulations: int = integer(400, low=1)
+    eval_simulations: int = integer(1000, low=1)
+    eps: float = number(0.05, low=0.0)
+    eps_final: float | None = number(None, low=0.0, optional=True)
+    play_eps: float = number(0.2, low=0.0)
+    play_c_puct: float = number(4.0, low=0.0)
+    c_puct: float = number(2.0, low=0.0)
+    spawn_cap: int = integer(3, low=0, high=8)
+    noise_alpha: float = number(1.0, low=0.0, low_inclusive=False)
+    noise_fraction: float = number(0.25, low=0.0, high=1.0)
+    hidden_sizes: tuple[int, ...] = integers((128, 128))
+    learning_rate: float = number(1e-3, low=0.0)
+    batch_size: int = integer(256, low=1)
+    steps_per_generation: int = integer(100, low=1)
+    replay_generations: int = integer(20, low=1)
+    belief_games: int = integer(16384, low=1)
+    bayes_weight: float = number(1.0, low=0.0)
+    eval_every: int = integer(5, low=1)
+    workers: int = integer(0, low=0)
+    backend: str = choice("local", ("local", "ray"))
+    seed: int = integer(0, low=0)
 
     def search_config(self, *, play: bool = False, progress: float = 0.0) -> SearchConfig:
         """The Nash-ISMCTS settings of self-play (``progress`` in [0, 1] of the run
@@ -195,11 +149,6 @@ class TrainConfig:
             noise_fraction=self.noise_fraction,
             seed=self.seed,
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["hidden_sizes"] = list(self.hidden_sizes)
-        return d
 
 
 @dataclass(frozen=True)

@@ -43,13 +43,16 @@ from nashzoo.games.matrix import MatrixGame
 from nashzoo.tree.kernels import next_uniform, rng_state
 from nashzoo.tree.normal_form import ReducedNormalForm
 from nashzoo.tree.policy import TabularPolicy
-from nashzoo.validation import check_int, check_number
+from nashzoo.validation import Config, check_int, choice, integer, number, numbers
 
 __all__ = ["GempConfig", "GempSolver", "bimatrix", "nash_conv_bimatrix", "gemp_loss"]
 
 
-@dataclass
-class GempConfig:
+_STEPS = ("euclidean", "mirror", "softmax")
+
+
+@dataclass(frozen=True)
+class GempConfig(Config):
     """Options of :class:`GempSolver`.
 
     Attributes:
@@ -71,40 +74,13 @@ class GempConfig:
         seed: seed of the random start and of the sampling.
     """
 
-    tau: float = 0.05
-    learning_rate: float = 0.3
-    eta: tuple[float, float] = (1.0, 1.0)
-    step: Literal["softmax", "mirror", "euclidean"] = "softmax"
-    estimate: Literal["exact", "sampled"] = "exact"
-    init: Literal["uniform", "random"] = "uniform"
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        self.tau = check_number("tau", self.tau, low=0.0)
-        self.learning_rate = check_number(
-            "learning_rate", self.learning_rate, low=0.0, low_inclusive=False
-        )
-        eta = tuple(self.eta)
-        if len(eta) != 2 or any(
-            isinstance(e, bool) or not isinstance(e, (int, float)) or e <= 0 for e in eta
-        ):
-            raise InvalidParameterError(
-                f"GempConfig.eta must be two positive weights, received {self.eta!r}."
-            )
-        self.eta = (float(eta[0]), float(eta[1]))
-        if self.step not in _STEPS:
-            raise InvalidParameterError(
-                f"GempConfig.step must be one of {_STEPS}, received {self.step!r}."
-            )
-        if self.estimate not in ("exact", "sampled"):
-            raise InvalidParameterError(
-                f"GempConfig.estimate must be 'exact' or 'sampled', received {self.estimate!r}."
-            )
-        if self.init not in ("uniform", "random"):
-            raise InvalidParameterError(
-                f"GempConfig.init must be 'uniform' or 'random', received {self.init!r}."
-            )
-        self.seed = check_int("seed", self.seed, 0)
+    tau: float = number(0.05, low=0.0)
+    learning_rate: float = number(0.3, low=0.0, low_inclusive=False)
+    eta: tuple[float, float] = numbers((1.0, 1.0), length=2, low=0.0, low_inclusive=False)
+    step: Literal["softmax", "mirror", "euclidean"] = choice("softmax", _STEPS)
+    estimate: Literal["exact", "sampled"] = choice("exact", ("exact", "sampled"))
+    init: Literal["uniform", "random"] = choice("uniform", ("uniform", "random"))
+    seed: int = integer(0, low=0)
 
 
 def bimatrix(game: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -148,9 +124,6 @@ def gemp_loss(
         pg = g - g.mean()
         total += e * float(pg @ pg)
     return total
-
-
-_STEPS = ("euclidean", "mirror", "softmax")
 
 
 @njit(cache=True)

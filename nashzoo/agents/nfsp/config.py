@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 
-from nashzoo.errors import InvalidParameterError
+from nashzoo.validation import Config, choice, flag, integer, integers, number, seed_field
 
 __all__ = ["NFSPConfig"]
 
 
 @dataclass(frozen=True)
-class NFSPConfig:
+class NFSPConfig(Config):
     """NFSP hyper-parameters.
 
     Defaults follow OpenSpiel's Leduc NFSP example (hidden 128, replay and reservoir
@@ -49,99 +49,22 @@ class NFSPConfig:
             batched env, steps :class:`~nashzoo.games.base.State` objects.
     """
 
-    hidden_sizes: tuple[int, ...] = (128,)
-    batch_games: int = 128
-    replay_capacity: int = 20_000
-    reservoir_capacity: int = 2_000_000
-    min_buffer_to_learn: int = 1000
-    anticipatory: float = 0.1
-    batch_size: int = 128
-    learn_every: int = 64
-    rl_learning_rate: float = 0.001
-    sl_learning_rate: float = 0.001
-    optimizer: str = "adam"
-    target_update_every: int = 50
-    epsilon_start: float = 0.06
-    epsilon_end: float = 0.001
-    epsilon_decay_steps: int = 20_000_000
-    discount: float = 1.0
-    loss: str = "mse"
-    seed: int | None = 0
-    vectorized: bool = True
-
-    def __post_init__(self) -> None:
-        positive_ints = (
-            "batch_games",
-            "replay_capacity",
-            "reservoir_capacity",
-            "batch_size",
-            "learn_every",
-            "target_update_every",
-            "epsilon_decay_steps",
-        )
-        for name in positive_ints:
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidParameterError(
-                    f"NFSPConfig.{name} must be a positive integer, received {value!r}."
-                )
-        if not isinstance(self.min_buffer_to_learn, int) or self.min_buffer_to_learn < 0:
-            raise InvalidParameterError(
-                f"NFSPConfig.min_buffer_to_learn must be an integer >= 0, received "
-                f"{self.min_buffer_to_learn!r}."
-            )
-        if (
-            not isinstance(self.hidden_sizes, tuple)
-            or not self.hidden_sizes
-            or any(not isinstance(h, int) or h < 1 for h in self.hidden_sizes)
-        ):
-            raise InvalidParameterError(
-                f"NFSPConfig.hidden_sizes must be a non-empty tuple of positive integers, "
-                f"received {self.hidden_sizes!r}."
-            )
-        for name, low, high in (
-            ("anticipatory", 0.0, 1.0),
-            ("epsilon_start", 0.0, 1.0),
-            ("epsilon_end", 0.0, 1.0),
-            ("discount", 0.0, 1.0),
-        ):
-            value = getattr(self, name)
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float))
-                or not low <= value <= high
-            ):
-                raise InvalidParameterError(
-                    f"NFSPConfig.{name} must be a number in [{low}, {high}], received {value!r}."
-                )
-        for name in ("rl_learning_rate", "sl_learning_rate"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise InvalidParameterError(
-                    f"NFSPConfig.{name} must be a positive number, received {value!r}."
-                )
-        if not isinstance(self.vectorized, bool):
-            raise InvalidParameterError(
-                f"NFSPConfig.vectorized must be True or False, received {self.vectorized!r}."
-            )
-        if self.optimizer not in ("sgd", "adam"):
-            raise InvalidParameterError(
-                f"NFSPConfig.optimizer must be 'sgd' or 'adam', received {self.optimizer!r}."
-            )
-        if self.loss not in ("mse", "huber"):
-            raise InvalidParameterError(
-                f"NFSPConfig.loss must be 'mse' or 'huber', received {self.loss!r}."
-            )
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["hidden_sizes"] = list(self.hidden_sizes)
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict) -> NFSPConfig:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise InvalidParameterError(f"Unknown NFSPConfig fields {unknown}.")
-        return cls(**{**d, "hidden_sizes": tuple(d.get("hidden_sizes", (128,)))})
+    hidden_sizes: tuple[int, ...] = integers((128,))
+    batch_games: int = integer(128, low=1)
+    replay_capacity: int = integer(20_000, low=1)
+    reservoir_capacity: int = integer(2_000_000, low=1)
+    min_buffer_to_learn: int = integer(1000, low=0)
+    anticipatory: float = number(0.1, low=0.0, high=1.0)
+    batch_size: int = integer(128, low=1)
+    learn_every: int = integer(64, low=1)
+    rl_learning_rate: float = number(0.001, low=0.0, low_inclusive=False)
+    sl_learning_rate: float = number(0.001, low=0.0, low_inclusive=False)
+    optimizer: str = choice("adam", ("sgd", "adam"))
+    target_update_every: int = integer(50, low=1)
+    epsilon_start: float = number(0.06, low=0.0, high=1.0)
+    epsilon_end: float = number(0.001, low=0.0, high=1.0)
+    epsilon_decay_steps: int = integer(20_000_000, low=1)
+    discount: float = number(1.0, low=0.0, high=1.0)
+    loss: str = choice("mse", ("mse", "huber"))
+    seed: int | None = seed_field(0)
+    vectorized: bool = flag(True)

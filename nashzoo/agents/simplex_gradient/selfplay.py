@@ -34,9 +34,8 @@ Stochastic Optimization", ICLR 2024.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,14 +50,23 @@ from nashzoo.extras import require
 from nashzoo.games import Game, load_game
 from nashzoo.games.base import CHANCE, TERMINAL, State
 from nashzoo.games.observation import ObservationCache
-from nashzoo.validation import check_seed
+from nashzoo.validation import (
+    Config,
+    check_seed,
+    choice,
+    flag,
+    integer,
+    integers,
+    number,
+    seed_field,
+)
 
 __all__ = ["SimplexGradientConfig", "SimplexGradient", "SimplexGradientAgent"]
 
 
 # -- 1. configuration -----------------------------------------------------------------------
 @dataclass(frozen=True)
-class SimplexGradientConfig:
+class SimplexGradientConfig(Config):
     """Hyper-parameters of simplex-gradient self-play.
 
     The defaults are the variant that learned best on the fighting-card presets here
@@ -92,97 +100,25 @@ class SimplexGradientConfig:
         seed: seed of every random choice (networks, self-play, buffers).
     """
 
-    hidden_sizes: tuple[int, ...] = (128, 128)
-    batch_games: int = 64
-    reward: str = "difference"
-    parametrisation: str = "softmax"
-    projected: bool = True
-    entropy: float = 0.05
-    magnet: str = "none"
-    magnet_strength: float = 0.0
-    policy_optimizer: str = "sgd"
-    policy_lr: float = 1.0
-    value_lr: float = 1e-3
-    average_lr: float = 1e-3
-    policy_steps: int = 1
-    value_steps: int = 4
-    average_steps: int = 2
-    batch_size: int = 256
-    value_capacity: int = 50_000
-    reservoir_capacity: int = 200_000
-    seed: int | None = 0
-
-    def __post_init__(self) -> None:
-        for name in (
-            "batch_games",
-            "policy_steps",
-            "value_steps",
-            "average_steps",
-            "batch_size",
-            "value_capacity",
-            "reservoir_capacity",
-        ):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidParameterError(
-                    f"SimplexGradientConfig.{name} must be a positive integer, received {value!r}."
-                )
-        if (
-            not isinstance(self.hidden_sizes, tuple)
-            or not self.hidden_sizes
-            or any(
-                isinstance(h, bool) or not isinstance(h, int) or h < 1 for h in self.hidden_sizes
-            )
-        ):
-            raise InvalidParameterError(
-                "SimplexGradientConfig.hidden_sizes must be a non-empty tuple of positive "
-                f"integers, received {self.hidden_sizes!r}."
-            )
-        for name, allowed in (
-            ("reward", ("difference", "log_difference")),
-            ("parametrisation", ("softmax", "direct")),
-            ("magnet", ("none", "uniform", "average")),
-            ("policy_optimizer", ("sgd", "adam")),
-        ):
-            if getattr(self, name) not in allowed:
-                raise InvalidParameterError(
-                    f"SimplexGradientConfig.{name} must be one of {allowed}, received "
-                    f"{getattr(self, name)!r}."
-                )
-        if not isinstance(self.projected, bool):
-            raise InvalidParameterError(
-                f"SimplexGradientConfig.projected must be True or False, received "
-                f"{self.projected!r}."
-            )
-        for name, positive in (
-            ("entropy", False),
-            ("magnet_strength", False),
-            ("policy_lr", True),
-            ("value_lr", True),
-            ("average_lr", True),
-        ):
-            value = getattr(self, name)
-            ok = not isinstance(value, bool) and isinstance(value, (int, float))
-            ok = ok and math.isfinite(value) and (value > 0 if positive else value >= 0)
-            if not ok:
-                kind = "positive" if positive else "non-negative"
-                raise InvalidParameterError(
-                    f"SimplexGradientConfig.{name} must be a {kind} number, received {value!r}."
-                )
-        check_seed(self.seed)
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["hidden_sizes"] = list(self.hidden_sizes)
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> SimplexGradientConfig:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise InvalidParameterError(f"Unknown SimplexGradientConfig fields {unknown}.")
-        return cls(**{**d, "hidden_sizes": tuple(d.get("hidden_sizes", (128, 128)))})
+    hidden_sizes: tuple[int, ...] = integers((128, 128))
+    batch_games: int = integer(64, low=1)
+    reward: str = choice("difference", ("difference", "log_difference"))
+    parametrisation: str = choice("softmax", ("softmax", "direct"))
+    projected: bool = flag(True)
+    entropy: float = number(0.05, low=0.0)
+    magnet: str = choice("none", ("none", "uniform", "average"))
+    magnet_strength: float = number(0.0, low=0.0)
+    policy_optimizer: str = choice("sgd", ("sgd", "adam"))
+    policy_lr: float = number(1.0, low=0.0, low_inclusive=False)
+    value_lr: float = number(1e-3, low=0.0, low_inclusive=False)
+    average_lr: float = number(1e-3, low=0.0, low_inclusive=False)
+    policy_steps: int = integer(1, low=1)
+    value_steps: int = integer(4, low=1)
+    average_steps: int = integer(2, low=1)
+    batch_size: int = integer(256, low=1)
+    value_capacity: int = integer(50_000, low=1)
+    reservoir_capacity: int = integer(200_000, low=1)
+    seed: int | None = seed_field(0)
 
 
 # -- 2. networks -----------------------------------------------------------------------------
