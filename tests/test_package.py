@@ -3,6 +3,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import nashzoo
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,6 +57,8 @@ def test_core_works_with_only_the_core_dependencies():
     code = (
         BLOCKER
         + """
+import pytest
+
 import nashzoo
 from nashzoo.eval import exploitability, head_to_head
 from nashzoo.tree import TabularPolicy
@@ -84,6 +88,8 @@ def test_old_pettingzoo_without_a_registry_is_supported():
 import pettingzoo
 if hasattr(pettingzoo, "register"):
     del pettingzoo.register
+import pytest
+
 import nashzoo
 env = nashzoo.make("nashzoo/leduc_holdem-v0")
 print(nashzoo.play_episode(env, [nashzoo.RandomAgent(seed=0)] * 2, seed=1))
@@ -142,3 +148,34 @@ def test_public_api():
         "__version__",
     ):
         assert hasattr(nashzoo, name)
+
+
+def test_the_agent_contract_has_one_public_home_and_is_checked_with_isinstance():
+    # issue 30: Agent was importable from five paths, and four optional methods were
+    # found by getattr and declared nowhere
+    import nashzoo.agents
+    import nashzoo.envs
+    from nashzoo.agents import ActsMany, ChecksGame, StatesBatch, StatesMany, StatesProbabilities
+    from nashzoo.agents.cfr import CFRPlusSolver, TabularPolicyAgent
+    from nashzoo.games import KuhnPokerGame
+
+    assert (
+        nashzoo.Agent is nashzoo.agents.Agent and nashzoo.PolicyAgent is nashzoo.agents.PolicyAgent
+    )
+    assert not hasattr(nashzoo.envs, "Agent")
+    with pytest.raises(ImportError):
+        __import__("nashzoo.agents.protocol")
+    cfr = TabularPolicyAgent(CFRPlusSolver(KuhnPokerGame()).iterate(5).average_policy())
+    assert isinstance(cfr, nashzoo.PolicyAgent) and isinstance(cfr, StatesProbabilities)
+    assert not isinstance(nashzoo.RandomAgent(), ChecksGame)
+
+    class Bare:
+        pass
+
+    bare = Bare()
+    assert not any(
+        isinstance(bare, p)
+        for p in (ActsMany, StatesMany, StatesBatch, ChecksGame, StatesProbabilities)
+    )
+    bare.act_many = lambda requests: []
+    assert isinstance(bare, ActsMany)

@@ -1,15 +1,44 @@
 """Agents: the :class:`Agent` protocol, the family registry, and one subpackage per
-algorithm family (cfr/, nfsp/, nash_memory/, sb3/)."""
+algorithm family (cfr/, nfsp/, nash_memory/, sb3/).
 
-from nashzoo.agents.protocol import Agent, AgentInfo, PolicyAgent, action_mask_of
+The whole contract an agent may implement, each a runtime-checkable protocol (test an
+object with ``isinstance``): :class:`Agent` (``name``, ``act``, ``reset``; required),
+:class:`PolicyAgent` (and :class:`StatesProbabilities`: ``action_probabilities``, for
+exact exploitability, LBR and AIVAT), and the
+optional batch forms :class:`ActsMany` (``act_many``), :class:`StatesMany`
+(``probabilities_many``), :class:`StatesBatch` (``batch_probabilities``) and
+:class:`ChecksGame` (``check_game``). They are defined in :mod:`nashzoo.envs.protocol`,
+whose docstring says what an agent receives; import them from here or ``nashzoo``.
+"""
+
 from nashzoo.agents.random_agent import RandomAgent
 from nashzoo.agents.registry import AgentFamily, families, get_family, register_family
 from nashzoo.agents.specs import AgentSpec, build_agent
+from nashzoo.envs.protocol import (
+    ActsMany,
+    Agent,
+    AgentInfo,
+    ChecksGame,
+    Observation,
+    PolicyAgent,
+    Request,
+    StatesBatch,
+    StatesMany,
+    StatesProbabilities,
+    action_mask_of,
+)
 
 __all__ = [
     "Agent",
     "AgentInfo",
     "PolicyAgent",
+    "StatesProbabilities",
+    "ActsMany",
+    "StatesMany",
+    "StatesBatch",
+    "ChecksGame",
+    "Observation",
+    "Request",
     "RandomAgent",
     "action_mask_of",
     "AgentFamily",

@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from nashzoo.agents.protocol import Observation, action_mask_of
+from nashzoo.envs.protocol import Observation, action_mask_of
 from nashzoo.errors import IllegalActionError, NashzooError
 from nashzoo.games.base import Game
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.agents.protocol import Observation, action_mask_of
+from nashzoo.envs.protocol import Observation, action_mask_of
 from nashzoo.errors import IllegalActionError
 from nashzoo.validation import check_seed
 

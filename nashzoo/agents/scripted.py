@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.agents.protocol import Observation, action_mask_of
+from nashzoo.envs.protocol import Observation, action_mask_of
 from nashzoo.errors import IllegalActionError, InvalidParameterError
 from nashzoo.games.fighting import FightingCardGame, card_damage
 from nashzoo.games.poker.engine import CALL, FOLD, RAISE, PokerGame

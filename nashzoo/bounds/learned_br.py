@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from nashzoo.envs.protocol import StatesBatch, StatesProbabilities
 from nashzoo.errors import GameTooLargeError, InvalidParameterError
 from nashzoo.eval.matches import MatchResult, head_to_head
 from nashzoo.extras import require
@@ -63,9 +64,7 @@ class LearnedBRResult:
 def _train_env(game: Game, agent: Any, num_envs: int, seed: int | None) -> tuple[Any, bool]:
     from nashzoo.wrappers.sb3_vec import SB3VecEnv
 
-    states_probs = callable(getattr(agent, "batch_probabilities", None)) or callable(
-        getattr(agent, "action_probabilities", None)
-    )
+    states_probs = isinstance(agent, (StatesBatch, StatesProbabilities))
     if states_probs:
         try:
             return SB3VecEnv(game, num_envs, agent, seed=seed), True

@@ -17,7 +17,6 @@ id                              game                                   parallel
 
 from nashzoo.envs.aec import GameEnv, IllegalActionWarning, OrderEnforcingWrapper
 from nashzoo.envs.parallel import ParallelGameEnv
-from nashzoo.envs.protocol import Agent, AgentInfo, PolicyAgent
 from nashzoo.envs.registration import (
     EnvSpec,
     make,
@@ -34,9 +33,6 @@ from nashzoo.games.matrix import PRESETS
 from nashzoo.games.poker import limit_holdem
 
 __all__ = [
-    "Agent",
-    "AgentInfo",
-    "PolicyAgent",
     "ParallelGameEnv",
     "GameEnv",
     "IllegalActionWarning",

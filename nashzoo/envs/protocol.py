@@ -36,22 +36,26 @@ of time forfeits the match.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol, TypedDict, runtime_checkable
 
 import numpy as np
 
-from nashzoo.errors import ActionTypeError, InvalidParameterError
+from nashzoo.errors import ActionTypeError
 from nashzoo.games.observation import agent_info
 
 __all__ = [
     "Agent",
     "PolicyAgent",
+    "StatesProbabilities",
+    "ActsMany",
+    "StatesMany",
+    "StatesBatch",
+    "ChecksGame",
     "AgentInfo",
     "Observation",
+    "Request",
     "action_mask_of",
-    "sample_index",
-    "sample_rows",
-    "batch_probabilities",
     "agent_info",
     "INFO_KEYS",
 ]
@@ -93,15 +97,71 @@ class Agent(Protocol):
 
 
 @runtime_checkable
-class PolicyAgent(Agent, Protocol):
+class StatesProbabilities(Protocol):
+    """Anything that states its action distribution at a decision (the part of
+    :class:`PolicyAgent` that exact exploitability, LBR and AIVAT ask for)."""
+
+    def action_probabilities(self, observation: Observation, info: AgentInfo) -> np.ndarray:
+        """Probabilities over all ``num_distinct_actions``, zero on illegal actions."""
+        ...
+
+
+@runtime_checkable
+class PolicyAgent(Agent, StatesProbabilities, Protocol):
     """An agent that can also state its full action distribution.
 
     Exploitability of a PolicyAgent is computed exactly by querying it at every
     information set of a compiled game.
     """
 
-    def action_probabilities(self, observation: Observation, info: AgentInfo) -> np.ndarray:
-        """Probabilities over all ``num_distinct_actions``, zero on illegal actions."""
+
+Request = tuple[Observation, AgentInfo]
+"""One decision: the observation and info :meth:`Agent.act` would receive."""
+
+
+# -- what an agent may add (each found with isinstance, never by a bare getattr) ---------
+@runtime_checkable
+class ActsMany(Protocol):
+    """An agent that answers several decisions (of different games) in one call: the
+    lockstep engine (a block's games advancing together) and a sandboxed agent, which
+    pays a round trip per call, use it."""
+
+    def act_many(self, requests: Sequence[Request]) -> Sequence[int] | np.ndarray:
+        """One legal action per request, in order (a sequence, or a 1-D integer array)."""
+        ...
+
+
+@runtime_checkable
+class StatesMany(Protocol):
+    """An agent that states its probabilities at several decisions in one call (what
+    :func:`~nashzoo.envs.sampling.batch_probabilities` asks when it has the infos)."""
+
+    def probabilities_many(self, requests: Sequence[Request]) -> Sequence[np.ndarray]:
+        """One row of probabilities over all actions per request, in order."""
+        ...
+
+
+@runtime_checkable
+class StatesBatch(Protocol):
+    """An agent that states its probabilities for a batch given as arrays (the batched
+    envs' rows): the fastest path of
+    :func:`~nashzoo.envs.sampling.batch_probabilities`."""
+
+    def batch_probabilities(
+        self, observation: np.ndarray, action_mask: np.ndarray, player: np.ndarray
+    ) -> np.ndarray:
+        """``(n, num_actions)`` probabilities for ``n`` rows of observations, masks and
+        acting players."""
+        ...
+
+
+@runtime_checkable
+class ChecksGame(Protocol):
+    """An agent that can tell, before a tournament starts, whether it plays a game (a
+    saved policy for another game refuses it there rather than in the first block)."""
+
+    def check_game(self, game: Any) -> None:
+        """Raise :class:`~nashzoo.errors.InvalidParameterError` unless it plays ``game``."""
         ...
 
 
@@ -119,86 +179,3 @@ def action_mask_of(observation: Any) -> np.ndarray:
             + "."
         )
     return np.asarray(observation["action_mask"])
-
-
-def sample_index(cumulative: np.ndarray, u: float) -> int:
-    """The index a uniform ``u`` in [0, 1) picks from cumulative probabilities (their
-    total need not be exactly 1; the last index absorbs rounding)."""
-    index = int(np.searchsorted(cumulative, u * cumulative[-1], side="right"))
-    return min(index, cumulative.size - 1)
-
-
-def sample_rows(cumulative: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """:func:`sample_index` for every row of ``(n, k)`` cumulative weights at once, with
-    one uniform ``u[i]`` in [0, 1) per row (rows need not sum to 1)."""
-    return (u[:, None] * cumulative[:, -1:] < cumulative).argmax(axis=1)
-
-
-def batch_probabilities(
-    agent: Any,
-    observation: np.ndarray,
-    action_mask: np.ndarray,
-    player: np.ndarray,
-    infos: list[dict[str, Any]] | None = None,
-) -> np.ndarray:
-    """``(n, actions)`` action probabilities of ``agent`` at ``n`` decisions at once,
-    zero off the legal actions and each row summing to 1.
-
-    Uses the agent's ``batch_probabilities(observation, action_mask, player)`` where it
-    has one; else, given ``infos``, its ``probabilities_many(requests)`` where it has one
-    (one ``(observation, info)`` request per row: an agent in another process answers
-    them in one round trip); else its ``action_probabilities`` on each row, with
-    ``infos[k]`` as the info (``{"player": player[k]}`` when ``infos`` is ``None``).
-
-    Raises:
-        InvalidParameterError: the agent states no probabilities, its answer has the
-            wrong shape, or a row gives no probability to any legal action.
-    """
-    name = type(agent).__name__
-    batched = getattr(agent, "batch_probabilities", None)
-    many = getattr(agent, "probabilities_many", None)
-    n = len(observation)
-    answer: Any
-    if callable(batched):
-        answer = batched(observation, action_mask, player)
-    elif infos is not None and callable(many):
-        answer = many(
-            [
-                ({"observation": observation[k], "action_mask": action_mask[k]}, infos[k])
-                for k in range(n)
-            ]
-        )
-    elif callable(getattr(agent, "action_probabilities", None)):
-        answer = [
-            agent.action_probabilities(
-                {"observation": observation[k], "action_mask": action_mask[k]},
-                {"player": int(player[k])} if infos is None else infos[k],
-            )
-            for k in range(n)
-        ]
-    else:
-        raise InvalidParameterError(
-            "Expected an agent that states its action probabilities (a PolicyAgent, or an "
-            f"object with batch_probabilities); received {name}."
-        )
-    try:
-        probs = np.asarray(answer, dtype=np.float64)
-        if not callable(batched):  # a list of rows
-            probs = probs.reshape(n, -1)
-    except (TypeError, ValueError) as exc:
-        raise InvalidParameterError(
-            f"Expected {n} rows of action probabilities from {name}: {exc}"
-        ) from None
-    if probs.shape != action_mask.shape:
-        raise InvalidParameterError(
-            f"Expected probabilities of shape {action_mask.shape} from {name}, received "
-            f"shape {probs.shape}."
-        )
-    probs = np.where(action_mask > 0, np.clip(probs, 0.0, None), 0.0)
-    total = probs.sum(axis=1, keepdims=True)
-    empty = np.flatnonzero(~(total[:, 0] > 0))
-    if empty.size:
-        k = int(empty[0])
-        where = "" if infos is None else f" at {infos[k].get('info_state')!r}"
-        raise InvalidParameterError(f"{name} gave no probability to any legal action{where}.")
-    return probs / total

@@ -36,7 +36,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from nashzoo.envs.protocol import Agent, sample_index
+from nashzoo.envs.protocol import Agent, StatesProbabilities
+from nashzoo.envs.sampling import sample_index
 from nashzoo.errors import GameTooLargeError, InvalidParameterError
 from nashzoo.eval.engine import DealScores, play_duplicate_deals
 from nashzoo.eval.guard import Calls, DirectCalls, Forfeit
@@ -353,7 +354,7 @@ def play_aivat_deals(
     cache = cache or ObservationCache(game)
     calls = calls or DirectCalls()
     agents = (agent_a, agent_b)
-    stated = [callable(getattr(a, "action_probabilities", None)) for a in agents]
+    stated = [isinstance(a, StatesProbabilities) for a in agents]
     per_seating = values if isinstance(values, tuple) else (values, values)
     plain = np.empty(len(uniforms))
     corrected = np.empty(len(uniforms))

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from nashzoo.envs.protocol import ChecksGame, StatesBatch, StatesProbabilities
 from nashzoo.errors import GameTooLargeError, NashzooError
 from nashzoo.eval.aivat import ValueFunction, default_value_function, play_deals
 from nashzoo.eval.engine import deal_agent_seeds, deal_uniforms
@@ -162,7 +163,7 @@ class _GuardedPolicy:
     def __init__(self, agent: Any, calls: Calls) -> None:
         self.agent, self.calls = agent, calls
         self.name = agent_name(agent)
-        if callable(getattr(agent, "batch_probabilities", None)):
+        if isinstance(agent, StatesBatch):
             self.batch_probabilities = self._batch
 
     def _batch(self, observation: Any, action_mask: Any, player: Any) -> Any:
@@ -190,15 +191,14 @@ def check_agent(
     for method in ("act", "reset"):
         if not callable(getattr(agent, method, None)):
             return AgentReport(name, error=f"is a {type(agent).__name__} without {method}()")
-    check_game = getattr(agent, "check_game", None)
-    if callable(check_game):
+    if isinstance(agent, ChecksGame):
         try:
-            calls.call(0, check_game, game)
+            calls.call(0, agent.check_game, game)
         except Forfeit as exc:
             return AgentReport(name, error=f"cannot play {game!r}: {exc.reason}")
     if not measure:
         return AgentReport(name)
-    if not callable(getattr(agent, "action_probabilities", None)):
+    if not isinstance(agent, StatesProbabilities):
         return AgentReport(name, note="not a PolicyAgent")
     from nashzoo.eval.exploitability import exploitability
     from nashzoo.tree import compile_game

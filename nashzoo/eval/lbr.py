@@ -32,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.envs.protocol import batch_probabilities
+from nashzoo.envs.protocol import StatesBatch, StatesProbabilities
+from nashzoo.envs.sampling import batch_probabilities
 from nashzoo.errors import InvalidParameterError
 from nashzoo.eval.stats import ci95, sample_mean_and_stderr
 from nashzoo.games import Game
@@ -326,9 +327,7 @@ def local_best_response(
     """
     if not isinstance(game, Game) or game.num_players != 2:
         raise InvalidParameterError(f"LBR needs a two-player Game, received {game!r}.")
-    if not callable(getattr(agent, "action_probabilities", None)) and not callable(
-        getattr(agent, "batch_probabilities", None)
-    ):
+    if not isinstance(agent, (StatesProbabilities, StatesBatch)):
         raise InvalidParameterError(
             "LBR needs a PolicyAgent (with action_probabilities), received "
             f"{type(agent).__name__}; for other agents use the learned best response."

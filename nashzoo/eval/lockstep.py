@@ -16,11 +16,11 @@ An agent without ``act_many`` is called once per request with its ``act``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
-from nashzoo.envs.protocol import Agent, AgentInfo, Observation
+from nashzoo.envs.protocol import ActsMany, Agent, AgentInfo, Request
 from nashzoo.eval import guard
 from nashzoo.eval.engine import DealScores
 from nashzoo.eval.guard import Forfeit
@@ -28,29 +28,17 @@ from nashzoo.games.base import CHANCE, TERMINAL, Game, State, check_action_value
 from nashzoo.games.observation import ObservationCache
 
 __all__ = [
-    "BatchAgent", "Request", "ask_agent", "checked_action", "play_duplicate_lockstep",
+    "ask_agent", "checked_action", "play_duplicate_lockstep",
     "request_for",
 ]  # fmt: skip
-
-Request = tuple[Observation, AgentInfo]
-"""One decision: the observation and info :meth:`Agent.act` would receive."""
-
-
-class BatchAgent(Protocol):
-    """An agent that answers several decisions (of different games) in one call."""
-
-    def act_many(self, requests: Sequence[Request]) -> Sequence[int] | np.ndarray:
-        """One action per request, in order (a sequence, or a 1-D integer array)."""
-        ...
 
 
 def ask_agent(agent: Any, who: int, requests: Sequence[Request]) -> Sequence[int]:
     """Ask ``agent`` for every request; any fault becomes agent ``who``'s forfeit."""
     before = guard.interrupt_count()
     try:
-        act_many = getattr(agent, "act_many", None)
-        if act_many is not None:
-            answers = act_many(requests)
+        if isinstance(agent, ActsMany):
+            answers = agent.act_many(requests)
         else:
             answers = [agent.act(obs, info) for obs, info in requests]
     except Forfeit as exc:  # raised by the agent's proxy (the sandbox) with its own code
@@ -104,8 +92,8 @@ def checked_action(state: State, action: Any, who: int, key: str, num_actions: i
 
 def play_duplicate_lockstep(
     game: Game,
-    agent_a: Agent | BatchAgent,
-    agent_b: Agent | BatchAgent,
+    agent_a: Agent | ActsMany,
+    agent_b: Agent | ActsMany,
     uniforms: np.ndarray,
     *,
     cache: ObservationCache | None = None,

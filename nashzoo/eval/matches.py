@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.envs.protocol import Agent
+from nashzoo.envs.protocol import Agent, StatesProbabilities
 from nashzoo.envs.registration import make_game
 from nashzoo.errors import AgentForfeitError, InvalidParameterError
 from nashzoo.eval.aivat import ValueFunction, check_aivat_game, check_variance_reduction, play_deals
@@ -277,7 +277,7 @@ def _tabulated(agent: Agent | TabularPolicy, tree: GameTree) -> TabularPolicy:
     forfeit, as in a played match."""
     if isinstance(agent, TabularPolicy):
         return agent
-    if not callable(getattr(agent, "action_probabilities", None)):
+    if not isinstance(agent, StatesProbabilities):
         return TabularPolicy.from_agent(agent, tree)  # its InvalidParameterError says why
     try:
         return TabularPolicy.from_agent(agent, tree)

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.envs.protocol import Agent, AgentInfo, Observation
+from nashzoo.envs.protocol import Agent, AgentInfo, Observation, StatesProbabilities
 from nashzoo.errors import IllegalActionError, InvalidParameterError
 from nashzoo.eval import guard
 from nashzoo.eval.engine import deal_uniforms
@@ -318,11 +318,10 @@ class DuplicateSession:
         state = self.state
         observation, info = request_for(self._cache, state, p)
         probabilities = None
-        stated = getattr(self.agent, "action_probabilities", None)
-        if callable(stated):
+        if isinstance(self.agent, StatesProbabilities):
             before = guard.interrupt_count()
             try:
-                row = np.asarray(stated(observation, info), dtype=float)
+                row = np.asarray(self.agent.action_probabilities(observation, info), dtype=float)
             except BaseException as exc:
                 raise guard.forfeit_for(1, exc, before) from None
             probabilities = tuple(float(x) for x in row)

@@ -45,9 +45,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nashzoo.envs.protocol import Request
 from nashzoo.errors import SandboxError
 from nashzoo.eval.guard import Forfeit
-from nashzoo.eval.lockstep import Request
 
 __all__ = ["SandboxLimits", "SandboxedAgent", "sandbox_problem", "OUTCOMES", "outcome_code"]
 

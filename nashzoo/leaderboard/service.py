@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from nashzoo.envs.protocol import StatesProbabilities
 from nashzoo.errors import (
     AuthError,
     GameTooLargeError,
@@ -437,7 +438,7 @@ class Leaderboard:
             agent = self._in_process(game, entrant, sub)
         else:
             return None
-        return agent if callable(getattr(agent, "action_probabilities", None)) else None
+        return agent if isinstance(agent, StatesProbabilities) else None
 
     @contextmanager
     def open_agent(self, game: str, entrant: str, *, fresh: bool = False) -> Iterator[Any]:

@@ -27,7 +27,8 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from nashzoo.agents.protocol import batch_probabilities, sample_rows
+from nashzoo.envs.protocol import StatesBatch, StatesProbabilities
+from nashzoo.envs.sampling import batch_probabilities, sample_rows
 from nashzoo.errors import GameOverError, InvalidParameterError, ResetNeededError
 from nashzoo.games import Game
 from nashzoo.validation import check_seed
@@ -90,10 +91,7 @@ class SeatVectorEnv(gymnasium.vector.VectorEnv):
             opponent = RandomAgent()
         elif isinstance(opponent, str):
             opponent = build_agent(opponent, game)
-        if not (
-            callable(getattr(opponent, "batch_probabilities", None))
-            or callable(getattr(opponent, "action_probabilities", None))
-        ):
+        if not isinstance(opponent, (StatesBatch, StatesProbabilities)):
             raise InvalidParameterError(
                 "`opponent` must state its action probabilities (a PolicyAgent, or an object "
                 f"with batch_probabilities), received {type(opponent).__name__}."

@@ -27,7 +27,7 @@ def test_torchrl_pettingzoo_wrapper_rollout(env_id):
     assert episodes >= 30 and rewards[0] == -rewards[1]  # zero-sum, every episode
     info = td["player_0", "info"]
     game = nashzoo.make_game(env_id)
-    assert set(info.keys()) == set(nashzoo.agents.protocol.INFO_KEYS)
+    assert set(info.keys()) == set(nashzoo.envs.protocol.INFO_KEYS)
     assert info["public_history"].shape[-1] == game.max_history_length
     assert int(info["history_length"].max()) <= game.max_history_length
 

@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.agents.protocol import Observation, action_mask_of, sample_index
+from nashzoo.envs.protocol import Observation, action_mask_of
+from nashzoo.envs.sampling import sample_index
 from nashzoo.errors import IllegalActionError, InvalidParameterError
 from nashzoo.tree.policy import TabularPolicy
 from nashzoo.validation import check_seed

@@ -24,8 +24,9 @@ import numpy as np
 
 from nashzoo.agents.ismcts.search import Search, SearchConfig, SearchResult
 from nashzoo.agents.ismcts.tables import SearchTables
-from nashzoo.agents.protocol import Observation, action_mask_of, sample_index
 from nashzoo.agents.torch_files import read_torch_file
+from nashzoo.envs.protocol import Observation, action_mask_of
+from nashzoo.envs.sampling import sample_index
 from nashzoo.errors import IllegalActionError, InvalidParameterError
 from nashzoo.games.base import Game
 from nashzoo.tree.compile import GameTree, compile_game

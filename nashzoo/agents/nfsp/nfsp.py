@@ -31,8 +31,9 @@ import numpy as np
 
 from nashzoo.agents.nfsp.buffers import ReplayBuffer, ReservoirBuffer
 from nashzoo.agents.nfsp.config import NFSPConfig
-from nashzoo.agents.protocol import AgentInfo, Observation, sample_index, sample_rows
 from nashzoo.agents.training import mlp, train_loop
+from nashzoo.envs.protocol import AgentInfo, Observation
+from nashzoo.envs.sampling import sample_index, sample_rows
 from nashzoo.errors import GameTooLargeError, InvalidParameterError, PolicyFileError
 from nashzoo.extras import require
 from nashzoo.games import Game, load_game

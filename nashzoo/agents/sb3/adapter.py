@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.agents.protocol import AgentInfo, Observation, action_mask_of, sample_index
+from nashzoo.envs.protocol import AgentInfo, Observation, action_mask_of
+from nashzoo.envs.sampling import sample_index
 from nashzoo.errors import InvalidParameterError
 from nashzoo.extras import require
 from nashzoo.games.base import Game

@@ -42,9 +42,10 @@ from typing import Any
 import numpy as np
 
 from nashzoo.agents.nfsp.buffers import ReservoirBuffer
-from nashzoo.agents.protocol import AgentInfo, Observation, sample_index
 from nashzoo.agents.simplex_gradient import losses
 from nashzoo.agents.training import mlp, train_loop
+from nashzoo.envs.protocol import AgentInfo, Observation
+from nashzoo.envs.sampling import sample_index
 from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.extras import require
 from nashzoo.games import Game, load_game
