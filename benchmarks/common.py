@@ -54,7 +54,7 @@ def runs_text(values: list[float], fmt: str = ",.0f") -> str:
 
 
 def one_thread() -> None:
-    """One thread for torch and BLAS (this 2-core machine; see DESIGN.md)."""
+    """One thread for torch and BLAS (the 2-core machines the figures are measured on)."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     try:
         import torch

@@ -1,5 +1,5 @@
 """Nash-ISMCTS on Kuhn poker: the specification's experiments T1-T3, and exploitability
-against simulations for MT-ISMCTS, A-ISMCTS and Nash-ISMCTS (``../shared/NASH_ISMCTS.md``).
+against simulations for MT-ISMCTS, A-ISMCTS and Nash-ISMCTS (``docs/explanation/nash-ismcts.md``).
 
 The searches of A-ISMCTS and Nash-ISMCTS read oracle networks computed exactly from the
 Kuhn equilibrium with alpha = 1/6 (P that equilibrium, H Bayes' rule under it, V and V_w

@@ -179,3 +179,32 @@ def test_the_agent_contract_has_one_public_home_and_is_checked_with_isinstance()
     )
     bare.act_many = lambda requests: []
     assert isinstance(bare, ActsMany)
+
+
+# The project's notes outside the repository: a user's checkout has none of them.
+_OUTSIDE = re.compile(
+    r"\.\./shared|shared/references|NASH_ISMCTS\.md|\bDESIGN\.md|\bSTYLE\.md|DEVELOPERS\.md"
+)
+
+
+def _refers_outside(text: str) -> list[str]:
+    return [m.group(0) for m in _OUTSIDE.finditer(text)]
+
+
+def test_nothing_refers_to_files_outside_the_repository():
+    # issue 30: docstrings, comments and tests cited notes that only the developers have
+    assert _refers_outside("see ../" + "shared/NASH_ISMCTS.md section 2") != []
+    assert _refers_outside("see docs/explanation/nash-ismcts.md") == []
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    offenders = {}
+    for name in tracked:
+        if not name.endswith((".py", ".md", ".toml", ".txt", ".cfg", ".html")):
+            continue
+        if name.startswith("CHANGELOG"):
+            continue
+        found = _refers_outside((ROOT / name).read_text(errors="replace"))
+        if found and name != "tests/test_package.py":
+            offenders[name] = found
+    assert offenders == {}

@@ -44,7 +44,8 @@ def test_cfr_plus_leduc_below_1e3_after_1000_iterations():
 
 @pytest.mark.parametrize("deck, value", [(4, -1 / 24), (5, -1 / 15), (8, -1 / 16), (13, -0.064103)])
 def test_n_card_kuhn_values(deck, value):
-    # DESIGN.md reference values; 8 cards: Oliehoek (2005), the gambler loses 1/16.
+    # The N-card Kuhn values (first player) as OpenSpiel's solvers find them; 8 cards:
+    # Oliehoek (2005), the gambler loses 1/16.
     solver = make_solver("dcfr", KuhnPokerGame(deck)).iterate(2000)
     result = exploitability(solver.average_policy())
     assert result.exploitability < 1e-4
@@ -174,7 +175,7 @@ def test_cfr_agent_plays_through_the_env_and_beats_random():
         seats = [agent, nashzoo.RandomAgent()] if s % 2 == 0 else [nashzoo.RandomAgent(), agent]
         returns = nashzoo.play_episode(env, seats, seed=s)
         total += returns["player_0" if s % 2 == 0 else "player_1"]
-    # DESIGN.md: an equilibrium wins +0.1483 chips/game against uniform on Kuhn (both seats);
+    # OpenSpiel's converged CFR+ wins +0.1483 chips/game against uniform on Kuhn (both seats);
     # the per-game sd is about 1.3, so 4000 games give a standard error of about 0.02.
     assert total / games == pytest.approx(0.1483, abs=0.08)
     # and its exploitability as an agent is the policy's

@@ -1,11 +1,12 @@
 """Information-set MCTS (issue 12): views and worlds, the oracle tables, MT-ISMCTS, and the
-spec's experiments T1-T4 on Kuhn poker (``../shared/NASH_ISMCTS.md`` section 4).
+spec's experiments T1-T4 on Kuhn poker (``docs/explanation/nash-ismcts.md``, "The checks").
 
-Kuhn facts used below (Kuhn 1950; the spec's section 5): in the equilibrium family with
-alpha = 1/6 every information set is reached; player 2 holding the J after a check bets
-with 1/3 and is indifferent (both actions are worth -1 chip), believing player 1 holds
-the Q with 2/3 and the K with 1/3; player 1 holding the Q facing a bet is indifferent
-between calling and folding (-1 chip), believing player 2 holds the J with 1/4.
+Kuhn facts used below (Kuhn 1950; the reference figures of that page): in the
+equilibrium family with alpha = 1/6 every information set is reached; player 2 holding
+the J after a check bets with 1/3 and is indifferent (both actions are worth -1 chip),
+believing player 1 holds the Q with 2/3 and the K with 1/3; player 1 holding the Q facing
+a bet is indifferent between calling and folding (-1 chip), believing player 2 holds the J
+with 1/4.
 Exploitability figures are in chips.
 """
 

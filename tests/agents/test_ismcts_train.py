@@ -1,4 +1,4 @@
-"""Nash-ISMCTS self-play training (issue 12, ``../shared/NASH_ISMCTS.md`` sections 2-3).
+"""Nash-ISMCTS self-play training (issue 12; ``docs/explanation/nash-ismcts.md``).
 
 Reference: the uniform policy's exploitability in Kuhn poker is 0.458 chips (11/24),
 the equilibrium's is 0 (Kuhn 1950). A short self-play run must beat uniform by a wide

@@ -20,7 +20,7 @@ def leduc_equilibrium():
 
 
 def test_exact_duplicate_value_against_uniform_matches_openspiel(leduc_equilibrium):
-    # DESIGN.md (OpenSpiel, exact): a converged equilibrium wins +0.7072 chips/game on
+    # OpenSpiel (exact, CFR+ near convergence): a converged equilibrium wins +0.7072 chips/game on
     # Leduc against uniform random, averaged over both seats.
     res = head_to_head(LEDUC, leduc_equilibrium, TabularPolicy.uniform(LEDUC), exact=True)
     assert res.exact and res.stderr == 0.0
@@ -115,7 +115,7 @@ def kuhn_equilibrium(alpha):
 
 
 def test_kuhn_score_against_uniform_across_the_equilibrium_family():
-    # DESIGN.md quotes +0.1483 for OpenSpiel's converged CFR+ on Kuhn; Kuhn has a family of
+    # OpenSpiel's converged CFR+ scores +0.1483 on Kuhn; Kuhn has a family of
     # equilibria and the score against uniform depends on which one a solver reaches.
     uniform = TabularPolicy.uniform(KuhnPokerGame())
     ends = [

@@ -1,6 +1,6 @@
 """Information-set Monte Carlo tree search: MT-ISMCTS, A-ISMCTS and Nash-ISMCTS.
 
-``../shared/NASH_ISMCTS.md`` is the specification. The pieces, bottom up:
+``docs/explanation/nash-ismcts.md`` is the specification. The pieces, bottom up:
 
 * :mod:`~nashzoo.agents.ismcts.interval`: the exact L1-ball extremum of the
   epsilon-mechanism;

@@ -1,6 +1,6 @@
 """The compiled search: MT-ISMCTS, A-ISMCTS and Nash-ISMCTS over tabulated views (numba).
 
-``../shared/NASH_ISMCTS.md`` is the specification; this module is its inner loop. Every
+``docs/explanation/nash-ismcts.md`` is the specification; this module is its inner loop. Every
 number the search needs about the game comes from arrays (:class:`SearchGame`, built
 from :class:`~nashzoo.tree.views.ViewTable`) and every number it needs from networks
 from :class:`SearchKnowledge` (tabulated P, V, V_c, H, V_w); statistics live in one open

@@ -1,7 +1,7 @@
 """The networks of A-ISMCTS and Nash-ISMCTS (torch extra).
 
 One multilayer perceptron reads a player's information-state tensor at a view and
-answers with five heads (``../shared/NASH_ISMCTS.md`` section 2), all for that player:
+answers with five heads (``docs/explanation/nash-ismcts.md``, "A-ISMCTS"), all for that player:
 
 * ``policy``: logits of P over the actions (masked to the legal ones at information sets);
 * ``value``: V in [-1, 1] (tanh), the scaled payoff;

@@ -7,7 +7,7 @@ the statistics table when it fills, stopping at the simulation count or the time
 and reads the root: visit counts, value intervals and the move distribution
 (:class:`SearchResult`).
 
-Variants (``../shared/NASH_ISMCTS.md``):
+Variants (``docs/explanation/nash-ismcts.md``):
 
 * ``"mt"``: MT-ISMCTS, UCB1 and random rollouts, no networks (its tables give only the
   belief: chance alone, or Bayes with the spawned trees as the opponent model).

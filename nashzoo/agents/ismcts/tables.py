@@ -1,7 +1,7 @@
 """What a search knows besides the rules, tabulated over every view of a small game.
 
 The networks of A-ISMCTS and Nash-ISMCTS answer five questions about a player's view
-(``../shared/NASH_ISMCTS.md`` section 2), all in the viewer's payoff scaled to [-1, 1]:
+(``docs/explanation/nash-ismcts.md``, "A-ISMCTS"), all in the viewer's payoff scaled to [-1, 1]:
 
 * ``prior[i]``: the policy P at information set ``i`` (legal actions only);
 * ``child_value[i, a]``: V_c, the value after action ``a`` (first-play urgency);

@@ -1,6 +1,6 @@
 """Self-play training of Nash-ISMCTS's networks, AlphaZero style (torch extra).
 
-``../shared/NASH_ISMCTS.md`` section 2 gives the targets. One generation:
+``docs/explanation/nash-ismcts.md`` ("A-ISMCTS") gives the targets. One generation:
 
 1. tabulate the current network on every view (the search reads only these tables);
 2. play ``games_per_generation`` self-play games: at every decision the mover runs

@@ -27,8 +27,10 @@ trained by supervised learning on a reservoir of ``(s, a ~ g(s))`` pairs from al
 training (NFSP's average network and buffer). Both policies are PolicyAgents;
 :meth:`SimplexGradient.exploitability` measures either exactly on games that compile.
 
-Design note (read for the ideas): ``shared/references/000_*.txt``; the projected loss
-follows Gemp, Marris & Piliouras, "Approximating Nash Equilibria in Normal-Form Games via
+The agent comes from a design note for a Yomi-like fighting card game ("Approximating
+Nash equilibria through play": pairs of models learning by play where equilibrium solvers
+do not reach; ``docs/explanation/agents.md`` summarises it); the projected loss follows
+Gemp, Marris & Piliouras, "Approximating Nash Equilibria in Normal-Form Games via
 Stochastic Optimization", ICLR 2024.
 """
 
