@@ -51,10 +51,10 @@ def _registries_restored():
 
     from nashzoo.agents import registry as families
     from nashzoo.envs import registration
-    from nashzoo.games import GAME_TYPES
+    from nashzoo.games import _GAME_TYPES
 
     families.families()  # the built-in families and plugins load once: load them first
-    tables = [registration.registry, GAME_TYPES, families._FAMILIES, families._SUFFIXES]
+    tables = [registration.registry, _GAME_TYPES, families._FAMILIES, families._SUFFIXES]
     tables += [pettingzoo.aec_registry, pettingzoo.parallel_registry]
     saved = [dict(table) for table in tables]
     try:
@@ -73,7 +73,9 @@ def test_a_page_registering_an_env_leaves_the_registries_as_they_were(tmp_path):
     with _registries_restored():
         snippets.run_page(page, tmp_path)
         assert "mygames/liars_coin-v0" in nashzoo.registry
+        assert "liars_coin" in nashzoo.games.GAME_TYPES  # registered through its env
     assert set(nashzoo.registry) == before
+    assert "liars_coin" not in nashzoo.games.GAME_TYPES
 
 
 def _importable(module: str) -> bool:

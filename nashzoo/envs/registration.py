@@ -18,6 +18,7 @@ import pettingzoo
 from nashzoo.envs.aec import GameEnv, OrderEnforcingWrapper
 from nashzoo.envs.parallel import ParallelGameEnv
 from nashzoo.errors import InvalidParameterError, UnknownEnvError
+from nashzoo.games import register_game_type
 from nashzoo.games.base import Game
 
 __all__ = ["EnvSpec", "register", "make", "make_parallel", "make_game", "spec", "registry"]
@@ -63,7 +64,15 @@ registry: dict[str, EnvSpec] = {}
 
 
 def register(spec_: EnvSpec) -> None:
-    """Add an env spec to nashzoo's registry and, where it has one, to PettingZoo's."""
+    """Add an env spec to nashzoo's registry and, where it has one, to PettingZoo's; a
+    factory that is a Game class is registered as a game type too
+    (:func:`nashzoo.games.register_game_type`), so saved files can name its games.
+
+    Raises:
+        InvalidParameterError: the factory's ``game_type`` is taken by another class.
+    """
+    if isinstance(spec_.game_factory, type) and issubclass(spec_.game_factory, Game):
+        register_game_type(spec_.game_factory)
     registry[spec_.id] = spec_
     pz_register = getattr(pettingzoo, "register", None)
     if pz_register is None:  # PettingZoo < 1.27 has no registry

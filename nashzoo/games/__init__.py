@@ -3,6 +3,8 @@
 Each game follows the OpenSpiel-style state API of :mod:`nashzoo.games.base`.
 """
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from nashzoo.errors import InvalidParameterError
@@ -19,14 +21,44 @@ from nashzoo.games.matrix import (
 from nashzoo.games.observation import ObservationCache, PlayerView
 from nashzoo.games.poker import PokerGame
 
-GAME_TYPES: dict[str, type[Game]] = {
-    "kuhn_poker": KuhnPokerGame,
-    "leduc_holdem": LeducHoldemGame,
-    "matrix_game": MatrixGame,
-    "fighting_cards": FightingCardGame,
-    "poker": PokerGame,
-}
-"""Game families by their ``game_type``."""
+_GAME_TYPES: dict[str, type[Game]] = {}
+
+GAME_TYPES: Mapping[str, type[Game]] = MappingProxyType(_GAME_TYPES)
+"""Game families by their ``game_type`` (read-only: :func:`register_game_type` adds one)."""
+
+
+def register_game_type(cls: type[Game]) -> type[Game]:
+    """Let :func:`load_game` (and so every saved policy or agent file) rebuild games of
+    ``cls`` from their spec, under ``cls.game_type``. Returns ``cls``, so it also serves as
+    a class decorator; :func:`nashzoo.envs.register` calls it for an env whose factory is
+    a Game class. Registering the same class again changes nothing.
+
+    Raises:
+        InvalidParameterError: not a Game subclass, no ``game_type``, or the name is taken
+            by another class.
+    """
+    if not isinstance(cls, type) or not issubclass(cls, Game):
+        raise InvalidParameterError(
+            f"register_game_type expects a Game subclass, received {cls!r}."
+        )
+    name = cls.game_type
+    if not isinstance(name, str) or not name:
+        raise InvalidParameterError(
+            f"{cls.__name__} needs a class attribute game_type (a non-empty string naming "
+            f"it in saved files), received {name!r}."
+        )
+    known = _GAME_TYPES.get(name)
+    if known is not None and known is not cls:
+        raise InvalidParameterError(
+            f"Game type {name!r} is taken by {known.__module__}.{known.__qualname__}; give "
+            f"{cls.__name__} another game_type."
+        )
+    _GAME_TYPES[name] = cls
+    return cls
+
+
+for _cls in (KuhnPokerGame, LeducHoldemGame, MatrixGame, FightingCardGame, PokerGame):
+    register_game_type(_cls)
 
 
 def load_game(spec: dict[str, Any]) -> Game:
@@ -59,6 +91,7 @@ def load_game(spec: dict[str, Any]) -> Game:
 
 __all__ = [
     "GAME_TYPES",
+    "register_game_type",
     "load_game",
     "CHANCE",
     "HIDDEN",
