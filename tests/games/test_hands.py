@@ -109,3 +109,14 @@ def test_all_five_card_hands_rank_like_the_direct_ranking_on_a_sample():
     for i, hand in enumerate(itertools.combinations(range(52), 5)):
         if i % 997 == 0:
             assert TABLES.value(TABLES.strength(hand)) == hand_value(hand)
+
+
+def test_the_best_flush_of_any_suit_counts_in_long_hands():
+    # issue 31, D3: in hands of 8 or more cards the first suit with five cards was taken
+    # as the flush: 2-3-4-5-7 of clubs with 9-T-J-Q-K of spades ranked as a flush
+    cards = parse_cards("2c 3c 4c 5c 7c 9s Ts Js Qs Ks")
+    assert CATEGORIES[hand_value(cards)[0]] == "straight flush"
+    assert hand_value(cards) == hand_value(parse_cards("9s Ts Js Qs Ks"))
+    # and of two plain flushes the better one
+    two = parse_cards("2c 3c 4c 5c 7c 2s 3s 4s 5s 8s")
+    assert hand_value(two) == hand_value(parse_cards("2s 3s 4s 5s 8s"))

@@ -145,6 +145,46 @@ def test_definition_field_errors():
         PokerDefinition.from_dict({**fields, "first_player": [2, 0]})
 
 
+def test_acpc_defaults_for_first_player_and_board_cards():
+    # issue 31, D1: without firstPlayer or numBoardCards the parser crashed with
+    # "'int' object is not subscriptable"; the ACPC defaults are player 1 and no board
+    text = "\n".join(
+        line
+        for line in LIMIT_HOLDEM_GAMEDEF.splitlines()
+        if not line.startswith(("firstPlayer", "numBoardCards"))
+    )
+    definition = parse_gamedef(text)
+    assert definition.first_player == (0, 0, 0, 0)
+    assert definition.num_board_cards == (0, 0, 0, 0)
+
+
+def test_short_deck_holdem_is_accepted_and_more_than_seven_cards_a_player_refused():
+    # issue 31, D2: the check counted both players' hole cards against a per-player limit
+    for ranks in (9, 12):  # short-deck Hold'em: 36 and 48 cards, 2 + 5 cards a player
+        text = LIMIT_HOLDEM_GAMEDEF.replace("numRanks = 13", f"numRanks = {ranks}")
+        assert parse_gamedef(text).num_cards == 4 * ranks
+    eight = LIMIT_HOLDEM_GAMEDEF.replace("numHoleCards = 2", "numHoleCards = 3")
+    with pytest.raises(InvalidParameterError, match=r"each player 8 \(3 hole \+ 5 board"):
+        parse_gamedef(eight)
+
+
+@pytest.mark.parametrize("size", [10**20, 2**62, 2**52])
+def test_chip_amounts_that_could_overflow_the_pot_are_refused(size):
+    # issue 31, D4: 10**20 gave OverflowError in the vector env, 2**62 wrapped int64
+    text = LIMIT_HOLDEM_GAMEDEF.replace("raiseSize = 10 10 20 20", f"raiseSize = 10 10 20 {size}")
+    with pytest.raises(InvalidParameterError, match=r"pot must stay at or below 2\*\*53"):
+        parse_gamedef(text)
+    with pytest.raises(InvalidParameterError, match="2\\*\\*53"):
+        PokerDefinition.from_dict({**limit_holdem().definition.to_dict(), "stack": size + 1})
+
+
+def test_the_largest_exact_pot_is_accepted():
+    fields = limit_holdem().definition.to_dict()
+    # big blind 10 and raises 10, 10, 20, 20 at most 3, 4, 4, 4 times: 10 + 30 + 40 + 80 + 80
+    assert PokerDefinition.from_dict(fields).stack is None
+    assert PokerDefinition.from_dict({**fields, "stack": 2**52}).stack == 2**52
+
+
 def _deal(state, cards):
     for card in cards:
         state.apply_action(card)

@@ -40,6 +40,9 @@ from nashzoo.errors import InvalidParameterError
 
 __all__ = ["PokerDefinition", "parse_gamedef"]
 
+MAX_POT = 2**53
+"""The largest pot a definition may allow: every chip count up to it is exact in float64."""
+
 _ROUND_KEYS = ("raiseSize", "firstPlayer", "maxRaises", "numBoardCards")
 _KNOWN_KEYS = {
     "numPlayers",
@@ -170,10 +173,25 @@ class PokerDefinition:
                 f"{self.num_suits}) but the game deals {needed} (2 x {self.num_hole_cards} hole "
                 f"cards and {sum(board)} board cards)."
             )
-        if 2 * self.num_hole_cards + sum(board) > 7 and deck != 52:
+        per_player = self.num_hole_cards + sum(board)
+        if per_player > 7:
             raise InvalidParameterError(
-                "Hands of more than 7 cards are only ranked for short decks of up to 7 cards; "
-                f"this definition deals {self.num_hole_cards + sum(board)} per player."
+                "A player's hand is its hole cards and the board, and hands of more than 7 "
+                f"cards are not ranked; this definition gives each player {per_player} "
+                f"({self.num_hole_cards} hole + {sum(board)} board cards)."
+            )
+        # The most a player can put in: the big blind and every raise of every round at
+        # its largest size (or the stack, in a game with stacks). The pot, twice that,
+        # must stay exact in float64 rewards and int64 arrays.
+        most = max(blinds) + sum(max(s) * m for s, m in zip(sizes, max_raises))
+        if self.stack is not None:
+            most = max(most, self.stack)
+        if 2 * most > MAX_POT:
+            raise InvalidParameterError(
+                f"Chip amounts too large: a pot could reach {2 * most} chips (blinds "
+                f"{list(blinds)}, raise sizes {sizes}, max raises {list(max_raises)}, stack "
+                f"{self.stack}); the pot must stay at or below 2**53 = {MAX_POT} so that "
+                "every payoff is exact."
             )
         object.__setattr__(self, "blinds", blinds)
         object.__setattr__(self, "raise_sizes", tuple(sizes))
@@ -342,7 +360,7 @@ def parse_gamedef(text: str) -> PokerDefinition:
         if key not in values:
             if default is None:
                 raise InvalidParameterError(f"The game definition lacks {key!r}.")
-            return [default] * rounds
+            return [[default] for _ in range(rounds)]  # ACPC's default, as if listed
         got = values[key]
         if len(got) < rounds:
             raise InvalidParameterError(

@@ -109,10 +109,10 @@ def hand_value(cards: Sequence[int], num_ranks: int = 13, num_suits: int = 4) ->
         r, s = divmod(c, num_suits)
         counts[r] += 1
         by_suit[s].append(r)
-    flush_ranks = next((ranks for ranks in by_suit if len(ranks) >= 5), None)
-    if flush_ranks is None:
+    flushes = [_flush_value(ranks, num_ranks) for ranks in by_suit if len(ranks) >= 5]
+    if not flushes:
         return _rank_value(counts)
-    value = _flush_value(flush_ranks, num_ranks)
+    value = max(flushes)  # with ten or more cards two suits can each make one
     # with eight or more cards a flush may coexist with quads or a full house
     return max(value, _rank_value(counts)) if len(cards) > 7 else value
 
