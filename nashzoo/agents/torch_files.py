@@ -5,7 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-__all__ = ["read_torch_file"]
+__all__ = ["read_torch_file", "check_checkpoint", "load_modules", "KINDS_BY_FORMAT"]
+
+KINDS_BY_FORMAT = {
+    "nashzoo.nfsp": "nfsp",
+    "nashzoo.simplex_gradient": "simplex-gradient",
+    "nashzoo.ismcts": "ismcts",
+}
+"""The kind of agent each ``.pt`` format holds, as the leaderboard and ``nashzoo agents``
+name it."""
 
 
 def read_torch_file(path: str | Path) -> dict[str, Any]:
@@ -29,3 +37,45 @@ def read_torch_file(path: str | Path) -> dict[str, Any]:
     if not isinstance(state, dict):
         raise PolicyFileError(f"{path} holds a {type(state).__name__}, not a nashzoo agent.")
     return state
+
+
+def check_checkpoint(state: dict[str, Any], path: str | Path, fmt: str, version: int) -> None:
+    """Raise unless ``state`` is a ``fmt`` file of ``version``.
+
+    Raises:
+        PolicyFileError: naming the format or version found and the one expected.
+    """
+    from nashzoo.errors import PolicyFileError
+
+    if state.get("format") != fmt:
+        raise PolicyFileError(f"{path} is a {state.get('format')!r} file, not a {fmt!r} file.")
+    if state.get("version") != version:
+        raise PolicyFileError(
+            f"{path} is a {fmt!r} file of version {state.get('version')!r}; this nashzoo "
+            f"reads version {version}."
+        )
+
+
+def load_modules(path: str | Path, saved: Any, modules: dict[str, Any], what: str) -> None:
+    """Load every module (network or optimiser) of ``modules`` from ``saved``, which must
+    hold a state for each of those names: a file without its networks must never load
+    as a randomly initialised agent.
+
+    Raises:
+        PolicyFileError: ``saved`` is not a dict holding every one of those names, or a
+            state does not fit its module (another network shape).
+    """
+    from nashzoo.errors import PolicyFileError
+
+    if not isinstance(saved, dict) or not set(modules) <= set(saved):
+        found = sorted(map(str, saved)) if isinstance(saved, dict) else type(saved).__name__
+        raise PolicyFileError(
+            f"{path}: {what} must hold the states {sorted(modules)}, received {found}."
+        )
+    for name, module in modules.items():
+        try:
+            module.load_state_dict(saved[name])
+        except Exception as exc:
+            raise PolicyFileError(
+                f"{path}: {what}[{name!r}] does not fit this network or optimiser: {exc}"
+            ) from None

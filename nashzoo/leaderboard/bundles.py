@@ -199,7 +199,8 @@ def read_spec(text: bytes, game: str, files: list[str]) -> BundleSpec:
 
 
 def classify(filename: str, data: bytes, game: Any, game_id: str, limits: Limits) -> str:
-    """The kind of an upload (``policy``, ``nfsp``, ``code`` or ``sb3``), after its checks.
+    """The kind of an upload (``policy``; a checkpoint: ``nfsp``, ``simplex-gradient`` or
+    ``ismcts``; ``code`` or ``sb3``), after its checks.
 
     Policy files are validated against ``game`` here (data only: nothing runs).
 
@@ -248,7 +249,10 @@ def classify(filename: str, data: bytes, game: Any, game_id: str, limits: Limits
 
 
 def _check_torch(path: Path, game: Any) -> str:
+    """The kind of agent a ``.pt`` upload holds (``nfsp``, ``simplex-gradient`` or
+    ``ismcts``), once it loads for ``game``."""
     from nashzoo.agents.registry import family_for_file
+    from nashzoo.agents.torch_files import KINDS_BY_FORMAT, read_torch_file
 
     family = family_for_file(str(path))
     try:
@@ -260,6 +264,6 @@ def _check_torch(path: Path, game: Any) -> str:
     except (NashzooError, ValueError, OSError, KeyError, RuntimeError) as exc:
         raise SubmissionError(
             "BAD_CHECKPOINT",
-            f"not an NFSP checkpoint for this game that loads with weights_only=True: {exc}",
+            f"not a checkpoint for this game that loads with weights_only=True: {exc}",
         ) from None
-    return "nfsp"
+    return KINDS_BY_FORMAT[read_torch_file(path)["format"]]

@@ -52,8 +52,9 @@ class Submission(Base):
 
     ``status``: ``queued`` (waiting for validation), ``validating``, ``ranked`` (plays
     matches, appears on the board) or ``failed`` (``error_code`` and ``error_message``
-    say why). ``kind``: ``policy`` (a tabular policy file: data), ``nfsp`` (a checkpoint
-    that loads with ``weights_only=True``: data), ``code`` (a zip bundle) or ``sb3`` (a
+    say why). ``kind``: ``policy`` (a tabular policy file: data), ``nfsp``,
+    ``simplex-gradient`` or ``ismcts`` (a checkpoint of that learner, which loads with
+    ``weights_only=True``: data), ``code`` (a zip bundle) or ``sb3`` (a
     stable-baselines3 model zip, which unpickles: code). Code runs only in the sandbox.
     """
 

@@ -64,7 +64,14 @@ logger = logging.getLogger(__name__)
 GAUNTLET: dict[str, str] = {"random": "random", "cfr+": "cfr+:500"}
 """The fixed opponents of every game (name → agent spec), unless settings say otherwise."""
 
-KINDS = {"policy": "data", "nfsp": "data", "code": "code", "sb3": "code"}
+KINDS = {
+    "policy": "data",
+    "nfsp": "data",
+    "simplex-gradient": "data",
+    "ismcts": "data",
+    "code": "code",
+    "sb3": "code",
+}
 """Submission kinds and whether they are data (run in the server) or code (sandboxed)."""
 
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")

@@ -21,8 +21,32 @@ def test_save_load_round_trip_keeps_action_probabilities(tmp_path):
     np.testing.assert_array_equal(nfsp.average_policy().probs, loaded.average_policy().probs)
     assert loaded.episodes == nfsp.episodes and loaded.config == nfsp.config
     (tmp_path / "junk.pt").write_bytes(b"garbage")
-    with pytest.raises(PolicyFileError, match="not a readable nashzoo NFSP file"):
+    with pytest.raises(PolicyFileError, match="not a readable nashzoo"):
         NFSP.load(tmp_path / "junk.pt")
+
+
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        (lambda s: s.update(players=[]), r"must hold 2 players' networks, received 0"),
+        (lambda s: s["players"][1].pop("avg"), r"players\[1\] must hold the states"),
+        (lambda s: s.update(version=7), r"of version 7; this nashzoo reads version 1"),
+        (lambda s: s.update(format=None), r"is a None file, not a 'nashzoo.nfsp' file"),
+    ],
+    ids=["no-networks", "one-missing", "version", "format"],
+)
+def test_a_checkpoint_without_its_networks_or_of_another_version_is_refused(
+    tmp_path, change, match
+):
+    # issue 31, D5: such files loaded as randomly initialised agents, and the
+    # leaderboard ranked two of them
+    nfsp = NFSP(KuhnPokerGame(), NFSPConfig(seed=1, batch_games=4, hidden_sizes=(8,)))
+    path = nfsp.train(episodes=20).save(tmp_path / "agent.pt")
+    state = torch.load(path, weights_only=True)
+    change(state)
+    torch.save(state, tmp_path / "bad.pt")
+    with pytest.raises(PolicyFileError, match=match):
+        NFSP.load(tmp_path / "bad.pt")
 
 
 @pytest.mark.parametrize("vectorized", [True, False])
@@ -129,7 +153,7 @@ def test_loading_a_checkpoint_never_runs_its_code(tmp_path):
 
     evil = tmp_path / "evil.pt"
     torch.save({"format": "nashzoo.nfsp", "payload": Payload()}, evil)
-    with pytest.raises(PolicyFileError, match="not a readable nashzoo NFSP file"):
+    with pytest.raises(PolicyFileError, match="not a readable nashzoo"):
         NFSP.load(evil)
     assert not marker.exists()
 

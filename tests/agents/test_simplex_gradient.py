@@ -232,3 +232,44 @@ def test_cli_train_writes_agent_and_both_curves(tmp_path, capsys):
     assert plot.read_bytes()[:4] == b"\x89PNG"
     loaded = SimplexGradient.load(out)
     assert loaded.iterations > 0 and loaded.config.entropy == 0.02
+
+
+def _tampered(tmp_path, path, name, change):
+    import torch
+
+    state = torch.load(path, weights_only=True)
+    change(state)
+    out = tmp_path / f"{name}.pt"
+    torch.save(state, out)
+    return out
+
+
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        (lambda s: s.update(nets={}), r"nets must hold the states"),
+        (lambda s: s["nets"].pop("average_net"), r"nets must hold the states"),
+        (lambda s: s.update(version=2), r"of version 2; this nashzoo reads version 1"),
+        (lambda s: s.update(format="nashzoo.nfsp"), r"is a 'nashzoo.nfsp' file, not a"),
+    ],
+    ids=["no-networks", "one-missing", "version", "format"],
+)
+def test_a_checkpoint_without_its_networks_or_of_another_version_is_refused(
+    tmp_path, change, match
+):
+    # issue 31, D5: such files loaded as randomly initialised agents
+    game = fighting_cards_tiny()
+    learner = SimplexGradient(game, SimplexGradientConfig(hidden_sizes=(8,), batch_games=4))
+    path = learner.train(iterations=1).save(tmp_path / "sg.pt")
+    with pytest.raises(PolicyFileError, match=match):
+        SimplexGradient.load(_tampered(tmp_path, path, "bad", change))
+
+
+def test_the_leaderboard_names_a_simplex_gradient_checkpoint_as_such(tmp_path):
+    # issue 31, D5: it was shown as kind 'nfsp'
+    from nashzoo.leaderboard.bundles import Limits, classify
+
+    game = fighting_cards_tiny()
+    learner = SimplexGradient(game, SimplexGradientConfig(hidden_sizes=(8,), batch_games=4))
+    data = learner.train(iterations=1).save(tmp_path / "sg.pt").read_bytes()
+    assert classify("sg.pt", data, game, "fighting_cards_tiny", Limits()) == "simplex-gradient"

@@ -13,6 +13,8 @@ import os
 import pickle
 import zipfile
 
+import pytest
+
 from nashzoo.leaderboard.accounts import add_user
 from nashzoo.leaderboard.models import Submission
 from nashzoo.leaderboard.sandbox import UIDS, process_uids
@@ -61,11 +63,31 @@ def _sb3_pickle_bomb(marker: str) -> bytes:
     return buffer.getvalue()
 
 
-def _sandbox_processes() -> list[int]:
-    return [pid for pid, uid in process_uids().items() if uid in UIDS]
+def _sandbox_processes(uids=UIDS) -> list[int]:
+    return [pid for pid, uid in process_uids().items() if uid in uids]
 
 
-def test_hostile_agents_get_their_outcome_codes_and_hurt_nothing(board, tmp_path, cfr_policy_file):
+@pytest.fixture()
+def reserved_uids(monkeypatch):
+    """The sandbox user ids this test's own sandboxes reserve: another test process may
+    run sandboxes of its own at the same time, under other ids."""
+    from nashzoo.leaderboard import sandbox
+
+    seen: set[int] = set()
+    real = sandbox._reserve_uid
+
+    def recording():
+        uid, handle = real()
+        seen.add(uid)
+        return uid, handle
+
+    monkeypatch.setattr(sandbox, "_reserve_uid", recording)
+    return seen
+
+
+def test_hostile_agents_get_their_outcome_codes_and_hurt_nothing(
+    board, tmp_path, cfr_policy_file, reserved_uids
+):
     db_path = tmp_path / "lb.db"
     marker = tmp_path / "pwned"
     hostile = {
@@ -141,7 +163,8 @@ def test_hostile_agents_get_their_outcome_codes_and_hurt_nothing(board, tmp_path
     assert "FileNotFoundError" in outcomes["reads-secrets"].error_message  # no /etc in there
     assert not marker.exists(), "the pickle ran a command on the host"
     assert "not a policy" in outcomes["false-probabilities"].error_message
-    assert _sandbox_processes() == [], "a sandboxed process outlived its match"
+    assert reserved_uids, "the hostile agents ran in sandboxes"
+    assert _sandbox_processes(reserved_uids) == [], "a sandboxed process outlived its match"
     # The database is intact and nothing the hostile agents did touched the results.
     after = sorted((r.a, r.b, r.block, r.total) for r in board.store.results(tid))
     assert after == before

@@ -153,8 +153,10 @@ def test_play_a_code_agent_in_its_sandbox(board):
     sub_id = _upload(client, token, "last-legal", "b.zip", bundle(LAST_LEGAL))
     board.work("w1")
     assert client.post(f"/play/{sub_id}/start", follow_redirects=True).status_code == 200
-    assert any(u in UIDS for u in process_uids().values())  # its sandbox is up between moves
+    (table,) = client.app.state.play_room._tables.values()
+    uid = table.session.agent.uid  # this table's sandbox (other tests' may run beside it)
+    assert uid in UIDS and uid in process_uids().values()  # it is up between moves
     answers, page = _play_hand(client, sub_id, pick=0)
     assert answers and "forfeit" not in page
     client.post(f"/play/{sub_id}/stop")
-    assert not any(u in UIDS for u in process_uids().values())
+    assert uid not in process_uids().values()

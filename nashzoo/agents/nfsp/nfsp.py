@@ -427,17 +427,24 @@ class NFSP:
         Raises:
             PolicyFileError: not a readable NFSP file (or one holding anything but data).
         """
-        torch = _torch()
+        from nashzoo.agents.torch_files import check_checkpoint, load_modules, read_torch_file
+
+        state = read_torch_file(path)
+        check_checkpoint(state, path, "nashzoo.nfsp", 1)
         try:
-            state = torch.load(Path(path), map_location="cpu", weights_only=True)
-            if state.get("format") != "nashzoo.nfsp":
-                raise ValueError(f"format {state.get('format')!r}")
             nfsp = cls(load_game(state["game"]), NFSPConfig.from_dict(state["config"]))
-            for pl, saved in zip(nfsp.players, state["players"]):
-                for key in ("q", "q_target", "avg", "q_opt", "avg_opt"):
-                    getattr(pl, key).load_state_dict(saved[key])
-                pl.transitions, pl.learn_steps = saved["transitions"], saved["learn_steps"]
-        except FileNotFoundError:
+            players = state["players"]
+            if not isinstance(players, list) or len(players) != len(nfsp.players):
+                raise PolicyFileError(
+                    f"{path} must hold {len(nfsp.players)} players' networks, received "
+                    f"{len(players) if isinstance(players, list) else type(players).__name__}."
+                )
+            for p, (pl, saved) in enumerate(zip(nfsp.players, players)):
+                modules = {k: getattr(pl, k) for k in ("q", "q_target", "avg", "q_opt", "avg_opt")}
+                load_modules(path, saved, modules, f"players[{p}]")
+                pl.transitions = int(saved["transitions"])
+                pl.learn_steps = int(saved["learn_steps"])
+        except PolicyFileError:
             raise
         except Exception as exc:
             raise PolicyFileError(f"{path} is not a readable nashzoo NFSP file: {exc}") from exc

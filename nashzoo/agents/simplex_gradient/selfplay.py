@@ -124,6 +124,17 @@ class SimplexGradientConfig(Config):
     seed: int | None = seed_field(0)
 
 
+_SAVED_MODULES = (
+    "value_net",
+    "policy_net",
+    "average_net",
+    "value_opt",
+    "policy_opt",
+    "average_opt",
+)
+"""The networks and optimisers a saved file holds, every one of them."""
+
+
 # -- 2. networks -----------------------------------------------------------------------------
 def _torch() -> Any:
     return require("torch", "torch", "The simplex-gradient agent")
@@ -492,17 +503,7 @@ class SimplexGradient:
             "iterations": self.iterations,
             "episodes": self.episodes,
             "seconds": self.seconds,
-            "nets": {
-                name: getattr(self, name).state_dict()
-                for name in (
-                    "value_net",
-                    "policy_net",
-                    "average_net",
-                    "value_opt",
-                    "policy_opt",
-                    "average_opt",
-                )
-            },
+            "nets": {name: getattr(self, name).state_dict() for name in _SAVED_MODULES},
         }
         tmp = path.with_name(path.name + ".tmp")
         torch.save(state, tmp)
@@ -517,20 +518,21 @@ class SimplexGradient:
             FileNotFoundError: no such file.
             PolicyFileError: not a readable simplex-gradient file.
         """
-        from nashzoo.agents.torch_files import read_torch_file
+        from nashzoo.agents.torch_files import check_checkpoint, load_modules, read_torch_file
 
         state = read_torch_file(path)
+        check_checkpoint(state, path, "nashzoo.simplex_gradient", 1)
         try:
-            if state.get("format") != "nashzoo.simplex_gradient":
-                raise ValueError(f"format {state.get('format')!r}")
             learner = cls(
                 load_game(state["game"]), SimplexGradientConfig.from_dict(state["config"])
             )
-            for name, saved in state["nets"].items():
-                getattr(learner, name).load_state_dict(saved)
+            modules = {name: getattr(learner, name) for name in _SAVED_MODULES}
+            load_modules(path, state["nets"], modules, "nets")
             learner.iterations = int(state["iterations"])
             learner.episodes = int(state["episodes"])
             learner.seconds = float(state["seconds"])
+        except PolicyFileError:
+            raise
         except Exception as exc:
             raise PolicyFileError(
                 f"{path} is not a readable nashzoo simplex-gradient file: {exc}"
