@@ -200,3 +200,21 @@ def test_config_values_are_cleaned_once():
     assert GempConfig(eta=[1, 2]).eta == (1.0, 2.0)
     with pytest.raises(InvalidParameterError, match=r"`GempConfig.eta` must be a tuple of 2"):
         GempConfig(eta=(1.0, 0.0))
+
+
+@pytest.mark.parametrize("spec", ["random:", "poker-rules:", "cfr+:"])
+def test_a_spec_with_an_empty_argument_is_refused(spec):
+    # issue 31: `random:` was accepted as `random`
+    with pytest.raises(InvalidParameterError, match="ends in ':' with nothing after it"):
+        build_agent(spec, LeducHoldemGame())
+
+
+@pytest.mark.parametrize("env_id", ["leduc_holdem", "limit_holdem"])
+def test_a_batch_beyond_the_limit_is_a_typed_error_naming_it(env_id):
+    # issue 31: make_vector(id, 10**12) raised a bare MemoryError
+    from nashzoo.vector import make_vector
+    from nashzoo.vector.base import MAX_NUM_ENVS
+
+    with pytest.raises(InvalidParameterError, match=rf"num_envs.*\[1, {MAX_NUM_ENVS}\]"):
+        make_vector(env_id, 10**12)
+    assert make_vector(env_id, 3).num_envs == 3

@@ -89,6 +89,11 @@ def build_agent(spec: str, game: Game, *, name: str | None = None) -> Agent:
         head, sep, tail = spec.partition(":")
         family = lookup_family(head)
         argument = tail if sep else None
+        if family is not None and argument == "":
+            raise InvalidParameterError(
+                f"Agent spec {spec!r} ends in ':' with nothing after it; write {head!r} "
+                f"alone, or {head}:ARGUMENT ({family.description})."
+            )
         if family is None:
             head, sep, tail = spec.rpartition(":")
             if not (sep and head and tail):

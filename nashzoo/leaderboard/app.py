@@ -99,6 +99,23 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {c: {"model": ErrorBody, "description": text[c]} for c in codes}
 
 
+def cross_site_form_post(request: Request) -> bool:
+    """Whether a state-changing request of the pages (not the token-authenticated API)
+    comes from another site: its ``Origin`` (or, without one, its ``Referer``) names
+    another scheme and host than the request's own. Browsers send ``Origin`` with every
+    cross-site POST, so a forged sign-in (login CSRF) or form post is refused; clients
+    that send neither header are not browsers acting for someone, and pass."""
+    if request.method in ("GET", "HEAD", "OPTIONS") or request.url.path.startswith("/api/"):
+        return False
+    source = request.headers.get("origin") or request.headers.get("referer")
+    if not source or source == "null":
+        return source == "null"  # an opaque origin (a sandboxed frame, a data: page)
+    from urllib.parse import urlsplit
+
+    theirs, ours = urlsplit(source), request.url
+    return (theirs.scheme, theirs.netloc) != (ours.scheme, ours.netloc)
+
+
 def _error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"code": code, "message": message}, status_code=status)
 
@@ -129,6 +146,13 @@ def create_app(board: Leaderboard) -> FastAPI:
 
     @app.middleware("http")
     async def security_headers(request: Request, call_next: Any) -> Response:
+        if cross_site_form_post(request):
+            return _error(
+                403,
+                "CROSS_SITE",
+                "a form posted from another site is refused (its Origin or Referer is not "
+                "this server)",
+            )
         response: Response = await call_next(request)
         if not request.url.path.startswith(("/docs", "/redoc")):
             response.headers["Content-Security-Policy"] = (

@@ -30,6 +30,20 @@ import traceback
 from typing import Any
 
 
+def _numbers(values: Any) -> Any:
+    """Stated probabilities as JSON numbers; strings, booleans and complex numbers are
+    refused, never converted."""
+    import numpy as np
+
+    array = np.asarray(values)
+    if array.dtype.kind not in "iuf":
+        raise TypeError(
+            f"action_probabilities returned {array.dtype} values, not real numbers: "
+            f"{str(values)[:100]}"
+        )
+    return array.astype(np.float64).tolist()
+
+
 def _send(out: Any, message: dict[str, Any]) -> None:
     out.write(json.dumps(message) + "\n")
     out.flush()
@@ -111,8 +125,7 @@ def main(argv: list[str]) -> int:
                     actions.append(int(action) if isinstance(action, (int, np.integer)) else action)
                 _send(out, {"actions": actions})
             elif "probs" in message and callable(stated):
-                rows = [np.asarray(stated(*inputs(row)), dtype=np.float64).tolist()
-                        for row in message["probs"]]  # fmt: skip
+                rows = [_numbers(stated(*inputs(row))) for row in message["probs"]]
                 _send(out, {"probabilities": rows})
             elif "seed" in message:
                 agent.reset(seed=int(message["seed"]))

@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import os
 import random
 import select
@@ -424,9 +425,21 @@ class SandboxedAgent:
         """
         if not self.states_probabilities:
             raise SandboxError(f"{self.name} has no action_probabilities.")
-        return self._ask(
+        rows = self._ask(
             "probs", requests, "stating probabilities", "probabilities", "information states"
         )
+        for row in rows:
+            # JSON numbers only: strings, booleans, nulls and nested lists are not
+            # probabilities, and nothing here turns them into ones
+            if not isinstance(row, list) or not all(
+                type(p) in (int, float) and math.isfinite(p) for p in row
+            ):
+                raise Forfeit(
+                    -1,
+                    f"stated probabilities that are not a list of finite numbers: {str(row)[:120]}",
+                    "bad_output",
+                )
+        return rows
 
     def _ask(
         self, verb: str, requests: Sequence[Request], doing: str, answer: str, what: str

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from nashzoo.errors import InvalidParameterError
 from nashzoo.vector.batch import Batch
 
 __all__ = ["Batch", "PokerVectorEnv", "TreeVectorEnv", "make_vector", "vector_env"]
@@ -49,16 +50,24 @@ def vector_env(game: Any, num_envs: int, *, seed: int | Sequence[int] | None = N
 
     Raises:
         GameTooLargeError: the game has no batched env and does not compile.
+        InvalidParameterError: ``num_envs`` below 1, above ``MAX_NUM_ENVS`` (2**24), or
+            more games than this machine's memory holds.
     """
     from nashzoo.games.poker.engine import PokerGame
 
-    if isinstance(game, PokerGame) and game.standard_hands:
-        from nashzoo.vector.poker_env import PokerVectorEnv
+    try:
+        if isinstance(game, PokerGame) and game.standard_hands:
+            from nashzoo.vector.poker_env import PokerVectorEnv
 
-        return PokerVectorEnv(game, num_envs, seed=seed)
-    from nashzoo.vector.tree_env import TreeVectorEnv
+            return PokerVectorEnv(game, num_envs, seed=seed)
+        from nashzoo.vector.tree_env import TreeVectorEnv
 
-    return TreeVectorEnv(game, num_envs, seed=seed)
+        return TreeVectorEnv(game, num_envs, seed=seed)
+    except MemoryError:
+        raise InvalidParameterError(
+            f"num_envs={num_envs}: this machine's memory does not hold that many games of "
+            f"{game!r}; ask for fewer."
+        ) from None
 
 
 def __getattr__(name: str) -> Any:

@@ -18,7 +18,13 @@ from nashzoo.errors import IllegalActionError
 from nashzoo.vector.batch import Batch, check_actions, check_only, seeds_for
 from nashzoo.vector.pcg import seeded_states
 
-__all__ = ["VectorEnvBase"]
+__all__ = ["VectorEnvBase", "MAX_NUM_ENVS"]
+
+MAX_NUM_ENVS = 2**24
+"""The most games one batched env holds (16,777,216): far beyond what a batch of self-play
+needs, and each game keeps its own generator and arrays (a Limit Hold'em batch of this
+size takes several GiB). Asking for more is an error naming this limit, never a bare
+MemoryError."""
 
 
 class VectorEnvBase:

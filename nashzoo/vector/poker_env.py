@@ -24,7 +24,7 @@ from numba import njit
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.poker.engine import CALL, FOLD, RAISE, PokerGame
 from nashzoo.validation import check_int
-from nashzoo.vector.base import VectorEnvBase
+from nashzoo.vector.base import MAX_NUM_ENVS, VectorEnvBase
 from nashzoo.vector.batch import Batch
 from nashzoo.vector.hands import _POW5, _strength, tables_arrays
 from nashzoo.vector.pcg import next_double
@@ -220,7 +220,7 @@ class PokerVectorEnv(VectorEnvBase):
                 "TreeVectorEnv)."
             )
         assert (FOLD, CALL, RAISE) == (0, 1, 2)  # the numba code spells them out
-        super().__init__(check_int("num_envs", num_envs, 1))
+        super().__init__(check_int("num_envs", num_envs, 1, MAX_NUM_ENVS))
         self.game = game
         self.num_players = 2
         self.num_actions = game.num_distinct_actions

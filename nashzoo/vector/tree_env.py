@@ -27,7 +27,7 @@ from numba import njit
 from nashzoo.games.base import Game
 from nashzoo.tree import GameTree, compile_game
 from nashzoo.validation import check_int
-from nashzoo.vector.base import VectorEnvBase
+from nashzoo.vector.base import MAX_NUM_ENVS, VectorEnvBase
 from nashzoo.vector.batch import Batch
 from nashzoo.vector.pcg import next_double
 
@@ -93,12 +93,12 @@ class TreeVectorEnv(VectorEnvBase):
         seed: as :meth:`reset` (``None``: OS entropy).
 
     Raises:
-        InvalidParameterError: ``num_envs`` below 1.
+        InvalidParameterError: ``num_envs`` below 1 or above ``MAX_NUM_ENVS`` (2**24).
         GameTooLargeError: the game does not compile.
     """
 
     def __init__(self, game: Game, num_envs: int, *, seed: int | Sequence[int] | None = None):
-        super().__init__(check_int("num_envs", num_envs, 1))
+        super().__init__(check_int("num_envs", num_envs, 1, MAX_NUM_ENVS))
         self.game = game
         tree: GameTree = compile_game(game)
         self.tree = tree

@@ -130,6 +130,15 @@ def test_hostile_agents_get_their_outcome_codes_and_hurt_nothing(
         "exits-mid-match": (_actor("os._exit(3)", after=5), {"CRASH"}),
         "illegal": (_actor("return 7"), {"ILLEGAL"}),
         # States probabilities that sum to 2: not a policy, so no exploitability to show.
+        # Probabilities as strings or booleans: refused, never converted (issue 31).
+        "string-probabilities": (
+            LAST_LEGAL.replace("return probs", "return [str(p) for p in probs]"),
+            {"CRASH", "BAD_OUTPUT"},
+        ),
+        "boolean-probabilities": (
+            LAST_LEGAL.replace("return probs", "return probs > 0"),
+            {"CRASH", "BAD_OUTPUT"},
+        ),
         "false-probabilities": (
             LAST_LEGAL.replace("info)] = 1.0", "info)] = 2.0"),
             {"BAD_OUTPUT"},
@@ -163,6 +172,8 @@ def test_hostile_agents_get_their_outcome_codes_and_hurt_nothing(
     assert "FileNotFoundError" in outcomes["reads-secrets"].error_message  # no /etc in there
     assert not marker.exists(), "the pickle ran a command on the host"
     assert "not a policy" in outcomes["false-probabilities"].error_message
+    for kind in ("string", "boolean"):
+        assert "not real numbers" in outcomes[f"{kind}-probabilities"].error_message
     assert reserved_uids, "the hostile agents ran in sandboxes"
     assert _sandbox_processes(reserved_uids) == [], "a sandboxed process outlived its match"
     # The database is intact and nothing the hostile agents did touched the results.

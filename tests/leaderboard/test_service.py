@@ -275,3 +275,25 @@ def test_serve_takes_its_workers_along(tmp_path, how):
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(server.pid, signal.SIGKILL)
+
+
+def test_forms_posted_from_another_site_are_refused(board):
+    # issue 31: /signin had no CSRF protection (a forged sign-in logs the victim in as
+    # the attacker); every page form is checked by its Origin or Referer
+    client = TestClient(create_app(board))
+    with board.session() as session:
+        _, token = add_user(session, "alice")
+    for headers in (
+        {"Origin": "https://evil.example"},
+        {"Referer": "https://evil.example/page"},
+        {"Origin": "null"},
+    ):
+        r = client.post("/signin", data={"token": token}, headers=headers, follow_redirects=False)
+        assert r.status_code == 403 and r.json()["code"] == "CROSS_SITE", headers
+        assert "set-cookie" not in r.headers
+    same = {"Origin": "http://testserver"}
+    r = client.post("/signin", data={"token": token}, headers=same, follow_redirects=False)
+    assert r.status_code == 303 and "set-cookie" in r.headers
+    # the token-authenticated API is not a browser's form: it stays open to scripts
+    r = client.get("/api/whoami", headers={"Authorization": f"Bearer {token}", **same})
+    assert r.status_code == 200
