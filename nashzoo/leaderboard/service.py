@@ -393,6 +393,10 @@ class Leaderboard:
             logger.exception("job %s failed", job.id)
             self._finish(job.id, "failed", str(exc))
             return
+        except Exception as exc:  # a defect: the job fails with it, the worker lives on
+            logger.exception("job %s failed unexpectedly", job.id)
+            self._finish(job.id, "failed", f"{type(exc).__name__}: {exc}"[:2000])
+            return
         self._finish(job.id)
 
     def work(self, worker: str, *, stop_when_idle: bool = True, poll: float = 0.5) -> int:
@@ -422,7 +426,14 @@ class Leaderboard:
         key = (game, entrant)
         if fresh or key not in self._agents:
             if sub is None:
-                spec = self.gauntlet_of(game)[entrant.split(":", 1)[1]]
+                gauntlet = self.gauntlet_of(game)
+                member = entrant.split(":", 1)[1]
+                if member not in gauntlet:
+                    raise LeaderboardError(
+                        f"{entrant} is no longer in {game}'s gauntlet ({sorted(gauntlet)}): "
+                        "the server was restarted with another gauntlet; this job is void."
+                    )
+                spec = gauntlet[member]
             else:
                 spec = str(self._submission_path(sub).resolve())
             agent = build_agent(spec, self.game(game), name=entrant)

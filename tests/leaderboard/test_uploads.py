@@ -291,3 +291,30 @@ def test_verified_tokens_skip_scrypt_until_the_hash_changes(board, monkeypatch):
         expired.authenticate(session, token2)
         expired.authenticate(session, token2)
     assert len(calls) == 2 + 1 + 2  # bad token and replaced token checked by scrypt
+
+
+def test_jobs_naming_a_removed_gauntlet_agent_fail_and_the_worker_lives_on(
+    tmp_path, cfr_policy_file
+):
+    """Issue 31, D6: after a restart with a smaller gauntlet the worker died with KeyError
+    on each job naming a removed agent, and the job stayed 'running' for ever."""
+    from sqlalchemy import select
+
+    from nashzoo.leaderboard.models import Job
+
+    from .conftest import make_board
+
+    first = make_board(tmp_path)  # gauntlet: random and cfr+
+    with first.session() as session:
+        user, _ = add_user(session, "erin")
+    first.submit(user, "leduc_holdem", "cfr200", "p.npz", cfr_policy_file.read_bytes())
+    first.run_job(first.claim("w0"))  # the validation queues its blocks against both
+    smaller = make_board(tmp_path, gauntlet={"random": "random"})
+    smaller.work("w1")  # returns: nothing raised, nothing left claimed
+    with smaller.session() as session:
+        jobs = session.scalars(select(Job).where(Job.kind == "match")).all()
+    against_cfr = [j for j in jobs if "gauntlet:cfr+" in (j.entrant, j.opponent)]
+    assert against_cfr and all(j.status == "failed" for j in against_cfr)
+    assert all("no longer in leduc_holdem's gauntlet" in j.error for j in against_cfr)
+    assert not [j for j in jobs if j.status in ("running", "queued")]
+    assert any(j.status == "done" for j in jobs)  # the blocks against random were played
