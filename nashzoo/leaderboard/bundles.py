@@ -214,6 +214,10 @@ def classify(filename: str, data: bytes, game: Any, game_id: str, limits: Limits
     if not data:
         raise SubmissionError("EMPTY", "the upload is empty")
     lower = filename.lower()
+    if lower.endswith(".npz"):
+        # an .npz is a zip: its expanded size and ratio are capped before NumPy
+        # decompresses anything (a 1.5 MB file could otherwise ask for gigabytes)
+        check_archive(data, limits)
     if lower.endswith((".npz", ".json", ".pt")):
         suffix = Path(lower).suffix
         with tempfile.TemporaryDirectory() as tmp:

@@ -110,6 +110,40 @@ def test_policy_files_are_validated_as_data(tmp_path, cfr_policy_file):
     assert info.value.code == "BAD_FILE_TYPE"
 
 
+def test_a_compressed_policy_bomb_is_refused_before_it_is_decompressed(tmp_path):
+    """Issue 31, D7: a 1.5 MB .npz made the checker allocate 1.56 GB (every array was
+    decompressed before any check). This one holds a 200 MB array of zeros in ~0.2 MB."""
+    import tracemalloc
+
+    import numpy as np
+
+    from nashzoo.envs.registration import make_game
+
+    buffer = io.BytesIO()
+    n = 25_000_000  # float64: 200 MB expanded
+    header = np.lib.format.header_data_from_array_1_0(np.zeros(1))
+    header["shape"] = (n,)
+    with (
+        zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive,
+        archive.open("probs.npy", "w", force_zip64=True) as member,
+    ):
+        np.lib.format.write_array_header_1_0(member, header)
+        chunk = bytes(1 << 20)
+        for _ in range(8 * n // len(chunk)):
+            member.write(chunk)
+    data = buffer.getvalue()
+    assert len(data) < 1_000_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(SubmissionError) as info:
+            classify("bomb.npz", data, make_game("leduc_holdem"), "leduc_holdem", Limits())
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert info.value.code == "ZIP_BOMB" and "expands more than 200" in info.value.message
+    assert peak < 20_000_000, peak
+
+
 def test_tokens_are_stored_only_as_scrypt_hashes(board):
     stored = hash_token("nz_1_secret")
     assert stored.startswith("scrypt$") and "secret" not in stored
