@@ -156,6 +156,11 @@ def process_uids() -> dict[int, int]:
     return found
 
 
+_FOLDER_PREFIX = "nashzoo-sandbox-"
+"""A sandbox's host folder: ``nashzoo-sandbox-UID-XXXX`` in the system's temp folder,
+holding ``tmp/`` (the agent's ``/tmp``) and ``log`` (its stderr, outside its reach)."""
+
+
 def _uid_locks() -> Path:
     """The folder of the user-id reservations (root's, mode 0700)."""
     folder = Path(tempfile.gettempdir()) / "nashzoo-sandbox-uids"
@@ -187,6 +192,61 @@ def _reserve_uid() -> tuple[int, Any]:
             continue
         return uid, handle
     raise SandboxError(f"No free user id for a sandbox in {UIDS.start}-{UIDS.stop - 1}.")
+
+
+def _free_lock(path: Path) -> Any | None:
+    """An exclusive, non-blocking ``flock`` on ``path`` (its handle), or ``None`` while
+    a live sandbox holds it."""
+    import fcntl
+
+    try:
+        handle = open(path, "a")  # noqa: SIM115 (closed by the caller)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        return None
+    return handle
+
+
+def sweep_stale_sandboxes(min_age: float = 60.0) -> int:
+    """Remove what sandboxes of dead processes left behind: their host folders (the
+    agent's scratch ``/tmp`` and its log; a server stopped mid-match leaves them) and
+    the lock files of user ids no sandbox holds. A folder is stale when no live process
+    holds its user id's lock and it is at least ``min_age`` seconds old (a sandbox that
+    has just ended may still be reading its log). Returns how many folders were
+    removed."""
+    removed = 0
+    root = Path(tempfile.gettempdir())
+    locks = _uid_locks()
+    for folder in root.glob(f"{_FOLDER_PREFIX}*"):
+        uid = folder.name[len(_FOLDER_PREFIX) :].split("-", 1)[0]
+        try:
+            young = time.time() - folder.stat().st_mtime < min_age
+        except OSError:
+            continue
+        if not uid.isdigit() or not folder.is_dir() or young:
+            continue
+        handle = _free_lock(locks / uid)
+        if handle is None:
+            continue  # a live sandbox of that user id
+        try:
+            _kill_uid(int(uid), wait=2.0)
+            shutil.rmtree(folder, ignore_errors=True)
+            removed += 1
+        finally:
+            with contextlib.suppress(OSError):
+                (locks / uid).unlink()
+            handle.close()
+    for lock in locks.iterdir():
+        handle = _free_lock(lock)
+        if handle is not None:
+            with contextlib.suppress(OSError):
+                lock.unlink()
+            handle.close()
+    return removed
 
 
 def _kill_uid(uid: int, wait: float = 10.0) -> None:
@@ -238,10 +298,13 @@ class SandboxedAgent:
         self.kind = kind
         self.bank = self.limits.time_bank
         self.sent: set[str] = set()
+        sweep_stale_sandboxes()
         self.uid, self._uid_lock = _reserve_uid()
-        self.scratch = Path(tempfile.mkdtemp(prefix="nashzoo-sandbox-"))
+        self.folder = Path(tempfile.mkdtemp(prefix=f"{_FOLDER_PREFIX}{self.uid}-"))
+        self.scratch = self.folder / "tmp"
+        self.scratch.mkdir()
         os.chown(self.scratch, self.uid, self.uid)
-        self.log_path = Path(tempfile.mkstemp(prefix="nashzoo-sandbox-log-")[1])
+        self.log_path = self.folder / "log"
         self._buffer = b""
         self.proc: subprocess.Popen[bytes] | None = None
         self.states_probabilities = False
@@ -322,7 +385,8 @@ class SandboxedAgent:
                 raise Forfeit(-1, "the agent did not say ready", "bad_output")
             self.states_probabilities = bool(hello.get("probabilities"))
         except BaseException:
-            self.close()
+            self.close()  # the Forfeit carries the log's tail: nothing is left behind
+            self.remove_log()
             raise
 
     # -- the protocol -----------------------------------------------------------------
@@ -495,15 +559,20 @@ class SandboxedAgent:
                     if stream is not None:
                         stream.close()
         _kill_uid(self.uid)
-        self._uid_lock.close()  # the user id is free again once nothing of it is left
+        if not self._uid_lock.closed:  # the user id is free once nothing of it is left
+            with contextlib.suppress(OSError):
+                (_uid_locks() / str(self.uid)).unlink()
+            self._uid_lock.close()
         with contextlib.suppress(OSError):
             self._log.close()
         shutil.rmtree(self.scratch, ignore_errors=True)
 
     def remove_log(self) -> None:
-        """Delete the stderr log (after :meth:`log_tail` was read)."""
+        """Delete the stderr log (after :meth:`log_tail` was read) and the sandbox's host
+        folder with it."""
         with contextlib.suppress(OSError):
             self.log_path.unlink()
+        shutil.rmtree(self.folder, ignore_errors=True)
 
     def __enter__(self) -> SandboxedAgent:
         return self
