@@ -18,6 +18,10 @@ Each code agent (a bundle, or a stable-baselines3 model, which unpickles) runs
   so files that are there keep their permissions against it;
 * **limits** (util-linux ``prlimit``): address space, CPU seconds, processes (per ``U``,
   so a fork bomb stops at the cap), open files, file size;
+* **a /tmp in memory**: a tmpfs of ``tmp_bytes`` (64 MiB) with at most ``tmp_files``
+  (4,096) files, mounted by the server on the scratch folder, so nothing an agent writes
+  reaches the host's disk and it cannot fill the disk that holds the database. Where the
+  host lets no process mount, bubblewrap's own tmpfs (``--size``) caps the size alone;
 * **a new session**: the whole process group is killed with the sandbox, and every
   process left of ``U`` after it (none can be: the PID namespace dies with its init);
 * **a clock**: a limit per decision plus a time bank per match.
@@ -87,6 +91,11 @@ class SandboxLimits:
         processes: processes and threads of its user (``RLIMIT_NPROC``).
         open_files: ``RLIMIT_NOFILE``.
         file_bytes: largest file it may write (``RLIMIT_FSIZE``).
+        tmp_bytes: the whole of its ``/tmp``, a tmpfs of this size (nothing it writes
+            reaches the host's disk).
+        tmp_files: the most files and folders in its ``/tmp`` (the tmpfs's inodes),
+            where the host lets the server mount one; else bubblewrap's own tmpfs of
+            ``tmp_bytes`` is used, without a file-count cap (logged at start).
     """
 
     move_seconds: float = 1.0
@@ -97,6 +106,8 @@ class SandboxLimits:
     processes: int = 64
     open_files: int = 256
     file_bytes: int = 16 << 20
+    tmp_bytes: int = 64 << 20
+    tmp_files: int = 4096
 
 
 def sandbox_problem() -> str | None:
@@ -194,6 +205,44 @@ def _reserve_uid() -> tuple[int, Any]:
     raise SandboxError(f"No free user id for a sandbox in {UIDS.start}-{UIDS.stop - 1}.")
 
 
+_warned_no_mount = False
+
+
+def _mount_tmpfs(where: Path, uid: int, limits: SandboxLimits) -> bool:
+    """Mount a tmpfs of ``limits.tmp_bytes`` and ``limits.tmp_files`` inodes, owned by
+    ``uid``, on ``where``; ``False`` where the host does not let the server mount (then
+    bubblewrap's own tmpfs caps the size alone)."""
+    global _warned_no_mount
+    options = (
+        f"size={limits.tmp_bytes},nr_inodes={limits.tmp_files},mode=0700,uid={uid},gid={uid},"
+        "nosuid,nodev"
+    )
+    try:
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", options, "nashzoo-sandbox", str(where)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except OSError as exc:  # no mount program
+        done = subprocess.CompletedProcess([], 127, "", str(exc))
+    if done.returncode != 0 and not _warned_no_mount:
+        _warned_no_mount = True
+        logger.warning(
+            "cannot mount a tmpfs for the sandbox's /tmp (%s); its size is capped at %d "
+            "bytes by bubblewrap's tmpfs, without a cap on its number of files",
+            done.stderr.strip() or f"mount exited {done.returncode}",
+            limits.tmp_bytes,
+        )
+    return done.returncode == 0
+
+
+def _unmount(where: Path) -> None:
+    """Detach a tmpfs mounted by :func:`_mount_tmpfs` (nothing if none is there)."""
+    if os.path.ismount(where):
+        subprocess.run(["umount", "-l", str(where)], capture_output=True, check=False)
+
+
 def _free_lock(path: Path) -> Any | None:
     """An exclusive, non-blocking ``flock`` on ``path`` (its handle), or ``None`` while
     a live sandbox holds it."""
@@ -234,6 +283,7 @@ def sweep_stale_sandboxes(min_age: float = 60.0) -> int:
             continue  # a live sandbox of that user id
         try:
             _kill_uid(int(uid), wait=2.0)
+            _unmount(folder / "tmp")
             shutil.rmtree(folder, ignore_errors=True)
             removed += 1
         finally:
@@ -303,6 +353,7 @@ class SandboxedAgent:
         self.folder = Path(tempfile.mkdtemp(prefix=f"{_FOLDER_PREFIX}{self.uid}-"))
         self.scratch = self.folder / "tmp"
         self.scratch.mkdir()
+        self._mounted = _mount_tmpfs(self.scratch, self.uid, self.limits)
         os.chown(self.scratch, self.uid, self.uid)
         self.log_path = self.folder / "log"
         self._buffer = b""
@@ -344,8 +395,12 @@ class SandboxedAgent:
             elif target.is_dir():
                 command += ["--ro-bind", str(target), f"/{link}"]
         # The private /tmp first: the Python installation may live under /tmp (a CI
-        # checkout's venv), and a later mount would hide it.
-        command += ["--bind", str(self.scratch), "/tmp"]
+        # checkout's venv), and a later mount would hide it. A tmpfs of tmp_bytes: the
+        # host's (with its file cap) where it could be mounted, else bubblewrap's own.
+        if self._mounted:
+            command += ["--bind", str(self.scratch), "/tmp"]
+        else:
+            command += ["--size", str(lim.tmp_bytes), "--perms", "1777", "--tmpfs", "/tmp"]
         made: set[Path] = {Path("/"), Path("/tmp")}
         for path in _python_paths():
             for parent in reversed(path.parents):
@@ -565,6 +620,7 @@ class SandboxedAgent:
             self._uid_lock.close()
         with contextlib.suppress(OSError):
             self._log.close()
+        _unmount(self.scratch)
         shutil.rmtree(self.scratch, ignore_errors=True)
 
     def remove_log(self) -> None:

@@ -112,6 +112,16 @@ def test_hostile_agents_get_their_outcome_codes_and_hurt_nothing(
             {"CRASH"},
         ),
         "huge-file": (_actor("open('/tmp/big', 'wb').write(b'0' * (200 << 20))"), {"CRASH"}),
+        # Issue 31, D11: 1 GB in files below the per-file cap, and 100,000 empty files;
+        # the /tmp tmpfs (64 MiB, 4,096 files) stops both, and the host's disk sees none.
+        "disk-filler": (
+            _actor("[open(f'/tmp/f{i}', 'wb').write(bytes(8 << 20)) for i in range(128)]"),
+            {"CRASH"},
+        ),
+        "file-flood": (
+            _actor("[open(f'/tmp/e{i}', 'wb').close() for i in range(100_000)]"),
+            {"CRASH"},
+        ),
         "garbage": (
             _actor(
                 "for fd in range(1, 12):\n"
@@ -172,6 +182,8 @@ def test_hostile_agents_get_their_outcome_codes_and_hurt_nothing(
     assert "FileNotFoundError" in outcomes["reads-secrets"].error_message  # no /etc in there
     assert not marker.exists(), "the pickle ran a command on the host"
     assert "not a policy" in outcomes["false-probabilities"].error_message
+    for name in ("disk-filler", "file-flood"):
+        assert "No space left on device" in outcomes[name].error_message, name
     for kind in ("string", "boolean"):
         assert "not real numbers" in outcomes[f"{kind}-probabilities"].error_message
     assert reserved_uids, "the hostile agents ran in sandboxes"

@@ -83,3 +83,23 @@ def test_a_server_killed_mid_match_leaves_folders_that_the_next_sweep_removes():
     assert [n for n in _left_behind(uid) if n.startswith("nashzoo-sandbox-")], "as before"
     assert sweep_stale_sandboxes(min_age=0) >= 1
     assert _left_behind(uid) == []
+
+
+@pytest.mark.parametrize("host_mount", [True, False], ids=["host-tmpfs", "bubblewrap-tmpfs"])
+def test_the_agents_tmp_is_a_capped_tmpfs(tmp_path, monkeypatch, host_mount, reserved):
+    # issue 31, D11: 1 GB reached the host's disk in a second; now /tmp is a tmpfs of
+    # tmp_bytes (the host's, with its file cap; else bubblewrap's, size only)
+    if not host_mount:
+        monkeypatch.setattr(sandbox, "_mount_tmpfs", lambda *args: False)
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    (bundle / "agent.toml").write_text('entry = "agent:make"\ngames = ["leduc_holdem"]\n')
+    (bundle / "agent.py").write_text(
+        "def make(game):\n"
+        "    for i in range(64):\n"
+        "        open(f'/tmp/f{i}', 'wb').write(bytes(4 << 20))\n"
+    )
+    limits = sandbox.SandboxLimits(tmp_bytes=32 << 20)
+    with pytest.raises(Forfeit, match="No space left on device"):
+        SandboxedAgent(bundle, "code", "leduc_holdem", limits, name="filler")
+    assert _left_behind(reserved[0]) == []
