@@ -40,8 +40,8 @@ from nashzoo.envs.protocol import Agent, StatesProbabilities
 from nashzoo.envs.sampling import sample_index
 from nashzoo.errors import GameTooLargeError, InvalidParameterError
 from nashzoo.eval.engine import DealScores, play_duplicate_deals
-from nashzoo.eval.guard import Calls, DirectCalls, Forfeit
-from nashzoo.eval.lockstep import checked_action, request_for
+from nashzoo.eval.guard import Calls, DirectCalls
+from nashzoo.eval.lockstep import checked_action, request_for, stated_row
 from nashzoo.games.base import CHANCE, TERMINAL, Game, State, sample_chance_outcome
 from nashzoo.games.observation import ObservationCache
 
@@ -248,31 +248,6 @@ def check_aivat_game(game: Game) -> None:
         )
 
 
-def _stated(who: int, probs: Any, mask: np.ndarray, key: str) -> np.ndarray:
-    """An agent's stated probabilities, checked: a distribution over the legal actions."""
-    try:
-        row = np.asarray(probs, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise Forfeit(who, f"stated probabilities that are not numbers at {key!r}: {exc}") from None
-    if row.shape != mask.shape or not np.isfinite(row).all() or (row < 0).any():
-        raise Forfeit(
-            who,
-            f"stated invalid probabilities at {key!r}: expected {mask.size} finite non-negative "
-            f"numbers, received {row!r}",
-            "illegal",
-        )
-    legal = mask > 0
-    total = float(row[legal].sum())
-    if float(row[~legal].sum()) > 1e-6 or abs(total - 1.0) > 1e-4:
-        raise Forfeit(
-            who,
-            f"stated probabilities at {key!r} that are not a distribution over the legal "
-            f"actions {np.flatnonzero(legal).tolist()}: {row.tolist()}",
-            "illegal",
-        )
-    return np.where(legal, row, 0.0) / total
-
-
 def _play(
     game: Game,
     seats: Sequence[Any],
@@ -305,7 +280,7 @@ def _play(
         key = info["info_state"]
         m = who[p]
         if stated[m]:
-            row = _stated(
+            row = stated_row(
                 m,
                 calls.call(m, seats[p].action_probabilities, observation, info),
                 observation["action_mask"],

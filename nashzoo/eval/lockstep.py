@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.envs.protocol import ActsMany, Agent, AgentInfo, Request
+from nashzoo.envs.protocol import ActsMany, Agent, AgentInfo, Request, StatesMany
+from nashzoo.envs.sampling import sample_index
 from nashzoo.eval import guard
 from nashzoo.eval.engine import DealScores
 from nashzoo.eval.guard import Forfeit
@@ -28,7 +29,8 @@ from nashzoo.games.base import CHANCE, TERMINAL, Game, State, check_action_value
 from nashzoo.games.observation import ObservationCache
 
 __all__ = [
-    "ask_agent", "checked_action", "play_duplicate_lockstep",
+    "ask_agent", "ask_probabilities", "checked_action", "play_duplicate_lockstep",
+    "stated_row",
     "request_for",
 ]  # fmt: skip
 
@@ -55,6 +57,59 @@ def ask_agent(agent: Any, who: int, requests: Sequence[Request]) -> Sequence[int
             "bad_output",
         )
     return answers
+
+
+def stated_row(who: int, probs: Any, mask: np.ndarray, key: str) -> np.ndarray:
+    """Agent ``who``'s stated probabilities at ``key``, checked: a distribution over the
+    legal actions (renormalised to sum to 1 exactly).
+
+    Raises:
+        Forfeit: not numbers, the wrong shape, negative or non-finite entries, weight off
+            the legal actions, or a total off 1 by more than 1e-4.
+    """
+    try:
+        row = np.asarray(probs, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise Forfeit(who, f"stated probabilities that are not numbers at {key!r}: {exc}") from None
+    if row.shape != mask.shape or not np.isfinite(row).all() or (row < 0).any():
+        raise Forfeit(
+            who,
+            f"stated invalid probabilities at {key!r}: expected {mask.size} finite non-negative "
+            f"numbers, received {row!r}",
+            "bad_output",
+        )
+    legal = mask > 0
+    total = float(row[legal].sum())
+    if float(row[~legal].sum()) > 1e-6 or abs(total - 1.0) > 1e-4:
+        raise Forfeit(
+            who,
+            f"stated probabilities at {key!r} that are not a distribution over the legal "
+            f"actions {np.flatnonzero(legal).tolist()}: {row.tolist()}",
+            "bad_output",
+        )
+    return np.where(legal, row, 0.0) / total
+
+
+def ask_probabilities(agent: Any, who: int, requests: Sequence[Request]) -> list[Any]:
+    """Ask ``agent`` for its stated probabilities at every request (one call where it
+    states many at once); any fault becomes agent ``who``'s forfeit."""
+    before = guard.interrupt_count()
+    try:
+        if isinstance(agent, StatesMany):
+            rows = list(agent.probabilities_many(requests))
+        else:
+            rows = [agent.action_probabilities(obs, info) for obs, info in requests]
+    except Forfeit as exc:
+        raise Forfeit(who, exc.reason, exc.kind) from None
+    except BaseException as exc:
+        raise guard.forfeit_for(who, exc, before) from None
+    if len(rows) != len(requests):
+        raise Forfeit(
+            who,
+            f"stated {len(rows)} rows of probabilities for {len(requests)} decisions",
+            "bad_output",
+        )
+    return rows
 
 
 def request_for(cache: ObservationCache, state: State, player: int) -> Request:
@@ -99,6 +154,8 @@ def play_duplicate_lockstep(
     cache: ObservationCache | None = None,
     record: list[list[int]] | None = None,
     record_games: int = 0,
+    draw_from: tuple[bool, bool] = (False, False),
+    draw_seed: int | Sequence[int] = 0,
 ) -> DealScores:
     """Play every row of ``uniforms`` as a duplicate deal, all games advancing together.
 
@@ -117,6 +174,12 @@ def play_duplicate_lockstep(
             each of the first ``record_games`` games (game ``g`` = deal ``g // 2``, A in
             seat 0 when ``g`` is even), for replays.
         record_games: how many games to record.
+        draw_from: for each agent, whether the referee plays it by drawing its move from
+            the probabilities it states (``probabilities_many`` in one call, else
+            ``action_probabilities`` per decision) instead of asking ``act``: then what
+            it states is what it plays, and an exploitability computed from its
+            statements is the exploitability of its play.
+        draw_seed: seed of the referee's draws (the same seed, the same moves).
 
     Raises:
         Forfeit: an agent raised, answered the wrong number of actions, or played an
@@ -132,6 +195,7 @@ def play_duplicate_lockstep(
     seat_of = [(0, 1) if g % 2 == 0 else (1, 0) for g in range(2 * deals)]
     returns = np.zeros((2 * deals, 2))
     live = list(range(2 * deals))
+    referee = np.random.default_rng(draw_seed)
     while live:
         waiting: tuple[list[int], list[int]] = ([], [])
         requests: tuple[list[Request], list[Request]] = ([], [])
@@ -153,7 +217,18 @@ def play_duplicate_lockstep(
         for who in (0, 1):
             if not requests[who]:
                 continue
-            answers = ask_agent(agents[who], who, requests[who])
+            answers: Sequence[Any]
+            if draw_from[who]:
+                rows = ask_probabilities(agents[who], who, requests[who])
+                answers = [
+                    sample_index(
+                        np.cumsum(stated_row(who, row, obs["action_mask"], info["info_state"])),
+                        referee.random(),
+                    )
+                    for row, (obs, info) in zip(rows, requests[who])
+                ]
+            else:
+                answers = ask_agent(agents[who], who, requests[who])
             for g, action, (_, info) in zip(waiting[who], answers, requests[who]):
                 states[g].apply_unchecked(
                     checked_action(states[g], action, who, info["info_state"], num_actions)

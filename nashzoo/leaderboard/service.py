@@ -77,6 +77,16 @@ KINDS = {
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 
 
+def states_probabilities(agent: Any) -> bool:
+    """Whether the referee plays ``agent`` by drawing from the probabilities it states
+    (every agent that states them: a sandboxed one whose runner said so, an in-process
+    PolicyAgent). Then its exploitability, computed from its statements, is that of its
+    play: an agent cannot state an equilibrium and play something else."""
+    if isinstance(agent, SandboxedAgent):
+        return agent.states_probabilities
+    return isinstance(agent, StatesProbabilities)
+
+
 def entrant_of(submission_id: int) -> str:
     """The entrant name of a submission."""
     return f"sub:{submission_id}"
@@ -535,7 +545,12 @@ class Leaderboard:
                     random_agent.reset(seed=deal_seed(self.settings.seed, sub_id, 1))
                     rng = np.random.default_rng([self.settings.seed, sub_id, 7])
                     scores = play_duplicate_lockstep(
-                        rules, agent, random_agent, deal_uniforms(rules, deals, rng)
+                        rules,
+                        agent,
+                        random_agent,
+                        deal_uniforms(rules, deals, rng),
+                        draw_from=(states_probabilities(agent), False),
+                        draw_seed=[self.settings.seed, sub_id, 8],
                     )
                 scale, unit = score_unit(rules.big_blind)
                 details["validation"] = {
@@ -782,6 +797,8 @@ class Leaderboard:
                     deal_uniforms(rules, deals, rng),
                     record=hands,
                     record_games=self.settings.hands_per_block,
+                    draw_from=(states_probabilities(agent_a), states_probabilities(agent_b)),
+                    draw_seed=[self.settings.seed, *pair, block, 1],
                 ).scores
             result = BlockResult.played(a, b, block, scores, time.perf_counter() - start)
         except Forfeit as exc:

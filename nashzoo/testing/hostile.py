@@ -20,6 +20,13 @@ member                 misbehaviour                          outcome in a nashzo
 :class:`MaskPoisoner`  calls, and rewrites every mask it     no effect: the masks cannot be
                        has seen to fold-only                 written (it swallows the error)
 :class:`MemoryHog`     allocates ``gigabytes`` at once       forfeit ("raised MemoryError")
+:class:`Liar`          states uniform play, plays the last   a referee that draws from what
+                       legal action                          agents state (the leaderboard)
+                                                             plays it uniformly: its stated
+                                                             exploitability is its play's
+:class:`DiskFiller`    writes ``megabytes`` of files into    in the leaderboard's sandbox:
+                       its temporary folder in ``act``       "No space left on device" past
+                                                             the /tmp cap, a CRASH forfeit
 =====================  ====================================  =================================
 
 Every member is picklable (tournaments send agents to worker processes) and built by
@@ -48,7 +55,10 @@ __all__ = [
     "MaskUnlocker",
     "MaskPoisoner",
     "MemoryHog",
+    "Liar",
+    "DiskFiller",
     "AlwaysCall",
+    "MALFORMED_DEFINITIONS",
 ]
 
 
@@ -200,6 +210,80 @@ class MemoryHog(_Member):
         return self._first_legal(observation)
 
 
+class Liar(_Member):
+    """States uniform play over the legal actions and plays the last legal one: what it
+    says and what it does disagree (a bundle stating an equilibrium while always
+    raising was shown at the equilibrium's exploitability)."""
+
+    def action_probabilities(
+        self, observation: dict[str, np.ndarray], info: dict[str, Any]
+    ) -> np.ndarray:
+        mask = np.asarray(observation["action_mask"], dtype=np.float64)
+        return mask / mask.sum()
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        return int(np.flatnonzero(observation["action_mask"])[-1])
+
+
+class DiskFiller(_Member):
+    """Writes ``megabytes`` in 8 MiB files into ``folder`` (default: the system's
+    temporary folder, which is the sandbox's capped ``/tmp`` there) in its first ``act``,
+    then plays legally. Outside a sandbox it fills the caller's disk: keep it small."""
+
+    def __init__(
+        self, megabytes: int = 64, folder: str | None = None, name: str | None = None
+    ) -> None:
+        super().__init__(name)
+        self.megabytes, self.folder = megabytes, folder
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        import tempfile
+
+        folder = self.folder or tempfile.gettempdir()
+        chunk = bytes(8 << 20)
+        for i in range(-(-self.megabytes // 8)):
+            with open(os.path.join(folder, f"nashzoo-disk-filler-{os.getpid()}-{i}"), "wb") as f:
+                f.write(chunk)
+        return self._first_legal(observation)
+
+
+MALFORMED_DEFINITIONS: dict[str, tuple[str, str]] = {
+    "no-rounds": ("GAMEDEF\nlimit\nnumPlayers = 2\nEND GAMEDEF\n", "lacks 'numRounds'"),
+    "three-players": ("GAMEDEF\nlimit\nnumPlayers = 3\nEND GAMEDEF\n", "heads-up"),
+    "short-raise-list": (
+        "GAMEDEF\nlimit\nnumPlayers = 2\nnumRounds = 2\nblind = 2 1\nraiseSize = 2\n"
+        "maxRaises = 1 1\nnumSuits = 2\nnumRanks = 3\nnumHoleCards = 1\n"
+        "numBoardCards = 0 1\nEND GAMEDEF\n",
+        "needs 2 values",
+    ),
+    "eight-cards-a-player": (
+        "GAMEDEF\nlimit\nnumPlayers = 2\nnumRounds = 4\nblind = 10 5\n"
+        "raiseSize = 10 10 20 20\nmaxRaises = 3 4 4 4\nnumSuits = 4\nnumRanks = 13\n"
+        "numHoleCards = 3\nnumBoardCards = 0 3 1 1\nEND GAMEDEF\n",
+        "more than 7",
+    ),
+    "overflowing-pot": (
+        "GAMEDEF\nlimit\nnumPlayers = 2\nnumRounds = 1\nblind = 2 1\n"
+        f"raiseSize = {2**62}\nmaxRaises = 2\nnumSuits = 2\nnumRanks = 3\n"
+        "numHoleCards = 1\nEND GAMEDEF\n",
+        "2\\*\\*53",
+    ),
+    "deck-too-small": (
+        "GAMEDEF\nlimit\nnumPlayers = 2\nnumRounds = 1\nblind = 2 1\nraiseSize = 2\n"
+        "maxRaises = 1\nnumSuits = 1\nnumRanks = 2\nnumHoleCards = 2\nEND GAMEDEF\n",
+        "deck has 2 cards",
+    ),
+    "not-a-number": (
+        "GAMEDEF\nlimit\nnumPlayers = 2\nnumRounds = 1\nblind = 2 1\nraiseSize = x\n"
+        "maxRaises = 1\nnumSuits = 2\nnumRanks = 3\nnumHoleCards = 1\nEND GAMEDEF\n",
+        "expects integers",
+    ),
+}
+"""Broken ACPC game definitions, each with a regular expression its error message must
+match (``InvalidParameterError`` from :func:`nashzoo.games.poker.parse_gamedef`): a
+family for testing that a loader of definitions refuses them clearly."""
+
+
 ZOO: dict[str, type[_Member]] = {
     "raises": Raises,
     "garbage": Garbage,
@@ -211,6 +295,8 @@ ZOO: dict[str, type[_Member]] = {
     "mask_unlocker": MaskUnlocker,
     "mask_poisoner": MaskPoisoner,
     "memory_hog": MemoryHog,
+    "liar": Liar,
+    "disk_filler": DiskFiller,
 }
 """The members by name."""
 

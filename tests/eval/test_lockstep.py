@@ -57,3 +57,54 @@ def test_a_malformed_answer_is_a_forfeit(shape, reason):
     with pytest.raises(Forfeit, match=reason) as caught:
         play_duplicate_lockstep(LEDUC, FirstLegal("bad", shape), LastLegal("last"), uniforms)
     assert caught.value.who == 0
+
+
+class StatesUniform(FirstLegal):
+    """Honest: states uniform play and plays it."""
+
+    def action_probabilities(self, observation, info):
+        mask = observation["action_mask"].astype(float)
+        return mask / mask.sum()
+
+    def act(self, observation, info):  # never asked when the referee draws
+        raise AssertionError("act was called")
+
+
+def test_the_referee_plays_a_liar_by_what_it_states():
+    """Issue 31, D9: an agent stating one policy and playing another was measured on its
+    statements. Drawn from what it states, the liar plays exactly as the honest agent
+    stating the same policy (same draws); asked to act, it does not."""
+    from nashzoo.testing.hostile import Liar
+
+    uniforms = deal_uniforms(LEDUC, 200, np.random.default_rng(2))
+    opponent = LastLegal("last")
+    liar = play_duplicate_lockstep(
+        LEDUC, Liar(), opponent, uniforms, draw_from=(True, False), draw_seed=5
+    )
+    honest = play_duplicate_lockstep(
+        LEDUC, StatesUniform("honest"), opponent, uniforms, draw_from=(True, False), draw_seed=5
+    )
+    np.testing.assert_array_equal(liar.scores, honest.scores)
+    acted = play_duplicate_lockstep(LEDUC, Liar(), opponent, uniforms)
+    assert not np.array_equal(acted.scores, honest.scores)
+    # the same seed, the same draws; another seed, other draws
+    again = play_duplicate_lockstep(
+        LEDUC, Liar(), opponent, uniforms, draw_from=(True, False), draw_seed=5
+    )
+    np.testing.assert_array_equal(again.scores, liar.scores)
+    other = play_duplicate_lockstep(
+        LEDUC, Liar(), opponent, uniforms, draw_from=(True, False), draw_seed=6
+    )
+    assert not np.array_equal(other.scores, liar.scores)
+
+
+def test_stated_probabilities_that_are_not_a_distribution_are_a_forfeit():
+    class Bad(StatesUniform):
+        def action_probabilities(self, observation, info):
+            return observation["action_mask"] * 2.0
+
+    uniforms = deal_uniforms(LEDUC, 3, np.random.default_rng(3))
+    with pytest.raises(Forfeit, match="not a distribution over the legal actions"):
+        play_duplicate_lockstep(
+            LEDUC, Bad("bad"), LastLegal("last"), uniforms, draw_from=(True, False)
+        )

@@ -22,6 +22,7 @@ from nashzoo.games.poker import (
 )
 from nashzoo.games.poker.engine import CALL, FOLD, RAISE
 from nashzoo.games.poker.hands import parse_cards
+from nashzoo.testing import hostile
 from nashzoo.tree import compile_game
 from nashzoo.tree.best_response import policy_values
 from nashzoo.tree.policy import TabularPolicy
@@ -143,6 +144,13 @@ def test_definition_field_errors():
         PokerDefinition.from_dict({**fields, "ante": 1})
     with pytest.raises(InvalidParameterError, match="first_player.*received 2"):
         PokerDefinition.from_dict({**fields, "first_player": [2, 0]})
+
+
+@pytest.mark.parametrize("name", sorted(hostile.MALFORMED_DEFINITIONS))
+def test_the_malformed_definition_family_is_refused_clearly(name):
+    text, message = hostile.MALFORMED_DEFINITIONS[name]
+    with pytest.raises(InvalidParameterError, match=message):
+        parse_gamedef(text)
 
 
 def test_acpc_defaults_for_first_player_and_board_cards():
