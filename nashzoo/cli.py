@@ -235,6 +235,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         block_size=args.block_size,
         seed=args.seed,
         move_time_limit=args.move_time_limit,
+        setup_time_limit=args.setup_time_limit,
         memory_limit_mb=args.memory_limit,
         variance_reduction=args.variance_reduction,
         lbr_hands=args.lbr_hands,
@@ -654,6 +655,14 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, Any]:
         default=None,
         metavar="SECONDS",
         help="per-move time limit; an agent over it forfeits the block",
+    )
+    p.add_argument(
+        "--setup-time-limit",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="with a move time limit: the separate allowance for building each agent and "
+        "its first, warming-up decision (no cold start is charged to a move clock)",
     )
     p.add_argument(
         "--memory-limit",

@@ -37,6 +37,26 @@ class Sleeper(_Base):
         return int(np.flatnonzero(observation["action_mask"])[0])
 
 
+class ColdStarter(Raiser):
+    """Slow to build and slow on its first decision (as a numba agent compiling), then
+    fast: a cold start, which no move clock may charge."""
+
+    def __init__(self, name, seconds):
+        time.sleep(seconds)
+        super().__init__(name)
+        self.seconds, self.cold = seconds, True
+
+    def act(self, observation, info):
+        if self.cold:
+            time.sleep(self.seconds)
+            self.cold = False
+        return super().act(observation, info)
+
+
+def cold_starter(game=None):
+    return ColdStarter("cold", 0.6)
+
+
 def raiser():
     return Raiser("raiser")
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,11 +23,13 @@ from nashzoo.errors import GameTooLargeError, NashzooError
 from nashzoo.eval.aivat import ValueFunction, default_value_function, play_deals
 from nashzoo.eval.engine import deal_agent_seeds, deal_uniforms
 from nashzoo.eval.guard import Calls, Forfeit, SupervisedCalls, make_calls
+from nashzoo.eval.lockstep import request_for
 from nashzoo.eval.matches import agent_name, seed_agents
 from nashzoo.eval.pool import Outcome
 from nashzoo.eval.store import BlockResult
 from nashzoo.eval.tournament_config import TournamentConfig, TournamentInfo
-from nashzoo.games.base import Game
+from nashzoo.games.base import CHANCE, Game
+from nashzoo.games.observation import ObservationCache
 
 __all__ = [
     "run_block",
@@ -83,12 +86,13 @@ def run_block(
             limit enforced by a helper thread).
     """
     own_calls = calls is None
-    calls = calls or make_calls(config.info.move_time_limit)
+    calls = calls or make_calls(config.info.move_time_limit, config.info.setup_time_limit)
     game = config.make_game()
     start = time.perf_counter()
     try:
-        agent_a = calls.call(0, config.build, i)
-        agent_b = calls.call(1, config.build, j)
+        agent_a = calls.setup(0, config.build, i)
+        agent_b = calls.setup(1, config.build, j)
+        warm_up(game, (agent_a, agent_b), calls)
         seed_agents(config.seed, (agent_a, agent_b), i, j, block, calls=calls)
         rng = np.random.default_rng([config.seed, i, j, block])
         reduction = config.info.variance_reduction
@@ -182,10 +186,10 @@ def check_agent(
     """Build agent ``k``, check it can play the game, and (if ``measure``) compute its
     exact exploitability where it is a PolicyAgent and the game compiles."""
     name = config.agents[k][0]
-    calls = calls or make_calls(config.info.move_time_limit)
+    calls = calls or make_calls(config.info.move_time_limit, config.info.setup_time_limit)
     game = config.make_game()
     try:
-        agent = calls.call(0, config.build, k)
+        agent = calls.setup(0, config.build, k)
     except Forfeit as exc:
         return AgentReport(name, error=f"could not be built: {exc.reason}")
     for method in ("act", "reset"):
@@ -203,6 +207,10 @@ def check_agent(
     from nashzoo.eval.exploitability import exploitability
     from nashzoo.tree import compile_game
 
+    try:  # its cold start is paid for here, not by the first measured information set
+        warm_up(game, (agent,), calls, act=False)
+    except Forfeit as exc:
+        return AgentReport(name, note=f"action_probabilities failed: {exc.reason}")
     try:
         tree = compile_game(game, max_nodes=2_000_000)
     except GameTooLargeError as exc:
@@ -216,6 +224,32 @@ def check_agent(
     except NashzooError as exc:  # e.g. probabilities that are not distributions
         return AgentReport(name, note=f"{type(exc).__name__}: {exc}")
     return AgentReport(name, exploitability=value, method="exact")
+
+
+def warm_up(game: Game, agents: Sequence[Any], calls: Calls, *, act: bool = True) -> None:
+    """Where moves have a time limit, ask each agent for one decision (the game's first,
+    after fixed chance draws) under the setup allowance, and discard the answer: its cold
+    start (loading, numba's compilation) is then paid for outside every move clock.
+    Without a time limit nothing is asked, so runs are as they were. ``act=False`` asks
+    only for the stated probabilities (before measuring them).
+
+    Raises:
+        Forfeit: an agent failed (raised, or ran over the setup allowance).
+    """
+    if calls.time_limit is None:
+        return
+    state = game.new_initial_state()
+    while state.current_player() == CHANCE:
+        state.advance_chance(lambda: 0.5)
+    player = state.current_player()
+    if player < 0:  # a game that ends before anyone moves
+        return
+    observation, info = request_for(ObservationCache(game), state, player)
+    for who, agent in enumerate(agents):
+        if act:
+            calls.setup(who, agent.act, observation, info)
+        if isinstance(agent, StatesProbabilities):
+            calls.setup(who, agent.action_probabilities, observation, info)
 
 
 def _lbr_report(config: TournamentConfig, name: str, agent: Any, game: Game) -> AgentReport:
@@ -244,12 +278,12 @@ def _lbr_report(config: TournamentConfig, name: str, agent: Any, game: Game) -> 
 def block_task(
     config: TournamentConfig, i: int, j: int, block: int, deals: int, *, slot: Any
 ) -> BlockResult:
-    calls = SupervisedCalls(slot, (i, j), config.info.move_time_limit)
+    calls = SupervisedCalls(slot, (i, j), config.info.move_time_limit, config.info.setup_time_limit)
     return run_block(config, i, j, block, deals, calls)
 
 
 def agent_task(config: TournamentConfig, k: int, measure: bool, *, slot: Any) -> AgentReport:
-    calls = SupervisedCalls(slot, (k, k), config.info.move_time_limit)
+    calls = SupervisedCalls(slot, (k, k), config.info.move_time_limit, config.info.setup_time_limit)
     return check_agent(config, k, measure, calls)
 
 

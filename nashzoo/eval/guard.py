@@ -117,19 +117,43 @@ def forfeit_for(who: int, exc: BaseException, interrupts_before: int) -> BaseExc
     return Forfeit(who, _describe(exc))
 
 
+SETUP_TIME_LIMIT = 300.0
+"""Seconds an agent may take to be built and to make its first, warming-up decision
+(loading files, solving a game, numba's compilation) where moves have a time limit: a
+cold start is never charged to a move clock."""
+
+
 class Calls:
     """How the engine calls agents. Subclasses implement :meth:`call`.
 
     Args:
         time_limit: seconds per call (``None``: no limit).
+        setup_limit: seconds for a :meth:`setup` call, where ``time_limit`` is set.
     """
 
-    def __init__(self, time_limit: float | None = None) -> None:
+    def __init__(
+        self, time_limit: float | None = None, setup_limit: float = SETUP_TIME_LIMIT
+    ) -> None:
         self.time_limit = time_limit
+        self.setup_limit = setup_limit
+        self.limit_name = "per-move"
 
     def call(self, who: int, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """``fn(*args, **kwargs)`` on behalf of agent ``who``; raises :class:`Forfeit`."""
         raise NotImplementedError
+
+    def setup(self, who: int, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """:meth:`call` with the setup allowance instead of the move limit: for building
+        an agent and its warm-up decision."""
+        move_limit = self.time_limit
+        if move_limit is not None:
+            self.time_limit = max(move_limit, self.setup_limit)
+            self.limit_name = "setup"
+        try:
+            return self.call(who, fn, *args, **kwargs)
+        finally:
+            self.time_limit = move_limit
+            self.limit_name = "per-move"
 
     def close(self) -> None:
         """Release helper threads."""
@@ -151,7 +175,8 @@ class Calls:
         if self.time_limit is not None and elapsed > self.time_limit:
             raise Forfeit(
                 who,
-                f"exceeded the per-move time limit of {self.time_limit} s ({elapsed:.3f} s)",
+                f"exceeded the {self.limit_name} time limit of {self.time_limit} s "
+                f"({elapsed:.3f} s)",
                 "timeout",
             )
 
@@ -190,8 +215,10 @@ class _Helper(threading.Thread):
 class ThreadedCalls(Calls):
     """Run each call in a helper thread and stop waiting at the hard deadline."""
 
-    def __init__(self, time_limit: float | None = None) -> None:
-        super().__init__(time_limit)
+    def __init__(
+        self, time_limit: float | None = None, setup_limit: float = SETUP_TIME_LIMIT
+    ) -> None:
+        super().__init__(time_limit, setup_limit)
         self._helper: _Helper | None = None
 
     def call(self, who: int, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -211,7 +238,7 @@ class ThreadedCalls(Calls):
             helper.tasks.put(None)
             raise Forfeit(
                 who,
-                f"exceeded the per-move time limit of {self.time_limit} s "
+                f"exceeded the {self.limit_name} time limit of {self.time_limit} s "
                 "(still running; abandoned)",
                 "timeout",
             ) from None
@@ -227,23 +254,32 @@ class ThreadedCalls(Calls):
 
 
 class SupervisedCalls(DirectCalls):
-    """Direct calls that publish ``(agent id, start time)`` in a shared slot.
+    """Direct calls that publish ``(agent id, start time, limit)`` in a shared slot.
 
     Args:
-        slot: a shared ``multiprocessing`` double array of length 2 (agent id or -1,
-            ``time.monotonic()`` at the start of the call).
+        slot: a shared ``multiprocessing`` double array of length 3 (agent id or -1,
+            ``time.monotonic()`` at the start of the call, and the call's time limit or
+            -1: a setup call publishes its allowance, so the supervisor lets it run).
         agent_ids: the tournament's index of the match's agents A and B.
         time_limit: seconds per call.
+        setup_limit: seconds for building an agent and its warm-up decision.
     """
 
-    def __init__(self, slot: Any, agent_ids: Sequence[int], time_limit: float | None) -> None:
-        super().__init__(time_limit)
+    def __init__(
+        self,
+        slot: Any,
+        agent_ids: Sequence[int],
+        time_limit: float | None,
+        setup_limit: float = SETUP_TIME_LIMIT,
+    ) -> None:
+        super().__init__(time_limit, setup_limit)
         self.slot = slot
         self.agent_ids = tuple(agent_ids)
 
     def call(self, who: int, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         slot = self.slot
         slot[1] = time.monotonic()
+        slot[2] = -1.0 if self.time_limit is None else self.time_limit  # this call's limit
         slot[0] = self.agent_ids[who]
         try:
             return super().call(who, fn, *args, **kwargs)
@@ -251,6 +287,8 @@ class SupervisedCalls(DirectCalls):
             slot[0] = -1.0
 
 
-def make_calls(time_limit: float | None) -> Calls:
+def make_calls(time_limit: float | None, setup_limit: float = SETUP_TIME_LIMIT) -> Calls:
     """:class:`ThreadedCalls` when there is a time limit, else :class:`DirectCalls`."""
-    return ThreadedCalls(time_limit) if time_limit is not None else DirectCalls()
+    if time_limit is None:
+        return DirectCalls()
+    return ThreadedCalls(time_limit, setup_limit)

@@ -93,8 +93,9 @@ def _worker_main(conn: Connection, slot: Any, memory_limit_mb: int | None) -> No
 
 class _Worker:
     def __init__(self, ctx: Any, memory_limit_mb: int | None) -> None:
-        self.slot = ctx.RawArray("d", 2)
+        self.slot = ctx.RawArray("d", 3)  # agent moving, since when, this call's limit
         self.slot[0] = -1.0
+        self.slot[2] = -1.0
         self.conn, child = ctx.Pipe()
         self.process = ctx.Process(
             target=_worker_main,
@@ -244,9 +245,12 @@ class SupervisedPool:
                 attempts=n,
                 detail=f"its worker process died (exit code {code}) in each of {n} attempts",
             )
-        if self.time_limit is not None and agent >= 0:
+        # the call's own limit where it published one (a setup call's allowance), else
+        # the pool's move limit
+        limit = w.slot[2] if w.slot[2] >= 0 else self.time_limit
+        if limit is not None and agent >= 0:
             elapsed = time.monotonic() - w.slot[1]
-            if elapsed > hard_deadline(self.time_limit):
+            if elapsed > hard_deadline(limit):
                 w.task = None
                 w.kill()
                 return Outcome(
@@ -254,7 +258,8 @@ class SupervisedPool:
                     "timeout",
                     agent=agent,
                     attempts=attempts[task.key],
-                    detail=f"exceeded the per-move time limit of {self.time_limit} s "
+                    detail=f"exceeded the {'per-move' if limit == self.time_limit else 'setup'}"
+                    f" time limit of {limit} s "
                     f"(still running after {elapsed:.2f} s; worker killed)",
                 )
         return None

@@ -25,8 +25,9 @@ from typing import Any
 from nashzoo.envs.protocol import Agent
 from nashzoo.errors import InvalidParameterError
 from nashzoo.eval.aivat import check_aivat_game, check_variance_reduction
+from nashzoo.eval.guard import SETUP_TIME_LIMIT
 from nashzoo.games.base import Game
-from nashzoo.validation import check_int, check_seed, check_time_limit
+from nashzoo.validation import check_int, check_number, check_seed, check_time_limit
 
 __all__ = ["AgentFactory", "TournamentConfig", "TournamentInfo", "check_picklable"]
 
@@ -125,6 +126,8 @@ class TournamentInfo:
             without it keep their ids.
         lbr_hands: hands of local best response for agents whose exact exploitability
             is out of reach (0: none); stored only when set.
+        setup_time_limit: seconds to build an agent and for its warm-up decision, where
+            moves have a limit; stored only when not the default.
     """
 
     game: str
@@ -138,6 +141,7 @@ class TournamentInfo:
     fingerprints: tuple[tuple[str, str], ...]
     variance_reduction: str | None = None
     lbr_hands: int = 0
+    setup_time_limit: float = SETUP_TIME_LIMIT
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -146,6 +150,8 @@ class TournamentInfo:
         for key in ("variance_reduction", "lbr_hands"):  # newer fields: only when set
             if not d[key]:
                 del d[key]
+        if d["setup_time_limit"] == SETUP_TIME_LIMIT:
+            del d["setup_time_limit"]
         return d
 
     @classmethod
@@ -163,6 +169,7 @@ class TournamentInfo:
             fingerprints=tuple((str(n), str(h)) for n, h in d.get("fingerprints", ())),
             variance_reduction=d.get("variance_reduction"),
             lbr_hands=int(d.get("lbr_hands", 0)),
+            setup_time_limit=float(d.get("setup_time_limit", SETUP_TIME_LIMIT)),
         )
 
     @property
@@ -221,6 +228,10 @@ class TournamentConfig:
         lbr_hands: where the game is too large for exact exploitability, measure each
             PolicyAgent's local-best-response lower bound with this many hands (20
             rollouts per action; :mod:`nashzoo.eval.lbr`); 0: none.
+        setup_time_limit: where moves have a time limit, the separate allowance in
+            seconds for building each agent and for its first, warming-up decision
+            (loading files, solving, numba's compilation), so that no cold start is
+            charged to a move clock (default 300).
 
     Raises:
         InvalidParameterError: any field of the wrong type or out of range, duplicate or
@@ -237,6 +248,7 @@ class TournamentConfig:
     memory_limit_mb: int | None = None
     variance_reduction: str | None = None
     lbr_hands: int = 0
+    setup_time_limit: float = SETUP_TIME_LIMIT
     info: TournamentInfo = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -261,6 +273,9 @@ class TournamentConfig:
         reduction = check_variance_reduction(self.variance_reduction)
         check_int("lbr_hands", self.lbr_hands, 0)
         limit = check_time_limit(self.move_time_limit)
+        setup = check_number(
+            "setup_time_limit", self.setup_time_limit, low=0.0, low_inclusive=False
+        )
         memory = (
             None
             if self.memory_limit_mb is None
@@ -302,6 +317,7 @@ class TournamentConfig:
                 fingerprints=prints,
                 variance_reduction=reduction,
                 lbr_hands=int(self.lbr_hands),
+                setup_time_limit=setup,
             ),
         )
 

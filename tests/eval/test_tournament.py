@@ -87,6 +87,31 @@ def test_forfeits_are_recorded_and_the_tournament_goes_on(tmp_path):
     assert "Forfeits (every deal of a forfeited block counts as lost" in result.format()
 
 
+@pytest.mark.parametrize("workers", [0, 1])
+def test_a_cold_start_is_not_charged_to_the_move_clock(tmp_path, workers):
+    """Issue 31, D10: building an agent and its first decision (numba compiling, say)
+    were timed by the per-move clock, so a 0.3 s limit refused an agent that takes 0.6 s
+    to build and 0.6 s to warm up, though each of its moves is fast. They have their own
+    stated allowance; a slow move is still a forfeit."""
+    cfg = config(
+        agents=specs(("cold", "tests.fixture_agents:cold_starter"), ("rnd", "random")),
+        deals=4,
+        block_size=2,
+        move_time_limit=0.3,
+    )
+    result = run_tournament(cfg, tmp_path / "c.sqlite", workers=workers, bootstrap=0)
+    assert result.complete and not result.crosstable.forfeits
+    short = config(
+        agents=specs(("cold", "tests.fixture_agents:cold_starter"), ("rnd", "random")),
+        deals=4,
+        block_size=2,
+        move_time_limit=0.3,
+        setup_time_limit=0.35,
+    )
+    with pytest.raises(InvalidParameterError, match=r"cold.* setup time limit of 0\.35 s"):
+        run_tournament(short, tmp_path / "s.sqlite", workers=workers, bootstrap=0)
+
+
 def test_bad_configurations(tmp_path):
     with pytest.raises(InvalidParameterError, match="unique"):
         config(agents=specs(("a", "random"), ("a", "random")))
@@ -143,7 +168,10 @@ def test_ray_backend_matches_serial(tmp_path):
         "crash",
         "CRASH: its worker process died (exit code 3) in each of 2 attempts",
     )
-    assert reasons[("sleeper", "crash")][0] == "sleeper"  # the sleeper moves first
+    # Before the first deal each agent makes one warm-up decision under the setup
+    # allowance (issue 31, D10): the sleeper's is slow but allowed, the crasher's kills
+    # its worker, so the crasher is at fault in their block.
+    assert reasons[("sleeper", "crash")][0] == "crash"
 
 
 def wait_for_blocks(path, count, timeout=60):
