@@ -75,3 +75,21 @@ def cfr_policy_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("policies") / "cfr200.npz"
     solver.average_policy().save(path)
     return path
+
+
+@pytest.fixture()
+def reserved_uids(monkeypatch):
+    """The sandbox user ids this test's own sandboxes reserve: another test process may
+    run sandboxes of its own at the same time, under other ids."""
+    from nashzoo.leaderboard import sandbox
+
+    seen: list[int] = []
+    real = sandbox._reserve_uid
+
+    def recording():
+        uid, handle = real()
+        seen.append(uid)
+        return uid, handle
+
+    monkeypatch.setattr(sandbox, "_reserve_uid", recording)
+    return seen

@@ -13,8 +13,6 @@ import os
 import pickle
 import zipfile
 
-import pytest
-
 from nashzoo.leaderboard.accounts import add_user
 from nashzoo.leaderboard.models import Submission
 from nashzoo.leaderboard.sandbox import UIDS, process_uids
@@ -65,24 +63,6 @@ def _sb3_pickle_bomb(marker: str) -> bytes:
 
 def _sandbox_processes(uids=UIDS) -> list[int]:
     return [pid for pid, uid in process_uids().items() if uid in uids]
-
-
-@pytest.fixture()
-def reserved_uids(monkeypatch):
-    """The sandbox user ids this test's own sandboxes reserve: another test process may
-    run sandboxes of its own at the same time, under other ids."""
-    from nashzoo.leaderboard import sandbox
-
-    seen: set[int] = set()
-    real = sandbox._reserve_uid
-
-    def recording():
-        uid, handle = real()
-        seen.add(uid)
-        return uid, handle
-
-    monkeypatch.setattr(sandbox, "_reserve_uid", recording)
-    return seen
 
 
 def test_hostile_agents_get_their_outcome_codes_and_hurt_nothing(

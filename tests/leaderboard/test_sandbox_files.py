@@ -30,21 +30,7 @@ def _left_behind(uid: int) -> list[str]:
     return found + [f"process {pid}" for pid, u in process_uids().items() if u == uid]
 
 
-@pytest.fixture()
-def reserved(monkeypatch):
-    seen: list[int] = []
-    real = sandbox._reserve_uid
-
-    def recording():
-        uid, handle = real()
-        seen.append(uid)
-        return uid, handle
-
-    monkeypatch.setattr(sandbox, "_reserve_uid", recording)
-    return seen
-
-
-def test_an_agent_that_fails_to_start_leaves_nothing(tmp_path, reserved):
+def test_an_agent_that_fails_to_start_leaves_nothing(tmp_path, reserved_uids):
     bundle = tmp_path / "bundle"
     bundle.mkdir()
     (bundle / "agent.toml").write_text('entry = "agent:make"\ngames = ["leduc_holdem"]\n')
@@ -52,14 +38,14 @@ def test_an_agent_that_fails_to_start_leaves_nothing(tmp_path, reserved):
     with pytest.raises((Forfeit, SandboxError)) as info:
         SandboxedAgent(bundle, "code", "leduc_holdem", name="broken")
     assert "ZeroDivisionError" in str(info.value)  # the log's tail is in the error
-    (uid,) = reserved
+    (uid,) = reserved_uids
     assert _left_behind(uid) == []
 
 
-def test_an_agent_that_ends_leaves_nothing(reserved):
+def test_an_agent_that_ends_leaves_nothing(reserved_uids):
     with SandboxedAgent(EXAMPLE, "code", "leduc_holdem", name="ok") as agent:
         assert agent.scratch.is_dir() and agent.uid in process_uids().values()
-    (uid,) = reserved
+    (uid,) = reserved_uids
     assert _left_behind(uid) == []
 
 
@@ -86,7 +72,7 @@ def test_a_server_killed_mid_match_leaves_folders_that_the_next_sweep_removes():
 
 
 @pytest.mark.parametrize("host_mount", [True, False], ids=["host-tmpfs", "bubblewrap-tmpfs"])
-def test_the_agents_tmp_is_a_capped_tmpfs(tmp_path, monkeypatch, host_mount, reserved):
+def test_the_agents_tmp_is_a_capped_tmpfs(tmp_path, monkeypatch, host_mount, reserved_uids):
     # issue 31, D11: 1 GB reached the host's disk in a second; now /tmp is a tmpfs of
     # tmp_bytes (the host's, with its file cap; else bubblewrap's, size only)
     if not host_mount:
@@ -102,4 +88,4 @@ def test_the_agents_tmp_is_a_capped_tmpfs(tmp_path, monkeypatch, host_mount, res
     limits = sandbox.SandboxLimits(tmp_bytes=32 << 20)
     with pytest.raises(Forfeit, match="No space left on device"):
         SandboxedAgent(bundle, "code", "leduc_holdem", limits, name="filler")
-    assert _left_behind(reserved[0]) == []
+    assert _left_behind(reserved_uids[0]) == []
