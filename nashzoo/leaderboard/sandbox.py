@@ -184,19 +184,14 @@ def _reserve_uid() -> tuple[int, Any]:
     an exclusive ``flock`` on a file of that id, held until the returned file is closed
     (or its holder dies), so that sandboxes started at once by different worker
     processes never share a user."""
-    import fcntl
-
     folder = _uid_locks()
     used = set(process_uids().values())
     for _ in range(200):
         uid = random.choice(UIDS)
         if uid in used:
             continue
-        handle = open(folder / str(uid), "a")  # noqa: SIM115 (held for the sandbox's life)
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            handle.close()
+        handle = _free_lock(folder / str(uid))  # held for the sandbox's life
+        if handle is None:
             continue
         if uid in set(process_uids().values()):  # a sandbox that just let go is dying
             handle.close()
@@ -244,8 +239,10 @@ def _unmount(where: Path) -> None:
 
 
 def _free_lock(path: Path) -> Any | None:
-    """An exclusive, non-blocking ``flock`` on ``path`` (its handle), or ``None`` while
-    a live sandbox holds it."""
+    """An exclusive, non-blocking ``flock`` on the file at ``path`` (its handle), or
+    ``None`` while another holds it. A lock file is removed while locked (when its
+    sandbox ends, or by a sweep), so a lock won on a file that is no longer the one at
+    ``path`` is worth nothing: it is given up, and ``None`` returned."""
     import fcntl
 
     try:
@@ -254,6 +251,8 @@ def _free_lock(path: Path) -> Any | None:
         return None
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if os.stat(path).st_ino != os.fstat(handle.fileno()).st_ino:
+            raise OSError("the lock file was replaced")
     except OSError:
         handle.close()
         return None
