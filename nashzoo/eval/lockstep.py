@@ -15,7 +15,7 @@ An agent without ``act_many`` is called once per request with its ``act``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -35,18 +35,23 @@ __all__ = [
 ]  # fmt: skip
 
 
-def ask_agent(agent: Any, who: int, requests: Sequence[Request]) -> Sequence[int]:
-    """Ask ``agent`` for every request; any fault becomes agent ``who``'s forfeit."""
+def _on_behalf_of(who: int, ask: Callable[[], Any]) -> Any:
+    """``ask()``, with any fault made agent ``who``'s forfeit."""
     before = guard.interrupt_count()
     try:
-        if isinstance(agent, ActsMany):
-            answers = agent.act_many(requests)
-        else:
-            answers = [agent.act(obs, info) for obs, info in requests]
+        return ask()
     except Forfeit as exc:  # raised by the agent's proxy (the sandbox) with its own code
         raise Forfeit(who, exc.reason, exc.kind) from None
     except BaseException as exc:
         raise guard.forfeit_for(who, exc, before) from None
+
+
+def ask_agent(agent: Any, who: int, requests: Sequence[Request]) -> Sequence[int]:
+    """Ask ``agent`` for every request; any fault becomes agent ``who``'s forfeit."""
+    if isinstance(agent, ActsMany):
+        answers = _on_behalf_of(who, lambda: agent.act_many(requests))
+    else:
+        answers = _on_behalf_of(who, lambda: [agent.act(obs, info) for obs, info in requests])
     if isinstance(answers, np.ndarray) and answers.ndim == 1:
         answers = answers.tolist()  # one action per request, as a list would hold them
     if not isinstance(answers, Sequence) or len(answers) != len(requests):
@@ -93,16 +98,13 @@ def stated_row(who: int, probs: Any, mask: np.ndarray, key: str) -> np.ndarray:
 def ask_probabilities(agent: Any, who: int, requests: Sequence[Request]) -> list[Any]:
     """Ask ``agent`` for its stated probabilities at every request (one call where it
     states many at once); any fault becomes agent ``who``'s forfeit."""
-    before = guard.interrupt_count()
-    try:
-        if isinstance(agent, StatesMany):
-            rows = list(agent.probabilities_many(requests))
-        else:
-            rows = [agent.action_probabilities(obs, info) for obs, info in requests]
-    except Forfeit as exc:
-        raise Forfeit(who, exc.reason, exc.kind) from None
-    except BaseException as exc:
-        raise guard.forfeit_for(who, exc, before) from None
+    rows: list[Any]
+    if isinstance(agent, StatesMany):
+        rows = _on_behalf_of(who, lambda: list(agent.probabilities_many(requests)))
+    else:
+        rows = _on_behalf_of(
+            who, lambda: [agent.action_probabilities(obs, info) for obs, info in requests]
+        )
     if len(rows) != len(requests):
         raise Forfeit(
             who,
