@@ -117,18 +117,18 @@ def trained_agent(
     game: Any, path: str | None, minutes: float, workers: int, seed: int, save: str | None
 ) -> tuple[Any, str]:
     from nashzoo.agents.ismcts import ISMCTSAgent
-    from nashzoo.agents.ismcts.train import TrainConfig, train
+    from nashzoo.agents.ismcts.train import NashISMCTS, TrainConfig
 
     if path:
         return ISMCTSAgent.load(path, game), f"agent file {path}"
     start = time.perf_counter()
-    config = TrainConfig(
-        minutes=minutes, generations=10**6, workers=workers, eval_every=10, seed=seed
-    )
-    result = train(game, config, out=save)
+    config = TrainConfig(workers=workers, search_every=10, seed=seed)
+    trainer = NashISMCTS(game, config).train(seconds=60 * minutes)
+    if save:
+        trainer.save(save)
     took = time.perf_counter() - start
-    last = result.history[-1]
-    return result.agent, (
+    last = trainer.history[-1]
+    return trainer.agent(), (
         f"trained here (seed {seed}, {workers} worker processes): {last.generation} "
         f"generations, {last.games:,} games in {took / 60:.1f} min"
         + (f"; saved to {save}" if save else "")

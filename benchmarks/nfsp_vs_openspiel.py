@@ -79,7 +79,7 @@ def run_ours(
     def record(m):
         curve.append((m.seconds, m.episodes, m.exploitability()))
 
-    nfsp.train(seconds=seconds, episodes=episodes, callback=record, callback_every=eval_every)
+    nfsp.train(seconds=seconds, steps=episodes, callback=record, callback_every=eval_every)
     return curve
 
 

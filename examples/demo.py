@@ -75,25 +75,20 @@ def search_agents(game, out: Path, scale: float) -> dict[str, tuple[str, object,
     spec = f"mt-ismcts:{SEARCH_SIMULATIONS}"
     agents = {"mt-ismcts": (spec, build_agent(spec, game), 0.0, f"{SEARCH_SIMULATIONS} sims/move")}
     try:
-        from nashzoo.agents.ismcts.train import TrainConfig, train
+        from nashzoo.agents.ismcts.train import NashISMCTS, TrainConfig
     except ImportError:
         print("torch not installed: skipping Nash-ISMCTS (pip install 'nashzoo[torch]')")
         return agents
     config = TrainConfig(
-        generations=100_000,
-        minutes=NASH_ISMCTS_SECONDS * scale / 60.0,
-        games_per_generation=64,
-        eval_simulations=SEARCH_SIMULATIONS,
-        eval_every=10,
-        seed=0,
+        games_per_generation=64, eval_simulations=SEARCH_SIMULATIONS, search_every=10, seed=0
     )
     start = time.perf_counter()
-    result = train(game, config, out=out / "nash-ismcts.pt", progress=True)
-    result.agent.name = "nash-ismcts"
-    last = result.history[-1]
+    trainer = NashISMCTS(game, config).train(seconds=NASH_ISMCTS_SECONDS * scale, progress=True)
+    trainer.save(out / "nash-ismcts.pt")
+    last = trainer.history[-1]
     agents["nash-ismcts"] = (
         str(out / "nash-ismcts.pt"),
-        result.agent,
+        trainer.agent(name="nash-ismcts"),
         time.perf_counter() - start,
         f"{last.generation} generations, {last.games:,} games; {SEARCH_SIMULATIONS} sims/move",
     )
@@ -196,7 +191,7 @@ def fighting_cards(out: Path, scale: float, deals: int) -> list[str]:
     folder.mkdir(exist_ok=True)
     curve = run_solver(make_solver("cfr+", tree), max(1, int(300 * scale)), points=10)
     curve.policy.save(folder / "cfrplus.npz")
-    rows = [("cfr+", f"{curve.final.iteration:,} iterations", curve.final.seconds, curve.policy)]
+    rows = [("cfr+", f"{curve.final.step:,} iterations", curve.final.seconds, curve.policy)]
     specs = {"random": "random", "cfr+": str(folder / "cfrplus.npz")}
     rows.append(("random", "-", 0.0, TabularPolicy.uniform(tree)))
     try:
@@ -424,7 +419,7 @@ def main() -> None:
     for c in curves:
         p = c.final
         lines.append(
-            f"| {c.algorithm} | {p.iteration:,} | {p.seconds:.3f} | "
+            f"| {c.algorithm} | {p.step:,} | {p.seconds:.3f} | "
             f"{p.exploitability:.3g} | {p.exploitability * scale:.2f} |"
         )
     for name, (_, _, seconds, budget) in learners.items():

@@ -4,7 +4,9 @@ what it received. Nothing is rounded or silently remapped."""
 
 from __future__ import annotations
 
+import inspect
 import math
+import re
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
@@ -319,6 +321,39 @@ class Config:
         Raises:
             InvalidParameterError: naming the fields.
         """
+
+    @classmethod
+    def field_help(cls) -> dict[str, str]:
+        """Each field's one-paragraph description: its ``help`` metadata, else its entry in
+        the class docstring's ``Attributes:`` section (``a, b: text`` describes both);
+        what ``nashzoo train`` shows for each option."""
+        documented: dict[str, str] = {}
+        lines = inspect.cleandoc(cls.__doc__ or "").splitlines()
+        inside, indent = False, 0
+        names: list[str] = []
+        for line in lines:
+            if line.strip() == "Attributes:":
+                inside, names = True, []
+                continue
+            if not inside:
+                continue
+            if line and not line[0].isspace():
+                break  # the section has ended
+            text = line.strip()
+            head = re.match(r"^([A-Za-z_][\w, ]*):\s*(.*)$", text)
+            depth = len(line) - len(line.lstrip())
+            if head and (not names or depth <= indent):
+                names = [n.strip() for n in head.group(1).split(",")]
+                indent = depth
+                for n in names:
+                    documented[n] = head.group(2)
+            elif names and text:
+                for n in names:
+                    documented[n] = f"{documented[n]} {text}".strip()
+        out = {}
+        for f in fields(cls):  # type: ignore[arg-type]
+            out[f.name] = f.metadata.get("help") or documented.get(f.name, "")
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON-ready values (tuples as lists)."""

@@ -49,12 +49,15 @@ def _registries_restored():
     put every registry back afterwards so later tests in this process see nashzoo's own."""
     import pettingzoo
 
+    from nashzoo.agents import learner as learners
     from nashzoo.agents import registry as families
     from nashzoo.envs import registration
     from nashzoo.games import _GAME_TYPES
 
     families.families()  # the built-in families and plugins load once: load them first
+    learners.learners()
     tables = [registration.registry, _GAME_TYPES, families._FAMILIES, families._SUFFIXES]
+    tables.append(learners._LEARNERS)
     tables += [pettingzoo.aec_registry, pettingzoo.parallel_registry]
     saved = [dict(table) for table in tables]
     try:

@@ -138,13 +138,15 @@ def test_numba_caches_in_the_users_cache_directory():
 
 # -- declared configs (issue 30: field rules in metadata, checked once, frozen) ----------
 def _configs():
+    from nashzoo.agents.cfr.learner import TabularConfig
     from nashzoo.agents.ismcts.search import SearchConfig
     from nashzoo.agents.ismcts.train import TrainConfig
     from nashzoo.agents.nfg import GempConfig
     from nashzoo.agents.nfsp import NFSPConfig
     from nashzoo.agents.simplex_gradient import SimplexGradientConfig
 
-    return [NFSPConfig, SimplexGradientConfig, SearchConfig, TrainConfig, GempConfig]
+    configs = [NFSPConfig, SimplexGradientConfig, SearchConfig, TrainConfig, GempConfig]
+    return [*configs, TabularConfig]
 
 
 @pytest.mark.parametrize("kind", _configs(), ids=lambda k: k.__name__)
@@ -218,3 +220,40 @@ def test_a_batch_beyond_the_limit_is_a_typed_error_naming_it(env_id):
     with pytest.raises(InvalidParameterError, match=rf"num_envs.*\[1, {MAX_NUM_ENVS}\]"):
         make_vector(env_id, 10**12)
     assert make_vector(env_id, 3).num_envs == 3
+
+
+@pytest.mark.parametrize("kind", _configs(), ids=lambda k: k.__name__)
+def test_every_config_field_is_documented(kind):
+    # `nashzoo train` shows each field's documentation as its option's help
+    helps = kind.field_help()
+    assert set(helps) == {f.name for f in __import__("dataclasses").fields(kind)}
+    assert [name for name, text in helps.items() if len(text) < 8] == []
+
+
+def test_field_help_reads_the_attributes_section_and_prefers_metadata():
+    import dataclasses
+
+    from nashzoo.validation import Config, integer
+
+    @dataclasses.dataclass(frozen=True)
+    class Toy(Config):
+        """A toy.
+
+        Attributes:
+            a, b: shared text
+                that goes on.
+            c: overridden below.
+
+        Raises:
+            Nothing: not an attribute.
+        """
+
+        a: int = integer(1)
+        b: int = integer(2)
+        c: int = integer(3, help="from the metadata")
+
+    assert Toy.field_help() == {
+        "a": "shared text that goes on.",
+        "b": "shared text that goes on.",
+        "c": "from the metadata",
+    }

@@ -9,8 +9,20 @@ optional batch forms :class:`ActsMany` (``act_many``), :class:`StatesMany`
 (``probabilities_many``), :class:`StatesBatch` (``batch_probabilities``) and
 :class:`ChecksGame` (``check_game``). They are defined in :mod:`nashzoo.envs.protocol`,
 whose docstring says what an agent receives; import them from here or ``nashzoo``.
+
+The learners (what trains an agent) share the :class:`Learner` protocol of
+:mod:`nashzoo.agents.learner`, and its registry names them for ``nashzoo train``.
 """
 
+from nashzoo.agents.learner import (
+    ConvergenceCurve,
+    ConvergencePoint,
+    Learner,
+    LearnerEntry,
+    get_learner,
+    learners,
+    register_learner,
+)
 from nashzoo.agents.random_agent import RandomAgent
 from nashzoo.agents.registry import AgentFamily, families, get_family, register_family
 from nashzoo.agents.specs import AgentSpec, build_agent
@@ -47,4 +59,11 @@ __all__ = [
     "register_family",
     "AgentSpec",
     "build_agent",
+    "Learner",
+    "LearnerEntry",
+    "learners",
+    "get_learner",
+    "register_learner",
+    "ConvergenceCurve",
+    "ConvergencePoint",
 ]

@@ -96,38 +96,26 @@ def _tabular_file(game: Game, path: str | None) -> Any:
 
 
 def _torch_file(game: Game, path: str | None) -> Any:
+    from nashzoo.agents.learner import learner_for_format, learners
     from nashzoo.agents.torch_files import read_torch_file
     from nashzoo.errors import PolicyFileError
 
     kind = read_torch_file(str(path)).get("format")
-    if kind == "nashzoo.ismcts":
-        from nashzoo.agents.ismcts import ISMCTSAgent
-
-        agent = ISMCTSAgent.load(str(path), game)
-        agent.name = Path(str(path)).stem
-        return agent
-    if kind == "nashzoo.simplex_gradient":
-        from nashzoo.agents.simplex_gradient import SimplexGradient
-
-        learner = SimplexGradient.load(str(path))
-        if learner.game != game:
-            raise InvalidParameterError(
-                f"{path} holds a simplex-gradient agent for {learner.game!r}, not for {game!r}."
-            )
-        return learner.agent(name=Path(str(path)).stem)
-    if kind != "nashzoo.nfsp":
+    entry = learner_for_format(kind) if isinstance(kind, str) else None
+    if entry is None:
+        known = sorted(str(e.file_format) for e in learners().values() if e.suffix == ".pt")
         raise PolicyFileError(
-            f"{path} is a {kind!r} file; nashzoo's .pt agents are 'nashzoo.nfsp', "
-            "'nashzoo.ismcts' and 'nashzoo.simplex_gradient'."
+            f"{path} is a {kind!r} file; nashzoo's .pt agents are {', '.join(map(repr, known))}."
         )
-    from nashzoo.agents.nfsp import NFSP
+    return entry.agent_from_file(str(path), game)
 
-    nfsp = NFSP.load(str(path))
-    if nfsp.game != game:
-        raise InvalidParameterError(
-            f"{path} holds an NFSP agent for {nfsp.game!r}, not for {game!r}."
-        )
-    return nfsp.agent(name=Path(str(path)).stem)
+
+def _ismcts_file(path: str, game: Game) -> Any:
+    from nashzoo.agents.ismcts import ISMCTSAgent
+
+    agent = ISMCTSAgent.load(path, game)  # with or without a trainer's state
+    agent.name = Path(path).stem
+    return agent
 
 
 def _simulations(family: str, argument: str | None, default: int) -> int:
@@ -166,6 +154,36 @@ def _sb3_file(game: Game, path: str | None) -> Any:
 
 def _register() -> None:
     from nashzoo.agents.cfr import SAMPLING_SOLVERS, SOLVER_NAMES
+    from nashzoo.agents.learner import LearnerEntry, register_learner
+
+    for entry in (
+        LearnerEntry(
+            "cfr",
+            "nashzoo.agents.cfr.learner:TabularLearner",
+            "a tabular solver (CFR+ by default; --algorithm picks another)",
+            suffix=".npz",
+        ),
+        LearnerEntry(
+            "nfsp",
+            "nashzoo.agents.nfsp:NFSP",
+            "Neural Fictitious Self-Play (torch extra)",
+            file_format="nashzoo.nfsp",
+        ),
+        LearnerEntry(
+            "simplex-gradient",
+            "nashzoo.agents.simplex_gradient:SimplexGradient",
+            "simplex-gradient self-play (torch extra)",
+            file_format="nashzoo.simplex_gradient",
+        ),
+        LearnerEntry(
+            "nash-ismcts",
+            "nashzoo.agents.ismcts.train:NashISMCTS",
+            "Nash-ISMCTS's networks by self-play search (torch extra)",
+            file_format="nashzoo.ismcts",
+            load_agent=_ismcts_file,
+        ),
+    ):
+        register_learner(entry, replace=True)
 
     register_family(AgentFamily("random", _random, "uniformly random legal actions"))
     register_family(

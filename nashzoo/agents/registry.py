@@ -99,7 +99,6 @@ class AgentFamily:
 
 _FAMILIES: dict[str, AgentFamily] = {}
 _SUFFIXES: dict[str, AgentFamily] = {}
-_entry_points_loaded = False
 
 
 def register_family(family: AgentFamily, *, replace: bool = False) -> AgentFamily:
@@ -124,51 +123,65 @@ def register_family(family: AgentFamily, *, replace: bool = False) -> AgentFamil
 
 
 def _load_entry_points() -> None:
-    global _entry_points_loaded
-    if _entry_points_loaded:
+    builtins_and_plugins(ENTRY_POINT_GROUP, AgentFamily, _FAMILIES, register_family)
+
+
+_LOADED_GROUPS: set[str] = set()
+
+
+def builtins_and_plugins(
+    group: str, kind: type[Any], table: Mapping[str, Any], register: Callable[[Any], Any]
+) -> None:
+    """Register nashzoo's built-ins, then (once per process) every plugin of the
+    entry-point ``group``: each loads a ``kind`` (or a zero-argument callable returning
+    one) named like its entry point. A broken plugin or a taken name is logged and
+    skipped; it never breaks nashzoo. Serves the agent families and the learners."""
+    _builtins()
+    if group in _LOADED_GROUPS:
         return
-    _entry_points_loaded = True
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
+    _LOADED_GROUPS.add(group)
+    for ep in entry_points(group=group):
         try:
             obj = ep.load()
-            family = obj() if callable(obj) and not isinstance(obj, AgentFamily) else obj
-            if not isinstance(family, AgentFamily):
-                raise TypeError(f"it loads a {type(family).__name__}, not an AgentFamily")
-            if family.name != ep.name:
+            item: Any = obj() if callable(obj) and not isinstance(obj, kind) else obj
+            if not isinstance(item, kind):
+                raise TypeError(f"it loads a {type(item).__name__}, not a {kind.__name__}")
+            if item.name != ep.name:
                 raise TypeError(
-                    f"the entry point is named {ep.name!r} but the family {family.name!r}"
+                    f"the entry point is named {ep.name!r} but the {kind.__name__} {item.name!r}"
                 )
-            if family.name in _FAMILIES:
+            if item.name in table:
                 logger.warning(
-                    "agent plugin %s (%s) ignored: the name %r is taken",
+                    "plugin %s (%s) of %s ignored: the name %r is taken",
                     ep.value,
                     ep.dist.name if ep.dist else "?",
-                    family.name,
+                    group,
+                    item.name,
                 )
                 continue
-            register_family(family)
+            register(item)
         except Exception as exc:  # one broken plugin must not break nashzoo
             logger.warning(
-                "agent plugin %r (%s) could not be loaded: %s: %s",
+                "plugin %r (%s) of %s could not be loaded: %s: %s",
                 ep.name,
                 ep.value,
+                group,
                 type(exc).__name__,
                 exc,
             )
 
 
 def refresh_plugins() -> None:
-    """Read the ``nashzoo.agents`` entry points again (after installing a plugin into a
-    running process); families already registered stay."""
-    global _entry_points_loaded
-    _entry_points_loaded = False
+    """Read the ``nashzoo.agents`` and ``nashzoo.learners`` entry points again (after
+    installing a plugin into a running process); what is registered already stays."""
+    _LOADED_GROUPS.clear()
     _load_entry_points()
 
 
 def _builtins() -> None:
     import importlib
 
-    importlib.import_module("nashzoo.agents.builtins")  # registers the built-in families
+    importlib.import_module("nashzoo.agents.builtins")  # registers the built-ins
 
 
 def families() -> dict[str, AgentFamily]:

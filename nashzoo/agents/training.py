@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from nashzoo.errors import InvalidParameterError
+from nashzoo.validation import check_int, check_number
 
 __all__ = ["mlp", "train_loop"]
 
@@ -23,30 +24,36 @@ def mlp(torch: Any, sizes: list[int]) -> Any:
 
 def train_loop(
     learner: Any,
-    step: Callable[[], int],
+    step: Callable[[int | None], int],
     *,
-    count: int | None,
+    steps: int | None,
     seconds: float | None,
     callback: Callable[[Any], Any] | None,
     callback_every: float,
     progress: bool,
-    budget: str,
-    unit: str,
     desc: str,
     postfix: Callable[[], dict[str, Any]] | None = None,
 ) -> None:
-    """Call ``step()`` (which returns how many units of ``budget``, e.g. episodes, it did)
-    until ``count`` units or ``seconds`` of training, adding its time to
-    ``learner.seconds``; the progress bar counts ``unit``.
+    """The training loop of every :class:`~nashzoo.agents.learner.Learner`: call
+    ``step(left)`` (``left``: steps still allowed, ``None`` without a step budget; it
+    returns how many steps it did) until ``steps`` steps or ``seconds`` of training,
+    adding its time to ``learner.seconds``; the progress bar counts
+    ``learner.step_unit``.
 
     ``callback(learner)`` runs every ``callback_every`` seconds of training and at the end
     (its time is not counted); returning ``False`` stops.
 
     Raises:
-        InvalidParameterError: neither ``count`` nor ``seconds`` is given.
+        InvalidParameterError: neither ``steps`` nor ``seconds`` is given, or either is
+            negative, or ``callback_every`` is not positive.
     """
-    if count is None and seconds is None:
-        raise InvalidParameterError(f"train() needs `{budget}` or `seconds`.")
+    if steps is None and seconds is None:
+        raise InvalidParameterError(
+            f"{type(learner).__name__}.train() needs `steps` or `seconds`, received neither."
+        )
+    steps = None if steps is None else check_int("steps", steps, 0)
+    seconds = None if seconds is None else check_number("seconds", seconds, low=0.0)
+    callback_every = check_number("callback_every", callback_every, low=0.0, low_inclusive=False)
     done = 0
     start = learner.seconds
     next_callback = learner.seconds + callback_every
@@ -54,15 +61,16 @@ def train_loop(
     if progress:
         from nashzoo.extras import progress_bar
 
-        bar = progress_bar(total=count, unit=unit, desc=desc)
-    while True:
+        unit = {"episodes": "ep", "iterations": "it", "generations": "gen"}
+        bar = progress_bar(total=steps, unit=unit.get(learner.step_unit, "step"), desc=desc)
+    while steps is None or done < steps:
         t0 = time.perf_counter()
-        n = step()
+        n = step(None if steps is None else steps - done)
         learner.seconds += time.perf_counter() - t0
         done += n
         if bar is not None:
             bar.update(n)
-        stop = (count is not None and done >= count) or (
+        stop = (steps is not None and done >= steps) or (
             seconds is not None and learner.seconds - start >= seconds
         )
         if callback is not None and (learner.seconds >= next_callback or stop):

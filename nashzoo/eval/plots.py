@@ -30,16 +30,18 @@ def plot_convergence(
     path: str | Path,
     *,
     title: str | None = None,
-    steps_label: str = "iterations",
+    steps_label: str | None = None,
 ) -> Path:
-    """Exploitability against iterations and against seconds, log-log, one line per curve.
+    """Exploitability against training steps and against seconds, log-log, one line per
+    curve.
 
     Args:
-        curves: :class:`~nashzoo.agents.cfr.run.ConvergenceCurve` objects (or anything
-            with ``algorithm`` and ``points`` of ``iteration``/``seconds``/``exploitability``).
+        curves: :class:`~nashzoo.agents.learner.ConvergenceCurve` objects (or anything
+            with ``algorithm`` and ``points`` of ``step``/``seconds``/``exploitability``).
         path: PNG file to write.
         title: figure title (default: the first curve's game).
-        steps_label: what ``iteration`` counts (``"iterations"``, ``"episodes"``).
+        steps_label: the x label of the left panel (default: the first point's
+            ``step_unit``, e.g. ``"iterations"``, ``"episodes"``).
 
     Returns:
         ``path``.
@@ -48,11 +50,14 @@ def plot_convergence(
     fig, (ax_it, ax_s) = plt.subplots(1, 2, figsize=(11, 4.2))
     for curve in curves:
         pts = [p for p in curve.points if p.exploitability > 0]
-        its = [p.iteration for p in pts]
+        its = [p.step for p in pts]
         secs = [max(p.seconds, 1e-6) for p in pts]
         expl = [p.exploitability for p in pts]
         ax_it.plot(its, expl, marker=".", label=curve.algorithm)
         ax_s.plot(secs, expl, marker=".", label=curve.algorithm)
+    if steps_label is None:
+        first = next((c.points[0] for c in curves if c.points), None)
+        steps_label = getattr(first, "step_unit", "iterations")
     for ax, xlabel in ((ax_it, steps_label), (ax_s, "seconds")):
         ax.set_xscale("log")
         ax.set_yscale("log")

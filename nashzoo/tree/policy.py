@@ -9,6 +9,7 @@ type and parameters embedded, and loading validates everything.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -252,12 +253,23 @@ class TabularPolicy:
         np.clip(self.probs, 0.0, None, out=self.probs)
 
     # -- files --------------------------------------------------------------------------
-    def save(self, path: str | Path) -> Path:
+    def save(self, path: str | Path, *, arrays: Mapping[str, np.ndarray] | None = None) -> Path:
         """Write ``.npz`` (compact) or ``.json`` (readable), chosen by the suffix.
 
         The file embeds the game type and parameters; :meth:`load` rebuilds the game.
+
+        Args:
+            path: where to write.
+            arrays: more named arrays to store beside the policy (``.npz`` only; a
+                learner's state, read back by the learner; :meth:`load` ignores them).
         """
         path = Path(path)
+        extra = dict(arrays or {})
+        if extra and path.suffix != ".npz":
+            raise InvalidParameterError(f"Extra arrays need an .npz file, received {path.name!r}.")
+        taken = sorted(set(extra) & {"header", "keys", "probs"})
+        if taken:
+            raise InvalidParameterError(f"Extra array names {taken} are the policy's own.")
         header = {
             "format": FORMAT_NAME,
             "version": FORMAT_VERSION,
@@ -277,6 +289,7 @@ class TabularPolicy:
                 header=np.array(json.dumps(header)),
                 keys=np.array(self.keys, dtype=str),
                 probs=self.probs,
+                **extra,  # type: ignore[arg-type]
             )
             tmp.replace(path)
         else:

@@ -13,7 +13,8 @@ import pytest
 import torch
 
 from nashzoo.agents.ismcts import ISMCTSAgent, SearchTables
-from nashzoo.agents.ismcts.train import TrainConfig, belief_kl, train
+from nashzoo.agents.ismcts.train import NashISMCTS, TrainConfig, belief_kl
+from nashzoo.agents.learner import Learner
 from nashzoo.agents.random_agent import RandomAgent
 from nashzoo.agents.specs import build_agent
 from nashzoo.cli import main
@@ -34,17 +35,10 @@ def one_thread():
 @pytest.fixture(scope="module")
 def trained():
     torch.set_num_threads(1)
-    return train(
-        KUHN,
-        TrainConfig(
-            generations=30,
-            games_per_generation=64,
-            simulations=50,
-            eval_simulations=200,
-            eval_every=10,
-            seed=1,
-        ),
+    config = TrainConfig(
+        games_per_generation=64, simulations=50, eval_simulations=200, search_every=10, seed=1
     )
+    return NashISMCTS(KUHN, config).train(steps=30)
 
 
 def test_uniform_reference_is_kuhns_11_over_24():
@@ -61,19 +55,19 @@ def test_self_play_beats_uniform_by_a_wide_margin(trained):
     assert last.prior_exploitability < trained.history[0].prior_exploitability
     # the belief head follows Bayes' rule under the network's own policy, far closer than
     # the chance-only belief (uniform over the opponent's cards) does
-    tables = trained.agent.tables
+    tables = trained.agent().tables
     chance_only = dataclasses.replace(tables, belief=SearchTables.uninformed(tables.views).belief)
     assert last.belief_kl == pytest.approx(belief_kl(tables))
     assert last.belief_kl < 0.01  # the spec's bound
     # measured: 0.0008 against 0.037 for the chance-only belief
     assert belief_kl(chance_only) > 10 * last.belief_kl
-    # measured every eval_every generations and at the end
+    # measured every search_every generations and at the end
     measured = [r.generation for r in trained.history if r.search_exploitability is not None]
     assert measured == [10, 20, 30]
 
 
 def test_the_trained_agent_plays_the_dominant_actions_and_beats_random(trained):
-    agent = trained.agent
+    agent = trained.agent()
     assert isinstance(agent, ISMCTSAgent)
     tree = agent.tree
     i = tree.infoset_index["player=1 card=K history=b"]
@@ -85,39 +79,48 @@ def test_the_trained_agent_plays_the_dominant_actions_and_beats_random(trained):
     assert result.mean > 0.1
 
 
+def _train(generations=2, **config):
+    return NashISMCTS(KUHN, TrainConfig(**{**SMALL, **config})).train(steps=generations)
+
+
 def test_the_same_seed_gives_the_same_networks_with_and_without_worker_processes():
-    config = TrainConfig(generations=2, eval_every=2, seed=4, **SMALL)
-    alone = train(KUHN, config)
-    pooled = train(KUHN, TrainConfig(generations=2, eval_every=2, seed=4, workers=2, **SMALL))
+    alone = _train(search_every=2, seed=4)
+    pooled = _train(search_every=2, seed=4, workers=2)
     for a, b in zip(alone.network.state_dict().values(), pooled.network.state_dict().values()):
         assert torch.equal(a, b)
     assert [r.prior_exploitability for r in alone.history] == [
         r.prior_exploitability for r in pooled.history
     ]
-    other = train(KUHN, TrainConfig(generations=2, eval_every=2, seed=5, **SMALL))
+    other = _train(search_every=2, seed=5)
     assert other.history[-1].prior_exploitability != alone.history[-1].prior_exploitability
 
 
 def test_ray_actors_give_the_same_networks_as_one_process():
     ray = pytest.importorskip("ray")
-    config = dict(generations=2, eval_every=2, seed=4, **SMALL)
-    alone = train(KUHN, TrainConfig(**config))
+    alone = _train(search_every=2, seed=4)
     try:
-        on_ray = train(KUHN, TrainConfig(backend="ray", workers=2, **config))
+        on_ray = _train(search_every=2, seed=4, backend="ray", workers=2)
     finally:
         ray.shutdown()
     for a, b in zip(alone.network.state_dict().values(), on_ray.network.state_dict().values()):
         assert torch.equal(a, b)
 
 
-def test_the_checkpoint_loads_through_the_agent_spec(tmp_path):
+def test_the_checkpoint_loads_through_the_agent_spec_and_resumes_training(tmp_path):
     out = tmp_path / "nash.pt"
-    result = train(KUHN, TrainConfig(generations=2, eval_every=1, seed=0, **SMALL), out=out)
+    trainer = _train(search_every=1, seed=0)
+    assert isinstance(trainer, Learner) and trainer.steps == 2
+    trainer.save(out)
     loaded = build_agent(str(out), KUHN)
     assert isinstance(loaded, ISMCTSAgent)
-    np.testing.assert_array_equal(loaded.tables.prior, result.agent.tables.prior)
+    np.testing.assert_array_equal(loaded.tables.prior, trainer.agent().tables.prior)
     state = torch.load(out, weights_only=True)
     assert state["network"]["shape"]["num_actions"] == 2
+    again = NashISMCTS.load(out)
+    assert again.steps == 2 and again.config == trainer.config
+    assert again.exploitability() == pytest.approx(trainer.exploitability())
+    again.train(steps=1)
+    assert again.steps == 3 and [r.generation for r in again.history] == [1, 2, 3]
 
 
 def test_cli_train_nash_ismcts_writes_agent_and_curve(tmp_path, capsys):
@@ -127,7 +130,7 @@ def test_cli_train_nash_ismcts_writes_agent_and_curve(tmp_path, capsys):
             "train",
             "nash-ismcts",
             "kuhn_poker",
-            "--generations",
+            "--steps",
             "3",
             "--games-per-generation",
             "16",
@@ -135,8 +138,10 @@ def test_cli_train_nash_ismcts_writes_agent_and_curve(tmp_path, capsys):
             "20",
             "--eval-simulations",
             "50",
-            "--eval-generations",
+            "--search-every",
             "1",
+            "--eval-every",
+            "0.001",
             "--workers",
             "0",
             "--out",
@@ -148,7 +153,8 @@ def test_cli_train_nash_ismcts_writes_agent_and_curve(tmp_path, capsys):
     )
     assert code == 0
     text = capsys.readouterr().out
-    assert text.count("exploitability: P") == 3
+    # one measurement per generation: the search's exploitability and P's
+    assert text.count(" generations  exploitability ") == 3 and text.count("  P ") == 3
     assert plot.read_bytes()[:4] == b"\x89PNG"
     assert isinstance(ISMCTSAgent.load(out, KUHN), ISMCTSAgent)
 
@@ -156,13 +162,12 @@ def test_cli_train_nash_ismcts_writes_agent_and_curve(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("field", "value"),
     [
-        ("generations", 0),
+        ("search_every", 0),
         ("games_per_generation", -1),
         ("eps", -0.1),
         ("play_eps", float("nan")),
         ("backend", "mpi"),
         ("workers", -1),
-        ("minutes", 0.0),
     ],
 )
 def test_bad_training_settings_are_refused_by_name(field, value):
@@ -170,8 +175,12 @@ def test_bad_training_settings_are_refused_by_name(field, value):
         TrainConfig(**{field: value})
 
 
-def test_train_refuses_what_is_not_a_game_or_a_pt_path(tmp_path):
+def test_the_trainer_refuses_what_is_not_a_game_a_config_or_a_pt_path(tmp_path):
     with pytest.raises(InvalidParameterError, match="Game"):
-        train("kuhn_poker", TrainConfig(generations=1))  # type: ignore[arg-type]
+        NashISMCTS("kuhn_poker")  # type: ignore[arg-type]
+    with pytest.raises(InvalidParameterError, match="TrainConfig"):
+        NashISMCTS(KUHN, {"seed": 1})  # type: ignore[arg-type]
     with pytest.raises(InvalidParameterError, match=r"\.pt"):
-        train(KUHN, TrainConfig(generations=1), out=tmp_path / "agent.npz")
+        NashISMCTS(KUHN, TrainConfig(**SMALL)).save(tmp_path / "agent.npz")
+    with pytest.raises(InvalidParameterError, match="`steps` or `seconds`"):
+        NashISMCTS(KUHN, TrainConfig(**SMALL)).train()

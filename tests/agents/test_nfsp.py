@@ -15,7 +15,7 @@ from nashzoo.tree import TabularPolicy, compile_game
 
 
 def test_save_load_round_trip_keeps_action_probabilities(tmp_path):
-    nfsp = NFSP(LeducHoldemGame(), NFSPConfig(seed=1, batch_games=16)).train(episodes=3000)
+    nfsp = NFSP(LeducHoldemGame(), NFSPConfig(seed=1, batch_games=16)).train(steps=3000)
     path = nfsp.save(tmp_path / "agent.pt")
     loaded = NFSP.load(path)
     np.testing.assert_array_equal(nfsp.average_policy().probs, loaded.average_policy().probs)
@@ -41,7 +41,7 @@ def test_a_checkpoint_without_its_networks_or_of_another_version_is_refused(
     # issue 31, D5: such files loaded as randomly initialised agents, and the
     # leaderboard ranked two of them
     nfsp = NFSP(KuhnPokerGame(), NFSPConfig(seed=1, batch_games=4, hidden_sizes=(8,)))
-    path = nfsp.train(episodes=20).save(tmp_path / "agent.pt")
+    path = nfsp.train(steps=20).save(tmp_path / "agent.pt")
     state = torch.load(path, weights_only=True)
     change(state)
     torch.save(state, tmp_path / "bad.pt")
@@ -53,7 +53,7 @@ def test_a_checkpoint_without_its_networks_or_of_another_version_is_refused(
 def test_same_seed_same_training(vectorized):
     runs = [
         NFSP(KuhnPokerGame(), NFSPConfig(seed=5, batch_games=8, vectorized=vectorized)).train(
-            episodes=4000
+            steps=4000
         )
         for _ in range(2)
     ]
@@ -65,7 +65,7 @@ def test_self_play_on_limit_holdem_runs_in_the_batched_poker_env():
     from nashzoo.games.poker import limit_holdem
 
     nfsp = NFSP(limit_holdem(), NFSPConfig(seed=0, batch_games=16, min_buffer_to_learn=64))
-    nfsp.train(episodes=300)
+    nfsp.train(steps=300)
     assert type(nfsp._venv).__name__ == "PokerVectorEnv"
     assert nfsp.episodes >= 300
     # both players stored transitions and learned from them
@@ -73,7 +73,7 @@ def test_self_play_on_limit_holdem_runs_in_the_batched_poker_env():
 
 
 def test_agent_is_a_policy_agent_evaluated_exactly():
-    nfsp = NFSP(KuhnPokerGame(), NFSPConfig(seed=0, batch_games=8)).train(episodes=2000)
+    nfsp = NFSP(KuhnPokerGame(), NFSPConfig(seed=0, batch_games=8)).train(steps=2000)
     agent = nfsp.agent(seed=0)
     assert isinstance(agent, PolicyAgent)
     tree = compile_game(KuhnPokerGame())
@@ -103,7 +103,7 @@ def test_bad_config_values(kwargs, match):
 
 
 def test_train_needs_a_budget():
-    with pytest.raises(InvalidParameterError, match="episodes"):
+    with pytest.raises(InvalidParameterError, match="`steps` or `seconds`"):
         NFSP(KuhnPokerGame()).train()
 
 
@@ -137,7 +137,7 @@ def test_cli_train_writes_agent_and_curve(tmp_path, capsys):
 def test_nfsp_learns_kuhn_below_0_1():
     # Issue 5: NFSP on Kuhn reaches exploitability below 0.1 within a small budget
     # (uniform random: 0.458; OpenSpiel's example settings stall near 0.13).
-    nfsp = NFSP(KuhnPokerGame(), NFSPConfig(seed=0)).train(episodes=150_000)
+    nfsp = NFSP(KuhnPokerGame(), NFSPConfig(seed=0)).train(steps=150_000)
     assert nfsp.exploitability() < 0.1
 
 

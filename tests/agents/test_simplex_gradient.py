@@ -134,7 +134,7 @@ def test_rps_last_iterate_cycles_and_the_average_converges():
     mask = np.ones((1, 3), bool)
     leaders, last = [], []
     for _ in range(60):
-        learner.train(iterations=10)
+        learner.train(steps=10)
         leaders.append(int(learner.probabilities(obs, mask).argmax()))
         last.append(learner.exploitability(average=False))
     changes = [(a, b) for a, b in itertools.pairwise(leaders) if a != b]
@@ -149,7 +149,7 @@ def test_learning_on_the_tiny_fighting_preset_beats_uniform():
     tree = compile_game(game)
     uniform = nash_conv_array(tree, TabularPolicy.uniform(tree).probs) / 2  # 0.30
     learner = SimplexGradient(game, SimplexGradientConfig(seed=1))
-    learner.train(iterations=400)
+    learner.train(steps=400)
     average = learner.exploitability()
     # measured 0.145 after 400 iterations (17 s); the margin: 40% below uniform
     assert average < 0.6 * uniform
@@ -158,8 +158,8 @@ def test_learning_on_the_tiny_fighting_preset_beats_uniform():
 def test_same_seed_same_networks_and_file_round_trip(tmp_path):
     game = fighting_cards_tiny()
     config = SimplexGradientConfig(hidden_sizes=(16,), batch_games=8, seed=3)
-    a = SimplexGradient(game, config).train(iterations=5)
-    b = SimplexGradient(game, config).train(iterations=5)
+    a = SimplexGradient(game, config).train(steps=5)
+    b = SimplexGradient(game, config).train(steps=5)
     probs = a.tabular_policy().probs
     assert np.array_equal(probs, b.tabular_policy().probs)
     path = a.save(tmp_path / "sg.pt")
@@ -214,7 +214,7 @@ def test_variants_run_and_report_both_policies():
             fighting_cards_tiny(),
             SimplexGradientConfig(hidden_sizes=(16,), batch_games=8, **kwargs),
         )
-        learner.train(iterations=3)
+        learner.train(steps=3)
         for average in (True, False):
             probs = learner.tabular_policy(average=average).probs
             assert np.allclose(probs.sum(1), 1.0)
@@ -228,7 +228,9 @@ def test_cli_train_writes_agent_and_both_curves(tmp_path, capsys):
     argv += ["--eval-every", "1", "--entropy", "0.02", "--out", str(out), "--plot", str(plot)]
     assert main([*argv, "--quiet"]) == 0
     text = capsys.readouterr().out
-    assert "exploitability average" in text and "last" in text
+    # the average's exploitability (what the agent plays) and the last iterate's
+    line = next(t for t in text.splitlines() if "exploitability" in t)
+    assert " iterations  exploitability " in line and "  last " in line
     assert plot.read_bytes()[:4] == b"\x89PNG"
     loaded = SimplexGradient.load(out)
     assert loaded.iterations > 0 and loaded.config.entropy == 0.02
@@ -260,7 +262,7 @@ def test_a_checkpoint_without_its_networks_or_of_another_version_is_refused(
     # issue 31, D5: such files loaded as randomly initialised agents
     game = fighting_cards_tiny()
     learner = SimplexGradient(game, SimplexGradientConfig(hidden_sizes=(8,), batch_games=4))
-    path = learner.train(iterations=1).save(tmp_path / "sg.pt")
+    path = learner.train(steps=1).save(tmp_path / "sg.pt")
     with pytest.raises(PolicyFileError, match=match):
         SimplexGradient.load(_tampered(tmp_path, path, "bad", change))
 
@@ -271,5 +273,5 @@ def test_the_leaderboard_names_a_simplex_gradient_checkpoint_as_such(tmp_path):
 
     game = fighting_cards_tiny()
     learner = SimplexGradient(game, SimplexGradientConfig(hidden_sizes=(8,), batch_games=4))
-    data = learner.train(iterations=1).save(tmp_path / "sg.pt").read_bytes()
+    data = learner.train(steps=1).save(tmp_path / "sg.pt").read_bytes()
     assert classify("sg.pt", data, game, "fighting_cards_tiny", Limits()) == "simplex-gradient"

@@ -42,7 +42,7 @@ def agents():
     torch.set_num_threads(1)
     from nashzoo.agents.nfsp import NFSP, NFSPConfig
 
-    out["nfsp"] = NFSP(LEDUC, NFSPConfig(seed=0)).train(episodes=20_000).agent(seed=0)
+    out["nfsp"] = NFSP(LEDUC, NFSPConfig(seed=0)).train(steps=20_000).agent(seed=0)
     try:
         from sb3_contrib import MaskablePPO
 

@@ -2,43 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from nashzoo.agents.cfr.base import TabularSolver
-from nashzoo.tree.policy import TabularPolicy
+from nashzoo.agents.learner import ConvergenceCurve, ConvergencePoint
 from nashzoo.validation import check_int
 
-__all__ = ["ConvergencePoint", "ConvergenceCurve", "run_solver", "checkpoint_schedule"]
-
-
-@dataclass(frozen=True)
-class ConvergencePoint:
-    """Exploitability of the average policy after ``iteration`` iterations
-    (``seconds`` = solver time so far, evaluation excluded)."""
-
-    iteration: int
-    seconds: float
-    exploitability: float
-
-
-@dataclass(frozen=True)
-class ConvergenceCurve:
-    """A solver's run: its exploitability curve and final average policy."""
-
-    algorithm: str
-    game: str
-    points: tuple[ConvergencePoint, ...]
-    policy: TabularPolicy = field(repr=False)
-
-    @property
-    def final(self) -> ConvergencePoint:
-        return self.points[-1]
-
-    def first_below(self, threshold: float) -> ConvergencePoint | None:
-        """The first recorded point with exploitability <= ``threshold``."""
-        return next((p for p in self.points if p.exploitability <= threshold), None)
+__all__ = ["run_solver", "checkpoint_schedule"]
 
 
 def checkpoint_schedule(iterations: int, points: int = 30) -> list[int]:
@@ -94,7 +64,7 @@ def run_solver(
             bar.update(wanted)
         done = mark
         expl = solver.exploitability()
-        curve.append(ConvergencePoint(solver.iteration, solver.seconds, expl))
+        curve.append(ConvergencePoint(solver.iteration, solver.seconds, expl, "iterations"))
         if bar is not None:
             bar.set_postfix(exploitability=f"{expl:.3g}")
         if (target is not None and expl <= target) or finished:

@@ -16,7 +16,7 @@
    action + the Bayes-rule term (H after an opponent's action against Bayes' rule applied
    to H before it and P at the opponent's information sets, on every such transition of
    the game);
-5. measure the exploitability of P exactly, and every ``eval_every`` generations that of
+5. measure the exploitability of P exactly, and every ``search_every`` generations that of
    the search policy (one search at every information set), and checkpoint.
 
 Self-play games run in worker processes (``workers``) or as Ray tasks
@@ -30,10 +30,10 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, replace
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -41,6 +41,7 @@ from nashzoo.agents.ismcts.agent import ISMCTSAgent
 from nashzoo.agents.ismcts.nets import NetworkShape, SearchNetwork, masked_log_softmax, tabulate
 from nashzoo.agents.ismcts.search import Search, SearchConfig
 from nashzoo.agents.ismcts.tables import SearchTables, payoff_scale
+from nashzoo.agents.training import train_loop
 from nashzoo.errors import InvalidParameterError, WorkerError
 from nashzoo.extras import require
 from nashzoo.games import Game, load_game
@@ -54,8 +55,7 @@ from nashzoo.validation import Config, choice, integer, integers, number
 __all__ = [
     "TrainConfig",
     "GenerationRecord",
-    "TrainResult",
-    "train",
+    "NashISMCTS",
     "search_exploitability",
     "belief_kl",
 ]
@@ -67,9 +67,10 @@ torch = require("torch", "torch", "Nash-ISMCTS training")
 class TrainConfig(Config):
     """Hyper-parameters of Nash-ISMCTS self-play training.
 
+    The budget is not here: :meth:`NashISMCTS.train` takes ``steps`` (generations) or
+    ``seconds``, as every learner does.
+
     Attributes:
-        generations: the most generations to run (``minutes`` may stop it earlier).
-        minutes: wall-clock budget (``None``: run all generations).
         games_per_generation: self-play games per generation.
         simulations: search simulations per self-play move (measured on Leduc, 10
             minutes on one core: 100 left P at 0.42 chips, 400 reached 0.34; 1,000 reached
@@ -78,8 +79,9 @@ class TrainConfig(Config):
         eps: the epsilon of the search in the self-play loop (small: every P inside the
             interval-overlap zone is a fixed point of the loop, so the floor of the
             loop's exploitability grows with eps).
-        eps_final: when set, eps moves linearly from ``eps`` to ``eps_final`` over the
-            run (over ``generations``, or over ``minutes`` when that is set).
+        eps_final: when set, eps moves linearly from ``eps`` to ``eps_final`` over each
+            :meth:`NashISMCTS.train` call (over its ``steps``, or over its ``seconds``
+            when that is given).
         play_eps: the epsilon of the trained agent's search, and of the measurements (a
             separate, larger setting: it keeps the search at P where the network's values
             are off by less than the interval, so it does not collapse as it searches
@@ -101,14 +103,14 @@ class TrainConfig(Config):
             KL of 0.18 from Bayes' rule under P and the search at 0.30 chips; 4,096 reached
             0.011 and 0.22-0.24; 16,384 reached 0.006 and 0.25.
         bayes_weight: weight of the Bayes-rule loss.
-        eval_every: generations between measurements of the search policy.
+        search_every: generations between measurements of the search policy (each
+            generation measures P's exploitability; the search's costs one search per
+            information set).
         workers: self-play worker processes (0: play in this process).
         backend: ``"local"`` or ``"ray"``.
         seed: seed of everything (networks, games, searches).
     """
 
-    generations: int = integer(200, low=1)
-    minutes: float | None = number(None, low=0.0, low_inclusive=False, optional=True)
     games_per_generation: int = integer(128, low=1)
     simulations: int = integer(400, low=1)
     eval_simulations: int = integer(1000, low=1)
@@ -127,7 +129,7 @@ class TrainConfig(Config):
     replay_generations: int = integer(20, low=1)
     belief_games: int = integer(16384, low=1)
     bayes_weight: float = number(1.0, low=0.0)
-    eval_every: int = integer(5, low=1)
+    search_every: int = integer(5, low=1)
     workers: int = integer(0, low=0)
     backend: str = choice("local", ("local", "ray"))
     seed: int = integer(0, low=0)
@@ -162,41 +164,6 @@ class GenerationRecord:
     prior_exploitability: float
     search_exploitability: float | None
     belief_kl: float
-
-
-@dataclass
-class TrainResult:
-    """The trained network, its search agent and the curve."""
-
-    config: TrainConfig
-    network: Any
-    agent: ISMCTSAgent
-    history: list[GenerationRecord] = field(default_factory=list)
-
-    def curves(self) -> list[Any]:
-        """Two :class:`~nashzoo.agents.cfr.run.ConvergenceCurve` (P and the search) for
-        :func:`nashzoo.eval.plots.plot_convergence` (steps are generations)."""
-        from nashzoo.agents.cfr.run import ConvergenceCurve, ConvergencePoint
-
-        game = repr(self.agent.game)
-        prior = tuple(
-            ConvergencePoint(r.generation, r.seconds, r.prior_exploitability) for r in self.history
-        )
-        searched = tuple(
-            ConvergencePoint(r.generation, r.seconds, r.search_exploitability)
-            for r in self.history
-            if r.search_exploitability is not None
-        )
-        policy = self.agent.tables
-        from nashzoo.tree.policy import TabularPolicy
-
-        p = TabularPolicy(policy.tree, policy.prior)
-        return [
-            ConvergenceCurve("network P", game, prior, p),
-            ConvergenceCurve(
-                f"Nash-ISMCTS ({self.config.eval_simulations} simulations)", game, searched, p
-            ),
-        ]
 
 
 # -- measuring ------------------------------------------------------------------------------
@@ -548,144 +515,258 @@ def _concat(games: list[dict[str, np.ndarray]], key: str) -> np.ndarray:
     return np.concatenate([g[key] for g in games])
 
 
-def train(
-    game: Game,
-    config: TrainConfig | None = None,
-    *,
-    out: str | Path | None = None,
-    progress: bool = False,
-    callback: Callable[[GenerationRecord], Any] | None = None,
-) -> TrainResult:
-    """Train Nash-ISMCTS's networks by self-play on ``game`` (Kuhn- or Leduc-sized).
+class NashISMCTS:
+    """Nash-ISMCTS's self-play trainer, a :class:`~nashzoo.agents.learner.Learner` (one
+    step is one generation) for games that compile (Kuhn- or Leduc-sized).
 
     Args:
         game: the game.
         config: hyper-parameters (default ``TrainConfig()``).
-        out: checkpoint the agent here (``.pt``) after every measurement of the search.
-        progress: show a progress bar (drawn only on a terminal).
-        callback: called with each :class:`GenerationRecord`; return ``False`` to stop.
 
-    Returns:
-        The network, its Nash-ISMCTS agent (``eval_simulations`` per move) and the curve.
+    Attributes:
+        history: one :class:`GenerationRecord` per generation.
+        network: the :class:`~nashzoo.agents.ismcts.nets.SearchNetwork` being trained.
+
+    Raises:
+        InvalidParameterError: not a Game, or ``config`` not a :class:`TrainConfig`.
+        GameTooLargeError: the game does not compile.
     """
-    config = TrainConfig() if config is None else config
-    if not isinstance(config, TrainConfig):
-        raise InvalidParameterError(
-            f"config must be a TrainConfig, received {type(config).__name__}."
-        )
-    if not isinstance(game, Game):
-        raise InvalidParameterError(f"train needs a nashzoo Game, received {type(game).__name__}.")
-    if out is not None and Path(out).suffix != ".pt":
-        raise InvalidParameterError(f"out must end in .pt, received {out!r}.")
-    torch.manual_seed(config.seed)
-    rng = np.random.default_rng(np.random.SeedSequence([config.seed, 10**6]))
-    tree = compile_game(game)
-    views = views_of(tree)
-    shape = NetworkShape.for_views(views, config.hidden_sizes)
-    net = SearchNetwork(shape)
-    optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate)
-    inputs = torch.from_numpy(np.array(views.view_tensor, dtype=np.float32))
-    wmask = torch.from_numpy(views.view_world_mask.copy())
-    structure = _structure(views)
-    players = _Players(config)
-    buffer: list[list[dict[str, np.ndarray]]] = []
-    history: list[GenerationRecord] = []
-    budget = None if config.minutes is None else 60.0 * config.minutes
-    start = time.perf_counter()
-    deadline = None if budget is None else start + budget
-    bar = None
-    if progress:
-        from nashzoo.extras import progress_bar
 
-        # a run with a time budget counts seconds, one without counts generations
-        bar = progress_bar(
-            total=config.generations if budget is None else round(budget),
-            unit="gen" if budget is None else "s",
-            desc="Nash-ISMCTS self-play",
-        )
-    tables = tabulate(net, views)
-    eval_config = config.search_config(play=True)
-    agent = ISMCTSAgent(tree, tables, eval_config, name="nash-ismcts")
-    try:
-        for generation in range(1, config.generations + 1):
-            net.eval()
-            tables = tabulate(net, views)
-            if deadline is not None:
-                fraction = (time.perf_counter() - start) / (deadline - start)
-            else:
-                fraction = (generation - 1) / max(config.generations - 1, 1)
-            games = players.play(tables, generation, fraction)
-            buffer = [*buffer, games][-config.replay_generations :]
-            h_views, h_worlds = _prior_games(tables, rng, config.belief_games)
-            data = [g for gen in buffer for g in gen]
-            arrays = {k: _concat(data, k) for k in ("infosets", "views", "worlds", "returns")}
-            arrays["targets"] = np.concatenate([g["targets"] for g in data])
-            net.train()
-            parts: dict[str, float] = {}
-            for _ in range(config.steps_per_generation):
-                d = rng.integers(0, arrays["infosets"].size, config.batch_size)
-                v = rng.integers(0, arrays["views"].size, 2 * config.batch_size)
-                h = rng.integers(0, h_views.size, 2 * config.batch_size)
-                batch = {
-                    "infosets": torch.from_numpy(arrays["infosets"][d]),
-                    "targets": torch.from_numpy(arrays["targets"][d]),
-                    "views": torch.from_numpy(arrays["views"][v]),
-                    "worlds": torch.from_numpy(arrays["worlds"][v]),
-                    "returns": torch.from_numpy(arrays["returns"][v]),
-                    "h_views": torch.from_numpy(h_views[h]),
-                    "h_worlds": torch.from_numpy(h_worlds[h]),
-                }
-                loss, parts = _losses(net, inputs, wmask, structure, batch, config.bayes_weight)
-                optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
-            net.eval()
-            tables = tabulate(net, views)
-            prior_expl = nash_conv_array(tree, tables.prior) / tree.num_players
-            last = generation == config.generations or (
-                deadline is not None and time.perf_counter() >= deadline
+    name: ClassVar[str] = "nash-ismcts"
+    config_type: ClassVar[type] = TrainConfig
+    step_unit: ClassVar[str] = "generations"
+
+    def __init__(self, game: Game, config: TrainConfig | None = None) -> None:
+        config = TrainConfig() if config is None else config
+        if not isinstance(config, TrainConfig):
+            raise InvalidParameterError(
+                f"config must be a TrainConfig, received {type(config).__name__}."
             )
-            search_expl = None
-            if generation % config.eval_every == 0 or last:
-                search_expl, _ = search_exploitability(tables, eval_config, seed=config.seed)
-            record = GenerationRecord(
+        if not isinstance(game, Game):
+            raise InvalidParameterError(
+                f"NashISMCTS needs a nashzoo Game, received {type(game).__name__}."
+            )
+        self.game = game
+        self.config = config
+        torch.manual_seed(config.seed)
+        self.rng = np.random.default_rng(np.random.SeedSequence([config.seed, 10**6]))
+        self.tree = compile_game(game)
+        self.views = views_of(self.tree)
+        self.network = SearchNetwork(NetworkShape.for_views(self.views, config.hidden_sizes))
+        self.optimizer = torch.optim.Adam(self.network.parameters(), lr=config.learning_rate)
+        self._inputs = torch.from_numpy(np.array(self.views.view_tensor, dtype=np.float32))
+        self._world_mask = torch.from_numpy(self.views.view_world_mask.copy())
+        self._structure = _structure(self.views)
+        self._buffer: list[list[dict[str, np.ndarray]]] = []
+        self.history: list[GenerationRecord] = []
+        self.seconds = 0.0
+        self.eval_config = config.search_config(play=True)
+        self.network.eval()
+        self.tables = tabulate(self.network, self.views)
+        self._search: tuple[int, float] | None = None  # (generation, exploitability)
+
+    @property
+    def steps(self) -> int:
+        """Generations so far."""
+        return len(self.history)
+
+    def train(
+        self,
+        *,
+        steps: int | None = None,
+        seconds: float | None = None,
+        callback: Callable[[NashISMCTS], Any] | None = None,
+        callback_every: float = 10.0,
+        progress: bool = False,
+    ) -> NashISMCTS:
+        """Run ``steps`` more generations or for ``seconds`` of wall time; the search is
+        measured every ``search_every`` generations and after the last. ``callback(self)``
+        runs every ``callback_every`` seconds and at the end; ``False`` stops.
+
+        Raises:
+            WorkerError: a self-play worker process died.
+        """
+        first, start = self.steps, self.seconds
+
+        def fraction() -> float:  # how far through this call, for eps's annealing
+            if steps is None and seconds:
+                return (self.seconds - start) / seconds
+            if steps:
+                return (self.steps - first) / max(steps - 1, 1)
+            return 0.0
+
+        players = _Players(self.config)
+        try:
+            train_loop(
+                self,
+                lambda left: self._generation(players, fraction()),
+                steps=steps,
+                seconds=seconds,
+                callback=callback,
+                callback_every=callback_every,
+                progress=progress,
+                desc="Nash-ISMCTS self-play",
+                postfix=lambda: {"P": f"{self.history[-1].prior_exploitability:.3f}"},
+            )
+        finally:
+            players.close()
+        if self.history and self.history[-1].search_exploitability is None:
+            last = self.history[-1]
+            self.history[-1] = replace(last, search_exploitability=self.exploitability())
+        return self
+
+    def _generation(self, players: _Players, fraction: float) -> int:
+        config, net = self.config, self.network
+        generation = self.steps + 1
+        start = time.perf_counter()
+        net.eval()
+        tables = tabulate(net, self.views)
+        games = players.play(tables, generation, fraction)
+        self._buffer = [*self._buffer, games][-config.replay_generations :]
+        h_views, h_worlds = _prior_games(tables, self.rng, config.belief_games)
+        data = [g for gen in self._buffer for g in gen]
+        arrays = {k: _concat(data, k) for k in ("infosets", "views", "worlds", "returns")}
+        arrays["targets"] = np.concatenate([g["targets"] for g in data])
+        net.train()
+        parts: dict[str, float] = {}
+        for _ in range(config.steps_per_generation):
+            d = self.rng.integers(0, arrays["infosets"].size, config.batch_size)
+            v = self.rng.integers(0, arrays["views"].size, 2 * config.batch_size)
+            h = self.rng.integers(0, h_views.size, 2 * config.batch_size)
+            batch = {
+                "infosets": torch.from_numpy(arrays["infosets"][d]),
+                "targets": torch.from_numpy(arrays["targets"][d]),
+                "views": torch.from_numpy(arrays["views"][v]),
+                "worlds": torch.from_numpy(arrays["worlds"][v]),
+                "returns": torch.from_numpy(arrays["returns"][v]),
+                "h_views": torch.from_numpy(h_views[h]),
+                "h_worlds": torch.from_numpy(h_worlds[h]),
+            }
+            loss, parts = _losses(
+                net, self._inputs, self._world_mask, self._structure, batch, config.bayes_weight
+            )
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+        net.eval()
+        self.tables = tabulate(net, self.views)
+        prior = nash_conv_array(self.tree, self.tables.prior) / self.tree.num_players
+        elapsed = self.seconds + time.perf_counter() - start
+        self.history.append(
+            GenerationRecord(
                 generation=generation,
-                seconds=time.perf_counter() - start,
+                seconds=elapsed,
                 games=generation * config.games_per_generation,
                 loss=parts,
-                prior_exploitability=float(prior_expl),
-                search_exploitability=None if search_expl is None else float(search_expl),
-                belief_kl=belief_kl(tables),
+                prior_exploitability=float(prior),
+                search_exploitability=None,
+                belief_kl=belief_kl(self.tables),
             )
-            history.append(record)
-            agent = ISMCTSAgent(
-                tree,
-                tables,
-                eval_config,
-                name="nash-ismcts",
-                metadata={"generation": generation, "train": config.to_dict()},
+        )
+        if generation % config.search_every == 0:
+            self.history[-1] = replace(
+                self.history[-1], search_exploitability=self.exploitability()
             )
-            if out is not None and search_expl is not None:
-                _save(agent, net, out)
-            if bar is not None:
-                if deadline is None:
-                    bar.update(1)
-                else:
-                    bar.update(min(round(record.seconds), bar.total) - bar.n)
-                bar.set_postfix(gen=generation, P=f"{prior_expl:.3f}", search=search_expl)
-            if callback is not None and callback(record) is False:
-                break
-            if last:
-                break
-    finally:
-        players.close()
-        if bar is not None:
-            bar.close()
-    if out is not None:
-        _save(agent, net, out)
-    return TrainResult(config=config, network=net, agent=agent, history=history)
+        return 1
 
+    def other_exploitabilities(self) -> dict[str, float]:
+        """Exact exploitability of the network's policy P alone (without search)."""
+        return {"P": float(nash_conv_array(self.tree, self.tables.prior) / self.tree.num_players)}
 
-def _save(agent: ISMCTSAgent, net: SearchNetwork, out: str | Path) -> Path:
-    network = {"shape": net.shape.to_dict(), "state": net.state_dict()}
-    return agent.save(out, network=network)
+    def exploitability(self) -> float:
+        """Exact exploitability of the search policy (what :meth:`agent` plays: one search
+        at every information set, ``eval_simulations`` each); measured once per
+        generation."""
+        if self._search is None or self._search[0] != self.steps:
+            value, _ = search_exploitability(self.tables, self.eval_config, seed=self.config.seed)
+            self._search = (self.steps, float(value))
+        return self._search[1]
+
+    def agent(self, *, name: str | None = None, seed: int | None = None) -> ISMCTSAgent:
+        """The search on the current networks (``eval_simulations`` per move, ``play_eps``,
+        ``play_c_puct``) as an agent."""
+        config = self.eval_config if seed is None else replace(self.eval_config, seed=seed)
+        return ISMCTSAgent(
+            self.tree,
+            self.tables,
+            config,
+            name=name or "nash-ismcts",
+            metadata={"generation": self.steps, "train": self.config.to_dict()},
+        )
+
+    def curves(self) -> list[Any]:
+        """Two :class:`~nashzoo.agents.learner.ConvergenceCurve` (P and the search) for
+        :func:`nashzoo.eval.plots.plot_convergence`."""
+        from nashzoo.agents.learner import ConvergenceCurve, ConvergencePoint
+        from nashzoo.tree.policy import TabularPolicy
+
+        game, unit = repr(self.game), self.step_unit
+        prior = tuple(
+            ConvergencePoint(r.generation, r.seconds, r.prior_exploitability, unit)
+            for r in self.history
+        )
+        searched = tuple(
+            ConvergencePoint(r.generation, r.seconds, r.search_exploitability, unit)
+            for r in self.history
+            if r.search_exploitability is not None
+        )
+        p = TabularPolicy(self.tree, self.tables.prior)
+        return [
+            ConvergenceCurve("network P", game, prior, p),
+            ConvergenceCurve(
+                f"Nash-ISMCTS ({self.config.eval_simulations} simulations)", game, searched, p
+            ),
+        ]
+
+    def save(self, path: str | Path) -> Path:
+        """Write the search agent with the network, its optimiser and the counters to a
+        ``.pt`` file (an agent file every tool loads; :meth:`load` resumes training;
+        the replay buffer is not saved)."""
+        if Path(path).suffix != ".pt":
+            raise InvalidParameterError(f"A Nash-ISMCTS file ends in .pt, received {path!r}.")
+        network = {
+            "shape": self.network.shape.to_dict(),
+            "state": self.network.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "trainer": {
+                "config": self.config.to_dict(),
+                "seconds": self.seconds,
+                "history": [asdict(r) for r in self.history],
+            },
+        }
+        return self.agent().save(path, network=network)
+
+    @classmethod
+    def load(cls, path: str | Path) -> NashISMCTS:
+        """The trainer a file written by :meth:`save` holds.
+
+        Raises:
+            PolicyFileError: not a Nash-ISMCTS file, or an agent file without the
+                trainer's state (e.g. one saved by ``ISMCTSAgent.save``).
+            FileNotFoundError: no such file.
+        """
+        from nashzoo.agents.torch_files import load_modules, read_torch_file
+        from nashzoo.errors import PolicyFileError
+
+        agent = ISMCTSAgent.load(path)
+        state = read_torch_file(path)
+        network = state.get("network")
+        if not isinstance(network, dict) or not isinstance(network.get("trainer"), dict):
+            raise PolicyFileError(
+                f"{path} holds a search agent but no Nash-ISMCTS trainer's state; training "
+                "resumes only from a file that NashISMCTS.save wrote."
+            )
+        try:
+            saved = network["trainer"]
+            trainer = cls(agent.game, TrainConfig.from_dict(saved["config"]))
+            modules = {"state": trainer.network, "optimizer": trainer.optimizer}
+            load_modules(path, network, modules, "network")
+            trainer.history = [GenerationRecord(**r) for r in saved["history"]]
+            trainer.seconds = float(saved["seconds"])
+            trainer.network.eval()
+            trainer.tables = tabulate(trainer.network, trainer.views)
+        except PolicyFileError:
+            raise
+        except Exception as exc:
+            raise PolicyFileError(f"{path} is not a readable Nash-ISMCTS file: {exc}") from exc
+        return trainer

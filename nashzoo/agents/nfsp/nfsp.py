@@ -25,7 +25,7 @@ import copy
 import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -78,12 +78,22 @@ class NFSP:
     Raises:
         InvalidParameterError: not a two-player game.
         MissingDependencyError: torch is not installed.
+
+    A :class:`~nashzoo.agents.learner.Learner`: one step is one self-play episode.
     """
+
+    name: ClassVar[str] = "nfsp"
+    config_type: ClassVar[type] = NFSPConfig
+    step_unit: ClassVar[str] = "episodes"
 
     def __init__(self, game: Game, config: NFSPConfig | None = None) -> None:
         torch = _torch()
         if not isinstance(game, Game) or game.num_players != 2:
             raise InvalidParameterError("NFSP needs a two-player nashzoo Game.")
+        if config is not None and not isinstance(config, NFSPConfig):
+            raise InvalidParameterError(
+                f"config must be an NFSPConfig, received {type(config).__name__}."
+            )
         self.game = game
         self.config = config or NFSPConfig()
         cfg = self.config
@@ -316,19 +326,25 @@ class NFSP:
             self._modes[done] = self.rng.random((len(done), 2)) < self.config.anticipatory
         return len(done)
 
+    @property
+    def steps(self) -> int:
+        """Self-play episodes so far (the learner's steps)."""
+        return self.episodes
+
     def train(
         self,
         *,
-        episodes: int | None = None,
+        steps: int | None = None,
         seconds: float | None = None,
         callback: Callable[[NFSP], Any] | None = None,
         callback_every: float = 10.0,
         progress: bool = False,
     ) -> NFSP:
-        """Self-play until ``episodes`` more episodes or ``seconds`` of wall time.
+        """Self-play until ``steps`` more episodes or ``seconds`` of wall time (games
+        finish in batches, so a few more episodes than ``steps`` may be played).
 
         Args:
-            episodes: episodes to play (at least one of ``episodes``/``seconds``).
+            steps: episodes to play (at least one of ``steps``/``seconds``).
             seconds: wall-clock budget.
             callback: called as ``callback(self)`` every ``callback_every`` seconds of
                 training and at the end (its time is not counted); return ``False`` to stop.
@@ -336,12 +352,12 @@ class NFSP:
             progress: show a progress bar.
         """
         started = self._venv is not None or bool(self._games)
-        budget = episodes is not None or seconds is not None
+        budget = steps is not None or seconds is not None
         if not started and budget and not (self.config.vectorized and self._start_vector()):
             self._games = [self._new_game(g) for g in range(self.config.batch_games)]
         play = self._play_step if self._venv is None else self._play_vector_step
 
-        def step() -> int:
+        def step(left: int | None) -> int:
             done = sum(play() for _ in range(8))
             self.episodes += done
             return done
@@ -349,13 +365,11 @@ class NFSP:
         train_loop(
             self,
             step,
-            count=None if episodes is None else int(episodes),
+            steps=steps,
             seconds=seconds,
             callback=callback,
             callback_every=callback_every,
             progress=progress,
-            budget="episodes",
-            unit="ep",
             desc="NFSP self-play",
             postfix=lambda: {"episodes": self.episodes},
         )
@@ -383,9 +397,9 @@ class NFSP:
         policy = self.average_policy()
         return nash_conv_array(policy.tree, policy.probs) / policy.tree.num_players
 
-    def agent(self, *, seed: int | None = None, name: str = "nfsp") -> NFSPAgent:
+    def agent(self, *, name: str | None = None, seed: int | None = None) -> NFSPAgent:
         """The average policy as a PolicyAgent (shares the networks)."""
-        return NFSPAgent(self, seed=seed, name=name)
+        return NFSPAgent(self, seed=seed, name=name or "nfsp")
 
     # -- files -----------------------------------------------------------------------------
     def save(self, path: str | Path) -> Path:

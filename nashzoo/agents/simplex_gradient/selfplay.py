@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -166,11 +166,23 @@ class SimplexGradient:
         config: hyper-parameters.
 
     Raises:
-        InvalidParameterError: the game is not two-player zero-sum.
+        InvalidParameterError: the game is not two-player zero-sum, or ``config`` is not a
+            :class:`SimplexGradientConfig`.
+
+    A :class:`~nashzoo.agents.learner.Learner`: one step is one iteration
+    (``batch_games`` games, then the updates of f, g and the average).
     """
 
+    name: ClassVar[str] = "simplex-gradient"
+    config_type: ClassVar[type] = SimplexGradientConfig
+    step_unit: ClassVar[str] = "iterations"
+
     def __init__(self, game: Game, config: SimplexGradientConfig | None = None) -> None:
-        if game.num_players != 2 or not game.zero_sum:
+        if config is not None and not isinstance(config, SimplexGradientConfig):
+            raise InvalidParameterError(
+                f"config must be a SimplexGradientConfig, received {type(config).__name__}."
+            )
+        if not isinstance(game, Game) or game.num_players != 2 or not game.zero_sum:
             raise InvalidParameterError(
                 f"Simplex-gradient self-play needs a two-player zero-sum game; {game!r} is not."
             )
@@ -419,19 +431,24 @@ class SimplexGradient:
         self._learn_average(batch)
         self.iterations += 1
 
+    @property
+    def steps(self) -> int:
+        """Iterations so far (the learner's steps)."""
+        return self.iterations
+
     def train(
         self,
         *,
-        iterations: int | None = None,
+        steps: int | None = None,
         seconds: float | None = None,
         callback: Callable[[SimplexGradient], Any] | None = None,
         callback_every: float = 10.0,
         progress: bool = False,
     ) -> SimplexGradient:
-        """Self-play for ``iterations`` more iterations or ``seconds`` of wall time.
+        """Self-play for ``steps`` more iterations or ``seconds`` of wall time.
 
         Args:
-            iterations: iterations to run (at least one of ``iterations``/``seconds``).
+            steps: iterations to run (at least one of ``steps``/``seconds``).
             seconds: wall-clock budget.
             callback: called as ``callback(self)`` every ``callback_every`` seconds of
                 training and at the end (its time is not counted); return ``False`` to stop.
@@ -439,20 +456,18 @@ class SimplexGradient:
             progress: show a progress bar.
         """
 
-        def step() -> int:
+        def step(left: int | None) -> int:
             self.iterate()
             return 1
 
         train_loop(
             self,
             step,
-            count=None if iterations is None else int(iterations),
+            steps=steps,
             seconds=seconds,
             callback=callback,
             callback_every=callback_every,
             progress=progress,
-            budget="iterations",
-            unit="it",
             desc="simplex-gradient self-play",
         )
         return self
@@ -484,11 +499,18 @@ class SimplexGradient:
         policy = self.tabular_policy(average=average)
         return nash_conv_array(policy.tree, policy.probs) / 2
 
+    def other_exploitabilities(self) -> dict[str, float]:
+        """The last iterate's exact exploitability (the average's is
+        :meth:`exploitability`): the last iterate may cycle where the average converges."""
+        return {"last": self.exploitability(average=False)}
+
     def agent(
-        self, *, average: bool = True, seed: int | None = None, name: str = "simplex-gradient"
+        self, *, name: str | None = None, seed: int | None = None, average: bool = True
     ) -> SimplexGradientAgent:
         """The average (or last) policy as a PolicyAgent (shares the networks)."""
-        return SimplexGradientAgent(self, average=average, seed=seed, name=name)
+        return SimplexGradientAgent(
+            self, average=average, seed=seed, name=name or "simplex-gradient"
+        )
 
     # -- files -------------------------------------------------------------------------------
     def save(self, path: str | Path) -> Path:

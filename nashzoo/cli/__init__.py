@@ -1,0 +1,77 @@
+"""The ``nashzoo`` command: thin over the library, one module per command (its parser
+beside its run function).
+
+nashzoo envs
+nashzoo agents
+nashzoo solve GAME --algo cfr+ [--algo dcfr ...] --iterations N [--out p.npz] [--plot c.png]
+nashzoo exploitability policy.npz
+nashzoo play leduc_holdem --against cfr+:1000
+nashzoo tournament --game leduc_holdem --agent cfr=cfr+:1000 --agent rnd=random --deals 2000
+nashzoo train LEARNER GAME --minutes 10 --out agent.pt --plot curve.png
+    (LEARNER: cfr, nfsp, nash-ismcts, simplex-gradient, or a plugin's; its options come
+    from its config: ``nashzoo train LEARNER --help``)
+nashzoo serve / submit / leaderboard add-user
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from nashzoo.cli import exploitability, leaderboard, listing, play, solve, tournament, train
+from nashzoo.errors import NashzooError
+
+__all__ = ["main", "build_parser", "subcommand_parsers"]
+
+logger = logging.getLogger("nashzoo")
+
+# in the order `nashzoo --help` lists them
+_COMMANDS = (listing, solve, tournament, train, exploitability, play, leaderboard)
+
+
+def build_parser(*, learners: bool = True) -> argparse.ArgumentParser:
+    """The ``nashzoo`` command's argument parser (``learners=False`` leaves out the
+    per-learner parsers of ``nashzoo train``, which import every learner)."""
+    return _parser_and_commands(learners)[0]
+
+
+def subcommand_parsers() -> dict[str, argparse.ArgumentParser]:
+    """Each subcommand's parser by name, in the order ``nashzoo --help`` lists them (the
+    documentation's command-line page prints their help)."""
+    return dict(_parser_and_commands(True)[1].choices)
+
+
+def _parser_and_commands(learners: bool) -> tuple[argparse.ArgumentParser, Any]:
+    parser = argparse.ArgumentParser(prog="nashzoo", description="nashzoo command line")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for command in _COMMANDS:
+        if command is train:
+            train.add_parser(sub, learners=learners)
+        else:
+            command.add_parser(sub)
+    return parser, sub
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``nashzoo`` command."""
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(learners=argv[:1] == ["train"]).parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (NashzooError, FileNotFoundError, KeyError) as exc:
+        print(f"nashzoo: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(
+            "nashzoo: interrupted; what finished is stored, run the same command to resume",
+            file=sys.stderr,
+        )
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

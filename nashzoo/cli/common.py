@@ -1,0 +1,59 @@
+"""What several commands share: game parameters, output names, curve tables."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["parse_params", "add_param_option", "out_path", "print_curve"]
+
+
+def parse_params(items: Sequence[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` game parameters as a dict (values parsed as JSON where they are)."""
+    params: dict[str, Any] = {}
+    for item in items:
+        if "=" not in item:
+            raise SystemExit(f"--param expects KEY=VALUE (e.g. deck_size=8), received {item!r}")
+        key, raw = item.split("=", 1)
+        try:
+            params[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            params[key] = raw
+    return params
+
+
+def add_param_option(p: argparse.ArgumentParser) -> None:
+    """The repeatable ``--param KEY=VALUE`` option."""
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="game parameter, e.g. --param deck_size=8 (repeatable)",
+    )
+
+
+def out_path(base: str, algo: str, several: bool) -> Path:
+    """``base``, or with several algorithms ``base`` with ``-ALGO`` before the suffix."""
+    path = Path(base)
+    if not several:
+        return path
+    safe = algo.replace("+", "plus")
+    return path.with_name(f"{path.stem}-{safe}{path.suffix}")
+
+
+def print_curve(curve: Any, big_blind: float | None, rows: int = 12) -> None:
+    """About ``rows`` points of a convergence curve as a table (mbb/game for poker)."""
+    pts = list(curve.points)
+    if len(pts) > rows:
+        step = (len(pts) - 1) / (rows - 1)
+        pts = [pts[round(i * step)] for i in range(rows)]
+    unit = "" if big_blind is None else "   mbb/game"
+    print(f"\n{curve.algorithm}  ({curve.game})")
+    print(f"{curve.step_unit:>12} {'seconds':>10} {'exploitability':>16}{unit}")
+    for p in pts:
+        mbb = "" if big_blind is None else f" {1000 * p.exploitability / big_blind:>11.3f}"
+        print(f"{p.step:>12,} {p.seconds:>10.3f} {p.exploitability:>16.6g}{mbb}")

@@ -1,0 +1,215 @@
+"""``nashzoo train LEARNER GAME``: one function trains every registered learner.
+
+Each learner's options are made from its config dataclass: one ``--field-name`` per
+field, typed and checked by the field's rule, described by the field's documentation.
+An option left out takes the config's default; one given (0 too) goes to the config's
+check, so a bad value is refused with the field's name. Then: train for the budget,
+measure exact exploitability every ``--eval-every`` seconds where the game compiles
+(print it, keep the curve, save the checkpoint so an interrupted run loses nothing),
+plot, save.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import re
+from typing import Any
+
+from nashzoo.cli.common import add_param_option, parse_params
+from nashzoo.errors import GameTooLargeError, InvalidParameterError, NashzooError
+
+__all__ = ["add_parser", "run", "config_options"]
+
+# the options every learner has; a config field may not take one of these names
+_COMMON = {"param", "minutes", "steps", "eval_every", "threads", "out", "keep_best", "plot"}
+_COMMON |= {"quiet", "game", "learner", "help"}
+
+
+def _plain(text: str) -> str:
+    """Documentation text without its reST markup (``x`` -> x, :class:`~a.B` -> B)."""
+    text = re.sub(r":[a-z]+:`~(?:[\w.]*\.)?([^`]+)`", r"\1", text)
+    text = re.sub(r":[a-z]+:`([^`]+)`", r"\1", text)
+    return text.replace("``", "")
+
+
+def _optional(kind: Any) -> Any:
+    def parse(text: str) -> Any:
+        return None if text.lower() == "none" else kind(text)
+
+    parse.__name__ = getattr(kind, "__name__", "value")
+    return parse
+
+
+def config_options(parser: argparse.ArgumentParser, config_type: type) -> list[str]:
+    """Add one option per field of ``config_type`` (a :class:`~nashzoo.validation.Config`)
+    to ``parser``; returns the field names. Every default is ``None`` (not given)."""
+    helps = config_type.field_help()  # type: ignore[attr-defined]
+    names = []
+    for f in dataclasses.fields(config_type):
+        rule = f.metadata.get("rule")
+        if rule is None:
+            continue
+        if f.name in _COMMON:
+            raise InvalidParameterError(
+                f"{config_type.__name__}.{f.name} takes the name of a `nashzoo train` "
+                f"option ({sorted(_COMMON)}); rename the field."
+            )
+        names.append(f.name)
+        flag = "--" + f.name.replace("_", "-")
+        default = f.default if f.default is not dataclasses.MISSING else None
+        text = f"{_plain(helps.get(f.name, ''))} (default: {default})".replace("%", "%%")
+        kw: dict[str, Any] = {"default": None, "dest": f.name, "help": text}
+        if rule.kind == "bool":
+            kw["action"] = argparse.BooleanOptionalAction
+        elif rule.kind == "choice":
+            kinds = {type(c) for c in rule.choices if c is not None}
+            kind = kinds.pop() if len(kinds) == 1 else str
+            kw["type"] = _optional(kind) if None in rule.choices else kind
+            kw["choices"] = list(rule.choices)
+        elif rule.kind in ("ints", "numbers"):
+            kw["type"] = int if rule.kind == "ints" else float
+            kw["nargs"] = "+" if rule.length is None else rule.length
+        else:
+            kind = int if rule.kind == "int" else float
+            kw["type"] = _optional(kind) if rule.optional else kind
+            if rule.optional:
+                kw["metavar"] = f"{kind.__name__.upper()}|none"
+        parser.add_argument(flag, **kw)
+    return names
+
+
+def add_parser(sub: Any, *, learners: bool = True) -> None:
+    """``nashzoo train`` with one sub-parser per registered learner (built only with
+    ``learners``: they import the learners' modules)."""
+    p = sub.add_parser(
+        "train",
+        help="train a learner (cfr, nfsp, nash-ismcts, simplex-gradient, plugins) on a game",
+        description="Train a registered learner; `nashzoo train LEARNER --help` lists its "
+        "options, made from its config.",
+    )
+    lsub = p.add_subparsers(dest="learner", required=True, metavar="LEARNER")
+    if not learners:
+        return
+    from nashzoo.agents.learner import learners as registered
+
+    for name, entry in registered().items():
+        q = lsub.add_parser(name, help=entry.description, description=entry.description)
+        q.add_argument("game", help="env id or short name, e.g. leduc_holdem")
+        add_param_option(q)
+        q.add_argument(
+            "--minutes",
+            type=float,
+            default=None,
+            help="wall-clock training budget (default 1, or none when --steps is given)",
+        )
+        q.add_argument("--steps", type=int, default=None, help="training steps budget")
+        q.add_argument(
+            "--eval-every",
+            type=float,
+            default=10.0,
+            help="seconds of training between exact exploitability measurements "
+            "(default: %(default)s)",
+        )
+        q.add_argument("--threads", type=int, default=1, help="torch threads (default: 1)")
+        q.add_argument("--out", help=f"save the learner here ({entry.suffix})")
+        q.add_argument(
+            "--keep-best",
+            action="store_true",
+            help="--out holds the checkpoint with the lowest exact exploitability seen, "
+            "not the last one",
+        )
+        q.add_argument("--plot", help="the exploitability curve (PNG)")
+        q.add_argument("--quiet", action="store_true", help="no progress bar")
+        try:
+            fields = config_options(q, entry.load_class().config_type)  # type: ignore[attr-defined]
+        except NashzooError as exc:  # e.g. the torch extra is missing
+            q.set_defaults(func=_unavailable(name, exc))
+            continue
+        q.set_defaults(func=run, config_fields=fields)
+
+
+def _unavailable(name: str, exc: Exception) -> Any:
+    def report(args: argparse.Namespace) -> int:
+        raise InvalidParameterError(f"The learner {name!r} cannot be used here: {exc}")
+
+    return report
+
+
+def run(args: argparse.Namespace) -> int:
+    """Train ``args.learner`` on ``args.game``."""
+    from nashzoo.agents.learner import (
+        ConvergenceCurve,
+        ConvergencePoint,
+        MeasuresMore,
+        get_learner,
+    )
+    from nashzoo.envs import make_game
+
+    entry = get_learner(args.learner)
+    cls: Any = entry.load_class()
+    if args.keep_best and not args.out:
+        raise SystemExit("--keep-best needs --out (where the best checkpoint goes)")
+    if args.steps is not None and args.steps < 1:
+        raise InvalidParameterError(f"--steps must be >= 1, received {args.steps}.")
+    minutes = args.minutes if args.minutes is not None or args.steps is not None else 1.0
+    given = {k: getattr(args, k) for k in args.config_fields if getattr(args, k) is not None}
+    given = {k: tuple(v) if isinstance(v, list) else v for k, v in given.items()}
+    config = cls.config_type(**given)
+    try:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    except ImportError:
+        pass
+    game = make_game(args.game, **parse_params(args.param))
+    learner = cls(game, config)
+    curves: dict[str, list[ConvergencePoint]] = {entry.name: []}
+    state = {"exact": True, "best": float("inf")}
+
+    def record(m: Any) -> None:
+        line = f"{m.seconds:8.1f} s {m.steps:>11,} {m.step_unit}"
+        kept = ""
+        if state["exact"]:
+            try:
+                value = float(m.exploitability())
+            except GameTooLargeError:
+                state["exact"] = False
+                print(f"{game!r} does not compile: no exact exploitability, training only.")
+            else:
+                values = {entry.name: value}
+                if isinstance(m, MeasuresMore):
+                    values.update(m.other_exploitabilities())
+                for which, v in values.items():
+                    point = ConvergencePoint(m.steps, m.seconds, float(v), m.step_unit)
+                    curves.setdefault(which, []).append(point)
+                line += f"  exploitability {value:.4f}"
+                line += "".join(f"  {k} {v:.4f}" for k, v in list(values.items())[1:])
+                if args.keep_best and value < state["best"]:
+                    state["best"] = value
+                    m.save(args.out)
+                    kept = "  (best so far, saved)"
+        if args.out and not args.keep_best:
+            m.save(args.out)  # at every measurement: an interrupted run keeps its work
+        print(line + kept, flush=True)
+
+    learner.train(
+        steps=args.steps,
+        seconds=None if minutes is None else 60 * minutes,
+        callback=record,
+        callback_every=args.eval_every,
+        progress=not args.quiet,
+    )
+    if args.keep_best:
+        print(f"best checkpoint (exploitability {state['best']:.4f}) in {args.out}")
+    elif args.out:
+        print(f"saved to {learner.save(args.out)}")
+    if args.plot:
+        if not curves[entry.name]:
+            print("no plot: the game does not compile, so there is no exploitability curve")
+        else:
+            from nashzoo.eval.plots import plot_convergence
+
+            lines = [ConvergenceCurve(k, repr(game), tuple(v)) for k, v in curves.items()]
+            print(f"plot written to {plot_convergence(lines, args.plot)}")
+    return 0
