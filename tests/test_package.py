@@ -45,6 +45,7 @@ def test_building_an_agent_does_not_load_numba_or_scipy():
         "import sys\n"
         "from nashzoo.agents import AgentSpec\n"
         "import nashzoo.agents.cfr\n"
+        "import nashzoo.tree.kernels, nashzoo.tree.sampling, nashzoo.agents.cfr.learner\n"
         "AgentSpec('random')(nashzoo.make_game('nashzoo/kuhn_poker-v0'))\n"
         "print([m for m in ('numba', 'scipy') if m in sys.modules])"
     )

@@ -61,7 +61,7 @@ def best_response_value(
     Raises:
         InvalidParameterError: the tree has information sets spanning several depths.
     """
-    from nashzoo.tree import kernels
+    from nashzoo.tree.kernels import compiled
 
     if not tree.single_depth_infosets:
         raise InvalidParameterError(
@@ -73,37 +73,16 @@ def best_response_value(
     ws.q.fill(0.0)
     br = ws.br if br_action is None else br_action
     br.fill(-1)
-    return float(
-        kernels.best_response(
-            player,
-            tree.player,
-            tree.first_child,
-            tree.num_children,
-            tree.infoset,
-            tree.action,
-            tree.level_starts,
-            tree.utility,
-            tree.legal_mask,
-            ws.reach_opp,
-            ws.value,
-            ws.q,
-            br,
-        )
-    )
+    kernels = compiled()
+    return float(kernels.best_response(player, tree.arrays, ws.reach_opp, ws.value, ws.q, br))
 
 
 def policy_values(tree: GameTree, probs: np.ndarray) -> np.ndarray:
     """Expected return of every player under the profile ``probs`` (a fresh array)."""
-    from nashzoo.tree import kernels
+    from nashzoo.tree.kernels import compiled
 
     ws = _workspace(tree)
-    values: np.ndarray = kernels.expected_returns(
-        *tree.walk_arrays,
-        tree.utility,
-        probs,
-        ws.reach_own,
-        ws.reach_opp,
-    )
+    values: np.ndarray = compiled().expected_returns(tree.arrays, probs, ws.reach_own, ws.reach_opp)
     return values
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -21,9 +21,25 @@ from nashzoo.games.base import CHANCE, TERMINAL, Game, State
 from nashzoo.games.observation import agent_info
 from nashzoo.validation import check_int
 
-__all__ = ["GameTree", "compile_game", "DEFAULT_MAX_NODES"]
+__all__ = ["GameTree", "TreeArrays", "compile_game", "DEFAULT_MAX_NODES"]
 
 DEFAULT_MAX_NODES = 5_000_000
+
+
+class TreeArrays(NamedTuple):
+    """The node and information-set arrays of a :class:`GameTree` that compiled kernels
+    read, passed as one argument (``tree.arrays``); see :class:`GameTree` for each."""
+
+    player: np.ndarray
+    first_child: np.ndarray
+    num_children: np.ndarray
+    infoset: np.ndarray
+    action: np.ndarray
+    chance_prob: np.ndarray
+    utility: np.ndarray
+    legal_mask: np.ndarray
+    infoset_node: np.ndarray
+    level_starts: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -108,19 +124,21 @@ class GameTree:
         """Sequences of ``player`` (sequence-form size): 1 + sum of legal actions."""
         return 1 + int(self.legal_mask[self.infosets_of(player)].sum())
 
-    @property
-    def walk_arrays(
-        self,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(player, first_child, num_children, infoset, action, chance_prob)``: the node
-        arrays every compiled kernel walks, in the order the kernels take them."""
-        return (
+    @functools.cached_property
+    def arrays(self) -> TreeArrays:
+        """The arrays every compiled kernel walks, as one :class:`TreeArrays` (numba takes
+        the named tuple as one argument)."""
+        return TreeArrays(
             self.player,
             self.first_child,
             self.num_children,
             self.infoset,
             self.action,
             self.chance_prob,
+            self.utility,
+            self.legal_mask,
+            self.infoset_node,
+            self.level_starts,
         )
 
     def uniform_probs(self) -> np.ndarray:

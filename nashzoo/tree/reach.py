@@ -21,15 +21,9 @@ def forward_reach(
     """Fill ``reach_own`` (``player``'s own contribution to each node's reach) and
     ``reach_opp`` (chance's and the other players') under the profile ``probs``; with
     ``player = -2`` every player counts as "other". One compiled forward pass."""
-    from nashzoo.tree import kernels
+    from nashzoo.tree.kernels import compiled
 
-    kernels.forward_reach(
-        player,
-        *tree.walk_arrays,
-        probs,
-        reach_own,
-        reach_opp,
-    )
+    compiled().forward_reach(player, tree.arrays, probs, reach_own, reach_opp)
 
 
 def realization_weights(tree: GameTree, probs: np.ndarray, player: int) -> np.ndarray:

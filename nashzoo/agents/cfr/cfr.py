@@ -33,7 +33,10 @@ import numpy as np
 from nashzoo.agents.cfr.base import TabularSolver
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games import Game
+from nashzoo.games.base import TERMINAL
 from nashzoo.tree.compile import GameTree
+from nashzoo.tree.jit import compile_kernels, kernel
+from nashzoo.tree.kernels import forward_reach
 
 __all__ = [
     "CFRSolver",
@@ -44,6 +47,179 @@ __all__ = [
 ]
 
 _AVERAGING = {"uniform": 0, "linear": 1, "dcfr": 2}
+
+REGRET_NOISE = 1e-12
+"""Regret-matching+ floors cumulative regrets below this at zero. An exact tie (regret 0)
+comes out of floating-point sums as 0 or +-1e-17 depending on the summation order; RM+
+would turn a +1e-17 into a pure strategy. Real CFR+ regrets this small do not move a
+policy. (Tie handling that matches OpenSpiel's CFR+ to 1e-9.)"""
+
+
+# -- the algorithm (compiled on first use) ----------------------------------------------
+@kernel
+def cfr_values(p, t, sigma, reach_opp, value, regret):
+    """Backward pass of CFR for player ``p``: adds the instantaneous counterfactual
+    regrets of ``p``'s information sets to ``regret`` and returns ``p``'s
+    counterfactual value of the root."""
+    player = t.player
+    first_child = t.first_child
+    num_children = t.num_children
+    infoset = t.infoset
+    action = t.action
+    utility = t.utility
+    for n in range(player.size - 1, -1, -1):
+        pl = player[n]
+        if pl == TERMINAL:
+            value[n] = reach_opp[n] * utility[n, p]
+            continue
+        fc = first_child[n]
+        nc = num_children[n]
+        if pl == p:
+            i = infoset[n]
+            v = 0.0
+            for c in range(fc, fc + nc):
+                v += sigma[i, action[c]] * value[c]
+            value[n] = v
+            for c in range(fc, fc + nc):
+                regret[i, action[c]] += value[c] - v
+        else:
+            v = 0.0
+            for c in range(fc, fc + nc):
+                v += value[c]
+            value[n] = v
+    return value[0]
+
+
+@kernel
+def update_player(
+    lo,
+    hi,
+    regret,
+    sigma,
+    avg,
+    legal_mask,
+    infoset_node,
+    reach_own,
+    pos_discount,
+    neg_discount,
+    floor_regrets,
+    avg_decay,
+    avg_weight,
+):
+    """After a CFR pass for the player owning sets ``lo .. hi-1``: accumulate the average
+    policy with the policy just played, discount (or floor) the regrets, and regret-match
+    the next policy."""
+    n_actions = legal_mask.shape[1]
+    for i in range(lo, hi):
+        w = avg_weight * reach_own[infoset_node[i]]
+        total = 0.0
+        for a in range(n_actions):
+            avg[i, a] = avg[i, a] * avg_decay + w * sigma[i, a]
+            r = regret[i, a]
+            if r > 0.0:
+                r *= pos_discount
+            elif floor_regrets:
+                r = 0.0
+            else:
+                r *= neg_discount
+            if floor_regrets and r < REGRET_NOISE:
+                r = 0.0
+            regret[i, a] = r
+            if r > 0.0 and legal_mask[i, a]:
+                total += r
+        if total > 0.0:
+            for a in range(n_actions):
+                r = regret[i, a]
+                sigma[i, a] = r / total if (r > 0.0 and legal_mask[i, a]) else 0.0
+        else:
+            count = 0
+            for a in range(n_actions):
+                if legal_mask[i, a]:
+                    count += 1
+            for a in range(n_actions):
+                sigma[i, a] = 1.0 / count if legal_mask[i, a] else 0.0
+
+
+@kernel
+def cfr_run(
+    n_iters,
+    t0,
+    alternating,
+    regret_plus,
+    alpha,
+    beta,
+    gamma,
+    averaging,
+    tree,
+    player_lo,
+    player_hi,
+    sigma,
+    regret,
+    avg,
+    reach_own,
+    reach_opp,
+    value,
+):
+    """Run ``n_iters`` CFR-family iterations starting after iteration ``t0``.
+
+    ``alpha``/``beta`` < 0 mean no discount of positive/negative regrets; ``averaging``
+    0 = uniform weights, 1 = linear (weight t), 2 = DCFR (old sum times ((t-1)/t)^gamma).
+    ``reach_own`` is ``(num_players, num_nodes)``. With ``alternating`` each player's
+    update sees the others' policies already updated in the same iteration.
+    """
+    legal_mask = tree.legal_mask
+    infoset_node = tree.infoset_node
+    n_players = player_lo.size
+    for it in range(n_iters):
+        t = t0 + it + 1
+        pos = 1.0 if alpha < 0 else t**alpha / (t**alpha + 1.0)
+        neg = 1.0 if beta < 0 else t**beta / (t**beta + 1.0)
+        if averaging == 1:
+            decay, weight = 1.0, float(t)
+        elif averaging == 2:
+            decay, weight = ((t - 1.0) / t) ** gamma, 1.0
+        else:
+            decay, weight = 1.0, 1.0
+        for p in range(n_players):
+            forward_reach(p, tree, sigma, reach_own[p], reach_opp)
+            cfr_values(p, tree, sigma, reach_opp, value, regret)
+            if alternating:
+                update_player(
+                    player_lo[p],
+                    player_hi[p],
+                    regret,
+                    sigma,
+                    avg,
+                    legal_mask,
+                    infoset_node,
+                    reach_own[p],
+                    pos,
+                    neg,
+                    regret_plus,
+                    decay,
+                    weight,
+                )
+        if not alternating:
+            for p in range(n_players):
+                update_player(
+                    player_lo[p],
+                    player_hi[p],
+                    regret,
+                    sigma,
+                    avg,
+                    legal_mask,
+                    infoset_node,
+                    reach_own[p],
+                    pos,
+                    neg,
+                    regret_plus,
+                    decay,
+                    weight,
+                )
+
+
+def _compiled() -> None:
+    compile_kernels(globals())
 
 
 def _check_float(name: str, value: float, low: float) -> float:
@@ -103,10 +279,8 @@ class CFRSolver(TabularSolver):
         self._value = np.zeros(tree.num_nodes)
 
     def _run(self, n: int) -> None:
-        from nashzoo.tree import kernels
-
-        t = self.tree
-        kernels.cfr_run(
+        _compiled()
+        cfr_run(
             n,
             self.iteration,
             self.alternating,
@@ -115,10 +289,7 @@ class CFRSolver(TabularSolver):
             -1.0 if self.beta is None else self.beta,
             self.gamma,
             _AVERAGING[self.averaging],
-            *t.walk_arrays,
-            t.utility,
-            t.legal_mask,
-            t.infoset_node,
+            self.tree.arrays,
             self._player_lo,
             self._player_hi,
             self._sigma,

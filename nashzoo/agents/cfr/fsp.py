@@ -40,6 +40,8 @@ from nashzoo.agents.cfr.base import TabularSolver
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games import Game
 from nashzoo.tree.compile import GameTree
+from nashzoo.tree.jit import compile_kernels
+from nashzoo.tree.sampling import rng_state, sample_paths
 from nashzoo.validation import check_int
 
 __all__ = ["FSPSolver"]
@@ -204,16 +206,13 @@ class FSPSolver(TabularSolver):
         self._sl_seen[p] = seen
 
     def _run(self, n: int) -> None:
-        # numba loads on first use, not on import (building any agent imports this module)
-        from nashzoo.tree.kernels import rng_state
-        from nashzoo.tree.kernels import sample_paths as _play
-
+        compile_kernels(globals())  # numba loads on the first run, not on import
         t = self.tree
         if n == 0:  # compile the sampler outside the timed region
-            _play(
+            sample_paths(
                 1,
                 rng_state(0),
-                *t.walk_arrays,
+                t.arrays,
                 self._pi,
                 self._beta,
                 0.0,
@@ -226,10 +225,10 @@ class FSPSolver(TabularSolver):
             k = self.iteration + 1 + _
             eta = min(1.0, self.mixing / (k + 1))
             seed = int(self._rng.integers(2**31 - 1))
-            paths, _ = _play(
+            paths, _ = sample_paths(
                 self.episodes,
                 rng_state(seed),
-                *t.walk_arrays,
+                t.arrays,
                 self._pi,
                 self._beta,
                 eta,
@@ -247,10 +246,10 @@ class FSPSolver(TabularSolver):
                     np.concatenate([o, x])[-self.rl_memory :]
                     for o, x in zip(self._rl[p], (s, a, r, s2))
                 )
-                sl_paths, _ = _play(
+                sl_paths, _ = sample_paths(
                     self.sl_episodes,
                     rng_state(seed + 1 + p),
-                    *t.walk_arrays,
+                    t.arrays,
                     self._pi,
                     self._beta,
                     eta,

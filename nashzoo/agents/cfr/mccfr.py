@@ -24,9 +24,196 @@ import numpy as np
 from nashzoo.agents.cfr.base import TabularSolver
 from nashzoo.agents.cfr.cfr import _check_float
 from nashzoo.games import Game
+from nashzoo.games.base import CHANCE, TERMINAL
 from nashzoo.tree.compile import GameTree
+from nashzoo.tree.jit import compile_kernels, kernel
+from nashzoo.tree.sampling import next_uniform, sample_chance, sample_child
 
 __all__ = ["ExternalSamplingMCCFRSolver", "OutcomeSamplingMCCFRSolver"]
+
+
+# -- the algorithms (compiled on first use) ---------------------------------------------
+@kernel
+def _regret_matching(regret, legal_mask, i, out):
+    total = 0.0
+    count = 0
+    for a in range(legal_mask.shape[1]):
+        if legal_mask[i, a]:
+            count += 1
+            if regret[i, a] > 0.0:
+                total += regret[i, a]
+    for a in range(legal_mask.shape[1]):
+        if not legal_mask[i, a]:
+            out[a] = 0.0
+        elif total > 0.0:
+            out[a] = regret[i, a] / total if regret[i, a] > 0.0 else 0.0
+        else:
+            out[a] = 1.0 / count
+
+
+@kernel
+def external_sampling_run(n_iters, rng_state, t, regret, avg, active, chosen, value, scratch):
+    """External-sampling MCCFR (Lanctot et al. 2009): per iteration one traversal per
+    player; chance and the other players sample one action, the traverser explores all.
+    The others' average policies get their current policy added at every visited node."""
+    player = t.player
+    first_child = t.first_child
+    num_children = t.num_children
+    infoset = t.infoset
+    action = t.action
+    chance_prob = t.chance_prob
+    utility = t.utility
+    legal_mask = t.legal_mask
+    n_players = utility.shape[1]
+    n_actions = legal_mask.shape[1]
+    sig = np.zeros(n_actions)
+    for _it in range(n_iters):
+        for p in range(n_players):
+            # forward: collect the sampled subtree breadth first
+            active[0] = 0
+            size = 1
+            k = 0
+            while k < size:
+                n = active[k]
+                k += 1
+                pl = player[n]
+                if pl == TERMINAL:
+                    continue
+                fc = first_child[n]
+                nc = num_children[n]
+                if pl == p:
+                    for c in range(fc, fc + nc):
+                        active[size] = c
+                        size += 1
+                    continue
+                if pl == CHANCE:
+                    c = sample_chance(fc, nc, chance_prob, next_uniform(rng_state))
+                else:
+                    i = infoset[n]
+                    _regret_matching(regret, legal_mask, i, sig)
+                    for a in range(n_actions):
+                        avg[i, a] += sig[a]
+                    c = sample_child(
+                        n, first_child, num_children, action, sig, next_uniform(rng_state)
+                    )
+                chosen[n] = c
+                active[size] = c
+                size += 1
+            # backward over the sampled subtree
+            for k in range(size - 1, -1, -1):
+                n = active[k]
+                pl = player[n]
+                if pl == TERMINAL:
+                    value[n] = utility[n, p]
+                elif pl == p:
+                    i = infoset[n]
+                    _regret_matching(regret, legal_mask, i, scratch)
+                    fc = first_child[n]
+                    v = 0.0
+                    for c in range(fc, fc + num_children[n]):
+                        v += scratch[action[c]] * value[c]
+                    value[n] = v
+                    for c in range(fc, fc + num_children[n]):
+                        regret[i, action[c]] += value[c] - v
+                else:
+                    value[n] = value[chosen[n]]
+
+
+@kernel
+def outcome_sampling_run(
+    n_iters,
+    epsilon,
+    rng_state,
+    t,
+    regret,
+    avg,
+    path_node,
+    path_child,
+    path_sigma,
+    path_sample,
+    path_reach,
+):
+    """Outcome-sampling MCCFR (Lanctot et al. 2009) without baseline, as OpenSpiel's:
+    one sampled trajectory per player per iteration, the updating player exploring with
+    ``epsilon``-uniform mixing; at its nodes, regrets get the importance-weighted
+    counterfactual values and the average policy its own reach over the sampling reach.
+
+    ``path_reach[d]`` holds (own reach, others' reach, sampling reach) before depth d."""
+    player = t.player
+    first_child = t.first_child
+    num_children = t.num_children
+    infoset = t.infoset
+    action = t.action
+    chance_prob = t.chance_prob
+    utility = t.utility
+    legal_mask = t.legal_mask
+    n_players = utility.shape[1]
+    n_actions = legal_mask.shape[1]
+    for _it in range(n_iters):
+        for p in range(n_players):
+            n = 0
+            depth = 0
+            my_reach = 1.0
+            opp_reach = 1.0
+            sample_reach = 1.0
+            while player[n] != TERMINAL:
+                pl = player[n]
+                fc = first_child[n]
+                nc = num_children[n]
+                if pl == CHANCE:
+                    c = sample_chance(fc, nc, chance_prob, next_uniform(rng_state))
+                    opp_reach *= chance_prob[c]
+                    sample_reach *= chance_prob[c]
+                    n = c
+                    continue
+                i = infoset[n]
+                sig = path_sigma[depth]
+                smp = path_sample[depth]
+                _regret_matching(regret, legal_mask, i, sig)
+                count = 0
+                for a in range(n_actions):
+                    if legal_mask[i, a]:
+                        count += 1
+                for a in range(n_actions):
+                    if pl == p and legal_mask[i, a]:
+                        smp[a] = epsilon / count + (1.0 - epsilon) * sig[a]
+                    else:
+                        smp[a] = sig[a]
+                c = sample_child(n, first_child, num_children, action, smp, next_uniform(rng_state))
+                path_node[depth] = n
+                path_child[depth] = c
+                path_reach[depth, 0] = my_reach
+                path_reach[depth, 1] = opp_reach
+                path_reach[depth, 2] = sample_reach
+                a = action[c]
+                if pl == p:
+                    my_reach *= sig[a]
+                else:
+                    opp_reach *= sig[a]
+                sample_reach *= smp[a]
+                depth += 1
+                n = c
+            child_value = utility[n, p]
+            for d in range(depth - 1, -1, -1):
+                node = path_node[d]
+                a_s = action[path_child[d]]
+                sig = path_sigma[d]
+                sampled_value = child_value / path_sample[d, a_s]
+                value_estimate = sig[a_s] * sampled_value
+                if player[node] == p:
+                    i = infoset[node]
+                    w = path_reach[d, 1] / path_reach[d, 2]
+                    avg_w = path_reach[d, 0] / path_reach[d, 2]
+                    for a in range(n_actions):
+                        if legal_mask[i, a]:
+                            cfa = sampled_value if a == a_s else 0.0
+                            regret[i, a] += w * (cfa - value_estimate)
+                            avg[i, a] += avg_w * sig[a]
+                child_value = value_estimate
+
+
+def _compiled() -> None:
+    compile_kernels(globals())
 
 
 class _MCCFRBase(TabularSolver):
@@ -65,15 +252,11 @@ class ExternalSamplingMCCFRSolver(_MCCFRBase):
         self._scratch = np.zeros(self.tree.num_actions)
 
     def _run(self, n: int) -> None:
-        from nashzoo.tree import kernels
-
-        t = self.tree
-        kernels.external_sampling_run(
+        _compiled()
+        external_sampling_run(
             n,
             self._rng_state,
-            *t.walk_arrays,
-            t.utility,
-            t.legal_mask,
+            self.tree.arrays,
             self._regret,
             self._avg,
             self._active,
@@ -116,16 +299,12 @@ class OutcomeSamplingMCCFRSolver(_MCCFRBase):
         )
 
     def _run(self, n: int) -> None:
-        from nashzoo.tree import kernels
-
-        t = self.tree
-        kernels.outcome_sampling_run(
+        _compiled()
+        outcome_sampling_run(
             n,
             self.epsilon,
             self._rng_state,
-            *t.walk_arrays,
-            t.utility,
-            t.legal_mask,
+            self.tree.arrays,
             self._regret,
             self._avg,
             *self._path,

@@ -27,11 +27,131 @@ import numpy as np
 from nashzoo.agents.cfr.base import TabularSolver
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games import Game
+from nashzoo.games.base import TERMINAL
 from nashzoo.tree.compile import GameTree
+from nashzoo.tree.jit import compile_kernels, kernel
+from nashzoo.tree.kernels import forward_reach
 from nashzoo.tree.policy import TabularPolicy
 from nashzoo.validation import check_bool, check_number
 
 __all__ = ["MMDSolver"]
+
+
+# -- the algorithm (compiled on first use) ----------------------------------------------
+@kernel
+def _mmd_update(lo, hi, eta, tau, legal_mask, log_magnet, sigma, log_sigma, q, opp):
+    """The MMD step at sets ``lo .. hi-1``; ``log_sigma`` carries ``log sigma`` between
+    iterations (one ``log`` per set instead of one per action)."""
+    n_actions = legal_mask.shape[1]
+    scale = 1.0 / (1.0 + eta * tau)
+    pull = eta * tau
+    for i in range(lo, hi):
+        if opp[i] <= 0.0:
+            continue  # no history of the set is reachable: nothing to learn there
+        step = eta / opp[i]
+        best = -1e300
+        for a in range(n_actions):
+            if legal_mask[i, a]:
+                z = (log_sigma[i, a] + pull * log_magnet[i, a] + step * q[i, a]) * scale
+                q[i, a] = z
+                if z > best:
+                    best = z
+        total = 0.0
+        for a in range(n_actions):
+            if legal_mask[i, a]:
+                e = np.exp(q[i, a] - best)
+                sigma[i, a] = e
+                total += e
+        inv = 1.0 / total
+        shift = best + np.log(total)
+        for a in range(n_actions):
+            if legal_mask[i, a]:
+                sigma[i, a] *= inv
+                log_sigma[i, a] = q[i, a] - shift
+
+
+@kernel
+def mmd_run(
+    n_iters,
+    eta,
+    tau,
+    alternating,
+    tree,
+    player_lo,
+    player_hi,
+    log_magnet,
+    sigma,
+    log_sigma,
+    q,
+    opp,
+    reach_own,
+    reach_opp,
+    value,
+):
+    """Run ``n_iters`` iterations of magnetic mirror descent, behavioural form: both
+    players updated from the same profile (``alternating=False``), or player 0 first and
+    player 1 against player 0's new policy.
+
+    Per information set ``I`` with action values ``q(I, a)`` (counterfactual action values
+    divided by the opponents' and chance's reach of ``I``), the next policy is
+
+        log pi'(a) = [log pi(a) + eta tau log rho(a) + eta q(I, a)] / (1 + eta tau) + c,
+
+    ``rho`` the magnet (``log_magnet``), ``c`` normalising over the legal actions.
+    """
+    player = tree.player
+    first_child = tree.first_child
+    num_children = tree.num_children
+    infoset = tree.infoset
+    action = tree.action
+    utility = tree.utility
+    legal_mask = tree.legal_mask
+    n_players = player_lo.size
+    n_actions = legal_mask.shape[1]
+    for _ in range(n_iters):
+        for i in range(q.shape[0]):
+            opp[i] = 0.0
+            for a in range(n_actions):
+                q[i, a] = 0.0
+        for p in range(n_players):
+            forward_reach(p, tree, sigma, reach_own[p], reach_opp)
+            for n in range(player.size - 1, -1, -1):
+                pl = player[n]
+                if pl == TERMINAL:
+                    value[n] = reach_opp[n] * utility[n, p]
+                    continue
+                fc = first_child[n]
+                nc = num_children[n]
+                v = 0.0
+                if pl == p:
+                    i = infoset[n]
+                    opp[i] += reach_opp[n]
+                    for c in range(fc, fc + nc):
+                        v += sigma[i, action[c]] * value[c]
+                        q[i, action[c]] += value[c]
+                else:
+                    for c in range(fc, fc + nc):
+                        v += value[c]
+                value[n] = v
+            if alternating:
+                _mmd_update(
+                    player_lo[p],
+                    player_hi[p],
+                    eta,
+                    tau,
+                    legal_mask,
+                    log_magnet,
+                    sigma,
+                    log_sigma,
+                    q,
+                    opp,
+                )
+        if not alternating:
+            _mmd_update(0, q.shape[0], eta, tau, legal_mask, log_magnet, sigma, log_sigma, q, opp)
+
+
+def _compiled() -> None:
+    compile_kernels(globals())
 
 
 class MMDSolver(TabularSolver):
@@ -94,17 +214,13 @@ class MMDSolver(TabularSolver):
         self._value = np.zeros(tree.num_nodes)
 
     def _run(self, n: int) -> None:
-        from nashzoo.tree import kernels
-
-        t = self.tree
-        kernels.mmd_run(
+        _compiled()
+        mmd_run(
             n,
             self.eta,
             self.tau,
             self.alternating,
-            *t.walk_arrays,
-            t.utility,
-            t.legal_mask,
+            self.tree.arrays,
             self._player_lo,
             self._player_hi,
             self._log_magnet,

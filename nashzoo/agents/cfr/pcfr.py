@@ -15,11 +15,79 @@ from __future__ import annotations
 import numpy as np
 
 from nashzoo.agents.cfr.base import TabularSolver
+from nashzoo.agents.cfr.cfr import REGRET_NOISE, cfr_values
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games import Game
 from nashzoo.tree.compile import GameTree
+from nashzoo.tree.jit import compile_kernels, kernel
+from nashzoo.tree.kernels import forward_reach
 
 __all__ = ["PredictiveCFRPlusSolver"]
+
+
+# -- the algorithm (compiled on first use) ----------------------------------------------
+@kernel
+def pcfr_run(
+    n_iters,
+    t0,
+    avg_power,
+    tree,
+    player_lo,
+    player_hi,
+    sigma,
+    regret,
+    instant,
+    avg,
+    reach_own,
+    reach_opp,
+    value,
+):
+    """Run ``n_iters`` iterations of predictive CFR+ (alternating updates) after ``t0``.
+
+    Per information set: the instantaneous regrets ``r`` of this pass (collected in
+    ``instant``), ``R = max(R + r, 0)``, and the next policy regret-matches ``R + r``
+    (the prediction of the next regret is the last one). The average sums add the policy
+    just played times ``t ** avg_power`` times the player's reach.
+    """
+    legal_mask = tree.legal_mask
+    infoset_node = tree.infoset_node
+    n_players = player_lo.size
+    n_actions = legal_mask.shape[1]
+    for it in range(n_iters):
+        t = t0 + it + 1
+        weight = float(t) ** avg_power
+        for p in range(n_players):
+            forward_reach(p, tree, sigma, reach_own[p], reach_opp)
+            for i in range(player_lo[p], player_hi[p]):
+                for a in range(n_actions):
+                    instant[i, a] = 0.0
+            cfr_values(p, tree, sigma, reach_opp, value, instant)
+            for i in range(player_lo[p], player_hi[p]):
+                w = weight * reach_own[p][infoset_node[i]]
+                total = 0.0
+                count = 0
+                for a in range(n_actions):
+                    avg[i, a] += w * sigma[i, a]
+                    if not legal_mask[i, a]:
+                        continue
+                    count += 1
+                    r = regret[i, a] + instant[i, a]
+                    regret[i, a] = r if r > REGRET_NOISE else 0.0
+                    pred = regret[i, a] + instant[i, a]
+                    if pred > 0.0:
+                        total += pred
+                for a in range(n_actions):
+                    if not legal_mask[i, a]:
+                        sigma[i, a] = 0.0
+                    elif total > 0.0:
+                        pred = regret[i, a] + instant[i, a]
+                        sigma[i, a] = pred / total if pred > 0.0 else 0.0
+                    else:
+                        sigma[i, a] = 1.0 / count
+
+
+def _compiled() -> None:
+    compile_kernels(globals())
 
 
 class PredictiveCFRPlusSolver(TabularSolver):
@@ -56,17 +124,12 @@ class PredictiveCFRPlusSolver(TabularSolver):
         self._value = np.zeros(tree.num_nodes)
 
     def _run(self, n: int) -> None:
-        from nashzoo.tree import kernels
-
-        t = self.tree
-        kernels.pcfr_run(
+        _compiled()
+        pcfr_run(
             n,
             self.iteration,
             self.averaging_power,
-            *t.walk_arrays,
-            t.utility,
-            t.legal_mask,
-            t.infoset_node,
+            self.tree.arrays,
             self._player_lo,
             self._player_hi,
             self._sigma,

@@ -20,7 +20,9 @@ import numpy as np
 from numba import njit
 
 from nashzoo.errors import InvalidParameterError
-from nashzoo.tree import kernels as _kernels  # noqa: F401  (sets numba's cache directory)
+from nashzoo.tree.jit import use_user_cache
+
+use_user_cache()
 
 __all__ = ["ball_max", "ball_min", "ball_interval", "ball_max_kernel"]
 

@@ -51,7 +51,11 @@ import numpy as np
 from numba import njit
 
 from nashzoo.agents.ismcts.interval import ball_max_kernel
-from nashzoo.tree.kernels import CHANCE, TERMINAL, next_uniform
+from nashzoo.games.base import CHANCE, TERMINAL
+from nashzoo.tree.jit import compile_kernels
+from nashzoo.tree.sampling import next_uniform
+
+compile_kernels(globals())  # next_uniform, compiled for the search below
 
 # -- parameter vector indices ------------------------------------------------------------
 P_EXPLORE = 0  # UCB1 constant (MT) or c_puct (AZ)

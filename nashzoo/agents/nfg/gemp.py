@@ -40,10 +40,13 @@ from numba import njit
 
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.matrix import MatrixGame
-from nashzoo.tree.kernels import next_uniform, rng_state
+from nashzoo.tree.jit import compile_kernels
 from nashzoo.tree.normal_form import ReducedNormalForm
 from nashzoo.tree.policy import TabularPolicy
+from nashzoo.tree.sampling import next_uniform, rng_state
 from nashzoo.validation import Config, check_int, choice, integer, number, numbers
+
+compile_kernels(globals())  # next_uniform, compiled for the loop below
 
 __all__ = ["GempConfig", "GempSolver", "bimatrix", "nash_conv_bimatrix", "gemp_loss"]
 

@@ -1,0 +1,71 @@
+"""Compiled loops written beside their algorithms, compiled on first use.
+
+A solver module writes its loop as plain Python marked :func:`kernel` and calls
+:func:`compile_kernels` before its first run: numba then compiles (or loads from its
+cache) every marked function of the module, and the module's names point at the compiled
+versions. So importing a solver (which building any agent does) never loads numba, and a
+reader finds the algorithm in the solver's own module::
+
+    @kernel
+    def cfr_run(n_iters, tree, sigma, ...):
+        ...
+
+    def _compiled() -> None:
+        compile_kernels(globals())
+
+A kernel may call any marked function or numba dispatcher of its module's namespace,
+imported ones included (``from nashzoo.tree.kernels import forward_reach``); each
+function gets one compiled dispatcher, shared by every module that imports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, MutableMapping
+from types import FunctionType
+from typing import Any, TypeVar
+
+__all__ = ["kernel", "compile_kernels", "use_user_cache"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+_MARK = "__nashzoo_kernel__"
+_DISPATCHERS: dict[Any, Any] = {}
+
+
+def use_user_cache() -> None:
+    """Cache compiled kernels in the user's cache directory (every process, Ray workers
+    included, calls this before compiling), never next to the installed package, which
+    may be read-only or shared. ``NUMBA_CACHE_DIR``, when set, wins."""
+    import numba
+
+    from nashzoo.extras import user_cache_dir
+
+    if not numba.config.CACHE_DIR:  # type: ignore[attr-defined]
+        numba.config.CACHE_DIR = str(user_cache_dir("numba"))  # type: ignore[attr-defined]
+
+
+def kernel(fn: _F) -> _F:
+    """Mark ``fn`` to be compiled by :func:`compile_kernels` (returns it unchanged)."""
+    setattr(fn, _MARK, True)
+    return fn
+
+
+def compile_kernels(namespace: MutableMapping[str, Any], **dispatchers: Any) -> None:
+    """Compile every :func:`kernel` of ``namespace`` (a module's ``globals()``) with
+    ``numba.njit(cache=True)`` and rebind its names to the compiled functions, after
+    adding ``dispatchers`` (compiled functions the kernels call that the module does not
+    import). An imported kernel's own module is compiled too (its calls resolve there).
+    Runs once per module; later calls return at once."""
+    if namespace.get("__nashzoo_compiled__"):
+        return
+    from numba import njit
+
+    use_user_cache()
+    namespace["__nashzoo_compiled__"] = True
+    namespace.update(dispatchers)
+    for name, obj in list(namespace.items()):
+        if isinstance(obj, FunctionType) and getattr(obj, _MARK, False):
+            # an imported kernel calls what its own module names: compile that one too
+            compile_kernels(obj.__globals__)
+            if obj not in _DISPATCHERS:
+                _DISPATCHERS[obj] = njit(cache=True)(obj)
+            namespace[name] = _DISPATCHERS[obj]
