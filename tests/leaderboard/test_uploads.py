@@ -183,18 +183,18 @@ def test_two_uploads_at_once_cannot_pass_the_cap_together(board, cfr_policy_file
     are held inside the checks until each has passed the early count."""
     import threading
 
-    from nashzoo.leaderboard import service
+    from nashzoo.leaderboard import submissions
 
     with board.session() as session:
         user, _ = add_user(session, "dora", max_submissions=1)
     both_checked = threading.Barrier(2, timeout=30)
-    real_classify = service.classify
+    real_classify = submissions.classify
 
     def slow_classify(*args, **kwargs):
         both_checked.wait()  # each upload has counted 0 submissions by now
         return real_classify(*args, **kwargs)
 
-    monkeypatch.setattr(service, "classify", slow_classify)
+    monkeypatch.setattr(submissions, "classify", slow_classify)
     data = cfr_policy_file.read_bytes()
     outcomes: list[str] = []
 

@@ -1,0 +1,229 @@
+"""The leaderboard's JSON API (OpenAPI at ``/docs``): boards, submissions, accounts."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, Form, Header, Request, UploadFile
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel
+
+from nashzoo.errors import (
+    AuthError,
+)
+from nashzoo.leaderboard import queries
+from nashzoo.leaderboard.models import Hand, Submission
+from nashzoo.leaderboard.service import entrant_of
+from nashzoo.leaderboard.site import RowId, Site, error_response
+
+__all__ = ["api_router", "ErrorBody", "GameInfo", "BoardRow", "SubmissionInfo"]
+
+
+class ErrorBody(BaseModel):
+    """Every error the API returns."""
+
+    code: str
+    message: str
+
+
+class GameInfo(BaseModel):
+    id: str
+    entrants: int
+    queued_jobs: int
+    rules: str
+
+
+class BoardRow(BaseModel):
+    rank: int
+    entrant: str
+    name: str
+    submission: int | None
+    rating: float
+    rating_low: float
+    rating_high: float
+    nash_averaging: float | None
+    mean: float
+    unit: str
+    exploitability: float | None
+    exploitability_bound: float | None = None
+    exploitability_method: str | None = None
+    games: int
+    status: str
+
+
+class SubmissionInfo(BaseModel):
+    id: int
+    game: str
+    name: str
+    description: str
+    kind: str
+    status: str
+    error_code: str | None
+    error_message: str | None
+    exploitability: float | None
+    validation_log: str
+    url: str
+
+
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    text = {
+        400: "The upload or a parameter is refused (see code)",
+        401: "Missing or invalid API token",
+        403: "A per-user limit is reached",
+        404: "No such game or submission",
+        413: "The upload is too large",
+    }
+    return {c: {"model": ErrorBody, "description": text[c]} for c in codes}
+
+
+def info_of(sub: Submission, request: Request) -> SubmissionInfo:
+    """A submission as the API shows it."""
+    return SubmissionInfo(
+        id=sub.id,
+        game=sub.game,
+        name=sub.name,
+        description=sub.description,
+        kind=sub.kind,
+        status=sub.status,
+        error_code=sub.error_code,
+        error_message=sub.error_message,
+        exploitability=sub.exploitability,
+        validation_log=sub.validation_log,
+        url=str(request.url_for("submission_page", submission_id=sub.id)),
+    )
+
+
+def api_router(site: Site) -> APIRouter:
+    """The ``/api`` routes."""
+    app = APIRouter()
+
+    # -- JSON API -----------------------------------------------------------------------
+    @app.get("/api/games", response_model=list[GameInfo], tags=["boards"])
+    def api_games() -> list[GameInfo]:
+        """The hosted games."""
+        return [
+            GameInfo(
+                id=g,
+                entrants=len(queries.board_rows(site.board, g)),
+                queued_jobs=queries.queued(site.board, g),
+                rules=site.rules_of(g),
+            )
+            for g in site.games
+        ]
+
+    @app.get(
+        "/api/games/{game}/board",
+        response_model=list[BoardRow],
+        responses=_errors(404),
+        tags=["boards"],
+    )
+    def api_board(game: str) -> Any:
+        """A game's board, best first."""
+        if game not in site.games:
+            return error_response(
+                404, "UNKNOWN_GAME", f"no board for {game!r}; boards: {site.games}"
+            )
+        return [
+            BoardRow(
+                rank=i + 1,
+                entrant=r["entrant"],
+                name=r["name"],
+                submission=r["submission"],
+                rating=r["rating"],
+                rating_low=r["low"],
+                rating_high=r["high"],
+                nash_averaging=r["nash"],
+                mean=r["mean"],
+                unit=r["unit"],
+                exploitability=r["exploitability"],
+                exploitability_bound=r["bound"],
+                exploitability_method=r["method"],
+                games=r["games"],
+                status=r["status"],
+            )
+            for i, r in enumerate(queries.board_rows(site.board, game))
+        ]
+
+    @app.post(
+        "/api/submissions",
+        status_code=201,
+        response_model=SubmissionInfo,
+        responses=_errors(400, 401, 403, 404, 413),
+        tags=["submissions"],
+    )
+    def api_submit(
+        request: Request,
+        game: Annotated[str, Form(min_length=1, max_length=64)],
+        name: Annotated[str, Form(min_length=1, max_length=200)],
+        file: Annotated[UploadFile, File()],
+        description: Annotated[str, Form(max_length=4000)] = "",
+        authorization: Annotated[str | None, Header()] = None,
+    ) -> Any:
+        """Upload an agent (multipart form; header ``Authorization: Bearer TOKEN``)."""
+        status, result = site.do_submit(site.bearer(authorization), game, name, description, file)
+        if status != 201:
+            return JSONResponse(result, status_code=status)
+        return JSONResponse(info_of(result, request).model_dump(), status_code=201)
+
+    @app.get(
+        "/api/submissions/{submission_id}",
+        response_model=SubmissionInfo,
+        responses=_errors(404),
+        tags=["submissions"],
+    )
+    def api_submission(request: Request, submission_id: RowId) -> Any:
+        """A submission's status, validation log and figures."""
+        sub = site.submission_of(submission_id)
+        if sub is None:
+            return error_response(404, "NO_SUBMISSION", f"no submission {submission_id}")
+        return info_of(sub, request)
+
+    @app.get(
+        "/api/submissions/{submission_id}/hands",
+        responses={**_errors(404), 200: {"content": {"application/x-ndjson": {}}}},
+        response_class=Response,
+        tags=["submissions"],
+    )
+    def submission_hands(submission_id: RowId) -> Response:
+        """The stored hands of a submission as JSON lines: one object per game with
+        ``game``, ``a``, ``b``, ``block``, ``deal``, ``seat0`` (the entrant in seat 0) and
+        ``history`` (chance outcomes and actions from the root, as the rules number them)."""
+        from sqlalchemy import or_, select
+
+        if site.submission_of(submission_id) is None:
+            return error_response(404, "NO_SUBMISSION", f"no submission {submission_id}")
+        me = entrant_of(submission_id)
+        with site.board.session() as session:
+            hands = session.scalars(
+                select(Hand).where(or_(Hand.a == me, Hand.b == me)).order_by(Hand.id)
+            ).all()
+        lines = [
+            json.dumps(
+                {
+                    "id": h.id,
+                    "game": h.game,
+                    "a": h.a,
+                    "b": h.b,
+                    "block": h.block,
+                    "deal": h.deal,
+                    "seat0": h.seat0,
+                    **json.loads(h.record),
+                }
+            )
+            for h in hands
+        ]
+        return Response(
+            "\n".join(lines) + ("\n" if lines else ""), media_type="application/x-ndjson"
+        )
+
+    @app.get("/api/whoami", responses=_errors(401), tags=["accounts"])
+    def api_whoami(authorization: Annotated[str | None, Header()] = None) -> Any:
+        """The user a token belongs to."""
+        try:
+            user = site.user_from(site.bearer(authorization))
+        except AuthError as exc:
+            return error_response(401, "UNAUTHORIZED", str(exc))
+        return {"name": user.name, "max_submissions": user.max_submissions}
+
+    return app

@@ -1,0 +1,206 @@
+"""The leaderboard's pages: the boards, rules, submissions with their crosstable, stored
+hands step by step, signing in and uploading (server-rendered, no script)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+from fastapi import APIRouter, File, Form, Query, Request, UploadFile
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from nashzoo.errors import (
+    AuthError,
+)
+from nashzoo.leaderboard import queries
+from nashzoo.leaderboard.models import Hand, Submission
+from nashzoo.leaderboard.service import entrant_of
+from nashzoo.leaderboard.site import COOKIE, RowId, Site
+
+__all__ = ["pages_router"]
+
+
+def pages_router(site: Site) -> APIRouter:
+    """The HTML pages' routes."""
+    app = APIRouter()
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def index(request: Request) -> HTMLResponse:
+        summary = [
+            {
+                "id": g,
+                "entrants": len(queries.board_rows(site.board, g)),
+                "queued": queries.queued(site.board, g),
+            }
+            for g in site.games
+        ]
+        return site.page(request, "index.html", summary=summary)
+
+    @app.get("/games/{game}", response_class=HTMLResponse, include_in_schema=False)
+    def board_page(request: Request, game: str) -> HTMLResponse:
+        from sqlalchemy import select
+
+        if game not in site.games:
+            return site.page(request, "rules.html", 404, game=game, rules="No such site.board.")
+        with site.board.session() as session:
+            pending = session.scalars(
+                select(Submission).where(Submission.game == game, Submission.status != "ranked")
+            ).all()
+        rows = queries.board_rows(site.board, game)
+        unit = rows[0]["unit"] if rows else ""
+        return site.page(
+            request, "board.html", game=game, rows=rows, unit=unit, pending=pending,
+            queued=queries.queued(site.board, game),
+        )  # fmt: skip
+
+    @app.get("/games/{game}/rules", response_class=HTMLResponse, include_in_schema=False)
+    def rules_page(request: Request, game: str) -> HTMLResponse:
+        if game not in site.games:
+            return site.page(request, "rules.html", 404, game=game, rules="No such game.")
+        return site.page(request, "rules.html", game=game, rules=site.rules_of(game))
+
+    @app.get("/submissions/{submission_id}", response_class=HTMLResponse, include_in_schema=False)
+    def submission_page(request: Request, submission_id: RowId) -> HTMLResponse:
+        from sqlalchemy import or_, select
+
+        from nashzoo.eval.ratings import crosstable
+        from nashzoo.eval.stats import score_unit
+
+        sub = site.submission_of(submission_id)
+        if sub is None:
+            return site.page(request, "rules.html", 404, game="", rules="No such submission.")
+        me = entrant_of(sub.id)
+        scale, unit = score_unit(site.board.game(sub.game).big_blind)
+        with site.board.session() as session:
+            stored = session.scalars(
+                select(Hand).where(or_(Hand.a == me, Hand.b == me)).order_by(Hand.id).limit(2000)
+            ).all()
+            groups: dict[str, list[Hand]] = {}
+            for h in stored:  # a few hands of each pairing (people included)
+                group = groups.setdefault(h.b if h.a == me else h.a, [])
+                if len(group) < 3:
+                    group.append(h)
+            names = queries.display_names(site.board, session, sub.game, list(groups))
+        hands = sorted(groups.items())
+        names.setdefault(me, sub.name)
+        results = [
+            r for r in site.board.store.results(site.board.tournament(sub.game))
+            if me in (r.a, r.b) and r.a in names and r.b in names
+        ]  # fmt: skip
+        cells = []
+        if results:
+            present = sorted({n for r in results for n in (r.a, r.b)})
+            table = crosstable(results, present)
+            k = present.index(me)
+            for j, other in enumerate(present):
+                if j == k or table.deals[k, j] == 0:
+                    continue
+                forfeits = sum(1 for f in table.forfeits if other in f[:2] and me in f[:2])
+                cells.append({
+                    "name": names.get(other, other),
+                    "mean": table.mean[k, j] * scale,
+                    "low": table.ci_low[k, j] * scale,
+                    "high": table.ci_high[k, j] * scale,
+                    "deals": int(table.deals[k, j]),
+                    "forfeits": forfeits,
+                })  # fmt: skip
+        details = json.loads(sub.details or "{}")
+        return site.page(
+            request, "submission.html", sub=sub, cells=cells, unit=unit, hands=hands,
+            names=names, exact=details.get("exact_scores"),
+            note=details.get("exploitability_note"),
+            bound=details.get("exploitability_bound"),
+        )  # fmt: skip
+
+    @app.get("/hands/{hand_id}", response_class=HTMLResponse, include_in_schema=False)
+    def hand_page(
+        request: Request, hand_id: RowId, step: Annotated[int | None, Query(ge=0)] = None
+    ) -> HTMLResponse:
+        from nashzoo.eval.lockstep import request_for
+        from nashzoo.games.base import CHANCE
+        from nashzoo.games.observation import ObservationCache
+
+        with site.board.session() as session:
+            hand = session.get(Hand, hand_id)
+            names = (
+                queries.display_names(site.board, session, hand.game, [hand.a, hand.b])
+                if hand
+                else {}
+            )
+        if hand is None or hand.game not in site.games:
+            return site.page(request, "rules.html", 404, game="", rules="No such hand.")
+        seat0 = hand.seat0
+        seat1 = hand.b if seat0 == hand.a else hand.a
+        who = {0: names.get(seat0, seat0), 1: names.get(seat1, seat1)}
+        record = json.loads(hand.record)
+        history = record["history"]
+        stated = record.get("probabilities")
+        # Agents that run in process state their probabilities; ask them again (they are
+        # fixed policies). Stored hands of people carry the agent's as it played.
+        policies = {} if stated else {
+            p: site.board.stated_policy(hand.game, e) for p, e in ((0, seat0), (1, seat1))
+        }  # fmt: skip
+        rules = site.board.game(hand.game)
+        cache = ObservationCache(rules)
+        state = rules.new_initial_state()
+        steps = []
+        for k, action in enumerate(history):
+            p = state.current_player()
+            probs = None
+            if stated and stated[k] is not None:
+                probs = stated[k]
+            elif p != CHANCE and (policy := policies.get(p)) is not None:
+                probs = list(policy.action_probabilities(*request_for(cache, state, p)))
+            legal = [] if p == CHANCE else list(state.legal_actions())
+            text = state.action_to_string(action)
+            shown = [
+                {"action": state.action_to_string(a), "p": probs[a], "played": a == action}
+                for a in legal
+            ] if probs is not None else []  # fmt: skip
+            steps.append({"who": "chance" if p == CHANCE else who.get(p, p), "action": text,
+                          "probabilities": shown})  # fmt: skip
+            state.apply_action(action)
+            steps[-1]["state"] = str(state)
+        current = None if step is None else min(step, len(steps))
+        return site.page(
+            request, "hand.html", hand=hand, steps=steps, seat0=who[0], seat1=who[1],
+            returns=state.returns(), current=current,
+            before=str(rules.new_initial_state()) if current == 0 else None,
+        )  # fmt: skip
+
+    @app.get("/signin", response_class=HTMLResponse, include_in_schema=False)
+    def signin_page(request: Request) -> HTMLResponse:
+        return site.page(request, "signin.html")
+
+    @app.post("/signin", include_in_schema=False)
+    def signin_form(request: Request, token: Annotated[str, Form()]) -> Response:
+        try:
+            site.user_from(token)
+        except AuthError as exc:
+            return site.page(request, "signin.html", 401, error=str(exc))
+        response = RedirectResponse(request.url_for("upload_page"), status_code=303)
+        response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
+        return response
+
+    @app.get("/upload", response_class=HTMLResponse, include_in_schema=False)
+    def upload_page(request: Request) -> HTMLResponse:
+        return site.page(request, "upload.html")
+
+    @app.post("/upload", include_in_schema=False)
+    def upload_form(
+        request: Request,
+        game: Annotated[str, Form()],
+        name: Annotated[str, Form()],
+        file: Annotated[UploadFile, File()],
+        description: Annotated[str, Form()] = "",
+    ) -> Response:
+        status, result = site.do_submit(request.cookies.get(COOKIE), game, name, description, file)
+        if status != 201:
+            return site.page(
+                request, "upload.html", status, error=f"{result['code']}: {result['message']}"
+            )
+        return RedirectResponse(
+            request.url_for("submission_page", submission_id=result.id), status_code=303
+        )
+
+    return app

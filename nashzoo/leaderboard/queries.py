@@ -1,0 +1,88 @@
+"""The leaderboard's read queries that the API and the pages share: the board's rows, the
+queue's length, and display names (people included)."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from nashzoo.leaderboard.models import Job, Rating, Submission, User
+from nashzoo.leaderboard.service import Leaderboard, entrant_of
+
+__all__ = ["board_rows", "queued", "display_names"]
+
+
+def board_rows(board: Leaderboard, game: str) -> list[dict[str, Any]]:
+    """A game's board, best first: one dict per rated entrant (its rating and interval,
+    Nash averaging, mean score, exploitability or its bound, status)."""
+    from sqlalchemy import select
+
+    from nashzoo.eval.stats import score_unit
+
+    _, unit = score_unit(board.game(game).big_blind)
+    with board.session() as session:
+        names = board.entrant_names(session, game)
+        ratings = list(
+            session.scalars(
+                select(Rating).where(Rating.game == game).order_by(Rating.rating.desc())
+            )
+        )
+        subs = {
+            entrant_of(s.id): s
+            for s in session.scalars(select(Submission).where(Submission.game == game))
+        }
+    rows = []
+    for k, r in enumerate(ratings):
+        if r.entrant not in names:
+            continue
+        sub = subs.get(r.entrant)
+        if sub is not None:
+            expl, status = sub.exploitability, sub.status
+            figures = json.loads(sub.details or "{}")
+        else:
+            figures = board.figures_of(game, r.entrant)
+            expl, status = figures.get("exploitability"), "gauntlet"
+        rows.append(
+            {
+                "rank": k + 1,
+                "entrant": r.entrant,
+                "name": names[r.entrant],
+                "submission": sub.id if sub is not None else None,
+                "rating": r.rating,
+                "low": r.low,
+                "high": r.high,
+                "nash": r.nash if r.nash is not None and math.isfinite(r.nash) else None,
+                "mean": r.mean_mbb,
+                "unit": unit,
+                "exploitability": expl,
+                "bound": figures.get("exploitability_bound"),
+                "method": "exact" if expl is not None else figures.get("exploitability_method"),
+                "games": r.games,
+                "status": status,
+            }
+        )
+    return rows
+
+
+def queued(board: Leaderboard, game: str | None = None) -> int:
+    """Jobs queued or running (of one game, or all)."""
+    from sqlalchemy import func, select
+
+    with board.session() as session:
+        q = select(func.count()).select_from(Job).where(Job.status.in_(("queued", "running")))
+        if game is not None:
+            q = q.where(Job.game == game)
+        return int(session.scalar(q) or 0)
+
+
+def display_names(
+    board: Leaderboard, session: Any, game: str, entrants: list[str]
+) -> dict[str, str]:
+    """Entrant → display name, people (``user:ID``) included."""
+    names = board.entrant_names(session, game)
+    for e in entrants:
+        if e.startswith("user:") and e[5:].isdigit() and e not in names:
+            user = session.get(User, int(e[5:]))
+            names[e] = f"{user.name} (person)" if user else e
+    return names

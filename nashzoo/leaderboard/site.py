@@ -1,0 +1,112 @@
+"""What the leaderboard's routers share: the board, the live play tables, the token
+cache and the templates, and the helpers every route uses (who the caller is, a page, an
+upload)."""
+
+from __future__ import annotations
+
+import inspect
+import pathlib
+from typing import Annotated, Any
+
+from fastapi import Path, Request, UploadFile
+from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.templating import Jinja2Templates
+
+from nashzoo.errors import AuthError, InvalidParameterError, SubmissionError
+from nashzoo.leaderboard.accounts import VerifiedTokens
+from nashzoo.leaderboard.models import Submission, User
+from nashzoo.leaderboard.play import PlayRoom
+from nashzoo.leaderboard.service import Leaderboard
+
+__all__ = ["Site", "RowId", "COOKIE", "HERE", "error_response"]
+
+HERE = pathlib.Path(__file__).parent
+RowId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+"""A database row id (32-bit: every database takes it)."""
+COOKIE = "nashzoo_token"
+
+
+def error_response(status: int, code: str, message: str) -> JSONResponse:
+    """The API's error body ``{"code", "message"}`` with ``status``."""
+    return JSONResponse({"code": code, "message": message}, status_code=status)
+
+
+class Site:
+    """The web app's state: ``board``, the play ``room``, verified tokens, templates."""
+
+    def __init__(self, board: Leaderboard, room: PlayRoom) -> None:
+        self.board = board
+        self.room = room
+        self.verified = VerifiedTokens()
+        self.templates = Jinja2Templates(directory=HERE / "templates")
+        self.games = list(board.settings.games)
+
+    def user_from(self, token: str | None) -> User:
+        """The user of an API token.
+
+        Raises:
+            AuthError: no such token.
+        """
+        with self.board.session() as session:
+            return self.verified.authenticate(session, token)
+
+    @staticmethod
+    def bearer(authorization: str | None) -> str | None:
+        """The token of an ``Authorization: Bearer TOKEN`` header."""
+        if authorization and authorization.lower().startswith("bearer "):
+            return authorization[7:].strip()
+        return authorization
+
+    def cookie_user(self, request: Request) -> User | None:
+        """The signed-in user of a page request, or ``None``."""
+        token = request.cookies.get(COOKIE)
+        if not token:
+            return None
+        try:
+            return self.user_from(token)
+        except AuthError:
+            return None
+
+    def rules_of(self, game: str) -> str:
+        """A game's rules text (its class docstring)."""
+        return inspect.cleandoc(type(self.board.game(game)).__doc__ or "No rules text.")
+
+    def submission_of(self, submission_id: int) -> Submission | None:
+        """A submission by id, or ``None``."""
+        with self.board.session() as session:
+            return session.get(Submission, submission_id)
+
+    def page(self, request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+        """Template ``name`` rendered for ``request`` (with the games and the user)."""
+        return self.templates.TemplateResponse(
+            request,
+            name,
+            {"games": self.games, "user": self.cookie_user(request), **context},
+            status_code=status,
+        )
+
+    def do_submit(
+        self, token: str | None, game: str, name: str, description: str, upload: UploadFile
+    ) -> tuple[int, Any]:
+        """An upload through the API or the page: (status, Submission or error dict)."""
+        board, games = self.board, self.games
+        try:
+            user = self.user_from(token)
+        except AuthError as exc:
+            return 401, {"code": "UNAUTHORIZED", "message": str(exc)}
+        if game not in games:
+            return 404, {"code": "UNKNOWN_GAME", "message": f"no board for {game!r}; {games}"}
+        limit = min(user.max_upload_bytes, board.settings.limits.max_bytes)
+        data = upload.file.read(limit + 1)
+        if len(data) > limit:
+            return 413, {"code": "TOO_LARGE", "message": f"uploads are at most {limit} bytes"}
+        try:
+            sub = board.submit(user, game, name, upload.filename or "upload", data, description)
+        except AuthError as exc:
+            return 403, {"code": "LIMIT", "message": str(exc)}
+        except SubmissionError as exc:
+            status = 413 if exc.code == "TOO_LARGE" else 400
+            return status, {"code": exc.code, "message": exc.message}
+        except InvalidParameterError as exc:
+            return 400, {"code": "BAD_PARAMETER", "message": str(exc)}
+        return 201, sub

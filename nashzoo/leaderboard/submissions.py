@@ -1,0 +1,214 @@
+"""Submissions: an upload checked and stored under the user's cap, then validated (the
+file loads, it plays legal moves against random, its exploitability where the game
+compiles) before its matches are scheduled.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nashzoo.errors import (
+    AuthError,
+    InvalidParameterError,
+    LeaderboardError,
+    NashzooError,
+    SubmissionError,
+)
+from nashzoo.eval.engine import deal_uniforms
+from nashzoo.eval.guard import Forfeit
+from nashzoo.eval.lockstep import play_duplicate_lockstep
+from nashzoo.eval.matches import deal_seed
+from nashzoo.eval.stats import score_unit
+from nashzoo.leaderboard.board import KINDS, entrant_of, states_probabilities
+from nashzoo.leaderboard.bundles import classify
+from nashzoo.leaderboard.matches import Matches
+from nashzoo.leaderboard.models import (
+    Job,
+    Submission,
+    User,
+    utcnow,
+)
+from nashzoo.leaderboard.sandbox import outcome_code
+from nashzoo.leaderboard.scoring import Scoring
+
+__all__ = ["Submissions"]
+
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+class Submissions(Scoring, Matches):
+    """The leaderboard's submission job."""
+
+    def submit(
+        self,
+        user: User,
+        game: str,
+        name: str,
+        filename: str,
+        data: bytes,
+        description: str = "",
+    ) -> Submission:
+        """Check and store an upload, and queue its validation.
+
+        Raises:
+            InvalidParameterError: unknown game, bad name or description.
+            AuthError: a per-user limit is reached.
+            SubmissionError: the file is refused (its ``code`` says why).
+        """
+        from sqlalchemy import update
+
+        game_rules = self.game(game)
+        if not isinstance(name, str) or not name.strip() or len(name) > 64:
+            raise InvalidParameterError(f"A submission name is 1-64 characters; got {name!r}.")
+        if not isinstance(description, str) or len(description) > 2000:
+            raise InvalidParameterError("A description is at most 2000 characters.")
+        with self.session() as session:
+            self._check_submission_cap(session, user)  # early, before the file is checked
+        if len(data) > user.max_upload_bytes:
+            raise SubmissionError(
+                "TOO_LARGE",
+                f"the upload is {len(data)} bytes; user {user.name!r} may upload at most "
+                f"{user.max_upload_bytes}",
+            )
+        limits = self.settings.limits
+        kind = classify(filename, data, game_rules, game, limits)
+        import hashlib
+
+        safe = _SAFE_NAME.sub("_", Path(filename).name)[-100:] or "upload"
+        with self.session() as session:
+            # Count and insert in one transaction that holds the user's row for writing (a
+            # no-op update takes the lock: a row lock on PostgreSQL, the write lock on
+            # SQLite), so two uploads at once cannot both pass the count.
+            session.execute(
+                update(User).where(User.id == user.id).values(max_submissions=User.max_submissions)
+            )
+            self._check_submission_cap(session, user)
+            sub = Submission(
+                user_id=user.id,
+                game=game,
+                name=name.strip(),
+                description=description,
+                kind=kind,
+                filename=safe,
+                sha256=hashlib.sha256(data).hexdigest(),
+                size=len(data),
+                status="queued",
+                validation_log=f"{utcnow():%Y-%m-%d %H:%M:%S} uploaded: {kind} "
+                f"({len(data)} bytes)\n",
+            )
+            session.add(sub)
+            session.flush()
+            folder = self.data_dir / "submissions" / str(sub.id)
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / safe).write_bytes(data)
+            session.add(
+                Job(
+                    kind="validate",
+                    game=game,
+                    submission_id=sub.id,
+                    entrant=entrant_of(sub.id),
+                    priority=-1,
+                )
+            )
+            session.commit()
+            return sub
+
+    @staticmethod
+    def _check_submission_cap(session: Any, user: User) -> None:
+        """Raise :class:`AuthError` once ``user`` holds as many submissions as allowed."""
+        from sqlalchemy import func, select
+
+        count = session.scalar(
+            select(func.count()).select_from(Submission).where(Submission.user_id == user.id)
+        )
+        if count is not None and count >= user.max_submissions:
+            raise AuthError(
+                f"User {user.name!r} has {count} submissions; the limit is {user.max_submissions}."
+            )
+
+    # -- jobs -------------------------------------------------------------------------
+
+    def _validate(self, job: Job) -> None:
+        sub_id = job.submission_id
+        if sub_id is None:
+            raise LeaderboardError(f"Validation job {job.id} names no submission.")
+        entrant = entrant_of(sub_id)
+        self._log(sub_id, "validation started", status="validating")
+        with self.session() as session:
+            sub = session.get(Submission, sub_id)
+            assert sub is not None
+            kind, game = sub.kind, sub.game
+        details: dict[str, Any] = {}
+        start = time.perf_counter()
+        deals = self.settings.validation_deals
+        rules = self.game(game)
+        try:
+            with self.open_agent(game, entrant) as agent:
+                self._log(sub_id, f"agent built ({kind}) in {time.perf_counter() - start:.2f} s")
+                with self.open_agent(game, "gauntlet:random") as random_agent:
+                    agent.reset(seed=deal_seed(self.settings.seed, sub_id, 0))
+                    random_agent.reset(seed=deal_seed(self.settings.seed, sub_id, 1))
+                    rng = np.random.default_rng([self.settings.seed, sub_id, 7])
+                    scores = play_duplicate_lockstep(
+                        rules,
+                        agent,
+                        random_agent,
+                        deal_uniforms(rules, deals, rng),
+                        draw_from=(states_probabilities(agent), False),
+                        draw_seed=[self.settings.seed, sub_id, 8],
+                    )
+                scale, unit = score_unit(rules.big_blind)
+                details["validation"] = {
+                    "deals": deals,
+                    "mean": float(scores.scores.mean() * scale),
+                    "unit": unit,
+                }
+                self._log(
+                    sub_id,
+                    f"validation match against random: {deals} duplicate deals, "
+                    f"{scores.scores.mean() * scale:+.1f} {unit}",
+                )
+                if KINDS[kind] == "data":
+                    details.update(self._exact_figures(game, agent))
+                elif getattr(agent, "states_probabilities", False):
+                    details.update(self._exact_figures(game, self._sandbox_policy(game, agent)))
+                else:
+                    details["exploitability_note"] = (
+                        "the agent states no action probabilities (exact exploitability "
+                        "needs action_probabilities)"
+                    )
+        except Forfeit as exc:
+            code = outcome_code(exc.kind)
+            self._log(
+                sub_id,
+                f"validation failed: {code}: {exc.reason}",
+                status="failed",
+                error_code=code,
+                error_message=exc.reason[:2000],
+            )
+            return
+        except NashzooError as exc:
+            self._log(
+                sub_id,
+                f"validation failed: BUILD: {exc}",
+                status="failed",
+                error_code="BUILD",
+                error_message=str(exc)[:2000],
+            )
+            return
+        value = details.get("exploitability")
+        self._log(
+            sub_id,
+            "validated; ranked"
+            + (f" (exploitability {value:.5f} chips/game)" if value is not None else ""),
+            status="ranked",
+            exploitability=value,
+            details=json.dumps(details),
+        )
+        self._schedule(game, sub_id)
