@@ -21,9 +21,9 @@ Value functions shipped here:
 
 * :class:`TreeValues`: the exact value of every history of a compiled game when both
   players follow a fixed policy profile (uniform play by default);
-* :class:`CheckdownValues`: limit poker on the 52-card deck: the pot times player 0's
-  showdown result if the hand were called and checked down from here, averaged over the
-  undealt cards.
+* :class:`~nashzoo.vector.checkdown.CheckdownValues` (beside the batched poker hands it
+  ranks with): limit poker on the 52-card deck: the pot times player 0's showdown result
+  if the hand were called and checked down from here, averaged over the undealt cards.
 
 :func:`play_aivat_deals` plays duplicate deals with the corrections;
 :func:`nashzoo.eval.head_to_head` and tournaments take ``variance_reduction="aivat"``.
@@ -37,18 +37,16 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from nashzoo.envs.protocol import Agent, StatesProbabilities
-from nashzoo.envs.sampling import sample_index
 from nashzoo.errors import GameTooLargeError, InvalidParameterError
 from nashzoo.eval.engine import DealScores, play_duplicate_deals
 from nashzoo.eval.guard import Calls, DirectCalls
-from nashzoo.eval.lockstep import checked_action, request_for, stated_row
-from nashzoo.games.base import CHANCE, TERMINAL, Game, State, sample_chance_outcome
+from nashzoo.eval.referee import Deal, drawn_action, request_for, stated_row
+from nashzoo.games.base import TERMINAL, Game, State
 from nashzoo.games.observation import ObservationCache
 
 __all__ = [
     "ValueFunction",
     "TreeValues",
-    "CheckdownValues",
     "default_value_function",
     "check_variance_reduction",
     "play_aivat_deals",
@@ -141,68 +139,6 @@ class TreeValues:
         return cls(tree, a_first), cls(tree, b_first)
 
 
-class CheckdownValues:
-    """Check-down equity for limit poker on the 52-card deck (5 to 7 card hands).
-
-    A history's value is ``max(contributions) * E[sign]``: the chips each player would
-    have in if the player behind called, times player 0's expected showdown result
-    (+1, 0, -1) over the cards not yet dealt (exact when at most 2 are missing, else the
-    mean over ``samples`` completions drawn from a generator seeded with ``seed``; the
-    same cards always give the same value). A finished hand's value is its payoff.
-
-    Raises:
-        InvalidParameterError: not such a poker game, or ``samples`` below 1.
-    """
-
-    def __init__(self, game: Game, *, samples: int = 256, seed: int = 0) -> None:
-        from nashzoo.games.poker.engine import PokerGame
-
-        if not (isinstance(game, PokerGame) and game.standard_hands):
-            raise InvalidParameterError(
-                "CheckdownValues serves limit poker on the 52-card deck with hands of 5 to 7 "
-                f"cards; received {game!r}."
-            )
-        if type(samples) is not int or samples < 1:
-            raise InvalidParameterError(f"samples must be an int >= 1, received {samples!r}.")
-        from nashzoo.vector.hands import checkdown_signs
-
-        d = game.definition
-        self._signs = checkdown_signs
-        self.hole = d.num_hole_cards
-        self.board = sum(d.num_board_cards)
-        self.samples, self.seed = samples, seed
-        self._memo: dict[tuple[Any, ...], np.ndarray] = {}
-
-    def _sign_of(self, dealt: list[int], cards: Sequence[int] | None) -> np.ndarray:
-        """Signs after each of ``cards`` is dealt next (``None``: of ``dealt`` itself),
-        remembered: both seatings of a deal, and every decision of a round, ask again."""
-        key = (tuple(dealt), None if cards is None else tuple(cards))
-        signs = self._memo.get(key)
-        if signs is None:
-            rows = [dealt] if cards is None else [[*dealt, c] for c in cards]
-            signs = self._signs(rows, self.hole, self.board, samples=self.samples, seed=self.seed)
-            if len(self._memo) >= 4096:
-                self._memo.clear()
-            self._memo[key] = signs
-        return signs
-
-    def child_values(self, state: State, actions: Sequence[int]) -> np.ndarray:
-        poker: Any = state
-        dealt = [*poker.hole_cards(0), *poker.hole_cards(1), *poker.board_cards()]
-        if state.is_chance_node():
-            pot: int = max(poker.pot_contributions())
-            return pot * self._sign_of(dealt, actions)
-        sign = float(self._sign_of(dealt, None)[0])
-        out = np.empty(len(actions))
-        for k, a in enumerate(actions):
-            child: Any = state.child(a)
-            if child.is_terminal():
-                out[k] = child.returns()[0]
-            else:
-                out[k] = max(child.pot_contributions()) * sign
-        return out
-
-
 def default_value_function(game: Game) -> ValueFunction:
     """:class:`CheckdownValues` for limit poker on the 52-card deck, else
     :class:`TreeValues` under uniform play where the game compiles.
@@ -211,6 +147,8 @@ def default_value_function(game: Game) -> ValueFunction:
         InvalidParameterError: neither applies (pass a value function of your own).
     """
     if getattr(game, "standard_hands", False):
+        from nashzoo.vector.checkdown import CheckdownValues
+
         return CheckdownValues(game)
     try:
         return TreeValues(game)
@@ -259,42 +197,34 @@ def _play(
     cache: ObservationCache,
     calls: Calls,
 ) -> tuple[list[float], float]:
-    """One game; returns the payoffs and the sum of player 0's corrections."""
-    state = game.new_initial_state()
-    chance = iter(uniforms.tolist()).__next__
+    """One game on the referee, with the two AIVAT hooks; returns the payoffs and the sum
+    of player 0's corrections."""
+    deal = Deal(game, uniforms)
     num_actions = game.num_distinct_actions
     correction = 0.0
-    while True:
-        p = state.current_player()
-        if p == TERMINAL:
-            return state.returns(), correction
-        if p == CHANCE:
-            outcomes = state.chance_outcomes()
-            pick = sample_chance_outcome(outcomes, chance())
-            xs = [x for x, _ in outcomes]
-            v = values.child_values(state, xs)
-            correction += float(np.dot([q for _, q in outcomes], v)) - float(v[xs.index(pick)])
-            state.apply_unchecked(pick)
-            continue
+
+    def correct(state: State, distribution: Sequence[tuple[int, float]], drawn: int) -> None:
+        """Expected child value under the known distribution minus the drawn child's."""
+        nonlocal correction
+        xs = [x for x, _ in distribution]
+        v = values.child_values(state, xs)
+        correction += float(np.dot([q for _, q in distribution], v)) - float(v[xs.index(drawn)])
+
+    while (p := deal.to_move(on_chance=correct)) != TERMINAL:
+        state = deal.state
         observation, info = request_for(cache, state, p)
         key = info["info_state"]
         m = who[p]
         if stated[m]:
-            row = stated_row(
-                m,
-                calls.call(m, seats[p].action_probabilities, observation, info),
-                observation["action_mask"],
-                key,
-            )
-            action = sample_index(np.cumsum(row), draws[m]())
+            probs = calls.call(m, seats[p].action_probabilities, observation, info)
+            row = stated_row(m, probs, observation["action_mask"], key)
+            action = drawn_action(row, draws[m]())
             legal = list(state.legal_actions())
-            v = values.child_values(state, legal)
-            correction += float(np.dot(row[legal], v)) - float(v[legal.index(action)])
+            correct(state, [(a, row[a]) for a in legal], action)
+            state.apply_unchecked(action)
         else:
-            action = checked_action(
-                state, calls.call(m, seats[p].act, observation, info), m, key, num_actions
-            )
-        state.apply_unchecked(action)
+            deal.apply(m, calls.call(m, seats[p].act, observation, info), key, num_actions)
+    return deal.state.returns(), correction
 
 
 def play_aivat_deals(

@@ -1,6 +1,7 @@
 """The match engine: duplicate deals played on the rules, as agents see them in the env.
 
-The engine is the referee and owns the state. Agents receive the env's observation
+The engine drives the referee (:mod:`nashzoo.eval.referee`) and owns the state. Agents
+receive the env's observation
 (``{"observation", "action_mask"}``) and the full agent info (:mod:`nashzoo.envs.protocol`)
 as locked arrays from the shared :class:`~nashzoo.games.observation.ObservationCache`:
 they cannot unlock them, so nothing an agent does reaches the referee or the other agent;
@@ -17,10 +18,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nashzoo.envs.protocol import Agent, AgentInfo
+from nashzoo.envs.protocol import Agent
 from nashzoo.eval import guard
 from nashzoo.eval.guard import Calls, DirectCalls, Forfeit
-from nashzoo.games.base import CHANCE, TERMINAL, Game, check_action_value
+from nashzoo.eval.referee import checked_action
+from nashzoo.games.base import CHANCE, TERMINAL, Game
 from nashzoo.games.observation import ObservationCache
 
 __all__ = ["Forfeit", "DealScores", "play_duplicate_deals", "deal_uniforms", "deal_agent_seeds"]
@@ -90,13 +92,7 @@ def _play(
         key = key_of(p)
         view = cached(key) or build(state, p, key)
         observation = {"observation": view.tensor, "action_mask": view.mask}
-        info: AgentInfo = {
-            "player": p,
-            "public_history": view.public_history,
-            "history_length": view.history_length,
-            "illegal_action": False,
-            "info_state": key,
-        }
+        info = view.info(p, key)
         if direct:  # DirectCalls without a clock, inlined: the hot path of tournaments
             before = guard.interrupt_count()
             try:
@@ -105,20 +101,9 @@ def _play(
                 raise guard.forfeit_for(who[p], exc, before) from None
         else:
             action = call(who[p], seats[p].act, observation, info)
-        if type(action) is not int or not 0 <= action < num_actions:
-            try:
-                action = check_action_value(action, num_actions)
-            except (TypeError, ValueError) as exc:
-                raise Forfeit(
-                    who[p], f"answered an invalid action at {key!r}: {exc}", "illegal"
-                ) from None
-        legal = state.legal_actions()
-        if action not in legal:
-            raise Forfeit(
-                who[p],
-                f"played illegal action {action} at {key!r} (legal: {list(legal)})",
-                "illegal",
-            )
+        # the referee's check, with its common case (a legal int) inlined
+        if type(action) is not int or action not in state.legal_actions():
+            action = checked_action(state, action, who[p], key, num_actions)
         state.apply_unchecked(action)
 
 

@@ -22,11 +22,10 @@ import numpy as np
 
 from nashzoo.envs.protocol import Agent, AgentInfo, Observation, StatesProbabilities
 from nashzoo.errors import IllegalActionError, InvalidParameterError
-from nashzoo.eval import guard
 from nashzoo.eval.engine import deal_uniforms
 from nashzoo.eval.guard import Forfeit
-from nashzoo.eval.lockstep import ask_agent, checked_action, request_for
 from nashzoo.eval.matches import deal_seed
+from nashzoo.eval.referee import Deal, ask_agent, checked_action, on_behalf_of, request_for
 from nashzoo.eval.stats import ci95, sample_mean_and_stderr, score_unit
 from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, check_action_value
 from nashzoo.games.observation import ObservationCache
@@ -135,10 +134,13 @@ class Score:
 
 @dataclass
 class _Live:
-    state: Any
-    draw: Any
+    deal: Deal  # the referee's game in progress
     steps: list[Step] = field(default_factory=list)
     over: bool = False  # played out, or ended by the agent's forfeit
+
+    @property
+    def state(self) -> Any:
+        return self.deal.state
 
 
 class DuplicateSession:
@@ -215,7 +217,7 @@ class DuplicateSession:
         deal = self.hand // 2
         rng = np.random.default_rng([self.seed, deal])
         uniforms = deal_uniforms(self.game, 1, rng)[0]
-        self._live = _Live(self.game.new_initial_state(), iter(uniforms.tolist()).__next__)
+        self._live = _Live(Deal(self.game, uniforms))
         self.agent.reset(seed=deal_seed(self.seed, deal, self.seat))
         self._advance()
 
@@ -298,11 +300,10 @@ class DuplicateSession:
             if p == CHANCE:
                 named = state.clone()  # to name each outcome where it happened
                 before = len(state.history())
-                state.advance_chance(live.draw)  # may resolve several chance nodes
+                p = live.deal.to_move()  # may resolve several chance nodes
                 for outcome in state.history()[before:]:
                     live.steps.append(Step(CHANCE, outcome, named.action_to_string(outcome)))
                     named.apply_unchecked(outcome)
-                continue
             if p == TERMINAL:
                 self._finish(state.returns(), None)
                 return
@@ -318,12 +319,11 @@ class DuplicateSession:
         state = self.state
         observation, info = request_for(self._cache, state, p)
         probabilities = None
-        if isinstance(self.agent, StatesProbabilities):
-            before = guard.interrupt_count()
-            try:
-                row = np.asarray(self.agent.action_probabilities(observation, info), dtype=float)
-            except BaseException as exc:
-                raise guard.forfeit_for(1, exc, before) from None
+        agent = self.agent
+        if isinstance(agent, StatesProbabilities):  # recorded for the replay, as stated
+            row = on_behalf_of(
+                1, lambda: np.asarray(agent.action_probabilities(observation, info), dtype=float)
+            )
             probabilities = tuple(float(x) for x in row)
         action = ask_agent(self.agent, 1, [(observation, info)])[0]
         action = checked_action(

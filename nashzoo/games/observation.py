@@ -67,8 +67,9 @@ class PlayerView(NamedTuple):
     public_history: np.ndarray
     history_length: int
 
-    def info(self, player: int, info_state: str) -> dict[str, Any]:
-        """The agent info of this view (:func:`agent_info`)."""
+    def info(self, player: int, info_state: str) -> Any:
+        """The agent info of this view (:func:`agent_info`: the mapping
+        :class:`nashzoo.envs.protocol.AgentInfo` describes)."""
         return agent_info(player, self.public_history, self.history_length, info_state)
 
 

@@ -116,7 +116,7 @@ def pages_router(site: Site) -> APIRouter:
     def hand_page(
         request: Request, hand_id: RowId, step: Annotated[int | None, Query(ge=0)] = None
     ) -> HTMLResponse:
-        from nashzoo.eval.lockstep import request_for
+        from nashzoo.eval.referee import request_for
         from nashzoo.games.base import CHANCE
         from nashzoo.games.observation import ObservationCache
 

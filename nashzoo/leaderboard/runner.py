@@ -91,6 +91,8 @@ def main(argv: list[str]) -> int:
         return 1
     import numpy as np
 
+    from nashzoo.games.observation import agent_info
+
     name = str(getattr(agent, "name", None) or type(agent).__name__)[:64]
     stated = getattr(agent, "action_probabilities", None)
     _send(out, {"ready": True, "name": name, "probabilities": callable(stated)})
@@ -106,14 +108,9 @@ def main(argv: list[str]) -> int:
                 np.asarray(public, dtype=np.int64),
             )
         tensor, legal, history = views[key]
-        info = {
-            "player": player,
-            "public_history": history,
-            "history_length": length,
-            "illegal_action": False,
-            "info_state": key,
-        }
-        return {"observation": tensor, "action_mask": legal}, info
+        return {"observation": tensor, "action_mask": legal}, agent_info(
+            player, history, length, key
+        )
 
     for line in source:
         try:

@@ -17,9 +17,10 @@ from nashzoo.agents.random_agent import RandomAgent
 from nashzoo.envs.registration import make_game
 from nashzoo.errors import AgentForfeitError, InvalidParameterError
 from nashzoo.eval import head_to_head
-from nashzoo.eval.aivat import CheckdownValues, TreeValues, default_value_function
+from nashzoo.eval.aivat import TreeValues, default_value_function
 from nashzoo.games import KuhnPokerGame, LeducHoldemGame
 from nashzoo.tree import TabularPolicy, compile_game
+from nashzoo.vector.checkdown import CheckdownValues
 
 LEDUC = LeducHoldemGame()
 

@@ -1,0 +1,77 @@
+"""Check-down equity of limit poker, an AIVAT value function
+(:mod:`nashzoo.eval.aivat`) computed with the batched hand ranking of
+:mod:`nashzoo.vector.hands`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from nashzoo.errors import InvalidParameterError
+from nashzoo.games.base import Game, State
+
+__all__ = ["CheckdownValues"]
+
+
+class CheckdownValues:
+    """Check-down equity for limit poker on the 52-card deck (5 to 7 card hands).
+
+    A history's value is ``max(contributions) * E[sign]``: the chips each player would
+    have in if the player behind called, times player 0's expected showdown result
+    (+1, 0, -1) over the cards not yet dealt (exact when at most 2 are missing, else the
+    mean over ``samples`` completions drawn from a generator seeded with ``seed``; the
+    same cards always give the same value). A finished hand's value is its payoff.
+
+    Raises:
+        InvalidParameterError: not such a poker game, or ``samples`` below 1.
+    """
+
+    def __init__(self, game: Game, *, samples: int = 256, seed: int = 0) -> None:
+        from nashzoo.games.poker.engine import PokerGame
+
+        if not (isinstance(game, PokerGame) and game.standard_hands):
+            raise InvalidParameterError(
+                "CheckdownValues serves limit poker on the 52-card deck with hands of 5 to 7 "
+                f"cards; received {game!r}."
+            )
+        if type(samples) is not int or samples < 1:
+            raise InvalidParameterError(f"samples must be an int >= 1, received {samples!r}.")
+        from nashzoo.vector.hands import checkdown_signs
+
+        d = game.definition
+        self._signs = checkdown_signs
+        self.hole = d.num_hole_cards
+        self.board = sum(d.num_board_cards)
+        self.samples, self.seed = samples, seed
+        self._memo: dict[tuple[Any, ...], np.ndarray] = {}
+
+    def _sign_of(self, dealt: list[int], cards: Sequence[int] | None) -> np.ndarray:
+        """Signs after each of ``cards`` is dealt next (``None``: of ``dealt`` itself),
+        remembered: both seatings of a deal, and every decision of a round, ask again."""
+        key = (tuple(dealt), None if cards is None else tuple(cards))
+        signs = self._memo.get(key)
+        if signs is None:
+            rows = [dealt] if cards is None else [[*dealt, c] for c in cards]
+            signs = self._signs(rows, self.hole, self.board, samples=self.samples, seed=self.seed)
+            if len(self._memo) >= 4096:
+                self._memo.clear()
+            self._memo[key] = signs
+        return signs
+
+    def child_values(self, state: State, actions: Sequence[int]) -> np.ndarray:
+        poker: Any = state
+        dealt = [*poker.hole_cards(0), *poker.hole_cards(1), *poker.board_cards()]
+        if state.is_chance_node():
+            pot: int = max(poker.pot_contributions())
+            return pot * self._sign_of(dealt, actions)
+        sign = float(self._sign_of(dealt, None)[0])
+        out = np.empty(len(actions))
+        for k, a in enumerate(actions):
+            child: Any = state.child(a)
+            if child.is_terminal():
+                out[k] = child.returns()[0]
+            else:
+                out[k] = max(child.pot_contributions()) * sign
+        return out
