@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nashzoo.envs.protocol import StatesBatch, StatesProbabilities
-from nashzoo.errors import GameTooLargeError, InvalidParameterError
+from nashzoo.errors import InvalidParameterError
 from nashzoo.eval.matches import MatchResult, head_to_head
 from nashzoo.extras import require
 from nashzoo.games import Game
@@ -65,11 +65,8 @@ def _train_env(game: Game, agent: Any, num_envs: int, seed: int | None) -> tuple
     from nashzoo.wrappers.sb3_vec import SB3VecEnv
 
     states_probs = isinstance(agent, (StatesBatch, StatesProbabilities))
-    if states_probs:
-        try:
-            return SB3VecEnv(game, num_envs, agent, seed=seed), True
-        except GameTooLargeError:
-            pass
+    if states_probs:  # every game has a batched env (in Python where no numba one)
+        return SB3VecEnv(game, num_envs, agent, seed=seed), True
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from nashzoo.wrappers import SingleAgentEnv

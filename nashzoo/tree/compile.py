@@ -255,7 +255,21 @@ def compile_game(game: Game, *, max_nodes: int = DEFAULT_MAX_NODES) -> GameTree:
             f"{game!r} has {size:,} histories, more than max_nodes={max_nodes:,}; raise "
             "max_nodes or use a sampling method that does not compile the tree."
         )
-    return _compile_cached(game, max_nodes)
+    refused = _REFUSED.get((game, max_nodes))
+    if refused is not None:  # found too large before: say so at once
+        raise GameTooLargeError(refused)
+    try:
+        return _compile_cached(game, max_nodes)
+    except GameTooLargeError as exc:
+        if len(_REFUSED) >= 64:
+            _REFUSED.clear()
+        _REFUSED[game, max_nodes] = str(exc)
+        raise
+
+
+_REFUSED: dict[tuple[Game, int], str] = {}
+"""Games that could not tell their size and were found too large while compiling
+(seconds of work for a large game), so that asking again fails at once."""
 
 
 @functools.lru_cache(maxsize=16)

@@ -11,11 +11,14 @@ id                              batched env
 ``nashzoo/kuhn_poker-v0``       :class:`TreeVectorEnv` (compiled tree)
 ``nashzoo/leduc_holdem-v0``     :class:`TreeVectorEnv` (compiled tree)
 ``nashzoo/limit_holdem-v0``     :class:`PokerVectorEnv` (poker rules in numba)
+``nashzoo/fighting_cards-v0``   :class:`StateVectorEnv` (rules stepped in Python)
 ==============================  ========================================
 
 Any game that compiles (:func:`nashzoo.tree.compile_game`) runs in a
 :class:`TreeVectorEnv`; limit poker on the 52-card deck (hands of 5 to 7 cards) runs in a
-:class:`PokerVectorEnv`.
+:class:`PokerVectorEnv`; every other game runs in a :class:`StateVectorEnv`, which steps
+the rules' ``State`` objects in Python behind the same API (slower, but every batched
+consumer, NFSP's self-play, ``SeatVectorEnv`` and the SB3 vec env, works on every game).
 """
 
 from __future__ import annotations
@@ -26,43 +29,74 @@ from typing import Any
 from nashzoo.errors import InvalidParameterError
 from nashzoo.vector.batch import Batch
 
-__all__ = ["Batch", "PokerVectorEnv", "TreeVectorEnv", "make_vector", "vector_env"]
+__all__ = [
+    "Batch",
+    "PokerVectorEnv",
+    "TreeVectorEnv",
+    "StateVectorEnv",
+    "make_vector",
+    "vector_env",
+    "STEPPING",
+]
+
+STEPPING = ("auto", "python")
+"""What ``vector_env(stepped=...)`` accepts: ``"auto"`` (numba where the game has a numba
+env, else Python) or ``"python"`` (always :class:`StateVectorEnv`)."""
 
 
 def make_vector(
-    env_id: str, num_envs: int, *, seed: int | Sequence[int] | None = None, **params: Any
+    env_id: str,
+    num_envs: int,
+    *,
+    seed: int | Sequence[int] | None = None,
+    stepped: str = "auto",
+    **params: Any,
 ) -> Any:
-    """A batched env of ``num_envs`` games of the registered ``env_id``.
+    """A batched env of ``num_envs`` games of the registered ``env_id`` (see
+    :func:`vector_env`).
 
     Raises:
         UnknownEnvError: ``env_id`` is not registered.
-        GameTooLargeError: the game has no batched env and does not compile.
     """
     from nashzoo.envs.registration import make_game
 
-    return vector_env(make_game(env_id, **params), num_envs, seed=seed)
+    return vector_env(make_game(env_id, **params), num_envs, seed=seed, stepped=stepped)
 
 
-def vector_env(game: Any, num_envs: int, *, seed: int | Sequence[int] | None = None) -> Any:
+def vector_env(
+    game: Any, num_envs: int, *, seed: int | Sequence[int] | None = None, stepped: str = "auto"
+) -> Any:
     """A batched env of ``num_envs`` games of ``game`` (a :class:`~nashzoo.games.Game`):
-    a :class:`PokerVectorEnv` for limit poker on the 52-card deck, else a
-    :class:`TreeVectorEnv`.
+    a :class:`PokerVectorEnv` for limit poker on the 52-card deck, a
+    :class:`TreeVectorEnv` for a game that compiles, else (or with
+    ``stepped="python"``) a :class:`StateVectorEnv`.
 
     Raises:
-        GameTooLargeError: the game has no batched env and does not compile.
         InvalidParameterError: ``num_envs`` below 1, above ``MAX_NUM_ENVS`` (2**24), or
-            more games than this machine's memory holds.
+            more games than this machine's memory holds; ``stepped`` not in
+            :data:`STEPPING`.
     """
+    from nashzoo.errors import GameTooLargeError
     from nashzoo.games.poker.engine import PokerGame
+    from nashzoo.vector.state_env import StateVectorEnv
 
+    if stepped not in STEPPING:
+        raise InvalidParameterError(
+            f"`stepped` must be one of {list(STEPPING)}, received {stepped!r}."
+        )
     try:
+        if stepped == "python":
+            return StateVectorEnv(game, num_envs, seed=seed)
         if isinstance(game, PokerGame) and game.standard_hands:
             from nashzoo.vector.poker_env import PokerVectorEnv
 
             return PokerVectorEnv(game, num_envs, seed=seed)
         from nashzoo.vector.tree_env import TreeVectorEnv
 
-        return TreeVectorEnv(game, num_envs, seed=seed)
+        try:
+            return TreeVectorEnv(game, num_envs, seed=seed)
+        except GameTooLargeError:
+            return StateVectorEnv(game, num_envs, seed=seed)
     except MemoryError:
         raise InvalidParameterError(
             f"num_envs={num_envs}: this machine's memory does not hold that many games of "
@@ -79,4 +113,8 @@ def __getattr__(name: str) -> Any:
         from nashzoo.vector.poker_env import PokerVectorEnv
 
         return PokerVectorEnv
+    if name == "StateVectorEnv":
+        from nashzoo.vector.state_env import StateVectorEnv
+
+        return StateVectorEnv
     raise AttributeError(name)

@@ -57,7 +57,9 @@ class SeatVectorEnv(gymnasium.vector.VectorEnv):
 
     Raises:
         InvalidParameterError: bad ``seat``, ``num_envs`` or opponent.
-        GameTooLargeError: the game has no batched env.
+
+    Every game has a batched env (:func:`nashzoo.vector.vector_env`: numba where the game
+    has one, else the rules stepped in Python), so every game works here.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}

@@ -57,7 +57,8 @@ def test_same_seed_same_training(vectorized):
         )
         for _ in range(2)
     ]
-    assert (runs[0]._venv is not None) == vectorized
+    stepped = type(runs[0]._venv).__name__
+    assert stepped == ("TreeVectorEnv" if vectorized else "StateVectorEnv")
     np.testing.assert_array_equal(runs[0].average_policy().probs, runs[1].average_policy().probs)
 
 

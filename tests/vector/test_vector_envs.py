@@ -29,17 +29,23 @@ def _legal_choice(rng, mask):
 
 
 @pytest.mark.parametrize(
-    "env_id, showdowns",
+    "env_id, showdowns, stepped",
     [
-        ("nashzoo/kuhn_poker-v0", False),
-        ("nashzoo/leduc_holdem-v0", False),
-        ("nashzoo/limit_holdem-v0", False),
-        ("nashzoo/limit_holdem-v0", True),  # never fold: every hand is ranked
+        ("nashzoo/kuhn_poker-v0", False, "auto"),
+        ("nashzoo/leduc_holdem-v0", False, "auto"),
+        ("nashzoo/limit_holdem-v0", False, "auto"),
+        ("nashzoo/limit_holdem-v0", True, "auto"),  # never fold: every hand is ranked
+        # the rules stepped in Python (issue 30): games with no numba env, and any game
+        ("nashzoo/leduc_holdem-v0", False, "python"),
+        ("nashzoo/limit_holdem-v0", False, "python"),
+        ("nashzoo/fighting_cards_small-v0", False, "python"),  # simultaneous moves
     ],
 )
-def test_same_episodes_as_the_single_env(env_id, showdowns):
+def test_same_episodes_as_the_single_env(env_id, showdowns, stepped):
     n, seed, steps = 6, 11, 120 if showdowns else 60
-    venv = make_vector(env_id, n)
+    venv = make_vector(env_id, n, stepped=stepped)
+    if stepped == "python":
+        assert type(venv).__name__ == "StateVectorEnv"
     batch = venv.reset(seed=seed)
     choosers = [np.random.default_rng(100 + i) for i in range(n)]
     seen = [[] for _ in range(n)]  # per game: (observation, mask, action) at each decision
@@ -134,3 +140,44 @@ def test_illegal_action_changes_nothing():
     with pytest.raises(IllegalActionError, match="Action 2 is illegal in game 0"):
         venv.step(np.array([2, 1]))
     assert venv.information_state_strings() == before
+
+
+def test_every_game_has_a_batched_env_and_nfsp_seat_and_sb3_use_the_same_one(monkeypatch):
+    """Issue 30: a game with no numba env runs in the Python-stepped one behind the same
+    API, for NFSP's self-play, SeatVectorEnv and the SB3 vec env alike."""
+    import torch
+
+    from nashzoo.agents.nfsp import NFSP, NFSPConfig
+    from nashzoo.errors import GameTooLargeError
+    from nashzoo.games.fighting import fighting_cards_small
+    from nashzoo.vector import StateVectorEnv, tree_env, vector_env
+    from nashzoo.wrappers.sb3_vec import SB3VecEnv
+    from nashzoo.wrappers.vector_seat import SeatVectorEnv
+
+    game = fighting_cards_small()
+    venv = vector_env(game, 4, seed=0, stepped="python")
+    batch = venv.reset(seed=0)
+    assert batch.observation.shape == (4, game.information_state_tensor_size)
+    assert batch.action_mask.dtype == np.int8 and (batch.action_mask.sum(axis=1) > 0).all()
+    with pytest.raises(IllegalActionError, match="No game was stepped"):
+        venv.step(np.argmin(batch.action_mask, axis=1))  # a masked-out card in every game
+    assert len(venv.information_state_strings()) == 4
+    with pytest.raises(InvalidParameterError, match="stepped"):
+        vector_env(game, 4, stepped="gpu")
+
+    def too_large(game, **kwargs):  # as the fighting game's default preset is
+        raise GameTooLargeError("too large to compile (in this test)")
+
+    monkeypatch.setattr(tree_env, "compile_game", too_large)
+    assert isinstance(vector_env(game, 2), StateVectorEnv)
+    seat = SeatVectorEnv(game, 4, seed=1)
+    obs, info = seat.reset(seed=1)
+    assert isinstance(seat.venv, StateVectorEnv)
+    assert obs.shape == (4, game.information_state_tensor_size)
+    obs, rewards, terminated, _, info = seat.step(np.argmax(info["action_mask"], axis=1))
+    assert obs.shape[0] == 4 and rewards.shape == (4,)
+    sb3 = SB3VecEnv(game, 3, seed=0)
+    assert isinstance(sb3.env.venv, StateVectorEnv) and sb3.reset().shape[0] == 3
+    torch.set_num_threads(1)
+    nfsp = NFSP(game, NFSPConfig(batch_games=4, hidden_sizes=(8,), seed=0)).train(steps=20)
+    assert isinstance(nfsp._venv, StateVectorEnv) and nfsp.episodes >= 20

@@ -43,10 +43,11 @@ class NFSPConfig(Config):
         discount: discount factor of the DQN targets.
         loss: ``"mse"`` or ``"huber"`` DQN loss.
         seed: seed of every random choice (networks, sampling, buffers).
-        vectorized: play the self-play games in a batched env of :mod:`nashzoo.vector`
-            where the game has one (games that compile, Limit Hold'em): the same
-            algorithm with the games stepped in numba. ``False``, or a game with no
-            batched env, steps :class:`~nashzoo.games.base.State` objects.
+        vectorized: step the self-play games in numba where the game has a numba batched
+            env (games that compile, Limit Hold'em). ``False``, or a game without one,
+            steps the rules' :class:`~nashzoo.games.base.State` objects in Python
+            (:class:`~nashzoo.vector.StateVectorEnv`): the same algorithm and batch API
+            either way.
     """
 
     hidden_sizes: tuple[int, ...] = integers((128,))

@@ -12,11 +12,10 @@ best-response actions feed the reservoir. Every ``learn_every`` transitions of a
 both of its networks take one minibatch step. The average policy is the output: it
 approaches a Nash equilibrium in two-player zero-sum games.
 
-One iteration here advances ``batch_games`` games at once: the decisions of all games
-waiting on the same player go through that player's networks in one forward pass. Where
-the game has a batched env (:mod:`nashzoo.vector`: games that compile, Limit Hold'em) the
-games are stepped there, in numba; otherwise they are :class:`State` objects and
-observations come from the shared information-state cache.
+One iteration here advances ``batch_games`` games at once in a batched env of
+:mod:`nashzoo.vector` (in numba for games that compile and Limit Hold'em, the rules
+stepped in Python for the others): the decisions of all games waiting on the same player
+go through that player's networks in one forward pass.
 """
 
 from __future__ import annotations
@@ -34,10 +33,9 @@ from nashzoo.agents.nfsp.config import NFSPConfig
 from nashzoo.agents.training import mlp, train_loop
 from nashzoo.envs.protocol import AgentInfo, Observation
 from nashzoo.envs.sampling import sample_index, sample_rows
-from nashzoo.errors import GameTooLargeError, InvalidParameterError, PolicyFileError
+from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.extras import require
 from nashzoo.games import Game, load_game
-from nashzoo.games.base import TERMINAL, State
 from nashzoo.games.observation import ObservationCache
 from nashzoo.validation import check_seed
 
@@ -107,11 +105,9 @@ class NFSP:
         self.observations = ObservationCache(game)
         self.episodes = 0
         self.seconds = 0.0
-        self._games: list[State] = []
         self._modes = np.zeros((cfg.batch_games, 2), bool)
-        # each game's last (observation, action) per player, waiting for its next state
-        self._pending: list[list[Any]] = [[None, None] for _ in range(cfg.batch_games)]
-        # the batched env, when used: its last step, and the pending moves as arrays
+        # the batched env: its last step, and each game's last (observation, action) per
+        # player, waiting for its next state
         self._venv: Any = None
         self._batch: Any = None
         self._pending_obs = np.zeros((cfg.batch_games, 2, self.obs_size), np.float32)
@@ -202,88 +198,18 @@ class NFSP:
             self._learn(player)
 
     # -- self-play -------------------------------------------------------------------------
-    def _new_game(self, g: int):
-        self._modes[g] = self.rng.random(2) < self.config.anticipatory
-        self._pending[g] = [None, None]
-        return self.game.new_initial_state()
-
-    def _play_step(self) -> int:
-        """Advance every game by one decision of each player; returns finished episodes."""
-        games = self._games
-        finished = 0
-        zeros_obs = np.zeros(self.obs_size, np.float32)
-        zeros_mask = np.zeros(self.num_actions, bool)
-        uniform = self.rng.random
-        for p in (0, 1):
-            idx, keys = [], []
-            for g, state in enumerate(games):
-                state.advance_chance(uniform)
-                if state.current_player() == p:
-                    idx.append(g)
-                    keys.append(state.information_state_string_unchecked(p))
-            if not idx:
-                continue
-            cached = [self.observations.get(games[g], p, k) for g, k in zip(idx, keys)]
-            obs = np.stack([c.tensor for c in cached])
-            mask = np.stack([c.mask for c in cached]).astype(bool)
-            br = self._modes[idx, p]
-            actions = self._choose(p, obs, mask, br)
-            done_prev = [k for k, g in enumerate(idx) if self._pending[g][p] is not None]
-            if done_prev:
-                prev = [self._pending[idx[k]][p] for k in done_prev]
-                self._record(
-                    p,
-                    np.stack([x[0] for x in prev]),
-                    np.array([x[1] for x in prev]),
-                    np.zeros(len(prev), np.float32),
-                    obs[done_prev],
-                    mask[done_prev],
-                    np.zeros(len(prev), np.float32),
-                )
-            if br.any():
-                self.players[p].reservoir.add(self.rng, obs[br], mask[br], actions[br])
-            for k, g in enumerate(idx):
-                self._pending[g][p] = (obs[k], int(actions[k]))
-                games[g].apply_unchecked(int(actions[k]))
-        # finish terminal games
-        ends: list[list[tuple]] = [[], []]
-        for g, state in enumerate(games):
-            if state.current_player() == TERMINAL:
-                returns = state.returns()
-                for p in (0, 1):
-                    if self._pending[g][p] is not None:
-                        s, a = self._pending[g][p]
-                        ends[p].append((s, a, returns[p]))
-                games[g] = self._new_game(g)
-                finished += 1
-        for p in (0, 1):
-            if ends[p]:
-                n = len(ends[p])
-                self._record(
-                    p,
-                    np.stack([e[0] for e in ends[p]]),
-                    np.array([e[1] for e in ends[p]]),
-                    np.array([e[2] for e in ends[p]], np.float32),
-                    np.tile(zeros_obs, (n, 1)),
-                    np.tile(zeros_mask, (n, 1)),
-                    np.ones(n, np.float32),
-                )
-        return finished
-
-    def _start_vector(self) -> bool:
-        """Open the batched env for self-play; ``False`` when the game has none."""
+    def _start(self) -> None:
+        """Open the batched env of the self-play games (:func:`nashzoo.vector.vector_env`:
+        numba where the game has a numba env, else the rules stepped in Python)."""
         from nashzoo.vector import vector_env
 
-        try:
-            venv = vector_env(self.game, self.config.batch_games)
-        except GameTooLargeError:
-            return False
+        stepped = "auto" if self.config.vectorized else "python"
+        venv = vector_env(self.game, self.config.batch_games, stepped=stepped)
         self._venv = venv
         self._batch = venv.reset(seed=int(self.rng.integers(2**31)))
         self._modes[:] = self.rng.random(self._modes.shape) < self.config.anticipatory
-        return True
 
-    def _play_vector_step(self) -> int:
+    def _play_step(self) -> int:
         """One decision in every game of the batched env; returns finished episodes."""
         batch = self._batch
         obs = batch.observation
@@ -351,11 +277,9 @@ class NFSP:
             callback_every: seconds of training between callbacks.
             progress: show a progress bar.
         """
-        started = self._venv is not None or bool(self._games)
-        budget = steps is not None or seconds is not None
-        if not started and budget and not (self.config.vectorized and self._start_vector()):
-            self._games = [self._new_game(g) for g in range(self.config.batch_games)]
-        play = self._play_step if self._venv is None else self._play_vector_step
+        if self._venv is None and (steps is not None or seconds is not None):
+            self._start()
+        play = self._play_step
 
         def step(left: int | None) -> int:
             done = sum(play() for _ in range(8))
