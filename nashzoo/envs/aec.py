@@ -121,6 +121,7 @@ class GameEnv(AECEnv):
             raise InvalidParameterError(
                 f"GameEnv expects a nashzoo Game, received {type(game).__name__}."
             )
+        game.info  # noqa: B018  (checks the game's declarations: a clear error, not a crash)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise InvalidParameterError(
                 f"Parameter `render_mode` must be one of {self.metadata['render_modes']} "

@@ -33,12 +33,15 @@ class EnvCheckReport:
         episodes: random-play episodes checked.
         decisions: decisions checked across them.
         information_states: distinct information-state strings seen.
+        game_info: the game's declarations (:class:`~nashzoo.games.GameInfo`), which
+            every episode kept to.
     """
 
     env_name: str
     episodes: int
     decisions: int
     information_states: int
+    game_info: Any = None
 
 
 def _factory(env: Any) -> Callable[[], AECEnv]:
@@ -111,12 +114,24 @@ def check_env(
         raise InvalidParameterError(
             f"check_env checks nashzoo GameEnv-based envs, received {type(raw).__name__}."
         )
+    try:
+        declared = raw.game.info  # the game's declarations, checked once
+    except InvalidParameterError as exc:
+        raise EnvCheckError(f"The game's declarations are invalid: {exc}") from exc
     by_key: dict[str, tuple[bytes, bytes, tuple, tuple]] = {}
     by_tensor: dict[tuple[bytes, bytes], str] = {}
     decisions = 0
     for episode in range(episodes):
         ep_seed = seed + episode
-        trace = _play_checked(instance, ep_seed, by_key, by_tensor)
+        try:
+            trace = _play_checked(instance, ep_seed, by_key, by_tensor)
+        except (EnvCheckError, AssertionError):
+            raise
+        except Exception as exc:  # the env crashed: say where, and what the game declares
+            raise EnvCheckError(
+                f"The env raised {type(exc).__name__} in the episode of seed {ep_seed}: "
+                f"{exc} (the game declares {declared}; do its declarations hold?)"
+            ) from exc
         decisions += sum(1 for step in trace if step[-1] is not None)
         if episode < 3 and _play_checked(factory(), ep_seed, {}, {}) != trace:
             _fail(
@@ -133,7 +148,7 @@ def check_env(
             if isinstance(exc, EnvCheckError):
                 raise
             raise EnvCheckError(f"PettingZoo's API tests failed: {exc}") from exc
-    return EnvCheckReport(raw.metadata["name"], episodes, decisions, len(by_key))
+    return EnvCheckReport(raw.metadata["name"], episodes, decisions, len(by_key), declared)
 
 
 def _check_info(agent: str, info: Any, keys: dict[str, tuple[str, ...]]) -> None:
@@ -254,4 +269,49 @@ def _play_checked(
         _fail(f"Rewards {got} of a zero-sum game do not sum to zero.")
     if not np.allclose(got, final_returns):
         _fail(f"Episode rewards {got} differ from the rules' returns {final_returns}.")
+    _check_declared(game, raw.state_of_game().history(), final_returns)
     return trace
+
+
+def _check_declared(game: Any, history: list[int], returns: list[float]) -> None:
+    """The episode keeps to the game's :class:`~nashzoo.games.GameInfo`: replayed on the
+    rules, every chance node has at most ``max_chance_outcomes`` outcomes (a
+    distribution), at most ``max_chance_nodes`` chance events and ``max_game_length``
+    player actions happen, the tensor has the declared size, and the returns lie in
+    ``[min_utility, max_utility]``."""
+    info = game.info
+    state = game.new_initial_state()
+    chance = actions = 0
+    for action in history:
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            chance += 1
+            if len(outcomes) > info.max_chance_outcomes:
+                _fail(
+                    f"A chance node has {len(outcomes)} outcomes; the game declares "
+                    f"max_chance_outcomes={info.max_chance_outcomes}."
+                )
+            if abs(sum(q for _, q in outcomes) - 1.0) > 1e-9:
+                _fail(f"A chance node's probabilities sum to {sum(q for _, q in outcomes)}.")
+        else:
+            actions += 1
+            p = state.current_player()
+            size = len(state.information_state_tensor(p))
+            if size != info.information_state_tensor_size:
+                _fail(
+                    f"The information-state tensor has {size} entries; the game declares "
+                    f"information_state_tensor_size={info.information_state_tensor_size}."
+                )
+        state.apply_action(action)
+    if chance > info.max_chance_nodes:
+        _fail(f"An episode had {chance} chance events; the game declares max_chance_nodes="
+              f"{info.max_chance_nodes}.")  # fmt: skip
+    if actions > info.max_game_length:
+        _fail(f"An episode had {actions} player actions; the game declares max_game_length="
+              f"{info.max_game_length}.")  # fmt: skip
+    low, high = info.min_utility - 1e-9, info.max_utility + 1e-9
+    if any(not low <= r <= high for r in returns) or len(returns) != info.num_players:
+        _fail(
+            f"Returns {returns} lie outside the declared [{info.min_utility}, "
+            f"{info.max_utility}] of {info.num_players} players."
+        )

@@ -117,3 +117,68 @@ def test_check_env_rejects_rules_that_are_not_zero_sum():
 def test_every_registered_env_still_passes():
     for env_id in nashzoo.registry:
         assert check_env(env_id, episodes=20).decisions > 20
+
+
+# -- the game's declarations (issue 30: one frozen GameInfo, validated by check_env) -----
+class Declares(KuhnPokerGame):
+    """Kuhn rules with one declaration changed."""
+
+    def __init__(self, **changed):
+        super().__init__()
+        for name, value in changed.items():
+            setattr(self, name, value)
+
+
+@pytest.mark.parametrize(
+    "changed, reason",
+    [
+        (
+            {"max_game_length": 2, "max_chance_nodes": 3},
+            r"3 player actions; the game declares max_game_length=2",
+        ),
+        ({"max_game_length": 1}, r"raised ValueError in the episode of seed \d+: .*declares"),
+        ({"max_chance_nodes": 1}, r"2 chance events; the game declares max_chance_nodes=1"),
+        ({"max_chance_outcomes": 2}, r"3 outcomes; the game declares max_chance_outcomes=2"),
+        ({"min_utility": -1.0}, r"outside the declared \[-1.0, 2.0\]"),
+        ({"information_state_tensor_size": 10}, r"raised IndexError .*tensor_size=10"),
+    ],
+)
+def test_check_env_holds_play_to_the_games_declarations(changed, reason):
+    def factory():
+        return OrderEnforcingWrapper(GameEnv(Declares(**changed)))
+
+    with pytest.raises(EnvCheckError, match=reason):
+        check_env(factory, episodes=40, api_cycles=5)
+
+
+@pytest.mark.parametrize(
+    "changed, reason",
+    [
+        ({"num_distinct_actions": 0}, r"declares `num_distinct_actions` = 0; expected an integer"),
+        ({"max_utility": -3.0}, r"min_utility -2.0 above max_utility -3.0"),
+    ],
+)
+def test_an_env_refuses_a_game_whose_declarations_are_invalid(changed, reason):
+    from nashzoo.errors import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match=reason):
+        GameEnv(Declares(**changed))
+
+
+def test_game_info_is_one_frozen_checked_record():
+    import dataclasses
+
+    from nashzoo.errors import InvalidParameterError
+    from nashzoo.games import GameInfo
+
+    info = KuhnPokerGame().info
+    assert isinstance(info, GameInfo) and info.num_distinct_actions == 2
+    assert (info.min_utility, info.max_utility, info.max_chance_outcomes) == (-2.0, 2.0, 3)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        info.num_players = 3
+    with pytest.raises(InvalidParameterError, match="zero-sum, so its payoff range must hold 0"):
+        dataclasses.replace(info, min_utility=1.0, max_utility=2.0)
+    with pytest.raises(InvalidParameterError, match="`simultaneous` = 1; expected True or False"):
+        dataclasses.replace(info, simultaneous=1)
+    report = check_env("nashzoo/kuhn_poker-v0", episodes=5, api_cycles=5)
+    assert report.game_info == info
