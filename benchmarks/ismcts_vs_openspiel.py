@@ -223,7 +223,7 @@ def main() -> None:
             f"Nash-ISMCTS networks: {origin}; search eps {agent.config.eps}, c_puct "
             f"{agent.config.c_puct}, LCB move selection"
         )
-        from nashzoo.agents.ismcts.train import belief_kl
+        from nashzoo.agents.ismcts.losses import belief_kl
 
         print(
             f"exploitability of the network's own policy P: {prior:.4f}; belief head H: mean "

@@ -13,7 +13,8 @@ import pytest
 import torch
 
 from nashzoo.agents.ismcts import ISMCTSAgent, SearchTables
-from nashzoo.agents.ismcts.train import NashISMCTS, TrainConfig, belief_kl
+from nashzoo.agents.ismcts.losses import belief_kl
+from nashzoo.agents.ismcts.train import NashISMCTS, TrainConfig
 from nashzoo.agents.learner import Learner
 from nashzoo.agents.random_agent import RandomAgent
 from nashzoo.agents.specs import build_agent

@@ -266,7 +266,7 @@ def test_sandbox_user_ids_are_reserved_across_processes(monkeypatch, tmp_path):
     import multiprocessing
 
     from nashzoo.errors import SandboxError
-    from nashzoo.leaderboard import sandbox
+    from nashzoo.leaderboard import sandbox_host as sandbox  # the host's side reserves ids
 
     monkeypatch.setattr(sandbox, "UIDS", range(64990, 64992))
     monkeypatch.setattr(sandbox.tempfile, "gettempdir", lambda: str(tmp_path))

@@ -27,29 +27,26 @@ same seed gives the same networks whatever the number of workers.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
 from nashzoo.agents.ismcts.agent import ISMCTSAgent
-from nashzoo.agents.ismcts.nets import NetworkShape, SearchNetwork, masked_log_softmax, tabulate
+from nashzoo.agents.ismcts.losses import _losses, _structure, belief_kl
+from nashzoo.agents.ismcts.nets import NetworkShape, SearchNetwork, tabulate
 from nashzoo.agents.ismcts.search import Search, SearchConfig
-from nashzoo.agents.ismcts.tables import SearchTables, payoff_scale
+from nashzoo.agents.ismcts.selfplay import _concat, _Players, _prior_games
+from nashzoo.agents.ismcts.tables import SearchTables
 from nashzoo.agents.training import train_loop
-from nashzoo.errors import InvalidParameterError, WorkerError
+from nashzoo.errors import InvalidParameterError
 from nashzoo.extras import require
-from nashzoo.games import Game, load_game
-from nashzoo.games.base import CHANCE, TERMINAL
+from nashzoo.games import Game
 from nashzoo.tree.best_response import nash_conv_array
 from nashzoo.tree.compile import compile_game
-from nashzoo.tree.reach import edge_probabilities
-from nashzoo.tree.views import ViewTable, views_of
+from nashzoo.tree.views import views_of
 from nashzoo.validation import Config, choice, integer, integers, number
 
 __all__ = [
@@ -57,7 +54,6 @@ __all__ = [
     "GenerationRecord",
     "NashISMCTS",
     "search_exploitability",
-    "belief_kl",
 ]
 
 torch = require("torch", "torch", "Nash-ISMCTS training")
@@ -181,340 +177,6 @@ def search_exploitability(
 
 
 # -- self-play (runs in worker processes) ----------------------------------------------------
-def _tables_payload(tables: SearchTables) -> dict[str, Any]:
-    return {
-        "game": tables.tree.game.to_spec(),
-        "arrays": {
-            k: getattr(tables, k)
-            for k in ("prior", "child_value", "view_value", "belief", "world_value")
-        },
-    }
-
-
-def _tables_from_payload(payload: dict[str, Any]) -> SearchTables:
-    views = views_of(compile_game(load_game(payload["game"])))
-    return SearchTables(views=views, source="network", **payload["arrays"])
-
-
-def _walk_records(
-    views: ViewTable, path: list[int], returns: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(view, world, payoff) for every view each player held along ``path``."""
-    out_v: list[int] = []
-    out_w: list[int] = []
-    out_z: list[float] = []
-    for p in range(views.tree.num_players):
-        for n in path:
-            v = views.node_view[p, n]
-            if v >= 0:
-                out_v.append(int(v))
-                out_w.append(int(views.node_world[p, n]))
-                out_z.append(float(returns[p]))
-    return (
-        np.asarray(out_v, dtype=np.int64),
-        np.asarray(out_w, dtype=np.int64),
-        np.asarray(out_z, dtype=np.float32),
-    )
-
-
-def play_self_play_games(
-    payload: dict[str, Any], config: dict[str, Any], seeds: Sequence[Sequence[int]]
-) -> list[dict[str, Any]]:
-    """Self-play games with Nash-ISMCTS on the given tables, one per seed (a worker's job)."""
-    tables = _tables_from_payload(payload)
-    search = Search(tables, SearchConfig(**config))
-    views = tables.views
-    tree = views.tree
-    scale = payoff_scale(tree)
-    games = []
-    for seed in seeds:
-        rng = np.random.default_rng(np.random.SeedSequence(list(seed)))
-        n = 0
-        path = [0]
-        infosets: list[int] = []
-        targets: list[np.ndarray] = []
-        while tree.player[n] != TERMINAL:
-            fc = int(tree.first_child[n])
-            if tree.player[n] == CHANCE:
-                probs = tree.chance_prob[fc : fc + tree.num_children[n]]
-                n = fc + int(rng.choice(probs.size, p=probs / probs.sum()))
-            else:
-                i = int(tree.infoset[n])
-                result = search.run(i, rng, self_play=True)
-                target = np.zeros(tree.num_actions, dtype=np.float32)
-                target[result.actions] = result.visits / result.visits.sum()
-                a = int(rng.choice(tree.num_actions, p=target / target.sum()))
-                infosets.append(i)
-                targets.append(target)
-                n = fc + int(views.action_slot[i, a])
-            path.append(n)
-        v, w, z = _walk_records(views, path[:-1], tree.utility[n] / scale)
-        games.append(
-            {
-                "infosets": np.asarray(infosets, dtype=np.int64),
-                "targets": np.asarray(targets, dtype=np.float32),
-                "views": v,
-                "worlds": w,
-                "returns": z,
-            }
-        )
-    return games
-
-
-def _prior_games(
-    tables: SearchTables, rng: np.random.Generator, count: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """(view, true world) at every view along ``count`` games where everyone plays P,
-    all games stepped at once (one array operation per depth of the tree)."""
-    views = tables.views
-    tree = views.tree
-    edge = edge_probabilities(tree, tables.prior)
-    node = np.zeros(count, dtype=np.int64)
-    out_v: list[np.ndarray] = []
-    out_w: list[np.ndarray] = []
-    while True:
-        for p in range(tree.num_players):
-            seen = views.node_view[p, node] >= 0
-            out_v.append(views.node_view[p, node[seen]])
-            out_w.append(views.node_world[p, node[seen]])
-        live = tree.player[node] != TERMINAL
-        node = node[live]
-        if node.size == 0:
-            break
-        # the first child whose cumulative edge probability passes a uniform draw
-        first = tree.first_child[node].astype(np.int64)
-        u = rng.random(node.size)
-        choice = np.zeros(node.size, dtype=np.int64)
-        cumulative = np.zeros(node.size)
-        for j in range(int(tree.num_children[node].max()) - 1):
-            has = j < tree.num_children[node]
-            cumulative += np.where(has, edge[np.minimum(first + j, tree.num_nodes - 1)], 0.0)
-            choice += (has & (u >= cumulative) & (j + 1 < tree.num_children[node])).astype(np.int64)
-        node = first + choice
-    return np.concatenate(out_v).astype(np.int64), np.concatenate(out_w).astype(np.int64)
-
-
-# -- the structure of the losses -------------------------------------------------------------
-@dataclass(frozen=True)
-class _Structure:
-    """Index arrays of the game the V_c and Bayes-rule losses need (built once)."""
-
-    set_view: Any  # (I,) view of each information set
-    legal: Any  # (I, A) bool
-    child_view: Any  # (I, A) the owner's view after each action, -1 if terminal
-    set_worlds: Any  # (I, K) world ids of the set's histories, -1 padded
-    terminal_value: Any  # (I, A, K) scaled payoff when the action ends the game
-    bayes_before: Any  # (T,) p's view before the opponent's action
-    bayes_after: Any  # (T,) p's view after it
-    bayes_action: Any  # (T,)
-    bayes_worlds: Any  # (T, K) world ids, -1 padded
-    bayes_sets: Any  # (T, K) the opponent's information set in each world
-
-
-def _structure(views: ViewTable) -> _Structure:
-    tree = views.tree
-    n_sets, n_actions = tree.legal_mask.shape
-    k_max = views.max_worlds_per_infoset
-    scale = payoff_scale(tree)
-    child_view = np.full((n_sets, n_actions), -1, dtype=np.int64)
-    set_worlds = np.full((n_sets, k_max), -1, dtype=np.int64)
-    terminal = np.zeros((n_sets, n_actions, k_max), dtype=np.float32)
-    for i in range(n_sets):
-        p = int(tree.infoset_player[i])
-        nodes = views.worlds_of(i)
-        set_worlds[i, : nodes.size] = views.node_world[p, nodes]
-        for a in np.flatnonzero(tree.legal_mask[i]):
-            children = tree.first_child[nodes] + views.action_slot[i, a]
-            if tree.player[children[0]] == TERMINAL:
-                terminal[i, a, : nodes.size] = tree.utility[children, p] / scale
-            else:
-                child_view[i, a] = views.node_view[p, children[0]]
-    before, after, acts, worlds, sets = [], [], [], [], []
-    for u in range(views.num_views):
-        p = int(views.view_player[u])
-        nodes = np.flatnonzero(views.node_view[p] == u)
-        movers = tree.player[nodes]
-        if nodes.size == 0 or movers[0] < 0 or movers[0] == p:
-            continue
-        for a in np.flatnonzero(tree.legal_mask[tree.infoset[nodes[0]]]):
-            slot = views.action_slot[tree.infoset[nodes[0]], a]
-            children = tree.first_child[nodes] + slot
-            if tree.player[children[0]] == TERMINAL or views.node_view[p, children[0]] < 0:
-                continue
-            w = np.full(k_max, -1, dtype=np.int64)
-            s = np.zeros(k_max, dtype=np.int64)
-            w[: nodes.size] = views.node_world[p, nodes]
-            s[: nodes.size] = tree.infoset[nodes]
-            before.append(u)
-            after.append(int(views.node_view[p, children[0]]))
-            acts.append(int(a))
-            worlds.append(w)
-            sets.append(s)
-    t = torch.as_tensor
-    return _Structure(
-        set_view=t(views.infoset_view.astype(np.int64)),
-        legal=t(np.array(tree.legal_mask)),
-        child_view=t(child_view),
-        set_worlds=t(set_worlds),
-        terminal_value=t(terminal),
-        bayes_before=t(np.asarray(before, dtype=np.int64)),
-        bayes_after=t(np.asarray(after, dtype=np.int64)),
-        bayes_action=t(np.asarray(acts, dtype=np.int64)),
-        bayes_worlds=t(np.asarray(worlds, dtype=np.int64).reshape(-1, k_max)),
-        bayes_sets=t(np.asarray(sets, dtype=np.int64).reshape(-1, k_max)),
-    )
-
-
-def _gather_worlds(logp: Any, worlds: Any) -> Any:
-    """``logp[row, worlds[row, k]]`` with -inf where ``worlds`` is -1 (padding)."""
-    picked = logp.gather(1, worlds.clamp(min=0))
-    return picked.masked_fill(worlds < 0, float("-inf"))
-
-
-def _losses(
-    net: SearchNetwork,
-    inputs: Any,
-    wmask: Any,
-    st: _Structure,
-    batch: dict[str, Any],
-    bayes_weight: float,
-) -> tuple[Any, dict[str, float]]:
-    out = net(inputs)  # every view at once
-    sets = st.set_view
-    # P: cross-entropy with the visit distributions
-    logp = masked_log_softmax(out["policy"][sets[batch["infosets"]]], st.legal[batch["infosets"]])
-    policy = -(batch["targets"] * logp.masked_fill(~st.legal[batch["infosets"]], 0.0)).sum(1).mean()
-    # V and V_w: squared error with the final payoffs
-    value = ((out["value"][batch["views"]] - batch["returns"]) ** 2).mean()
-    world = out["world_value"][batch["views"], batch["worlds"]]
-    world_value = ((world - batch["returns"]) ** 2).mean()
-    # H: cross-entropy with the true worlds of games sampled from P
-    logh = masked_log_softmax(out["belief"], wmask)
-    belief = -logh[batch["h_views"], batch["h_worlds"]].mean()
-    # V_c: the network's own V after each action (payoff under H where the action ends it)
-    with torch.no_grad():
-        v_after = out["value"][st.child_view.clamp(min=0)]
-        h_set = _gather_worlds(logh[sets], st.set_worlds).exp()
-        ends = (st.terminal_value * h_set[:, None, :]).sum(-1)
-        target_c = torch.where(st.child_view >= 0, v_after, ends)
-    child = out["child_value"][sets]
-    child_value = (((child - target_c) ** 2) * st.legal).sum() / st.legal.sum()
-    # Bayes' rule: H after an opponent's action = H before it times P(action | its set)
-    bayes = torch.zeros(())
-    if st.bayes_before.numel():
-        with torch.no_grad():
-            prior_h = _gather_worlds(logh[st.bayes_before], st.bayes_worlds)
-            opp_sets = sets[st.bayes_sets]
-            opp_logp = masked_log_softmax(out["policy"][opp_sets], st.legal[st.bayes_sets])
-            act = st.bayes_action[:, None, None].expand(-1, opp_logp.shape[1], 1)
-            target = torch.softmax(prior_h + opp_logp.gather(2, act).squeeze(2), dim=1)
-            target = torch.nan_to_num(target, nan=0.0)
-        post = _gather_worlds(logh[st.bayes_after], st.bayes_worlds)
-        post = torch.log_softmax(post, dim=1)
-        bayes = -(target * post.masked_fill(st.bayes_worlds < 0, 0.0)).sum(1).mean()
-    total = policy + value + world_value + belief + child_value + bayes_weight * bayes
-    parts = {
-        "policy": policy.item(),
-        "value": value.item(),
-        "world_value": world_value.item(),
-        "belief": belief.item(),
-        "child_value": child_value.item(),
-        "bayes": bayes.item(),
-    }
-    return total, parts
-
-
-def belief_kl(tables: SearchTables) -> float:
-    """Mean KL(exact Bayes under P || H) over the views (the spec asks < 0.01): how far
-    the belief table is from Bayes' rule applied to the tables' own policy P."""
-    exact = SearchTables.oracle(tables.views, tables.prior).belief
-    mask = tables.views.view_world_mask & (exact > 0)
-    h = np.where(mask, tables.belief, 1.0)
-    kl = np.where(
-        mask, exact * (np.log(np.where(mask, exact, 1.0)) - np.log(np.maximum(h, 1e-12))), 0.0
-    )
-    return float(kl.sum(axis=1).mean())
-
-
-# -- the loop -------------------------------------------------------------------------------------
-class SelfPlayWorker:
-    """A Ray actor's body: plays the self-play games it is given (one per seed)."""
-
-    def play(
-        self, payload: dict[str, Any], config: dict[str, Any], seeds: Sequence[Sequence[int]]
-    ) -> list[dict[str, Any]]:
-        return play_self_play_games(payload, config, seeds)
-
-
-class _Players:
-    """Runs self-play game batches in this process, worker processes or Ray actors."""
-
-    def __init__(self, config: TrainConfig) -> None:
-        self.config = config
-        self.pool: ProcessPoolExecutor | None = None
-        self.ray: Any = None
-        self.actors: list[Any] = []
-        if config.backend == "ray":
-            self.ray = require("ray", "ray", "Training with --backend ray")
-            if not self.ray.is_initialized():
-                # RAY_ADDRESS in the environment joins an existing cluster
-                self.ray.init(include_dashboard=False, log_to_driver=False)
-            actor = self.ray.remote(num_cpus=1)(SelfPlayWorker)
-            self.actors = [actor.remote() for _ in range(max(1, config.workers))]
-        elif config.workers > 0:
-            self.pool = ProcessPoolExecutor(config.workers, mp_context=get_context("spawn"))
-
-    def play(
-        self, tables: SearchTables, generation: int, progress: float
-    ) -> list[dict[str, np.ndarray]]:
-        c = self.config
-        payload = _tables_payload(tables)
-        search = c.search_config(progress=progress).to_dict()
-        seeds = [(c.seed, generation, g) for g in range(c.games_per_generation)]
-        parts = max(1, c.workers) * 4 if (self.pool or self.ray) else 1
-        chunks = [seeds[k::parts] for k in range(parts) if seeds[k::parts]]
-        if self.ray is not None:
-            ref = self.ray.put(payload)
-            actors = self.actors
-            results = self.ray.get(
-                [
-                    actors[k % len(actors)].play.remote(ref, search, ch)
-                    for k, ch in enumerate(chunks)
-                ]
-            )
-        elif self.pool is not None:
-            n = len(chunks)
-            try:
-                results = list(
-                    self.pool.map(play_self_play_games, [payload] * n, [search] * n, chunks)
-                )
-            except BrokenProcessPool as exc:
-                raise WorkerError(
-                    "A self-play worker process died. With worker processes (the 'spawn' "
-                    "start method) the main script must guard its work with "
-                    "`if __name__ == '__main__':`; or pass workers=0 to play in this process."
-                ) from exc
-        else:
-            results = [play_self_play_games(payload, search, ch) for ch in chunks]
-        # back into game order, so the data does not depend on the number of workers
-        games: list[dict[str, np.ndarray]] = [{}] * len(seeds)
-        for k, chunk_games in enumerate(results):
-            for j, game in enumerate(chunk_games):
-                games[k + j * len(chunks)] = game
-        return games
-
-    def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(cancel_futures=True)
-        for actor in self.actors:
-            self.ray.kill(actor)
-        self.actors = []
-
-
-def _concat(games: list[dict[str, np.ndarray]], key: str) -> np.ndarray:
-    return np.concatenate([g[key] for g in games])
-
-
 class NashISMCTS:
     """Nash-ISMCTS's self-play trainer, a :class:`~nashzoo.agents.learner.Learner` (one
     step is one generation) for games that compile (Kuhn- or Leduc-sized).

@@ -4,12 +4,10 @@
   on the projected loss ``-(Pi f)^T g`` over counterfactual successors; its last and
   average policies as PolicyAgents (:mod:`.selfplay`).
 * :mod:`.losses` — the projection, the simplex projection and the losses.
+* :class:`SimplexGradientConfig` — its settings (:mod:`.config`).
 """
 
-from nashzoo.agents.simplex_gradient.selfplay import (
-    SimplexGradient,
-    SimplexGradientAgent,
-    SimplexGradientConfig,
-)
+from nashzoo.agents.simplex_gradient.config import SimplexGradientConfig
+from nashzoo.agents.simplex_gradient.selfplay import SimplexGradient, SimplexGradientAgent
 
 __all__ = ["SimplexGradient", "SimplexGradientAgent", "SimplexGradientConfig"]

@@ -37,7 +37,6 @@ Stochastic Optimization", ICLR 2024.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -45,6 +44,7 @@ import numpy as np
 
 from nashzoo.agents.nfsp.buffers import ReservoirBuffer
 from nashzoo.agents.simplex_gradient import losses
+from nashzoo.agents.simplex_gradient.config import SimplexGradientConfig
 from nashzoo.agents.training import mlp, train_loop
 from nashzoo.envs.protocol import AgentInfo, Observation
 from nashzoo.envs.sampling import sample_index
@@ -54,74 +54,12 @@ from nashzoo.games import Game, load_game
 from nashzoo.games.base import CHANCE, TERMINAL, State
 from nashzoo.games.observation import ObservationCache
 from nashzoo.validation import (
-    Config,
     check_seed,
-    choice,
-    flag,
-    integer,
-    integers,
-    number,
-    seed_field,
 )
 
 __all__ = ["SimplexGradientConfig", "SimplexGradient", "SimplexGradientAgent"]
 
-
-# -- 1. configuration -----------------------------------------------------------------------
-@dataclass(frozen=True)
-class SimplexGradientConfig(Config):
-    """Hyper-parameters of simplex-gradient self-play.
-
-    The defaults are the variant that learned best on the fighting-card presets here
-    (plain SGD on g at 1.0, entropy 0.05); ``entropy=0`` is the design note's
-    unregularised dynamics, whose last iterate cycles.
-
-    Attributes:
-        hidden_sizes: hidden layer widths of the three networks (ReLU MLPs).
-        batch_games: self-play games played at once (one iteration plays each to its end).
-        reward: ``"difference"`` (``f(s_i) - f(s)``) or ``"log_difference"``
-            (``log f(s_i) - log f(s)``).
-        parametrisation: ``"softmax"`` (g = masked softmax of logits) or ``"direct"``
-            (g = Euclidean projection of the output onto the simplex).
-        projected: use ``-(Pi f)^T g``; ``False`` uses the unprojected ``-f^T g``.
-        entropy: tau, weight of the entropy bonus ``-tau H(g)`` in the policy loss.
-        magnet: ``"none"``, ``"uniform"`` or ``"average"`` (the average policy): the MMD
-            magnet rho of the term ``magnet_strength * KL(g || rho)``.
-        magnet_strength: alpha, weight of the magnet term.
-        policy_optimizer: ``"sgd"`` (plain gradient steps, the dynamics the design note
-            describes) or ``"adam"`` for g.
-        policy_lr: learning rate of g.
-        value_lr: Adam learning rate of f.
-        average_lr: Adam learning rate of the average-policy network.
-        policy_steps: gradient steps of g on each iteration's decisions (full batch).
-        value_steps: minibatch steps of f per iteration.
-        average_steps: minibatch steps of the average network per iteration.
-        batch_size: minibatch size of f and of the average network.
-        value_capacity: most recent value targets kept for f (a ring buffer).
-        reservoir_capacity: ``(s, a)`` pairs (a sampled from g) kept for the average
-            network.
-        seed: seed of every random choice (networks, self-play, buffers).
-    """
-
-    hidden_sizes: tuple[int, ...] = integers((128, 128))
-    batch_games: int = integer(64, low=1)
-    reward: str = choice("difference", ("difference", "log_difference"))
-    parametrisation: str = choice("softmax", ("softmax", "direct"))
-    projected: bool = flag(True)
-    entropy: float = number(0.05, low=0.0)
-    magnet: str = choice("none", ("none", "uniform", "average"))
-    magnet_strength: float = number(0.0, low=0.0)
-    policy_optimizer: str = choice("sgd", ("sgd", "adam"))
-    policy_lr: float = number(1.0, low=0.0, low_inclusive=False)
-    value_lr: float = number(1e-3, low=0.0, low_inclusive=False)
-    average_lr: float = number(1e-3, low=0.0, low_inclusive=False)
-    policy_steps: int = integer(1, low=1)
-    value_steps: int = integer(4, low=1)
-    average_steps: int = integer(2, low=1)
-    batch_size: int = integer(256, low=1)
-    value_capacity: int = integer(50_000, low=1)
-    reservoir_capacity: int = integer(200_000, low=1)
-    seed: int | None = seed_field(0)
+# -- 1. configuration: SimplexGradientConfig (config.py) ----------------------------------
 
 
 _SAVED_MODULES = (
@@ -136,6 +74,8 @@ _SAVED_MODULES = (
 
 
 # -- 2. networks -----------------------------------------------------------------------------
+
+
 def _torch() -> Any:
     return require("torch", "torch", "The simplex-gradient agent")
 

@@ -1,0 +1,87 @@
+"""What a game declares about itself: :class:`GameInfo`, one frozen, checked record."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from nashzoo.errors import InvalidParameterError
+
+__all__ = ["GameInfo"]
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What a game declares about itself, as one frozen record (OpenSpiel's ``GameType``
+    and ``GameInfo`` in one): :attr:`Game.info` gathers it from the attributes the game
+    sets, checked once; :func:`nashzoo.testing.check_env` checks that play keeps to it.
+
+    Attributes:
+        short_name, game_type: the game's identifier and its family in saved files.
+        num_players: players (at least 1).
+        num_distinct_actions: size of every player's action space (at least 1).
+        max_chance_outcomes: most outcomes of one chance node (0: no chance).
+        max_chance_nodes: most chance events on one history.
+        max_game_length: most player actions on one history (at least 1).
+        min_utility, max_utility: the payoff range of every player (finite, min <= max).
+        zero_sum: returns always sum to zero (then ``min_utility <= 0 <= max_utility``).
+        simultaneous: moves are simultaneous (played one after another, hidden).
+        information_state_tensor_size: length of the information-state tensor (>= 1).
+        big_blind: chips per big blind (poker), else ``None``.
+    """
+
+    short_name: str
+    game_type: str
+    num_players: int
+    num_distinct_actions: int
+    max_chance_outcomes: int
+    max_chance_nodes: int
+    max_game_length: int
+    min_utility: float
+    max_utility: float
+    zero_sum: bool
+    simultaneous: bool
+    information_state_tensor_size: int
+    big_blind: float | None = None
+
+    def __post_init__(self) -> None:
+        where = self.short_name or "a game"
+        for name, low in (
+            ("num_players", 1),
+            ("num_distinct_actions", 1),
+            ("max_chance_outcomes", 0),
+            ("max_chance_nodes", 0),
+            ("max_game_length", 1),
+            ("information_state_tensor_size", 1),
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+                raise InvalidParameterError(
+                    f"{where} declares `{name}` = {value!r}; expected an integer >= {low}."
+                )
+        for name in ("min_utility", "max_utility"):
+            value = getattr(self, name)
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float, np.number))
+                or not (np.isfinite(value))
+            ):
+                raise InvalidParameterError(
+                    f"{where} declares `{name}` = {value!r}; expected a finite number."
+                )
+        if self.min_utility > self.max_utility:
+            raise InvalidParameterError(
+                f"{where} declares min_utility {self.min_utility} above max_utility "
+                f"{self.max_utility}."
+            )
+        if self.zero_sum and not self.min_utility <= 0 <= self.max_utility:
+            raise InvalidParameterError(
+                f"{where} is declared zero-sum, so its payoff range must hold 0; received "
+                f"[{self.min_utility}, {self.max_utility}]."
+            )
+        for name in ("zero_sum", "simultaneous"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidParameterError(
+                    f"{where} declares `{name}` = {getattr(self, name)!r}; expected True or False."
+                )
