@@ -27,7 +27,6 @@ reads other packages' learners from the ``nashzoo.learners`` entry-point group::
 
 from __future__ import annotations
 
-import difflib
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -287,9 +286,9 @@ def get_learner(name: str) -> LearnerEntry:
     _load()
     entry = _LEARNERS.get(name)
     if entry is None:
-        close = difflib.get_close_matches(name, list(_LEARNERS), n=2)
-        hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
-        raise InvalidParameterError(f"No learner {name!r}.{hint} Known: {sorted(_LEARNERS)}.")
+        from nashzoo.agents.registry import unknown_name
+
+        raise unknown_name("learner", name, _LEARNERS)
     return entry
 
 

@@ -203,10 +203,15 @@ def get_family(name: str) -> AgentFamily:
         _load_entry_points()
         family = _FAMILIES.get(name)
     if family is None:
-        close = difflib.get_close_matches(name, list(_FAMILIES), n=2)
-        hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
-        raise InvalidParameterError(f"No agent family {name!r}.{hint} Known: {sorted(_FAMILIES)}.")
+        raise unknown_name("agent family", name, _FAMILIES)
     return family
+
+
+def unknown_name(what: str, name: str, known: Mapping[str, Any]) -> InvalidParameterError:
+    """The error for a name no registry entry has: close names suggested, all listed."""
+    close = difflib.get_close_matches(name, list(known), n=2)
+    hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+    return InvalidParameterError(f"No {what} {name!r}.{hint} Known: {sorted(known)}.")
 
 
 def lookup_family(name: str) -> AgentFamily | None:

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from nashzoo.cli.common import parse_params
+from nashzoo.cli.common import add_param_option, parse_params
 
 
 def _print_steps(steps: Sequence[Any], seat: int, opponent: str) -> None:
@@ -75,7 +75,5 @@ def add_parser(sub: Any) -> None:
         "--hands", type=int, default=None, help="stop after this many hands (default: until quit)"
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the cards (default: 0)")
-    p.add_argument(
-        "--param", action="append", metavar="KEY=VALUE", help="a game parameter (repeatable)"
-    )
+    add_param_option(p)
     p.set_defaults(func=run)

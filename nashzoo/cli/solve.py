@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from nashzoo.cli.common import out_path, parse_params, print_curve
+from nashzoo.cli.common import add_param_option, out_path, parse_params, print_curve
 
 
 def run(args: argparse.Namespace) -> int:
@@ -43,13 +43,7 @@ def add_parser(sub: Any) -> None:
 
     p = sub.add_parser("solve", help="solve a game with tabular solvers")
     p.add_argument("game", help="env id or short name, e.g. leduc_holdem or nashzoo/kuhn_poker-v0")
-    p.add_argument(
-        "--param",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="game parameter, e.g. --param deck_size=8 (repeatable)",
-    )
+    add_param_option(p)
     p.add_argument(
         "--algo",
         action="append",

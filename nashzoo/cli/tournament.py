@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from nashzoo.cli.common import parse_params
+from nashzoo.cli.common import add_param_option, parse_params
 
 
 def run(args: argparse.Namespace) -> int:
@@ -63,7 +63,7 @@ def add_parser(sub: Any) -> None:
     """``nashzoo tournament``."""
     p = sub.add_parser("tournament", help="duplicate round robin with ratings, stored durably")
     p.add_argument("--game", required=True, help="env id or short name")
-    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
+    add_param_option(p)
     p.add_argument(
         "--agent",
         action="append",
