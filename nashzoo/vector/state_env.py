@@ -50,7 +50,7 @@ class StateVectorEnv(VectorEnvBase):
         self._keys: list[str] = [""] * num_envs
         self._observation = np.zeros((num_envs, self.observation_size), np.float32)
         self._mask = np.zeros((num_envs, self.num_actions), np.int8)
-        self._player = np.zeros(num_envs, np.int64)
+        self._to_act = np.zeros(num_envs, np.int64)
         if seed is not None:
             self.reset(seed=seed)
 
@@ -80,7 +80,7 @@ class StateVectorEnv(VectorEnvBase):
         self._keys[i] = key
         self._observation[i] = view.tensor
         self._mask[i] = view.mask
-        self._player[i] = p
+        self._to_act[i] = p
 
     def _reset_games(self) -> None:
         self._states = [self._new_game(i) for i in range(self.num_envs)]
@@ -113,7 +113,7 @@ class StateVectorEnv(VectorEnvBase):
         return Batch(
             observation=self._observation.copy(),
             action_mask=self._mask.copy(),
-            player=self._player.copy(),
+            player=self._to_act.copy(),
             rewards=rewards,
             terminated=terminated,
         )
