@@ -66,7 +66,11 @@ class GameEnv(AECEnv):
     events the agent could not see and after the end of the history),
     ``"history_length"`` and ``"illegal_action"``. The perfect-recall
     information-state string is :meth:`information_state_string`; ``info_strings=True``
-    also puts it in ``infos[agent]["info_state"]``.
+    also puts it in ``infos[agent]["info_state"]``. ``info_masks=True`` also puts each
+    agent's ``int8`` action mask in ``infos[agent]["action_mask"]`` (zeros when it is not
+    to move), for libraries that read masks from infos (AgileRL, Shimmy's convention); it
+    is off by default because TorchRL's ``PettingZooWrapper`` fails on a mask in both the
+    observation and the info (torchrl 0.x ``_update_action_mask`` deletes only the first).
 
     The episode follows PettingZoo's dead-agent convention: when the game ends, every
     agent is terminated, ``agent_selection`` moves to the first done agent, and each done
@@ -86,6 +90,7 @@ class GameEnv(AECEnv):
             per agent), as PettingZoo's own families do; ``None`` (default): play every
             game to its end (every nashzoo game is finite).
         info_strings: also put the information-state string in ``infos[agent]["info_state"]``.
+        info_masks: also put each agent's action mask in ``infos[agent]["action_mask"]``.
         name: the env's name in ``metadata`` (e.g. ``"kuhn_poker_v0"``).
 
     Raises:
@@ -114,6 +119,7 @@ class GameEnv(AECEnv):
         illegal_reward: float = -1.0,
         max_cycles: int | None = None,
         info_strings: bool = False,
+        info_masks: bool = False,
         name: str | None = None,
     ) -> None:
         super().__init__()
@@ -133,6 +139,7 @@ class GameEnv(AECEnv):
         self.illegal_reward = check_number("illegal_reward", illegal_reward)
         self.max_cycles = None if max_cycles is None else check_int("max_cycles", max_cycles, 1)
         self.info_strings = check_bool("info_strings", info_strings)
+        self.info_masks = check_bool("info_masks", info_masks)
         self.metadata = {
             **GameEnv.metadata,
             "name": name or f"{game.short_name}_v0",
@@ -264,6 +271,10 @@ class GameEnv(AECEnv):
             assert keys is not None
             for agent, key in zip(agents, keys):
                 infos[agent]["info_state"] = key
+        if self.info_masks:  # the masks where AgileRL and Shimmy read them
+            mask_of = self._observations.mask_of
+            for i, agent in enumerate(agents):
+                infos[agent]["action_mask"] = mask_of(state, i).copy()
         self._keys, self.infos = keys, infos
         player = state.current_player()
         if player >= 0:

@@ -23,7 +23,14 @@ from nashzoo.games.base import Game
 
 __all__ = ["EnvSpec", "register", "make", "make_parallel", "make_game", "spec", "registry"]
 
-_ENV_KWARGS = ("render_mode", "strict", "illegal_reward", "max_cycles", "info_strings")
+_ENV_KWARGS = (
+    "render_mode",
+    "strict",
+    "illegal_reward",
+    "max_cycles",
+    "info_strings",
+    "info_masks",
+)
 
 
 @dataclass(frozen=True)
@@ -145,6 +152,7 @@ def make(
     illegal_reward: float = -1.0,
     max_cycles: int | None = None,
     info_strings: bool = False,
+    info_masks: bool = False,
     **params: Any,
 ) -> OrderEnforcingWrapper:
     """Make the wrapped AEC env registered as ``env_id``.
@@ -159,6 +167,8 @@ def make(
             ``None`` plays every game to its end.
         info_strings: also put the information-state string in ``infos[agent]["info_state"]``
             (off by default: infos hold numbers and arrays only).
+        info_masks: also put each agent's ``int8`` action mask in
+            ``infos[agent]["action_mask"]`` (AgileRL and Shimmy read masks there).
         **params: game parameters, e.g. ``deck_size=8`` for Kuhn poker.
 
     Returns:
@@ -173,6 +183,7 @@ def make(
         illegal_reward=illegal_reward,
         max_cycles=max_cycles,
         info_strings=info_strings,
+        info_masks=info_masks,
         name=s.name,
     )
     return OrderEnforcingWrapper(raw)

@@ -113,6 +113,12 @@ class ObservationCache:
         game = self.game
         tensor = np.zeros(game.information_state_tensor_size, dtype=np.float32)
         tensor.put(state.information_state_indices(player), 1.0)
+        return tensor, self.mask_of(state, player).copy()
+
+    def mask_of(self, state: State, player: int) -> np.ndarray:
+        """The ``int8`` legal-action mask of ``player`` at ``state`` (zeros when the
+        player is not to move): a shared template, read-only (copy it to change it)."""
+        game = self.game
         if state.current_player() == player:
             legal = tuple(state.legal_actions())
         elif game.simultaneous:
@@ -121,10 +127,10 @@ class ObservationCache:
             legal = ()
         mask = self._masks.get(legal)
         if mask is None:  # one template per set of legal actions (a handful per game)
-            mask = np.zeros(game.num_distinct_actions, dtype=np.int8)
-            mask[list(legal)] = 1
-            self._masks[legal] = mask
-        return tensor, mask.copy()
+            template = np.zeros(game.num_distinct_actions, dtype=np.int8)
+            template[list(legal)] = 1
+            mask = self._masks[legal] = locked_array(template)
+        return mask
 
     def public_history(self, state: State) -> tuple[np.ndarray, int]:
         """:meth:`State.public_history` padded to ``max_history_length`` (a new array)

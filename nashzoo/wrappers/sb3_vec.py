@@ -78,7 +78,7 @@ class SB3VecEnv(VecEnv):
         return obs, rewards.astype(np.float32), terminated, out
 
     def action_masks(self) -> np.ndarray:
-        """``(num_envs, actions)`` boolean legal-action masks."""
+        """``(num_envs, actions)`` ``int8`` legal-action masks."""
         return self.env.action_masks()
 
     def close(self) -> None:

@@ -4,10 +4,20 @@ CleanRL-style scripts).
 
 Observations are the seat's information-state tensor (a ``Box``); ``action_masks()``
 returns the legal actions (sb3-contrib's convention). Infos hold numbers and arrays only,
-with the same keys on every step: ``action_mask`` (bool), ``seat``, ``illegal_action``,
+with the same keys on every step: ``action_mask`` (``int8``, as every mask nashzoo hands out:
+what Gymnasium's ``action_space.sample(mask=...)`` takes), ``seat``, ``illegal_action``,
 ``public_history`` and ``history_length`` (as in the AEC env); the information-state
 string is :meth:`SingleAgentEnv.information_state_string`. The reward is the seat's
 return in chips, at the end of the game.
+
+Seats rotate by default (``seat="alternate"``): the learner plays seat 0 in the first
+episode after a reset, seat 1 in the next, and so on, so it learns both roles of an
+asymmetric game; ``info["seat"]`` says which seat it holds in the current episode (read
+it: the observation tensor encodes the seat too, but a script that logs per-seat returns
+needs the number). ``seat=0`` or ``1`` fixes it; ``"random"`` draws it per episode from
+the env's seeded generator. Gymnasium ids: ``nashzoo/KuhnPoker-v0``,
+``nashzoo/LeducHoldem-v0``, ``nashzoo/LimitHoldem-v0``, the matrix games and the fighting
+card presets (``nashzoo/FightingCards-v0``, ``...Small-v0``, ``...Tiny-v0``).
 """
 
 from __future__ import annotations
@@ -42,6 +52,9 @@ GYMNASIUM_IDS = {
     "nashzoo/RockPaperScissors-v0": "nashzoo/rps-v0",
     "nashzoo/WeightedRockPaperScissors-v0": "nashzoo/weighted_rps-v0",
     "nashzoo/MatchingPennies-v0": "nashzoo/matching_pennies-v0",
+    "nashzoo/FightingCards-v0": "nashzoo/fighting_cards-v0",
+    "nashzoo/FightingCardsSmall-v0": "nashzoo/fighting_cards_small-v0",
+    "nashzoo/FightingCardsTiny-v0": "nashzoo/fighting_cards_tiny-v0",
 }
 """Gymnasium ids (registered at import) and the nashzoo games they play."""
 
@@ -199,7 +212,7 @@ class SingleAgentEnv(gymnasium.Env):
     def _observe(self, illegal: bool = False) -> tuple[np.ndarray, dict[str, Any]]:
         view = self._view()
         return view.tensor.copy(), {
-            "action_mask": view.mask.astype(bool),
+            "action_mask": view.mask.copy(),
             "seat": self.seat,
             "illegal_action": illegal,
             "public_history": view.public_history.copy(),
@@ -255,7 +268,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """Boolean legal-action mask for sb3-contrib's MaskablePPO."""
-        return self._view().mask.astype(bool)
+        return self._view().mask.copy()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play ``action``; the opponent answers. Returns Gymnasium's 5-tuple.

@@ -52,7 +52,7 @@ class SeatVectorEnv(gymnasium.vector.VectorEnv):
             ``reset(seed=...)`` re-seeds.
 
     Observations are ``(num_envs, obs)`` information-state tensors of the learner's seat;
-    infos hold ``action_mask`` ``(num_envs, actions)`` bool and ``seat`` ``(num_envs,)``
+    infos hold ``action_mask`` ``(num_envs, actions)`` ``int8`` and ``seat`` ``(num_envs,)``
     on every step (numbers and arrays only). Rewards are chips, at the end of a game.
 
     Raises:
@@ -161,7 +161,7 @@ class SeatVectorEnv(gymnasium.vector.VectorEnv):
 
     def _output(self, batch: Any) -> tuple[np.ndarray, dict[str, Any]]:
         return batch.observation, {
-            "action_mask": batch.action_mask.astype(bool),
+            "action_mask": batch.action_mask.copy(),
             "seat": self.seats.copy(),
         }
 
@@ -195,10 +195,11 @@ class SeatVectorEnv(gymnasium.vector.VectorEnv):
         return self._output(batch)
 
     def action_masks(self) -> np.ndarray:
-        """``(num_envs, actions)`` boolean legal-action masks (sb3-contrib's convention)."""
+        """``(num_envs, actions)`` ``int8`` legal-action masks (sb3-contrib reads any 0/1
+        array; Gymnasium's ``sample(mask=...)`` needs ``int8``)."""
         if self._batch is None:
             raise ResetNeededError("Call reset() before action_masks().")
-        return self._batch.action_mask.astype(bool)
+        return self._batch.action_mask.copy()
 
     def step(
         self, actions: Any

@@ -171,3 +171,31 @@ def test_max_cycles_truncates_like_pettingzoo_families():
         env.step(None)
     with pytest.raises(nashzoo.errors.InvalidParameterError, match="max_cycles"):
         nashzoo.make("leduc_holdem", max_cycles=0)
+
+
+@pytest.mark.parametrize("env_id", sorted(__import__("nashzoo").registry))
+def test_info_masks_put_every_agents_int8_mask_in_its_info_with_constant_keys(env_id):
+    # Issue 32: AgileRL (and Shimmy's convention) read the mask from infos.
+    import numpy as np
+
+    env = nashzoo.make(env_id, info_masks=True)
+    env.reset(seed=0)
+    keys = None
+    for step, _agent in enumerate(env.agent_iter(max_iter=200)):
+        obs, _, terminated, truncated, info = env.last()
+        assert keys is None or set(info) == keys
+        keys = set(info)
+        assert info["action_mask"].dtype == np.int8
+        np.testing.assert_array_equal(info["action_mask"], obs["action_mask"])
+        for other_info in env.unwrapped.infos.values():
+            assert other_info["action_mask"].shape == obs["action_mask"].shape
+        if terminated or truncated:
+            env.step(None)
+            if not env.agents:
+                env.reset(seed=step)
+            continue
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert "action_mask" in keys
+    plain = nashzoo.make(env_id)  # off by default: TorchRL fails on a mask in both places
+    plain.reset(seed=0)
+    assert "action_mask" not in plain.unwrapped.infos["player_0"]

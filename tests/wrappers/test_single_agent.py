@@ -19,7 +19,7 @@ def test_registered_and_passes_gymnasium_check_env(gym_id):
     gym_check_env(env.unwrapped, skip_render_check=True)
     obs, info = env.reset(seed=0)
     assert env.observation_space.contains(obs)
-    assert info["action_mask"].dtype == bool and info["action_mask"].any()
+    assert info["action_mask"].dtype == np.int8 and info["action_mask"].any()  # issue 32
 
 
 def test_passes_sb3_check_env():
@@ -132,3 +132,23 @@ def test_deals_without_a_learner_decision_are_dealt_again():
     env.max_redeals = 50
     with pytest.raises(GameOverError, match="50 deals in a row"):
         env.reset(seed=0)
+
+
+@pytest.mark.parametrize("gym_id", sorted(__import__("nashzoo").wrappers.GYMNASIUM_IDS))
+def test_every_gymnasium_id_hands_out_int8_masks_that_gymnasium_samples_with(gym_id):
+    # Issue 32: a bool mask made Gymnasium's own sample(mask=...) raise and AgileRL's
+    # `1 - action_mask` crash; every mask that leaves the package is int8.
+    env = gymnasium.make(gym_id, opponent="random")
+    obs, info = env.reset(seed=0)
+    steps = 0
+    for _ in range(40):
+        steps += 1
+        mask = info["action_mask"]
+        assert mask.dtype == np.int8 and mask.shape == (env.action_space.n,)
+        assert np.array_equal(env.unwrapped.action_masks(), mask)
+        action = env.action_space.sample(mask=mask)
+        assert mask[action] == 1
+        obs, _, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            obs, info = env.reset()
+    assert steps == 40

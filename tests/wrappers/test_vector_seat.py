@@ -102,7 +102,9 @@ def test_errors():
     with pytest.raises(ResetNeededError, match="reset"):
         env.step(np.zeros(2, dtype=np.int64))
     obs, info = env.reset(seed=0)
-    assert info["action_mask"].tolist() == [[False, True, True]] * 2  # nothing to fold to
+    assert info["action_mask"].tolist() == [[0, 1, 1]] * 2  # nothing to fold to
+    assert info["action_mask"].dtype == np.int8 == env.action_masks().dtype  # issue 32
+    assert env.single_action_space.sample(mask=info["action_mask"][0]) in (1, 2)
     with pytest.raises(IllegalActionError, match="Action 0 is illegal in game 0"):
         env.step(np.array([0, 1]))
     np.testing.assert_array_equal(env.action_masks(), info["action_mask"])  # unchanged
