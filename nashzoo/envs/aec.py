@@ -25,7 +25,7 @@ from nashzoo.errors import (
     ResetNeededError,
 )
 from nashzoo.games.base import CHANCE, Game, State, check_action_value
-from nashzoo.games.observation import ObservationCache
+from nashzoo.games.observation import ObservationCache, env_info
 from nashzoo.validation import check_bool, check_int, check_number, check_seed
 
 __all__ = ["GameEnv", "OrderEnforcingWrapper", "IllegalActionWarning", "state_text"]
@@ -242,31 +242,7 @@ class GameEnv(AECEnv):
             length = view.history_length
         else:
             public, length = self._observations.public_history(state)
-        if len(agents) == 2:  # every shipped game: one expression, no loop (the hot path)
-            infos = {
-                agents[0]: {
-                    "player": 0,
-                    "public_history": public,
-                    "history_length": length,
-                    "illegal_action": False,
-                },
-                agents[1]: {
-                    "player": 1,
-                    "public_history": public,
-                    "history_length": length,
-                    "illegal_action": False,
-                },
-            }
-        else:
-            infos = {
-                agent: {
-                    "player": i,
-                    "public_history": public,
-                    "history_length": length,
-                    "illegal_action": False,
-                }
-                for i, agent in enumerate(agents)
-            }
+        infos = {agent: env_info(i, public, length) for i, agent in enumerate(agents)}
         if self.info_strings:
             assert keys is not None
             for agent, key in zip(agents, keys):

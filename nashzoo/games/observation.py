@@ -20,7 +20,7 @@ import numpy as np
 
 from nashzoo.games.base import HIDDEN, Game, State
 
-__all__ = ["ObservationCache", "PlayerView", "locked_array", "agent_info"]
+__all__ = ["ObservationCache", "PlayerView", "locked_array", "agent_info", "env_info"]
 
 
 def locked_array(array: np.ndarray) -> np.ndarray:
@@ -28,6 +28,18 @@ def locked_array(array: np.ndarray) -> np.ndarray:
     array = np.ascontiguousarray(array)
     locked = np.frombuffer(array.tobytes(), dtype=array.dtype).reshape(array.shape)
     return locked
+
+
+def env_info(player: int, public_history: np.ndarray, history_length: int) -> dict[str, Any]:
+    """The info the PettingZoo envs give each agent at every step: ``player``,
+    ``public_history``, ``history_length`` and ``illegal_action`` (numbers and arrays
+    only, the same keys every step)."""
+    return {
+        "player": player,
+        "public_history": public_history,
+        "history_length": history_length,
+        "illegal_action": False,
+    }
 
 
 def agent_info(
@@ -38,16 +50,13 @@ def agent_info(
     *,
     illegal_action: bool = False,
 ) -> dict[str, Any]:
-    """The ``info`` nashzoo's harness hands an agent: the env info's keys (``player``,
-    ``public_history``, ``history_length``, ``illegal_action``) plus ``info_state``, the
-    information-state string (see :mod:`nashzoo.envs.protocol`)."""
-    return {
-        "player": player,
-        "public_history": public_history,
-        "history_length": history_length,
-        "illegal_action": illegal_action,
-        "info_state": info_state,
-    }
+    """The ``info`` nashzoo's harness hands an agent: the env info's keys
+    (:func:`env_info`) plus ``info_state``, the information-state string (see
+    :mod:`nashzoo.envs.protocol`)."""
+    info = env_info(player, public_history, history_length)
+    info["illegal_action"] = illegal_action
+    info["info_state"] = info_state
+    return info
 
 
 class PlayerView(NamedTuple):
