@@ -189,8 +189,10 @@ def run(args: argparse.Namespace) -> int:
                     state["best"] = value
                     m.save(args.out)
                     kept = "  (best so far, saved)"
-        if args.out and not args.keep_best:
-            m.save(args.out)  # at every measurement: an interrupted run keeps its work
+        if args.out and not (args.keep_best and state["exact"]):
+            # at every measurement: an interrupted run keeps its work (with --keep-best on
+            # a game that does not compile there is no best to keep: the last is saved)
+            m.save(args.out)
         print(line + kept, flush=True)
 
     learner.train(
@@ -200,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
         callback_every=args.eval_every,
         progress=not args.quiet,
     )
-    if args.keep_best:
+    if args.keep_best and state["exact"]:
         print(f"best checkpoint (exploitability {state['best']:.4f}) in {args.out}")
     elif args.out:
         print(f"saved to {learner.save(args.out)}")

@@ -170,3 +170,22 @@ def test_an_installed_learner_plugin_trains_from_the_command_line(tmp_path, monk
         assert TabularPolicy.load(out).metadata["learner"]["iteration"] == 5
     finally:
         registry._LEARNERS.pop("renamed-cfr", None)
+
+
+def test_keep_best_on_a_game_that_does_not_compile_still_saves_the_learner(
+    tmp_path, capsys, monkeypatch
+):
+    # no exact exploitability, so no best to keep: the last checkpoint is saved instead of
+    # nothing (the end of the run used to claim a best checkpoint that was never written)
+    from nashzoo.errors import GameTooLargeError
+
+    def too_large(self):
+        raise GameTooLargeError("does not compile (in this test)")
+
+    monkeypatch.setattr(TabularLearner, "exploitability", too_large)
+    out = tmp_path / "last.npz"
+    argv = ["train", "cfr", "kuhn_poker", "--steps", "20", "--keep-best", "--out", str(out)]
+    assert main([*argv, "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "does not compile" in text and "best checkpoint" not in text
+    assert TabularLearner.load(out).steps == 20
