@@ -90,8 +90,8 @@ def main() -> None:
     from nashzoo.eval import plots
 
     torch.set_num_threads(1)
-    nfsp = NFSP(game, NFSPConfig(seed=0)).train(episodes=200)
-    check(nfsp.episodes >= 200, "NFSP trains ([torch])")
+    nfsp = NFSP(game, NFSPConfig(seed=0)).train(steps=200)
+    check(nfsp.steps >= 200, "NFSP trains ([torch])")
     ResultStore(tmp / "results.sqlite").close()
     check((tmp / "results.sqlite").is_file(), "the result store opens ([store])")
     plots.plot_ratings(["a", "b"], [0.0, 1.0], [-1.0, 0.0], [1.0, 2.0], tmp / "r.png")

@@ -59,17 +59,19 @@ stops training."""
 class Learner(Protocol):
     """What every nashzoo learner implements.
 
-    Class attributes:
-        name: the registry name (``"nfsp"``).
-        config_type: the frozen :class:`~nashzoo.validation.Config` dataclass it takes.
-        step_unit: what one training step is (``"episodes"``, ``"iterations"``,
-            ``"generations"``); :attr:`steps` counts them.
+    Its class attributes:
 
-    Instance attributes:
-        game: the game it learns.
-        config: its config (an instance of ``config_type``).
-        steps: steps trained so far (they survive :meth:`save` and :meth:`load`).
-        seconds: training wall time so far, callbacks excluded.
+    - ``name``: the registry name (``"nfsp"``).
+    - ``config_type``: the frozen :class:`~nashzoo.validation.Config` dataclass it takes.
+    - ``step_unit``: what one training step is (``"episodes"``, ``"iterations"``,
+      ``"generations"``); :attr:`steps` counts them.
+
+    Its instance attributes:
+
+    - ``game``: the game it learns.
+    - ``config``: its config (an instance of ``config_type``).
+    - ``steps``: steps trained so far (they survive :meth:`save` and :meth:`load`).
+    - ``seconds``: training wall time so far, callbacks excluded.
     """
 
     name: ClassVar[str]
