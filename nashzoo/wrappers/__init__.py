@@ -7,13 +7,16 @@ sb3-contrib's MaskablePPO). The Gymnasium ids below are registered at ``import n
 
 The PettingZoo AEC envs enforce call order, action types and illegal-action handling
 themselves (:class:`nashzoo.envs.GameEnv`), so no PettingZoo wrapper stack is needed.
+:class:`RLlibMasking` presents an AEC env's observations under the keys RLlib's
+action-masking module reads.
 """
 
 import gymnasium
 
+from nashzoo.wrappers.rllib_masking import RLlibMasking
 from nashzoo.wrappers.single_agent import GYMNASIUM_IDS, SingleAgentEnv
 
-__all__ = ["SingleAgentEnv", "GYMNASIUM_IDS"]
+__all__ = ["SingleAgentEnv", "GYMNASIUM_IDS", "RLlibMasking"]
 
 for _gym_id, _nashzoo_id in GYMNASIUM_IDS.items():
     if _gym_id not in gymnasium.registry:
