@@ -25,9 +25,9 @@ sampling) comes from the base classes.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -40,6 +40,9 @@ from nashzoo.errors import (
 )
 from nashzoo.games.info import GameInfo
 from nashzoo.validation import check_int
+
+if TYPE_CHECKING:
+    from nashzoo.games.hidden import HiddenWorlds
 
 __all__ = [
     "CHANCE",
@@ -186,6 +189,24 @@ class Game(ABC):
     def max_payoff_magnitude(self) -> float:
         """Largest absolute payoff of any player (the worst a forfeit can cost)."""
         return max(abs(self.min_utility), abs(self.max_utility))
+
+    def view_state(
+        self, player: int, info_state: str, public_history: Sequence[int]
+    ) -> State | None:
+        """One state in which ``player``'s information-state string is ``info_state`` and
+        the public history is ``public_history`` (what an agent receives), built from the
+        rules; with :meth:`State.hidden_worlds` it lists every such world without walking
+        the tree (:mod:`nashzoo.games.hidden`). Where the string does not show whether
+        ``player`` is to move (a simultaneous move), the state is one where it is.
+
+        Returns:
+            The state, or ``None`` where the game has no such fast path (then
+            :func:`nashzoo.games.worlds.consistent_histories` walks the tree).
+
+        Raises:
+            InvalidParameterError: the string or the history is not one of this game's.
+        """
+        return None
 
     def to_spec(self) -> dict[str, Any]:
         """JSON-able ``{"type": game_type, "params": params()}`` that rebuilds the game."""
@@ -392,6 +413,21 @@ class State(ABC):
             rng,
             player_to_move=self.current_player() == p,
         )
+
+    def hidden_worlds(self, player: int) -> HiddenWorlds | None:
+        """The opponent's private values ``player`` cannot tell apart in this state, with
+        their chance weights and a builder of each world (:mod:`nashzoo.games.hidden`):
+        the rules' fast path for what :func:`nashzoo.games.worlds.consistent_histories`
+        finds by walking the tree. Only ``player``'s view of this state is used.
+
+        Returns ``None`` where the game has no fast path (the default).
+        """
+        return None
+
+    def private_information(self, player: int) -> Hashable | None:
+        """``player``'s private information as :meth:`hidden_worlds` names it (poker: the
+        sorted hole cards); ``None`` where the game has no fast path (the default)."""
+        return None
 
     def joint_successor(self, actions: Sequence[int]) -> State:
         """The state after a simultaneous round that starts here, with ``actions[p]`` the

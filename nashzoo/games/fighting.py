@@ -101,6 +101,7 @@ from typing import Any
 import numpy as np
 
 from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State
+from nashzoo.games.hidden import HiddenWorlds
 from nashzoo.games.matrix import MatrixGame
 from nashzoo.validation import check_int
 
@@ -229,6 +230,14 @@ class FightingCardGame(Game):
 
     def new_initial_state(self) -> FightingCardState:
         return FightingCardState(self)
+
+    def view_state(
+        self, player: int, info_state: str, public_history: Sequence[int]
+    ) -> FightingCardState:
+        """A state consistent with ``player``'s view (:mod:`nashzoo.games.fighting_hidden`)."""
+        from nashzoo.games.fighting_hidden import view_state
+
+        return view_state(self, check_int("player", player, 0, 1), info_state, public_history)
 
 
 @functools.lru_cache(maxsize=32)
@@ -375,6 +384,23 @@ class FightingCardState(State):
             public += [c0, c1]
             public += [HIDDEN for draws in self._draws if len(draws) > n]
         return public
+
+    # -- hidden information ---------------------------------------------------------------
+    def private_information(self, player: int) -> tuple[tuple[int, ...], int]:
+        """``player``'s hand and, for player 0 while player 1 chooses, its chosen card
+        (else -1)."""
+        self.check_player(player)
+        p = int(player)
+        pending = self._pending if p == 0 and self._phase == _ACT1 else -1
+        return tuple(self._hands[p]), pending
+
+    def hidden_worlds(self, player: int) -> HiddenWorlds:
+        """The opponent's possible hands with their chance weights
+        (:mod:`nashzoo.games.fighting_hidden`)."""
+        from nashzoo.games.fighting_hidden import hidden_worlds
+
+        self.check_player(player)
+        return hidden_worlds(self, int(player))
 
     # -- what a player sees --------------------------------------------------------------
     @property

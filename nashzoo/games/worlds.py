@@ -12,7 +12,9 @@ state-level version ``resample_from_infostate``
 The enumeration walks the game tree to the history's length, pruning every prefix whose
 public history disagrees with the player's: exact for any game, and fast for the small
 games it is meant for (a Leduc information set has at most 5 consistent histories; the
-walk visits a few dozen nodes).
+walk visits a few dozen nodes). :func:`hidden_worlds` serves games of any size: where
+the rules list their own hidden information (:mod:`nashzoo.games.hidden`: the poker
+engine, fighting cards) it asks them, and walks the tree only for the others.
 """
 
 from __future__ import annotations
@@ -25,8 +27,15 @@ import numpy as np
 
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, Game, State
+from nashzoo.games.hidden import HiddenWorlds
 
-__all__ = ["World", "consistent_histories", "resample", "state_from_history"]
+__all__ = [
+    "World",
+    "consistent_histories",
+    "hidden_worlds",
+    "resample",
+    "state_from_history",
+]
 
 
 class World(NamedTuple):
@@ -162,3 +171,43 @@ def resample(
         )
     k = int(np.searchsorted(np.cumsum(w), rng.random() * w.sum(), side="right"))
     return state_from_history(game, worlds[min(k, len(worlds) - 1)].history)
+
+
+def hidden_worlds(
+    game: Game, player: int, info_state: str, public_history: Sequence[int]
+) -> HiddenWorlds:
+    """The worlds ``player`` (to move) cannot tell apart, one per value of the opponent's
+    private information, with their chance weights.
+
+    From the rules where the game lists its hidden information
+    (:meth:`Game.view_state <nashzoo.games.base.Game.view_state>` and
+    :meth:`State.hidden_worlds <nashzoo.games.base.State.hidden_worlds>`: cost
+    proportional to the number of values); otherwise from
+    :func:`consistent_histories`, whose worlds are the full histories.
+
+    Raises:
+        InvalidParameterError: ``player`` is not a player of the game, or no history
+            matches the view.
+    """
+    if not isinstance(player, (int, np.integer)) or not 0 <= int(player) < game.num_players:
+        raise InvalidParameterError(
+            f"player must be in [0, {game.num_players}), received {player!r}."
+        )
+    p = int(player)
+    view = game.view_state(p, info_state, public_history)
+    if view is not None:
+        fast = view.hidden_worlds(p)
+        if fast is not None:
+            return fast
+    worlds = consistent_histories(game, p, info_state, public_history, player_to_move=True)
+    if not worlds:
+        raise InvalidParameterError(
+            f"No history of {game!r} gives player {p} the information state "
+            f"{info_state!r} with public history {list(public_history)}."
+        )
+    return HiddenWorlds(
+        p,
+        [w.history for w in worlds],
+        [w.chance_probability for w in worlds],
+        lambda history: state_from_history(game, history),  # type: ignore[arg-type]
+    )

@@ -44,11 +44,15 @@ Presets are in :mod:`nashzoo.games.poker.presets`; heads-up Limit Texas Hold'em 
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from nashzoo.errors import InvalidParameterError
-from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State
+import numpy as np
+
+from nashzoo.errors import InvalidParameterError, NashzooError
+from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State, check_int
+from nashzoo.games.hidden import HiddenWorlds
 from nashzoo.games.poker.definition import PokerDefinition
 from nashzoo.games.poker.hands import card_name, hand_value, standard_tables
 
@@ -141,6 +145,55 @@ class PokerGame(Game):
 
     def params(self) -> dict[str, Any]:
         return {"definition": self.definition.to_dict(), "name": self.short_name}
+
+    def view_state(self, player: int, info_state: str, public_history: Sequence[int]) -> PokerState:
+        """A state with ``player``'s hole cards read from ``info_state`` (``hole=...``),
+        the board and the bets from ``public_history``, and the opponent holding the
+        lowest cards left (see :mod:`nashzoo.games.hidden`).
+
+        Raises:
+            InvalidParameterError: the string or the history is not one of this game's,
+                or the two disagree.
+        """
+        check_int("player", player, low=0, high=1)
+        h = self.definition.num_hole_cards
+        head = str(info_state).split(" ", 2)
+        if len(head) < 2 or head[0] != f"player={player}" or not head[1].startswith("hole="):
+            raise InvalidParameterError(
+                f"info_state must be player {player}'s information-state string of "
+                f"{self.short_name} ('player={player} hole=...'), received {info_state!r}."
+            )
+        names = {name: card for card, name in enumerate(self.card_names)}
+        text = head[1][len("hole=") :]
+        own = [names.get(text[i : i + 2], -1) for i in range(0, len(text), 2)]
+        public = [int(a) for a in public_history]
+        dealt = min(2 * h, len(public))
+        if -1 in own or len(own) != max(0, min(h, dealt - player * h)):
+            raise InvalidParameterError(
+                f"info_state {info_state!r} does not name player {player}'s "
+                f"{min(h, max(0, dealt - player * h))} hole card(s) of {self.short_name}."
+            )
+        board = next((f[len("board=") :] for f in head[2].split(" ") if f.startswith("board=")), "")
+        board = board.replace("/", "") if len(head) > 2 else ""
+        used = set(own) | {names.get(board[i : i + 2], -1) for i in range(0, len(board), 2)}
+        spare = iter(c for c in range(self.num_cards) if c not in used)
+        history = [
+            own[i - player * h] if player * h <= i < (player + 1) * h else next(spare)
+            for i in range(dealt)
+        ]
+        state = self.new_initial_state()
+        try:
+            for action in history + public[dealt:]:
+                state.apply_action(action)
+        except NashzooError as error:
+            raise InvalidParameterError(
+                f"public_history {public} is not a history of {self.short_name}: {error}"
+            ) from error
+        if state.information_state_string_unchecked(player) != info_state:
+            raise InvalidParameterError(
+                f"info_state {info_state!r} disagrees with public_history {public}."
+            )
+        return state
 
     def new_initial_state(self) -> PokerState:
         return PokerState(self)
@@ -435,6 +488,47 @@ class PokerState(State):
             card = remaining.pop(int(uniform() * len(remaining)))
             self._history.append(card)
             self._deal(card, removed=True)
+
+    # -- hidden information ----------------------------------------------------------------
+    def private_information(self, player: int) -> tuple[int, ...]:
+        """``player``'s hole cards, sorted."""
+        return tuple(sorted(self.hole_cards(player)))
+
+    def hidden_worlds(self, player: int) -> HiddenWorlds:
+        """The opponent's possible hole cards: every set of cards neither in ``player``'s
+        hand nor on the board, equally likely (every deal order is)."""
+        self.check_player(player)
+        h = self.game.definition.num_hole_cards
+        if len(self._cards) < 2 * h:
+            raise InvalidParameterError(
+                "hidden_worlds needs both players' hole cards dealt; "
+                f"{len(self._cards)} of {2 * h} are."
+            )
+        p = int(player)
+        opp = 1 - p
+        seen = set(self._cards[p * h : (p + 1) * h]) | set(self._cards[2 * h :])
+        free = [c for c in range(self.game.num_cards) if c not in seen]
+        values = list(itertools.combinations(free, h))
+        return HiddenWorlds(
+            p,
+            values,
+            np.ones(len(values)),
+            lambda v: self._with_hole(opp, v),  # type: ignore[arg-type]
+        )
+
+    def _with_hole(self, player: int, cards: Sequence[int]) -> PokerState:
+        """A copy in which ``player`` holds ``cards`` (neither in the other hand nor on
+        the board: the caller's promise)."""
+        h = self.game.definition.num_hole_cards
+        new = self.clone()
+        old = self._cards[player * h : (player + 1) * h]
+        new._cards[player * h : (player + 1) * h] = cards
+        new._history[player * h : (player + 1) * h] = cards
+        if set(old) != set(cards):
+            new._remaining = sorted(set(self._remaining).union(old).difference(cards))
+            new._hole_idx[player] = [player] + [2 + c for c in cards]
+            new._heads[player] = None
+        return new
 
     # -- read-outs -------------------------------------------------------------------------
     @property

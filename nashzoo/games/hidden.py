@@ -1,0 +1,95 @@
+"""The hidden information one player faces, read from the rules instead of the tree.
+
+A search agent never holds the true state: it must imagine the opponent's private
+information (poker: the hole cards; fighting cards: the hand) among the values
+consistent with what it has seen. :func:`nashzoo.games.worlds.consistent_histories`
+finds them by walking the game tree, which only small games allow. A game whose rules
+know their own hidden information implements two methods instead:
+
+* :meth:`State.hidden_worlds(player) <nashzoo.games.base.State.hidden_worlds>`: the
+  opponent's possible private values given ``player``'s view of this state, each with
+  its chance weight, and a builder of the state for each: :class:`HiddenWorlds`. Its cost
+  is proportional to the number of values (poker: the hole-card sets left in the deck;
+  fighting cards: a dynamic programme over the opponent's hands);
+* :meth:`Game.view_state(player, info_state, public_history)
+  <nashzoo.games.base.Game.view_state>`: one state consistent with a player's
+  information-state string and the public history (what an agent receives), from which
+  :meth:`~nashzoo.games.base.State.hidden_worlds` lists the rest.
+
+OpenSpiel's ``resample_from_infostate`` draws from the same distribution.
+``tests/games/test_hidden.py`` checks both against the tree walk on every information
+set of the small games.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from nashzoo.errors import InvalidParameterError
+
+if TYPE_CHECKING:
+    from nashzoo.games.base import State
+
+__all__ = ["HiddenWorlds"]
+
+
+class HiddenWorlds:
+    """The worlds a player cannot tell apart, one per value of the opponent's private
+    information.
+
+    Args:
+        player: whose view.
+        values: the opponent's possible private values (hashable; in the rules' order).
+        weights: the chance probability of each value given the view (normalized here;
+            the opponent's own choices count 1, as in the tree walk).
+        build: ``build(value)`` returns a fresh state consistent with the view in which
+            the opponent's private information is ``value``.
+
+    Raises:
+        InvalidParameterError: ``weights`` does not match ``values`` or has no positive
+            entry.
+    """
+
+    __slots__ = ("player", "values", "weights", "_build")
+
+    def __init__(
+        self,
+        player: int,
+        values: Sequence[Hashable],
+        weights: Sequence[float] | np.ndarray,
+        build: Callable[[Hashable], State],
+    ) -> None:
+        w = np.asarray(weights, dtype=np.float64)
+        if w.shape != (len(values),) or not np.isfinite(w).all() or (w < 0).any():
+            raise InvalidParameterError(
+                f"HiddenWorlds needs one non-negative weight per value ({len(values)}), "
+                f"received shape {w.shape}."
+            )
+        total = float(w.sum())
+        if total <= 0:
+            raise InvalidParameterError("HiddenWorlds needs a positive weight, received none.")
+        self.player = int(player)
+        self.values: tuple[Hashable, ...] = tuple(values)
+        self.weights: np.ndarray = w / total
+        self._build = build
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def state(self, k: int) -> State:
+        """A fresh state of world ``k`` (the opponent holds ``values[k]``)."""
+        return self._build(self.values[k])
+
+    def sample(self, rng: np.random.Generator, weights: np.ndarray | None = None) -> State:
+        """A world drawn by ``weights`` (default: the chance weights)."""
+        w = self.weights if weights is None else np.asarray(weights, dtype=np.float64)
+        cumulative = np.cumsum(w)
+        k = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
+        return self.state(min(k, len(self.values) - 1))
+
+    def as_dict(self) -> dict[Hashable, float]:
+        """``{value: weight}``."""
+        return dict(zip(self.values, self.weights.tolist()))

@@ -1,0 +1,195 @@
+"""The rules' own hidden information (nashzoo.games.hidden) against the tree walk.
+
+On every information set of the small games (a player to move), the opponent's private
+values that ``State.hidden_worlds`` lists, and their chance weights, must equal what
+``consistent_histories`` finds by walking the tree, grouped by the opponent's private
+information; every built world must show the player the same view; and
+``Game.view_state`` must rebuild a state with that view from the string and the public
+history alone (what an agent receives). Limit Hold'em, which no walk reaches, is checked
+by counting: the hole-card pairs left in the deck.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+import numpy as np
+import pytest
+
+import nashzoo
+from nashzoo.errors import InvalidParameterError
+from nashzoo.games.base import CHANCE, Game, State
+from nashzoo.games.fighting import FightingCardGame, fighting_cards_small, fighting_cards_tiny
+from nashzoo.games.poker import presets
+from nashzoo.games.worlds import consistent_histories, hidden_worlds, state_from_history
+
+GAMES = {
+    "leduc (poker engine, 6 cards)": presets.leduc,
+    "two-round 6-card poker": presets.two_round_six_card,
+    "kuhn (poker engine)": presets.kuhn,
+    "fighting cards tiny": fighting_cards_tiny,
+}
+
+
+def decision_states(game: Game, limit: int | None = None, seed: int = 0) -> list[State]:
+    """One state per (player to move, information set); all of them, or ``limit`` drawn
+    by random play."""
+    found: dict[tuple[int, str], State] = {}
+    if limit is None:
+        stack = [game.new_initial_state()]
+        while stack:
+            state = stack.pop()
+            if state.is_terminal():
+                continue
+            p = state.current_player()
+            if p != CHANCE:
+                found.setdefault((p, state.information_state_string(p)), state)
+            stack += [state.child(a) for a in state.legal_actions()]
+        return list(found.values())
+    rng = np.random.default_rng(seed)
+    while len(found) < limit:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            state.advance_chance(rng.random)
+            if state.is_terminal():
+                break
+            p = state.current_player()
+            found.setdefault((p, state.information_state_string(p)), state.clone())
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    return list(found.values())
+
+
+def walked(game: Game, state: State, player: int) -> dict[object, float]:
+    """The tree walk's worlds, grouped by the opponent's private information."""
+    weights: dict[object, float] = defaultdict(float)
+    worlds = consistent_histories(
+        game,
+        player,
+        state.information_state_string(player),
+        state.public_history(),
+        player_to_move=True,
+    )
+    for world in worlds:
+        other = state_from_history(game, world.history)
+        weights[other.private_information(1 - player)] += world.chance_probability
+    total = sum(weights.values())
+    return {value: w / total for value, w in weights.items()}
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_hidden_worlds_equal_the_tree_walk_on_every_information_set(name: str) -> None:
+    game = GAMES[name]()
+    states = decision_states(game)
+    assert len(states) > 10
+    for state in states:
+        player = state.current_player()
+        info, public = state.information_state_string(player), state.public_history()
+        fast = state.hidden_worlds(player)
+        assert fast is not None
+        expected = walked(game, state, player)
+        got = fast.as_dict()
+        assert set(got) == set(expected), (name, info)
+        for value, w in expected.items():
+            assert got[value] == pytest.approx(w, abs=1e-12), (name, info, value)
+        for k, value in enumerate(fast.values):  # every world shows the player this view
+            world = fast.state(k)
+            assert world.information_state_string(player) == info
+            assert world.public_history() == public
+            assert world.current_player() == player
+            assert world.private_information(1 - player) == value
+        view = game.view_state(player, info, public)
+        assert view is not None
+        assert view.information_state_string(player) == info
+        assert view.current_player() == player
+        assert hidden_worlds(game, player, info, public).as_dict() == pytest.approx(got)
+
+
+@pytest.mark.parametrize(
+    ("game", "sample"),
+    [
+        (fighting_cards_small(), 120),  # 1,100 information sets: a sample keeps it short
+        # two copies of each card: a draw's chance depends on the hand (copies left)
+        (FightingCardGame(ranks=1, copies=2, hand_size=3, hit_points=2), 25),
+    ],
+    ids=["small", "two-copies"],
+)
+def test_fighting_cards_hidden_worlds_match_the_walk_on_sampled_sets(
+    game: FightingCardGame, sample: int
+) -> None:
+    for state in decision_states(game, limit=sample, seed=3):
+        player = state.current_player()
+        got = state.hidden_worlds(player).as_dict()
+        expected = walked(game, state, player)
+        assert set(got) == set(expected)
+        assert all(got[v] == pytest.approx(w, abs=1e-12) for v, w in expected.items())
+
+
+def test_the_tree_walk_serves_games_without_a_fast_path() -> None:
+    game = nashzoo.make_game("leduc_holdem")  # the hand-written Leduc: no rules path
+    state = decision_states(game)[7]
+    player = state.current_player()
+    assert state.hidden_worlds(player) is None
+    assert game.view_state(player, "", []) is None
+    info, public = state.information_state_string(player), state.public_history()
+    worlds = hidden_worlds(game, player, info, public)
+    walk = consistent_histories(game, player, info, public, player_to_move=True)
+    assert worlds.values == tuple(w.history for w in walk)
+    for k in range(len(worlds)):
+        assert worlds.state(k).information_state_string(player) == info
+
+
+def test_limit_holdem_hidden_worlds_are_the_pairs_left_in_the_deck() -> None:
+    game = presets.limit_holdem()
+    for state in decision_states(game, limit=60, seed=1):
+        player = state.current_player()
+        fast = state.hidden_worlds(player)
+        board = len(state.board_cards())
+        assert len(fast) == math.comb(52 - 2 - board, 2)
+        assert np.allclose(fast.weights, 1 / len(fast))
+        seen = set(state.hole_cards(player)) | set(state.board_cards())
+        assert all(not seen & set(v) for v in fast.values)
+        assert state.private_information(1 - player) in fast.values
+        rng = np.random.default_rng(0)
+        for _ in range(3):
+            world = fast.sample(rng)
+            assert world.information_state_string(player) == state.information_state_string(player)
+            assert sorted(world.legal_actions()) == sorted(state.legal_actions())
+        info, public = state.information_state_string(player), state.public_history()
+        view = game.view_state(player, info, public)
+        assert view.information_state_string(player) == info
+
+
+def test_fighting_cards_default_preset_worlds_are_consistent() -> None:
+    game = nashzoo.make_game("fighting_cards")
+    for state in decision_states(game, limit=40, seed=2):
+        player = state.current_player()
+        fast = state.hidden_worlds(player)
+        assert fast.weights.sum() == pytest.approx(1.0)
+        assert state.private_information(1 - player) in fast.values
+        info = state.information_state_string(player)
+        for world in (fast.state(0), fast.state(len(fast) - 1)):
+            assert world.information_state_string(player) == info
+            assert world.public_history() == state.public_history()
+        view = game.view_state(player, info, state.public_history())
+        assert view.information_state_string(player) == info
+
+
+def test_bad_views_are_refused_with_what_was_expected() -> None:
+    game = presets.leduc()
+    state = decision_states(game)[3]
+    player = state.current_player()
+    info, public = state.information_state_string(player), state.public_history()
+    with pytest.raises(InvalidParameterError, match="player=1 hole="):
+        game.view_state(1 - player if player == 0 else 0, "nonsense", public)
+    with pytest.raises(InvalidParameterError, match="does not name"):
+        game.view_state(player, info.replace("hole=", "hole=Zz"), public)
+    with pytest.raises(InvalidParameterError, match="disagrees|not a history"):
+        game.view_state(player, info, [*public, 2, 2, 2, 2, 2])
+    with pytest.raises(InvalidParameterError, match="hole cards dealt"):
+        game.new_initial_state().hidden_worlds(0)
+    fighting = fighting_cards_tiny()
+    with pytest.raises(InvalidParameterError, match="information-state string"):
+        fighting.view_state(0, "player=0 hp=3/3 deal=Q9", [-1, -1])
+    with pytest.raises(InvalidParameterError, match="both hands dealt"):
+        fighting.new_initial_state().hidden_worlds(1)
