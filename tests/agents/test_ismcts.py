@@ -148,17 +148,70 @@ def test_the_opponent_model_belief_is_a_different_search():
 
 
 # -- T1-T4 (T5 is in test_ismcts_interval.py) ----------------------------------------------
-def test_t1_a_ismcts_stays_at_the_equilibrium_it_is_given(kuhn):
+K_AT_THE_ROOT = "player=0 card=K history="
+
+
+def per_seed_distances(tables, config, infoset, seeds=20):
+    """Total-variation distance of each seed's visit shares from P (the equilibrium's
+    row, in the oracle tables)."""
+    search = Search(tables, config)
+    eq_row = tables.prior[infoset]
+    return np.array(
+        [
+            0.5 * np.abs(search.run(infoset, seed).visit_shares - eq_row).sum()
+            for seed in range(seeds)
+        ]
+    )
+
+
+@pytest.mark.parametrize("key", [J_AFTER_CHECK, K_AT_THE_ROOT])
+def test_t1_given_the_equilibrium_nash_ismcts_stays_there_seed_by_seed(kuhn, key):
+    # T1, measured per seed (a mean over seeds would hide each search's own distance).
+    # Both cases have children that are not terminal (an opponent decision follows each
+    # action), so the SAMPLE nodes' estimates and the spawned opponent trees are in play.
+    # Nash-ISMCTS (eps 0.2) meets the spec's 0.02 on every seed at 10,000 simulations
+    # (measured max .012 after a check with the J, .014 with the K at the root) and comes
+    # within 0.045 at 1,000 (max .034 / .038: a search's visit shares carry the sampling
+    # noise of its value estimates).
     tree, eq, oracle = kuhn
-    for key in (J_AFTER_CHECK, Q_FACING_BET):
-        i = tree.infoset_index[key]
-        tv = {}
-        for n in (1000, 10000):
-            shares, _ = search_many(oracle, SearchConfig(variant="a", simulations=n, c_puct=4), i)
-            tv[n] = 0.5 * np.abs(shares - eq[i]).sum()
-        # with exact world values at SAMPLE nodes the spec asks <= 0.02 (measured <= 0.018)
-        assert tv[1000] <= 0.02 and tv[10000] <= 0.02, (key, tv)
-        assert tv[10000] <= tv[1000] + 0.02
+    i = tree.infoset_index[key]
+    nash = {
+        n: per_seed_distances(
+            oracle, SearchConfig(variant="nash", simulations=n, c_puct=4, eps=0.2), i
+        )
+        for n in (1000, 10000)
+    }
+    assert nash[1000].max() <= 0.045, nash[1000]
+    assert nash[10000].max() <= 0.02, nash[10000]
+
+
+def test_t1_a_ismcts_given_the_equilibrium_drifts_from_it_as_it_searches_longer(kuhn):
+    # The same check fails for A-ISMCTS, and it is the design's reason for the
+    # epsilon-mechanism: with the K at the root the per-seed distance grows from a
+    # median of .008 at 1,000 simulations to .043 at 10,000 (max .114); after a check
+    # with the J it is .031 and .017 (max .074 / .070). The spec's 0.02 holds for
+    # neither per seed.
+    tree, eq, oracle = kuhn
+    i = tree.infoset_index[K_AT_THE_ROOT]
+    a = {
+        n: per_seed_distances(oracle, SearchConfig(variant="a", simulations=n, c_puct=4), i)
+        for n in (1000, 10000)
+    }
+    assert np.median(a[1000]) <= 0.02, a[1000]
+    assert np.median(a[10000]) > 0.02 and a[10000].max() > 0.05, a[10000]
+    assert np.median(a[10000]) > 2 * np.median(a[1000])
+
+
+def test_t1_children_that_are_terminal_leave_nothing_to_estimate(kuhn):
+    # Why T1 does not use Q facing a bet: both children end the game, their values are
+    # exact and equal, so PUCT reproduces the prior exactly on every seed (distance 0),
+    # whatever the search's estimates do.
+    tree, eq, oracle = kuhn
+    i = tree.infoset_index[Q_FACING_BET]
+    distances = per_seed_distances(
+        oracle, SearchConfig(variant="a", simulations=1000, c_puct=4), i, 5
+    )
+    assert distances.max() < 1e-12
 
 
 def _perturbed(oracle, tree):
