@@ -271,35 +271,64 @@ def _prior_value(g, kn, p, c):
 
 
 @search_inline
+def _model_slot(g, st, m):
+    """The statistics of the opponent model at the decision above history ``m``: the
+    root ACT node of the tree rooted at the decider's information set (-1: no such tree
+    in this decision's set of trees)."""
+    j_set = g.infoset[g.parent[m]]
+    return find_slot(st, act_key(g, j_set, j_set))
+
+
+@search_inline
 def _belief(g, kn, st, prm, i, p, out):
-    """``p``'s belief over the histories of information set ``i`` into ``out[:k]``."""
+    """``p``'s belief over the histories of information set ``i`` into ``out[:k]``.
+
+    With the opponent model (``P_BELIEF`` 1) each history's chance reach is multiplied,
+    at every earlier decision of another player, by that decision's likelihood
+    ``(N(a) + 1) / (sum N + |A|)`` at the decider's tree. A decision is weighed only
+    where the trees of every world exist: otherwise the one world whose tree exists
+    (typically the searcher's own information set, whose root tree holds the whole
+    search) would stand out by its counts alone, and the belief would point at the
+    searcher's real private information.
+    """
     start = g.set_start[i]
     k = g.set_start[i + 1] - start
     total = 0.0
+    missing = 0  # bit d: some world lacks the tree of its d-th decision from the end
+    if prm[P_BELIEF] != 0.0:
+        for w in range(k):
+            m = g.set_nodes[start + w]
+            d = 0
+            while m > 0:
+                pl = g.player[g.parent[m]]
+                if pl >= 0 and pl != p:
+                    if _model_slot(g, st, m) < 0:
+                        missing |= 1 << d
+                    d += 1
+                m = g.parent[m]
     for w in range(k):
         if prm[P_BELIEF] == 0.0:
             x = kn.set_belief[start + w]
-        else:  # Bayes with the opponent model: (N + 1) / (sum N + |A|) at the root of
-            # the spawned tree the opponent held at each of its earlier decisions
+        else:
             n = g.set_nodes[start + w]
             x = g.chance_reach[n]
             m = n
+            d = 0
             while m > 0:
                 par = g.parent[m]
                 pl = g.player[par]
                 if pl >= 0 and pl != p:
-                    j_set = g.infoset[par]
-                    n_legal = g.num_legal[j_set]
-                    s = find_slot(st, act_key(g, j_set, j_set))
-                    if s >= 0:
+                    if not (missing >> d) & 1:
+                        j_set = g.infoset[par]
+                        n_legal = g.num_legal[j_set]
+                        s = _model_slot(g, st, m)
                         tot = 0.0
                         for j in range(n_legal):
                             tot += st.visits[s, j]
                         x *= (st.visits[s, g.action_slot[j_set, g.action[m]]] + 1.0) / (
                             tot + n_legal
                         )
-                    else:
-                        x *= 1.0 / n_legal
+                    d += 1
                 m = par
         out[w] = x
         total += x
