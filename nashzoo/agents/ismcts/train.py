@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -89,6 +89,11 @@ class TrainConfig(Config):
             rise).
         spawn_cap: nesting levels of spawned opponent trees.
         noise_alpha, noise_fraction: Dirichlet noise at the self-play root.
+        self_play_moves: how a self-play move is drawn from its search: ``"lcb"`` (the
+            design's move selection, the one the trained agent plays by: actions whose
+            confidence interval lies below the best lower bound are dropped, the rest
+            drawn in proportion to visits) or ``"visits"`` (in proportion to all visits).
+            The policy target is the visit distribution either way.
         hidden_sizes: widths of the network's torso.
         learning_rate: Adam's step size.
         batch_size: decisions (and twice as many view records) per gradient step.
@@ -118,6 +123,7 @@ class TrainConfig(Config):
     spawn_cap: int = integer(3, low=0, high=8)
     noise_alpha: float = number(1.0, low=0.0, low_inclusive=False)
     noise_fraction: float = number(0.25, low=0.0, high=1.0)
+    self_play_moves: Literal["lcb", "visits"] = choice("lcb", ("lcb", "visits"))
     hidden_sizes: tuple[int, ...] = integers((128, 128))
     learning_rate: float = number(1e-3, low=0.0)
     batch_size: int = integer(256, low=1)
@@ -145,6 +151,7 @@ class TrainConfig(Config):
             spawn_cap=self.spawn_cap,
             noise_alpha=self.noise_alpha,
             noise_fraction=self.noise_fraction,
+            final_policy=None if play else self.self_play_moves,
             seed=self.seed,
         )
 
