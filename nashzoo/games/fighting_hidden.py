@@ -53,7 +53,7 @@ def hidden_worlds(state: FightingCardState, player: int) -> HiddenWorlds:
                 after = _add(hand, kind, -1)
                 weights[(after, kind)] = weights.get((after, kind), 0.0) + p
     values = sorted(weights)
-    template = state._history
+    template = list(state._history)  # the state may move on; the worlds stay
     return HiddenWorlds(
         player,
         values,

@@ -53,7 +53,7 @@ class HiddenWorlds:
             entry.
     """
 
-    __slots__ = ("player", "values", "weights", "_build")
+    __slots__ = ("player", "values", "weights", "_build", "_cumulative")
 
     def __init__(
         self,
@@ -75,6 +75,7 @@ class HiddenWorlds:
         self.values: tuple[Hashable, ...] = tuple(values)
         self.weights: np.ndarray = w / total
         self._build = build
+        self._cumulative: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.values)
@@ -85,9 +86,18 @@ class HiddenWorlds:
 
     def sample(self, rng: np.random.Generator, weights: np.ndarray | None = None) -> State:
         """A world drawn by ``weights`` (default: the chance weights)."""
-        w = self.weights if weights is None else np.asarray(weights, dtype=np.float64)
-        cumulative = np.cumsum(w)
+        if weights is None:
+            return self.state_at(rng.random())
+        cumulative = np.cumsum(np.asarray(weights, dtype=np.float64))
         k = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
+        return self.state(min(k, len(self.values) - 1))
+
+    def state_at(self, u: float) -> State:
+        """The world whose cumulative chance weight first exceeds ``u`` in [0, 1): one
+        uniform draw picks a world by its weight."""
+        if self._cumulative is None:
+            self._cumulative = np.cumsum(self.weights)
+        k = int(np.searchsorted(self._cumulative, u * self._cumulative[-1], side="right"))
         return self.state(min(k, len(self.values) - 1))
 
     def as_dict(self) -> dict[Hashable, float]:

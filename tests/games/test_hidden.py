@@ -193,3 +193,16 @@ def test_bad_views_are_refused_with_what_was_expected() -> None:
         fighting.view_state(0, "player=0 hp=3/3 deal=Q9", [-1, -1])
     with pytest.raises(InvalidParameterError, match="both hands dealt"):
         fighting.new_initial_state().hidden_worlds(1)
+
+
+@pytest.mark.parametrize("name", ["leduc (poker engine, 6 cards)", "fighting cards tiny"])
+def test_worlds_do_not_move_with_the_state_they_came_from(name: str) -> None:
+    # A search walks a state on after listing its worlds; the worlds stay where they were.
+    game = GAMES[name]()
+    state = decision_states(game)[5]
+    player = state.current_player()
+    info = state.information_state_string(player)
+    worlds = state.hidden_worlds(player)
+    state.apply_action(state.legal_actions()[0])
+    for k in range(len(worlds)):
+        assert worlds.state(k).information_state_string(player) == info

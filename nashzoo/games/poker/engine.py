@@ -509,12 +509,8 @@ class PokerState(State):
         seen = set(self._cards[p * h : (p + 1) * h]) | set(self._cards[2 * h :])
         free = [c for c in range(self.game.num_cards) if c not in seen]
         values = list(itertools.combinations(free, h))
-        return HiddenWorlds(
-            p,
-            values,
-            np.ones(len(values)),
-            lambda v: self._with_hole(opp, v),  # type: ignore[arg-type]
-        )
+        snapshot = self.clone()  # the state may move on; the worlds stay
+        return HiddenWorlds(p, values, np.ones(len(values)), lambda v: snapshot._with_hole(opp, v))  # type: ignore[arg-type]
 
     def _with_hole(self, player: int, cards: Sequence[int]) -> PokerState:
         """A copy in which ``player`` holds ``cards`` (neither in the other hand nor on
