@@ -9,7 +9,8 @@ spec                       agent
 ``cfr+:1000``              the average policy of a solver after N iterations (every
                            solver of :data:`nashzoo.agents.cfr.SOLVER_NAMES`)
 ``path/to/policy.npz``     a saved :class:`~nashzoo.tree.TabularPolicy` (or ``.json``)
-``mt-ismcts:1000``         MT-ISMCTS with N simulations per move (random rollouts)
+``mt-ismcts:1000``         MT-ISMCTS with N simulations per move (random rollouts; any
+                           game: over the rules where the game does not compile)
 ``nash-ismcts-oracle:1000`` Nash-ISMCTS with N simulations on oracle networks computed
                            from a CFR+ solution (the spec's experiments' setting)
 ``path/to/agent.pt``       a saved NFSP agent (its average policy), a trained
@@ -129,10 +130,14 @@ def _simulations(family: str, argument: str | None, default: int) -> int:
 
 
 def _mt_ismcts(game: Game, argument: str | None) -> Any:
-    from nashzoo.agents.ismcts import ISMCTSAgent, SearchConfig
+    from nashzoo.agents.ismcts import ISMCTSAgent, RulesISMCTSAgent, SearchConfig
+    from nashzoo.agents.ismcts.rules import compiles_for_search
 
     n = _simulations("mt-ismcts", argument, 1000)
-    return ISMCTSAgent(game, config=SearchConfig(variant="mt", simulations=n))
+    config = SearchConfig(variant="mt", simulations=n)
+    if compiles_for_search(game):
+        return ISMCTSAgent(game, config=config)
+    return RulesISMCTSAgent(game, config)  # the same search over the rules
 
 
 def _nash_ismcts_oracle(game: Game, argument: str | None) -> Any:
@@ -220,9 +225,10 @@ def _register() -> None:
         AgentFamily(
             "mt-ismcts",
             _mt_ismcts,
-            "MT-ISMCTS (UCB1, random rollouts, spawned opponent trees), SIMULATIONS per move",
+            "MT-ISMCTS (UCB1, random rollouts, spawned opponent trees), SIMULATIONS per "
+            "move; on games too big to compile it searches over the rules",
             argument="SIMULATIONS",
-            needs_tree=True,
+            needs_tree=False,
             samples=True,
             defaults={"simulations": 1000, "seed": 0},
         )

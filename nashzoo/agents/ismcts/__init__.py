@@ -8,19 +8,25 @@
   H, V_w over every view), from networks, an oracle, or nothing;
 * :mod:`~nashzoo.agents.ismcts.kernel` and :mod:`~nashzoo.agents.ismcts.search`: the
   compiled search and its driver (:class:`SearchConfig`, :class:`Search`);
-* :mod:`~nashzoo.agents.ismcts.agent`: :class:`ISMCTSAgent`, the PolicyAgent.
+* :mod:`~nashzoo.agents.ismcts.agent`: :class:`ISMCTSAgent`, the PolicyAgent;
+* :mod:`~nashzoo.agents.ismcts.rules`: MT-ISMCTS over the rules for games too big to
+  compile (:class:`RulesSearch`, :class:`RulesISMCTSAgent`).
 
 The worlds a search may imagine come from :mod:`nashzoo.tree.views` (and, state by
-state, :mod:`nashzoo.games.worlds`).
+state, from the rules: :mod:`nashzoo.games.hidden`).
 """
 
 from nashzoo.agents.ismcts.agent import ISMCTSAgent
 from nashzoo.agents.ismcts.interval import ball_interval, ball_max, ball_min
+from nashzoo.agents.ismcts.rules import RulesISMCTSAgent, RulesSearch, RulesSearchResult
 from nashzoo.agents.ismcts.search import Search, SearchConfig, SearchResult
 from nashzoo.agents.ismcts.tables import SearchTables
 
 __all__ = [
     "ISMCTSAgent",
+    "RulesISMCTSAgent",
+    "RulesSearch",
+    "RulesSearchResult",
     "Search",
     "SearchConfig",
     "SearchResult",
