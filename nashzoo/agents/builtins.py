@@ -9,8 +9,9 @@ spec                       agent
 ``cfr+:1000``              the average policy of a solver after N iterations (every
                            solver of :data:`nashzoo.agents.cfr.SOLVER_NAMES`)
 ``path/to/policy.npz``     a saved :class:`~nashzoo.tree.TabularPolicy` (or ``.json``)
-``mt-ismcts:1000``         MT-ISMCTS with N simulations per move (random rollouts; any
-                           game: over the rules where the game does not compile)
+``mt-ismcts:1000``         MT-ISMCTS with N simulations per move, or ``mt-ismcts:0.2s``
+                           with 0.2 s per move (random rollouts; any game: over the
+                           rules where the game does not compile)
 ``nash-ismcts-oracle:1000`` Nash-ISMCTS with N simulations on oracle networks computed
                            from a CFR+ solution (the spec's experiments' setting)
 ``path/to/agent.pt``       a saved NFSP agent (its average policy), a trained
@@ -119,22 +120,28 @@ def _ismcts_file(path: str, game: Game) -> Any:
     return agent
 
 
-def _simulations(family: str, argument: str | None, default: int) -> int:
+_SECONDS = re.compile(r"[0-9]*\.?[0-9]+s")
+
+
+def _budget(family: str, argument: str | None, default: int) -> dict[str, Any]:
+    """A search spec's budget: ``N`` simulations per move, or ``Xs`` seconds per move."""
     text = argument if argument is not None else str(default)
+    if _SECONDS.fullmatch(text) and float(text[:-1]) > 0:
+        return {"time_budget": float(text[:-1])}
     if not _ITERATIONS.fullmatch(text) or int(text) < 1:
         raise InvalidParameterError(
-            f"A search spec is {family}:SIMULATIONS with a positive integer (e.g. "
-            f"{family}:1000), received {family}:{text}."
+            f"A search spec is {family}:SIMULATIONS (a positive integer, e.g. {family}:1000) "
+            f"or {family}:SECONDSs (time per move, e.g. {family}:0.2s), received "
+            f"{family}:{text}."
         )
-    return int(text)
+    return {"simulations": int(text)}
 
 
 def _mt_ismcts(game: Game, argument: str | None) -> Any:
     from nashzoo.agents.ismcts import ISMCTSAgent, RulesISMCTSAgent, SearchConfig
     from nashzoo.agents.ismcts.rules import compiles_for_search
 
-    n = _simulations("mt-ismcts", argument, 1000)
-    config = SearchConfig(variant="mt", simulations=n)
+    config = SearchConfig(variant="mt", **_budget("mt-ismcts", argument, 1000))
     if compiles_for_search(game):
         return ISMCTSAgent(game, config=config)
     return RulesISMCTSAgent(game, config)  # the same search over the rules
@@ -143,12 +150,11 @@ def _mt_ismcts(game: Game, argument: str | None) -> Any:
 def _nash_ismcts_oracle(game: Game, argument: str | None) -> Any:
     from nashzoo.agents.ismcts import ISMCTSAgent, SearchConfig, SearchTables
 
-    n = _simulations("nash-ismcts-oracle", argument, 1000)
+    budget = _budget("nash-ismcts-oracle", argument, 1000)
     policy = _solved_policy("cfr+", 1000, game)
     tables = SearchTables.oracle(policy.tree, policy.probs)
-    return ISMCTSAgent(
-        game, tables, SearchConfig(variant="nash", simulations=n), name=f"nash-ismcts-oracle:{n}"
-    )
+    name = f"nash-ismcts-oracle:{argument or 1000}"
+    return ISMCTSAgent(game, tables, SearchConfig(variant="nash", **budget), name=name)
 
 
 def _sb3_file(game: Game, path: str | None) -> Any:

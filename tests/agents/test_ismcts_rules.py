@@ -109,3 +109,25 @@ def test_bad_settings_and_inputs_are_refused():
     }
     with pytest.raises(IllegalActionError, match="mask forbids"):
         agent.act({"observation": np.zeros(1), "action_mask": np.zeros(3, np.int8)}, info)
+
+
+def test_a_time_per_move_is_a_spec_of_its_own():
+    game = nashzoo.make_game("limit_holdem")
+    agent = build_agent("mt-ismcts:0.05s", game)
+    assert isinstance(agent, RulesISMCTSAgent) and agent.config.time_budget == 0.05
+    assert agent.name == "mt-ismcts:0.05s"
+    state = game.new_initial_state()
+    state.advance_chance(np.random.default_rng(0).random)
+    info = {
+        "player": state.current_player(),
+        "info_state": state.information_state_string(state.current_player()),
+        "public_history": np.array(state.public_history()),
+        "history_length": len(state.public_history()),
+    }
+    observation = {"observation": np.zeros(1), "action_mask": state.legal_actions_mask()}
+    agent.act(observation, info)
+    assert 0.04 < agent.last_result.seconds < 0.5 and agent.last_result.simulations > 20
+    assert build_agent("mt-ismcts:0.5s", KUHN).config.time_budget == 0.5
+    for bad in ("mt-ismcts:0s", "mt-ismcts:-1s", "mt-ismcts:s"):
+        with pytest.raises(InvalidParameterError, match="SECONDSs"):
+            build_agent(bad, game)
