@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import HIDDEN
-from nashzoo.games.hidden import HiddenWorlds
+from nashzoo.games.hidden import HiddenWorlds, checked_view
 
 if TYPE_CHECKING:
     from nashzoo.games.fighting import FightingCardGame, FightingCardState
@@ -214,8 +214,4 @@ def view_state(
         raise InvalidParameterError(
             f"info_state {info_state!r} disagrees with public_history {public}: {error}"
         ) from error
-    if state.information_state_string_unchecked(player) != info_state:
-        raise InvalidParameterError(
-            f"info_state {info_state!r} disagrees with public_history {public}."
-        )
-    return state
+    return checked_view(state, player, info_state, public)

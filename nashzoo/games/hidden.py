@@ -24,7 +24,7 @@ set of the small games.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
@@ -33,7 +33,9 @@ from nashzoo.errors import InvalidParameterError
 if TYPE_CHECKING:
     from nashzoo.games.base import State
 
-__all__ = ["HiddenWorlds"]
+__all__ = ["HiddenWorlds", "checked_view"]
+
+S = TypeVar("S", bound="State")
 
 
 class HiddenWorlds:
@@ -103,3 +105,17 @@ class HiddenWorlds:
     def as_dict(self) -> dict[Hashable, float]:
         """``{value: weight}``."""
         return dict(zip(self.values, self.weights.tolist()))
+
+
+def checked_view(state: S, player: int, info_state: str, public: Sequence[int]) -> S:
+    """``state``, once its information-state string for ``player`` is ``info_state``
+    (what a game's ``view_state`` rebuilt from the public history must show).
+
+    Raises:
+        InvalidParameterError: the two disagree.
+    """
+    if state.information_state_string_unchecked(player) != info_state:
+        raise InvalidParameterError(
+            f"info_state {info_state!r} disagrees with public_history {list(public)}."
+        )
+    return state

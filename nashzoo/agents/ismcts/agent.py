@@ -33,14 +33,59 @@ from nashzoo.tree.compile import GameTree, compile_game
 from nashzoo.tree.views import views_of
 from nashzoo.validation import check_seed
 
-__all__ = ["ISMCTSAgent"]
+__all__ = ["ISMCTSAgent", "SearchAgentBase"]
 
 FORMAT_NAME = "nashzoo.ismcts"
 FORMAT_VERSION = 1
 _TABLE_FIELDS = ("prior", "child_value", "view_value", "belief", "world_value")
 
 
-class ISMCTSAgent:
+class SearchAgentBase:
+    """What the search agents share (:class:`ISMCTSAgent` on compiled games,
+    :class:`~nashzoo.agents.ismcts.rules.RulesISMCTSAgent` over the rules): the display
+    name from the variant and budget, the generator of :meth:`act`, and drawing a move
+    from the search's distribution."""
+
+    _name: str | None
+    _rng: np.random.Generator
+
+    @property
+    def config(self) -> SearchConfig:
+        raise NotImplementedError
+
+    @property
+    def name(self) -> str:
+        if self._name:
+            return self._name
+        c = self.config
+        budget = f"{c.time_budget:g}s" if c.time_budget is not None else str(c.simulations)
+        return f"{c.variant}-ismcts:{budget}"
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self._name = value
+
+    def reset(self, *, seed: int | None = None) -> None:
+        """Re-seed the generator of :meth:`act` when ``seed`` is given."""
+        if seed is not None:
+            self._rng = np.random.default_rng(check_seed(seed))
+
+    def _draw(self, policy: np.ndarray, observation: Observation, where: str) -> int:
+        """A move drawn from ``policy``, refused if the observation's mask forbids it."""
+        action = sample_index(np.cumsum(policy), self._rng.random())
+        if not action_mask_of(observation)[action]:
+            raise IllegalActionError(
+                f"The search chose action {action}, which the observation's mask forbids "
+                f"at {where!r}: the observation does not belong to {self.game!r}."
+            )
+        return action
+
+    @property
+    def game(self) -> Game:
+        raise NotImplementedError
+
+
+class ISMCTSAgent(SearchAgentBase):
     """A search agent that plays and states its policy by information-set MCTS.
 
     Args:
@@ -124,27 +169,6 @@ class ISMCTSAgent:
     def game(self) -> Game:
         return self.tree.game
 
-    @property
-    def name(self) -> str:
-        if self._name:
-            return self._name
-        budget = (
-            f"{self.config.time_budget:g}s"
-            if self.config.time_budget is not None
-            else str(self.config.simulations)
-        )
-        return f"{self.config.variant}-ismcts:{budget}"
-
-    @name.setter
-    def name(self, value: str) -> None:
-        self._name = value
-
-    # -- the Agent protocol -------------------------------------------------------------
-    def reset(self, *, seed: int | None = None) -> None:
-        """Re-seed the generator of :meth:`act` when ``seed`` is given."""
-        if seed is not None:
-            self._rng = np.random.default_rng(check_seed(seed))
-
     def search_at(self, infoset: int, rng: Any, *, self_play: bool = False) -> SearchResult:
         """Run one search at ``infoset`` (a row of :attr:`tree`)."""
         result = self.search.run(infoset, rng, self_play=self_play)
@@ -163,15 +187,7 @@ class ISMCTSAgent:
         """Search, then sample a move from the search's distribution."""
         infoset = self.tree.infoset_of_inputs(observation, info)
         policy = self.search_at(infoset, self._rng).policy
-        action = sample_index(np.cumsum(policy), self._rng.random())
-        mask = action_mask_of(observation)
-        if not mask[action]:
-            raise IllegalActionError(
-                f"The search chose action {action}, which the observation's mask forbids "
-                f"at {self.tree.infoset_keys[infoset]!r}: the observation does not belong "
-                f"to {self.game!r}."
-            )
-        return action
+        return self._draw(policy, observation, self.tree.infoset_keys[infoset])
 
     # -- files ----------------------------------------------------------------------------
     def save(self, path: str | Path, *, network: dict[str, Any] | None = None) -> Path:

@@ -36,14 +36,14 @@ from typing import Any
 
 import numpy as np
 
+from nashzoo.agents.ismcts.agent import SearchAgentBase
 from nashzoo.agents.ismcts.search import SearchConfig, _move_weights
-from nashzoo.envs.protocol import Observation, action_mask_of
-from nashzoo.envs.sampling import sample_index
-from nashzoo.errors import IllegalActionError, InvalidParameterError
+from nashzoo.envs.protocol import Observation
+from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, Game, State
 from nashzoo.games.hidden import HiddenWorlds
 from nashzoo.games.worlds import hidden_worlds
-from nashzoo.validation import check_int, check_seed
+from nashzoo.validation import check_int
 
 __all__ = [
     "RulesSearch",
@@ -311,7 +311,7 @@ def compiles_for_search(game: Game) -> bool:
     return True
 
 
-class RulesISMCTSAgent:
+class RulesISMCTSAgent(SearchAgentBase):
     """MT-ISMCTS over the rules as an agent: plays any game through the Agent protocol
     from the information-state string and the public history of its ``info`` (it never
     receives a state, so it cannot see hidden cards).
@@ -337,7 +337,6 @@ class RulesISMCTSAgent:
     ) -> None:
         config = SearchConfig(variant="mt") if config is None else config
         self.search = RulesSearch(game, config, node_cap=node_cap)
-        self.game = game
         self._name = name
         self._rng = np.random.default_rng(config.seed)
         self.last_result: RulesSearchResult | None = None
@@ -348,21 +347,8 @@ class RulesISMCTSAgent:
         return self.search.config
 
     @property
-    def name(self) -> str:
-        if self._name:
-            return self._name
-        c = self.config
-        budget = f"{c.time_budget:g}s" if c.time_budget is not None else str(c.simulations)
-        return f"mt-ismcts:{budget}"
-
-    @name.setter
-    def name(self, value: str) -> None:
-        self._name = value
-
-    def reset(self, *, seed: int | None = None) -> None:
-        """Re-seed the generator of :meth:`act` when ``seed`` is given."""
-        if seed is not None:
-            self._rng = np.random.default_rng(check_seed(seed))
+    def game(self) -> Game:
+        return self.search.game
 
     def _search(self, info: dict[str, Any], rng: Any) -> RulesSearchResult:
         for key in ("player", "info_state", "public_history", "history_length"):
@@ -387,13 +373,7 @@ class RulesISMCTSAgent:
     def act(self, observation: Observation, info: dict[str, Any]) -> int:
         """Search, then sample a move from the search's distribution."""
         policy = self._search(info, self._rng).policy
-        action = sample_index(np.cumsum(policy), self._rng.random())
-        if not action_mask_of(observation)[action]:
-            raise IllegalActionError(
-                f"The search chose action {action}, which the observation's mask forbids at "
-                f"{info.get('info_state')!r}: the observation does not belong to {self.game!r}."
-            )
-        return action
+        return self._draw(policy, observation, str(info.get("info_state")))
 
     def __repr__(self) -> str:
         return f"RulesISMCTSAgent({self.name}, {self.game!r})"

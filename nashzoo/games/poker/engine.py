@@ -52,7 +52,7 @@ import numpy as np
 
 from nashzoo.errors import InvalidParameterError, NashzooError
 from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State, check_int
-from nashzoo.games.hidden import HiddenWorlds
+from nashzoo.games.hidden import HiddenWorlds, checked_view
 from nashzoo.games.poker.definition import PokerDefinition
 from nashzoo.games.poker.hands import card_name, hand_value, standard_tables
 
@@ -189,11 +189,7 @@ class PokerGame(Game):
             raise InvalidParameterError(
                 f"public_history {public} is not a history of {self.short_name}: {error}"
             ) from error
-        if state.information_state_string_unchecked(player) != info_state:
-            raise InvalidParameterError(
-                f"info_state {info_state!r} disagrees with public_history {public}."
-            )
-        return state
+        return checked_view(state, player, info_state, public)
 
     def new_initial_state(self) -> PokerState:
         return PokerState(self)
