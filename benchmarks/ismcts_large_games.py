@@ -16,10 +16,10 @@ the opponent plays the rollout policy). Both are reported.
 
 Goal (issue 33): at least 20x OpenSpiel's simulations per second. Then the peak resident
 memory of a searching agent, in a process of its own: ``--memory-simulations`` per
-search from each state with the default node cap (goal: under 2 GB; nothing is
-tabulated over the game's information sets). The issue's strength
-goals (Nash-ISMCTS trained on Hold'em and the fighting game against baselines) need the
-networks-at-search-time path, which is not built yet.
+search from each of the first three states, with the default settings and node cap
+(goal: under 2 GB; nothing is tabulated over the game's information sets). The issue's
+strength goals (Nash-ISMCTS trained on Hold'em and the fighting game against baselines)
+need the networks-at-search-time path, which is not built yet.
 
 Usage: ``python benchmarks/ismcts_large_games.py [--states 20] [--ours 2000]
 [--openspiel 200] [--repeats 3]``. Needs ``open_spiel``.
@@ -179,10 +179,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     for name, nodes in NODES.items():
         if name != "warm-up":
             print(f"  {name:60s} {median(nodes):>10,.0f} nodes per search")
-    mib, most, mean = peak_memory(args.states, args.memory_simulations, args.seed)
+    searched = min(args.states, 3)
+    mib, most, mean = peak_memory(searched, args.memory_simulations, args.seed)
     print(
         f"\npeak resident memory of a searching process ({args.memory_simulations:,} "
-        f"simulations per search, {args.states} states): {mib:,.0f} MiB; nodes per search "
+        f"simulations per search, {searched} states): {mib:,.0f} MiB; nodes per search "
         f"up to {most:,} (mean {mean:,})"
     )
     out = {name: median(values) for name, values in results.items()}

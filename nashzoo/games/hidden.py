@@ -23,7 +23,9 @@ set of the small games.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+import itertools
+import math
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
@@ -33,7 +35,7 @@ from nashzoo.errors import InvalidParameterError
 if TYPE_CHECKING:
     from nashzoo.games.base import State
 
-__all__ = ["HiddenWorlds", "checked_view"]
+__all__ = ["HiddenWorlds", "Combinations", "checked_view"]
 
 S = TypeVar("S", bound="State")
 
@@ -44,7 +46,8 @@ class HiddenWorlds:
 
     Args:
         player: whose view.
-        values: the opponent's possible private values (hashable; in the rules' order).
+        values: the opponent's possible private values (hashable; in the rules' order): a
+            sequence, which may compute its items on demand.
         weights: the chance probability of each value given the view (normalized here;
             the opponent's own choices count 1, as in the tree walk).
         build: ``build(value)`` returns a fresh state consistent with the view in which
@@ -74,7 +77,8 @@ class HiddenWorlds:
         if total <= 0:
             raise InvalidParameterError("HiddenWorlds needs a positive weight, received none.")
         self.player = int(player)
-        self.values: tuple[Hashable, ...] = tuple(values)
+        # a Sequence is kept as it is (it may compute its items on demand)
+        self.values: Sequence[Hashable] = values if isinstance(values, Sequence) else tuple(values)
         self.weights: np.ndarray = w / total
         self._build = build
         self._cumulative: np.ndarray | None = None
@@ -119,3 +123,46 @@ def checked_view(state: S, player: int, info_state: str, public: Sequence[int]) 
             f"info_state {info_state!r} disagrees with public_history {list(public)}."
         )
     return state
+
+
+class Combinations(Sequence[tuple[int, ...]]):
+    """The ``k``-subsets of ``items`` in :func:`itertools.combinations` order, computed on
+    demand (a poker hand's possible opposing hole cards, without a list of them)."""
+
+    __slots__ = ("items", "k", "_size")
+
+    def __init__(self, items: Sequence[int], k: int) -> None:
+        self.items = tuple(items)
+        self.k = int(k)
+        self._size = math.comb(len(self.items), self.k)
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __getitem__(self, index: int) -> tuple[int, ...]:  # type: ignore[override]
+        if index < 0:
+            index += self._size
+        if not 0 <= index < self._size:
+            raise IndexError(f"combination {index} of {self._size}")
+        out: list[int] = []
+        start, m, k = 0, len(self.items), self.k
+        for i in range(k):
+            for j in range(start, m):
+                below = math.comb(m - j - 1, k - i - 1)
+                if index < below:
+                    out.append(self.items[j])
+                    start = j + 1
+                    break
+                index -= below
+        return tuple(out)
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        return itertools.combinations(self.items, self.k)
+
+    def __contains__(self, value: object) -> bool:
+        return (
+            isinstance(value, tuple)
+            and len(value) == self.k
+            and all(a < b for a, b in itertools.pairwise(value))
+            and set(value) <= set(self.items)
+        )

@@ -134,7 +134,7 @@ def test_the_tree_walk_serves_games_without_a_fast_path() -> None:
     info, public = state.information_state_string(player), state.public_history()
     worlds = hidden_worlds(game, player, info, public)
     walk = consistent_histories(game, player, info, public, player_to_move=True)
-    assert worlds.values == tuple(w.history for w in walk)
+    assert tuple(worlds.values) == tuple(w.history for w in walk)
     for k in range(len(worlds)):
         assert worlds.state(k).information_state_string(player) == info
 
@@ -206,3 +206,22 @@ def test_worlds_do_not_move_with_the_state_they_came_from(name: str) -> None:
     state.apply_action(state.legal_actions()[0])
     for k in range(len(worlds)):
         assert worlds.state(k).information_state_string(player) == info
+
+
+@pytest.mark.parametrize(("n", "k"), [(5, 1), (6, 2), (9, 3), (50, 2)])
+def test_combinations_on_demand_are_itertools_order(n: int, k: int) -> None:
+    import itertools
+
+    from nashzoo.games.hidden import Combinations
+
+    items = list(range(3, 3 + 2 * n, 2))  # increasing, not 0..n-1
+    expected = list(itertools.combinations(items, k))
+    lazy = Combinations(items, k)
+    assert len(lazy) == len(expected) == math.comb(n, k)
+    assert [lazy[i] for i in range(len(lazy))] == expected == list(lazy)
+    assert lazy[-1] == expected[-1]
+    assert all(c in lazy for c in expected[:: max(1, len(expected) // 7)])
+    assert tuple(reversed(expected[0])) not in lazy or k == 1
+    assert (items[0] - 1,) * k not in lazy
+    with pytest.raises(IndexError):
+        lazy[len(expected)]

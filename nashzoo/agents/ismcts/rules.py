@@ -55,7 +55,9 @@ __all__ = [
 ]
 
 DEFAULT_NODE_CAP = 500_000
-"""Nodes one decision's search may hold (about 200 bytes each)."""
+"""Nodes one decision's search may hold (about 1 KB each with their keys)."""
+WORLDS_CACHE = 4096
+"""Views whose worlds a search keeps listed (each a few KB; listed again when dropped)."""
 
 
 @dataclass
@@ -174,6 +176,8 @@ class RulesSearch:
             worlds = state.hidden_worlds(player)
             if worlds is None:
                 worlds = hidden_worlds(self.game, player, key[1], state.public_history())
+            if len(self._worlds) >= WORLDS_CACHE:  # bounded: listing again is cheap
+                self._worlds.clear()
             self._worlds[key] = worlds
         return worlds
 

@@ -44,7 +44,6 @@ Presets are in :mod:`nashzoo.games.poker.presets`; heads-up Limit Texas Hold'em 
 from __future__ import annotations
 
 import functools
-import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -52,7 +51,7 @@ import numpy as np
 
 from nashzoo.errors import InvalidParameterError, NashzooError
 from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State, check_int
-from nashzoo.games.hidden import HiddenWorlds, checked_view
+from nashzoo.games.hidden import Combinations, HiddenWorlds, checked_view
 from nashzoo.games.poker.definition import PokerDefinition
 from nashzoo.games.poker.hands import card_name, hand_value, standard_tables
 
@@ -504,7 +503,7 @@ class PokerState(State):
         opp = 1 - p
         seen = set(self._cards[p * h : (p + 1) * h]) | set(self._cards[2 * h :])
         free = [c for c in range(self.game.num_cards) if c not in seen]
-        values = list(itertools.combinations(free, h))
+        values = Combinations(free, h)
         snapshot = self.clone()  # the state may move on; the worlds stay
         return HiddenWorlds(p, values, np.ones(len(values)), lambda v: snapshot._with_hole(opp, v))  # type: ignore[arg-type]
 
