@@ -49,7 +49,8 @@ class HiddenWorlds:
         values: the opponent's possible private values (hashable; in the rules' order): a
             sequence, which may compute its items on demand.
         weights: the chance probability of each value given the view (normalized here;
-            the opponent's own choices count 1, as in the tree walk).
+            the opponent's own choices count 1, as in the tree walk); ``None``: all
+            equally likely.
         build: ``build(value)`` returns a fresh state consistent with the view in which
             the opponent's private information is ``value``.
 
@@ -58,15 +59,25 @@ class HiddenWorlds:
             entry.
     """
 
-    __slots__ = ("player", "values", "weights", "_build", "_cumulative")
+    __slots__ = ("player", "values", "_weights", "_build", "_cumulative")
 
     def __init__(
         self,
         player: int,
         values: Sequence[Hashable],
-        weights: Sequence[float] | np.ndarray,
+        weights: Sequence[float] | np.ndarray | None,
         build: Callable[[Hashable], State],
     ) -> None:
+        self.player = int(player)
+        # a Sequence is kept as it is (it may compute its items on demand)
+        self.values: Sequence[Hashable] = values if isinstance(values, Sequence) else tuple(values)
+        self._build = build
+        self._cumulative: np.ndarray | None = None
+        self._weights: np.ndarray | None = None
+        if not len(self.values):
+            raise InvalidParameterError("HiddenWorlds needs at least one value, received none.")
+        if weights is None:  # equally likely: nothing to store
+            return
         w = np.asarray(weights, dtype=np.float64)
         if w.shape != (len(values),) or not np.isfinite(w).all() or (w < 0).any():
             raise InvalidParameterError(
@@ -76,12 +87,14 @@ class HiddenWorlds:
         total = float(w.sum())
         if total <= 0:
             raise InvalidParameterError("HiddenWorlds needs a positive weight, received none.")
-        self.player = int(player)
-        # a Sequence is kept as it is (it may compute its items on demand)
-        self.values: Sequence[Hashable] = values if isinstance(values, Sequence) else tuple(values)
-        self.weights: np.ndarray = w / total
-        self._build = build
-        self._cumulative: np.ndarray | None = None
+        self._weights = w / total
+
+    @property
+    def weights(self) -> np.ndarray:
+        """The chance probability of each value (sums to 1)."""
+        if self._weights is None:
+            return np.full(len(self.values), 1.0 / len(self.values))
+        return self._weights
 
     def __len__(self) -> int:
         return len(self.values)
@@ -101,10 +114,13 @@ class HiddenWorlds:
     def state_at(self, u: float) -> State:
         """The world whose cumulative chance weight first exceeds ``u`` in [0, 1): one
         uniform draw picks a world by its weight."""
+        n = len(self.values)
+        if self._weights is None:
+            return self.state(min(int(u * n), n - 1))
         if self._cumulative is None:
-            self._cumulative = np.cumsum(self.weights)
+            self._cumulative = np.cumsum(self._weights)
         k = int(np.searchsorted(self._cumulative, u * self._cumulative[-1], side="right"))
-        return self.state(min(k, len(self.values) - 1))
+        return self.state(min(k, n - 1))
 
     def as_dict(self) -> dict[Hashable, float]:
         """``{value: weight}``."""
@@ -144,8 +160,15 @@ class Combinations(Sequence[tuple[int, ...]]):
             index += self._size
         if not 0 <= index < self._size:
             raise IndexError(f"combination {index} of {self._size}")
+        m, k = len(self.items), self.k
+        if k == 2:  # hole-card pairs: the first card, then the offset of the second
+            first = 0
+            while index >= m - first - 1:
+                index -= m - first - 1
+                first += 1
+            return (self.items[first], self.items[first + 1 + index])
         out: list[int] = []
-        start, m, k = 0, len(self.items), self.k
+        start = 0
         for i in range(k):
             for j in range(start, m):
                 below = math.comb(m - j - 1, k - i - 1)

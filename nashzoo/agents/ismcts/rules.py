@@ -30,6 +30,7 @@ run on the compiled path only (issue 33 tracks the rest).
 from __future__ import annotations
 
 import hashlib
+import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -265,10 +266,10 @@ class RulesSearch:
                 state.apply_unchecked(node.actions[i])
                 value = self._rollout(state, owner)
                 break
-            log_n = np.log(node.n)
-            best, best_score = 0, -np.inf
+            log_n = math.log(node.n)
+            best, best_score = 0, -math.inf
             for i, n in enumerate(node.visits):
-                score = node.totals[i] / n + c_uct * np.sqrt(log_n / n)
+                score = node.totals[i] / n + c_uct * math.sqrt(log_n / n)
                 if score > best_score:
                     best, best_score = i, score
             path.append((node, best))

@@ -47,8 +47,6 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
 from nashzoo.errors import InvalidParameterError, NashzooError
 from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State, check_int
 from nashzoo.games.hidden import Combinations, HiddenWorlds, checked_view
@@ -505,7 +503,7 @@ class PokerState(State):
         free = [c for c in range(self.game.num_cards) if c not in seen]
         values = Combinations(free, h)
         snapshot = self.clone()  # the state may move on; the worlds stay
-        return HiddenWorlds(p, values, np.ones(len(values)), lambda v: snapshot._with_hole(opp, v))  # type: ignore[arg-type]
+        return HiddenWorlds(p, values, None, lambda v: snapshot._with_hole(opp, v))  # type: ignore[arg-type]
 
     def _with_hole(self, player: int, cards: Sequence[int]) -> PokerState:
         """A copy in which ``player`` holds ``cards`` (neither in the other hand nor on
