@@ -17,7 +17,10 @@ the opponent plays the rollout policy). Both are reported.
 Goal (issue 33): at least 20x OpenSpiel's simulations per second. Then the peak resident
 memory of a searching agent, in a process of its own: ``--memory-simulations`` per
 search from each of the first three states, with the default settings and node cap
-(goal: under 2 GB; nothing is tabulated over the game's information sets). The issue's
+(goal: under 2 GB; nothing is tabulated over the game's information sets). Last, on
+the fighting game's default preset (which does not compile either), MT-ISMCTS at
+``--fighting-simulations`` per move against the scripted heuristic in
+``--fighting-deals`` duplicate deals (common random numbers). The issue's
 strength goals (Nash-ISMCTS trained on Hold'em and the fighting game against baselines)
 need the networks-at-search-time path, which is not built yet.
 
@@ -135,6 +138,20 @@ def peak_memory(states: int, simulations: int, seed: int) -> tuple[float, int, i
     return int(out[0]) / 1024, int(out[1]), int(out[2])
 
 
+def fighting(simulations: int, deals: int) -> Any:
+    """MT-ISMCTS over the rules against the scripted heuristic on the default preset."""
+    import nashzoo
+    from nashzoo.agents.ismcts import RulesISMCTSAgent, SearchConfig
+    from nashzoo.agents.scripted import FightingHeuristicAgent
+    from nashzoo.eval.matches import head_to_head
+
+    game = nashzoo.make_game("fighting_cards")
+    agent = RulesISMCTSAgent(game, SearchConfig(variant="mt", simulations=simulations))
+    return head_to_head(
+        game, agent, FightingHeuristicAgent(game), deals=deals, seed=0, variance_reduction="crn"
+    )
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--states", type=int, default=20)
@@ -143,6 +160,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--memory-simulations", type=int, default=100_000)
+    parser.add_argument("--fighting-simulations", type=int, default=300)
+    parser.add_argument("--fighting-deals", type=int, default=60, help="0: skip")
     args = parser.parse_args(argv)
     one_thread()
     from nashzoo.games.poker import limit_holdem
@@ -188,6 +207,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     out = {name: median(values) for name, values in results.items()}
     out["peak_mib"] = mib
+    if args.fighting_deals:
+        start = time.perf_counter()
+        match = fighting(args.fighting_simulations, args.fighting_deals)
+        print(f"\nfighting cards (default preset): {match} ({time.perf_counter() - start:.0f} s)")
+        out["fighting"] = match.mean
     return out
 
 
