@@ -420,11 +420,92 @@ def learners(
     return lines
 
 
+PROFILE_PARTS = {
+    # the part of one iteration each function's cumulative time belongs to (outermost
+    # first: a part's time excludes the parts listed after it that it calls)
+    "forward passes while playing (g)": ("selfplay.py", "probabilities"),
+    "information-state tensors (views)": ("selfplay.py", "_view"),
+    "learning f (value steps)": ("selfplay.py", "_learn_value"),
+    "scoring successors with f (forward)": ("selfplay.py", "action_scores"),
+    "learning g (policy steps, scoring excluded)": ("selfplay.py", "_learn_policy"),
+    "learning the average network": ("selfplay.py", "_learn_average"),
+}
+
+
+def profile(iterations: int) -> list[str]:
+    """Where one simplex-gradient iteration's time goes on the default fighting preset
+    (cProfile over ``iterations`` iterations after one warm-up)."""
+    import cProfile
+    import pstats
+
+    import nashzoo
+    from nashzoo.agents.simplex_gradient import SimplexGradient
+
+    sg = SimplexGradient(nashzoo.make_game("fighting_cards"))
+    sg.iterate()  # imports and first calls off the clock
+    profiler = cProfile.Profile()
+    start = time.perf_counter()
+    profiler.enable()
+    for _ in range(iterations):
+        sg.iterate()
+    profiler.disable()
+    wall = time.perf_counter() - start
+    stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+
+    def cumulative(file: str, name: str) -> float:
+        return sum(v[3] for (f, _, n), v in stats.items() if f.endswith(file) and n == name)
+
+    parts = {label: cumulative(*where) for label, where in PROFILE_PARTS.items()}
+    play = cumulative("selfplay.py", "_play_iteration")
+    succ = cumulative("selfplay.py", "_successors")
+    # the views built for successors: _view's cumulative time from that one caller
+    succ_views = sum(
+        timing[3]
+        for (f, _, n), v in stats.items()
+        if f.endswith("selfplay.py") and n == "_view"
+        for caller, timing in v[4].items()
+        if caller[0].endswith("selfplay.py") and caller[2] == "_successors"
+    )
+    views = parts.pop("information-state tensors (views)")
+    scoring = parts["scoring successors with f (forward)"]
+    rows = {
+        "rules stepping and the play loop (Python)": play
+        - parts["forward passes while playing (g)"]
+        - (views - succ_views)
+        - succ,
+        "successors: clone and step (their tensors excluded)": succ - succ_views,
+        "successors: information-state tensors": succ_views,
+        "decisions: information-state tensors": views - succ_views,
+        **parts,
+        "learning g (policy steps, scoring excluded)": parts[
+            "learning g (policy steps, scoring excluded)"
+        ]
+        - scoring,
+    }
+    decisions = sg.config.batch_games * iterations
+    lines = [
+        f"{iterations} iterations of {sg.config.batch_games} games on the default preset: "
+        f"{wall:.1f} s under the profiler ({wall / iterations:.2f} s per iteration, "
+        f"{decisions / wall:,.0f} games/s)",
+        "",
+        "| part of an iteration | seconds | share |",
+        "|---|---:|---:|",
+    ]
+    for label, seconds in rows.items():
+        lines.append(f"| {label} | {seconds:.2f} | {seconds / wall:.0%} |")
+    rest = wall - sum(rows.values())
+    lines.append(f"| the rest (iteration loop, buffers, numpy) | {rest:.2f} | {rest / wall:.0%} |")
+    return lines
+
+
 def main() -> None:
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    p.add_argument("--section", action="append", choices=["tabular", "gemp", "fp", "learners"])
+    p.add_argument(
+        "--section", action="append", choices=["tabular", "gemp", "fp", "learners", "profile"]
+    )
+    p.add_argument("--profile-iterations", type=int, default=20)
     p.add_argument("--kuhn-iterations", type=int, default=20_000)
     p.add_argument("--leduc-iterations", type=int, default=1_000)
     p.add_argument("--gemp-iterations", type=int, default=20_000)
@@ -442,7 +523,7 @@ def main() -> None:
     p.add_argument("--deals", type=int, default=2000)
     args = p.parse_args()
     one_thread()
-    sections = args.section or ["tabular", "gemp", "fp", "learners"]
+    sections = args.section or ["tabular", "gemp", "fp", "learners", "profile"]
     print(machine_line())
     out: list[str] = []
 
@@ -498,6 +579,15 @@ def main() -> None:
                     args.deals,
                     HERE / "simplex_gradient.png",
                 ),
+            ]
+        )
+    if "profile" in sections:
+        report(
+            [
+                "",
+                "## Where a simplex-gradient iteration's time goes (issue 34)",
+                "",
+                *profile(args.profile_iterations),
             ]
         )
     print("\n" + machine_line())
