@@ -458,11 +458,19 @@ def profile(iterations: int) -> list[str]:
     parts = {label: cumulative(*where) for label, where in PROFILE_PARTS.items()}
     play = cumulative("selfplay.py", "_play_iteration")
     succ = cumulative("selfplay.py", "_successors")
-    # the views built for successors: _view's cumulative time from that one caller
+    # the tensors built for successors: the time of _view (or of the rules' tensor
+    # indices, where successors build their tensors directly) from that one caller
     succ_views = sum(
         timing[3]
         for (f, _, n), v in stats.items()
-        if f.endswith("selfplay.py") and n == "_view"
+        if n in ("_view", "information_state_indices")
+        for caller, timing in v[4].items()
+        if caller[0].endswith("selfplay.py") and caller[2] == "_successors"
+    )
+    views_from_successors = sum(
+        timing[3]
+        for (f, _, n), v in stats.items()
+        if n == "_view"
         for caller, timing in v[4].items()
         if caller[0].endswith("selfplay.py") and caller[2] == "_successors"
     )
@@ -471,11 +479,11 @@ def profile(iterations: int) -> list[str]:
     rows = {
         "rules stepping and the play loop (Python)": play
         - parts["forward passes while playing (g)"]
-        - (views - succ_views)
+        - (views - views_from_successors)
         - succ,
         "successors: clone and step (their tensors excluded)": succ - succ_views,
         "successors: information-state tensors": succ_views,
-        "decisions: information-state tensors": views - succ_views,
+        "decisions: information-state tensors": views - views_from_successors,
         **parts,
         "learning g (policy steps, scoring excluded)": parts[
             "learning g (policy steps, scoring excluded)"

@@ -207,9 +207,11 @@ class SimplexGradient:
                     nxt.apply_unchecked(action if p == player else a)
             if nxt.current_player() == TERMINAL:
                 known[action] = (nxt.returns()[player] - self._low) / self._span
-            else:
+            else:  # a successor's tensor only: built directly, never cached (few repeat)
                 index[action] = len(batch.succ)
-                batch.succ.append(self._view(nxt, player)[0])
+                tensor = np.zeros(self.game.information_state_tensor_size, np.float32)
+                tensor.put(nxt.information_state_indices(player), 1.0)
+                batch.succ.append(tensor)
         batch.succ_index.append(index)
         batch.known.append(known)
 
