@@ -446,36 +446,44 @@ class FightingCardState(State):
         g = self.game
         c, k = g.copies, g.num_kinds
         opp = 1 - player
+        cards = self._cards
+        draws = self._draws[player]
         idx = [player]
         own_played = [0] * k
         opp_played = [0] * k
-        for n in range(len(self._cards) + 1):
-            mine = self._own_card(player, n)
-            if mine < 0:
-                break
-            base = g._off_rounds + 3 * k * n
-            idx.append(base + mine)
+        base = g._off_rounds
+        for n, pair in enumerate(cards):  # the revealed exchanges, then the draw after
+            mine, theirs = pair[player], pair[opp]
             own_played[mine] += 1
-            if n < len(self._cards):
-                theirs = self._cards[n][opp]
-                opp_played[theirs] += 1
-                idx.append(base + k + theirs)
-            if n < len(self._draws[player]):
-                idx.append(base + 2 * k + self._draws[player][n])
-        for off, counts in (
+            opp_played[theirs] += 1
+            idx.append(base + mine)
+            idx.append(base + k + theirs)
+            if n < len(draws):
+                idx.append(base + 2 * k + draws[n])
+            base += 3 * k
+        if player == 0 and self._phase == _ACT1:  # player 0's own card, not yet revealed
+            own_played[self._pending] += 1
+            idx.append(base + self._pending)
+            if len(cards) < len(draws):
+                idx.append(base + 2 * k + draws[len(cards)])
+        counted: list[tuple[int, Sequence[int]]] = [
             (g._off_hand, self._hands[player]),
             (g._off_own, own_played),
             (g._off_opp, opp_played),
-        ):
-            idx += [off + a * c + j for a, n in enumerate(counts) for j in range(n)]
+        ]
         if len(self._deal) > player:
-            dealt = g.hands[self._deal[player]]
-            idx += [g._off_deal + a * c + j for a, n in enumerate(dealt) for j in range(n)]
+            counted.append((g._off_deal, g.hands[self._deal[player]]))
+        for off, counts in counted:  # thermometers: bit j of a kind set when count > j
+            for a, n in enumerate(counts):
+                if n == 1:
+                    idx.append(off + a * c)
+                elif n:
+                    idx.extend(range(off + a * c, off + a * c + n))
         opp_hand = sum(self._hands[opp]) + (1 if opp == 0 and self._phase == _ACT1 else 0)
         idx.append(g._off_opp_hand + min(opp_hand, g.hand_size))
         for side, hp in enumerate((self._hp[player], self._hp[opp])):
-            base = g._off_hp + side * g.hit_points
-            idx += range(base, base + max(0, min(hp, g.hit_points)))
+            start = g._off_hp + side * g.hit_points
+            idx.extend(range(start, start + max(0, min(hp, g.hit_points))))
         return idx
 
     def __str__(self) -> str:
