@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from nashzoo.agents.ismcts import Search, SearchConfig, SearchTables
-from nashzoo.eval.plots import require_matplotlib
+from nashzoo.eval.plots import plot_search_curves
 from nashzoo.games import KuhnPokerGame
 from nashzoo.games.kuhn import kuhn_equilibrium
 from nashzoo.tree import TabularPolicy, compile_game, nash_conv_array
@@ -158,24 +158,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         results["e"][label] = row
         print(f"    {label:<40} " + "  ".join(f"{m:.4f}" for m, _ in row))
 
-    plt = require_matplotlib()
-    fig, ax = plt.subplots(figsize=(6.4, 4.4))
-    for label, row in results["e"].items():
-        means = [m for m, _ in row]
-        errs = [s for _, s in row]
-        ax.errorbar(counts, means, yerr=errs, marker="o", capsize=3, label=label)
-    ax.axhline(1 / 6, color="grey", ls=":", lw=1, label="1/6: best pure profile")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("simulations per move")
-    ax.set_ylabel("exploitability of the search (chips)")
-    ax.set_title("Kuhn poker: searching longer", fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    plot = out / "nash_ismcts_kuhn.png"
-    fig.savefig(plot, dpi=110)
-    plt.close(fig)
+    plot = plot_search_curves(
+        counts,
+        results["e"],
+        out / "nash_ismcts_kuhn.png",
+        title="Kuhn poker: searching longer",
+        reference=(1 / 6, "1/6: best pure profile"),
+    )
     (out / "nash_ismcts_kuhn.json").write_text(json.dumps(results, indent=1))
     print(f"plot written to {plot}")
     results["plot"] = str(plot)

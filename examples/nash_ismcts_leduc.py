@@ -36,7 +36,7 @@ import numpy as np
 from nashzoo.agents.cfr import make_solver
 from nashzoo.agents.ismcts import SearchConfig, SearchTables
 from nashzoo.agents.ismcts.train import search_exploitability
-from nashzoo.eval.plots import require_matplotlib
+from nashzoo.eval.plots import plot_search_curves
 from nashzoo.games import LeducHoldemGame
 from nashzoo.tree import nash_conv_array
 
@@ -81,23 +81,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             )
         results["e"][label] = row
 
-    plt = require_matplotlib()
-    fig, ax = plt.subplots(figsize=(6.4, 4.4))
-    for label, row in results["e"].items():
-        means, errors = [m for m, _ in row], [s for _, s in row]
-        ax.errorbar(counts, means, yerr=errors, marker="o", capsize=3, label=label)
-    ax.axhline(equilibrium, color="grey", ls=":", lw=1, label="the oracle's own policy")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("simulations per move")
-    ax.set_ylabel("exploitability of the search (chips)")
-    ax.set_title("Leduc Hold'em, exact networks: searching longer", fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    plot = out / "nash_ismcts_leduc.png"
-    fig.savefig(plot, dpi=110)
-    plt.close(fig)
+    plot = plot_search_curves(
+        counts,
+        results["e"],
+        out / "nash_ismcts_leduc.png",
+        title="Leduc Hold'em, exact networks: searching longer",
+        reference=(equilibrium, "the oracle's own policy"),
+    )
     (out / "nash_ismcts_leduc.json").write_text(json.dumps(results, indent=1))
     print(f"plot written to {plot}")
     results["plot"] = str(plot)

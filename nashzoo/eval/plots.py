@@ -14,6 +14,7 @@ __all__ = [
     "plot_crosstable",
     "plot_panels",
     "plot_ratings",
+    "plot_search_curves",
     "require_matplotlib",
 ]
 
@@ -208,6 +209,38 @@ def plot_panels(
         )
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_search_curves(
+    simulations: Sequence[int],
+    curves: dict[str, Sequence[tuple[float, float]]],
+    path: str | Path,
+    *,
+    title: str,
+    reference: tuple[float, str] | None = None,
+) -> Path:
+    """A search's exploitability against its simulations per move, both axes logarithmic:
+    one line per ``curves`` entry of ``(mean, standard error)`` points, and an optional
+    horizontal ``(value, label)`` reference line."""
+    plt = require_matplotlib()
+    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    for label, row in curves.items():
+        means, errors = [m for m, _ in row], [e for _, e in row]
+        ax.errorbar(simulations, means, yerr=errors, marker="o", capsize=3, label=label)
+    if reference is not None:
+        ax.axhline(reference[0], color="grey", ls=":", lw=1, label=reference[1])
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("simulations per move")
+    ax.set_ylabel("exploitability of the search (chips)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
     fig.tight_layout()
     path = Path(path)
     fig.savefig(path, dpi=110)
