@@ -458,12 +458,12 @@ def profile(iterations: int) -> list[str]:
     parts = {label: cumulative(*where) for label, where in PROFILE_PARTS.items()}
     play = cumulative("selfplay.py", "_play_iteration")
     succ = cumulative("selfplay.py", "_successors")
-    # the tensors built for successors: the time of _view (or of the rules' tensor
-    # indices, where successors build their tensors directly) from that one caller
+    # the tensors built for successors: the time of _view (or of the rules' own tensor,
+    # where successors build theirs directly) from that one caller
     succ_views = sum(
         timing[3]
         for (f, _, n), v in stats.items()
-        if n in ("_view", "information_state_indices")
+        if n in ("_view", "information_state_indices", "information_state_tensor")
         for caller, timing in v[4].items()
         if caller[0].endswith("selfplay.py") and caller[2] == "_successors"
     )

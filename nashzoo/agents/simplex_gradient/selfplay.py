@@ -209,9 +209,7 @@ class SimplexGradient:
                 known[action] = (nxt.returns()[player] - self._low) / self._span
             else:  # a successor's tensor only: built directly, never cached (few repeat)
                 index[action] = len(batch.succ)
-                tensor = np.zeros(self.game.information_state_tensor_size, np.float32)
-                tensor.put(nxt.information_state_indices(player), 1.0)
-                batch.succ.append(tensor)
+                batch.succ.append(nxt.information_state_tensor(player))
         batch.succ_index.append(index)
         batch.known.append(known)
 
