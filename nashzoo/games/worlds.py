@@ -51,6 +51,15 @@ class World(NamedTuple):
     chance_probability: float
 
 
+def _checked_player(game: Game, player: object) -> int:
+    """``player`` as an int, once it is a player of ``game``."""
+    if not isinstance(player, (int, np.integer)) or not 0 <= int(player) < game.num_players:
+        raise InvalidParameterError(
+            f"player must be in [0, {game.num_players}), received {player!r}."
+        )
+    return int(player)
+
+
 def state_from_history(game: Game, history: Sequence[int]) -> State:
     """The state reached by applying ``history`` (validated) from the root."""
     state = game.new_initial_state()
@@ -88,13 +97,9 @@ def consistent_histories(
     Raises:
         InvalidParameterError: ``player`` is not a player of the game.
     """
-    if not isinstance(player, (int, np.integer)) or not 0 <= int(player) < game.num_players:
-        raise InvalidParameterError(
-            f"player must be in [0, {game.num_players}), received {player!r}."
-        )
     return _consistent(
         game,
-        int(player),
+        _checked_player(game, player),
         str(info_state),
         tuple(int(a) for a in public_history),
         bool(player_to_move),
@@ -189,11 +194,7 @@ def hidden_worlds(
         InvalidParameterError: ``player`` is not a player of the game, or no history
             matches the view.
     """
-    if not isinstance(player, (int, np.integer)) or not 0 <= int(player) < game.num_players:
-        raise InvalidParameterError(
-            f"player must be in [0, {game.num_players}), received {player!r}."
-        )
-    p = int(player)
+    p = _checked_player(game, player)
     view = game.view_state(p, info_state, public_history)
     if view is not None:
         fast = view.hidden_worlds(p)
