@@ -120,6 +120,14 @@ def _ismcts_file(path: str, game: Game) -> Any:
     return agent
 
 
+def _ismcts_rules_file(path: str, game: Game) -> Any:
+    from nashzoo.agents.ismcts.rules_nash import RulesNashAgent
+
+    agent = RulesNashAgent.load(path, game)  # with or without a trainer's state
+    agent.name = Path(path).stem
+    return agent
+
+
 _SECONDS = re.compile(r"[0-9]*\.?[0-9]+s")
 
 
@@ -189,9 +197,18 @@ def _register() -> None:
         LearnerEntry(
             "nash-ismcts",
             "nashzoo.agents.ismcts.train:NashISMCTS",
-            "Nash-ISMCTS's networks by self-play search (torch extra)",
+            "Nash-ISMCTS's networks by self-play search (torch extra; over the rules on "
+            "games that do not compile)",
             file_format="nashzoo.ismcts",
             load_agent=_ismcts_file,
+        ),
+        LearnerEntry(
+            "nash-ismcts-rules",
+            "nashzoo.agents.ismcts.rules_train:NashISMCTSRules",
+            "Nash-ISMCTS's networks by self-play search over the rules, on any game that "
+            "lists its hidden worlds (torch extra)",
+            file_format="nashzoo.ismcts_rules",
+            load_agent=_ismcts_rules_file,
         ),
     ):
         register_learner(entry, replace=True)

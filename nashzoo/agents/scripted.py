@@ -24,7 +24,7 @@ from nashzoo.games.fighting import FightingCardGame, card_damage
 from nashzoo.games.poker.engine import CALL, FOLD, RAISE, PokerGame
 from nashzoo.games.poker.hands import hand_value
 
-__all__ = ["FightingHeuristicAgent", "PokerRulesAgent"]
+__all__ = ["FightingHeuristicAgent", "PokerRulesAgent", "baselines"]
 
 
 class FightingHeuristicAgent:
@@ -156,3 +156,17 @@ class PokerRulesAgent:
 
     def __repr__(self) -> str:
         return f"PokerRulesAgent({self.game.short_name!r})"
+
+
+def baselines(game: Any) -> dict[str, Any]:
+    """The fixed opponents a learner's curve is measured against on a game too big for
+    exact exploitability: ``random``, and the game's rule-based agent where it has one
+    (``poker-rules`` on the poker engine's games, ``heuristic`` on the fighting game)."""
+    from nashzoo.agents.random_agent import RandomAgent
+
+    out: dict[str, Any] = {"random": RandomAgent(seed=0)}
+    if isinstance(game, PokerGame) and game.num_players == 2:
+        out["poker-rules"] = PokerRulesAgent(game)
+    elif isinstance(game, FightingCardGame):
+        out["heuristic"] = FightingHeuristicAgent(game)
+    return out

@@ -11,6 +11,7 @@ KINDS_BY_FORMAT = {
     "nashzoo.nfsp": "nfsp",
     "nashzoo.simplex_gradient": "simplex-gradient",
     "nashzoo.ismcts": "ismcts",
+    "nashzoo.ismcts_rules": "ismcts",
 }
 """The kind of agent each ``.pt`` format holds, as the leaderboard and ``nashzoo agents``
 name it."""

@@ -119,7 +119,31 @@ def add_parser(sub: Any, *, learners: bool = True) -> None:
             help="--out holds the checkpoint with the lowest exact exploitability seen, "
             "not the last one",
         )
-        q.add_argument("--plot", help="the exploitability curve (PNG)")
+        q.add_argument(
+            "--plot",
+            help="the exploitability curve (PNG); on a game that does not compile, the "
+            "measured curve (duplicate scores against the baselines, LBR)",
+        )
+        q.add_argument(
+            "--measure-every",
+            type=float,
+            default=300.0,
+            help="on a game that does not compile: seconds of training between measured "
+            "points (default: %(default)s)",
+        )
+        q.add_argument(
+            "--measure-deals",
+            type=int,
+            default=100,
+            help="duplicate deals against each baseline per measured point, 0: none "
+            "(default: %(default)s)",
+        )
+        q.add_argument(
+            "--lbr-hands",
+            type=int,
+            default=0,
+            help="LBR hands per measured point, 0: none (default: %(default)s)",
+        )
         q.add_argument("--quiet", action="store_true", help="no progress bar")
         try:
             fields = config_options(q, entry.load_class().config_type)  # type: ignore[attr-defined]
@@ -155,17 +179,51 @@ def run(args: argparse.Namespace) -> int:
     minutes = args.minutes if args.minutes is not None or args.steps is not None else 1.0
     given = {k: getattr(args, k) for k in args.config_fields if getattr(args, k) is not None}
     given = {k: tuple(v) if isinstance(v, list) else v for k, v in given.items()}
-    config = cls.config_type(**given)
+    game = make_game(args.game, **parse_params(args.param))
+    # a learner whose config depends on the game (Nash-ISMCTS over the rules) says so
+    config_type = cls.config_type_for(game) if hasattr(cls, "config_type_for") else cls.config_type
+    config = config_type(**given)
     try:
         import torch
 
         torch.set_num_threads(args.threads)
     except ImportError:
         pass
-    game = make_game(args.game, **parse_params(args.param))
     learner = cls(game, config)
     curves: dict[str, list[ConvergencePoint]] = {entry.name: []}
-    state = {"exact": True, "best": float("inf")}
+    state = {"exact": True, "best": float("inf"), "measured": -float("inf")}
+    measured: list[Any] = []
+
+    def measure(m: Any, *, final: bool = False) -> str:
+        """A measured point (duplicate scores, LBR) where exploitability is unavailable:
+        every ``--measure-every`` seconds of training, and at the end."""
+        from nashzoo.agents.scripted import baselines
+        from nashzoo.eval.curves import measure_point, write_points
+
+        if args.measure_deals < 1 and args.lbr_hands < 1:
+            return ""
+        if measured and measured[-1].step == m.steps:
+            return ""
+        if not final and m.seconds - state["measured"] < args.measure_every:
+            return ""
+        state["measured"] = m.seconds
+        agent = m.agent()
+        point = measure_point(
+            game,
+            agent,
+            baselines(game) if args.measure_deals > 0 else {},
+            deals=max(args.measure_deals, 1),
+            seed=len(measured),
+            lbr_policy=m.prior_agent() if hasattr(m, "prior_agent") else agent,
+            lbr_hands=args.lbr_hands,
+            step=m.steps,
+            seconds=m.seconds,
+            step_unit=m.step_unit,
+        )
+        measured.append(point)
+        if args.out:
+            write_points(measured, str(args.out) + ".curve.json")
+        return "  " + point.text()
 
     def record(m: Any) -> None:
         line = f"{m.seconds:8.1f} s {m.steps:>11,} {m.step_unit}"
@@ -175,7 +233,11 @@ def run(args: argparse.Namespace) -> int:
                 value = float(m.exploitability())
             except GameTooLargeError:
                 state["exact"] = False
-                print(f"{game!r} does not compile: no exact exploitability, training only.")
+                print(
+                    f"{game!r} does not compile: no exact exploitability; measured instead "
+                    "(duplicate scores against baselines, LBR) every "
+                    f"{args.measure_every:g} s of training."
+                )
             else:
                 values = {entry.name: value}
                 if isinstance(m, MeasuresMore):
@@ -189,6 +251,8 @@ def run(args: argparse.Namespace) -> int:
                     state["best"] = value
                     m.save(args.out)
                     kept = "  (best so far, saved)"
+        if not state["exact"]:
+            line += measure(m)
         if args.out and not (args.keep_best and state["exact"]):
             # at every measurement: an interrupted run keeps its work (with --keep-best on
             # a game that does not compile there is no best to keep: the last is saved)
@@ -202,13 +266,22 @@ def run(args: argparse.Namespace) -> int:
         callback_every=args.eval_every,
         progress=not args.quiet,
     )
+    if not state["exact"]:
+        line = measure(learner, final=True)
+        if line:
+            print(f"{learner.seconds:8.1f} s {learner.steps:>11,} {learner.step_unit}{line}")
     if args.keep_best and state["exact"]:
         print(f"best checkpoint (exploitability {state['best']:.4f}) in {args.out}")
     elif args.out:
         print(f"saved to {learner.save(args.out)}")
     if args.plot:
-        if not curves[entry.name]:
-            print("no plot: the game does not compile, so there is no exploitability curve")
+        if measured:
+            from nashzoo.eval.plots import plot_measured
+
+            title = f"{entry.name} on {game!r}"
+            print(f"plot written to {plot_measured(measured, args.plot, title=title)}")
+        elif not curves[entry.name]:
+            print("no plot: the game does not compile and nothing was measured")
         else:
             from nashzoo.eval.plots import plot_convergence
 

@@ -246,3 +246,52 @@ def plot_search_curves(
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def plot_measured(points: Sequence[Any], path: str | Path, *, title: str | None = None) -> Path:
+    """A learner's measured curve (:class:`~nashzoo.eval.curves.MeasuredPoint`): the
+    duplicate score against each baseline with its 95% interval (left) and LBR's bound
+    with its interval (right), against training steps.
+
+    Returns:
+        ``path``.
+    """
+    plt = require_matplotlib()
+    fig, (ax_d, ax_l) = plt.subplots(1, 2, figsize=(11, 4.2))
+    names = list(dict.fromkeys(n for p in points for n in p.duplicate))
+    for name in names:
+        pts = [p for p in points if name in p.duplicate]
+        x = [p.step for p in pts]
+        mean = [p.duplicate[name][0] for p in pts]
+        lo = [p.duplicate[name][0] - p.duplicate[name][1] for p in pts]
+        hi = [p.duplicate[name][2] - p.duplicate[name][0] for p in pts]
+        ax_d.errorbar(x, mean, yerr=[lo, hi], marker=".", capsize=3, label=f"vs {name}")
+    ax_d.axhline(0.0, color="grey", linewidth=0.8)
+    unit = points[0].step_unit if points else "steps"
+    method = points[0].method if points else ""
+    ax_d.set_xlabel(unit)
+    ax_d.set_ylabel(f"duplicate score, chips per game ({method}, 95%)")
+    ax_d.grid(True, alpha=0.3)
+    if names:
+        ax_d.legend()
+    lbr = [p for p in points if p.lbr is not None]
+    if lbr:
+        ax_l.errorbar(
+            [p.step for p in lbr],
+            [p.lbr[0] for p in lbr],
+            yerr=[[p.lbr[0] - p.lbr[1] for p in lbr], [p.lbr[2] - p.lbr[0] for p in lbr]],
+            marker=".",
+            capsize=3,
+            color="C3",
+        )
+        ax_l.set_ylabel("LBR winnings, chips per hand (lower bound on exploitability)")
+    else:
+        ax_l.text(0.5, 0.5, "no LBR measured", ha="center", va="center", transform=ax_l.transAxes)
+    ax_l.set_xlabel(unit)
+    ax_l.grid(True, alpha=0.3)
+    fig.suptitle(title or "", fontsize=10)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

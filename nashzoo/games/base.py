@@ -208,6 +208,18 @@ class Game(ABC):
         """
         return None
 
+    def hidden_value_features(self, values: Sequence[Hashable]) -> np.ndarray | None:
+        """A feature row for each private value :meth:`State.hidden_worlds` names (poker:
+        the hole cards' one-hot card, rank and suit, summed; fighting cards: the hand's
+        counts and the unrevealed card), the input a search network scores a world by.
+        ``hidden_value_features([])`` has zero rows and gives the width.
+
+        Returns:
+            ``(len(values), width)`` float32, or ``None`` where the game has no fast path
+            for its hidden information (the default).
+        """
+        return None
+
     def to_spec(self) -> dict[str, Any]:
         """JSON-able ``{"type": game_type, "params": params()}`` that rebuilds the game."""
         return {"type": self.game_type, "params": self.params()}

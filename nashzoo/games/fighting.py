@@ -231,6 +231,18 @@ class FightingCardGame(Game):
     def new_initial_state(self) -> FightingCardState:
         return FightingCardState(self)
 
+    def hidden_value_features(self, values: Sequence[Any]) -> np.ndarray:
+        """Per private value (a hand's counts per card kind, and the card chosen but not
+        yet revealed or -1): the counts divided by ``copies``, then a one-hot of the
+        chosen card with a last entry for none."""
+        k = self.num_kinds
+        out = np.zeros((len(values), 2 * k + 1), dtype=np.float32)
+        for row, (hand, pending) in enumerate(values):
+            out[row, :k] = hand
+            out[row, k + (pending if pending >= 0 else k)] = 1.0
+        out[:, :k] /= self.copies
+        return out
+
     def view_state(
         self, player: int, info_state: str, public_history: Sequence[int]
     ) -> FightingCardState:

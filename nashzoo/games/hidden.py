@@ -59,7 +59,7 @@ class HiddenWorlds:
             entry.
     """
 
-    __slots__ = ("player", "values", "_weights", "_build", "_cumulative")
+    __slots__ = ("player", "values", "_weights", "_build", "_cumulative", "_index")
 
     def __init__(
         self,
@@ -74,6 +74,7 @@ class HiddenWorlds:
         self._build = build
         self._cumulative: np.ndarray | None = None
         self._weights: np.ndarray | None = None
+        self._index: dict[Hashable, int] | None = None
         if not len(self.values):
             raise InvalidParameterError("HiddenWorlds needs at least one value, received none.")
         if weights is None:  # equally likely: nothing to store
@@ -121,6 +122,23 @@ class HiddenWorlds:
             self._cumulative = np.cumsum(self._weights)
         k = int(np.searchsorted(self._cumulative, u * self._cumulative[-1], side="right"))
         return self.state(min(k, n - 1))
+
+    def index_of(self, value: Hashable) -> int:
+        """The position of ``value`` among :attr:`values` (a dictionary built on first
+        use).
+
+        Raises:
+            InvalidParameterError: ``value`` is not one of them.
+        """
+        if self._index is None:
+            self._index = {v: k for k, v in enumerate(self.values)}
+        k = self._index.get(value)
+        if k is None:
+            raise InvalidParameterError(
+                f"{value!r} is not one of the {len(self.values)} hidden values of player "
+                f"{self.player}'s view."
+            )
+        return k
 
     def as_dict(self) -> dict[Hashable, float]:
         """``{value: weight}``."""
@@ -178,6 +196,22 @@ class Combinations(Sequence[tuple[int, ...]]):
                     break
                 index -= below
         return tuple(out)
+
+    def take(self, indices: Sequence[int] | np.ndarray) -> np.ndarray:
+        """The combinations at ``indices`` as an ``(n, k)`` integer array (vectorized
+        for pairs)."""
+        idx = np.asarray(indices, dtype=np.int64)
+        if idx.size and (idx.min() < 0 or idx.max() >= self._size):
+            raise IndexError(f"combination indices must lie in [0, {self._size})")
+        if self.k != 2:
+            return np.array([self[int(i)] for i in idx], dtype=np.int64).reshape(-1, self.k)
+        m = len(self.items)
+        f = np.arange(m)
+        before = f * m - f * (f + 1) // 2  # pairs whose first card comes before f
+        first = np.searchsorted(before, idx, side="right") - 1
+        second = first + 1 + (idx - before[first])
+        items = np.asarray(self.items, dtype=np.int64)
+        return np.stack([items[first], items[second]], axis=1)
 
     def __iter__(self) -> Iterator[tuple[int, ...]]:
         return itertools.combinations(self.items, self.k)

@@ -12,6 +12,15 @@ answers with five heads (``docs/explanation/nash-ismcts.md``, "A-ISMCTS"), all f
 On games small enough to compile, :func:`tabulate` evaluates the network once on every
 view (one batch) and returns :class:`~nashzoo.agents.ismcts.tables.SearchTables`, which
 is all the search reads.
+
+On games too big to compile, the worlds cannot be numbered in advance (Limit Hold'em's
+1,326 opposing hole-card pairs, the fighting game's hands), so :class:`RulesNetwork`
+scores a world by its value's features instead of by an output unit: a small encoder
+embeds the opponent's private value (``Game.hidden_value_features``), and the view's
+torso emits two query vectors; H's logit of a world is the dot product of its embedding
+with the first, V_w the tanh of its dot product with the second (plus a bias). One
+evaluation per view then answers for any number of worlds
+(:class:`~nashzoo.agents.ismcts.knowledge.NetworkKnowledge`).
 """
 
 from __future__ import annotations
@@ -26,7 +35,14 @@ from nashzoo.errors import InvalidParameterError
 from nashzoo.extras import require
 from nashzoo.tree.views import ViewTable
 
-__all__ = ["NetworkShape", "SearchNetwork", "tabulate", "masked_log_softmax"]
+__all__ = [
+    "NetworkShape",
+    "SearchNetwork",
+    "RulesNetworkShape",
+    "RulesNetwork",
+    "tabulate",
+    "masked_log_softmax",
+]
 
 torch = require("torch", "torch", "Nash-ISMCTS networks")
 nn = torch.nn
@@ -100,6 +116,137 @@ class SearchNetwork(torch.nn.Module):  # type: ignore[name-defined]
             "belief": self.belief(z),
             "world_value": torch.tanh(self.world_value(z)),
         }
+
+
+@dataclass(frozen=True)
+class RulesNetworkShape:
+    """Sizes of a :class:`RulesNetwork` (saved with it).
+
+    Attributes:
+        input_size: information-state tensor length.
+        num_actions: the game's ``num_distinct_actions``.
+        feature_size: width of ``Game.hidden_value_features``.
+        embed_size: width of a world's embedding and of each query vector.
+        hidden_sizes: widths of the ReLU torso.
+    """
+
+    input_size: int
+    num_actions: int
+    feature_size: int
+    embed_size: int = 64
+    hidden_sizes: tuple[int, ...] = (256, 256)
+
+    @classmethod
+    def for_game(
+        cls, game: Any, *, embed_size: int = 64, hidden_sizes: tuple[int, ...] = (256, 256)
+    ) -> RulesNetworkShape:
+        """The shape for ``game``.
+
+        Raises:
+            InvalidParameterError: the game does not name its hidden values
+                (``hidden_value_features`` returns ``None``).
+        """
+        features = game.hidden_value_features([])
+        if features is None:
+            raise InvalidParameterError(
+                f"{game!r} does not list its hidden information (State.hidden_worlds and "
+                "Game.hidden_value_features); a search network over the rules needs both."
+            )
+        return cls(
+            input_size=int(game.information_state_tensor_size),
+            num_actions=int(game.num_distinct_actions),
+            feature_size=int(features.shape[1]),
+            embed_size=int(embed_size),
+            hidden_sizes=tuple(int(h) for h in hidden_sizes),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["hidden_sizes"] = list(self.hidden_sizes)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> RulesNetworkShape:
+        return cls(**{**d, "hidden_sizes": tuple(d["hidden_sizes"])})
+
+
+class RulesNetwork(torch.nn.Module):  # type: ignore[name-defined]
+    """P, V, V_c and the two world queries from one torso, and the world encoder (see
+    the module docstring).
+
+    ``forward(x)`` returns ``policy`` logits, ``value``, ``child_value`` and ``query``
+    (``2 * embed_size + 1``: H's query, V_w's query, V_w's bias); :meth:`encode` embeds
+    value features; :meth:`world_scores` combines the two.
+    """
+
+    def __init__(self, shape: RulesNetworkShape) -> None:
+        super().__init__()
+        if not shape.hidden_sizes or any(h < 1 for h in shape.hidden_sizes):
+            raise InvalidParameterError(
+                f"hidden_sizes must be positive widths, received {shape.hidden_sizes}."
+            )
+        if shape.embed_size < 1:
+            raise InvalidParameterError(f"embed_size must be >= 1, received {shape.embed_size}.")
+        self.shape = shape
+        layers: list[Any] = []
+        width = shape.input_size
+        for h in shape.hidden_sizes:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        self.torso = nn.Sequential(*layers)
+        self.policy = nn.Linear(width, shape.num_actions)
+        self.value = nn.Linear(width, 1)
+        self.child_value = nn.Linear(width, shape.num_actions)
+        self.query = nn.Linear(width, 2 * shape.embed_size + 1)
+        d = shape.embed_size
+        self.encoder = nn.Sequential(nn.Linear(shape.feature_size, d), nn.ReLU(), nn.Linear(d, d))
+
+    def forward(self, x: Any) -> dict[str, Any]:
+        z = self.torso(x)
+        return {
+            "policy": self.policy(z),
+            "value": torch.tanh(self.value(z)).squeeze(-1),
+            "child_value": torch.tanh(self.child_value(z)),
+            "query": self.query(z),
+        }
+
+    def encode(self, features: Any) -> Any:
+        """World embeddings of value features (``(..., feature_size)``)."""
+        return self.encoder(features)
+
+    def world_scores(self, query: Any, embedded: Any) -> tuple[Any, Any]:
+        """H's logits and V_w for worlds ``embedded`` (``(B, K, d)``) at views with
+        ``query`` (``(B, 2d + 1)``): ``(B, K)`` each."""
+        d = self.shape.embed_size
+        logits = (embedded * query[:, None, :d]).sum(-1)
+        values = torch.tanh((embedded * query[:, None, d : 2 * d]).sum(-1) + query[:, 2 * d :])
+        return logits, values
+
+    def encoder_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The encoder's weights as float64 arrays ``(w1, b1, w2, b2)`` (``x @ w1``)."""
+        first, second = self.encoder[0], self.encoder[2]
+        with torch.no_grad():
+            return (
+                first.weight.double().numpy().T.copy(),
+                first.bias.double().numpy().copy(),
+                second.weight.double().numpy().T.copy(),
+                second.bias.double().numpy().copy(),
+            )
+
+    def check_game(self, game: Any) -> None:
+        """Raise unless this network's shape fits ``game``.
+
+        Raises:
+            InvalidParameterError: naming both shapes.
+        """
+        want = RulesNetworkShape.for_game(
+            game, embed_size=self.shape.embed_size, hidden_sizes=self.shape.hidden_sizes
+        )
+        if want != self.shape:
+            raise InvalidParameterError(
+                f"This network's shape {self.shape.to_dict()} does not fit {game!r}, which "
+                f"needs {want.to_dict()}."
+            )
 
 
 def masked_log_softmax(logits: Any, mask: Any) -> Any:

@@ -74,6 +74,8 @@ class RulesSearchResult:
         seconds: wall time.
         nodes: nodes of all the decision's trees.
         capped: the node cap was reached (nodes were reused, none added).
+        q_high: each action's upper value (A- and Nash-ISMCTS, whose values are
+            intervals with ``q`` the lower end; ``None`` for MT-ISMCTS, a point).
     """
 
     actions: np.ndarray
@@ -84,6 +86,7 @@ class RulesSearchResult:
     seconds: float
     nodes: int
     capped: bool
+    q_high: np.ndarray | None = None
 
     @property
     def simulations_per_second(self) -> float:

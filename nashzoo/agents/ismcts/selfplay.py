@@ -7,11 +7,11 @@ from P alone.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -24,9 +24,6 @@ from nashzoo.games.base import CHANCE, TERMINAL
 from nashzoo.tree.compile import compile_game
 from nashzoo.tree.reach import edge_probabilities
 from nashzoo.tree.views import ViewTable, views_of
-
-if TYPE_CHECKING:
-    from nashzoo.agents.ismcts.train import TrainConfig
 
 __all__ = ["play_self_play_games", "SelfPlayWorker"]
 
@@ -149,18 +146,27 @@ def _prior_games(
 
 # -- where the games are played -------------------------------------------------------------
 class SelfPlayWorker:
-    """A Ray actor's body: plays the self-play games it is given (one per seed)."""
+    """A Ray actor's body: runs the self-play job it is given (one game per seed)."""
 
     def play(
         self, payload: dict[str, Any], config: dict[str, Any], seeds: Sequence[Sequence[int]]
     ) -> list[dict[str, Any]]:
         return play_self_play_games(payload, config, seeds)
 
+    def run(
+        self,
+        job: Callable[..., list[dict[str, Any]]],
+        payload: dict[str, Any],
+        config: dict[str, Any],
+        seeds: Sequence[Sequence[int]],
+    ) -> list[dict[str, Any]]:
+        return job(payload, config, seeds)
+
 
 class _Players:
     """Runs self-play game batches in this process, worker processes or Ray actors."""
 
-    def __init__(self, config: TrainConfig) -> None:
+    def __init__(self, config: Any) -> None:
         self.config = config
         self.pool: ProcessPoolExecutor | None = None
         self.ray: Any = None
@@ -178,9 +184,21 @@ class _Players:
     def play(
         self, tables: SearchTables, generation: int, progress: float
     ) -> list[dict[str, np.ndarray]]:
+        """The compiled path's self-play games of one generation."""
+        search = self.config.search_config(progress=progress).to_dict()
+        return self.run(play_self_play_games, _tables_payload(tables), search, generation)
+
+    def run(
+        self,
+        job: Callable[..., list[dict[str, Any]]],
+        payload: dict[str, Any],
+        search: dict[str, Any],
+        generation: int,
+    ) -> list[dict[str, Any]]:
+        """``job(payload, search, seeds)`` over the generation's game seeds, split among
+        the workers; the games come back in seed order, so the data does not depend on
+        the number of workers."""
         c = self.config
-        payload = _tables_payload(tables)
-        search = c.search_config(progress=progress).to_dict()
         seeds = [(c.seed, generation, g) for g in range(c.games_per_generation)]
         parts = max(1, c.workers) * 4 if (self.pool or self.ray) else 1
         chunks = [seeds[k::parts] for k in range(parts) if seeds[k::parts]]
@@ -189,16 +207,14 @@ class _Players:
             actors = self.actors
             results = self.ray.get(
                 [
-                    actors[k % len(actors)].play.remote(ref, search, ch)
+                    actors[k % len(actors)].run.remote(job, ref, search, ch)
                     for k, ch in enumerate(chunks)
                 ]
             )
         elif self.pool is not None:
             n = len(chunks)
             try:
-                results = list(
-                    self.pool.map(play_self_play_games, [payload] * n, [search] * n, chunks)
-                )
+                results = list(self.pool.map(job, [payload] * n, [search] * n, chunks))
             except BrokenProcessPool as exc:
                 raise WorkerError(
                     "A self-play worker process died. With worker processes (the 'spawn' "
@@ -206,9 +222,8 @@ class _Players:
                     "`if __name__ == '__main__':`; or pass workers=0 to play in this process."
                 ) from exc
         else:
-            results = [play_self_play_games(payload, search, ch) for ch in chunks]
-        # back into game order, so the data does not depend on the number of workers
-        games: list[dict[str, np.ndarray]] = [{}] * len(seeds)
+            results = [job(payload, search, ch) for ch in chunks]
+        games: list[dict[str, Any]] = [{}] * len(seeds)
         for k, chunk_games in enumerate(results):
             for j, game in enumerate(chunk_games):
                 games[k + j * len(chunks)] = game

@@ -198,12 +198,37 @@ class NashISMCTS:
 
     Raises:
         InvalidParameterError: not a Game, or ``config`` not a :class:`TrainConfig`.
-        GameTooLargeError: the game does not compile.
+        (A game that does not compile gets the trainer over the rules instead.)
     """
 
     name: ClassVar[str] = "nash-ismcts"
     config_type: ClassVar[type] = TrainConfig
     step_unit: ClassVar[str] = "generations"
+
+    def __new__(cls, game: Game, config: TrainConfig | None = None) -> Any:
+        """A :class:`~nashzoo.agents.ismcts.rules_train.NashISMCTSRules` where ``game``
+        does not compile (:func:`~nashzoo.agents.ismcts.rules.compiles_for_search`), so
+        that ``NashISMCTS(game)`` and ``nashzoo train nash-ismcts`` train on any game."""
+        from nashzoo.agents.ismcts.rules import compiles_for_search
+
+        if cls is NashISMCTS and isinstance(game, Game) and not compiles_for_search(game):
+            from nashzoo.agents.ismcts.rules_train import NashISMCTSRules
+
+            return NashISMCTSRules(game, config)
+        return super().__new__(cls)
+
+    @classmethod
+    def config_type_for(cls, game: Game) -> type:
+        """The config class for ``game``: :class:`TrainConfig`, or
+        :class:`~nashzoo.agents.ismcts.rules_train.RulesTrainConfig` (defaults for big
+        games) where it does not compile."""
+        from nashzoo.agents.ismcts.rules import compiles_for_search
+
+        if compiles_for_search(game):
+            return TrainConfig
+        from nashzoo.agents.ismcts.rules_train import RulesTrainConfig
+
+        return RulesTrainConfig
 
     def __init__(self, game: Game, config: TrainConfig | None = None) -> None:
         config = TrainConfig() if config is None else config

@@ -47,6 +47,8 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from nashzoo.errors import InvalidParameterError, NashzooError
 from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State, check_int
 from nashzoo.games.hidden import Combinations, HiddenWorlds, checked_view
@@ -59,6 +61,19 @@ FOLD: int = 0
 CALL: int = 1
 RAISE: int = 2
 """The first raise action (``RAISE + k`` raises by the ``k``-th size)."""
+
+
+@functools.cache
+def _card_features(num_ranks: int, num_suits: int) -> np.ndarray:
+    """``(num_cards, num_cards + num_ranks + num_suits)``: each card's one-hot card, rank
+    and suit."""
+    n = num_ranks * num_suits
+    table = np.zeros((n, n + num_ranks + num_suits), dtype=np.float32)
+    for c in range(n):
+        table[c, c] = 1.0
+        table[c, n + c // num_suits] = 1.0
+        table[c, n + num_ranks + c % num_suits] = 1.0
+    return table
 
 
 class PokerGame(Game):
@@ -142,6 +157,19 @@ class PokerGame(Game):
 
     def params(self) -> dict[str, Any]:
         return {"definition": self.definition.to_dict(), "name": self.short_name}
+
+    def hidden_value_features(self, values: Sequence[Any]) -> np.ndarray:
+        """Per set of hole cards: the one-hot of each card, its rank and its suit, summed
+        (cards are ``rank * num_suits + suit``), and 1 where two cards share a rank."""
+        d = self.definition
+        table = _card_features(d.num_ranks, d.num_suits)
+        cards = np.asarray(values, dtype=np.int64).reshape(len(values), d.num_hole_cards)
+        out = np.zeros((len(values), table.shape[1] + 1), dtype=np.float32)
+        out[:, :-1] = table[cards].sum(axis=1)
+        if d.num_hole_cards > 1:
+            ranks = np.sort(cards // d.num_suits, axis=1)
+            out[:, -1] = (np.diff(ranks, axis=1) == 0).any(axis=1)
+        return out
 
     def view_state(self, player: int, info_state: str, public_history: Sequence[int]) -> PokerState:
         """A state with ``player``'s hole cards read from ``info_state`` (``hole=...``),

@@ -1,0 +1,314 @@
+"""What a search over the rules knows besides the rules, asked view by view.
+
+The compiled search reads P, V, V_c, H and V_w from tables over every view of a small
+game (:mod:`nashzoo.agents.ismcts.tables`). A search over the rules
+(:mod:`nashzoo.agents.ismcts.rules_nash`) meets its views one at a time, so it asks a
+:class:`Knowledge` instead, always in the searcher's payoff scaled to [-1, 1]:
+
+* :meth:`Knowledge.act`: P, V_c and V where the player is to move;
+* :meth:`Knowledge.belief`: H over the worlds of the player's view
+  (:class:`~nashzoo.games.hidden.HiddenWorlds`, one per opponent private value);
+* :meth:`Knowledge.world_values`: V_w of every world at the player's view of a state
+  (the search asks it after the player's own action, where the view is the same in
+  every world);
+* :meth:`Knowledge.history_value`: the value of one history (V where the player is to
+  move, else V_w of that history's world).
+
+A knowledge that evaluates networks answers only views it has evaluated:
+:meth:`Knowledge.missing` names the ones it lacks and :meth:`Knowledge.evaluate` evaluates
+a list of them in one batch. The search yields those lists instead of evaluating them
+itself, so that a driver can merge the requests of many searches into one forward pass
+(:func:`nashzoo.agents.ismcts.rules_nash.run_searches`).
+
+Three knowledges:
+
+* :class:`UninformedKnowledge`: uniform P, chance-weighted H, every value 0;
+* :class:`TablesKnowledge`: a compiled game's :class:`~nashzoo.agents.ismcts.tables.SearchTables`
+  read through the rules (the same numbers the compiled search reads: the test that the
+  two search paths agree);
+* :class:`NetworkKnowledge`: a :class:`~nashzoo.agents.ismcts.nets.RulesNetwork`
+  evaluated at search time, each view once (a cache keyed by the player and its
+  information-state string, bounded).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+
+from nashzoo.errors import InvalidParameterError
+from nashzoo.games.base import Game, State
+from nashzoo.games.hidden import HiddenWorlds
+
+__all__ = [
+    "Knowledge",
+    "UninformedKnowledge",
+    "TablesKnowledge",
+    "NetworkKnowledge",
+    "Request",
+    "VIEW_CACHE",
+]
+
+VIEW_CACHE = 200_000
+"""Views a :class:`NetworkKnowledge` keeps evaluated (about 2 KB each); the cache is
+emptied when full."""
+
+Request = tuple[tuple[int, str], State, int]
+"""A view to evaluate: its key (player, information-state string), a state, the player."""
+
+
+def view_key(state: State, player: int) -> tuple[int, str]:
+    """The key of ``player``'s view of ``state``."""
+    return (player, state.information_state_string_unchecked(player))
+
+
+class Knowledge:
+    """P, V, V_c, H and V_w at a player's view (see the module docstring). The base
+    class knows nothing: uniform P, the chance weights for H, every value 0."""
+
+    source = "uninformed"
+
+    def __init__(self, game: Game) -> None:
+        if not isinstance(game, Game):
+            raise InvalidParameterError(
+                f"A search knowledge needs a nashzoo Game, received {type(game).__name__}."
+            )
+        self.game = game
+
+    # -- batching -----------------------------------------------------------------------
+    def missing(self, pairs: Sequence[tuple[State, int]]) -> list[Request]:
+        """The views among ``pairs`` (state, player) not yet evaluated (none here)."""
+        return []
+
+    def evaluate(self, requests: Sequence[Request]) -> None:
+        """Evaluate the views of ``requests`` in one batch (nothing to do here)."""
+
+    # -- answers ------------------------------------------------------------------------
+    def act(self, state: State, player: int) -> tuple[np.ndarray, np.ndarray, float]:
+        """``(P, V_c, V)`` at ``player``'s view of ``state`` (``player`` to move); P and
+        V_c over ``state.legal_actions()`` in their order."""
+        n = len(state.legal_actions())
+        return np.full(n, 1.0 / n), np.zeros(n), 0.0
+
+    def belief(self, state: State, player: int, worlds: HiddenWorlds) -> np.ndarray:
+        """H over ``worlds`` (the worlds of ``player``'s view of ``state``); sums to 1."""
+        return worlds.weights
+
+    def world_values(self, state: State, player: int, worlds: HiddenWorlds) -> np.ndarray:
+        """V_w at ``player``'s view of ``state`` for each of ``worlds`` (whose opponent
+        private values the view allows; ``state`` is not terminal)."""
+        return np.zeros(len(worlds))
+
+    def history_value(self, state: State, player: int) -> float:
+        """What the history ``state`` is worth to ``player``: exact at a terminal, V
+        where ``player`` is to move, else V_w of its world."""
+        if state.is_terminal():
+            return float(state.returns()[player]) / _scale(self.game)
+        return 0.0
+
+
+class UninformedKnowledge(Knowledge):
+    """No knowledge (uniform P, chance-weighted H, zero values): what MT-ISMCTS assumes,
+    for A-ISMCTS without networks."""
+
+
+def _scale(game: Game) -> float:
+    return float(game.max_payoff_magnitude) or 1.0
+
+
+class TablesKnowledge(Knowledge):
+    """A compiled game's tables read through the rules: the numbers the compiled search
+    reads at the same histories.
+
+    Args:
+        tables: :class:`~nashzoo.agents.ismcts.tables.SearchTables` of the game.
+    """
+
+    def __init__(self, tables: Any) -> None:
+        from nashzoo.agents.ismcts.search import _knowledge
+        from nashzoo.agents.ismcts.tables import SearchTables
+
+        if not isinstance(tables, SearchTables):
+            raise InvalidParameterError(
+                f"TablesKnowledge needs SearchTables, received {type(tables).__name__}."
+            )
+        super().__init__(tables.tree.game)
+        self.source = tables.source
+        self.tables = tables
+        self._kn = _knowledge(tables)
+        self._nodes: dict[tuple[int, ...], int] = {(): 0}
+
+    def node(self, history: Sequence[int]) -> int:
+        """The compiled node of ``history``."""
+        key = tuple(int(a) for a in history)
+        found = self._nodes.get(key)
+        if found is not None:
+            return found
+        tree = self.tables.tree
+        parent = self.node(key[:-1])
+        fc, nc = int(tree.first_child[parent]), int(tree.num_children[parent])
+        for c in range(fc, fc + nc):
+            if int(tree.action[c]) == key[-1]:
+                self._nodes[key] = c
+                return c
+        raise InvalidParameterError(f"History {list(key)} is not one of {self.game!r}'s.")
+
+    def act(self, state: State, player: int) -> tuple[np.ndarray, np.ndarray, float]:
+        i = int(self.tables.tree.infoset[self.node(state.history())])
+        legal = list(state.legal_actions())
+        kn = self._kn
+        return kn.prior[i, legal].copy(), kn.child_value[i, legal].copy(), float(kn.act_value[i])
+
+    def belief(self, state: State, player: int, worlds: HiddenWorlds) -> np.ndarray:
+        views = self.tables.views
+        tree = views.tree
+        nodes = [self.node(worlds.state(k).history()) for k in range(len(worlds))]
+        i = int(tree.infoset[nodes[0]])
+        start = int(views.infoset_node_start[i])
+        h = np.array([self._kn.set_belief[start + views.node_position[n]] for n in nodes])
+        total = h.sum()
+        return h / total if total > 0 else np.full(len(nodes), 1.0 / len(nodes))
+
+    def world_values(self, state: State, player: int, worlds: HiddenWorlds) -> np.ndarray:
+        # the worlds are those of the view before the player's action: replay the
+        # actions since then on each
+        hist = state.history()
+        out = np.zeros(len(worlds))
+        for k in range(len(worlds)):
+            base = worlds.state(k).history()
+            out[k] = self._kn.leaf_value[player, self.node([*base, *hist[len(base) :]])]
+        return out
+
+    def history_value(self, state: State, player: int) -> float:
+        n = self.node(state.history())
+        tree = self.tables.tree
+        if tree.player[n] == player:
+            return float(self._kn.act_value[tree.infoset[n]])
+        return float(self._kn.leaf_value[player, n])
+
+
+class NetworkKnowledge(Knowledge):
+    """A :class:`~nashzoo.agents.ismcts.nets.RulesNetwork` evaluated at search time.
+
+    Each view is evaluated once (torso and heads on the player's information-state
+    tensor) and cached by (player, information-state string); H and V_w of a view's
+    worlds are then dot products of the view's two query vectors with the worlds' value
+    embeddings, computed in numpy.
+
+    Args:
+        game: the game (its ``hidden_value_features`` names the worlds' inputs).
+        network: the network (evaluated in ``eval`` mode without gradients).
+        cache_size: views kept evaluated.
+
+    Attributes:
+        forward_passes: batches evaluated so far; ``evaluated``: views evaluated.
+    """
+
+    source = "network"
+
+    def __init__(self, game: Game, network: Any, *, cache_size: int = VIEW_CACHE) -> None:
+        from nashzoo.agents.ismcts.nets import RulesNetwork, torch
+
+        super().__init__(game)
+        if not isinstance(network, RulesNetwork):
+            raise InvalidParameterError(
+                f"NetworkKnowledge needs a RulesNetwork, received {type(network).__name__}."
+            )
+        network.check_game(game)
+        self.network = network
+        self._torch = torch
+        self.cache_size = int(cache_size)
+        self._views: dict[tuple[int, str], tuple[np.ndarray, ...]] = {}
+        self._embedded: dict[int, tuple[HiddenWorlds, np.ndarray]] = {}
+        self._encoder = network.encoder_arrays()
+        self._width = network.shape.input_size
+        self.forward_passes = 0
+        self.evaluated = 0
+
+    def missing(self, pairs: Sequence[tuple[State, int]]) -> list[Request]:
+        out: list[Request] = []
+        seen: set[tuple[int, str]] = set()
+        for state, player in pairs:
+            if state.is_terminal():
+                continue
+            key = view_key(state, player)
+            if key not in self._views and key not in seen:
+                seen.add(key)
+                out.append((key, state, player))
+        return out
+
+    def evaluate(self, requests: Sequence[Request]) -> None:
+        if not requests:
+            return
+        torch = self._torch
+        x = np.zeros((len(requests), self._width), dtype=np.float32)
+        for row, (_, state, player) in enumerate(requests):
+            x[row, state.information_state_indices(player)] = 1.0
+        with torch.no_grad():
+            out = self.network(torch.from_numpy(x))
+        arrays = [out[k].double().numpy() for k in ("policy", "child_value", "value", "query")]
+        if len(self._views) + len(requests) > self.cache_size:
+            self._views.clear()
+        for row, (key, _, _) in enumerate(requests):
+            self._views[key] = tuple(a[row] for a in arrays)
+        self.forward_passes += 1
+        self.evaluated += len(requests)
+
+    def _view(self, state: State, player: int) -> tuple[np.ndarray, ...]:
+        key = view_key(state, player)
+        found = self._views.get(key)
+        if found is None:  # a caller that did not batch: evaluate it alone
+            self.evaluate([(key, state, player)])
+            found = self._views[key]
+        return found
+
+    def embed(self, values: Sequence[Hashable]) -> np.ndarray:
+        """The value embeddings of ``values`` (``(len(values), embed_size)``)."""
+        features = self.game.hidden_value_features(values)
+        if features is None:
+            raise InvalidParameterError(
+                f"{self.game!r} has no hidden_value_features; a search network needs them."
+            )
+        w1, b1, w2, b2 = self._encoder
+        return np.maximum(features.astype(np.float64) @ w1 + b1, 0.0) @ w2 + b2
+
+    def _worlds_embedding(self, worlds: HiddenWorlds) -> np.ndarray:
+        found = self._embedded.get(id(worlds))
+        if found is None or found[0] is not worlds:
+            if len(self._embedded) >= 4096:
+                self._embedded.clear()
+            found = (worlds, self.embed(worlds.values))
+            self._embedded[id(worlds)] = found
+        return found[1]
+
+    def act(self, state: State, player: int) -> tuple[np.ndarray, np.ndarray, float]:
+        logits, child, value, _ = self._view(state, player)
+        legal = list(state.legal_actions())
+        z = logits[legal]
+        p = np.exp(z - z.max())
+        return p / p.sum(), child[legal].copy(), float(value)
+
+    def belief(self, state: State, player: int, worlds: HiddenWorlds) -> np.ndarray:
+        query = self._view(state, player)[3]
+        d = self.network.shape.embed_size
+        z = self._worlds_embedding(worlds) @ query[:d]
+        h = np.exp(z - z.max())
+        return h / h.sum()
+
+    def world_values(self, state: State, player: int, worlds: HiddenWorlds) -> np.ndarray:
+        query = self._view(state, player)[3]
+        d = self.network.shape.embed_size
+        return np.tanh(self._worlds_embedding(worlds) @ query[d : 2 * d] + query[2 * d])
+
+    def history_value(self, state: State, player: int) -> float:
+        if state.is_terminal():
+            return float(state.returns()[player]) / _scale(self.game)
+        if state.current_player() == player:
+            return float(self._view(state, player)[2])
+        query = self._view(state, player)[3]
+        d = self.network.shape.embed_size
+        value = state.private_information(1 - player)
+        e = self.embed([value])[0]
+        return float(np.tanh(e @ query[d : 2 * d] + query[2 * d]))

@@ -1,0 +1,877 @@
+"""A-ISMCTS and Nash-ISMCTS over the rules: the search with networks on games too big to
+compile.
+
+The same algorithm as the compiled kernel (:mod:`nashzoo.agents.ismcts.kernel`, whose
+docstring names the node kinds; ``docs/explanation/nash-ismcts.md`` is the
+specification), walking :class:`~nashzoo.games.base.State` objects and asking a
+:class:`~nashzoo.agents.ismcts.knowledge.Knowledge` for P, V, V_c, H and V_w as it meets
+each view:
+
+* ACT nodes are keyed by (tree, owner's information-state string); SAMPLE nodes by the
+  ACT node and the action, their children being the worlds of the owner's view
+  (:class:`~nashzoo.games.hidden.HiddenWorlds`, one per opponent private value: Limit
+  Hold'em's up to 1,225 pairs), with H over them from the knowledge; GAME nodes (chance
+  or the opponent to move) by the tree and the history;
+* interval PUCT at ACT nodes, the L1-ball estimator at SAMPLE nodes (``eps`` 0 is
+  A-ISMCTS), mixed/pure averages at ACT and opponent nodes, ONE simulation of the
+  opponent's own tree at each opponent decision (``spawn_cap`` levels deep), exactly as
+  the kernel does;
+* chance nodes with at most ``exact_chance`` outcomes take the exact expectation over
+  their outcomes (the kernel's luck adjustment; Leduc's board card); larger ones (a
+  Hold'em board card has 45 to 48 outcomes) average the outcomes drawn so far, which
+  spares a view evaluation per unseen outcome;
+* statistics live in one dictionary bounded by ``node_cap`` nodes: once full, a new
+  node is valued by the knowledge and not stored (:attr:`capped`).
+
+Every knowledge call happens after the views it needs were requested: the simulation is
+a generator that yields the list of views the knowledge lacks
+(:meth:`Knowledge.missing <nashzoo.agents.ismcts.knowledge.Knowledge.missing>`) and
+resumes once they are evaluated. :meth:`RulesNashSearch.run_state` evaluates them at
+once; :func:`run_searches` advances many searches together and evaluates the union of
+their requests in one forward pass (self-play), with the same result as one at a time.
+A new node requests the views its children will need with it (an ACT node: the owner's
+view after each action; an opponent's node: the owner's view after each of its
+actions), so even one search evaluates several views per forward pass.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from collections.abc import Generator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nashzoo.agents.ismcts.agent import SearchAgentBase
+from nashzoo.agents.ismcts.interval import ball_max_kernel
+from nashzoo.agents.ismcts.knowledge import Knowledge, Request, UninformedKnowledge
+from nashzoo.agents.ismcts.rules import DEFAULT_NODE_CAP, WORLDS_CACHE, RulesSearchResult
+from nashzoo.agents.ismcts.search import SearchConfig, _move_weights
+from nashzoo.envs.protocol import Observation
+from nashzoo.errors import InvalidParameterError
+from nashzoo.games.base import CHANCE, Game, State
+from nashzoo.games.hidden import HiddenWorlds
+from nashzoo.games.worlds import hidden_worlds
+from nashzoo.validation import check_int
+
+__all__ = [
+    "RulesNashSearch",
+    "RulesNashAgent",
+    "run_searches",
+    "EXACT_CHANCE",
+    "FORMAT_NAME",
+    "FORMAT_VERSION",
+]
+
+FORMAT_NAME = "nashzoo.ismcts_rules"
+"""The ``format`` of a saved :class:`RulesNashAgent` (a network searched over the rules)."""
+FORMAT_VERSION = 1
+
+EXACT_CHANCE = 8
+"""Chance nodes with at most this many outcomes take the exact expectation."""
+
+Sim = Generator[list[Request], None, tuple[int, bool, np.ndarray | None]]
+
+
+class _Act:
+    """ACT: the owner to move; per legal action visits, step weights and the SAMPLE
+    child; the view's worlds and H once a SAMPLE child needs them."""
+
+    __slots__ = (
+        "actions",
+        "prior",
+        "child_value",
+        "visits",
+        "child",
+        "qlo",
+        "qhi",
+        "nmix",
+        "npure",
+        "mixsum",
+        "purecnt",
+        "worlds",
+        "belief",
+    )
+
+    def __init__(self, actions: list[int], prior: np.ndarray, child_value: np.ndarray, v: float):
+        n = len(actions)
+        self.actions = actions
+        self.prior = prior
+        self.child_value = child_value
+        self.visits = np.zeros(n)
+        self.child: list[Any] = [None] * n
+        self.qlo = self.qhi = v
+        self.nmix = self.npure = 0.0
+        self.mixsum = np.zeros(n)
+        self.purecnt = np.zeros(n)
+        self.worlds: HiddenWorlds | None = None
+        self.belief: np.ndarray | None = None
+
+
+class _Sample:
+    """SAMPLE: after the owner's action; its children are the view's worlds."""
+
+    __slots__ = ("belief", "vstar", "visits", "child", "exact", "qlo", "qhi")
+
+    def __init__(self, belief: np.ndarray, vstar: np.ndarray, exact: bool) -> None:
+        self.belief = belief
+        self.vstar = vstar  # V_w of (world, action) for every world; exact at terminals
+        self.exact = exact  # the action ends the game: vstar is the payoff
+        self.visits: dict[int, int] = {}
+        self.child: dict[int, Any] = {}
+        self.qlo = self.qhi = 0.0
+
+
+class _GameNode:
+    """GAME: chance or the opponent to move at a history below a world."""
+
+    __slots__ = (
+        "chance",
+        "actions",
+        "weights",
+        "values",
+        "visits",
+        "child",
+        "qlo",
+        "qhi",
+        "nmix",
+        "npure",
+        "mixsum",
+        "purecnt",
+    )
+
+    def __init__(self, chance: bool, actions: list[int], weights: np.ndarray, v: float) -> None:
+        n = len(actions)
+        self.chance = chance
+        self.actions = actions
+        self.weights = weights  # chance probabilities (chance nodes)
+        self.values: np.ndarray | None = None  # each child's prior value, once needed
+        self.visits = np.zeros(n)
+        self.child: list[Any] = [None] * n
+        self.qlo = self.qhi = v
+        self.nmix = self.npure = 0.0
+        self.mixsum = np.zeros(n)
+        self.purecnt = np.zeros(n)
+
+
+def _ball(h: np.ndarray, v: np.ndarray, eps: float, done: np.ndarray) -> tuple[float, float]:
+    k = h.size
+    if eps <= 0.0:
+        x = float(h @ v)
+        return x, x
+    return (
+        -float(ball_max_kernel(h, -v, k, eps, done)),
+        float(ball_max_kernel(h, v, k, eps, done)),
+    )
+
+
+class _Context:
+    """One search's statistics and random numbers (many run side by side in self-play)."""
+
+    def __init__(self, rng: np.random.Generator, noise: np.ndarray | None) -> None:
+        self.rng = rng
+        self.random = rng.random
+        self.noise = noise
+        self.nodes: dict[Any, Any] = {}
+        self.capped = False
+
+
+class RulesNashSearch:
+    """A-ISMCTS (``variant="a"``) or Nash-ISMCTS (``variant="nash"``) over the rules
+    (see the module docstring).
+
+    Args:
+        game: a two-player game whose states list their hidden worlds (or small enough
+            for the tree walk).
+        knowledge: P, V, V_c, H and V_w (default: :class:`UninformedKnowledge`).
+        config: the settings (``simulations`` or ``time_budget``, ``c_puct``, ``eps``,
+            ``spawn_cap``, ``estimator``, ``final_policy``, ``lcb_z``, the noise).
+        node_cap: the most nodes one decision's trees may hold.
+        exact_chance: chance nodes with at most this many outcomes are expected exactly.
+
+    Raises:
+        InvalidParameterError: not a two-player game, ``variant="mt"`` (that is
+            :class:`~nashzoo.agents.ismcts.rules.RulesSearch`), ``belief="model"``
+            (compiled path only), or a bad cap.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        knowledge: Knowledge | None = None,
+        config: SearchConfig | None = None,
+        *,
+        node_cap: int = DEFAULT_NODE_CAP,
+        exact_chance: int = EXACT_CHANCE,
+    ) -> None:
+        if not isinstance(game, Game) or game.num_players != 2:
+            raise InvalidParameterError(
+                f"RulesNashSearch needs a two-player nashzoo Game, received {game!r}."
+            )
+        config = SearchConfig() if config is None else config
+        if not isinstance(config, SearchConfig):
+            raise InvalidParameterError(
+                f"RulesNashSearch needs a SearchConfig, received {type(config).__name__}."
+            )
+        if config.variant == "mt":
+            raise InvalidParameterError(
+                "RulesNashSearch runs A-ISMCTS and Nash-ISMCTS (variant 'a' or 'nash'); "
+                "MT-ISMCTS over the rules is RulesSearch."
+            )
+        if config.belief != "table":
+            raise InvalidParameterError(
+                f"belief={config.belief!r} runs on the compiled path only; over the rules "
+                "H comes from the knowledge (belief='table')."
+            )
+        knowledge = UninformedKnowledge(game) if knowledge is None else knowledge
+        if not isinstance(knowledge, Knowledge):
+            raise InvalidParameterError(
+                f"knowledge must be a Knowledge, received {type(knowledge).__name__}."
+            )
+        if knowledge.game != game:
+            raise InvalidParameterError(
+                f"The knowledge is for {knowledge.game!r}, the search for {game!r}."
+            )
+        self.game = game
+        self.knowledge = knowledge
+        self.config = config
+        self.node_cap = check_int("node_cap", node_cap, 1)
+        self.exact_chance = check_int("exact_chance", exact_chance, 0)
+        self.scale = float(game.max_payoff_magnitude) or 1.0
+        self._worlds: dict[tuple[int, str], HiddenWorlds] = {}
+        self._done = np.zeros(16, dtype=np.bool_)
+
+    # -- entry points ---------------------------------------------------------------------
+    def run_state(
+        self, state: State, rng: np.random.Generator | int, *, self_play: bool = False
+    ) -> RulesSearchResult:
+        """Search for the player to move at ``state``, using only that player's view."""
+        gen = self.search_state(state, rng, self_play=self_play)
+        return _drive(self.knowledge, gen)
+
+    def run_view(
+        self,
+        player: int,
+        info_state: str,
+        public_history: Any,
+        rng: np.random.Generator | int,
+    ) -> RulesSearchResult:
+        """Search for ``player`` at the view an agent receives (its information-state
+        string and the public history)."""
+        view = self.game.view_state(player, info_state, [int(a) for a in public_history])
+        if view is None:
+            worlds = hidden_worlds(self.game, player, info_state, public_history)
+            view = worlds.state(0)
+        return self.run_state(view, rng)
+
+    def search_state(
+        self, state: State, rng: np.random.Generator | int, *, self_play: bool = False
+    ) -> Generator[list[Request], None, RulesSearchResult]:
+        """The search at ``state`` as a generator that yields the views to evaluate and
+        returns the result (:func:`run_searches` drives many)."""
+        player = state.current_player()
+        if player < 0:
+            raise InvalidParameterError(
+                f"A search runs where a player is to move; player {player} is (chance or the end)."
+            )
+        c = self.config
+        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        noise = None
+        if self_play and c.noise_fraction > 0:
+            noise = gen.dirichlet(np.full(len(state.legal_actions()), c.noise_alpha))
+        ctx = _Context(gen, noise)
+        self._worlds.clear()
+        view = state.clone()
+        root = (player, state.information_state_string_unchecked(player))
+        start = time.perf_counter()
+        deadline = None if c.time_budget is None else start + float(c.time_budget)
+        done = 0
+        while True:
+            yield from self._simulate(ctx, root, view, 0)
+            done += 1
+            if deadline is None:
+                if done >= c.simulations:
+                    break
+            elif time.perf_counter() >= deadline:
+                break
+        seconds = time.perf_counter() - start
+        node = ctx.nodes[(root, root[1])]
+        visits = node.visits.copy()
+        lo = np.full(visits.size, np.nan)
+        hi = np.full(visits.size, np.nan)
+        for j, child in enumerate(node.child):
+            if child is not None and visits[j] > 0:
+                lo[j], hi[j] = child.qlo, child.qhi
+        weights = _move_weights(c.move_selection, visits, lo, hi, c.lcb_z)
+        policy = np.zeros(self.game.num_distinct_actions)
+        actions = np.asarray(node.actions, dtype=np.int64)
+        policy[actions] = weights / weights.sum()
+        return RulesSearchResult(
+            actions=actions,
+            visits=visits,
+            q=lo,
+            policy=policy,
+            simulations=done,
+            seconds=seconds,
+            nodes=len(ctx.nodes),
+            capped=ctx.capped,
+            q_high=hi,
+        )
+
+    # -- helpers ----------------------------------------------------------------------------
+    def _worlds_at(self, state: State, player: int) -> HiddenWorlds:
+        key = (player, state.information_state_string_unchecked(player))
+        worlds = self._worlds.get(key)
+        if worlds is None:
+            worlds = state.hidden_worlds(player)
+            if worlds is None:
+                worlds = hidden_worlds(self.game, player, key[1], state.public_history())
+            if len(self._worlds) >= WORLDS_CACHE:
+                self._worlds.clear()
+            self._worlds[key] = worlds
+        return worlds
+
+    def _ensure(self, pairs: list[tuple[State, int]]) -> Generator[list[Request], None, None]:
+        need = self.knowledge.missing(pairs)
+        if need:
+            yield need
+
+    def _store(self, ctx: _Context, key: Any, node: Any) -> bool:
+        """Keep ``node`` unless the cap is reached (then it is valued and dropped)."""
+        if len(ctx.nodes) < self.node_cap:
+            ctx.nodes[key] = node
+            return True
+        ctx.capped = True
+        return False
+
+    def _new_act(self, ctx: _Context, key: Any, state: State, p: int) -> Generator[Any, None, _Act]:
+        """An ACT node for ``p`` at ``state``; requests the views after each action too."""
+        legal = list(state.legal_actions())
+        after = []
+        for a in legal:
+            s = state.clone()
+            s.apply_unchecked(a)
+            after.append((s, p))
+        yield from self._ensure([(state, p), *after])
+        prior, child_value, v = self.knowledge.act(state, p)
+        return _Act(legal, prior, child_value, v)
+
+    def _new_sample(
+        self, ctx: _Context, act: _Act, state: State, p: int, j: int
+    ) -> Generator[Any, None, _Sample]:
+        if act.worlds is None:
+            act.worlds = self._worlds_at(state, p)
+            act.belief = self.knowledge.belief(state, p, act.worlds)
+        worlds = act.worlds
+        a = act.actions[j]
+        after = state.clone()
+        after.apply_unchecked(a)
+        if after.is_terminal():  # the action ends the game: each world's payoff
+            vstar = np.empty(len(worlds))
+            for k in range(len(worlds)):
+                s = worlds.state(k)
+                s.apply_unchecked(a)
+                vstar[k] = s.returns()[p] / self.scale
+            exact = True
+        else:
+            yield from self._ensure([(after, p)])
+            vstar = np.asarray(self.knowledge.world_values(after, p, worlds), dtype=np.float64)
+            exact = False
+        assert act.belief is not None
+        node = _Sample(act.belief, vstar, exact)
+        if self._done.size < len(worlds):
+            self._done = np.zeros(len(worlds), dtype=np.bool_)
+        return node
+
+    def _new_game(self, state: State, p: int) -> Generator[Any, None, _GameNode]:
+        """A GAME node (chance or the opponent) for owner ``p``; requests the owner's
+        views after each child it may need to value before visiting it."""
+        chance = state.current_player() == CHANCE
+        if chance:
+            outcomes = state.chance_outcomes()
+            actions = [int(a) for a, _ in outcomes]
+            weights = np.array([pr for _, pr in outcomes], dtype=np.float64)
+            expand = len(actions) <= self.exact_chance
+        else:
+            actions = [int(a) for a in state.legal_actions()]
+            weights = np.zeros(0)
+            expand = True
+        children: list[State] = []
+        if expand:
+            for a in actions:
+                s = state.clone()
+                s.apply_unchecked(a)
+                children.append(s)
+        yield from self._ensure([(state, p), *((s, p) for s in children)])
+        node = _GameNode(chance, actions, weights, self.knowledge.history_value(state, p))
+        if expand:
+            node.values = np.array([self.knowledge.history_value(s, p) for s in children])
+        return node
+
+    def _prior_move(self, ctx: _Context, state: State, q: int) -> Generator[Any, None, int]:
+        """Below the spawn cap: the opponent ``q`` plays P at its own view."""
+        yield from self._ensure([(state, q)])
+        prior, _, _ = self.knowledge.act(state, q)
+        legal = state.legal_actions()
+        u = ctx.random() * prior.sum()
+        for j in range(len(legal) - 1):
+            u -= prior[j]
+            if u < 0.0:
+                return int(legal[j])
+        return int(legal[-1])
+
+    # -- one simulation -----------------------------------------------------------------------
+    def _simulate(self, ctx: _Context, root: tuple[int, str], view: State, level: int) -> Sim:
+        """One simulation of the tree ``root`` (owner to move at ``view``, any world of the
+        owner's view). Returns the root action, whether its step was mixed, and the mixed
+        step's distribution over the root's actions."""
+        p = root[0]
+        config = self.config
+        nodes = ctx.nodes
+        key = (root, root[1])
+        found = nodes.get(key)
+        if found is None:
+            found = yield from self._new_act(ctx, key, view, p)
+            nodes[key] = found  # the root is kept whatever the cap
+        node: _Act = found
+        path: list[tuple[Any, int]] = []
+        state: State | None = None  # the world, drawn at the first SAMPLE node
+        act_state: State = view
+        root_action, root_mixed, root_mix = -1, False, None
+        depth = 0
+        while True:
+            # ACT: interval PUCT
+            use_noise = level == 0 and depth == 0 and ctx.noise is not None
+            j, mix = self._select(ctx, node, use_noise)
+            if depth == 0:
+                root_action, root_mixed, root_mix = node.actions[j], mix is not None, mix
+            path.append((node, j))
+            sample = node.child[j]
+            if sample is None:
+                sample = yield from self._new_sample(ctx, node, act_state, p, j)
+                node.child[j] = sample
+            worlds = node.worlds
+            assert worlds is not None
+            if state is None:
+                k = _draw(sample.belief, ctx.random())
+                state = worlds.state(k)
+            else:
+                k = _world_index(worlds, state, p)
+            sample.visits[k] = sample.visits.get(k, 0) + 1
+            path.append((sample, k))
+            state.apply_unchecked(node.actions[j])
+            prev: Any = sample
+            prev_index = k
+            # walk the world to the next ACT node, a terminal or a new node
+            stop = False
+            while True:
+                if state.is_terminal():
+                    if not isinstance(prev, _Sample):  # a GAME node's terminal child
+                        _link(prev, prev_index, state.returns()[p] / self.scale)
+                    stop = True
+                    break
+                pl = state.current_player()
+                if pl == p:
+                    info = state.information_state_string_unchecked(p)
+                    akey = (root, info)
+                    nxt = nodes.get(akey)
+                    if nxt is None:
+                        new = yield from self._new_act(ctx, akey, state, p)
+                        if self._store(ctx, akey, new):
+                            _link(prev, prev_index, new)
+                        stop = True
+                    else:
+                        _link(prev, prev_index, nxt)
+                        node = nxt
+                        act_state = state
+                        depth += 1
+                    break
+                gkey = (root, tuple(state.history()))
+                gnode = _child(prev, prev_index)
+                if gnode is None:
+                    gnode = nodes.get(gkey)
+                    created = gnode is None
+                    if created:
+                        gnode = yield from self._new_game(state, p)
+                        if self._store(ctx, gkey, gnode):
+                            _link(prev, prev_index, gnode)
+                        stop = True
+                        break
+                    _link(prev, prev_index, gnode)
+                if pl == CHANCE:
+                    jj = _draw(gnode.weights, ctx.random())
+                else:
+                    if level < config.spawn_cap:
+                        spawned = (pl, state.information_state_string_unchecked(pl))
+                        a, mixed, mix = yield from self._simulate(
+                            ctx, spawned, state.clone(), level + 1
+                        )
+                        jj = gnode.actions.index(a)
+                        if mixed:
+                            gnode.nmix += 1.0
+                            gnode.mixsum += mix
+                        else:
+                            gnode.npure += 1.0
+                            gnode.purecnt[jj] += 1.0
+                    else:
+                        a = yield from self._prior_move(ctx, state, pl)
+                        jj = gnode.actions.index(a)
+                        gnode.npure += 1.0
+                        gnode.purecnt[jj] += 1.0
+                gnode.visits[jj] += 1.0
+                path.append((gnode, jj))
+                prev, prev_index = gnode, jj
+                state.apply_unchecked(gnode.actions[jj])
+            if stop:
+                break
+        for entry, _ in reversed(path):
+            self._recompute(entry)
+        return root_action, root_mixed, root_mix
+
+    def _select(self, ctx: _Context, node: _Act, use_noise: bool) -> tuple[int, np.ndarray | None]:
+        """Interval PUCT at ``node``; records the step. Returns the action's index and
+        the mixed step's distribution (``None`` for a pure step)."""
+        c_puct = self.config.c_puct
+        sq = math.sqrt(node.visits.sum())
+        prior = node.prior
+        if use_noise and ctx.noise is not None:
+            frac = self.config.noise_fraction
+            prior_u = (1.0 - frac) * prior + frac * ctx.noise
+        else:
+            prior_u = prior
+        n = len(node.actions)
+        lo = node.child_value.copy()
+        hi = node.child_value.copy()
+        for j in range(n):
+            child = node.child[j]
+            if child is not None and node.visits[j] > 0:
+                lo[j], hi[j] = child.qlo, child.qhi
+        u = c_puct * prior_u * sq / (1.0 + node.visits)
+        low, high = lo + u, hi + u
+        best = 0
+        for j in range(1, n):  # the first maximum, as the kernel
+            if low[j] > low[best]:
+                best = j
+        members = high >= low[best]
+        members[best] = True
+        mass = float(prior[members].sum())
+        mix = None
+        chosen = best
+        if members.sum() > 1 and mass > 0.0:
+            mix = np.where(members, prior, 0.0) / mass
+            r = ctx.random() * mass
+            chosen = -1
+            for j in range(n):
+                if members[j] and prior[j] > 0.0:
+                    r -= prior[j]
+                    if r < 0.0:
+                        chosen = j
+                        break
+            if chosen < 0:
+                chosen = int(np.flatnonzero(mix > 0)[-1])
+        node.visits[chosen] += 1.0
+        if mix is not None:
+            node.nmix += 1.0
+            node.mixsum += mix
+        else:
+            node.npure += 1.0
+            node.purecnt[chosen] += 1.0
+        return chosen, mix
+
+    def _recompute(self, node: Any) -> None:
+        """Refresh ``node``'s interval from its children (the kernel's ``_recompute``)."""
+        if isinstance(node, _Sample):
+            if node.exact:
+                node.qlo, node.qhi = _ball(
+                    node.belief, node.vstar, self.config.effective_eps, self._done
+                )
+                return
+            total = sum(node.visits.values())
+            eps = self.config.effective_eps
+            if self.config.estimator == "polled":
+                low, high = node.vstar.copy(), node.vstar.copy()
+                for k in node.visits:
+                    child = node.child.get(k)
+                    if child is not None:
+                        low[k], high[k] = child.qlo, child.qhi
+                node.qlo = _ball(node.belief, low, eps, self._done)[0]
+                node.qhi = _ball(node.belief, high, eps, self._done)[1]
+                return
+            res_lo = res_hi = 0.0
+            for k, n in node.visits.items():
+                child = node.child.get(k)
+                if child is None:
+                    continue
+                res_lo += n / total * (child.qlo - node.vstar[k])
+                res_hi += n / total * (child.qhi - node.vstar[k])
+            lo, hi = _ball(node.belief, node.vstar, eps, self._done)
+            node.qlo, node.qhi = lo + res_lo, hi + res_hi
+            return
+        if isinstance(node, _Act):
+            steps = node.nmix + node.npure
+            if steps <= 0.0:
+                return
+            weight = node.mixsum + node.purecnt
+            lo = hi = 0.0
+            for j in np.flatnonzero(weight > 0):
+                child = node.child[j]
+                if child is not None and node.visits[j] > 0:
+                    lo += weight[j] * child.qlo
+                    hi += weight[j] * child.qhi
+                else:
+                    lo += weight[j] * node.child_value[j]
+                    hi += weight[j] * node.child_value[j]
+            node.qlo, node.qhi = lo / steps, hi / steps
+            return
+        # a GAME node
+        if node.chance:
+            if node.values is None:  # many outcomes: the average of those drawn
+                lo = hi = count = 0.0
+                for j in np.flatnonzero(node.visits):
+                    child = node.child[j]
+                    if child is not None:  # (None: not kept, the cap was reached)
+                        count += node.visits[j]
+                        lo += node.visits[j] * _low(child)
+                        hi += node.visits[j] * _high(child)
+                if count > 0:
+                    node.qlo, node.qhi = lo / count, hi / count
+                return
+            weight = node.weights
+            steps = 1.0
+        else:
+            steps = node.nmix + node.npure
+            if steps <= 0.0:
+                return
+            weight = node.mixsum + node.purecnt
+        lo = hi = 0.0
+        for j in np.flatnonzero(weight > 0):
+            child = node.child[j]
+            if node.visits[j] > 0 and child is not None:
+                lo += weight[j] * _low(child)
+                hi += weight[j] * _high(child)
+            else:
+                v = node.values[j] if node.values is not None else 0.0
+                lo += weight[j] * v
+                hi += weight[j] * v
+        node.qlo, node.qhi = lo / steps, hi / steps
+
+
+def _low(child: Any) -> float:
+    return float(child) if isinstance(child, float) else child.qlo
+
+
+def _high(child: Any) -> float:
+    return float(child) if isinstance(child, float) else child.qhi
+
+
+def _child(parent: Any, index: int) -> Any:
+    child = parent.child[index] if not isinstance(parent, _Sample) else parent.child.get(index)
+    return None if isinstance(child, float) else child
+
+
+def _link(parent: Any, index: int, child: Any) -> None:
+    parent.child[index] = child
+
+
+def _world_index(worlds: HiddenWorlds, state: State, p: int) -> int:
+    """The index of ``state``'s world among ``worlds`` (``p``'s view): by the opponent's
+    private value, or by the history where the worlds come from the tree walk."""
+    value = state.private_information(1 - p)
+    return worlds.index_of(tuple(state.history()) if value is None else value)
+
+
+def _draw(weights: np.ndarray, u: float) -> int:
+    """The index whose cumulative weight first exceeds ``u`` times the total."""
+    cumulative = np.cumsum(weights)
+    k = int(np.searchsorted(cumulative, u * cumulative[-1], side="right"))
+    return min(k, weights.size - 1)
+
+
+def _drive(knowledge: Knowledge, gen: Generator[list[Request], None, Any]) -> Any:
+    """Run one search generator, evaluating each list of views it yields."""
+    try:
+        need = next(gen)
+        while True:
+            knowledge.evaluate(need)
+            need = gen.send(None)
+    except StopIteration as stop:
+        return stop.value
+
+
+def run_searches(
+    knowledge: Knowledge, searches: Sequence[Generator[list[Request], None, Any]]
+) -> list[Any]:
+    """Advance many search generators together: each round, every search runs until it
+    needs views, and the union of their requests is evaluated in one batch. Returns
+    their results in order (the same as running them one at a time: each search's
+    random numbers are its own, and a view's answer does not depend on its batch)."""
+    results: list[Any] = [None] * len(searches)
+    pending: dict[int, list[Request]] = {}
+    for i, gen in enumerate(searches):
+        try:
+            pending[i] = next(gen)
+        except StopIteration as stop:
+            results[i] = stop.value
+    while pending:
+        merged: dict[tuple[int, str], Request] = {}
+        for need in pending.values():
+            for request in need:
+                merged.setdefault(request[0], request)
+        knowledge.evaluate(list(merged.values()))
+        for i in list(pending):
+            try:
+                pending[i] = searches[i].send(None)
+            except StopIteration as stop:
+                results[i] = stop.value
+                del pending[i]
+    return results
+
+
+class RulesNashAgent(SearchAgentBase):
+    """A-ISMCTS or Nash-ISMCTS over the rules as an agent: plays any game through the
+    Agent protocol from the information-state string and public history of its ``info``.
+
+    Args:
+        game: the game.
+        knowledge: P, V, V_c, H, V_w (e.g. a
+            :class:`~nashzoo.agents.ismcts.knowledge.NetworkKnowledge`).
+        config: the search settings (``variant`` ``"a"`` or ``"nash"``).
+        name: display name.
+        node_cap: the most nodes one decision's search may hold.
+        metadata: saved with the agent.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        knowledge: Knowledge | None = None,
+        config: SearchConfig | None = None,
+        *,
+        name: str | None = None,
+        node_cap: int = DEFAULT_NODE_CAP,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        config = SearchConfig(variant="nash") if config is None else config
+        self.search = RulesNashSearch(game, knowledge, config, node_cap=node_cap)
+        self._name = name
+        self._rng = np.random.default_rng(config.seed)
+        self.metadata = dict(metadata or {})
+        self.last_result: RulesSearchResult | None = None
+
+    @property
+    def config(self) -> SearchConfig:
+        """The search settings."""
+        return self.search.config
+
+    @property
+    def game(self) -> Game:
+        return self.search.game
+
+    def _search(self, info: dict[str, Any], rng: Any) -> RulesSearchResult:
+        for key in ("player", "info_state", "public_history", "history_length"):
+            if key not in info:
+                raise InvalidParameterError(
+                    f"A search agent reads info[{key!r}] (the referee and the envs give it); "
+                    f"the info has {sorted(info)}."
+                )
+        public = np.asarray(info["public_history"])[: int(info["history_length"])]
+        result = self.search.run_view(int(info["player"]), str(info["info_state"]), public, rng)
+        self.last_result = result
+        return result
+
+    def action_probabilities(self, observation: Observation, info: dict[str, Any]) -> np.ndarray:
+        """The move distribution of one search at this view, seeded from ``config.seed``
+        and the information-state string."""
+        digest = hashlib.blake2b(str(info.get("info_state", "")).encode(), digest_size=8)
+        key = int.from_bytes(digest.digest(), "little")
+        seed = np.random.SeedSequence([self.config.seed or 0, key])
+        return self._search(info, np.random.default_rng(seed)).policy.copy()
+
+    def act(self, observation: Observation, info: dict[str, Any]) -> int:
+        """Search, then sample a move from the search's distribution."""
+        policy = self._search(info, self._rng).policy
+        return self._draw(policy, observation, str(info.get("info_state")))
+
+    # -- files ------------------------------------------------------------------------------
+    def save(self, path: str | Path, *, trainer: dict[str, Any] | None = None) -> Path:
+        """Write the agent (game, search settings, the network's shape and weights) to a
+        ``.pt`` file that :meth:`load` reads with ``weights_only=True``; ``trainer``
+        (the trainer's state) is stored beside it. The write is atomic.
+
+        Raises:
+            InvalidParameterError: not a ``.pt`` path, or the agent's knowledge is not a
+                network.
+        """
+        from nashzoo.agents.ismcts.knowledge import NetworkKnowledge
+
+        path = Path(path)
+        if path.suffix != ".pt":
+            raise InvalidParameterError(f"Search agent files end in .pt, received {path.name!r}.")
+        knowledge = self.search.knowledge
+        if not isinstance(knowledge, NetworkKnowledge):
+            raise InvalidParameterError(
+                f"Only a search on a network saves to a file; this one's knowledge is "
+                f"{type(knowledge).__name__}."
+            )
+        torch = knowledge._torch
+        state = {
+            "format": FORMAT_NAME,
+            "version": FORMAT_VERSION,
+            "game": self.game.to_spec(),
+            "config": self.config.to_dict(),
+            "network": {
+                "shape": knowledge.network.shape.to_dict(),
+                "state": knowledge.network.state_dict(),
+            },
+            "metadata": self.metadata,
+            "name": self._name,
+        }
+        if trainer is not None:
+            state["trainer"] = trainer
+        tmp = path.with_name(path.name + ".tmp")
+        torch.save(state, tmp)
+        tmp.replace(path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path, game: Game | None = None) -> RulesNashAgent:
+        """Read a file written by :meth:`save` (never runs code from the file).
+
+        Raises:
+            PolicyFileError: not such a file, another version, a network whose shape
+                does not fit the file's game, or a file for another game than ``game``
+                (naming both).
+            FileNotFoundError: no such file.
+        """
+        from nashzoo.agents.ismcts.knowledge import NetworkKnowledge
+        from nashzoo.agents.ismcts.nets import RulesNetwork, RulesNetworkShape
+        from nashzoo.agents.torch_files import check_checkpoint, load_modules, read_torch_file
+        from nashzoo.errors import PolicyFileError
+        from nashzoo.games import load_game
+
+        state = read_torch_file(path)
+        check_checkpoint(state, path, FORMAT_NAME, FORMAT_VERSION)
+        try:
+            file_game = load_game(state["game"])
+            config = SearchConfig.from_dict(state["config"])
+            shape = RulesNetworkShape.from_dict(state["network"]["shape"])
+        except (KeyError, TypeError, AttributeError, InvalidParameterError) as exc:
+            raise PolicyFileError(f"{path} is not a valid search agent file: {exc}") from exc
+        if game is not None and file_game != game:
+            raise PolicyFileError(f"{path} holds an agent for {file_game!r}, not for {game!r}.")
+        network = RulesNetwork(shape)
+        try:
+            network.check_game(file_game)
+        except InvalidParameterError as exc:
+            raise PolicyFileError(f"{path}: {exc}") from exc
+        load_modules(path, state["network"], {"state": network}, "network")
+        network.eval()
+        knowledge = NetworkKnowledge(file_game, network)
+        metadata = dict(state.get("metadata") or {})
+        return cls(file_game, knowledge, config, name=state.get("name"), metadata=metadata)
+
+    def __repr__(self) -> str:
+        return f"RulesNashAgent({self.name}, {self.game!r})"

@@ -1,0 +1,607 @@
+"""Self-play training of Nash-ISMCTS's networks over the rules: games too big to compile
+(Limit Hold'em, the fighting game's default preset) (torch extra).
+
+The targets are the compiled trainer's (:mod:`nashzoo.agents.ismcts.train`); what
+changes is that no view can be tabulated, so the network is a
+:class:`~nashzoo.agents.ismcts.nets.RulesNetwork` evaluated at search time
+(:class:`~nashzoo.agents.ismcts.knowledge.NetworkKnowledge`) and the data are views met
+in play. One generation:
+
+1. play ``games_per_generation`` self-play games side by side: at every decision the
+   mover runs Nash-ISMCTS over the rules from its own view (Dirichlet noise at the root);
+   all games' searches advance together and their view requests are evaluated in one
+   forward pass (:func:`~nashzoo.agents.ismcts.rules_nash.run_searches`). Record the
+   visit distribution (P's target), the mover's view after each action (V_c's target is
+   the network's own V there, or the payoff where the action ends the game), and for
+   every decision state each player's view, the opponent's true private value and the
+   final payoff (V's and V_w's targets);
+2. play ``belief_games`` games in which everyone plays P (one forward pass per move for
+   all of them): at every decision each player's view and the opponent's true private
+   value are H's targets. H is a softmax over the view's worlds, trained with the true
+   world against ``negatives`` worlds drawn uniformly from the others (sampled softmax,
+   corrected for the sampling);
+3. take ``steps_per_generation`` gradient steps on the last ``replay_generations``
+   generations (P cross-entropy + V, V_w, V_c squared errors + H cross-entropy). The
+   compiled trainer's Bayes-rule term needs P at every world's opponent information
+   set on a transition, which is not tabulated here; it is left out;
+
+There is no exact exploitability to measure; the curve is measured from outside the
+learner (:func:`nashzoo.eval.curves.measure_point`: the search agent's duplicate score
+against fixed baselines with AIVAT intervals, and LBR against P, :meth:`prior_agent`),
+which ``nashzoo train`` does at every evaluation on a game that does not compile.
+
+Self-play games run in this process, worker processes (``workers``) or Ray actors
+(``backend="ray"``), seeded from (seed, generation, game index): the same seed gives the
+same networks whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from nashzoo.agents.ismcts.knowledge import NetworkKnowledge
+from nashzoo.agents.ismcts.nets import RulesNetwork, RulesNetworkShape, masked_log_softmax
+from nashzoo.agents.ismcts.rules_nash import RulesNashAgent, RulesNashSearch, run_searches
+from nashzoo.agents.ismcts.search import SearchConfig
+from nashzoo.agents.ismcts.selfplay import _Players
+from nashzoo.agents.ismcts.train import TrainConfig
+from nashzoo.agents.training import train_loop
+from nashzoo.errors import GameTooLargeError, InvalidParameterError
+from nashzoo.extras import require
+from nashzoo.games import Game, load_game
+from nashzoo.games.base import CHANCE, State
+from nashzoo.validation import integer, integers
+
+__all__ = ["RulesTrainConfig", "RulesGenerationRecord", "NashISMCTSRules", "play_rules_games"]
+
+torch = require("torch", "torch", "Nash-ISMCTS training")
+
+
+@dataclass(frozen=True)
+class RulesTrainConfig(TrainConfig):
+    """Hyper-parameters of Nash-ISMCTS self-play over the rules: those of
+    :class:`~nashzoo.agents.ismcts.train.TrainConfig` (``bayes_weight`` unused), with
+    defaults for games too big to compile, and:
+
+    Attributes:
+        embed_size: width of a world's embedding (H's and V_w's dot products).
+        negatives: worlds drawn beside the true one for H's sampled softmax.
+        node_cap: nodes one search may hold.
+    """
+
+    games_per_generation: int = integer(32, low=1)
+    simulations: int = integer(100, low=1)
+    eval_simulations: int = integer(200, low=1)
+    hidden_sizes: tuple[int, ...] = integers((256, 256))
+    steps_per_generation: int = integer(50, low=1)
+    replay_generations: int = integer(10, low=1)
+    belief_games: int = integer(256, low=1)
+    embed_size: int = integer(64, low=1)
+    negatives: int = integer(127, low=1)
+    node_cap: int = integer(200_000, low=1)
+
+    @classmethod
+    def from_train_config(cls, config: TrainConfig) -> RulesTrainConfig:
+        """The same settings (a :class:`TrainConfig`'s fields), the rest at their
+        defaults."""
+        if isinstance(config, cls):
+            return config
+        return cls(**{f.name: getattr(config, f.name) for f in fields(TrainConfig)})
+
+
+@dataclass(frozen=True)
+class RulesGenerationRecord:
+    """What one generation measured.
+
+    Attributes:
+        generation: its number (from 1).
+        seconds: training time so far.
+        games: self-play games so far.
+        loss: the last gradient step's loss terms.
+        simulations_per_second: root simulations per second of its self-play searches.
+        forward_passes: forward passes of its self-play (each evaluates many views).
+        views: views evaluated in them.
+    """
+
+    generation: int
+    seconds: float
+    games: int
+    loss: dict[str, float]
+    simulations_per_second: float
+    forward_passes: int
+    views: int
+
+
+# -- the games (run in worker processes) -------------------------------------------------------
+def _indices(state: State, player: int) -> np.ndarray:
+    return np.asarray(state.information_state_indices(player), dtype=np.int32)
+
+
+def _network_from(payload: dict[str, Any]) -> tuple[Game, RulesNetwork]:
+    game = load_game(payload["game"])
+    net = RulesNetwork(RulesNetworkShape.from_dict(payload["shape"]))
+    net.load_state_dict(payload["state"])
+    net.eval()
+    return game, net
+
+
+def _advance(state: State, rng: np.random.Generator) -> None:
+    if state.current_player() == CHANCE:
+        state.advance_chance(rng.random)
+
+
+def play_rules_games(
+    payload: dict[str, Any], config: dict[str, Any], seeds: Sequence[Sequence[int]]
+) -> list[dict[str, Any]]:
+    """Self-play games with Nash-ISMCTS over the rules on the payload's network, one per
+    seed, side by side (a worker's job). ``config`` holds the search settings and
+    ``node_cap``."""
+    torch.set_num_threads(1)
+    game, net = _network_from(payload)
+    knowledge = NetworkKnowledge(game, net)
+    settings = dict(config)
+    node_cap = int(settings.pop("node_cap"))
+    search = RulesNashSearch(game, knowledge, SearchConfig(**settings), node_cap=node_cap)
+    scale = float(game.max_payoff_magnitude) or 1.0
+    rngs = [np.random.default_rng(np.random.SeedSequence(list(seed))) for seed in seeds]
+    states = [game.new_initial_state() for _ in seeds]
+    records: list[dict[str, list[Any]]] = [
+        {k: [] for k in ("x", "legal", "target", "after", "after_value", "views")} for _ in seeds
+    ]
+    for state, rng in zip(states, rngs):
+        _advance(state, rng)
+    sims = 0
+    seconds = 0.0
+    while True:
+        live = [g for g, s in enumerate(states) if not s.is_terminal()]
+        if not live:
+            break
+        start = time.perf_counter()
+        results = run_searches(
+            knowledge, [search.search_state(states[g], rngs[g], self_play=True) for g in live]
+        )
+        seconds += time.perf_counter() - start
+        for g, result in zip(live, results):
+            state, rec, rng = states[g], records[g], rngs[g]
+            p = state.current_player()
+            sims += result.simulations
+            target = np.zeros(game.num_distinct_actions, dtype=np.float32)
+            target[result.actions] = result.visits / result.visits.sum()
+            legal = np.zeros(game.num_distinct_actions, dtype=bool)
+            legal[result.actions] = True
+            after: list[np.ndarray | None] = []
+            after_value = np.full(game.num_distinct_actions, np.nan, dtype=np.float32)
+            for a in result.actions.tolist():
+                s = state.clone()
+                s.apply_unchecked(a)
+                if s.is_terminal():  # the payoff in the true world
+                    after.append(None)
+                    after_value[a] = s.returns()[p] / scale
+                else:
+                    after.append(_indices(s, p))
+            rec["x"].append(_indices(state, p))
+            rec["legal"].append(legal)
+            rec["target"].append(target)
+            rec["after"].append(after)
+            rec["after_value"].append(after_value)
+            for q in range(game.num_players):
+                value = state.private_information(1 - q)
+                rec["views"].append((q, _indices(state, q), value))
+            a = int(rng.choice(game.num_distinct_actions, p=result.policy))
+            state.apply_unchecked(a)
+            _advance(state, rng)
+    out = []
+    for state, rec in zip(states, records):
+        returns = np.asarray(state.returns(), dtype=np.float32) / scale
+        views = rec.pop("views")
+        out.append(
+            {
+                **rec,
+                "view_x": [x for _, x, _ in views],
+                "view_value": [v for _, _, v in views],
+                "view_return": np.array([returns[q] for q, _, _ in views], dtype=np.float32),
+                "simulations": sims / len(seeds),
+                "seconds": seconds / len(seeds),
+                "forward_passes": knowledge.forward_passes / len(seeds),
+                "views": knowledge.evaluated / len(seeds),
+            }
+        )
+    return out
+
+
+def _belief_games(
+    game: Game, knowledge: NetworkKnowledge, rng: np.random.Generator, count: int
+) -> list[tuple[np.ndarray, Any, int]]:
+    """(viewer's tensor indices, the view's hidden values, the true one's index) at every
+    decision of ``count`` games in which everyone plays P."""
+    states = [game.new_initial_state() for _ in range(count)]
+    for s in states:
+        _advance(s, rng)
+    out: list[tuple[np.ndarray, Any, int]] = []
+    while True:
+        live = [s for s in states if not s.is_terminal()]
+        if not live:
+            return out
+        knowledge.evaluate(knowledge.missing([(s, s.current_player()) for s in live]))
+        for s in live:
+            for q in range(game.num_players):
+                worlds = s.hidden_worlds(q)
+                if worlds is None:
+                    raise InvalidParameterError(
+                        f"{game!r} does not list its hidden worlds (State.hidden_worlds); "
+                        "Nash-ISMCTS over the rules needs them."
+                    )
+                out.append(
+                    (_indices(s, q), worlds.values, worlds.index_of(s.private_information(1 - q)))
+                )
+            prior, _, _ = knowledge.act(s, s.current_player())
+            legal = list(s.legal_actions())
+            s.apply_unchecked(legal[int(rng.choice(len(legal), p=prior / prior.sum()))])
+            _advance(s, rng)
+
+
+# -- the learner --------------------------------------------------------------------------------
+class NashISMCTSRules:
+    """Nash-ISMCTS's self-play trainer over the rules, a
+    :class:`~nashzoo.agents.learner.Learner` (one step is one generation) for games of any
+    size whose states list their hidden worlds (see the module docstring).
+    ``NashISMCTS(game)`` returns one for a game that does not compile.
+
+    Args:
+        game: a two-player game with ``State.hidden_worlds`` and
+            ``Game.hidden_value_features`` (the poker engine's games, the fighting game).
+        config: a :class:`RulesTrainConfig` (a :class:`TrainConfig` is taken with the
+            other fields at their defaults).
+
+    Attributes:
+        history: one :class:`RulesGenerationRecord` per generation.
+        network: the :class:`~nashzoo.agents.ismcts.nets.RulesNetwork` being trained.
+    """
+
+    name: ClassVar[str] = "nash-ismcts-rules"
+    config_type: ClassVar[type] = RulesTrainConfig
+    step_unit: ClassVar[str] = "generations"
+
+    def __init__(self, game: Game, config: TrainConfig | None = None) -> None:
+        config = RulesTrainConfig() if config is None else config
+        if not isinstance(config, TrainConfig):
+            raise InvalidParameterError(
+                f"config must be a RulesTrainConfig, received {type(config).__name__}."
+            )
+        if not isinstance(game, Game) or game.num_players != 2:
+            raise InvalidParameterError(
+                f"NashISMCTSRules needs a two-player nashzoo Game, received {game!r}."
+            )
+        self.game = game
+        self.config = RulesTrainConfig.from_train_config(config)
+        c = self.config
+        torch.manual_seed(c.seed)
+        self.rng = np.random.default_rng(np.random.SeedSequence([c.seed, 10**6]))
+        shape = RulesNetworkShape.for_game(
+            game, embed_size=c.embed_size, hidden_sizes=c.hidden_sizes
+        )
+        self.network = RulesNetwork(shape)
+        self.network.eval()
+        self.optimizer = torch.optim.Adam(self.network.parameters(), lr=c.learning_rate)
+        self._buffer: list[list[dict[str, Any]]] = []
+        self._beliefs: list[list[tuple[np.ndarray, Any, int]]] = []
+        self.history: list[RulesGenerationRecord] = []
+        self.seconds = 0.0
+        self.eval_config = c.search_config(play=True)
+
+    @property
+    def steps(self) -> int:
+        """Generations so far."""
+        return len(self.history)
+
+    def train(
+        self,
+        *,
+        steps: int | None = None,
+        seconds: float | None = None,
+        callback: Callable[[NashISMCTSRules], Any] | None = None,
+        callback_every: float = 10.0,
+        progress: bool = False,
+    ) -> NashISMCTSRules:
+        """Run ``steps`` more generations or for ``seconds`` of wall time; measured every
+        ``search_every`` generations and after the last (the measurements' time is not
+        training time). ``callback(self)`` every ``callback_every`` seconds and at the
+        end; ``False`` stops.
+
+        Raises:
+            WorkerError: a self-play worker process died.
+        """
+        first, start = self.steps, self.seconds
+
+        def fraction() -> float:
+            if steps is None and seconds:
+                return (self.seconds - start) / seconds
+            if steps:
+                return (self.steps - first) / max(steps - 1, 1)
+            return 0.0
+
+        players = _Players(self.config)
+        try:
+            train_loop(
+                self,
+                lambda left: self._generation(players, fraction()),
+                steps=steps,
+                seconds=seconds,
+                callback=callback,
+                callback_every=callback_every,
+                progress=progress,
+                desc="Nash-ISMCTS self-play over the rules",
+                postfix=self._postfix,
+            )
+        finally:
+            players.close()
+        return self
+
+    def _postfix(self) -> dict[str, Any]:
+        r = self.history[-1]
+        out = {
+            "sims/s": f"{r.simulations_per_second:,.0f}",
+            "views/pass": f"{r.views / max(r.forward_passes, 1):.1f}",
+        }
+        return out
+
+    def _payload(self) -> dict[str, Any]:
+        return {
+            "game": self.game.to_spec(),
+            "shape": self.network.shape.to_dict(),
+            "state": {k: v.clone() for k, v in self.network.state_dict().items()},
+        }
+
+    def _generation(self, players: _Players, fraction: float) -> int:
+        c, net = self.config, self.network
+        generation = self.steps + 1
+        start = time.perf_counter()
+        net.eval()
+        search = {**c.search_config(progress=fraction).to_dict(), "node_cap": c.node_cap}
+        games = players.run(play_rules_games, self._payload(), search, generation)
+        self._buffer = [*self._buffer, games][-c.replay_generations :]
+        knowledge = NetworkKnowledge(self.game, net)
+        self._beliefs = [
+            *self._beliefs,
+            _belief_games(self.game, knowledge, self.rng, c.belief_games),
+        ][-c.replay_generations :]
+        parts = self._fit()
+        elapsed = self.seconds + time.perf_counter() - start
+        sims = sum(g["simulations"] for g in games)
+        secs = sum(g["seconds"] for g in games)
+        self.history.append(
+            RulesGenerationRecord(
+                generation=generation,
+                seconds=elapsed,
+                games=generation * c.games_per_generation,
+                loss=parts,
+                simulations_per_second=sims / secs if secs > 0 else 0.0,
+                forward_passes=round(sum(g["forward_passes"] for g in games)),
+                views=round(sum(g["views"] for g in games)),
+            )
+        )
+        return 1
+
+    # -- the loss ----------------------------------------------------------------------------
+    def _dense(self, rows: Sequence[np.ndarray]) -> Any:
+        x = np.zeros((len(rows), self.network.shape.input_size), dtype=np.float32)
+        for r, idx in enumerate(rows):
+            x[r, idx] = 1.0
+        return torch.from_numpy(x)
+
+    def _fit(self) -> dict[str, float]:
+        c, net, rng = self.config, self.network, self.rng
+        games = [g for gen in self._buffer for g in gen]
+        dec = [(g, k) for g in games for k in range(len(g["x"]))]
+        views = [(g, k) for g in games for k in range(len(g["view_x"]))]
+        beliefs = [b for gen in self._beliefs for b in gen]
+        if not dec:
+            return {}
+        d = self.network.shape.embed_size
+        net.train()
+        parts: dict[str, float] = {}
+        for _ in range(c.steps_per_generation):
+            # P and V_c at decisions
+            pick = [dec[i] for i in rng.integers(0, len(dec), c.batch_size)]
+            x = self._dense([g["x"][k] for g, k in pick])
+            legal = torch.from_numpy(np.stack([g["legal"][k] for g, k in pick]))
+            target = torch.from_numpy(np.stack([g["target"][k] for g, k in pick]))
+            out = net(x)
+            logp = masked_log_softmax(out["policy"], legal).masked_fill(~legal, 0.0)
+            policy = -(target * logp).sum(1).mean()
+            child_target = np.stack([g["after_value"][k] for g, k in pick])
+            rows, cols, xs = [], [], []
+            for r, (g, k) in enumerate(pick):
+                acts = np.flatnonzero(g["legal"][k])
+                for a, idx in zip(acts.tolist(), g["after"][k]):
+                    if idx is not None:
+                        rows.append(r)
+                        cols.append(a)
+                        xs.append(idx)
+            if xs:
+                with torch.no_grad():
+                    child_target[rows, cols] = net(self._dense(xs))["value"].numpy()
+            ct = torch.from_numpy(child_target)
+            known = ~torch.isnan(ct)
+            child_value = ((out["child_value"] - ct.nan_to_num()) ** 2 * known).sum() / known.sum()
+            # V and V_w at every player's view
+            pick_v = [views[i] for i in rng.integers(0, len(views), 2 * c.batch_size)]
+            out_v = net(self._dense([g["view_x"][k] for g, k in pick_v]))
+            z = torch.from_numpy(np.array([g["view_return"][k] for g, k in pick_v]))
+            value = ((out_v["value"] - z) ** 2).mean()
+            feats = self.game.hidden_value_features([g["view_value"][k] for g, k in pick_v])
+            assert feats is not None
+            e = net.encode(torch.from_numpy(feats))
+            q = out_v["query"]
+            w = torch.tanh((e * q[:, d : 2 * d]).sum(-1) + q[:, 2 * d])
+            world_value = ((w - z) ** 2).mean()
+            # H: the true world against sampled others
+            belief = self._belief_loss(beliefs, d)
+            loss = policy + value + world_value + child_value + belief
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+            parts = {
+                "policy": policy.item(),
+                "value": value.item(),
+                "world_value": world_value.item(),
+                "child_value": child_value.item(),
+                "belief": belief.item(),
+            }
+        net.eval()
+        return parts
+
+    def _belief_loss(self, beliefs: list[tuple[np.ndarray, Any, int]], d: int) -> Any:
+        """H's sampled softmax: each picked view's true world against ``negatives``
+        others drawn uniformly without replacement, their logits raised by
+        ``log(others / drawn)`` (the sampling correction)."""
+        c, net, rng = self.config, self.network, self.rng
+        if not beliefs:
+            return torch.zeros(())
+        pick = [beliefs[i] for i in rng.integers(0, len(beliefs), c.batch_size)]
+        m = c.negatives
+        rows: list[np.ndarray] = []
+        correction = np.zeros((len(pick), m + 1), dtype=np.float32)
+        valid = np.zeros((len(pick), m + 1), dtype=bool)
+        for r, (_, vals, true) in enumerate(pick):
+            others = len(vals) - 1
+            take = min(m, others)
+            drawn = rng.choice(others, size=take, replace=False) if take else np.zeros(0, int)
+            index = np.full(m + 1, true, dtype=np.int64)  # padding repeats the true world
+            index[1 : take + 1] = drawn + (drawn >= true)  # skip the true world
+            rows.append(_features(self.game, vals, index))
+            valid[r, : take + 1] = True
+            if take:
+                correction[r, 1 : take + 1] = np.log(others / take)
+        e = net.encode(torch.from_numpy(np.stack(rows)))
+        q = net(self._dense([x for x, _, _ in pick]))["query"]
+        logits = (e * q[:, None, :d]).sum(-1) + torch.from_numpy(correction)
+        logits = logits.masked_fill(~torch.from_numpy(valid), float("-inf"))
+        return -(logits[:, 0] - torch.logsumexp(logits, dim=1)).mean()
+
+    def exploitability(self) -> float:
+        """Not available: the game does not compile (the curve is the duplicate score
+        and LBR, :attr:`history`).
+
+        Raises:
+            GameTooLargeError: always.
+        """
+        raise GameTooLargeError(
+            f"{self.game!r} is trained over the rules; exact exploitability needs a game that "
+            "compiles. The measurements are the duplicate scores and LBR in `history`."
+        )
+
+    def agent(self, *, name: str | None = None, seed: int | None = None) -> RulesNashAgent:
+        """The search on the current network (``eval_simulations`` per move, ``play_eps``,
+        ``play_c_puct``) as an agent."""
+        from dataclasses import replace
+
+        config = self.eval_config if seed is None else replace(self.eval_config, seed=seed)
+        knowledge = NetworkKnowledge(self.game, self.network)
+        return RulesNashAgent(
+            self.game,
+            knowledge,
+            config,
+            name=name or "nash-ismcts",
+            node_cap=self.config.node_cap,
+            metadata={"generation": self.steps, "train": self.config.to_dict()},
+        )
+
+    def prior_agent(self) -> PriorAgent:
+        """The network's P alone as a PolicyAgent (what LBR measures)."""
+        return PriorAgent(self.game, self.network)
+
+    # -- files ---------------------------------------------------------------------------------
+    def save(self, path: str | Path) -> Path:
+        """Write the search agent with the trainer's state (network, optimiser, counters)
+        to a ``.pt`` file every tool loads as an agent; :meth:`load` resumes training
+        (the replay buffer is not saved)."""
+        trainer = {
+            "config": self.config.to_dict(),
+            "seconds": self.seconds,
+            "history": [asdict(r) for r in self.history],
+            "optimizer": self.optimizer.state_dict(),
+        }
+        return self.agent().save(path, trainer=trainer)
+
+    @classmethod
+    def load(cls, path: str | Path) -> NashISMCTSRules:
+        """The trainer a file written by :meth:`save` holds.
+
+        Raises:
+            PolicyFileError: not such a file, or one without the trainer's state.
+            FileNotFoundError: no such file.
+        """
+        from nashzoo.agents.torch_files import load_modules, read_torch_file
+        from nashzoo.errors import PolicyFileError
+
+        agent = RulesNashAgent.load(path)
+        state = read_torch_file(path)
+        saved = state.get("trainer")
+        if not isinstance(saved, dict):
+            raise PolicyFileError(
+                f"{path} holds a search agent but no trainer's state; training resumes only "
+                "from a file that NashISMCTSRules.save wrote."
+            )
+        try:
+            trainer = cls(agent.game, RulesTrainConfig.from_dict(saved["config"]))
+            load_modules(path, state["network"], {"state": trainer.network}, "network")
+            load_modules(path, saved, {"optimizer": trainer.optimizer}, "trainer")
+            trainer.history = [RulesGenerationRecord(**r) for r in saved["history"]]
+            trainer.seconds = float(saved["seconds"])
+            trainer.network.eval()
+        except PolicyFileError:
+            raise
+        except Exception as exc:
+            raise PolicyFileError(f"{path} is not a readable Nash-ISMCTS file: {exc}") from exc
+        return trainer
+
+
+def _features(game: Game, values: Any, index: np.ndarray) -> np.ndarray:
+    """``game.hidden_value_features`` of ``values[index]`` (vectorized where the values
+    can ``take`` many at once, as poker's hole-card pairs)."""
+    if hasattr(values, "take"):
+        chosen: Any = values.take(index)
+    else:
+        chosen = [values[int(k)] for k in index]
+    feats = game.hidden_value_features(chosen)
+    assert feats is not None
+    return feats
+
+
+class PriorAgent:
+    """A :class:`RulesNetwork`'s P as a PolicyAgent (no search).
+
+    Args:
+        game: the game.
+        network: the network.
+        name: display name.
+    """
+
+    def __init__(self, game: Game, network: RulesNetwork, *, name: str = "nash-ismcts-P") -> None:
+        network.check_game(game)
+        self.game = game
+        self.network = network
+        self.name = name
+        self._rng = np.random.default_rng(0)
+
+    def reset(self, *, seed: int | None = None) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def action_probabilities(self, observation: Any, info: dict[str, Any]) -> np.ndarray:
+        """P over all actions, zero on illegal ones."""
+        x = torch.from_numpy(np.array(observation["observation"], dtype=np.float32))[None]
+        mask = torch.as_tensor(np.asarray(observation["action_mask"]) > 0)[None]
+        with torch.no_grad():
+            probs = masked_log_softmax(self.network(x)["policy"], mask).exp()[0]
+        return probs.double().numpy()
+
+    def act(self, observation: Any, info: dict[str, Any]) -> int:
+        probs = self.action_probabilities(observation, info)
+        return int(self._rng.choice(probs.size, p=probs / probs.sum()))
