@@ -13,8 +13,10 @@
 3. Measures the exact exploitability of every agent.
 4. Plays the fighting-card game's small preset: CFR+ solves it, simplex-gradient and NFSP
    learn it by self-play, every agent's exact exploitability, a duplicate round robin.
-5. Plays heads-up Limit Texas Hold'em: random, the rule-based agent, NFSP (self-play) and
-   MaskablePPO (against random) in a duplicate round robin, scored in mbb/game, and
+5. Plays heads-up Limit Texas Hold'em: random, the rule-based agent, NFSP (self-play),
+   Nash-ISMCTS (its networks trained by self-play search over the rules, evaluated at
+   search time) and MaskablePPO (against random) in a duplicate round robin, scored in
+   mbb/game, and
    bounds each agent's exploitability from below by local best response; then MT-ISMCTS,
    searching over the rules of a game too big to compile, against random and the
    rule-based agent.
@@ -68,6 +70,8 @@ HOLDEM_PPO_STEPS = 16384  # MaskablePPO against random on Limit Hold'em
 HOLDEM_LBR_HANDS = 100  # local best response hands per Limit Hold'em agent (20 rollouts)
 HOLDEM_SEARCH = "mt-ismcts:100"  # MT-ISMCTS over the rules (Hold'em does not compile)
 HOLDEM_SEARCH_DEALS = 120  # duplicate deals against each baseline
+HOLDEM_NASH_SECONDS = 30.0  # Nash-ISMCTS self-play over the rules on Limit Hold'em
+HOLDEM_NASH_SIMULATIONS = 20  # its simulations per move in the round robin
 NASH_ISMCTS_SECONDS = 60.0
 SEARCH_SIMULATIONS = 300  # per move, for both search agents
 
@@ -270,6 +274,7 @@ def limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
         nfsp = NFSP(game).train(seconds=HOLDEM_SECONDS * scale, progress=True)
         specs["nfsp"] = str(nfsp.save(folder / "nfsp.pt"))
         budgets["nfsp"] = f"{nfsp.episodes:,} episodes ({nfsp.seconds:.0f} s)"
+        specs["nash-ismcts"], budgets["nash-ismcts"] = holdem_nash_ismcts(game, folder, scale)
         try:
             from sb3_contrib import MaskablePPO
 
@@ -337,6 +342,35 @@ def limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
     ]
     lines += round_robin_lines(result, "limit_holdem", scale=mbb, digits=0)
     return lines + holdem_search(game, deals=max(int(HOLDEM_SEARCH_DEALS * scale), 4), mbb=mbb)
+
+
+def holdem_nash_ismcts(game, folder: Path, scale: float) -> tuple[str, str]:
+    """Nash-ISMCTS's networks trained by self-play over the rules (Limit Hold'em does not
+    compile; the network is evaluated at search time, batched across the games). A small
+    network and a short run: a demonstration, not a strong agent. Returns the saved
+    file and its budget line."""
+    from nashzoo.agents.ismcts.rules_train import NashISMCTSRules, RulesTrainConfig
+
+    config = RulesTrainConfig(
+        games_per_generation=16,
+        simulations=50,
+        eval_simulations=HOLDEM_NASH_SIMULATIONS,
+        belief_games=64,
+        steps_per_generation=40,
+        batch_size=128,
+        hidden_sizes=(64, 64),
+        embed_size=32,
+        negatives=31,
+        seed=0,
+    )
+    trainer = NashISMCTSRules(game, config)
+    trainer.train(seconds=max(HOLDEM_NASH_SECONDS * scale, 1.0), progress=True)
+    last = trainer.history[-1]
+    budget = (
+        f"{trainer.steps} generations, {last.games:,} self-play games ({trainer.seconds:.0f} s); "
+        f"{HOLDEM_NASH_SIMULATIONS} simulations per move"
+    )
+    return str(trainer.save(folder / "nash_ismcts.pt")), budget
 
 
 def holdem_search(game, *, deals: int, mbb: float) -> list[str]:

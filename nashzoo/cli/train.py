@@ -233,11 +233,13 @@ def run(args: argparse.Namespace) -> int:
                 value = float(m.exploitability())
             except GameTooLargeError:
                 state["exact"] = False
-                print(
-                    f"{game!r} does not compile: no exact exploitability; measured instead "
-                    "(duplicate scores against baselines, LBR) every "
-                    f"{args.measure_every:g} s of training."
+                how = (
+                    "measured instead (duplicate scores against baselines, LBR) every "
+                    f"{args.measure_every:g} s of training"
+                    if args.measure_deals > 0 or args.lbr_hands > 0
+                    else "training only (--measure-deals 0, --lbr-hands 0)"
                 )
+                print(f"{game!r} does not compile: no exact exploitability; {how}.")
             else:
                 values = {entry.name: value}
                 if isinstance(m, MeasuresMore):
