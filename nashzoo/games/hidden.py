@@ -216,6 +216,12 @@ class Combinations(Sequence[tuple[int, ...]]):
     def __iter__(self) -> Iterator[tuple[int, ...]]:
         return itertools.combinations(self.items, self.k)
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Combinations) and (self.items, self.k) == (other.items, other.k)
+
+    def __hash__(self) -> int:
+        return hash((Combinations, self.items, self.k))
+
     def __contains__(self, value: object) -> bool:
         return (
             isinstance(value, tuple)

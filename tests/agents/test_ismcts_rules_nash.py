@@ -211,6 +211,40 @@ def test_nash_ismcts_trains_over_the_rules_where_the_game_does_not_compile(tmp_p
         assert torch.equal(value, again.network.state_dict()[key])
 
 
+TINY = {
+    "games_per_generation": 3,
+    "simulations": 12,
+    "belief_games": 4,
+    "steps_per_generation": 2,
+    "batch_size": 8,
+    "hidden_sizes": (16,),
+    "embed_size": 8,
+    "seed": 4,
+}
+
+
+@pytest.mark.parametrize("backend", ["local", "ray"])
+def test_the_same_seed_gives_the_same_network_in_worker_processes_or_ray(backend):
+    # each game is seeded from (seed, generation, game): the games do not depend on which
+    # worker plays them, nor on which other games share its forward passes
+    if backend == "ray":
+        ray = pytest.importorskip("ray")
+    alone = NashISMCTSRules(HOLDEM, RulesTrainConfig(**TINY)).train(steps=2)
+    try:
+        elsewhere = NashISMCTSRules(
+            HOLDEM, RulesTrainConfig(**TINY, workers=2, backend=backend)
+        ).train(steps=2)
+    finally:
+        if backend == "ray":
+            ray.shutdown()
+    for key, value in alone.network.state_dict().items():
+        assert torch.equal(value, elsewhere.network.state_dict()[key]), key
+    other = NashISMCTSRules(HOLDEM, RulesTrainConfig(**{**TINY, "seed": 5})).train(steps=2)
+    assert not torch.equal(
+        other.network.state_dict()["policy.weight"], alone.network.state_dict()["policy.weight"]
+    )
+
+
 @pytest.mark.slow
 def test_a_short_self_play_run_on_limit_holdem_beats_random():
     # Duplicate deals with AIVAT against uniform random play, network P alone (no

@@ -221,7 +221,8 @@ class NetworkKnowledge(Knowledge):
         self._torch = torch
         self.cache_size = int(cache_size)
         self._views: dict[tuple[int, str], tuple[np.ndarray, ...]] = {}
-        self._embedded: dict[int, tuple[HiddenWorlds, np.ndarray]] = {}
+        self._embedded: dict[Hashable, np.ndarray] = {}
+        self._one: dict[Hashable, np.ndarray] = {}  # single values' embeddings
         self._encoder = network.encoder_arrays()
         self._width = network.shape.input_size
         self.forward_passes = 0
@@ -275,13 +276,16 @@ class NetworkKnowledge(Knowledge):
         return np.maximum(features.astype(np.float64) @ w1 + b1, 0.0) @ w2 + b2
 
     def _worlds_embedding(self, worlds: HiddenWorlds) -> np.ndarray:
-        found = self._embedded.get(id(worlds))
-        if found is None or found[0] is not worlds:
+        """The embeddings of ``worlds``' values, cached by the value list (views with the
+        same possible values, e.g. the same cards seen, share them)."""
+        values = worlds.values
+        key: Hashable = values if isinstance(values, Hashable) else tuple(values)
+        found = self._embedded.get(key)
+        if found is None:
             if len(self._embedded) >= 4096:
                 self._embedded.clear()
-            found = (worlds, self.embed(worlds.values))
-            self._embedded[id(worlds)] = found
-        return found[1]
+            found = self._embedded[key] = self.embed(values)
+        return found
 
     def act(self, state: State, player: int) -> tuple[np.ndarray, np.ndarray, float]:
         logits, child, value, _ = self._view(state, player)
@@ -310,5 +314,9 @@ class NetworkKnowledge(Knowledge):
         query = self._view(state, player)[3]
         d = self.network.shape.embed_size
         value = state.private_information(1 - player)
-        e = self.embed([value])[0]
+        e = self._one.get(value)
+        if e is None:
+            if len(self._one) >= self.cache_size:
+                self._one.clear()
+            e = self._one[value] = self.embed([value])[0]
         return float(np.tanh(e @ query[d : 2 * d] + query[2 * d]))
