@@ -6,7 +6,8 @@ poker engine's Leduc is trained with :class:`~nashzoo.agents.ismcts.rules_train.
 softmax) for ``--minutes``, printing the exact exploitability of the network's P every
 ``--every`` generations; then the search operator over the rules on the trained network
 (one search at each of the 936 information sets, ``play_eps``) at 100, 1,000 and 3,000
-simulations.
+simulations, with H from the belief head and from the online Bayes refinement (Bayes'
+rule over the public history under the network's P; item 5 of the issue).
 
 Goal: the search at or below 0.3 chips at 1,000 simulations after 15 minutes (the
 compiled path reaches 0.24), and not rising from 100 to 3,000 simulations.
@@ -38,6 +39,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", default="leduc_rules.pt")
     args = parser.parse_args(argv)
     one_thread()
+    from nashzoo.agents.ismcts.knowledge import NetworkKnowledge
     from nashzoo.agents.ismcts.rules_train import NashISMCTSRules, RulesTrainConfig
     from nashzoo.eval.exploitability import exploitability
     from nashzoo.games.poker import presets
@@ -75,16 +77,19 @@ def main(argv: list[str] | None = None) -> None:
     trainer.save(args.out)
     p = exploitability(trainer.prior_agent(), game).exploitability
     print(f"after {trainer.steps} generations ({trainer.seconds / 60:.1f} min): P {p:.4f} chips")
-    for sims in [int(s) for s in args.sims.split(",")]:
-        agent = trainer.agent()
-        agent.search.config = replace(agent.config, simulations=sims)
-        start = time.perf_counter()
-        value = exploitability(agent, game).exploitability
-        print(
-            f"  search over the rules, {sims:>5,} simulations: {value:.4f} chips "
-            f"({time.perf_counter() - start:,.0f} s)",
-            flush=True,
-        )
+    for belief in ("network", "bayes"):
+        print(f"H from the {'belief head' if belief == 'network' else 'online Bayes refinement'}:")
+        for sims in [int(s) for s in args.sims.split(",")]:
+            agent = trainer.agent()
+            agent.search.config = replace(agent.config, simulations=sims)
+            agent.search.knowledge = NetworkKnowledge(game, trainer.network, belief=belief)
+            start = time.perf_counter()
+            value = exploitability(agent, game).exploitability
+            print(
+                f"  search over the rules, {sims:>5,} simulations: {value:.4f} chips "
+                f"({time.perf_counter() - start:,.0f} s)",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -436,6 +436,14 @@ class State(ABC):
         """
         return None
 
+    def information_state_indices_as(self, player: int, value: Hashable) -> list[int] | None:
+        """:meth:`information_state_indices` of ``player`` at this state had its private
+        information been ``value`` (a value :meth:`hidden_worlds` names), everything
+        else as it is: what a search needs to ask the opponent's policy about each world
+        it imagines. ``None`` where the game has no fast path (the default).
+        """
+        return None
+
     def private_information(self, player: int) -> Hashable | None:
         """``player``'s private information as :meth:`hidden_worlds` names it (poker: the
         sorted hole cards); ``None`` where the game has no fast path (the default)."""

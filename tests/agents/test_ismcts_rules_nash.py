@@ -27,7 +27,7 @@ from nashzoo.agents.ismcts import (
     run_searches,
 )
 from nashzoo.agents.ismcts.nets import RulesNetwork, RulesNetworkShape
-from nashzoo.agents.ismcts.rules_train import NashISMCTSRules, RulesTrainConfig
+from nashzoo.agents.ismcts.rules_train import NashISMCTSRules, PriorAgent, RulesTrainConfig
 from nashzoo.agents.ismcts.train import NashISMCTS, TrainConfig
 from nashzoo.agents.random_agent import RandomAgent
 from nashzoo.agents.specs import build_agent
@@ -288,6 +288,28 @@ def test_the_search_agent_plays_the_fighting_games_default_preset():
     result = head_to_head(game, agent, RandomAgent(seed=1), deals=2, seed=0)
     assert result.deals == 2 and np.isfinite(result.mean)
     assert agent.last_result is not None and agent.last_result.q_high is not None
+
+
+def test_online_bayes_belief_is_bayes_rule_under_the_networks_policy():
+    # on Leduc the tree gives Bayes' rule exactly: the oracle tables of the network's own
+    # P hold the posterior over the opponent's card at every view
+    game = presets.leduc()
+    net = random_network(game, seed=3)
+    tree = compile_game(game)
+    knowledge = NetworkKnowledge(game, net, belief="bayes")
+    probs = TabularPolicy.from_agent(PriorAgent(game, net), tree).probs
+    exact = TablesKnowledge(SearchTables.oracle(tree, probs))
+    search = RulesNashSearch(game, knowledge)
+    checked = 0
+    for state in decision_states(game, 40, seed=1):
+        p = state.current_player()
+        worlds = search._worlds_at(state, p)
+        h = knowledge.belief(state, p, worlds)
+        np.testing.assert_allclose(h, exact.belief(state, p, worlds), atol=1e-6)
+        checked += not np.allclose(h, worlds.weights, atol=1e-3)  # the history moved it
+    assert checked > 10
+    with pytest.raises(InvalidParameterError, match="belief must be"):
+        NetworkKnowledge(game, net, belief="prior")
 
 
 def test_bad_settings_are_refused():

@@ -197,10 +197,22 @@ class NetworkKnowledge(Knowledge):
     worlds are then dot products of the view's two query vectors with the worlds' value
     embeddings, computed in numpy.
 
+    H has two sources (``belief``):
+
+    * ``"network"``: the belief head;
+    * ``"bayes"``: online refinement, Bayes' rule over the public history with the
+      network's own P as the opponent's policy: each world's chance weight times the
+      probability P gives, in that world, to every action the opponent took. It reaches
+      the start of the game, so it replaces H entirely; it needs a game whose opponent
+      keeps its private value all game and whose states answer
+      ``information_state_indices_as`` (the poker engine), and costs one forward pass
+      over (worlds x opponent decisions) rows per view.
+
     Args:
         game: the game (its ``hidden_value_features`` names the worlds' inputs).
         network: the network (evaluated in ``eval`` mode without gradients).
         cache_size: views kept evaluated.
+        belief: ``"network"`` or ``"bayes"``.
 
     Attributes:
         forward_passes: batches evaluated so far; ``evaluated``: views evaluated.
@@ -208,10 +220,18 @@ class NetworkKnowledge(Knowledge):
 
     source = "network"
 
-    def __init__(self, game: Game, network: Any, *, cache_size: int = VIEW_CACHE) -> None:
+    def __init__(
+        self, game: Game, network: Any, *, cache_size: int = VIEW_CACHE, belief: str = "network"
+    ) -> None:
         from nashzoo.agents.ismcts.nets import RulesNetwork, torch
 
         super().__init__(game)
+        if belief not in ("network", "bayes"):
+            raise InvalidParameterError(
+                f"belief must be 'network' or 'bayes', received {belief!r}."
+            )
+        self.belief_source = belief
+        self._bayes: dict[tuple[int, str], np.ndarray] = {}
         if not isinstance(network, RulesNetwork):
             raise InvalidParameterError(
                 f"NetworkKnowledge needs a RulesNetwork, received {type(network).__name__}."
@@ -295,11 +315,65 @@ class NetworkKnowledge(Knowledge):
         return p / p.sum(), child[legal].copy(), float(value)
 
     def belief(self, state: State, player: int, worlds: HiddenWorlds) -> np.ndarray:
+        if self.belief_source == "bayes":
+            return self.bayes_belief(state, player, worlds)
         query = self._view(state, player)[3]
         d = self.network.shape.embed_size
         z = self._worlds_embedding(worlds) @ query[:d]
         h = np.exp(z - z.max())
         return h / h.sum()
+
+    def bayes_belief(self, state: State, player: int, worlds: HiddenWorlds) -> np.ndarray:
+        """H by Bayes' rule over the public history under the network's P (see the class
+        docstring); cached by view.
+
+        Raises:
+            InvalidParameterError: the game's states do not answer
+                ``information_state_indices_as``.
+        """
+        key = view_key(state, player)
+        found = self._bayes.get(key)
+        if found is not None:
+            return found
+        opp = 1 - player
+        replay = self.game.new_initial_state()
+        rows: list[list[int]] = []
+        taken: list[tuple[int, int]] = []  # (action, prefix) of the opponent's decisions
+        legal_masks: list[np.ndarray] = []
+        for action in state.history():
+            if replay.current_player() == opp:
+                taken.append((int(action), len(legal_masks)))
+                legal_masks.append(replay.legal_actions_mask().astype(bool))
+                for value in worlds.values:
+                    indices = replay.information_state_indices_as(opp, value)
+                    if indices is None:
+                        raise InvalidParameterError(
+                            f"belief='bayes' needs states that answer "
+                            f"information_state_indices_as; {self.game!r}'s do not."
+                        )
+                    rows.append(indices)
+            replay.apply_unchecked(action)
+        log_h = np.log(np.maximum(worlds.weights, 1e-300))
+        if rows:
+            torch = self._torch
+            k = len(worlds)
+            x = np.zeros((len(rows), self._width), dtype=np.float32)
+            for r, indices in enumerate(rows):
+                x[r, indices] = 1.0
+            with torch.no_grad():
+                logits = self.network(torch.from_numpy(x))["policy"].double().numpy()
+            self.forward_passes += 1
+            for j, (action, d) in enumerate(taken):
+                z = logits[j * k : (j + 1) * k]
+                z = np.where(legal_masks[d], z, -np.inf)
+                z = z - z.max(axis=1, keepdims=True)
+                log_h += z[:, action] - np.log(np.exp(z).sum(axis=1))
+        h = np.exp(log_h - log_h.max())
+        h /= h.sum()
+        if len(self._bayes) >= self.cache_size:
+            self._bayes.clear()
+        self._bayes[key] = h
+        return h
 
     def world_values(self, state: State, player: int, worlds: HiddenWorlds) -> np.ndarray:
         query = self._view(state, player)[3]

@@ -825,6 +825,7 @@ class RulesNashAgent(SearchAgentBase):
             "network": {
                 "shape": knowledge.network.shape.to_dict(),
                 "state": knowledge.network.state_dict(),
+                "belief": knowledge.belief_source,
             },
             "metadata": self.metadata,
             "name": self._name,
@@ -869,7 +870,11 @@ class RulesNashAgent(SearchAgentBase):
             raise PolicyFileError(f"{path}: {exc}") from exc
         load_modules(path, state["network"], {"state": network}, "network")
         network.eval()
-        knowledge = NetworkKnowledge(file_game, network)
+        belief = str(state["network"].get("belief", "network"))
+        try:
+            knowledge = NetworkKnowledge(file_game, network, belief=belief)
+        except InvalidParameterError as exc:
+            raise PolicyFileError(f"{path}: {exc}") from exc
         metadata = dict(state.get("metadata") or {})
         return cls(file_game, knowledge, config, name=state.get("name"), metadata=metadata)
 

@@ -56,7 +56,7 @@ from nashzoo.errors import GameTooLargeError, InvalidParameterError
 from nashzoo.extras import require
 from nashzoo.games import Game, load_game
 from nashzoo.games.base import CHANCE, State
-from nashzoo.validation import integer, integers
+from nashzoo.validation import choice, integer, integers
 
 __all__ = ["RulesTrainConfig", "RulesGenerationRecord", "NashISMCTSRules", "play_rules_games"]
 
@@ -73,6 +73,9 @@ class RulesTrainConfig(TrainConfig):
         embed_size: width of a world's embedding (H's and V_w's dot products).
         negatives: worlds drawn beside the true one for H's sampled softmax.
         node_cap: nodes one search may hold.
+        belief_source: where the search's H comes from: ``"network"`` (the belief head)
+            or ``"bayes"`` (online refinement: Bayes' rule over the public history under
+            the network's P; poker engine games).
     """
 
     games_per_generation: int = integer(32, low=1)
@@ -85,6 +88,7 @@ class RulesTrainConfig(TrainConfig):
     embed_size: int = integer(64, low=1)
     negatives: int = integer(127, low=1)
     node_cap: int = integer(200_000, low=1)
+    belief_source: str = choice("network", ("network", "bayes"))
 
     @classmethod
     def from_train_config(cls, config: TrainConfig) -> RulesTrainConfig:
@@ -144,9 +148,9 @@ def play_rules_games(
     ``node_cap``."""
     torch.set_num_threads(1)
     game, net = _network_from(payload)
-    knowledge = NetworkKnowledge(game, net)
     settings = dict(config)
     node_cap = int(settings.pop("node_cap"))
+    knowledge = NetworkKnowledge(game, net, belief=str(settings.pop("belief_source")))
     search = RulesNashSearch(game, knowledge, SearchConfig(**settings), node_cap=node_cap)
     scale = float(game.max_payoff_magnitude) or 1.0
     rngs = [np.random.default_rng(np.random.SeedSequence(list(seed))) for seed in seeds]
@@ -363,7 +367,11 @@ class NashISMCTSRules:
         generation = self.steps + 1
         start = time.perf_counter()
         net.eval()
-        search = {**c.search_config(progress=fraction).to_dict(), "node_cap": c.node_cap}
+        search = {
+            **c.search_config(progress=fraction).to_dict(),
+            "node_cap": c.node_cap,
+            "belief_source": c.belief_source,
+        }
         games = players.run(play_rules_games, self._payload(), search, generation)
         self._buffer = [*self._buffer, games][-c.replay_generations :]
         knowledge = NetworkKnowledge(self.game, net)
@@ -503,7 +511,7 @@ class NashISMCTSRules:
         from dataclasses import replace
 
         config = self.eval_config if seed is None else replace(self.eval_config, seed=seed)
-        knowledge = NetworkKnowledge(self.game, self.network)
+        knowledge = NetworkKnowledge(self.game, self.network, belief=self.config.belief_source)
         return RulesNashAgent(
             self.game,
             knowledge,

@@ -515,6 +515,10 @@ class PokerState(State):
         """``player``'s hole cards, sorted."""
         return tuple(sorted(self.hole_cards(player)))
 
+    def information_state_indices_as(self, player: int, value: Any) -> list[int]:
+        """``player``'s tensor indices had it held the hole cards ``value``."""
+        return [int(player)] + [2 + int(c) for c in value] + self._public_idx
+
     def hidden_worlds(self, player: int) -> HiddenWorlds:
         """The opponent's possible hole cards: every set of cards neither in ``player``'s
         hand nor on the board, equally likely (every deal order is)."""
