@@ -205,6 +205,7 @@ def test_nash_ismcts_trains_over_the_rules_where_the_game_does_not_compile(tmp_p
     record = trainer.history[-1]
     assert trainer.steps == 2 and record.games == 4 and record.simulations_per_second > 0
     assert record.views > record.forward_passes > 0  # many views per forward pass
+    assert record.forward_passes_per_second > 0 and record.capped == 0
     again = NashISMCTSRules.load(trainer.save(tmp_path / "t.pt"))
     assert again.steps == 2 and again.config == small
     for key, value in trainer.network.state_dict().items():

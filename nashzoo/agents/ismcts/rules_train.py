@@ -111,6 +111,8 @@ class RulesGenerationRecord:
         simulations_per_second: root simulations per second of its self-play searches.
         forward_passes: forward passes of its self-play (each evaluates many views).
         views: views evaluated in them.
+        forward_passes_per_second: forward passes per second of self-play search.
+        capped: searches that reached the node cap (and reused their nodes).
     """
 
     generation: int
@@ -120,6 +122,8 @@ class RulesGenerationRecord:
     simulations_per_second: float
     forward_passes: int
     views: int
+    forward_passes_per_second: float = 0.0
+    capped: int = 0
 
 
 # -- the games (run in worker processes) -------------------------------------------------------
@@ -161,6 +165,7 @@ def play_rules_games(
     for state, rng in zip(states, rngs):
         _advance(state, rng)
     sims = 0
+    capped = 0
     seconds = 0.0
     while True:
         live = [g for g, s in enumerate(states) if not s.is_terminal()]
@@ -175,6 +180,7 @@ def play_rules_games(
             state, rec, rng = states[g], records[g], rngs[g]
             p = state.current_player()
             sims += result.simulations
+            capped += result.capped
             target = np.zeros(game.num_distinct_actions, dtype=np.float32)
             target[result.actions] = result.visits / result.visits.sum()
             legal = np.zeros(game.num_distinct_actions, dtype=bool)
@@ -213,6 +219,7 @@ def play_rules_games(
                 "simulations": sims / len(seeds),
                 "seconds": seconds / len(seeds),
                 "forward_passes": knowledge.forward_passes / len(seeds),
+                "capped": capped / len(seeds),
                 "views": knowledge.evaluated / len(seeds),
             }
         )
@@ -351,8 +358,11 @@ class NashISMCTSRules:
         r = self.history[-1]
         out = {
             "sims/s": f"{r.simulations_per_second:,.0f}",
+            "passes/s": f"{r.forward_passes_per_second:,.0f}",
             "views/pass": f"{r.views / max(r.forward_passes, 1):.1f}",
         }
+        if r.capped:  # the node cap was reached: those searches reused their nodes
+            out["capped searches"] = str(r.capped)
         return out
 
     def _payload(self) -> dict[str, Any]:
@@ -392,6 +402,10 @@ class NashISMCTSRules:
                 simulations_per_second=sims / secs if secs > 0 else 0.0,
                 forward_passes=round(sum(g["forward_passes"] for g in games)),
                 views=round(sum(g["views"] for g in games)),
+                forward_passes_per_second=sum(g["forward_passes"] for g in games) / secs
+                if secs > 0
+                else 0.0,
+                capped=round(sum(g["capped"] for g in games)),
             )
         )
         return 1
