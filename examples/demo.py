@@ -365,6 +365,8 @@ def holdem_nash_ismcts(game, folder: Path, scale: float) -> tuple[str, str]:
     )
     trainer = NashISMCTSRules(game, config)
     trainer.train(seconds=max(HOLDEM_NASH_SECONDS * scale, 1.0), progress=True)
+    if not trainer.steps:  # a tiny --scale: one generation at least
+        trainer.train(steps=1)
     last = trainer.history[-1]
     budget = (
         f"{trainer.steps} generations, {last.games:,} self-play games ({trainer.seconds:.0f} s); "

@@ -58,9 +58,10 @@ def test_demo_runs_with_a_tiny_budget(tmp_path):
     for agent in ("cfr+", "random", "simplex-gradient", "nfsp"):
         assert fighting.count(f"| {agent} |") >= 3, agent
     assert "| simplex-gradient (last) |" in fighting
-    # issue 15: Limit Hold'em, a duplicate round robin of random, rules, NFSP and SB3
+    # issue 15: Limit Hold'em, a duplicate round robin of random, rules, NFSP and SB3;
     holdem = report[report.index("## Limit Texas Hold'em") :]
-    for agent in ("random", "poker-rules", "nfsp", "ppo-vs-random"):
+    # issue 33: and Nash-ISMCTS, its networks trained over the rules
+    for agent in ("random", "poker-rules", "nfsp", "nash-ismcts", "ppo-vs-random"):
         assert holdem.count(f"| {agent} |") >= 3, agent  # budget and LBR, round robin, ratings
     # issue 16: an LBR lower bound per Hold'em agent, and the round robin with AIVAT beside
     # the uncorrected figures of the same games

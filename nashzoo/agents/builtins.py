@@ -6,6 +6,8 @@ spec                       agent
 ``random``                 :class:`~nashzoo.agents.RandomAgent`
 ``poker-rules``            :class:`~nashzoo.agents.scripted.PokerRulesAgent` (games of
                            the poker engine: Limit Hold'em)
+``heuristic``              :class:`~nashzoo.agents.scripted.FightingHeuristicAgent`
+                           (the fighting-card game)
 ``cfr+:1000``              the average policy of a solver after N iterations (every
                            solver of :data:`nashzoo.agents.cfr.SOLVER_NAMES`)
 ``path/to/policy.npz``     a saved :class:`~nashzoo.tree.TabularPolicy` (or ``.json``)
@@ -53,6 +55,14 @@ def _poker_rules(game: Game, argument: str | None) -> Any:
     if argument:
         raise InvalidParameterError(f"poker-rules takes no argument, received {argument!r}.")
     return PokerRulesAgent(game)  # type: ignore[arg-type]
+
+
+def _fighting_heuristic(game: Game, argument: str | None) -> Any:
+    from nashzoo.agents.scripted import FightingHeuristicAgent
+
+    if argument:
+        raise InvalidParameterError(f"heuristic takes no argument, received {argument!r}.")
+    return FightingHeuristicAgent(game)  # type: ignore[arg-type]
 
 
 @functools.lru_cache(maxsize=64)
@@ -221,6 +231,13 @@ def _register() -> None:
             "raises strong hands, calls middling ones, folds weak ones (poker engine games)",
         )
     )
+    register_family(
+        AgentFamily(
+            "heuristic",
+            _fighting_heuristic,
+            "greedy one-exchange expected damage (the fighting-card game)",
+        )
+    )
     for algo in SOLVER_NAMES:
         sampling = algo in SAMPLING_SOLVERS
         default = 100_000 if sampling else 1000
@@ -272,7 +289,7 @@ def _register() -> None:
             "pt-file",
             _torch_file,
             "a saved NFSP or simplex-gradient agent's average policy, or a trained "
-            "Nash-ISMCTS agent (torch extra)",
+            "Nash-ISMCTS agent (compiled, or over the rules for big games) (torch extra)",
             suffixes=(".pt",),
         )
     )
