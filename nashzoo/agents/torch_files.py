@@ -5,7 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-__all__ = ["read_torch_file", "check_checkpoint", "load_modules", "KINDS_BY_FORMAT"]
+__all__ = [
+    "read_torch_file",
+    "write_torch_file",
+    "check_checkpoint",
+    "load_modules",
+    "KINDS_BY_FORMAT",
+]
 
 KINDS_BY_FORMAT = {
     "nashzoo.nfsp": "nfsp",
@@ -38,6 +44,19 @@ def read_torch_file(path: str | Path) -> dict[str, Any]:
     if not isinstance(state, dict):
         raise PolicyFileError(f"{path} holds a {type(state).__name__}, not a nashzoo agent.")
     return state
+
+
+def write_torch_file(state: dict[str, Any], path: str | Path) -> Path:
+    """Write ``state`` to ``path`` atomically (a temporary file beside it, renamed over
+    it), so a process killed while saving leaves the previous file whole."""
+    from nashzoo.extras import require
+
+    torch = require("torch", "torch", "Saving a .pt agent file")
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(state, tmp)
+    tmp.replace(path)
+    return path
 
 
 def check_checkpoint(state: dict[str, Any], path: str | Path, fmt: str, version: int) -> None:

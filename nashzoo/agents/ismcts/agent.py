@@ -216,10 +216,9 @@ class ISMCTSAgent(SearchAgentBase):
         }
         if network is not None:
             state["network"] = network
-        tmp = path.with_name(path.name + ".tmp")
-        torch.save(state, tmp)
-        tmp.replace(path)
-        return path
+        from nashzoo.agents.torch_files import write_torch_file
+
+        return write_torch_file(state, path)
 
     @classmethod
     def load(cls, path: str | Path, game: Game | None = None) -> ISMCTSAgent:

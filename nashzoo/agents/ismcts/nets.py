@@ -48,8 +48,42 @@ torch = require("torch", "torch", "Nash-ISMCTS networks")
 nn = torch.nn
 
 
+class _ShapeDict:
+    """``to_dict``/``from_dict`` of a frozen shape dataclass whose ``hidden_sizes`` is a
+    tuple (a list in the dict, as JSON and torch files hold it)."""
+
+    hidden_sizes: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)  # type: ignore[call-overload]
+        d["hidden_sizes"] = list(self.hidden_sizes)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Any:
+        return cls(**{**d, "hidden_sizes": tuple(d["hidden_sizes"])})
+
+
+def _torso(input_size: int, hidden_sizes: tuple[int, ...]) -> tuple[Any, int]:
+    """The ReLU torso and its output width.
+
+    Raises:
+        InvalidParameterError: a width below 1, or none.
+    """
+    if not hidden_sizes or any(h < 1 for h in hidden_sizes):
+        raise InvalidParameterError(
+            f"hidden_sizes must be positive widths, received {hidden_sizes}."
+        )
+    layers: list[Any] = []
+    width = input_size
+    for h in hidden_sizes:
+        layers += [nn.Linear(width, h), nn.ReLU()]
+        width = h
+    return nn.Sequential(*layers), width
+
+
 @dataclass(frozen=True)
-class NetworkShape:
+class NetworkShape(_ShapeDict):
     """Sizes of a :class:`SearchNetwork` (saved with it).
 
     Attributes:
@@ -75,32 +109,14 @@ class NetworkShape:
             hidden_sizes=tuple(int(h) for h in hidden_sizes),
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["hidden_sizes"] = list(self.hidden_sizes)
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> NetworkShape:
-        return cls(**{**d, "hidden_sizes": tuple(d["hidden_sizes"])})
-
 
 class SearchNetwork(torch.nn.Module):  # type: ignore[name-defined]
     """P, V, V_c, H and V_w from one torso (see the module docstring)."""
 
     def __init__(self, shape: NetworkShape) -> None:
         super().__init__()
-        if not shape.hidden_sizes or any(h < 1 for h in shape.hidden_sizes):
-            raise InvalidParameterError(
-                f"hidden_sizes must be positive widths, received {shape.hidden_sizes}."
-            )
         self.shape = shape
-        layers: list[Any] = []
-        width = shape.input_size
-        for h in shape.hidden_sizes:
-            layers += [nn.Linear(width, h), nn.ReLU()]
-            width = h
-        self.torso = nn.Sequential(*layers)
+        self.torso, width = _torso(shape.input_size, shape.hidden_sizes)
         self.policy = nn.Linear(width, shape.num_actions)
         self.value = nn.Linear(width, 1)
         self.child_value = nn.Linear(width, shape.num_actions)
@@ -119,7 +135,7 @@ class SearchNetwork(torch.nn.Module):  # type: ignore[name-defined]
 
 
 @dataclass(frozen=True)
-class RulesNetworkShape:
+class RulesNetworkShape(_ShapeDict):
     """Sizes of a :class:`RulesNetwork` (saved with it).
 
     Attributes:
@@ -160,15 +176,6 @@ class RulesNetworkShape:
             hidden_sizes=tuple(int(h) for h in hidden_sizes),
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["hidden_sizes"] = list(self.hidden_sizes)
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> RulesNetworkShape:
-        return cls(**{**d, "hidden_sizes": tuple(d["hidden_sizes"])})
-
 
 class RulesNetwork(torch.nn.Module):  # type: ignore[name-defined]
     """P, V, V_c and the two world queries from one torso, and the world encoder (see
@@ -181,19 +188,10 @@ class RulesNetwork(torch.nn.Module):  # type: ignore[name-defined]
 
     def __init__(self, shape: RulesNetworkShape) -> None:
         super().__init__()
-        if not shape.hidden_sizes or any(h < 1 for h in shape.hidden_sizes):
-            raise InvalidParameterError(
-                f"hidden_sizes must be positive widths, received {shape.hidden_sizes}."
-            )
         if shape.embed_size < 1:
             raise InvalidParameterError(f"embed_size must be >= 1, received {shape.embed_size}.")
         self.shape = shape
-        layers: list[Any] = []
-        width = shape.input_size
-        for h in shape.hidden_sizes:
-            layers += [nn.Linear(width, h), nn.ReLU()]
-            width = h
-        self.torso = nn.Sequential(*layers)
+        self.torso, width = _torso(shape.input_size, shape.hidden_sizes)
         self.policy = nn.Linear(width, shape.num_actions)
         self.value = nn.Linear(width, 1)
         self.child_value = nn.Linear(width, shape.num_actions)

@@ -93,6 +93,46 @@ class RulesSearchResult:
         return self.simulations / self.seconds if self.seconds > 0 else float("inf")
 
 
+def root_result(
+    game: Game,
+    config: SearchConfig,
+    actions: list[int],
+    visits: np.ndarray,
+    q_low: np.ndarray,
+    q_high: np.ndarray | None,
+    simulations: int,
+    seconds: float,
+    nodes: int,
+    capped: bool,
+) -> RulesSearchResult:
+    """The result of a search over the rules from its root's statistics: the move
+    distribution by ``config.move_selection`` (``q_high`` ``None``: point values)."""
+    high = q_low if q_high is None else q_high
+    weights = _move_weights(config.move_selection, visits, q_low, high, config.lcb_z)
+    policy = np.zeros(game.num_distinct_actions)
+    ids = np.asarray(actions, dtype=np.int64)
+    policy[ids] = weights / weights.sum()
+    return RulesSearchResult(
+        actions=ids,
+        visits=visits,
+        q=q_low,
+        policy=policy,
+        simulations=simulations,
+        seconds=seconds,
+        nodes=nodes,
+        capped=capped,
+        q_high=q_high,
+    )
+
+
+def budget_spent(config: SearchConfig, done: int, deadline: float | None) -> bool:
+    """Whether a search with ``done`` simulations has spent its budget (the simulation
+    count, or the time budget's ``deadline``)."""
+    if deadline is None:
+        return done >= config.simulations
+    return time.perf_counter() >= deadline
+
+
 class _Node:
     """An ACT node: the owner's legal actions, visits and sums of returns."""
 
@@ -198,32 +238,25 @@ class RulesSearch:
         start = time.perf_counter()
         deadline = None if c.time_budget is None else start + float(c.time_budget)
         done = 0
-        while True:
+        while not done or not budget_spent(c, done, deadline):
             self._simulate(root, player, worlds.state_at(gen.random()), 0)
             done += 1
-            if deadline is None:
-                if done >= c.simulations:
-                    break
-            elif time.perf_counter() >= deadline:
-                break
         seconds = time.perf_counter() - start
         node = self._nodes[(player, info_state, info_state)]
         visits = np.asarray(node.visits, dtype=np.float64)
         with np.errstate(invalid="ignore", divide="ignore"):
             q = np.where(visits > 0, np.asarray(node.totals) / visits, np.nan)
-        weights = _move_weights(c.move_selection, visits, q, q, c.lcb_z)
-        policy = np.zeros(self.game.num_distinct_actions)
-        actions = np.asarray(node.actions, dtype=np.int64)
-        policy[actions] = weights / weights.sum()
-        return RulesSearchResult(
-            actions=actions,
-            visits=visits,
-            q=q,
-            policy=policy,
-            simulations=done,
-            seconds=seconds,
-            nodes=len(self._nodes),
-            capped=self._capped,
+        return root_result(
+            self.game,
+            c,
+            node.actions,
+            visits,
+            q,
+            None,
+            done,
+            seconds,
+            len(self._nodes),
+            self._capped,
         )
 
     def _simulate(self, root: tuple[int, str], owner: int, state: State, level: int) -> int:
@@ -319,35 +352,15 @@ def compiles_for_search(game: Game) -> bool:
     return True
 
 
-class RulesISMCTSAgent(SearchAgentBase):
-    """MT-ISMCTS over the rules as an agent: plays any game through the Agent protocol
-    from the information-state string and the public history of its ``info`` (it never
-    receives a state, so it cannot see hidden cards).
+class RulesAgentBase(SearchAgentBase):
+    """A search over the rules as an agent (MT-ISMCTS here, A- and Nash-ISMCTS in
+    :mod:`~nashzoo.agents.ismcts.rules_nash`): it plays from the information-state string
+    and the public history of its ``info`` (it never receives a state, so it cannot see
+    hidden cards). A subclass sets ``search`` (with ``run_view``), ``_name`` and
+    ``_rng``."""
 
-    Args:
-        game: the game.
-        config: the search settings (``variant="mt"``; default 1,000 simulations).
-        name: display name (default ``mt-ismcts:1000``, or ``mt-ismcts:0.2s`` with a time
-            budget).
-        node_cap: the most nodes one decision's search may hold.
-
-    Raises:
-        InvalidParameterError: as :class:`RulesSearch`.
-    """
-
-    def __init__(
-        self,
-        game: Game,
-        config: SearchConfig | None = None,
-        *,
-        name: str | None = None,
-        node_cap: int = DEFAULT_NODE_CAP,
-    ) -> None:
-        config = SearchConfig(variant="mt") if config is None else config
-        self.search = RulesSearch(game, config, node_cap=node_cap)
-        self._name = name
-        self._rng = np.random.default_rng(config.seed)
-        self.last_result: RulesSearchResult | None = None
+    search: Any
+    last_result: RulesSearchResult | None = None
 
     @property
     def config(self) -> SearchConfig:
@@ -384,4 +397,35 @@ class RulesISMCTSAgent(SearchAgentBase):
         return self._draw(policy, observation, str(info.get("info_state")))
 
     def __repr__(self) -> str:
-        return f"RulesISMCTSAgent({self.name}, {self.game!r})"
+        return f"{type(self).__name__}({self.name}, {self.game!r})"
+
+
+class RulesISMCTSAgent(RulesAgentBase):
+    """MT-ISMCTS over the rules as an agent: plays any game through the Agent protocol
+    from the information-state string and the public history of its ``info`` (it never
+    receives a state, so it cannot see hidden cards).
+
+    Args:
+        game: the game.
+        config: the search settings (``variant="mt"``; default 1,000 simulations).
+        name: display name (default ``mt-ismcts:1000``, or ``mt-ismcts:0.2s`` with a time
+            budget).
+        node_cap: the most nodes one decision's search may hold.
+
+    Raises:
+        InvalidParameterError: as :class:`RulesSearch`.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        config: SearchConfig | None = None,
+        *,
+        name: str | None = None,
+        node_cap: int = DEFAULT_NODE_CAP,
+    ) -> None:
+        config = SearchConfig(variant="mt") if config is None else config
+        self.search = RulesSearch(game, config, node_cap=node_cap)
+        self._name = name
+        self._rng = np.random.default_rng(config.seed)
+        self.last_result: RulesSearchResult | None = None

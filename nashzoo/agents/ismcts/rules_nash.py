@@ -36,7 +36,6 @@ actions), so even one search evaluates several views per forward pass.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import time
 from collections.abc import Generator, Sequence
@@ -45,12 +44,17 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.agents.ismcts.agent import SearchAgentBase
 from nashzoo.agents.ismcts.interval import ball_max_kernel
 from nashzoo.agents.ismcts.knowledge import Knowledge, Request, UninformedKnowledge
-from nashzoo.agents.ismcts.rules import DEFAULT_NODE_CAP, WORLDS_CACHE, RulesSearchResult
-from nashzoo.agents.ismcts.search import SearchConfig, _move_weights
-from nashzoo.envs.protocol import Observation
+from nashzoo.agents.ismcts.rules import (
+    DEFAULT_NODE_CAP,
+    WORLDS_CACHE,
+    RulesAgentBase,
+    RulesSearchResult,
+    budget_spent,
+    root_result,
+)
+from nashzoo.agents.ismcts.search import SearchConfig
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, Game, State
 from nashzoo.games.hidden import HiddenWorlds
@@ -76,37 +80,32 @@ EXACT_CHANCE = 8
 Sim = Generator[list[Request], None, tuple[int, bool, np.ndarray | None]]
 
 
-class _Act:
-    """ACT: the owner to move; per legal action visits, step weights and the SAMPLE
-    child; the view's worlds and H once a SAMPLE child needs them."""
+class _Stepped:
+    """What ACT and GAME nodes share: per child visits, the child, the mixed and pure
+    step weights, and the value interval."""
 
-    __slots__ = (
-        "actions",
-        "prior",
-        "child_value",
-        "visits",
-        "child",
-        "qlo",
-        "qhi",
-        "nmix",
-        "npure",
-        "mixsum",
-        "purecnt",
-        "worlds",
-        "belief",
-    )
+    __slots__ = ("visits", "child", "qlo", "qhi", "nmix", "npure", "mixsum", "purecnt")
 
-    def __init__(self, actions: list[int], prior: np.ndarray, child_value: np.ndarray, v: float):
-        n = len(actions)
-        self.actions = actions
-        self.prior = prior
-        self.child_value = child_value
+    def __init__(self, n: int, v: float) -> None:
         self.visits = np.zeros(n)
         self.child: list[Any] = [None] * n
         self.qlo = self.qhi = v
         self.nmix = self.npure = 0.0
         self.mixsum = np.zeros(n)
         self.purecnt = np.zeros(n)
+
+
+class _Act(_Stepped):
+    """ACT: the owner to move; per legal action visits, step weights and the SAMPLE
+    child; the view's worlds and H once a SAMPLE child needs them."""
+
+    __slots__ = ("actions", "prior", "child_value", "worlds", "belief")
+
+    def __init__(self, actions: list[int], prior: np.ndarray, child_value: np.ndarray, v: float):
+        super().__init__(len(actions), v)
+        self.actions = actions
+        self.prior = prior
+        self.child_value = child_value
         self.worlds: HiddenWorlds | None = None
         self.belief: np.ndarray | None = None
 
@@ -125,36 +124,17 @@ class _Sample:
         self.qlo = self.qhi = 0.0
 
 
-class _GameNode:
+class _GameNode(_Stepped):
     """GAME: chance or the opponent to move at a history below a world."""
 
-    __slots__ = (
-        "chance",
-        "actions",
-        "weights",
-        "values",
-        "visits",
-        "child",
-        "qlo",
-        "qhi",
-        "nmix",
-        "npure",
-        "mixsum",
-        "purecnt",
-    )
+    __slots__ = ("chance", "actions", "weights", "values")
 
     def __init__(self, chance: bool, actions: list[int], weights: np.ndarray, v: float) -> None:
-        n = len(actions)
+        super().__init__(len(actions), v)
         self.chance = chance
         self.actions = actions
         self.weights = weights  # chance probabilities (chance nodes)
         self.values: np.ndarray | None = None  # each child's prior value, once needed
-        self.visits = np.zeros(n)
-        self.child: list[Any] = [None] * n
-        self.qlo = self.qhi = v
-        self.nmix = self.npure = 0.0
-        self.mixsum = np.zeros(n)
-        self.purecnt = np.zeros(n)
 
 
 def _ball(h: np.ndarray, v: np.ndarray, eps: float, done: np.ndarray) -> tuple[float, float]:
@@ -289,14 +269,9 @@ class RulesNashSearch:
         start = time.perf_counter()
         deadline = None if c.time_budget is None else start + float(c.time_budget)
         done = 0
-        while True:
+        while not done or not budget_spent(c, done, deadline):
             yield from self._simulate(ctx, root, view, 0)
             done += 1
-            if deadline is None:
-                if done >= c.simulations:
-                    break
-            elif time.perf_counter() >= deadline:
-                break
         seconds = time.perf_counter() - start
         node = ctx.nodes[(root, root[1])]
         visits = node.visits.copy()
@@ -305,20 +280,8 @@ class RulesNashSearch:
         for j, child in enumerate(node.child):
             if child is not None and visits[j] > 0:
                 lo[j], hi[j] = child.qlo, child.qhi
-        weights = _move_weights(c.move_selection, visits, lo, hi, c.lcb_z)
-        policy = np.zeros(self.game.num_distinct_actions)
-        actions = np.asarray(node.actions, dtype=np.int64)
-        policy[actions] = weights / weights.sum()
-        return RulesSearchResult(
-            actions=actions,
-            visits=visits,
-            q=lo,
-            policy=policy,
-            simulations=done,
-            seconds=seconds,
-            nodes=len(ctx.nodes),
-            capped=ctx.capped,
-            q_high=hi,
+        return root_result(
+            self.game, c, node.actions, visits, lo, hi, done, seconds, len(ctx.nodes), ctx.capped
         )
 
     # -- helpers ----------------------------------------------------------------------------
@@ -730,7 +693,7 @@ def run_searches(
     return results
 
 
-class RulesNashAgent(SearchAgentBase):
+class RulesNashAgent(RulesAgentBase):
     """A-ISMCTS or Nash-ISMCTS over the rules as an agent: plays any game through the
     Agent protocol from the information-state string and public history of its ``info``.
 
@@ -761,40 +724,6 @@ class RulesNashAgent(SearchAgentBase):
         self.metadata = dict(metadata or {})
         self.last_result: RulesSearchResult | None = None
 
-    @property
-    def config(self) -> SearchConfig:
-        """The search settings."""
-        return self.search.config
-
-    @property
-    def game(self) -> Game:
-        return self.search.game
-
-    def _search(self, info: dict[str, Any], rng: Any) -> RulesSearchResult:
-        for key in ("player", "info_state", "public_history", "history_length"):
-            if key not in info:
-                raise InvalidParameterError(
-                    f"A search agent reads info[{key!r}] (the referee and the envs give it); "
-                    f"the info has {sorted(info)}."
-                )
-        public = np.asarray(info["public_history"])[: int(info["history_length"])]
-        result = self.search.run_view(int(info["player"]), str(info["info_state"]), public, rng)
-        self.last_result = result
-        return result
-
-    def action_probabilities(self, observation: Observation, info: dict[str, Any]) -> np.ndarray:
-        """The move distribution of one search at this view, seeded from ``config.seed``
-        and the information-state string."""
-        digest = hashlib.blake2b(str(info.get("info_state", "")).encode(), digest_size=8)
-        key = int.from_bytes(digest.digest(), "little")
-        seed = np.random.SeedSequence([self.config.seed or 0, key])
-        return self._search(info, np.random.default_rng(seed)).policy.copy()
-
-    def act(self, observation: Observation, info: dict[str, Any]) -> int:
-        """Search, then sample a move from the search's distribution."""
-        policy = self._search(info, self._rng).policy
-        return self._draw(policy, observation, str(info.get("info_state")))
-
     # -- files ------------------------------------------------------------------------------
     def save(self, path: str | Path, *, trainer: dict[str, Any] | None = None) -> Path:
         """Write the agent (game, search settings, the network's shape and weights) to a
@@ -816,7 +745,6 @@ class RulesNashAgent(SearchAgentBase):
                 f"Only a search on a network saves to a file; this one's knowledge is "
                 f"{type(knowledge).__name__}."
             )
-        torch = knowledge._torch
         state = {
             "format": FORMAT_NAME,
             "version": FORMAT_VERSION,
@@ -832,10 +760,9 @@ class RulesNashAgent(SearchAgentBase):
         }
         if trainer is not None:
             state["trainer"] = trainer
-        tmp = path.with_name(path.name + ".tmp")
-        torch.save(state, tmp)
-        tmp.replace(path)
-        return path
+        from nashzoo.agents.torch_files import write_torch_file
+
+        return write_torch_file(state, path)
 
     @classmethod
     def load(cls, path: str | Path, game: Game | None = None) -> RulesNashAgent:
@@ -877,6 +804,3 @@ class RulesNashAgent(SearchAgentBase):
             raise PolicyFileError(f"{path}: {exc}") from exc
         metadata = dict(state.get("metadata") or {})
         return cls(file_game, knowledge, config, name=state.get("name"), metadata=metadata)
-
-    def __repr__(self) -> str:
-        return f"RulesNashAgent({self.name}, {self.game!r})"

@@ -49,9 +49,8 @@ from nashzoo.agents.ismcts.knowledge import NetworkKnowledge
 from nashzoo.agents.ismcts.nets import RulesNetwork, RulesNetworkShape, masked_log_softmax
 from nashzoo.agents.ismcts.rules_nash import RulesNashAgent, RulesNashSearch, run_searches
 from nashzoo.agents.ismcts.search import SearchConfig
-from nashzoo.agents.ismcts.selfplay import _Players
+from nashzoo.agents.ismcts.selfplay import _Players, train_generations
 from nashzoo.agents.ismcts.train import TrainConfig
-from nashzoo.agents.training import train_loop
 from nashzoo.errors import GameTooLargeError, InvalidParameterError
 from nashzoo.extras import require
 from nashzoo.games import Game, load_game
@@ -328,30 +327,17 @@ class NashISMCTSRules:
         Raises:
             WorkerError: a self-play worker process died.
         """
-        first, start = self.steps, self.seconds
-
-        def fraction() -> float:
-            if steps is None and seconds:
-                return (self.seconds - start) / seconds
-            if steps:
-                return (self.steps - first) / max(steps - 1, 1)
-            return 0.0
-
-        players = _Players(self.config)
-        try:
-            train_loop(
-                self,
-                lambda left: self._generation(players, fraction()),
-                steps=steps,
-                seconds=seconds,
-                callback=callback,
-                callback_every=callback_every,
-                progress=progress,
-                desc="Nash-ISMCTS self-play over the rules",
-                postfix=self._postfix,
-            )
-        finally:
-            players.close()
+        train_generations(
+            self,
+            self._generation,
+            steps=steps,
+            seconds=seconds,
+            callback=callback,
+            callback_every=callback_every,
+            progress=progress,
+            desc="Nash-ISMCTS self-play over the rules",
+            postfix=self._postfix,
+        )
         return self
 
     def _postfix(self) -> dict[str, Any]:

@@ -38,9 +38,8 @@ from nashzoo.agents.ismcts.agent import ISMCTSAgent
 from nashzoo.agents.ismcts.losses import _losses, _structure, belief_kl
 from nashzoo.agents.ismcts.nets import NetworkShape, SearchNetwork, tabulate
 from nashzoo.agents.ismcts.search import Search, SearchConfig
-from nashzoo.agents.ismcts.selfplay import _concat, _Players, _prior_games
+from nashzoo.agents.ismcts.selfplay import _concat, _Players, _prior_games, train_generations
 from nashzoo.agents.ismcts.tables import SearchTables
-from nashzoo.agents.training import train_loop
 from nashzoo.errors import InvalidParameterError
 from nashzoo.extras import require
 from nashzoo.games import Game
@@ -280,30 +279,17 @@ class NashISMCTS:
         Raises:
             WorkerError: a self-play worker process died.
         """
-        first, start = self.steps, self.seconds
-
-        def fraction() -> float:  # how far through this call, for eps's annealing
-            if steps is None and seconds:
-                return (self.seconds - start) / seconds
-            if steps:
-                return (self.steps - first) / max(steps - 1, 1)
-            return 0.0
-
-        players = _Players(self.config)
-        try:
-            train_loop(
-                self,
-                lambda left: self._generation(players, fraction()),
-                steps=steps,
-                seconds=seconds,
-                callback=callback,
-                callback_every=callback_every,
-                progress=progress,
-                desc="Nash-ISMCTS self-play",
-                postfix=lambda: {"P": f"{self.history[-1].prior_exploitability:.3f}"},
-            )
-        finally:
-            players.close()
+        train_generations(
+            self,
+            self._generation,
+            steps=steps,
+            seconds=seconds,
+            callback=callback,
+            callback_every=callback_every,
+            progress=progress,
+            desc="Nash-ISMCTS self-play",
+            postfix=lambda: {"P": f"{self.history[-1].prior_exploitability:.3f}"},
+        )
         if self.history and self.history[-1].search_exploitability is None:
             last = self.history[-1]
             self.history[-1] = replace(last, search_exploitability=self.exploitability())

@@ -328,7 +328,6 @@ class NFSP:
     # -- files -----------------------------------------------------------------------------
     def save(self, path: str | Path) -> Path:
         """Save networks, optimisers, counters and config (buffers are not saved)."""
-        torch = self._torch
         path = Path(path)
         state = {
             "format": "nashzoo.nfsp",
@@ -350,10 +349,9 @@ class NFSP:
                 for pl in self.players
             ],
         }
-        tmp = path.with_name(path.name + ".tmp")
-        torch.save(state, tmp)
-        tmp.replace(path)
-        return path
+        from nashzoo.agents.torch_files import write_torch_file
+
+        return write_torch_file(state, path)
 
     @classmethod
     def load(cls, path: str | Path) -> NFSP:

@@ -455,7 +455,6 @@ class SimplexGradient:
     # -- files -------------------------------------------------------------------------------
     def save(self, path: str | Path) -> Path:
         """Save the networks, optimisers, counters and config (not the buffers)."""
-        torch = _torch()
         path = Path(path)
         state = {
             "format": "nashzoo.simplex_gradient",
@@ -467,10 +466,9 @@ class SimplexGradient:
             "seconds": self.seconds,
             "nets": {name: getattr(self, name).state_dict() for name in _SAVED_MODULES},
         }
-        tmp = path.with_name(path.name + ".tmp")
-        torch.save(state, tmp)
-        tmp.replace(path)
-        return path
+        from nashzoo.agents.torch_files import write_torch_file
+
+        return write_torch_file(state, path)
 
     @classmethod
     def load(cls, path: str | Path) -> SimplexGradient:
