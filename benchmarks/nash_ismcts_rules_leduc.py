@@ -32,6 +32,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--minutes", type=float, default=15.0)
     parser.add_argument("--sims", default="100,1000,3000")
+    parser.add_argument("--bayes-sims", default="100,1000", help="the same with online Bayes H")
     parser.add_argument(
         "--every", type=int, default=10, help="generations between P's measurements"
     )
@@ -79,7 +80,10 @@ def main(argv: list[str] | None = None) -> None:
     print(f"after {trainer.steps} generations ({trainer.seconds / 60:.1f} min): P {p:.4f} chips")
     for belief in ("network", "bayes"):
         print(f"H from the {'belief head' if belief == 'network' else 'online Bayes refinement'}:")
-        for sims in [int(s) for s in args.sims.split(",")]:
+        counts = [
+            int(s) for s in (args.sims if belief == "network" else args.bayes_sims).split(",")
+        ]
+        for sims in counts:
             agent = trainer.agent()
             agent.search.config = replace(agent.config, simulations=sims)
             agent.search.knowledge = NetworkKnowledge(game, trainer.network, belief=belief)
