@@ -157,6 +157,19 @@ def test_each_view_is_evaluated_once_per_search():
     assert knowledge.evaluated < result.nodes * 4  # no view twice: the cache answers
 
 
+def test_the_world_caches_are_bounded(monkeypatch):
+    import nashzoo.agents.ismcts.knowledge as module
+
+    monkeypatch.setattr(module, "ROWS_CACHE", 4000)  # two Hold'em value lists at most
+    knowledge = NetworkKnowledge(HOLDEM, random_network(HOLDEM), belief="bayes")
+    search = RulesNashSearch(HOLDEM, knowledge, SearchConfig(simulations=100))
+    for k, state in enumerate(decision_states(HOLDEM, 6, seed=9)):
+        search.run_state(state, k)
+        assert knowledge._embedded_rows <= 2000 + 1225 and knowledge._bayes_rows <= 2000 + 1225
+    rows = sum(len(e) for e in knowledge._embedded.values())
+    assert rows == knowledge._embedded_rows
+
+
 def test_a_full_node_table_is_reused_and_the_search_finishes():
     net = random_network(HOLDEM)
     state = decision_states(HOLDEM, 1, seed=2)[0]

@@ -49,11 +49,17 @@ __all__ = [
     "NetworkKnowledge",
     "Request",
     "VIEW_CACHE",
+    "ROWS_CACHE",
 ]
 
-VIEW_CACHE = 200_000
-"""Views a :class:`NetworkKnowledge` keeps evaluated (about 2 KB each); the cache is
-emptied when full."""
+VIEW_CACHE = 100_000
+"""Views a :class:`NetworkKnowledge` keeps evaluated (about 1.5 KB each with a 64-wide
+embedding); the cache is emptied when full."""
+ROWS_CACHE = 500_000
+"""World rows a :class:`NetworkKnowledge` keeps across its embedding and Bayes caches
+(an embedding row is ``8 * embed_size`` bytes: 256 MB at 64); each cache is emptied when
+its share is full. Without the bound a Hold'em self-play generation kept 4,096
+embeddings of 1,225 worlds (2.5 GB)."""
 
 Request = tuple[tuple[int, str], State, int]
 """A view to evaluate: its key (player, information-state string), a state, the player."""
@@ -232,6 +238,7 @@ class NetworkKnowledge(Knowledge):
             )
         self.belief_source = belief
         self._bayes: dict[tuple[int, str], np.ndarray] = {}
+        self._bayes_rows = 0
         if not isinstance(network, RulesNetwork):
             raise InvalidParameterError(
                 f"NetworkKnowledge needs a RulesNetwork, received {type(network).__name__}."
@@ -242,6 +249,7 @@ class NetworkKnowledge(Knowledge):
         self.cache_size = int(cache_size)
         self._views: dict[tuple[int, str], tuple[np.ndarray, ...]] = {}
         self._embedded: dict[Hashable, np.ndarray] = {}
+        self._embedded_rows = 0
         self._one: dict[Hashable, np.ndarray] = {}  # single values' embeddings
         self._encoder = network.encoder_arrays()
         self._width = network.shape.input_size
@@ -302,9 +310,12 @@ class NetworkKnowledge(Knowledge):
         key: Hashable = values if isinstance(values, Hashable) else tuple(values)
         found = self._embedded.get(key)
         if found is None:
-            if len(self._embedded) >= 4096:
+            found = self.embed(values)
+            self._embedded_rows += len(found)
+            if self._embedded_rows > ROWS_CACHE // 2:
                 self._embedded.clear()
-            found = self._embedded[key] = self.embed(values)
+                self._embedded_rows = len(found)
+            self._embedded[key] = found
         return found
 
     def act(self, state: State, player: int) -> tuple[np.ndarray, np.ndarray, float]:
@@ -370,8 +381,10 @@ class NetworkKnowledge(Knowledge):
                 log_h += z[:, action] - np.log(np.exp(z).sum(axis=1))
         h = np.exp(log_h - log_h.max())
         h /= h.sum()
-        if len(self._bayes) >= self.cache_size:
+        self._bayes_rows += h.size
+        if self._bayes_rows > ROWS_CACHE // 2:
             self._bayes.clear()
+            self._bayes_rows = h.size
         self._bayes[key] = h
         return h
 
