@@ -11,9 +11,10 @@ then ``python benchmarks/nash_ismcts_holdem.py --ours hulh.pt --nfsp nfsp.pt``.
 
 Our agent plays with the file's search settings (``eval_simulations`` per move) unless
 ``--simulations`` or ``--move-seconds`` is given; its mean seconds per move are measured
-first and the opponents that search get the same time per move (MT-ISMCTS over the
-rules with that ``time_budget``; OpenSpiel's bot with the simulations it runs in that
-time, measured on the same states). Every match is a duplicate match (each deal in both
+first and the opponents that search get the same time per move: MT-ISMCTS over the
+rules and OpenSpiel's bot each with the simulations they run in that time, measured on the
+same states (fixed counts, so the machine's load during the matches changes no side's
+strength). Every match is a duplicate match (each deal in both
 seatings) with AIVAT where the opponent states its probabilities (poker-rules, NFSP)
 and common random numbers otherwise, reported as our mean chips per game with its 95%
 interval. Then LBR (``--lbr-hands``, 20 rollouts) against our network's P alone, NFSP's
@@ -169,10 +170,14 @@ def main(argv: list[str] | None = None) -> None:
     if "match" in sections:
         print("\nduplicate matches (our mean chips per game)")
         match(game, ours, build_agent("poker-rules", game), args.deals, 1000, "poker-rules")
+        # equal time per move, fixed as a simulation count measured here (so that the
+        # machine's load during the match changes neither side's strength)
+        probe = RulesISMCTSAgent(game, SearchConfig(variant="mt", simulations=500))
+        mt_sims = max(1, round(500 * per_move / seconds_per_move(probe, game, states)))
         mt = RulesISMCTSAgent(
-            game, SearchConfig(variant="mt", time_budget=per_move), name="mt-ismcts"
+            game, SearchConfig(variant="mt", simulations=mt_sims), name="mt-ismcts"
         )
-        match(game, ours, mt, args.deals, 1000, f"MT-ISMCTS ({per_move:.3f} s/move)")
+        match(game, ours, mt, args.deals, 1000, f"MT-ISMCTS ({mt_sims:,} sims = {per_move:.3f} s)")
         if args.nfsp:
             nfsp = build_agent(args.nfsp, game)
             match(game, ours, nfsp, args.deals, 1000, "NFSP (same training time)")
