@@ -444,6 +444,13 @@ class State(ABC):
         """
         return None
 
+    def returns_over(self, player: int, values: Sequence[Hashable]) -> np.ndarray | None:
+        """At a terminal state: ``player``'s return had its opponent held each of
+        ``values`` (private values :meth:`hidden_worlds` names), everything else as it
+        is; what a search needs when an action ends the game in every world it imagines.
+        ``None`` where the game has no fast path (the default)."""
+        return None
+
     def private_information(self, player: int) -> Hashable | None:
         """``player``'s private information as :meth:`hidden_worlds` names it (poker: the
         sorted hole cards); ``None`` where the game has no fast path (the default)."""

@@ -225,3 +225,36 @@ def test_combinations_on_demand_are_itertools_order(n: int, k: int) -> None:
     assert (items[0] - 1,) * k not in lazy
     with pytest.raises(IndexError):
         lazy[len(expected)]
+
+
+@pytest.mark.parametrize("make", [presets.leduc, lambda: nashzoo.make_game("limit_holdem")])
+def test_returns_over_the_worlds_equal_each_worlds_own_returns(make):
+    # after a fold the worlds all pay the same; at a showdown each world's hand decides
+    game = make()
+    rng = np.random.default_rng(0)
+    seen = {"fold": 0, "showdown": 0}
+    for _ in range(60):
+        state = game.new_initial_state()
+        state.advance_chance(rng.random)
+        while True:
+            legal = list(state.legal_actions())
+            action = int(rng.choice(legal)) if rng.random() < 0.3 else 1  # else check/call
+            before = state.clone()
+            state.apply_action(action)
+            state.advance_chance(rng.random)
+            if state.is_terminal():
+                break
+        p = before.current_player()
+        worlds = before.hidden_worlds(p)
+        after = before.clone()
+        after.apply_unchecked(action)
+        if not after.is_terminal():
+            continue  # a board card was still to come: not an ending action
+        seen["fold" if action == 0 else "showdown"] += 1
+        expected = []
+        for k in range(len(worlds)):
+            world = worlds.state(k)
+            world.apply_unchecked(action)
+            expected.append(world.returns()[p])
+        np.testing.assert_array_equal(after.returns_over(p, worlds.values), expected)
+    assert seen["fold"] and seen["showdown"], seen

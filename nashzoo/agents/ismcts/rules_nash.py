@@ -333,11 +333,15 @@ class RulesNashSearch:
         after = state.clone()
         after.apply_unchecked(a)
         if after.is_terminal():  # the action ends the game: each world's payoff
-            vstar = np.empty(len(worlds))
-            for k in range(len(worlds)):
-                s = worlds.state(k)
-                s.apply_unchecked(a)
-                vstar[k] = s.returns()[p] / self.scale
+            fast = after.returns_over(p, worlds.values)
+            if fast is not None:
+                vstar = np.asarray(fast, dtype=np.float64) / self.scale
+            else:
+                vstar = np.empty(len(worlds))
+                for k in range(len(worlds)):
+                    s = worlds.state(k)
+                    s.apply_unchecked(a)
+                    vstar[k] = s.returns()[p] / self.scale
             exact = True
         else:
             yield from self._ensure([(after, p)])

@@ -515,6 +515,26 @@ class PokerState(State):
         """``player``'s hole cards, sorted."""
         return tuple(sorted(self.hole_cards(player)))
 
+    def returns_over(self, player: int, values: Sequence[Any]) -> np.ndarray:
+        """``player``'s return at this terminal state had its opponent held each set of
+        hole cards in ``values``: the same for all after a fold, else a showdown each."""
+        if self._player != TERMINAL:
+            raise InvalidParameterError("returns_over needs a terminal state.")
+        p = int(player)
+        if self._folder >= 0:
+            return np.full(len(values), self.returns()[p])
+        h = self.game.definition.num_hole_cards
+        board = self._cards[2 * h :]
+        strength = self.game.strength
+        mine = strength(self._cards[p * h : (p + 1) * h] + board)
+        won = float(self._contrib[1 - p])
+        lost = -float(self._contrib[p])
+        out = np.empty(len(values))
+        for k, value in enumerate(values):
+            theirs = strength(list(value) + board)
+            out[k] = won if mine > theirs else (lost if mine < theirs else 0.0)
+        return out
+
     def information_state_indices_as(self, player: int, value: Any) -> list[int]:
         """``player``'s tensor indices had it held the hole cards ``value``."""
         return [int(player)] + [2 + int(c) for c in value] + self._public_idx
