@@ -13,13 +13,12 @@
 3. Measures the exact exploitability of every agent.
 4. Plays the fighting-card game's small preset: CFR+ solves it, simplex-gradient and NFSP
    learn it by self-play, every agent's exact exploitability, a duplicate round robin.
-5. Plays heads-up Limit Texas Hold'em: random, the rule-based agent, NFSP (self-play),
-   Nash-ISMCTS (its networks trained by self-play search over the rules, evaluated at
-   search time) and MaskablePPO (against random) in a duplicate round robin, scored in
-   mbb/game, and
-   bounds each agent's exploitability from below by local best response; then MT-ISMCTS,
-   searching over the rules of a game too big to compile, against random and the
-   rule-based agent.
+5. Plays heads-up Limit Texas Hold'em: random, the rule-based agent, NFSP (self-play)
+   and MaskablePPO (against random) in a duplicate round robin, scored in mbb/game, and
+   bounds each agent's exploitability from below by local best response; then MT-ISMCTS
+   and Nash-ISMCTS (its networks trained by self-play search over the rules, evaluated at
+   search time), searching over the rules of a game too big to compile, against random
+   and the rule-based agent.
 6. Writes ``report.md``, ``convergence.png``, ``crosstable.png``, ``tournament/index.html``
    and the policies to ``--out``.
 
@@ -263,6 +262,7 @@ def limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
     game = nashzoo.make_game(HOLDEM_GAME)
     specs = {"random": "random", "poker-rules": "poker-rules"}
     budgets = {"random": "-", "poker-rules": "-"}
+    trained: tuple[str, str] | None = None
     try:
         import torch
     except ImportError:
@@ -274,7 +274,9 @@ def limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
         nfsp = NFSP(game).train(seconds=HOLDEM_SECONDS * scale, progress=True)
         specs["nfsp"] = str(nfsp.save(folder / "nfsp.pt"))
         budgets["nfsp"] = f"{nfsp.episodes:,} episodes ({nfsp.seconds:.0f} s)"
-        specs["nash-ismcts"], budgets["nash-ismcts"] = holdem_nash_ismcts(game, folder, scale)
+        # played below, beside MT-ISMCTS: not in the LBR round robin, where each of
+        # LBR's rollout decisions would cost a search
+        trained = holdem_nash_ismcts(game, folder, scale)
         try:
             from sb3_contrib import MaskablePPO
 
@@ -341,7 +343,14 @@ def limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
         "|---|---|---:|---|---:|---|",
     ]
     lines += round_robin_lines(result, "limit_holdem", scale=mbb, digits=0)
-    return lines + holdem_search(game, deals=max(int(HOLDEM_SEARCH_DEALS * scale), 4), mbb=mbb)
+    searches = {HOLDEM_SEARCH: build_agent(HOLDEM_SEARCH, game)}
+    if trained is not None:
+        path, budget = trained
+        searches["nash-ismcts"] = build_agent(path, game)
+        searches["nash-ismcts"].name = "nash-ismcts"
+        lines += ["", f"Nash-ISMCTS trained over the rules: {budget}."]
+    deals = max(int(HOLDEM_SEARCH_DEALS * scale), 4)
+    return lines + holdem_search(game, searches, deals=deals, mbb=mbb)
 
 
 def holdem_nash_ismcts(game, folder: Path, scale: float) -> tuple[str, str]:
@@ -375,32 +384,33 @@ def holdem_nash_ismcts(game, folder: Path, scale: float) -> tuple[str, str]:
     return str(trainer.save(folder / "nash_ismcts.pt")), budget
 
 
-def holdem_search(game, *, deals: int, mbb: float) -> list[str]:
-    """MT-ISMCTS searching over the rules (the game is far too big to compile) against
-    the baselines, in duplicate matches with AIVAT. Returns the report's lines."""
-    search = build_agent(HOLDEM_SEARCH, game)
+def holdem_search(game, searches: dict, *, deals: int, mbb: float) -> list[str]:
+    """The search agents on a game that does not compile (MT-ISMCTS with random rollouts,
+    and Nash-ISMCTS on networks trained over the rules) against the round robin's
+    baselines, in duplicate matches with AIVAT. Returns the report's lines."""
     lines = [
         "",
-        f"Information-set search on a game that does not compile: {HOLDEM_SEARCH} searches "
-        "over the rules (the opponent's hole cards drawn from the pairs left in the deck, "
-        f"nodes created on first visit); {deals} duplicate deals with AIVAT against each "
-        "baseline (mbb/game of the search, 95% CI):",
+        "Information-set search on a game that does not compile, over the rules (the "
+        "opponent's hole cards drawn from the pairs left in the deck, nodes created on first "
+        f"visit): {deals} duplicate deals with AIVAT against each baseline (mbb/game of the "
+        "search, 95% CI):",
         "",
         "| search | opponent | score (mbb/game) | 95% CI | seconds |",
         "|---|---|---:|---|---:|",
     ]
-    for opponent in ("random", "poker-rules"):
-        start = time.perf_counter()
-        result = head_to_head(
-            game, search, build_agent(opponent, game), deals=deals, seed=0,
-            variance_reduction="aivat",
-        )  # fmt: skip
-        low, high = result.ci95
-        lines.append(
-            f"| {HOLDEM_SEARCH} | {opponent} | {result.mean * mbb:+.0f} | "
-            f"[{low * mbb:+.0f}, {high * mbb:+.0f}] | {time.perf_counter() - start:.0f} |"
-        )
-        print(lines[-1], flush=True)
+    for label, search in searches.items():
+        for opponent in ("random", "poker-rules"):
+            start = time.perf_counter()
+            result = head_to_head(
+                game, search, build_agent(opponent, game), deals=deals, seed=0,
+                variance_reduction="aivat",
+            )  # fmt: skip
+            low, high = result.ci95
+            lines.append(
+                f"| {label} | {opponent} | {result.mean * mbb:+.0f} | "
+                f"[{low * mbb:+.0f}, {high * mbb:+.0f}] | {time.perf_counter() - start:.0f} |"
+            )
+            print(lines[-1], flush=True)
     return lines
 
 

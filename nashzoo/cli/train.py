@@ -280,7 +280,7 @@ def run(args: argparse.Namespace) -> int:
         if measured:
             from nashzoo.eval.plots import plot_measured
 
-            title = f"{entry.name} on {game!r}"
+            title = f"{entry.name} on {args.game}"
             print(f"plot written to {plot_measured(measured, args.plot, title=title)}")
         elif not curves[entry.name]:
             print("no plot: the game does not compile and nothing was measured")

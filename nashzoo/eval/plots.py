@@ -284,7 +284,7 @@ def plot_measured(points: Sequence[Any], path: str | Path, *, title: str | None 
             capsize=3,
             color="C3",
         )
-        ax_l.set_ylabel("LBR winnings, chips per hand (lower bound on exploitability)")
+        ax_l.set_ylabel("LBR winnings, chips per hand (lower bound)")
     else:
         ax_l.text(0.5, 0.5, "no LBR measured", ha="center", va="center", transform=ax_l.transAxes)
     ax_l.set_xlabel(unit)
