@@ -349,11 +349,11 @@ class NetworkKnowledge(Knowledge):
         opp = 1 - player
         replay = self.game.new_initial_state()
         rows: list[list[int]] = []
-        taken: list[tuple[int, int]] = []  # (action, prefix) of the opponent's decisions
+        taken: list[int] = []  # the opponent's actions, one per decision
         legal_masks: list[np.ndarray] = []
         for action in state.history():
             if replay.current_player() == opp:
-                taken.append((int(action), len(legal_masks)))
+                taken.append(int(action))
                 legal_masks.append(replay.legal_actions_mask().astype(bool))
                 for value in worlds.values:
                     indices = replay.information_state_indices_as(opp, value)
@@ -374,9 +374,9 @@ class NetworkKnowledge(Knowledge):
             with torch.no_grad():
                 logits = self.network(torch.from_numpy(x))["policy"].double().numpy()
             self.forward_passes += 1
-            for j, (action, d) in enumerate(taken):
+            for j, action in enumerate(taken):
                 z = logits[j * k : (j + 1) * k]
-                z = np.where(legal_masks[d], z, -np.inf)
+                z = np.where(legal_masks[j], z, -np.inf)
                 z = z - z.max(axis=1, keepdims=True)
                 log_h += z[:, action] - np.log(np.exp(z).sum(axis=1))
         h = np.exp(log_h - log_h.max())

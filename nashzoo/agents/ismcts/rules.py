@@ -133,6 +133,24 @@ def budget_spent(config: SearchConfig, done: int, deadline: float | None) -> boo
     return time.perf_counter() >= deadline
 
 
+def cached_worlds(
+    game: Game, cache: dict[tuple[int, str], HiddenWorlds], state: State, player: int
+) -> HiddenWorlds:
+    """The worlds of ``player``'s view of ``state`` (the rules' fast path, else the tree
+    walk), kept in ``cache`` by view; the cache is emptied at :data:`WORLDS_CACHE` views
+    (bounded: listing again is cheap)."""
+    key = (player, state.information_state_string_unchecked(player))
+    worlds = cache.get(key)
+    if worlds is None:
+        worlds = state.hidden_worlds(player)
+        if worlds is None:
+            worlds = hidden_worlds(game, player, key[1], state.public_history())
+        if len(cache) >= WORLDS_CACHE:
+            cache.clear()
+        cache[key] = worlds
+    return worlds
+
+
 class _Node:
     """An ACT node: the owner's legal actions, visits and sums of returns."""
 
@@ -214,16 +232,7 @@ class RulesSearch:
 
     # -- the search -------------------------------------------------------------------------
     def _worlds_at(self, state: State, player: int) -> HiddenWorlds:
-        key = (player, state.information_state_string_unchecked(player))
-        worlds = self._worlds.get(key)
-        if worlds is None:
-            worlds = state.hidden_worlds(player)
-            if worlds is None:
-                worlds = hidden_worlds(self.game, player, key[1], state.public_history())
-            if len(self._worlds) >= WORLDS_CACHE:  # bounded: listing again is cheap
-                self._worlds.clear()
-            self._worlds[key] = worlds
-        return worlds
+        return cached_worlds(self.game, self._worlds, state, player)
 
     def _run(
         self, player: int, info_state: str, worlds: HiddenWorlds, rng: np.random.Generator | int

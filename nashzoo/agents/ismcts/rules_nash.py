@@ -48,10 +48,10 @@ from nashzoo.agents.ismcts.interval import ball_max_kernel
 from nashzoo.agents.ismcts.knowledge import Knowledge, Request, UninformedKnowledge
 from nashzoo.agents.ismcts.rules import (
     DEFAULT_NODE_CAP,
-    WORLDS_CACHE,
     RulesAgentBase,
     RulesSearchResult,
     budget_spent,
+    cached_worlds,
     root_result,
 )
 from nashzoo.agents.ismcts.search import SearchConfig
@@ -230,7 +230,7 @@ class RulesNashSearch:
     ) -> RulesSearchResult:
         """Search for the player to move at ``state``, using only that player's view."""
         gen = self.search_state(state, rng, self_play=self_play)
-        return _drive(self.knowledge, gen)
+        return run_searches(self.knowledge, [gen])[0]
 
     def run_view(
         self,
@@ -286,16 +286,7 @@ class RulesNashSearch:
 
     # -- helpers ----------------------------------------------------------------------------
     def _worlds_at(self, state: State, player: int) -> HiddenWorlds:
-        key = (player, state.information_state_string_unchecked(player))
-        worlds = self._worlds.get(key)
-        if worlds is None:
-            worlds = state.hidden_worlds(player)
-            if worlds is None:
-                worlds = hidden_worlds(self.game, player, key[1], state.public_history())
-            if len(self._worlds) >= WORLDS_CACHE:
-                self._worlds.clear()
-            self._worlds[key] = worlds
-        return worlds
+        return cached_worlds(self.game, self._worlds, state, player)
 
     def _ensure(self, pairs: list[tuple[State, int]]) -> Generator[list[Request], None, None]:
         need = self.knowledge.missing(pairs)
@@ -655,17 +646,6 @@ def _draw(weights: np.ndarray, u: float) -> int:
     cumulative = np.cumsum(weights)
     k = int(np.searchsorted(cumulative, u * cumulative[-1], side="right"))
     return min(k, weights.size - 1)
-
-
-def _drive(knowledge: Knowledge, gen: Generator[list[Request], None, Any]) -> Any:
-    """Run one search generator, evaluating each list of views it yields."""
-    try:
-        need = next(gen)
-        while True:
-            knowledge.evaluate(need)
-            need = gen.send(None)
-    except StopIteration as stop:
-        return stop.value
 
 
 def run_searches(
