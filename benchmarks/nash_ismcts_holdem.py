@@ -1,6 +1,9 @@
 """Nash-ISMCTS trained over the rules on heads-up Limit Hold'em, measured three ways
 (issue 33): duplicate matches against fixed and trained opponents, LBR, and matches
 against OpenSpiel's ``ISMCTSBot`` on ``universal_poker`` in lockstep with our engine.
+With ``--game fighting_cards`` the same duplicate matches on the fighting game's default
+preset, against the scripted heuristic instead of the rule-based poker agent (OpenSpiel
+has no such game and LBR is defined for poker, so those two sections are Hold'em's).
 
 Train first (each on one core, for the same time), e.g.::
 
@@ -99,14 +102,16 @@ def seconds_per_move(agent: Any, game: Any, states: list[Any]) -> float:
     return (time.perf_counter() - start) / len(states)
 
 
-def decision_states(game: Any, count: int, seed: int) -> list[Any]:
+def decision_states(game: Any, count: int, seed: int, poker: bool = True) -> list[Any]:
+    """``count`` decision states from random play (in poker, play that never folds)."""
     rng = np.random.default_rng(seed)
     states = []
     while len(states) < count:
         state = game.new_initial_state()
         state.advance_chance(rng.random)
         while not state.is_terminal() and rng.random() < 0.6:
-            state.apply_action(int(rng.choice([a for a in state.legal_actions() if a != 0])))
+            legal = [a for a in state.legal_actions() if not poker or a != 0]
+            state.apply_action(int(rng.choice(legal)))
             state.advance_chance(rng.random)
         if not state.is_terminal():
             states.append(state)
@@ -133,6 +138,9 @@ def match(game: Any, ours: Any, theirs: Any, deals: int, goal: int, label: str) 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--game", default="limit_holdem", help="limit_holdem or fighting_cards (default preset)"
+    )
     parser.add_argument("--ours", required=True, help="a Nash-ISMCTS .pt file (over the rules)")
     parser.add_argument("--nfsp", help="an NFSP .pt file trained for the same time")
     parser.add_argument("--simulations", type=int, help="our simulations per move")
@@ -149,7 +157,9 @@ def main(argv: list[str] | None = None) -> None:
     from nashzoo.agents.specs import build_agent
 
     print(machine_line())
-    game = nashzoo.make_game("limit_holdem")
+    game = nashzoo.make_game(args.game)
+    poker = args.game == "limit_holdem"
+    baseline = "poker-rules" if poker else "heuristic"
     trainer = NashISMCTSRules.load(args.ours)
     last = trainer.history[-1] if trainer.history else None
     print(
@@ -161,7 +171,7 @@ def main(argv: list[str] | None = None) -> None:
         ours.search.config = replace(ours.config, time_budget=args.move_seconds)
     elif args.simulations:
         ours.search.config = replace(ours.config, simulations=args.simulations)
-    states = decision_states(game, 40, seed=7)
+    states = decision_states(game, 40, seed=7, poker=poker)
     per_move = seconds_per_move(ours, game, states)
     budget = ours.config.time_budget
     budget_text = f", budget {budget:.3f} s" if budget else ""
@@ -169,7 +179,7 @@ def main(argv: list[str] | None = None) -> None:
     sections = set(args.sections.split(","))
     if "match" in sections:
         print("\nduplicate matches (our mean chips per game)")
-        match(game, ours, build_agent("poker-rules", game), args.deals, 1000, "poker-rules")
+        match(game, ours, build_agent(baseline, game), args.deals, 1000, baseline)
         # equal time per move, fixed as a simulation count measured here (so that the
         # machine's load during the match changes neither side's strength)
         probe = RulesISMCTSAgent(game, SearchConfig(variant="mt", simulations=500))
@@ -181,6 +191,9 @@ def main(argv: list[str] | None = None) -> None:
         if args.nfsp:
             nfsp = build_agent(args.nfsp, game)
             match(game, ours, nfsp, args.deals, 1000, "NFSP (same training time)")
+    if not poker and sections - {"match"}:
+        print("\n(OpenSpiel's bot and LBR: Hold'em only; skipped)")
+        sections &= {"match"}
     if "openspiel" in sections:
         probe = OpenSpielISMCTS(game, 50)
         spent = seconds_per_move(probe, game, states)

@@ -220,6 +220,18 @@ class Game(ABC):
         """
         return None
 
+    def hidden_value_pieces(self, values: Sequence[Hashable]) -> np.ndarray | None:
+        """The pieces each private value :meth:`State.hidden_worlds` names is drawn in,
+        in order (poker: the hole cards; fighting cards: the hand's cards one by one,
+        then the unrevealed card), so that a search can draw the opponent's private
+        information piece by piece (H-splitting, ``SearchConfig.split_hidden``).
+
+        Returns:
+            ``(len(values), pieces)`` integers, or ``None`` where a value is one piece
+            (the default).
+        """
+        return None
+
     def to_spec(self) -> dict[str, Any]:
         """JSON-able ``{"type": game_type, "params": params()}`` that rebuilds the game."""
         return {"type": self.game_type, "params": self.params()}

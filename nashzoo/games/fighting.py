@@ -243,6 +243,18 @@ class FightingCardGame(Game):
         out[:, :k] /= self.copies
         return out
 
+    def hidden_value_pieces(self, values: Sequence[Any]) -> np.ndarray | None:
+        """Each hand's cards one by one (kinds in increasing order, one entry per copy),
+        then the chosen but unrevealed card (-1 for none); ``None`` for hands of
+        different sizes."""
+        rows = [
+            [kind for kind, n in enumerate(hand) for _ in range(int(n))] + [int(pending)]
+            for hand, pending in values
+        ]
+        if not rows or len({len(row) for row in rows}) != 1:
+            return None
+        return np.asarray(rows, dtype=np.int64)
+
     def view_state(
         self, player: int, info_state: str, public_history: Sequence[int]
     ) -> FightingCardState:

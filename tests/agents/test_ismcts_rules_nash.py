@@ -19,8 +19,10 @@ import nashzoo
 from nashzoo.agents.ismcts import (
     ISMCTSAgent,
     NetworkKnowledge,
+    RulesISMCTSAgent,
     RulesNashAgent,
     RulesNashSearch,
+    Search,
     SearchConfig,
     SearchTables,
     TablesKnowledge,
@@ -336,3 +338,144 @@ def test_bad_settings_are_refused():
         RulesNashSearch(presets.leduc(), TablesKnowledge(tables))
     with pytest.raises(InvalidParameterError, match="does not list its hidden information"):
         RulesNetworkShape.for_game(KUHN)
+
+
+# -- H-splitting (issue 33 item 5) --------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["limit_holdem", "fighting_cards"])
+def test_h_splitting_without_the_ball_is_the_flat_search(name):
+    """With eps 0 (A-ISMCTS) a SAMPLE series' value is the flat node's value exactly
+    (the residuals and H's masses add up piece by piece), so the searches agree move
+    for move; the pieces are two cards (Hold'em) or a hand card by card (fighting)."""
+    game = nashzoo.make_game(name)
+    knowledge = NetworkKnowledge(game, random_network(game))
+    for k, state in enumerate(decision_states(game, 4, seed=2)):
+        flat, split = (
+            RulesNashSearch(
+                game, knowledge, SearchConfig(variant="a", simulations=120, split_hidden=s)
+            ).run_state(state, k)
+            for s in (False, True)
+        )
+        assert np.array_equal(flat.visits, split.visits)
+        assert np.allclose(flat.q, split.q, equal_nan=True)
+        assert np.allclose(flat.q_high, split.q_high, equal_nan=True)
+
+
+def test_h_splitting_takes_the_ball_piece_by_piece():
+    """Worlds (0,1), (0,2), (1,2) with H (.5, .3, .2) and values (1, 0, -1), eps 0.2:
+    the first card's node weighs {(0,1), (0,2)} at .8 and {(1,2)} at .2; within the first
+    group H is (.625, .375) and the ball gives [.525, .725]; the first node's ball over
+    (.525 or .725, -1) gives [.0675, .5525], wider than the flat node's [.1, .5]."""
+    from nashzoo.agents.ismcts.interval import ball_interval
+    from nashzoo.agents.ismcts.rules_nash import (
+        _nested_ball,
+        _Pieces,
+        _series_interval,
+        _SplitValues,
+    )
+
+    h, v = np.array([0.5, 0.3, 0.2]), np.array([1.0, 0.0, -1.0])
+    split = _SplitValues(_Pieces(np.array([[0, 1], [0, 2], [1, 2]])), h, v)
+    done = np.zeros(3, dtype=np.bool_)
+    assert np.allclose(_nested_ball(split, v, v, 0.2, done), (0.0675, 0.5525))
+    assert np.allclose(ball_interval(h, v, 0.2), (0.1, 0.5))
+    # one visit to world (0,1) whose child is worth .5: the residual .5 - 1 lowers its
+    # group by .5, and the group's residual (.025 - .625, .225 - .625) the first node's
+    # static ball over the groups' prior values (.625, -1), which is [.1375, .4625]
+    split.prepare(0.2, done)
+    one = np.array([0]), np.array([1.0]), np.array([0.5]), np.array([0.5])
+    assert np.allclose(_series_interval(split, *one), (0.1375 - 0.6, 0.4625 - 0.4))
+
+
+def test_the_games_name_the_pieces_of_their_hidden_values():
+    holdem_state = decision_states(HOLDEM, 1, seed=5)[0]
+    worlds = holdem_state.hidden_worlds(holdem_state.current_player())
+    pieces = HOLDEM.hidden_value_pieces(worlds.values)
+    assert pieces.shape == (len(worlds), 2)
+    assert [tuple(row) for row in pieces] == list(worlds.values)
+    fighting = nashzoo.make_game("fighting_cards")
+    state = decision_states(fighting, 1, seed=5)[0]
+    worlds = state.hidden_worlds(state.current_player())
+    pieces = fighting.hidden_value_pieces(worlds.values)
+    for row, (hand, pending) in zip(pieces, worlds.values):
+        counts = np.bincount(row[:-1], minlength=len(hand))
+        assert tuple(counts) == hand and row[-1] == pending
+    assert presets.leduc().hidden_value_pieces([(3,), (4,)]) is None  # one card: one piece
+
+
+def test_h_splitting_is_refused_where_there_are_no_sample_nodes_to_split():
+    config = SearchConfig(variant="mt", split_hidden=True)
+    with pytest.raises(InvalidParameterError, match="MT-ISMCTS has none"):
+        RulesISMCTSAgent(HOLDEM, config)
+    with pytest.raises(InvalidParameterError, match="over the rules only"):
+        Search(SearchTables.uninformed(compile_game(KUHN)), SearchConfig(split_hidden=True))
+
+
+def test_the_bayes_rule_term_pulls_h_toward_bayes_rule_after_an_opponent_action():
+    """Self-play's Bayes-rule term over the rules (three of Leduc's five worlds drawn per
+    transition): trained on that term alone, H after an opponent's action moves toward
+    H before it times P of the action in each world, measured over all the worlds
+    through the search's own knowledge (a separate code path)."""
+    from nashzoo.agents.ismcts.rules_train import _bayes_record
+
+    game = presets.leduc()
+    trainer = NashISMCTSRules(
+        game, RulesTrainConfig(hidden_sizes=(32, 32), embed_size=8, bayes_worlds=3, seed=0)
+    )
+    rng = np.random.default_rng(0)
+    pairs, records = [], []
+    while len(pairs) < 40:
+        state = game.new_initial_state()
+        state.advance_chance(rng.random)
+        for _ in range(int(rng.integers(0, 3))):
+            state.apply_action(int(rng.choice(state.legal_actions())))
+            state.advance_chance(rng.random)
+            if state.is_terminal():
+                break
+        if state.is_terminal():
+            continue
+        after = state.clone()
+        action = int(rng.choice(after.legal_actions()))
+        after.apply_action(action)
+        if not after.is_terminal():
+            pairs.append((state, after, action))
+            records.append(_bayes_record(state, after, action, 3, rng))
+
+    def kl_from_bayes():
+        knowledge = NetworkKnowledge(game, trainer.network)
+        total = 0.0
+        for before, after, action in pairs:
+            mover, viewer = before.current_player(), 1 - before.current_player()
+            worlds = before.hidden_worlds(viewer)
+            knowledge.evaluate(knowledge.missing([(before, viewer), (after, viewer)]))
+            views = [(worlds.state(k), mover) for k in range(len(worlds))]
+            knowledge.evaluate(knowledge.missing(views))
+            likelihood = np.array(
+                [
+                    knowledge.act(s, mover)[0][list(s.legal_actions()).index(action)]
+                    for s, _ in views
+                ]
+            )
+            bayes = knowledge.belief(before, viewer, worlds) * likelihood
+            bayes /= bayes.sum()
+            h = knowledge.belief(after, viewer, after.hidden_worlds(viewer))
+            total += float((bayes * np.log(bayes / h)).sum())
+        return total / len(pairs)
+
+    with torch.no_grad():  # sharper than at initialisation: H and P far from uniform
+        for parameter in trainer.network.parameters():
+            parameter.mul_(3.0)
+    start = kl_from_bayes()
+    optimizer = torch.optim.Adam(trainer.network.parameters(), lr=3e-3)
+    trainer.network.train()
+    for _ in range(300):
+        loss = trainer._bayes_loss(records, trainer.network.shape.embed_size)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    trainer.network.eval()
+    end = kl_from_bayes()
+    # measured: 0.132 to 0.001; with the likelihood dropped from the target (H after
+    # trained toward H before) it ends at 0.052, which this bound rejects
+    assert end < 0.1 * start, (start, end)

@@ -24,7 +24,7 @@ from nashzoo.tree.jit import use_user_cache
 
 use_user_cache()
 
-__all__ = ["ball_max", "ball_min", "ball_interval", "ball_max_kernel"]
+__all__ = ["ball_max", "ball_min", "ball_interval", "ball_max_kernel", "ball_max_groups"]
 
 
 @njit(cache=True)
@@ -56,6 +56,16 @@ def ball_max_kernel(h, v, k, eps, done):
         value += t * (v[best] - v[worst])
         budget -= t
     return value
+
+
+@njit(cache=True)
+def ball_max_groups(h, v, bounds, eps, done, out):
+    """:func:`ball_max_kernel` of many groups at once: group ``g`` is entries
+    ``bounds[g]:bounds[g + 1]`` of ``h`` (normalized within the group) and ``v``; its
+    maximum goes to ``out[g]``."""
+    for g in range(bounds.size - 1):
+        a, b = bounds[g], bounds[g + 1]
+        out[g] = ball_max_kernel(h[a:b], v[a:b], b - a, eps, done)
 
 
 def _checked(

@@ -194,6 +194,11 @@ class RulesSearch:
                 f"variant={config.variant!r} needs networks at search time, which run on "
                 "the compiled path (games that compile)."
             )
+        if config.split_hidden:
+            raise InvalidParameterError(
+                "split_hidden=True splits the SAMPLE nodes of A- and Nash-ISMCTS "
+                "(RulesNashSearch); MT-ISMCTS has none."
+            )
         self.game = game
         self.config = config
         self.node_cap = check_int("node_cap", node_cap, 1)

@@ -21,7 +21,14 @@ each view:
   Hold'em board card has 45 to 48 outcomes) average the outcomes drawn so far, which
   spares a view evaluation per unseen outcome;
 * statistics live in one dictionary bounded by ``node_cap`` nodes: once full, a new
-  node is valued by the knowledge and not stored (:attr:`capped`).
+  node is valued by the knowledge and not stored (:attr:`capped`);
+* H-splitting (``SearchConfig.split_hidden``): a SAMPLE node is a series of SAMPLE
+  nodes, one per piece of the opponent's private information
+  (:meth:`Game.hidden_value_pieces <nashzoo.games.base.Game.hidden_value_pieces>`),
+  each with the ball estimator over its own pieces (:func:`_series_interval`). The
+  world is still drawn from H in one draw (the same distribution as piece by piece),
+  so with ``eps`` 0 the split search is the flat one move for move; with ``eps`` > 0
+  the ball is applied per piece, over at most 52 cards rather than 1,225 pairs.
 
 Every knowledge call happens after the views it needs were requested: the simulation is
 a generator that yields the list of views the knowledge lacks
@@ -44,10 +51,11 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.agents.ismcts.interval import ball_max_kernel
+from nashzoo.agents.ismcts.interval import ball_max_groups, ball_max_kernel
 from nashzoo.agents.ismcts.knowledge import Knowledge, Request, UninformedKnowledge
 from nashzoo.agents.ismcts.rules import (
     DEFAULT_NODE_CAP,
+    WORLDS_CACHE,
     RulesAgentBase,
     RulesSearchResult,
     budget_spent,
@@ -113,7 +121,7 @@ class _Act(_Stepped):
 class _Sample:
     """SAMPLE: after the owner's action; its children are the view's worlds."""
 
-    __slots__ = ("belief", "vstar", "visits", "child", "exact", "qlo", "qhi")
+    __slots__ = ("belief", "vstar", "visits", "child", "exact", "qlo", "qhi", "split")
 
     def __init__(self, belief: np.ndarray, vstar: np.ndarray, exact: bool) -> None:
         self.belief = belief
@@ -122,6 +130,100 @@ class _Sample:
         self.visits: dict[int, int] = {}
         self.child: dict[int, Any] = {}
         self.qlo = self.qhi = 0.0
+        self.split: _SplitValues | None = None  # H-splitting: the series' static values
+
+
+class _Pieces:
+    """H-splitting's grouping of one view's worlds by the pieces of the opponent's private
+    information (:meth:`Game.hidden_value_pieces <nashzoo.games.base.Game.hidden_value_pieces>`).
+
+    Level 0 is the first SAMPLE node of the series (one group: every world), level ``l``
+    groups the worlds by their first ``l`` pieces, the last level is the worlds
+    themselves. ``parent[l][u]`` is the level ``l - 1`` group of unit ``u`` of level
+    ``l``; ``order[l]`` lists level ``l + 1``'s units group by group of level ``l``,
+    group ``g``'s from ``bounds[l][g]`` to ``bounds[l][g + 1]``."""
+
+    __slots__ = ("group", "parent", "order", "bounds")
+
+    def __init__(self, pieces: np.ndarray) -> None:
+        n, depth = pieces.shape
+        self.group: list[np.ndarray] = [np.zeros(n, dtype=np.int64)]
+        for d in range(1, depth):
+            _, inverse = np.unique(pieces[:, :d], axis=0, return_inverse=True)
+            self.group.append(inverse.reshape(-1).astype(np.int64))
+        self.group.append(np.arange(n, dtype=np.int64))
+        self.parent: list[np.ndarray] = [np.zeros(1, dtype=np.int64)]
+        self.order: list[np.ndarray] = []
+        self.bounds: list[np.ndarray] = []
+        for level in range(1, len(self.group)):
+            below, above = self.group[level], self.group[level - 1]
+            parent = np.zeros(int(below.max()) + 1, dtype=np.int64)
+            parent[below] = above
+            order = np.argsort(parent, kind="stable")
+            groups = int(above.max()) + 1
+            self.parent.append(parent)
+            self.order.append(order)
+            self.bounds.append(np.searchsorted(parent[order], np.arange(groups + 1)))
+
+    @property
+    def levels(self) -> int:
+        """SAMPLE nodes in the series."""
+        return len(self.order)
+
+
+class _SplitValues:
+    """One SAMPLE node's series under H-splitting, all static: each level's group masses
+    under H, prior values (the H-weighted mean of V_w over the group's worlds) and the
+    ball estimator's interval of each group over its members' prior values."""
+
+    __slots__ = ("pieces", "mass", "prior", "base_lo", "base_hi")
+
+    def __init__(self, pieces: _Pieces, belief: np.ndarray, vstar: np.ndarray) -> None:
+        self.pieces = pieces
+        self.mass: list[np.ndarray] = []
+        self.prior: list[np.ndarray] = []
+        for group in pieces.group:
+            size = int(group.max()) + 1
+            mass = np.bincount(group, weights=belief, minlength=size)
+            total = np.bincount(group, weights=belief * vstar, minlength=size)
+            self.mass.append(mass)
+            self.prior.append(np.divide(total, mass, out=np.zeros(size), where=mass > 0))
+        self.base_lo: list[np.ndarray] = []
+        self.base_hi: list[np.ndarray] = []
+
+    def member_weights(self, level: int) -> np.ndarray:
+        """H within each group of ``level``, over ``order[level]``."""
+        order, bounds = self.pieces.order[level], self.pieces.bounds[level]
+        mass = np.repeat(self.mass[level], np.diff(bounds))
+        below = self.mass[level + 1][order]
+        return np.divide(below, mass, out=np.zeros(order.size), where=mass > 0)
+
+    def group_balls(
+        self, level: int, lo: np.ndarray, hi: np.ndarray, eps: float, done: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The ball estimator's interval of every group of ``level`` over its members'
+        intervals ``lo``, ``hi`` (arrays over level ``level + 1``'s units)."""
+        order, bounds = self.pieces.order[level], self.pieces.bounds[level]
+        h = self.member_weights(level)
+        if eps <= 0.0:
+            sums = np.add.reduceat(h * lo[order], bounds[:-1]) if order.size else np.zeros(0)
+            high = np.add.reduceat(h * hi[order], bounds[:-1]) if order.size else np.zeros(0)
+            return sums, high
+        upper = np.empty(bounds.size - 1)
+        lower = np.empty(bounds.size - 1)
+        ball_max_groups(h, hi[order], bounds, eps, done, upper)
+        ball_max_groups(h, -lo[order], bounds, eps, done, lower)
+        return -lower, upper
+
+    def prepare(self, eps: float, done: np.ndarray) -> None:
+        """The static balls over the prior values, every level."""
+        self.base_lo = [np.zeros(0)] * self.pieces.levels
+        self.base_hi = [np.zeros(0)] * self.pieces.levels
+        for level in range(self.pieces.levels):
+            prior = self.prior[level + 1]
+            self.base_lo[level], self.base_hi[level] = self.group_balls(
+                level, prior, prior, eps, done
+            )
 
 
 class _GameNode(_Stepped):
@@ -222,6 +324,7 @@ class RulesNashSearch:
         self.exact_chance = check_int("exact_chance", exact_chance, 0)
         self.scale = float(game.max_payoff_magnitude) or 1.0
         self._worlds: dict[tuple[int, str], HiddenWorlds] = {}
+        self._pieces: dict[Any, tuple[HiddenWorlds, _Pieces | None]] = {}
         self._done = np.zeros(16, dtype=np.bool_)
 
     # -- entry points ---------------------------------------------------------------------
@@ -264,6 +367,7 @@ class RulesNashSearch:
             noise = gen.dirichlet(np.full(len(state.legal_actions()), c.noise_alpha))
         ctx = _Context(gen, noise)
         self._worlds.clear()
+        self._pieces.clear()
         view = state.clone()
         root = (player, state.information_state_string_unchecked(player))
         start = time.perf_counter()
@@ -287,6 +391,28 @@ class RulesNashSearch:
     # -- helpers ----------------------------------------------------------------------------
     def _worlds_at(self, state: State, player: int) -> HiddenWorlds:
         return cached_worlds(self.game, self._worlds, state, player)
+
+    def _pieces_of(self, worlds: HiddenWorlds) -> _Pieces | None:
+        """H-splitting's grouping of ``worlds`` (``None``: the game names no pieces, or
+        one piece, where the node stays flat); kept by the worlds' values where they are
+        hashable (Hold'em's views with the same cards seen share them), else while the
+        worlds are."""
+        values = worlds.values
+        try:
+            key: Any = ("values", hash(values), values)
+        except TypeError:
+            key = ("worlds", id(worlds))
+        found = self._pieces.get(key)
+        if found is not None and (key[0] == "values" or found[0] is worlds):
+            return found[1]
+        array = self.game.hidden_value_pieces(values)
+        pieces = None
+        if array is not None and array.ndim == 2 and array.shape[1] > 1:
+            pieces = _Pieces(array)
+        if len(self._pieces) >= WORLDS_CACHE:
+            self._pieces.clear()
+        self._pieces[key] = (worlds, pieces)
+        return pieces
 
     def _ensure(self, pairs: list[tuple[State, int]]) -> Generator[list[Request], None, None]:
         need = self.knowledge.missing(pairs)
@@ -342,6 +468,12 @@ class RulesNashSearch:
         node = _Sample(act.belief, vstar, exact)
         if self._done.size < len(worlds):
             self._done = np.zeros(len(worlds), dtype=np.bool_)
+        if self.config.split_hidden:
+            pieces = self._pieces_of(worlds)
+            if pieces is not None:
+                node.split = _SplitValues(pieces, act.belief, vstar)
+                if exact:  # every world's value known: the series' interval, once
+                    node.qlo, node.qhi = self._split_interval(node)
         return node
 
     def _new_game(self, state: State, p: int) -> Generator[Any, None, _GameNode]:
@@ -539,9 +671,40 @@ class RulesNashSearch:
             node.purecnt[chosen] += 1.0
         return chosen, mix
 
+    def _split_interval(self, node: _Sample) -> tuple[float, float]:
+        """The interval of an H-split SAMPLE node: at a terminal action every world's
+        payoff is known (the nested ball over them); else the visited worlds' children
+        (:func:`_series_interval`; ``"polled"``: the nested ball over each world's own
+        interval)."""
+        split = node.split
+        assert split is not None
+        eps = self.config.effective_eps
+        if node.exact:
+            return _nested_ball(split, node.vstar, node.vstar, eps, self._done)
+        count = len(node.visits)
+        worlds = np.fromiter(node.visits.keys(), dtype=np.int64, count=count)
+        visits = np.fromiter(node.visits.values(), dtype=np.float64, count=count)
+        lo = node.vstar[worlds].astype(np.float64)
+        hi = lo.copy()
+        for i, k in enumerate(node.visits):
+            child = node.child.get(k)
+            if child is not None:
+                lo[i], hi[i] = child.qlo, child.qhi
+        if self.config.estimator == "polled":
+            low, high = split.prior[-1].copy(), split.prior[-1].copy()
+            low[worlds], high[worlds] = lo, hi
+            return _nested_ball(split, low, high, eps, self._done)
+        if not split.base_lo:
+            split.prepare(eps, self._done)
+        return _series_interval(split, worlds, visits, lo, hi)
+
     def _recompute(self, node: Any) -> None:
         """Refresh ``node``'s interval from its children (the kernel's ``_recompute``)."""
         if isinstance(node, _Sample):
+            if node.split is not None:
+                if not node.exact:
+                    node.qlo, node.qhi = self._split_interval(node)
+                return
             if node.exact:
                 node.qlo, node.qhi = _ball(
                     node.belief, node.vstar, self.config.effective_eps, self._done
@@ -615,6 +778,46 @@ class RulesNashSearch:
                 lo += weight[j] * v
                 hi += weight[j] * v
         node.qlo, node.qhi = lo / steps, hi / steps
+
+
+def _series_interval(
+    split: _SplitValues,
+    worlds: np.ndarray,
+    visits: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+) -> tuple[float, float]:
+    """The interval of an H-split SAMPLE series (the spec's estimator, one node per
+    piece), from the worlds up: each level's group is the ball over its members' prior
+    values (static, :meth:`_SplitValues.prepare`) plus the visit-weighted residuals of
+    its visited members (their interval less their prior value). ``worlds`` are the
+    visited worlds with their ``visits`` and intervals ``lo``, ``hi`` (the prior value
+    where a world has no child). With ``eps`` 0 this is the flat node's value exactly."""
+    pieces = split.pieces
+    units = worlds
+    for level in range(pieces.levels - 1, -1, -1):
+        prior = split.prior[level + 1][units]
+        groups, inverse = np.unique(pieces.parent[level + 1][units], return_inverse=True)
+        n = np.bincount(inverse, weights=visits)
+        res_lo = np.bincount(inverse, weights=visits * (lo - prior)) / n
+        res_hi = np.bincount(inverse, weights=visits * (hi - prior)) / n
+        units, visits = groups, n
+        lo = split.base_lo[level][groups] + res_lo
+        hi = split.base_hi[level][groups] + res_hi
+    return float(lo[0]), float(hi[0])
+
+
+def _nested_ball(
+    split: _SplitValues, lo: np.ndarray, hi: np.ndarray, eps: float, done: np.ndarray
+) -> tuple[float, float]:
+    """The interval of an H-split SAMPLE series whose every world's interval is known
+    (``lo``, ``hi``: a terminal action's payoffs, or the ``"polled"`` estimator's
+    intervals with the prior value where unvisited): each level's groups take the ball
+    over their members' intervals, from the worlds up, all groups of a level in one
+    call."""
+    for level in range(split.pieces.levels - 1, -1, -1):
+        lo, hi = split.group_balls(level, lo, hi, eps, done)
+    return float(lo[0]), float(hi[0])
 
 
 def _low(child: Any) -> float:

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -55,7 +55,7 @@ from nashzoo.errors import GameTooLargeError, InvalidParameterError
 from nashzoo.extras import require
 from nashzoo.games import Game, load_game
 from nashzoo.games.base import CHANCE, State
-from nashzoo.validation import choice, integer, integers
+from nashzoo.validation import choice, flag, integer, integers
 
 __all__ = ["RulesTrainConfig", "RulesGenerationRecord", "NashISMCTSRules", "play_rules_games"]
 
@@ -65,8 +65,8 @@ torch = require("torch", "torch", "Nash-ISMCTS training")
 @dataclass(frozen=True)
 class RulesTrainConfig(TrainConfig):
     """Hyper-parameters of Nash-ISMCTS self-play over the rules: those of
-    :class:`~nashzoo.agents.ismcts.train.TrainConfig` (``bayes_weight`` unused), with
-    defaults for games too big to compile, and:
+    :class:`~nashzoo.agents.ismcts.train.TrainConfig`, with defaults for games too big
+    to compile, and:
 
     Attributes:
         embed_size: width of a world's embedding (H's and V_w's dot products).
@@ -75,6 +75,15 @@ class RulesTrainConfig(TrainConfig):
         belief_source: where the search's H comes from: ``"network"`` (the belief head)
             or ``"bayes"`` (online refinement: Bayes' rule over the public history under
             the network's P; poker engine games).
+        bayes_worlds: worlds drawn per opponent action of self-play for the Bayes-rule
+            term (H after the action against H before it times P of the action at the
+            opponent's view in each drawn world, on those worlds: Bayes' rule holds on
+            any subset of the worlds, so no correction is needed); games whose states
+            rebuild the opponent's view in another world (the poker engine). The term's
+            weight is ``bayes_weight``; 0 worlds: no term.
+        split_hidden: H-splitting in self-play and in the trained agent's search (a
+            SAMPLE node drawn piece by piece: Hold'em's two hole cards, the fighting
+            game's hand card by card; ``SearchConfig.split_hidden``).
     """
 
     games_per_generation: int = integer(32, low=1)
@@ -88,6 +97,13 @@ class RulesTrainConfig(TrainConfig):
     negatives: int = integer(127, low=1)
     node_cap: int = integer(200_000, low=1)
     belief_source: str = choice("network", ("network", "bayes"))
+    bayes_worlds: int = integer(32, low=0)
+    split_hidden: bool = flag(False)
+
+    def search_config(self, *, play: bool = False, progress: float = 0.0) -> SearchConfig:
+        """:meth:`TrainConfig.search_config`, with ``split_hidden``."""
+        config = super().search_config(play=play, progress=progress)
+        return replace(config, split_hidden=self.split_hidden)
 
     @classmethod
     def from_train_config(cls, config: TrainConfig) -> RulesTrainConfig:
@@ -148,19 +164,25 @@ def play_rules_games(
 ) -> list[dict[str, Any]]:
     """Self-play games with Nash-ISMCTS over the rules on the payload's network, one per
     seed, side by side (a worker's job). ``config`` holds the search settings and
-    ``node_cap``."""
+    ``node_cap``, ``belief_source`` and ``bayes_worlds`` (worlds sampled per opponent
+    action for the Bayes-rule term; 0: none)."""
     torch.set_num_threads(1)
     game, net = _network_from(payload)
     settings = dict(config)
     node_cap = int(settings.pop("node_cap"))
+    bayes_worlds = int(settings.pop("bayes_worlds", 0))
     knowledge = NetworkKnowledge(game, net, belief=str(settings.pop("belief_source")))
     search = RulesNashSearch(game, knowledge, SearchConfig(**settings), node_cap=node_cap)
     scale = float(game.max_payoff_magnitude) or 1.0
     rngs = [np.random.default_rng(np.random.SeedSequence(list(seed))) for seed in seeds]
     states = [game.new_initial_state() for _ in seeds]
     records: list[dict[str, list[Any]]] = [
-        {k: [] for k in ("x", "legal", "target", "after", "after_value", "views")} for _ in seeds
+        {k: [] for k in ("x", "legal", "target", "after", "after_value", "views", "bayes")}
+        for _ in seeds
     ]
+    # the Bayes-rule term's worlds are drawn from a stream of their own, so that the
+    # games are the same with the term on or off
+    bayes_rngs = [np.random.default_rng(np.random.SeedSequence([*seed, 1])) for seed in seeds]
     for state, rng in zip(states, rngs):
         _advance(state, rng)
     sims = 0
@@ -203,7 +225,14 @@ def play_rules_games(
                 value = state.private_information(1 - q)
                 rec["views"].append((q, _indices(state, q), value))
             a = int(rng.choice(game.num_distinct_actions, p=result.policy))
+            before = state.clone() if bayes_worlds else None
             state.apply_unchecked(a)
+            if before is not None and not state.is_terminal():
+                record = _bayes_record(before, state, a, bayes_worlds, bayes_rngs[g])
+                if record is None:  # the game cannot rebuild the opponent's views
+                    bayes_worlds = 0
+                else:
+                    rec["bayes"].append(record)
             _advance(state, rng)
     out = []
     for state, rec in zip(states, records):
@@ -223,6 +252,37 @@ def play_rules_games(
             }
         )
     return out
+
+
+def _bayes_record(
+    before: State, after: State, action: int, count: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, int, list[Any], np.ndarray, np.ndarray] | None:
+    """What the Bayes-rule term needs of one opponent action: the viewer's view before
+    and after it, the action, ``count`` of the viewer's worlds drawn uniformly without
+    replacement, and the acting player's view in each (its tensor indices, padded with
+    -1). ``None`` where the game cannot rebuild the acting player's view in another
+    world (``State.information_state_indices_as``). The acting player's legal actions
+    come last (a betting round's do not depend on the cards)."""
+    mover = before.current_player()
+    viewer = 1 - mover
+    worlds = before.hidden_worlds(viewer)
+    if worlds is None:
+        return None
+    take = min(count, len(worlds))
+    picked = rng.choice(len(worlds), size=take, replace=False)
+    values = [worlds.values[int(k)] for k in picked]
+    views = [before.information_state_indices_as(mover, v) for v in values]
+    if any(v is None for v in views):
+        return None
+    width = max(len(v) for v in views if v is not None)
+    opponent = np.full((take, width), -1, dtype=np.int64)
+    for r, v in enumerate(views):
+        assert v is not None
+        opponent[r, : len(v)] = v
+    legal = np.zeros(before.game.num_distinct_actions, dtype=bool)
+    legal[list(before.legal_actions())] = True
+    viewer_before, viewer_after = _indices(before, viewer), _indices(after, viewer)
+    return viewer_before, viewer_after, int(action), values, opponent, legal
 
 
 def _belief_games(
@@ -367,6 +427,7 @@ class NashISMCTSRules:
             **c.search_config(progress=fraction).to_dict(),
             "node_cap": c.node_cap,
             "belief_source": c.belief_source,
+            "bayes_worlds": c.bayes_worlds if c.bayes_weight > 0 else 0,
         }
         games = players.run(play_rules_games, self._payload(), search, generation)
         self._buffer = [*self._buffer, games][-c.replay_generations :]
@@ -409,6 +470,7 @@ class NashISMCTSRules:
         dec = [(g, k) for g in games for k in range(len(g["x"]))]
         views = [(g, k) for g in games for k in range(len(g["view_x"]))]
         beliefs = [b for gen in self._beliefs for b in gen]
+        transitions = [t for g in games for t in g.get("bayes", ())]
         if not dec:
             return {}
         d = self.network.shape.embed_size
@@ -449,9 +511,10 @@ class NashISMCTSRules:
             q = out_v["query"]
             w = torch.tanh((e * q[:, d : 2 * d]).sum(-1) + q[:, 2 * d])
             world_value = ((w - z) ** 2).mean()
-            # H: the true world against sampled others
+            # H: the true world against sampled others, and Bayes' rule on transitions
             belief = self._belief_loss(beliefs, d)
-            loss = policy + value + world_value + child_value + belief
+            bayes = self._bayes_loss(transitions, d)
+            loss = policy + value + world_value + child_value + belief + c.bayes_weight * bayes
             self.optimizer.zero_grad()
             loss.backward()
             self.optimizer.step()
@@ -461,6 +524,7 @@ class NashISMCTSRules:
                 "world_value": world_value.item(),
                 "child_value": child_value.item(),
                 "belief": belief.item(),
+                "bayes": bayes.item(),
             }
         net.eval()
         return parts
@@ -493,6 +557,46 @@ class NashISMCTSRules:
         logits = logits.masked_fill(~torch.from_numpy(valid), float("-inf"))
         return -(logits[:, 0] - torch.logsumexp(logits, dim=1)).mean()
 
+    def _bayes_loss(self, transitions: list[Any], d: int) -> Any:
+        """The Bayes-rule term on self-play's opponent actions: over each transition's
+        drawn worlds, the cross-entropy of H after the action against the softmax of H's
+        logits before it plus the log-probability of the action under P at the acting
+        player's view in each world (no gradient through the target, as in the compiled
+        trainer's term)."""
+        c, net, rng = self.config, self.network, self.rng
+        if not transitions or c.bayes_weight <= 0:
+            return torch.zeros(())
+        pick = [transitions[i] for i in rng.integers(0, len(transitions), c.batch_size // 4 + 1)]
+        k = max(len(t[3]) for t in pick)
+        valid = np.zeros((len(pick), k), dtype=bool)
+        feats, rows, legal, acts = [], [], [], []
+        for r, (_, _, action, values, opponent, mask) in enumerate(pick):
+            n = len(values)
+            valid[r, :n] = True
+            padded = [*values, *[values[0]] * (k - n)]
+            features = self.game.hidden_value_features(padded)
+            assert features is not None
+            feats.append(features)
+            for row in [*opponent, *[opponent[0]] * (k - n)]:
+                rows.append(row[row >= 0])
+            legal.append(np.repeat(mask[None, :], k, axis=0))
+            acts.append(action)
+        e = net.encode(torch.from_numpy(np.stack(feats)))
+        ok = torch.from_numpy(valid)
+        with torch.no_grad():
+            before = net(self._dense([t[0] for t in pick]))["query"]
+            prior = (e.detach() * before[:, None, :d]).sum(-1)
+            opp = net(self._dense(rows))["policy"].reshape(len(pick), k, -1)
+            logp = masked_log_softmax(opp, torch.from_numpy(np.stack(legal)))
+            act = torch.tensor(acts)[:, None, None].expand(-1, k, 1)
+            likelihood = logp.gather(2, act).squeeze(2)
+            target = torch.softmax((prior + likelihood).masked_fill(~ok, float("-inf")), dim=1)
+        after = net(self._dense([t[1] for t in pick]))["query"]
+        post = torch.log_softmax(
+            (e * after[:, None, :d]).sum(-1).masked_fill(~ok, float("-inf")), dim=1
+        )
+        return -(target * post.masked_fill(~ok, 0.0)).sum(1).mean()
+
     def exploitability(self) -> float:
         """Not available: the game does not compile (the curve is the duplicate score
         and LBR, :attr:`history`).
@@ -508,8 +612,6 @@ class NashISMCTSRules:
     def agent(self, *, name: str | None = None, seed: int | None = None) -> RulesNashAgent:
         """The search on the current network (``eval_simulations`` per move, ``play_eps``,
         ``play_c_puct``) as an agent."""
-        from dataclasses import replace
-
         config = self.eval_config if seed is None else replace(self.eval_config, seed=seed)
         knowledge = NetworkKnowledge(self.game, self.network, belief=self.config.belief_source)
         return RulesNashAgent(

@@ -32,7 +32,7 @@ from nashzoo.agents.ismcts.tables import SearchTables, payoff_scale
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import TERMINAL
 from nashzoo.tree.compile import GameTree
-from nashzoo.validation import Config, check_int, choice, integer, number, seed_field
+from nashzoo.validation import Config, check_int, choice, flag, integer, number, seed_field
 
 __all__ = ["SearchConfig", "SearchResult", "Search", "VARIANTS"]
 
@@ -68,6 +68,13 @@ class SearchConfig(Config):
         lcb_z: the confidence multiplier of ``"lcb"`` (``z / sqrt(N)`` on scaled payoffs).
         noise_alpha, noise_fraction: Dirichlet noise at the root of self-play searches
             only (never when playing or measuring).
+        split_hidden: H-splitting (over the rules only; Nash- and A-ISMCTS): a SAMPLE
+            node becomes a series of SAMPLE nodes, one per piece of the opponent's
+            private information (:meth:`Game.hidden_value_pieces
+            <nashzoo.games.base.Game.hidden_value_pieces>`: Hold'em's two hole cards, the
+            fighting game's hand card by card), each with the ball estimator over its
+            own pieces. With ``eps`` 0 it is the flat node's value exactly; with
+            ``eps`` > 0 the ball is applied per piece.
         seed: seed of the agent's generator (searches for exploitability are seeded per
             information set from it, so the order of queries does not matter).
     """
@@ -87,6 +94,7 @@ class SearchConfig(Config):
     lcb_z: float = number(1.96, low=0.0)
     noise_alpha: float = number(1.0, low=0.0, low_inclusive=False)
     noise_fraction: float = number(0.25, low=0.0, high=1.0)
+    split_hidden: bool = flag(False)
     seed: int | None = seed_field(0)
 
     @property
@@ -263,6 +271,11 @@ class Search:
         if not isinstance(config, SearchConfig):
             raise InvalidParameterError(
                 f"Search needs a SearchConfig, received {type(config).__name__}."
+            )
+        if config.split_hidden:
+            raise InvalidParameterError(
+                "split_hidden=True runs over the rules only (RulesNashSearch); the compiled "
+                "search keeps one SAMPLE node per view."
             )
         self.tables = tables
         self.config = config

@@ -171,6 +171,16 @@ class PokerGame(Game):
             out[:, -1] = (np.diff(ranks, axis=1) == 0).any(axis=1)
         return out
 
+    def hidden_value_pieces(self, values: Sequence[Any]) -> np.ndarray | None:
+        """The hole cards of each value, in the order the value lists them (``None``
+        with one hole card)."""
+        h = self.definition.num_hole_cards
+        if h < 2:
+            return None
+        if isinstance(values, Combinations):
+            return values.take(np.arange(len(values)))
+        return np.asarray(values, dtype=np.int64).reshape(len(values), h)
+
     def view_state(self, player: int, info_state: str, public_history: Sequence[int]) -> PokerState:
         """A state with ``player``'s hole cards read from ``info_state`` (``hole=...``),
         the board and the bets from ``public_history``, and the opponent holding the

@@ -1,0 +1,136 @@
+"""H-splitting against the flat SAMPLE node (issue 33, item 5), on a Nash-ISMCTS network
+trained over the rules.
+
+``SearchConfig.split_hidden`` draws the opponent's private information piece by piece:
+on heads-up Limit Hold'em a SAMPLE node over up to 1,225 hole-card pairs becomes a node
+over the first card and one over the second, each with its own L1 ball. Measured here,
+with the same network and settings except the split:
+
+* simulations per second from the same decision states (interleaved, median of
+  ``--repeats``), and the peak resident memory of each search (a process of its own);
+* the two searches against each other in duplicate deals (common random numbers), and
+  each against the rule-based agent (AIVAT), at the same simulations per move.
+
+On Leduc the hidden information is one card, so the split is the flat node by
+construction (``Game.hidden_value_pieces`` names no pieces there): nothing to measure.
+With ``eps`` 0 the split is the flat search exactly (a test); with ``eps`` > 0 each node
+of the series takes its own ball, so the interval is wider than the flat node's.
+
+Usage: ``python benchmarks/h_splitting.py --ours hulh.pt [--game limit_holdem]
+[--simulations 200] [--deals 200] [--repeats 3]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from common import interleaved, machine_line, median, one_thread, runs_text
+from nash_ismcts_holdem import decision_states, match
+
+
+def agents(path: str, simulations: int) -> tuple[Any, Any, Any]:
+    """The game and the flat and split search agents on the file's network."""
+    from nashzoo.agents.ismcts.rules_train import NashISMCTSRules
+
+    trainer = NashISMCTSRules.load(path)
+    flat = trainer.agent(name="flat")
+    config = replace(flat.config, simulations=simulations, time_budget=None)
+    flat.search.config = config
+    split = trainer.agent(name="split")
+    split.search.config = replace(config, split_hidden=True)
+    return trainer.game, flat, split
+
+
+def searches_per_second(agent: Any, states: list[Any]) -> float:
+    start = time.perf_counter()
+    for k, state in enumerate(states):
+        agent.search.run_state(state, k)
+    return agent.search.config.simulations * len(states) / (time.perf_counter() - start)
+
+
+def memory_child(path: str, simulations: int, split: bool, game_name: str) -> None:
+    """In a process of its own: one agent searches the first three states; prints its
+    peak resident memory in MB."""
+    one_thread()
+    _, flat, hsplit = agents(path, simulations)
+    agent = hsplit if split else flat
+    for k, state in enumerate(
+        decision_states(agent.game, 3, seed=11, poker=game_name == "limit_holdem")
+    ):
+        agent.search.run_state(state, k)
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--ours", required=True, help="a Nash-ISMCTS .pt file (over the rules)")
+    parser.add_argument("--game", default="limit_holdem")
+    parser.add_argument("--simulations", type=int, default=200)
+    parser.add_argument("--states", type=int, default=20)
+    parser.add_argument("--deals", type=int, default=200)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--memory-child", choices=["flat", "split"], help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.memory_child:
+        memory_child(args.ours, args.simulations, args.memory_child == "split", args.game)
+        return
+    one_thread()
+    from nashzoo.agents.specs import build_agent
+
+    print(machine_line())
+    game, flat, split = agents(args.ours, args.simulations)
+    poker = args.game == "limit_holdem"
+    states = decision_states(game, args.states, seed=11, poker=poker)
+    print(f"{args.game}: {args.simulations} simulations per search, eps {flat.config.eps}")
+    for agent in (flat, split):  # warm up: numba's compiled kernels, torch
+        searches_per_second(agent, states[:2])
+    runs = interleaved(
+        {
+            "flat": lambda: searches_per_second(flat, states),
+            "split": lambda: searches_per_second(split, states),
+        },
+        repeats=args.repeats,
+    )
+    f, s = median(runs["flat"]), median(runs["split"])
+    print(
+        f"simulations/s  flat {f:,.0f} ({runs_text(runs['flat'])})  split {s:,.0f} "
+        f"({runs_text(runs['split'])})  split/flat {s / f:.2f}x"
+    )
+    for kind in ("flat", "split"):
+        out = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--ours",
+                args.ours,
+                "--game",
+                args.game,
+                "--simulations",
+                str(args.simulations),
+                "--memory-child",
+                kind,
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        print(f"peak resident memory, {kind} search: {float(out.stdout.split()[-1]):,.0f} MB")
+    print("\nduplicate matches (the split search's mean per game)")
+    match(game, split, flat, args.deals, args.deals, "the flat search")
+    baseline = "poker-rules" if poker else "heuristic"
+    for agent in (flat, split):
+        print(f"{agent.name}:", end="")
+        match(game, agent, build_agent(baseline, game), args.deals, args.deals, baseline)
+
+
+if __name__ == "__main__":
+    main()
