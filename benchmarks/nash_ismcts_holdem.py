@@ -21,7 +21,8 @@ strength). Every match is a duplicate match (each deal in both
 seatings) with AIVAT where the opponent states its probabilities (poker-rules, NFSP)
 and common random numbers otherwise, reported as our mean chips per game with its 95%
 interval. Then LBR (``--lbr-hands``, 20 rollouts) against our network's P alone, NFSP's
-average policy and the rule-based agent.
+average policy, the rule-based agent, and our search itself (LBR's range kept with P,
+the moves the search's own).
 
 Goals: ours beats each opponent with a 95% interval above 0 (at least 1,000 deals each,
 300 against OpenSpiel's bot); the deal counts run here are printed beside each result,
@@ -225,6 +226,13 @@ def main(argv: list[str] | None = None) -> None:
             start = time.perf_counter()
             found = local_best_response(game, policy, hands=args.lbr_hands, rollouts=20, seed=0)
             print(f"  {name:38s} {found}  ({time.perf_counter() - start:,.0f} s)", flush=True)
+        # the search itself: LBR keeps its range with its P and plays against its moves
+        start = time.perf_counter()
+        found = local_best_response(
+            game, ours, model=ours.policy_model(), hands=args.lbr_hands, rollouts=20, seed=0
+        )
+        label = "nash-ismcts search (range from its P)"
+        print(f"  {label:38s} {found}  ({time.perf_counter() - start:,.0f} s)", flush=True)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,9 @@ from nashzoo.agents import AgentSpec, get_family
 from nashzoo.agents.cfr import make_solver
 from nashzoo.agents.cfr.run import run_solver
 from nashzoo.agents.specs import build_agent
+from nashzoo.envs.protocol import HasPolicyModel
 from nashzoo.eval import exploitability, head_to_head
+from nashzoo.eval.lbr import local_best_response
 from nashzoo.eval.plots import plot_convergence, plot_crosstable
 from nashzoo.eval.report import write_tournament_report
 from nashzoo.eval.tournament import TournamentConfig, run_tournament
@@ -67,6 +69,7 @@ HOLDEM_GAME = "nashzoo/limit_holdem-v0"
 HOLDEM_SECONDS = 40.0  # NFSP self-play on Limit Hold'em
 HOLDEM_PPO_STEPS = 16384  # MaskablePPO against random on Limit Hold'em
 HOLDEM_LBR_HANDS = 100  # local best response hands per Limit Hold'em agent (20 rollouts)
+HOLDEM_SEARCH_LBR_HANDS = 40  # LBR hands against the trained Nash-ISMCTS (a search a move)
 HOLDEM_SEARCH = "mt-ismcts:100"  # MT-ISMCTS over the rules (Hold'em does not compile)
 HOLDEM_SEARCH_DEALS = 120  # duplicate deals against each baseline
 HOLDEM_NASH_SECONDS = 20.0  # Nash-ISMCTS self-play over the rules on Limit Hold'em
@@ -274,8 +277,8 @@ def limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
         nfsp = NFSP(game).train(seconds=HOLDEM_SECONDS * scale, progress=True)
         specs["nfsp"] = str(nfsp.save(folder / "nfsp.pt"))
         budgets["nfsp"] = f"{nfsp.episodes:,} episodes ({nfsp.seconds:.0f} s)"
-        # played below, beside MT-ISMCTS: not in the LBR round robin, where each of
-        # LBR's rollout decisions would cost a search
+        # played below, beside MT-ISMCTS, with its own LBR bound (the range kept with
+        # its prior P): in the round robin each of its deals would cost many searches
         trained = holdem_nash_ismcts(game, folder, scale)
         try:
             from sb3_contrib import MaskablePPO
@@ -350,7 +353,7 @@ def limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
         searches["nash-ismcts"].name = "nash-ismcts"
         lines += ["", f"Nash-ISMCTS trained over the rules: {budget}."]
     deals = max(int(HOLDEM_SEARCH_DEALS * scale), 4)
-    return lines + holdem_search(game, searches, deals=deals, mbb=mbb)
+    return lines + holdem_search(game, searches, deals=deals, mbb=mbb, scale=scale)
 
 
 def holdem_nash_ismcts(game, folder: Path, scale: float) -> tuple[str, str]:
@@ -384,7 +387,7 @@ def holdem_nash_ismcts(game, folder: Path, scale: float) -> tuple[str, str]:
     return str(trainer.save(folder / "nash_ismcts.pt")), budget
 
 
-def holdem_search(game, searches: dict, *, deals: int, mbb: float) -> list[str]:
+def holdem_search(game, searches: dict, *, deals: int, mbb: float, scale: float) -> list[str]:
     """The search agents on a game that does not compile (MT-ISMCTS with random rollouts,
     and Nash-ISMCTS on networks trained over the rules) against the round robin's
     baselines, in duplicate matches with AIVAT. Returns the report's lines."""
@@ -411,6 +414,24 @@ def holdem_search(game, searches: dict, *, deals: int, mbb: float) -> list[str]:
                 f"[{low * mbb:+.0f}, {high * mbb:+.0f}] | {time.perf_counter() - start:.0f} |"
             )
             print(lines[-1], flush=True)
+    hands = max(int(HOLDEM_SEARCH_LBR_HANDS * scale) // 2 * 2, 4)
+    for label, search in searches.items():
+        if not isinstance(search, HasPolicyModel):
+            continue
+        # a search's stated distribution costs a search: LBR keeps its range with the
+        # search's prior P and plays against the search itself (still a lower bound)
+        start = time.perf_counter()
+        bound = local_best_response(
+            game, search, model=search.policy_model(), hands=hands, rollouts=20, seed=0
+        )
+        low, high = bound.ci95
+        lines += [
+            "",
+            f"LBR against {label}, its range kept with its prior P ({hands} hands, 20 rollouts, "
+            f"{time.perf_counter() - start:.0f} s): {bound.value * mbb:+.0f} mbb/hand "
+            f"[{low * mbb:+.0f}, {high * mbb:+.0f}], a lower bound on its exploitability.",
+        ]
+        print(lines[-1], flush=True)
     return lines
 
 

@@ -67,6 +67,7 @@ def test_demo_runs_with_a_tiny_budget(tmp_path):
     for search in ("mt-ismcts:100", "nash-ismcts"):
         assert holdem.count(f"| {search} |") == 2, search
     assert "Nash-ISMCTS trained over the rules:" in holdem
+    assert "LBR against nash-ismcts, its range kept with its prior P" in holdem
     # issue 16: an LBR lower bound per Hold'em agent, and the round robin with AIVAT beside
     # the uncorrected figures of the same games
     assert "| agent | budget | LBR lower bound (mbb/hand) | LBR 95% CI |" in holdem

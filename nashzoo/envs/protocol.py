@@ -52,6 +52,7 @@ __all__ = [
     "StatesMany",
     "StatesBatch",
     "ChecksGame",
+    "HasPolicyModel",
     "AgentInfo",
     "Observation",
     "Request",
@@ -113,6 +114,18 @@ class PolicyAgent(Agent, StatesProbabilities, Protocol):
     Exploitability of a PolicyAgent is computed exactly by querying it at every
     information set of a compiled game.
     """
+
+
+@runtime_checkable
+class HasPolicyModel(Protocol):
+    """An agent whose stated distribution is costly (a search per question) and that
+    offers a cheaper stationary model of its own play: LBR keeps the agent's range with
+    the model and plays against the agent itself
+    (:func:`nashzoo.eval.lbr.local_best_response`'s ``model``)."""
+
+    def policy_model(self) -> StatesProbabilities:
+        """A PolicyAgent close to this agent's play (e.g. a search's prior network)."""
+        ...
 
 
 Request = tuple[Observation, AgentInfo]

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.envs.protocol import ChecksGame, StatesBatch, StatesProbabilities
+from nashzoo.envs.protocol import ChecksGame, HasPolicyModel, StatesBatch, StatesProbabilities
 from nashzoo.errors import GameTooLargeError, NashzooError
 from nashzoo.eval.aivat import ValueFunction, default_value_function, play_deals
 from nashzoo.eval.engine import deal_agent_seeds, deal_uniforms
@@ -176,6 +176,13 @@ class _GuardedPolicy:
     def action_probabilities(self, observation: Any, info: Any) -> Any:
         return self.calls.call(0, self.agent.action_probabilities, observation, info)
 
+    def act(self, observation: Any, info: Any) -> Any:
+        return self.calls.call(0, self.agent.act, observation, info)
+
+    def reset(self, *, seed: int | None = None) -> None:
+        if callable(getattr(self.agent, "reset", None)):
+            self.agent.reset(seed=seed)
+
     def __repr__(self) -> str:
         return repr(self.agent)
 
@@ -215,7 +222,8 @@ def check_agent(
         tree = compile_game(game, max_nodes=2_000_000)
     except GameTooLargeError as exc:
         if config.info.lbr_hands:
-            return _lbr_report(config, name, _GuardedPolicy(agent, calls), game)
+            model = agent.policy_model() if isinstance(agent, HasPolicyModel) else None
+            return _lbr_report(config, name, _GuardedPolicy(agent, calls), game, model)
         return AgentReport(name, note=f"game too large to compile: {exc}")
     try:
         value = exploitability(_GuardedPolicy(agent, calls), tree).exploitability
@@ -252,14 +260,18 @@ def warm_up(game: Game, agents: Sequence[Any], calls: Calls, *, act: bool = True
             calls.setup(who, agent.action_probabilities, observation, info)
 
 
-def _lbr_report(config: TournamentConfig, name: str, agent: Any, game: Game) -> AgentReport:
+def _lbr_report(
+    config: TournamentConfig, name: str, agent: Any, game: Game, model: Any = None
+) -> AgentReport:
     """A local-best-response lower bound (:mod:`nashzoo.eval.lbr`) for a game too large
-    for the exact figure."""
+    for the exact figure; with ``model`` (a search agent's prior,
+    :class:`~nashzoo.envs.protocol.HasPolicyModel`) LBR keeps the agent's range with the
+    model and plays against the agent's own moves."""
     from nashzoo.eval.lbr import local_best_response
 
     try:
         bound = local_best_response(
-            game, agent, hands=config.info.lbr_hands, rollouts=20, seed=config.seed
+            game, agent, hands=config.info.lbr_hands, rollouts=20, seed=config.seed, model=model
         )
     except Forfeit as exc:
         return AgentReport(name, note=f"action_probabilities failed: {exc.reason}")

@@ -35,6 +35,7 @@ import numpy as np
 from nashzoo.envs.protocol import StatesBatch, StatesProbabilities
 from nashzoo.envs.sampling import batch_probabilities
 from nashzoo.errors import InvalidParameterError
+from nashzoo.eval.referee import request_for
 from nashzoo.eval.stats import ci95, sample_mean_and_stderr
 from nashzoo.games import Game
 from nashzoo.games.base import CHANCE, State, sample_chance_outcome
@@ -163,9 +164,12 @@ class _LBR:
         actions: Sequence[int] | None,
         call: int,
         rng: np.random.Generator,
+        player: Any = None,
     ) -> None:
         self.game = game
         self.policy = _Policy(game, agent)
+        self.player = player  # plays the agent's moves where its model keeps the range
+        self.requests = ObservationCache(game)
         self.rollouts = rollouts
         self.actions = actions
         self.call = call
@@ -270,8 +274,7 @@ class _LBR:
                     range_ = branched
                 state.apply_action(outcome)
             elif p == agent_seat:
-                probs = self.policy.probs([state], p)[0]
-                action = int(agent_rng.choice(len(probs), p=probs))
+                action = self._agent_move(state, p, agent_rng)
                 likelihood = self.policy.probs([s for s, _ in range_], p)
                 kept = []
                 for (s, w), row in zip(range_, likelihood):
@@ -289,8 +292,27 @@ class _LBR:
                 raise InvalidParameterError(
                     "The agent's range became empty: its action_probabilities gave zero to "
                     "an action it played (is it a stationary policy?)."
+                    if self.player is None
+                    else "The agent's range became empty: the model gave zero probability "
+                    "to an action the agent played (the model must give every legal action "
+                    "some probability)."
                 )
         return state.returns()[seat]
+
+    def _agent_move(self, state: State, p: int, agent_rng: np.random.Generator) -> int:
+        """The agent's move: drawn from its stated distribution, or (with a model) what
+        the agent itself plays."""
+        if self.player is None:
+            probs = self.policy.probs([state], p)[0]
+            return int(agent_rng.choice(len(probs), p=probs))
+        observation, info = request_for(self.requests, state, p)
+        action = self.player.act(observation, info)
+        legal = state.legal_actions()
+        if not isinstance(action, (int, np.integer)) or int(action) not in legal:
+            raise InvalidParameterError(
+                f"The agent played {action!r} where the legal actions are {list(legal)}."
+            )
+        return int(action)
 
 
 def local_best_response(
@@ -303,6 +325,7 @@ def local_best_response(
     call_action: int = 1,
     seed: int | None = 0,
     progress: bool = False,
+    model: Any = None,
 ) -> LBRResult:
     """Play LBR against ``agent`` for ``hands`` hands (seats alternating).
 
@@ -310,7 +333,7 @@ def local_best_response(
         game: a two-player :class:`~nashzoo.games.Game`.
         agent: a PolicyAgent (``action_probabilities``; ``batch_probabilities`` is used
             when present). Its policy must be stationary: LBR asks it about hands it does
-            not hold.
+            not hold. With ``model``, any Agent (``act``).
         hands: hands to play (half in each seat).
         rollouts: ``None`` values each action exactly (small games); ``k`` uses ``k``
             Monte Carlo rollouts per action.
@@ -320,6 +343,13 @@ def local_best_response(
             ``1`` in the poker games).
         seed: seeds the cards, LBR's rollouts and the agent's sampling.
         progress: show a progress bar.
+        model: a PolicyAgent standing in for ``agent`` wherever LBR asks for a
+            distribution (the agent's range over its hands after each of its actions,
+            and the agent's play in LBR's value rollouts), while ``agent`` plays its own
+            moves (a search agent, whose every stated distribution costs a search, with
+            its prior network as the model: :class:`~nashzoo.envs.protocol.HasPolicyModel`).
+            The result is still a lower bound on ``agent``'s exploitability: it is what
+            one fixed strategy wins against ``agent``; the closer the model, the tighter.
 
     Raises:
         InvalidParameterError: not a two-player game, an agent without
@@ -327,6 +357,19 @@ def local_best_response(
     """
     if not isinstance(game, Game) or game.num_players != 2:
         raise InvalidParameterError(f"LBR needs a two-player Game, received {game!r}.")
+    player = None
+    if model is not None:
+        if not callable(getattr(agent, "act", None)):
+            raise InvalidParameterError(
+                f"With a model, LBR plays against the agent's act(); {type(agent).__name__} "
+                "has none."
+            )
+        if not isinstance(model, (StatesProbabilities, StatesBatch)):
+            raise InvalidParameterError(
+                "LBR's model must be a PolicyAgent (with action_probabilities), received "
+                f"{type(model).__name__}."
+            )
+        player, agent = agent, model
     if not isinstance(agent, (StatesProbabilities, StatesBatch)):
         raise InvalidParameterError(
             "LBR needs a PolicyAgent (with action_probabilities), received "
@@ -346,7 +389,7 @@ def local_best_response(
     rng = np.random.default_rng(seed)
     winnings: list[float] = []
     agent_rng = np.random.default_rng(None if seed is None else seed + 1)
-    lbr = _LBR(game, agent, rollouts, actions, int(call_action), rng)
+    lbr = _LBR(game, agent, rollouts, actions, int(call_action), rng, player)
     start = time.perf_counter()
     bar = None
     if progress:
@@ -356,6 +399,8 @@ def local_best_response(
     try:
         for h in range(hands):
             seat = h % 2
+            if player is not None and callable(getattr(player, "reset", None)):
+                player.reset(seed=int(agent_rng.integers(2**31)))
             winnings.append(lbr.play(seat, agent_rng))
             if bar is not None:
                 bar.update(1)
@@ -365,6 +410,8 @@ def local_best_response(
     values = np.asarray(winnings)
     value, stderr = _seat_mean(values)
     method = "lbr (exact values)" if rollouts is None else f"lbr ({rollouts} rollouts)"
+    if player is not None:
+        method = method[:-1] + ", range from a model)"
     return LBRResult(
         value=value,
         stderr=stderr,

@@ -479,3 +479,38 @@ def test_the_bayes_rule_term_pulls_h_toward_bayes_rule_after_an_opponent_action(
     # measured: 0.132 to 0.001; with the likelihood dropped from the target (H after
     # trained toward H before) it ends at 0.052, which this bound rejects
     assert end < 0.1 * start, (start, end)
+
+
+def test_a_search_agents_lbr_keeps_its_range_with_its_prior(tmp_path):
+    """A search agent's stated distribution costs a search, so LBR's range and rollouts
+    ask its prior P instead (``policy_model``) while the agent plays its own moves; the
+    prior answers as the knowledge's P does, and a Hold'em tournament reports the bound
+    with the model named."""
+    from nashzoo.agents import AgentSpec
+    from nashzoo.agents.ismcts.rules_nash import KnowledgePolicy
+    from nashzoo.eval.referee import request_for
+    from nashzoo.eval.tournament import TournamentConfig, run_tournament
+    from nashzoo.games.observation import ObservationCache
+
+    net = random_network(HOLDEM)
+    agent = RulesNashAgent(HOLDEM, NetworkKnowledge(HOLDEM, net), SearchConfig(simulations=5))
+    model = agent.policy_model()
+    slow = KnowledgePolicy(HOLDEM, NetworkKnowledge(HOLDEM, net))
+    cache = ObservationCache(HOLDEM)
+    for state in decision_states(HOLDEM, 5, seed=6):
+        request = request_for(cache, state, state.current_player())
+        assert np.allclose(
+            model.action_probabilities(*request), slow.action_probabilities(*request)
+        )
+    path = agent.save(tmp_path / "search.pt")
+    config = TournamentConfig(
+        game="nashzoo/limit_holdem-v0",
+        agents=(("search", AgentSpec(str(path))), ("rules", AgentSpec("poker-rules"))),
+        deals=4,
+        block_size=4,
+        lbr_hands=4,
+    )
+    result = run_tournament(config, tmp_path / "t.sqlite", workers=0, bootstrap=0)
+    assert result.exploitability_method["search"] == "lbr"
+    assert "range from a model" in result.exploitability_note["search"]
+    assert "range from a model" not in result.exploitability_note["rules"]

@@ -52,7 +52,12 @@ from typing import Any
 import numpy as np
 
 from nashzoo.agents.ismcts.interval import ball_max_groups, ball_max_kernel
-from nashzoo.agents.ismcts.knowledge import Knowledge, Request, UninformedKnowledge
+from nashzoo.agents.ismcts.knowledge import (
+    Knowledge,
+    NetworkKnowledge,
+    Request,
+    UninformedKnowledge,
+)
 from nashzoo.agents.ismcts.rules import (
     DEFAULT_NODE_CAP,
     WORLDS_CACHE,
@@ -73,6 +78,7 @@ __all__ = [
     "RulesNashSearch",
     "RulesNashAgent",
     "run_searches",
+    "KnowledgePolicy",
     "EXACT_CHANCE",
     "FORMAT_NAME",
     "FORMAT_VERSION",
@@ -880,6 +886,47 @@ def run_searches(
     return results
 
 
+class KnowledgePolicy:
+    """A knowledge's P as a PolicyAgent: the distribution the search starts from at each
+    view, with no search (what LBR keeps a search agent's range with).
+
+    Args:
+        game: the game.
+        knowledge: where P comes from.
+        name: display name.
+    """
+
+    def __init__(self, game: Game, knowledge: Knowledge, *, name: str = "prior") -> None:
+        if not isinstance(knowledge, Knowledge) or knowledge.game != game:
+            raise InvalidParameterError(
+                f"KnowledgePolicy needs a Knowledge of {game!r}, received {knowledge!r}."
+            )
+        self.game = game
+        self.knowledge = knowledge
+        self.name = name
+        self._rng = np.random.default_rng(0)
+
+    def reset(self, *, seed: int | None = None) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def action_probabilities(self, observation: Any, info: dict[str, Any]) -> np.ndarray:
+        """P over all actions at the view of ``info``, zero on illegal ones."""
+        player = int(info["player"])
+        public = [int(a) for a in np.asarray(info["public_history"])[: int(info["history_length"])]]
+        view = self.game.view_state(player, str(info["info_state"]), public)
+        if view is None:
+            view = hidden_worlds(self.game, player, str(info["info_state"]), public).state(0)
+        self.knowledge.evaluate(self.knowledge.missing([(view, player)]))
+        prior, _, _ = self.knowledge.act(view, player)
+        out = np.zeros(self.game.num_distinct_actions)
+        out[list(view.legal_actions())] = prior / prior.sum()
+        return out
+
+    def act(self, observation: Any, info: dict[str, Any]) -> int:
+        probs = self.action_probabilities(observation, info)
+        return int(self._rng.choice(probs.size, p=probs))
+
+
 class RulesNashAgent(RulesAgentBase):
     """A-ISMCTS or Nash-ISMCTS over the rules as an agent: plays any game through the
     Agent protocol from the information-state string and public history of its ``info``.
@@ -910,6 +957,19 @@ class RulesNashAgent(RulesAgentBase):
         self._rng = np.random.default_rng(config.seed)
         self.metadata = dict(metadata or {})
         self.last_result: RulesSearchResult | None = None
+
+    def policy_model(self) -> Any:
+        """The search's prior P as a PolicyAgent (no search): the cheap stand-in LBR
+        keeps this agent's range with (:class:`~nashzoo.envs.protocol.HasPolicyModel`).
+        A network's P answers many views in one forward pass
+        (:class:`~nashzoo.agents.ismcts.rules_train.PriorAgent`); other knowledge view by
+        view (:class:`KnowledgePolicy`)."""
+        knowledge = self.search.knowledge
+        if isinstance(knowledge, NetworkKnowledge):
+            from nashzoo.agents.ismcts.rules_train import PriorAgent
+
+            return PriorAgent(self.game, knowledge.network, name=f"{self.name}-P")
+        return KnowledgePolicy(self.game, knowledge, name=f"{self.name}-P")
 
     # -- files ------------------------------------------------------------------------------
     def save(self, path: str | Path, *, trainer: dict[str, Any] | None = None) -> Path:

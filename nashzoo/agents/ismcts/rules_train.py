@@ -706,10 +706,20 @@ class PriorAgent:
 
     def action_probabilities(self, observation: Any, info: dict[str, Any]) -> np.ndarray:
         """P over all actions, zero on illegal ones."""
-        x = torch.from_numpy(np.array(observation["observation"], dtype=np.float32))[None]
-        mask = torch.as_tensor(np.asarray(observation["action_mask"]) > 0)[None]
+        return self.batch_probabilities(
+            np.asarray(observation["observation"])[None],
+            np.asarray(observation["action_mask"])[None],
+            np.zeros(1, dtype=np.int64),
+        )[0]
+
+    def batch_probabilities(
+        self, observation: np.ndarray, action_mask: np.ndarray, player: np.ndarray
+    ) -> np.ndarray:
+        """P at many views in one forward pass (rows of observation tensors and masks)."""
+        x = torch.from_numpy(np.array(observation, dtype=np.float32))
+        mask = torch.as_tensor(np.asarray(action_mask) > 0)
         with torch.no_grad():
-            probs = masked_log_softmax(self.network(x)["policy"], mask).exp()[0]
+            probs = masked_log_softmax(self.network(x)["policy"], mask).exp()
         return probs.double().numpy()
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
