@@ -7,8 +7,10 @@ object with ``isinstance``): :class:`Agent` (``name``, ``act``, ``reset``; requi
 exact exploitability, LBR and AIVAT), and the
 optional batch forms :class:`ActsMany` (``act_many``), :class:`StatesMany`
 (``probabilities_many``), :class:`StatesBatch` (``batch_probabilities``) and
-:class:`ChecksGame` (``check_game``). They are defined in :mod:`nashzoo.envs.protocol`,
-whose docstring says what an agent receives; import them from here or ``nashzoo``.
+:class:`ChecksGame` (``check_game``), and :class:`HasPolicyModel` (``policy_model``,
+the cheap model LBR keeps a search agent's range with). They are defined in
+:mod:`nashzoo.envs.protocol`, whose docstring says what an agent receives; import them
+from here or ``nashzoo``.
 
 The learners (what trains an agent) share the :class:`Learner` protocol of
 :mod:`nashzoo.agents.learner`, and its registry names them for ``nashzoo train``.
@@ -31,6 +33,7 @@ from nashzoo.envs.protocol import (
     Agent,
     AgentInfo,
     ChecksGame,
+    HasPolicyModel,
     Observation,
     PolicyAgent,
     Request,
@@ -49,6 +52,7 @@ __all__ = [
     "StatesMany",
     "StatesBatch",
     "ChecksGame",
+    "HasPolicyModel",
     "Observation",
     "Request",
     "RandomAgent",

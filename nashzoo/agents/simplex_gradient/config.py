@@ -47,6 +47,11 @@ class SimplexGradientConfig(Config):
         average_steps: minibatch steps of the average network per iteration.
         batch_size: minibatch size of f and of the average network.
         value_capacity: most recent value targets kept for f (a ring buffer).
+        td_lambda: lambda of f's targets: each decision's target is its player's
+            lambda-return, ``(1 - lambda) f(s') + lambda * target(s')`` with ``s'`` the
+            player's next decision in the same game and the final outcome after the
+            last (TD(lambda) with no intermediate rewards, bootstrapped from ``f`` as it
+            was when the iteration was played); 1 is the Monte Carlo outcome alone.
         reservoir_capacity: ``(s, a)`` pairs (a sampled from g) kept for the average
             network.
         seed: seed of every random choice (networks, self-play, buffers).
@@ -69,5 +74,6 @@ class SimplexGradientConfig(Config):
     average_steps: int = integer(2, low=1)
     batch_size: int = integer(256, low=1)
     value_capacity: int = integer(50_000, low=1)
+    td_lambda: float = number(1.0, low=0.0, high=1.0)
     reservoir_capacity: int = integer(200_000, low=1)
     seed: int | None = seed_field(0)

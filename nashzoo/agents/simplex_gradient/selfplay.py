@@ -255,16 +255,49 @@ class SimplexGradient:
                 self._advance(states[gi])
             live = [gi for gi in live if not states[gi].is_terminal()]
         finals = [[(r - self._low) / self._span for r in s.returns()] for s in states]
-        # f learns the outcome at every decision and at the successor actually reached
-        # (where f is evaluated for the action taken and, by generalisation, the others)
+        # f learns each decision's lambda-return (the outcome when td_lambda is 1) at
+        # the decision and at the successor actually reached (where f is evaluated for
+        # the action taken and, by generalisation, the others); the successor reached
+        # is the player's next decision, whose own lambda-return it takes
+        own, after = self._lambda_returns(batch, finals)
         targets = []
-        for k, (gi, p) in enumerate(zip(batch.game, batch.player)):
-            targets.append((batch.obs[k], finals[gi][p]))
+        for k in range(len(batch.player)):
+            targets.append((batch.obs[k], own[k]))
             reached = batch.succ_index[k][batch.action[k]]
             if reached >= 0:
-                targets.append((batch.succ[reached], finals[gi][p]))
+                targets.append((batch.succ[reached], after[k]))
         self.episodes += len(states)
         return batch, targets
+
+    def _lambda_returns(
+        self, batch: _Batch, finals: list[list[float]]
+    ) -> tuple[list[float], list[float]]:
+        """Each decision's lambda-return for its player, and the lambda-return of the
+        player's next decision (the final outcome after the last): backwards through
+        each player's decisions in each game, bootstrapped from ``f``."""
+        lam = float(self.config.td_lambda)
+        n = len(batch.player)
+        own = [0.0] * n
+        after = [0.0] * n
+        if lam >= 1.0:
+            for k, (gi, p) in enumerate(zip(batch.game, batch.player)):
+                own[k] = after[k] = finals[gi][p]
+            return own, after
+        torch = _torch()
+        with torch.no_grad():
+            x = torch.from_numpy(np.stack(batch.obs))
+            value = torch.sigmoid(self.value_net(x)[:, 0]).double().numpy()
+        following: dict[tuple[int, int], int] = {}  # (game, player) -> its next decision
+        for k in range(n - 1, -1, -1):
+            key = (batch.game[k], batch.player[k])
+            nxt = following.get(key)
+            if nxt is None:  # the player's last decision: the outcome
+                after[k] = own[k] = finals[key[0]][key[1]]
+            else:
+                after[k] = own[nxt]
+                own[k] = (1.0 - lam) * float(value[nxt]) + lam * after[k]
+            following[key] = k
+        return own, after
 
     # -- learning ----------------------------------------------------------------------------
     def _store_values(self, targets: list[tuple[np.ndarray, float]]) -> None:
