@@ -54,6 +54,11 @@ class SimplexGradientConfig(Config):
             was when the iteration was played); 1 is the Monte Carlo outcome alone.
         reservoir_capacity: ``(s, a)`` pairs (a sampled from g) kept for the average
             network.
+        seat_models: one value model f and one policy model g per seat (the design's
+            pairs of models playing each other, each seat's f trained on that seat's
+            outcomes and scoring that seat's successors), instead of one f and one g
+            shared by both seats (the tensor says which seat observes). f and g never
+            share a layer either way; the average policy stays one network.
         seed: seed of every random choice (networks, self-play, buffers).
     """
 
@@ -76,4 +81,5 @@ class SimplexGradientConfig(Config):
     value_capacity: int = integer(50_000, low=1)
     td_lambda: float = number(1.0, low=0.0, high=1.0)
     reservoir_capacity: int = integer(200_000, low=1)
+    seat_models: bool = flag(False)
     seed: int | None = seed_field(0)

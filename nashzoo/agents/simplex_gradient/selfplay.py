@@ -70,7 +70,12 @@ _SAVED_MODULES = (
     "policy_opt",
     "average_opt",
 )
-"""The networks and optimisers a saved file holds, every one of them."""
+"""The networks and optimisers a saved file holds, every one of them (and, with
+``seat_models``, :data:`_SEAT_MODULES`)."""
+
+_SEAT_MODULES = ("value_net_1", "policy_net_1")
+"""Seat 1's own f and g under ``seat_models`` (seat 0's are ``value_net`` and
+``policy_net``)."""
 
 
 # -- 2. networks -----------------------------------------------------------------------------
@@ -95,6 +100,7 @@ class _Batch:
         self.succ_index: list[np.ndarray] = []
         self.known: list[np.ndarray] = []
         self.succ: list[np.ndarray] = []
+        self.succ_player: list[int] = []  # whose successor each row of succ is
         self.num_actions = num_actions
 
 
@@ -138,14 +144,26 @@ class SimplexGradient:
         n, a = game.information_state_tensor_size, game.num_distinct_actions
         self.value_net = mlp(torch, [n, *cfg.hidden_sizes, 1])
         self.policy_net = mlp(torch, [n, *cfg.hidden_sizes, a])
+        self.value_nets = [self.value_net]  # per seat under seat_models, else one shared
+        self.policy_nets = [self.policy_net]
+        if cfg.seat_models:
+            self.value_net_1 = mlp(torch, [n, *cfg.hidden_sizes, 1])
+            self.policy_net_1 = mlp(torch, [n, *cfg.hidden_sizes, a])
+            self.value_nets.append(self.value_net_1)
+            self.policy_nets.append(self.policy_net_1)
         self.average_net = mlp(torch, [n, *cfg.hidden_sizes, a])
-        self.value_opt = torch.optim.Adam(self.value_net.parameters(), lr=cfg.value_lr)
+        # one optimiser per role over every seat's network (Adam and SGD act parameter
+        # by parameter, so this is the same as one optimiser per network)
+        value_params = [q for net in self.value_nets for q in net.parameters()]
+        policy_params = [q for net in self.policy_nets for q in net.parameters()]
+        self.value_opt = torch.optim.Adam(value_params, lr=cfg.value_lr)
         opt = torch.optim.SGD if cfg.policy_optimizer == "sgd" else torch.optim.Adam
-        self.policy_opt = opt(self.policy_net.parameters(), lr=cfg.policy_lr)
+        self.policy_opt = opt(policy_params, lr=cfg.policy_lr)
         self.average_opt = torch.optim.Adam(self.average_net.parameters(), lr=cfg.average_lr)
         self.cache = ObservationCache(game)
         self._value_obs = np.zeros((cfg.value_capacity, n), np.float32)
         self._value_target = np.zeros(cfg.value_capacity, np.float32)
+        self._value_player = np.zeros(cfg.value_capacity, np.int64)
         self._value_size = 0
         self._value_next = 0
         self.reservoir = ReservoirBuffer(cfg.reservoir_capacity, n, a)
@@ -156,10 +174,20 @@ class SimplexGradient:
 
     # -- policies ----------------------------------------------------------------------------
     def probabilities(
-        self, obs: np.ndarray, mask: np.ndarray, *, average: bool = False
+        self,
+        obs: np.ndarray,
+        mask: np.ndarray,
+        *,
+        average: bool = False,
+        players: np.ndarray | None = None,
     ) -> np.ndarray:
         """``(N, A)`` action probabilities of the policy (``average=True``: the average
-        policy) at ``N`` information-state tensors with their legal masks."""
+        policy) at ``N`` information-state tensors with their legal masks; ``players``
+        (whose view each row is) picks each seat's g under ``seat_models``.
+
+        Raises:
+            InvalidParameterError: ``seat_models`` and the last policy without ``players``.
+        """
         torch = _torch()
         with torch.no_grad():
             x = torch.from_numpy(np.asarray(obs, np.float32))
@@ -167,11 +195,36 @@ class SimplexGradient:
             if average:
                 probs = losses.masked_softmax(self.average_net(x), m)
             else:
-                probs = self._policy(x, m)
+                probs = self._policy(x, m, players)
             return probs.double().numpy()
 
-    def _policy(self, x: Any, m: Any) -> Any:
-        out = self.policy_net(x)
+    def _seats(self, nets: list[Any], x: Any, players: Any) -> Any:
+        """Each row through its seat's network (one shared network: all rows)."""
+        if len(nets) == 1:
+            return nets[0](x)
+        if players is None:
+            raise InvalidParameterError(
+                "With seat_models each seat has its own networks: pass the players."
+            )
+        torch = _torch()
+        seats = np.asarray(players)
+        out = None
+        for seat, net in enumerate(nets):
+            rows = torch.from_numpy(np.flatnonzero(seats == seat))
+            if rows.numel() == 0:
+                continue
+            y = net(x[rows])
+            if out is None:
+                out = y.new_zeros((x.shape[0], y.shape[1]))
+            out = out.index_copy(0, rows, y)
+        return out
+
+    def _value(self, x: Any, players: Any) -> Any:
+        """f at rows of tensors (a probability: the sigmoid of the output)."""
+        return _torch().sigmoid(self._seats(self.value_nets, x, players)[:, 0])
+
+    def _policy(self, x: Any, m: Any, players: Any = None) -> Any:
+        out = self._seats(self.policy_nets, x, players)
         if self.config.parametrisation == "softmax":
             return losses.masked_softmax(out, m)
         return losses.simplex_projection(out, m)
@@ -210,10 +263,11 @@ class SimplexGradient:
             else:  # a successor's tensor only: built directly, never cached (few repeat)
                 index[action] = len(batch.succ)
                 batch.succ.append(nxt.information_state_tensor(player))
+                batch.succ_player.append(player)
         batch.succ_index.append(index)
         batch.known.append(known)
 
-    def _play_iteration(self) -> tuple[_Batch, list[tuple[np.ndarray, float]]]:
+    def _play_iteration(self) -> tuple[_Batch, list[tuple[np.ndarray, float, int]]]:
         """Play ``batch_games`` games to their end with ``g``; return the decisions and
         the value targets (every decision tensor with its player's final value)."""
         game, cfg = self.game, self.config
@@ -236,7 +290,7 @@ class SimplexGradient:
             views = [self._view(states[gi], p) for gi, p in asks]
             obs = np.stack([v[0] for v in views])
             mask = np.stack([v[1] for v in views])
-            probs = self.probabilities(obs, mask)
+            probs = self.probabilities(obs, mask, players=np.array([p for _, p in asks]))
             chosen: dict[int, list[int]] = {}
             for k, (gi, p) in enumerate(asks):
                 action = self._sample(probs[k])
@@ -261,11 +315,11 @@ class SimplexGradient:
         # is the player's next decision, whose own lambda-return it takes
         own, after = self._lambda_returns(batch, finals)
         targets = []
-        for k in range(len(batch.player)):
-            targets.append((batch.obs[k], own[k]))
+        for k, p in enumerate(batch.player):
+            targets.append((batch.obs[k], own[k], p))
             reached = batch.succ_index[k][batch.action[k]]
             if reached >= 0:
-                targets.append((batch.succ[reached], after[k]))
+                targets.append((batch.succ[reached], after[k], p))
         self.episodes += len(states)
         return batch, targets
 
@@ -286,7 +340,7 @@ class SimplexGradient:
         torch = _torch()
         with torch.no_grad():
             x = torch.from_numpy(np.stack(batch.obs))
-            value = torch.sigmoid(self.value_net(x)[:, 0]).double().numpy()
+            value = self._value(x, batch.player).double().numpy()
         following: dict[tuple[int, int], int] = {}  # (game, player) -> its next decision
         for k in range(n - 1, -1, -1):
             key = (batch.game[k], batch.player[k])
@@ -300,11 +354,12 @@ class SimplexGradient:
         return own, after
 
     # -- learning ----------------------------------------------------------------------------
-    def _store_values(self, targets: list[tuple[np.ndarray, float]]) -> None:
+    def _store_values(self, targets: list[tuple[np.ndarray, float, int]]) -> None:
         cap = self.config.value_capacity
-        for obs, value in targets:
+        for obs, value, player in targets:
             self._value_obs[self._value_next] = obs
             self._value_target[self._value_next] = value
+            self._value_player[self._value_next] = player
             self._value_next = (self._value_next + 1) % cap
             self._value_size = min(self._value_size + 1, cap)
 
@@ -315,7 +370,7 @@ class SimplexGradient:
             idx = self.rng.integers(0, self._value_size, size=min(cfg.batch_size, self._value_size))
             x = torch.from_numpy(self._value_obs[idx])
             y = torch.from_numpy(self._value_target[idx])
-            loss = torch.nn.functional.mse_loss(torch.sigmoid(self.value_net(x)[:, 0]), y)
+            loss = torch.nn.functional.mse_loss(self._value(x, self._value_player[idx]), y)
             self.value_opt.zero_grad()
             loss.backward()
             self.value_opt.step()
@@ -324,9 +379,9 @@ class SimplexGradient:
         """``(decisions, A)`` rewards ``f_i`` of every legal action (0 elsewhere)."""
         torch = _torch()
         with torch.no_grad():
-            base = torch.sigmoid(self.value_net(torch.from_numpy(np.stack(batch.obs)))[:, 0])
+            base = self._value(torch.from_numpy(np.stack(batch.obs)), batch.player)
             succ = (
-                torch.sigmoid(self.value_net(torch.from_numpy(np.stack(batch.succ)))[:, 0])
+                self._value(torch.from_numpy(np.stack(batch.succ)), batch.succ_player)
                 if batch.succ
                 else torch.zeros(0)
             )
@@ -359,7 +414,7 @@ class SimplexGradient:
                 magnet = losses.masked_softmax(self.average_net(x), m).double()
         total = 0.0
         for _ in range(cfg.policy_steps):
-            out = self.policy_net(x)
+            out = self._seats(self.policy_nets, x, batch.player)
             if cfg.parametrisation == "softmax":
                 g = losses.masked_softmax(out, m).double()
                 loss = losses.policy_loss(f, g, m, projected=cfg.projected)
@@ -453,7 +508,10 @@ class SimplexGradient:
 
         tree = compile_game(self.game)
         probs = self.probabilities(
-            tree.infoset_tensor.astype(np.float32), tree.legal_mask, average=average
+            tree.infoset_tensor.astype(np.float32),
+            tree.legal_mask,
+            average=average,
+            players=tree.infoset_player,
         )
         return TabularPolicy(
             tree,
@@ -486,6 +544,9 @@ class SimplexGradient:
         )
 
     # -- files -------------------------------------------------------------------------------
+    def _saved_modules(self) -> tuple[str, ...]:
+        return _SAVED_MODULES + (_SEAT_MODULES if self.config.seat_models else ())
+
     def save(self, path: str | Path) -> Path:
         """Save the networks, optimisers, counters and config (not the buffers)."""
         path = Path(path)
@@ -497,7 +558,7 @@ class SimplexGradient:
             "iterations": self.iterations,
             "episodes": self.episodes,
             "seconds": self.seconds,
-            "nets": {name: getattr(self, name).state_dict() for name in _SAVED_MODULES},
+            "nets": {name: getattr(self, name).state_dict() for name in self._saved_modules()},
         }
         from nashzoo.agents.torch_files import write_torch_file
 
@@ -519,7 +580,7 @@ class SimplexGradient:
             learner = cls(
                 load_game(state["game"]), SimplexGradientConfig.from_dict(state["config"])
             )
-            modules = {name: getattr(learner, name) for name in _SAVED_MODULES}
+            modules = {name: getattr(learner, name) for name in learner._saved_modules()}
             load_modules(path, state["nets"], modules, "nets")
             learner.iterations = int(state["iterations"])
             learner.episodes = int(state["episodes"])
@@ -557,7 +618,8 @@ class SimplexGradientAgent:
     def action_probabilities(self, observation: Observation, info: AgentInfo) -> np.ndarray:
         obs = np.array(observation["observation"], np.float32)[None]
         mask = np.asarray(observation["action_mask"]).astype(bool)[None]
-        return self.learner.probabilities(obs, mask, average=self.average)[0]
+        player = None if info.get("player") is None else np.array([int(info["player"])])
+        return self.learner.probabilities(obs, mask, average=self.average, players=player)[0]
 
     def act(self, observation: Observation, info: AgentInfo) -> int:
         probs = self.action_probabilities(observation, info)
