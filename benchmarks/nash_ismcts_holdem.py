@@ -149,7 +149,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--deals", type=int, default=1000)
     parser.add_argument("--openspiel-deals", type=int, default=300)
     parser.add_argument("--lbr-hands", type=int, default=1000)
-    parser.add_argument("--sections", default="match,openspiel,lbr")
+    parser.add_argument(
+        "--sections",
+        default="match,mt,openspiel,lbr",
+        help="match (the rule-based agent or heuristic, NFSP), mt (MT-ISMCTS at equal time), "
+        "openspiel, lbr",
+    )
     args = parser.parse_args(argv)
     one_thread()
     import nashzoo
@@ -181,6 +186,10 @@ def main(argv: list[str] | None = None) -> None:
     if "match" in sections:
         print("\nduplicate matches (our mean chips per game)")
         match(game, ours, build_agent(baseline, game), args.deals, 1000, baseline)
+        if args.nfsp:
+            nfsp = build_agent(args.nfsp, game)
+            match(game, ours, nfsp, args.deals, 1000, "NFSP (same training time)")
+    if "mt" in sections:
         # equal time per move, fixed as a simulation count measured here (so that the
         # machine's load during the match changes neither side's strength)
         probe = RulesISMCTSAgent(game, SearchConfig(variant="mt", simulations=500))
@@ -189,12 +198,9 @@ def main(argv: list[str] | None = None) -> None:
             game, SearchConfig(variant="mt", simulations=mt_sims), name="mt-ismcts"
         )
         match(game, ours, mt, args.deals, 1000, f"MT-ISMCTS ({mt_sims:,} sims = {per_move:.3f} s)")
-        if args.nfsp:
-            nfsp = build_agent(args.nfsp, game)
-            match(game, ours, nfsp, args.deals, 1000, "NFSP (same training time)")
-    if not poker and sections - {"match"}:
+    if not poker and sections & {"openspiel", "lbr"}:
         print("\n(OpenSpiel's bot and LBR: Hold'em only; skipped)")
-        sections &= {"match"}
+        sections -= {"openspiel", "lbr"}
     if "openspiel" in sections:
         probe = OpenSpielISMCTS(game, 50)
         spent = seconds_per_move(probe, game, states)

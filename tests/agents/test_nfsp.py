@@ -183,3 +183,28 @@ def test_the_agent_plays_on_read_only_observations_without_warnings():
         warnings.simplefilter("error")  # torch warns on non-writable arrays
         result = head_to_head(KuhnPokerGame(), agent, nashzoo.RandomAgent(seed=1), deals=20)
     assert result.deals == 20
+
+
+def test_buffers_store_0_1_observations_in_a_byte_each_and_widen_exactly():
+    """The games' tensors are 0/1, kept as uint8 (a quarter of float32's memory); the
+    first observation that is not a whole byte widens the storage to float32, with the
+    rows already stored unchanged, and every read gives float32."""
+    from nashzoo.agents.nfsp.buffers import ReplayBuffer, ReservoirBuffer
+
+    rng = np.random.default_rng(0)
+    reservoir = ReservoirBuffer(8, 3, 2)
+    binary = np.array([[0, 1, 1], [1, 0, 0]], np.float32)
+    reservoir.add(rng, binary, np.ones((2, 2), bool), np.array([0, 1]))
+    assert reservoir.obs.rows.dtype == np.uint8
+    obs, _, actions = reservoir.sample(rng, 16)
+    assert obs.dtype == np.float32
+    assert all((row == binary[a]).all() for row, a in zip(obs, actions))
+    reservoir.add(rng, np.array([[0.5, 0, 2]], np.float32), np.ones((1, 2), bool), np.array([0]))
+    assert reservoir.obs.rows.dtype == np.float32
+    assert np.array_equal(reservoir.obs.rows[:3], [[0, 1, 1], [1, 0, 0], [0.5, 0, 2]])
+    replay = ReplayBuffer(4, 3, 2)
+    replay.add(binary, [0, 1], [1.0, -1.0], binary[::-1], np.ones((2, 2), bool), [0.0, 1.0])
+    assert replay.obs.rows.dtype == np.uint8 and replay.next_obs.rows.dtype == np.uint8
+    replay.add(binary[:1] * 300, [0], [0.0], binary[:1], np.ones((1, 2), bool), [1.0])
+    assert replay.obs.rows.dtype == np.float32 and replay.next_obs.rows.dtype == np.uint8
+    assert np.array_equal(replay.obs.read(np.arange(3)), [[0, 1, 1], [1, 0, 0], [0, 300, 300]])

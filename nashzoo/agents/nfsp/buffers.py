@@ -1,10 +1,48 @@
-"""Array-backed experience buffers for NFSP (no per-transition Python objects)."""
+"""Array-backed experience buffers for NFSP (no per-transition Python objects).
+
+Observations are stored exactly in the smallest type that holds them: one byte per entry
+while every observation added is a small whole number (the games' information-state
+tensors are 0/1: one-hots and thermometers), four (float32) from the first one that is
+not. A 2,000,000-row reservoir of the fighting game's 434-entry tensors takes 0.87 GB
+instead of 3.5 GB.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-__all__ = ["ReplayBuffer", "ReservoirBuffer"]
+__all__ = ["ReplayBuffer", "ReservoirBuffer", "ObservationRows"]
+
+
+class ObservationRows:
+    """``capacity`` rows of observations, stored as ``uint8`` until a row that is not
+    exactly a ``uint8`` arrives (then as ``float32``, the rows so far converted);
+    :meth:`read` returns ``float32`` either way."""
+
+    def __init__(self, capacity: int, size: int) -> None:
+        self.rows: np.ndarray = np.zeros((capacity, size), np.uint8)
+
+    def accept(self, values: np.ndarray) -> None:
+        """Widen the storage to ``float32`` unless ``values`` fit it exactly."""
+        if self.rows.dtype == np.uint8 and not _exact_bytes(values):
+            self.rows = self.rows.astype(np.float32)
+
+    def write(self, index: Any, values: Any) -> None:
+        values = np.asarray(values)
+        self.accept(values)
+        self.rows[index] = values
+
+    def read(self, index: Any) -> np.ndarray:
+        return self.rows[index].astype(np.float32)
+
+
+def _exact_bytes(values: np.ndarray) -> bool:
+    """Whether every entry is a whole number in [0, 255]."""
+    if values.dtype == np.uint8 or values.dtype == bool:
+        return True
+    return bool(np.all((values >= 0) & (values <= 255) & (values == np.round(values))))
 
 
 class ReplayBuffer:
@@ -12,10 +50,10 @@ class ReplayBuffer:
 
     def __init__(self, capacity: int, obs_size: int, num_actions: int) -> None:
         self.capacity = capacity
-        self.obs = np.zeros((capacity, obs_size), np.float32)
+        self.obs = ObservationRows(capacity, obs_size)
         self.actions = np.zeros(capacity, np.int64)
         self.rewards = np.zeros(capacity, np.float32)
-        self.next_obs = np.zeros((capacity, obs_size), np.float32)
+        self.next_obs = ObservationRows(capacity, obs_size)
         self.next_mask = np.zeros((capacity, num_actions), bool)
         self.done = np.zeros(capacity, np.float32)
         self.size = 0
@@ -25,10 +63,10 @@ class ReplayBuffer:
         """Add a batch of transitions (arrays with a leading batch axis)."""
         n = len(action)
         idx = (self._next + np.arange(n)) % self.capacity
-        self.obs[idx] = obs
+        self.obs.write(idx, obs)
         self.actions[idx] = action
         self.rewards[idx] = reward
-        self.next_obs[idx] = next_obs
+        self.next_obs.write(idx, next_obs)
         self.next_mask[idx] = next_mask
         self.done[idx] = done
         self._next = int((self._next + n) % self.capacity)
@@ -37,10 +75,10 @@ class ReplayBuffer:
     def sample(self, rng: np.random.Generator, batch: int):
         idx = rng.integers(self.size, size=batch)
         return (
-            self.obs[idx],
+            self.obs.read(idx),
             self.actions[idx],
             self.rewards[idx],
-            self.next_obs[idx],
+            self.next_obs.read(idx),
             self.next_mask[idx],
             self.done[idx],
         )
@@ -52,13 +90,15 @@ class ReservoirBuffer:
 
     def __init__(self, capacity: int, obs_size: int, num_actions: int) -> None:
         self.capacity = capacity
-        self.obs = np.zeros((capacity, obs_size), np.float32)
+        self.obs = ObservationRows(capacity, obs_size)
         self.mask = np.zeros((capacity, num_actions), bool)
         self.actions = np.zeros(capacity, np.int64)
         self.size = 0
         self.seen = 0
 
     def add(self, rng: np.random.Generator, obs, mask, actions) -> None:
+        obs = np.asarray(obs)
+        self.obs.accept(obs)
         for k in range(len(actions)):
             if self.size < self.capacity:
                 slot = self.size
@@ -68,11 +108,11 @@ class ReservoirBuffer:
                 if slot >= self.capacity:
                     self.seen += 1
                     continue
-            self.obs[slot] = obs[k]
+            self.obs.rows[slot] = obs[k]
             self.mask[slot] = mask[k]
             self.actions[slot] = actions[k]
             self.seen += 1
 
     def sample(self, rng: np.random.Generator, batch: int):
         idx = rng.integers(self.size, size=batch)
-        return self.obs[idx], self.mask[idx], self.actions[idx]
+        return self.obs.read(idx), self.mask[idx], self.actions[idx]
