@@ -514,3 +514,21 @@ def test_a_search_agents_lbr_keeps_its_range_with_its_prior(tmp_path):
     assert result.exploitability_method["search"] == "lbr"
     assert "range from a model" in result.exploitability_note["search"]
     assert "range from a model" not in result.exploitability_note["rules"]
+
+
+def test_belief_records_share_their_hidden_values():
+    """The fighting game's views list up to a few hundred hands each; the belief records
+    of a generation share one object per distinct hand and per distinct list (they took
+    ~200 MB per generation, ten generations kept, as separate tuples)."""
+    game = nashzoo.make_game("fighting_cards")
+    config = RulesTrainConfig(
+        games_per_generation=2, simulations=5, belief_games=16, hidden_sizes=(16,), seed=0
+    )
+    trainer = NashISMCTSRules(game, config)
+    trainer.train(steps=1)
+    records = [r for generation in trainer._beliefs for r in generation]
+    values = [v for _, vals, _ in records for v in vals]
+    assert len(values) > 10 * len(set(values))  # the same hands again and again
+    assert len({id(v) for v in values}) == len(set(values))
+    lists = [vals for _, vals, _ in records]
+    assert len({id(v) for v in lists}) == len(set(lists)) < len(lists)

@@ -285,11 +285,35 @@ def _bayes_record(
     return viewer_before, viewer_after, int(action), values, opponent, legal
 
 
+SHARED_VALUES = 200_000
+"""Distinct hidden values and value lists the belief records share before the table of
+them is emptied (it only saves memory: a record keeps its own references)."""
+
+
+def _shared(values: Any, table: dict[Any, Any]) -> Any:
+    """``values`` as one object per distinct list, each value one object per distinct
+    value: the fighting game's views list up to a few hundred hands, and a generation's
+    belief games meet the same hands and lists again and again (a list of value tuples
+    per record took ~200 MB per generation; shared, a few MB)."""
+    if not isinstance(values, list):  # Combinations and other light sequences: as they are
+        return values
+    if len(table) > SHARED_VALUES:
+        table.clear()
+    key = tuple(table.setdefault(v, v) for v in values)
+    return table.setdefault(("list", key), key)
+
+
 def _belief_games(
-    game: Game, knowledge: NetworkKnowledge, rng: np.random.Generator, count: int
+    game: Game,
+    knowledge: NetworkKnowledge,
+    rng: np.random.Generator,
+    count: int,
+    table: dict[Any, Any] | None = None,
 ) -> list[tuple[np.ndarray, Any, int]]:
     """(viewer's tensor indices, the view's hidden values, the true one's index) at every
-    decision of ``count`` games in which everyone plays P."""
+    decision of ``count`` games in which everyone plays P; value lists are shared
+    through ``table`` (:func:`_shared`)."""
+    table = {} if table is None else table
     states = [game.new_initial_state() for _ in range(count)]
     for s in states:
         _advance(s, rng)
@@ -307,9 +331,8 @@ def _belief_games(
                         f"{game!r} does not list its hidden worlds (State.hidden_worlds); "
                         "Nash-ISMCTS over the rules needs them."
                     )
-                out.append(
-                    (_indices(s, q), worlds.values, worlds.index_of(s.private_information(1 - q)))
-                )
+                true = worlds.index_of(s.private_information(1 - q))
+                out.append((_indices(s, q), _shared(worlds.values, table), true))
             prior, _, _ = knowledge.act(s, s.current_player())
             legal = list(s.legal_actions())
             s.apply_unchecked(legal[int(rng.choice(len(legal), p=prior / prior.sum()))])
@@ -361,6 +384,7 @@ class NashISMCTSRules:
         self.optimizer = torch.optim.Adam(self.network.parameters(), lr=c.learning_rate)
         self._buffer: list[list[dict[str, Any]]] = []
         self._beliefs: list[list[tuple[np.ndarray, Any, int]]] = []
+        self._values: dict[Any, Any] = {}  # hidden values shared by the belief records
         self.history: list[RulesGenerationRecord] = []
         self.seconds = 0.0
         self.eval_config = c.search_config(play=True)
@@ -434,7 +458,7 @@ class NashISMCTSRules:
         knowledge = NetworkKnowledge(self.game, net)
         self._beliefs = [
             *self._beliefs,
-            _belief_games(self.game, knowledge, self.rng, c.belief_games),
+            _belief_games(self.game, knowledge, self.rng, c.belief_games, self._values),
         ][-c.replay_generations :]
         parts = self._fit()
         elapsed = self.seconds + time.perf_counter() - start
