@@ -133,6 +133,32 @@ def budget_spent(config: SearchConfig, done: int, deadline: float | None) -> boo
     return time.perf_counter() >= deadline
 
 
+def view_from(game: Game, player: int, info_state: str, public_history: Any) -> State:
+    """A state consistent with ``player``'s view (its information-state string and the
+    public history): the rules' ``view_state``, else the first world of the tree walk."""
+    view = game.view_state(player, info_state, [int(a) for a in public_history])
+    if view is None:
+        view = hidden_worlds(game, player, info_state, public_history).state(0)
+    return view
+
+
+def view_of_info(info: dict[str, Any]) -> tuple[int, str, np.ndarray]:
+    """The player, information-state string and public history an agent's ``info``
+    carries (what a search over the rules reads).
+
+    Raises:
+        InvalidParameterError: a key is missing.
+    """
+    for key in ("player", "info_state", "public_history", "history_length"):
+        if key not in info:
+            raise InvalidParameterError(
+                f"A search agent reads info[{key!r}] (the referee and the envs give it); "
+                f"the info has {sorted(info)}."
+            )
+    public = np.asarray(info["public_history"])[: int(info["history_length"])]
+    return int(info["player"]), str(info["info_state"]), public
+
+
 def cached_worlds(
     game: Game, cache: dict[tuple[int, str], HiddenWorlds], state: State, player: int
 ) -> HiddenWorlds:
@@ -386,14 +412,7 @@ class RulesAgentBase(SearchAgentBase):
         return self.search.game
 
     def _search(self, info: dict[str, Any], rng: Any) -> RulesSearchResult:
-        for key in ("player", "info_state", "public_history", "history_length"):
-            if key not in info:
-                raise InvalidParameterError(
-                    f"A search agent reads info[{key!r}] (the referee and the envs give it); "
-                    f"the info has {sorted(info)}."
-                )
-        public = np.asarray(info["public_history"])[: int(info["history_length"])]
-        result = self.search.run_view(int(info["player"]), str(info["info_state"]), public, rng)
+        result = self.search.run_view(*view_of_info(info), rng)
         self.last_result = result
         return result
 

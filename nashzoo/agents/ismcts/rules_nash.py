@@ -66,12 +66,13 @@ from nashzoo.agents.ismcts.rules import (
     budget_spent,
     cached_worlds,
     root_result,
+    view_from,
+    view_of_info,
 )
 from nashzoo.agents.ismcts.search import SearchConfig
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, Game, State
 from nashzoo.games.hidden import HiddenWorlds
-from nashzoo.games.worlds import hidden_worlds
 from nashzoo.validation import check_int
 
 __all__ = [
@@ -350,11 +351,7 @@ class RulesNashSearch:
     ) -> RulesSearchResult:
         """Search for ``player`` at the view an agent receives (its information-state
         string and the public history)."""
-        view = self.game.view_state(player, info_state, [int(a) for a in public_history])
-        if view is None:
-            worlds = hidden_worlds(self.game, player, info_state, public_history)
-            view = worlds.state(0)
-        return self.run_state(view, rng)
+        return self.run_state(view_from(self.game, player, info_state, public_history), rng)
 
     def search_state(
         self, state: State, rng: np.random.Generator | int, *, self_play: bool = False
@@ -405,7 +402,8 @@ class RulesNashSearch:
         worlds are."""
         values = worlds.values
         try:
-            key: Any = ("values", hash(values), values)
+            key: Any = ("values", values)
+            hash(key)
         except TypeError:
             key = ("worlds", id(worlds))
         found = self._pieces.get(key)
@@ -911,11 +909,8 @@ class KnowledgePolicy:
 
     def action_probabilities(self, observation: Any, info: dict[str, Any]) -> np.ndarray:
         """P over all actions at the view of ``info``, zero on illegal ones."""
-        player = int(info["player"])
-        public = [int(a) for a in np.asarray(info["public_history"])[: int(info["history_length"])]]
-        view = self.game.view_state(player, str(info["info_state"]), public)
-        if view is None:
-            view = hidden_worlds(self.game, player, str(info["info_state"]), public).state(0)
+        player, info_state, public = view_of_info(info)
+        view = view_from(self.game, player, info_state, public)
         self.knowledge.evaluate(self.knowledge.missing([(view, player)]))
         prior, _, _ = self.knowledge.act(view, player)
         out = np.zeros(self.game.num_distinct_actions)
