@@ -10,7 +10,8 @@ Usage::
 
 Sections: ``solvers`` (every tabular solver on Leduc, GEMP, two searches), ``matches``
 (plain, CRN and AIVAT matches, lockstep blocks, a keyboard session; needs the lockstep
-``draw_from`` of issue 31), ``learners`` (NFSP on Kuhn and Leduc, simplex-gradient).
+``draw_from`` of issue 31), ``learners`` (NFSP on Kuhn and Leduc, simplex-gradient),
+``search`` (Nash-ISMCTS trained and searching over the rules of Limit Hold'em).
 Issue 30's redesign was checked this way (see RESULTS.md).
 """
 
@@ -132,7 +133,40 @@ def learners() -> dict:
     return out
 
 
-SECTIONS = {"solvers": solvers, "matches": matches, "learners": learners}
+def search() -> dict:
+    """Nash-ISMCTS over the rules: two generations of self-play on Limit Hold'em, then
+    the trained agent's search and its prior at the same deals."""
+    import torch
+
+    import nashzoo
+    from nashzoo.agents.ismcts.rules_train import NashISMCTSRules, RulesTrainConfig
+    from nashzoo.eval.matches import head_to_head
+
+    torch.set_num_threads(1)
+    game = nashzoo.make_game("limit_holdem")
+    config = RulesTrainConfig(
+        games_per_generation=2,
+        simulations=10,
+        belief_games=4,
+        steps_per_generation=2,
+        hidden_sizes=(16,),
+        embed_size=8,
+        negatives=7,
+        eval_simulations=10,
+        seed=0,
+    )
+    trainer = NashISMCTSRules(game, config).train(steps=2)
+    weights = trainer.network.state_dict()["policy.weight"]
+    agent = trainer.agent(name="search")
+    prior = agent.policy_model()
+    out: dict = {"weights": float(weights.double().sum()).hex()}
+    for name, other in (("search", agent), ("prior", prior)):
+        r = head_to_head(game, other, nashzoo.agents.build_agent("random", game), deals=4, seed=1)
+        out[name] = float(r.mean).hex()
+    return out
+
+
+SECTIONS = {"solvers": solvers, "matches": matches, "learners": learners, "search": search}
 
 
 def main() -> None:

@@ -131,7 +131,7 @@ def _ismcts_file(path: str, game: Game) -> Any:
 
 
 def _ismcts_rules_file(path: str, game: Game) -> Any:
-    from nashzoo.agents.ismcts.rules_nash import RulesNashAgent
+    from nashzoo.agents.ismcts.rules_agent import RulesNashAgent
 
     agent = RulesNashAgent.load(path, game)  # with or without a trainer's state
     agent.name = Path(path).stem

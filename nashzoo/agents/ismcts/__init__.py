@@ -13,9 +13,11 @@
   compile (:class:`RulesSearch`, :class:`RulesISMCTSAgent`);
 * :mod:`~nashzoo.agents.ismcts.knowledge` and :mod:`~nashzoo.agents.ismcts.rules_nash`:
   A-ISMCTS and Nash-ISMCTS over the rules, asking P, V, V_c, H, V_w view by view
-  (networks evaluated at search time, in batches: :class:`RulesNashSearch`,
-  :class:`RulesNashAgent`); :mod:`~nashzoo.agents.ismcts.rules_train` trains their
-  networks by self-play (torch extra).
+  (networks evaluated at search time, in batches: :class:`RulesNashSearch`);
+  :mod:`~nashzoo.agents.ismcts.rules_agent`: the search and its prior P as agents
+  (:class:`RulesNashAgent`); :mod:`~nashzoo.agents.ismcts.rules_train` trains their
+  networks by self-play (torch extra), playing the games of
+  :mod:`~nashzoo.agents.ismcts.rules_selfplay`.
 
 The worlds a search may imagine come from :mod:`nashzoo.tree.views` (and, state by
 state, from the rules: :mod:`nashzoo.games.hidden`).
@@ -30,7 +32,8 @@ from nashzoo.agents.ismcts.knowledge import (
     UninformedKnowledge,
 )
 from nashzoo.agents.ismcts.rules import RulesISMCTSAgent, RulesSearch, RulesSearchResult
-from nashzoo.agents.ismcts.rules_nash import RulesNashAgent, RulesNashSearch, run_searches
+from nashzoo.agents.ismcts.rules_agent import RulesNashAgent
+from nashzoo.agents.ismcts.rules_nash import RulesNashSearch, run_searches
 from nashzoo.agents.ismcts.search import Search, SearchConfig, SearchResult
 from nashzoo.agents.ismcts.tables import SearchTables
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import math
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,7 +143,7 @@ def view_from(game: Game, player: int, info_state: str, public_history: Any) -> 
     return view
 
 
-def view_of_info(info: dict[str, Any]) -> tuple[int, str, np.ndarray]:
+def view_of_info(info: Mapping[str, Any]) -> tuple[int, str, np.ndarray]:
     """The player, information-state string and public history an agent's ``info``
     carries (what a search over the rules reads).
 

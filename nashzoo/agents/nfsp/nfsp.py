@@ -30,14 +30,14 @@ import numpy as np
 
 from nashzoo.agents.nfsp.buffers import ReplayBuffer, ReservoirBuffer
 from nashzoo.agents.nfsp.config import NFSPConfig
+from nashzoo.agents.sampled import SampledPolicyAgent
 from nashzoo.agents.training import mlp, train_loop
 from nashzoo.envs.protocol import AgentInfo, Observation
-from nashzoo.envs.sampling import sample_index, sample_rows
+from nashzoo.envs.sampling import sample_rows
 from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.extras import require
 from nashzoo.games import Game, load_game
 from nashzoo.games.observation import ObservationCache
-from nashzoo.validation import check_seed
 
 __all__ = ["NFSP", "NFSPAgent"]
 
@@ -388,17 +388,13 @@ class NFSP:
         return nfsp
 
 
-class NFSPAgent:
+class NFSPAgent(SampledPolicyAgent):
     """An NFSP average policy as a PolicyAgent (the seat comes from ``info["player"]``)."""
 
     def __init__(self, nfsp: NFSP, *, seed: int | None = None, name: str = "nfsp") -> None:
+        super().__init__(seed=seed)
         self.nfsp = nfsp
         self.name = name
-        self._rng = np.random.default_rng(check_seed(seed))
-
-    def reset(self, *, seed: int | None = None) -> None:
-        if seed is not None:
-            self._rng = np.random.default_rng(check_seed(seed))
 
     def _seat(self, info: AgentInfo) -> int:
         player = info.get("player") if isinstance(info, dict) else None
@@ -427,10 +423,6 @@ class NFSPAgent:
             if rows.size:
                 probs[rows] = self.nfsp.average_probs(p, obs[rows], mask[rows])
         return probs
-
-    def act(self, observation: Observation, info: AgentInfo) -> int:
-        probs = self.action_probabilities(observation, info)
-        return sample_index(np.cumsum(probs), self._rng.random())
 
     def __repr__(self) -> str:
         return f"NFSPAgent({self.name})"

@@ -15,12 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from nashzoo.agents.sampled import SampledPolicyAgent
 from nashzoo.envs.protocol import AgentInfo, Observation, action_mask_of
-from nashzoo.envs.sampling import sample_index
 from nashzoo.errors import InvalidParameterError
 from nashzoo.extras import require
 from nashzoo.games.base import Game
-from nashzoo.validation import check_seed
 
 __all__ = ["SB3Agent", "load_sb3_agent"]
 
@@ -29,7 +28,7 @@ def _torch() -> Any:
     return require("torch", "sb3", "SB3Agent")
 
 
-class SB3Agent:
+class SB3Agent(SampledPolicyAgent):
     """A stable-baselines3 model playing through the Agent protocol.
 
     Policy-gradient models (PPO, A2C, MaskablePPO) give their action distribution, with
@@ -64,7 +63,7 @@ class SB3Agent:
         self.model = model
         self.deterministic = bool(deterministic)
         self.name = name or type(model).__name__
-        self._rng = np.random.default_rng(check_seed(seed))
+        super().__init__(seed=seed)
         self._value_based = hasattr(policy, "q_net")
         self._maskable = (
             not self._value_based
@@ -85,10 +84,6 @@ class SB3Agent:
                 f"with {self.model.action_space.n} actions; {game!r} has observations of "
                 f"shape {want} and {game.num_distinct_actions} actions."
             )
-
-    def reset(self, *, seed: int | None = None) -> None:
-        if seed is not None:
-            self._rng = np.random.default_rng(check_seed(seed))
 
     def action_probabilities(self, observation: Observation, info: AgentInfo) -> np.ndarray:
         """The model's distribution over all actions, zero on illegal ones."""
@@ -125,10 +120,10 @@ class SB3Agent:
         return np.where(total > 0, probs / np.where(total > 0, total, 1.0), uniform)
 
     def act(self, observation: Observation, info: AgentInfo) -> int:
-        probs = self.action_probabilities(observation, info)
+        """The most likely action if ``deterministic``, else one drawn."""
         if self.deterministic:
-            return int(np.argmax(probs))
-        return sample_index(np.cumsum(probs), self._rng.random())
+            return int(np.argmax(self.action_probabilities(observation, info)))
+        return super().act(observation, info)
 
     def __repr__(self) -> str:
         return f"SB3Agent({self.name})"

@@ -44,20 +44,17 @@ import numpy as np
 
 from nashzoo.agents.nfsp.buffers import ReservoirBuffer
 from nashzoo.agents.simplex_gradient import losses
+from nashzoo.agents.simplex_gradient.agent import SimplexGradientAgent
 from nashzoo.agents.simplex_gradient.config import SimplexGradientConfig
 from nashzoo.agents.training import mlp, train_loop
-from nashzoo.envs.protocol import AgentInfo, Observation
 from nashzoo.envs.sampling import sample_index
 from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.extras import require
 from nashzoo.games import Game, load_game
 from nashzoo.games.base import CHANCE, TERMINAL, State
 from nashzoo.games.observation import ObservationCache
-from nashzoo.validation import (
-    check_seed,
-)
 
-__all__ = ["SimplexGradientConfig", "SimplexGradient", "SimplexGradientAgent"]
+__all__ = ["SimplexGradientConfig", "SimplexGradient"]
 
 # -- 1. configuration: SimplexGradientConfig (config.py) ----------------------------------
 
@@ -592,38 +589,3 @@ class SimplexGradient:
                 f"{path} is not a readable nashzoo simplex-gradient file: {exc}"
             ) from exc
         return learner
-
-
-class SimplexGradientAgent:
-    """A simplex-gradient policy (average by default) as a PolicyAgent; the seat comes
-    from ``info["player"]``."""
-
-    def __init__(
-        self,
-        learner: SimplexGradient,
-        *,
-        average: bool = True,
-        seed: int | None = None,
-        name: str = "simplex-gradient",
-    ) -> None:
-        self.learner = learner
-        self.average = average
-        self.name = name
-        self._rng = np.random.default_rng(check_seed(seed))
-
-    def reset(self, *, seed: int | None = None) -> None:
-        if seed is not None:
-            self._rng = np.random.default_rng(check_seed(seed))
-
-    def action_probabilities(self, observation: Observation, info: AgentInfo) -> np.ndarray:
-        obs = np.array(observation["observation"], np.float32)[None]
-        mask = np.asarray(observation["action_mask"]).astype(bool)[None]
-        player = None if info.get("player") is None else np.array([int(info["player"])])
-        return self.learner.probabilities(obs, mask, average=self.average, players=player)[0]
-
-    def act(self, observation: Observation, info: AgentInfo) -> int:
-        probs = self.action_probabilities(observation, info)
-        return sample_index(np.cumsum(probs), self._rng.random())
-
-    def __repr__(self) -> str:
-        return f"SimplexGradientAgent({self.name}, {'average' if self.average else 'last'})"
