@@ -65,7 +65,8 @@ class FightingHeuristicAgent:
         g = self.game
         tensor = np.asarray(observation["observation"], dtype=np.float64)
         k, c = g.num_kinds, g.copies
-        seen = tensor[g._off_opp : g._off_opp + k * c].reshape(k, c).sum(axis=1)
+        start = g.tensor_layout.opponent_discards
+        seen = tensor[start : start + k * c].reshape(k, c).sum(axis=1)
         left = np.clip(c - seen, 0.0, None)
         if left.sum() <= 0:
             left = np.ones(k)

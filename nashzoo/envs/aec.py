@@ -163,7 +163,7 @@ class GameEnv(AECEnv):
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
         self._rng: np.random.Generator | None = None
         self._state: State | None = None
-        histories = game.count_histories()
+        histories = game.histories_lower_bound()
         self._cached = histories is None or histories <= self.uncached_above
         self._observations = ObservationCache(
             game, self.observation_cache_size if self._cached else 0

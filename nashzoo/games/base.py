@@ -180,6 +180,13 @@ class Game(ABC):
         without enumerating the tree; ``None`` when the game cannot tell."""
         return None
 
+    def histories_lower_bound(self) -> int | None:
+        """A number of histories the tree certainly exceeds or reaches, computed from the
+        parameters (the exact count where :meth:`count_histories` knows it); ``None``
+        when the game cannot tell. It lets a game too large to compile be refused at
+        once instead of after enumerating millions of histories."""
+        return self.count_histories()
+
     @property
     def max_history_length(self) -> int:
         """Longest :meth:`State.history` (chance events and player actions)."""

@@ -240,7 +240,8 @@ def compile_game(game: Game, *, max_nodes: int = DEFAULT_MAX_NODES) -> GameTree:
 
     Raises:
         GameTooLargeError: more than ``max_nodes`` histories (refused at once when the
-            game can count its histories from its parameters, as every shipped game can).
+            game can count its histories from its parameters, or bound them from below
+            past ``max_nodes``, as every shipped game can).
         InvalidParameterError: ``max_nodes`` is not a positive integer, or ``game`` is not
             a Game.
     """
@@ -254,6 +255,13 @@ def compile_game(game: Game, *, max_nodes: int = DEFAULT_MAX_NODES) -> GameTree:
         raise GameTooLargeError(
             f"{game!r} has {size:,} histories, more than max_nodes={max_nodes:,}; raise "
             "max_nodes or use a sampling method that does not compile the tree."
+        )
+    bound = game.histories_lower_bound() if size is None else None
+    if bound is not None and bound > max_nodes:
+        raise GameTooLargeError(
+            f"{game!r} has more than {bound:,} histories, more than max_nodes="
+            f"{max_nodes:,}; raise max_nodes or use a sampling method that does not "
+            "compile the tree."
         )
     refused = _REFUSED.get((game, max_nodes))
     if refused is not None:  # found too large before: say so at once

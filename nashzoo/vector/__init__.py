@@ -11,14 +11,16 @@ id                              batched env
 ``nashzoo/kuhn_poker-v0``       :class:`TreeVectorEnv` (compiled tree)
 ``nashzoo/leduc_holdem-v0``     :class:`TreeVectorEnv` (compiled tree)
 ``nashzoo/limit_holdem-v0``     :class:`PokerVectorEnv` (poker rules in numba)
-``nashzoo/fighting_cards-v0``   :class:`StateVectorEnv` (rules stepped in Python)
+``nashzoo/fighting_cards-v0``   :class:`FightingVectorEnv` (fighting rules in numba)
 ==============================  ========================================
 
 Any game that compiles (:func:`nashzoo.tree.compile_game`) runs in a
 :class:`TreeVectorEnv`; limit poker on the 52-card deck (hands of 5 to 7 cards) runs in a
-:class:`PokerVectorEnv`; every other game runs in a :class:`StateVectorEnv`, which steps
-the rules' ``State`` objects in Python behind the same API (slower, but every batched
-consumer, NFSP's self-play, ``SeatVectorEnv`` and the SB3 vec env, works on every game).
+:class:`PokerVectorEnv`; a fighting-card game too big to compile in a
+:class:`FightingVectorEnv`; every other game runs in a :class:`StateVectorEnv`, which
+steps the rules' ``State`` objects in Python behind the same API (slower, but every
+batched consumer, NFSP's self-play, ``SeatVectorEnv`` and the SB3 vec env, works on every
+game).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ __all__ = [
     "PokerVectorEnv",
     "TreeVectorEnv",
     "StateVectorEnv",
+    "FightingVectorEnv",
     "make_vector",
     "vector_env",
     "STEPPING",
@@ -68,8 +71,9 @@ def vector_env(
 ) -> Any:
     """A batched env of ``num_envs`` games of ``game`` (a :class:`~nashzoo.games.Game`):
     a :class:`PokerVectorEnv` for limit poker on the 52-card deck, a
-    :class:`TreeVectorEnv` for a game that compiles, else (or with
-    ``stepped="python"``) a :class:`StateVectorEnv`.
+    :class:`TreeVectorEnv` for a game that compiles, a :class:`FightingVectorEnv` for a
+    fighting-card game that does not, else (or with ``stepped="python"``) a
+    :class:`StateVectorEnv`.
 
     Raises:
         InvalidParameterError: ``num_envs`` below 1, above ``MAX_NUM_ENVS`` (2**24), or
@@ -96,6 +100,12 @@ def vector_env(
         try:
             return TreeVectorEnv(game, num_envs, seed=seed)
         except GameTooLargeError:
+            from nashzoo.games.fighting import FightingCardGame
+
+            if isinstance(game, FightingCardGame):
+                from nashzoo.vector.fighting_env import FightingVectorEnv
+
+                return FightingVectorEnv(game, num_envs, seed=seed)
             return StateVectorEnv(game, num_envs, seed=seed)
     except MemoryError:
         raise InvalidParameterError(
@@ -113,6 +123,10 @@ def __getattr__(name: str) -> Any:
         from nashzoo.vector.poker_env import PokerVectorEnv
 
         return PokerVectorEnv
+    if name == "FightingVectorEnv":
+        from nashzoo.vector.fighting_env import FightingVectorEnv
+
+        return FightingVectorEnv
     if name == "StateVectorEnv":
         from nashzoo.vector.state_env import StateVectorEnv
 

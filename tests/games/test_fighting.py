@@ -123,6 +123,38 @@ def test_presets_tree_sizes_agree_with_a_direct_walk():
         assert tree.num_infosets == sum(len(s) for s in counts.infosets) == infosets
 
 
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"ranks": 1, "copies": 1, "hand_size": 3, "hit_points": 3},
+        {"ranks": 1, "copies": 1, "hand_size": 2, "hit_points": 3},
+        {"ranks": 1, "copies": 2, "hand_size": 6, "hit_points": 2},  # a KO on exchange 1
+        {"ranks": 1, "copies": 2, "hand_size": 7, "hit_points": 3},  # copies: draws
+        {"ranks": 1, "copies": 1, "hand_size": 4, "hit_points": 9},  # one exchange only
+    ],
+)
+def test_the_lower_bound_on_histories_never_exceeds_the_count(params):
+    game = FightingCardGame(**params)
+    histories = count_tree(game).histories
+    bound = game.histories_lower_bound()
+    assert 0 < bound <= histories, (bound, histories)
+
+
+def test_the_default_preset_is_refused_at_once_by_its_lower_bound():
+    """It once took a minute of enumeration (every batched env, NFSP and SB3 on the
+    default preset waited for it) before the tree was found too large."""
+    import time
+
+    from nashzoo.errors import GameTooLargeError
+
+    game = FightingCardGame()
+    assert game.histories_lower_bound() == 39_833_421  # the formula's value, > 5 million
+    start = time.perf_counter()
+    with pytest.raises(GameTooLargeError, match="more than 39,833,421 histories"):
+        compile_game(game)
+    assert time.perf_counter() - start < 1.0
+
+
 def test_symmetric_small_preset_has_value_zero():
     # the rules treat both seats alike (player 1's hidden-move order changes nothing), so
     # the game value is 0; CFR+ gets within its exploitability of it

@@ -39,10 +39,13 @@ def _legal_choice(rng, mask):
         ("nashzoo/leduc_holdem-v0", False, "python"),
         ("nashzoo/limit_holdem-v0", False, "python"),
         ("nashzoo/fighting_cards_small-v0", False, "python"),  # simultaneous moves
+        ("nashzoo/fighting_cards-v0", False, "auto"),  # the fighting rules in numba
     ],
 )
 def test_same_episodes_as_the_single_env(env_id, showdowns, stepped):
     n, seed, steps = 6, 11, 120 if showdowns else 60
+    if env_id == "nashzoo/fighting_cards-v0":  # long games: up to 20 decisions each
+        steps = 160
     venv = make_vector(env_id, n, stepped=stepped)
     if stepped == "python":
         assert type(venv).__name__ == "StateVectorEnv"
@@ -144,13 +147,14 @@ def test_illegal_action_changes_nothing():
 
 def test_every_game_has_a_batched_env_and_nfsp_seat_and_sb3_use_the_same_one(monkeypatch):
     """Issue 30: a game with no numba env runs in the Python-stepped one behind the same
-    API, for NFSP's self-play, SeatVectorEnv and the SB3 vec env alike."""
+    API, for NFSP's self-play, SeatVectorEnv and the SB3 vec env alike (and a
+    fighting-card game that does not compile in its numba env)."""
     import torch
 
     from nashzoo.agents.nfsp import NFSP, NFSPConfig
     from nashzoo.errors import GameTooLargeError
     from nashzoo.games.fighting import fighting_cards_small
-    from nashzoo.vector import StateVectorEnv, tree_env, vector_env
+    from nashzoo.vector import FightingVectorEnv, StateVectorEnv, tree_env, vector_env
     from nashzoo.wrappers.sb3_vec import SB3VecEnv
     from nashzoo.wrappers.vector_seat import SeatVectorEnv
 
@@ -169,6 +173,8 @@ def test_every_game_has_a_batched_env_and_nfsp_seat_and_sb3_use_the_same_one(mon
         raise GameTooLargeError("too large to compile (in this test)")
 
     monkeypatch.setattr(tree_env, "compile_game", too_large)
+    assert isinstance(vector_env(game, 2), FightingVectorEnv)
+    game = nashzoo.make_game("leduc_holdem")  # the hand-written rules: no numba env
     assert isinstance(vector_env(game, 2), StateVectorEnv)
     seat = SeatVectorEnv(game, 4, seed=1)
     obs, info = seat.reset(seed=1)
@@ -181,3 +187,47 @@ def test_every_game_has_a_batched_env_and_nfsp_seat_and_sb3_use_the_same_one(mon
     torch.set_num_threads(1)
     nfsp = NFSP(game, NFSPConfig(batch_games=4, hidden_sizes=(8,), seed=0)).train(steps=20)
     assert isinstance(nfsp._venv, StateVectorEnv) and nfsp.episodes >= 20
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},  # the default preset (does not compile)
+        {"ranks": 1, "copies": 1, "hand_size": 3, "hit_points": 3},  # tiny
+        {"ranks": 1, "copies": 1, "hand_size": 2, "hit_points": 3},  # small
+        {"ranks": 2, "copies": 2, "hand_size": 4, "hit_points": 7},  # copies: draws weigh
+    ],
+)
+def test_the_numba_fighting_env_plays_the_rules_games(params):
+    """The fighting rules in numba against the rules' own states stepped in Python (the
+    same single-env episodes, test above): the same observations, masks, players,
+    returns and terminations for 400 random steps of 32 games."""
+    from nashzoo.games.fighting import FightingCardGame
+    from nashzoo.vector import FightingVectorEnv, StateVectorEnv
+
+    game = FightingCardGame(**params)
+    fast, slow = FightingVectorEnv(game, 32), StateVectorEnv(game, 32)
+    a, b = fast.reset(seed=10), slow.reset(seed=10)
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(400):
+        for field in a._fields:
+            np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
+        actions = np.array([_legal_choice(rng, mask) for mask in a.action_mask])
+        a, b = fast.step(actions), slow.step(actions)
+        ended += int(a.terminated.sum())
+    assert ended > 100
+
+
+def test_the_numba_fighting_env_refuses_bad_input():
+    from nashzoo.games.fighting import FightingCardGame
+    from nashzoo.vector import FightingVectorEnv
+
+    with pytest.raises(InvalidParameterError, match="expects a FightingCardGame, received"):
+        FightingVectorEnv(nashzoo.make_game("kuhn_poker"), 2)
+    with pytest.raises(InvalidParameterError, match="num_envs"):
+        FightingVectorEnv(FightingCardGame(), 0)
+    venv = FightingVectorEnv(FightingCardGame(), 2, seed=0)
+    batch = venv.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="No game was stepped"):
+        venv.step(np.argmin(batch.action_mask, axis=1))

@@ -386,6 +386,9 @@ def compiles_for_search(game: Game) -> bool:
     size = game.count_histories()
     if size is not None:
         return size <= DEFAULT_MAX_NODES
+    bound = game.histories_lower_bound()
+    if bound is not None and bound > DEFAULT_MAX_NODES:
+        return False
     try:
         compile_game(game, max_nodes=SEARCH_COMPILE_PROBE)
     except GameTooLargeError:
