@@ -208,3 +208,61 @@ def test_buffers_store_0_1_observations_in_a_byte_each_and_widen_exactly():
     replay.add(binary[:1] * 300, [0], [0.0], binary[:1], np.ones((1, 2), bool), [1.0])
     assert replay.obs.rows.dtype == np.float32 and replay.next_obs.rows.dtype == np.uint8
     assert np.array_equal(replay.obs.read(np.arange(3)), [[0, 1, 1], [1, 0, 0], [0, 300, 300]])
+
+
+def _reservoir_one_by_one(buffer, rng, obs, mask, actions):
+    """Algorithm R, one item and one draw at a time (the reference)."""
+    buffer.obs.accept(np.asarray(obs))
+    for k in range(len(actions)):
+        if buffer.size < buffer.capacity:
+            slot = buffer.size
+            buffer.size += 1
+        else:
+            slot = int(rng.integers(buffer.seen + 1))
+            if slot >= buffer.capacity:
+                buffer.seen += 1
+                continue
+        buffer.obs.rows[slot] = obs[k]
+        buffer.mask[slot] = mask[k]
+        buffer.actions[slot] = actions[k]
+        buffer.seen += 1
+
+
+@pytest.mark.parametrize("capacity", [1, 7, 50, 1000])
+def test_the_reservoir_adds_a_batch_as_algorithm_r_adds_its_items_one_by_one(capacity):
+    """A batch is offered with all its draws at once (duplicate slots: the later item
+    wins); the slots, the items kept and the generator's state are those of one draw per
+    item in order."""
+    from nashzoo.agents.nfsp.buffers import ReservoirBuffer
+
+    batched, reference = ReservoirBuffer(capacity, 5, 3), ReservoirBuffer(capacity, 5, 3)
+    rng_a, rng_b, source = (np.random.default_rng(s) for s in (3, 3, 9))
+    for _ in range(60):
+        m = int(source.integers(0, 40))
+        obs = source.integers(0, 2, (m, 5)).astype(np.float32)
+        mask = source.integers(0, 2, (m, 3)).astype(bool)
+        actions = source.integers(0, 3, m)
+        batched.add(rng_a, obs, mask, actions)
+        _reservoir_one_by_one(reference, rng_b, obs, mask, actions)
+        assert (batched.size, batched.seen) == (reference.size, reference.seen)
+        assert np.array_equal(batched.obs.rows, reference.obs.rows)
+        assert np.array_equal(batched.mask, reference.mask)
+        assert np.array_equal(batched.actions, reference.actions)
+    assert rng_a.random() == rng_b.random()
+
+
+def test_the_reservoir_keeps_every_item_with_equal_probability():
+    """100 items offered in batches of 7 to a reservoir of 10: each is kept with
+    probability 10/100 (2,000 runs: 200 expected per item, 4 standard deviations ~ 54)."""
+    from nashzoo.agents.nfsp.buffers import ReservoirBuffer
+
+    counts = np.zeros(100)
+    rng = np.random.default_rng(0)
+    items = np.arange(100)
+    for _ in range(2000):
+        buffer = ReservoirBuffer(10, 1, 1)
+        for start in range(0, 100, 7):
+            chunk = items[start : start + 7]
+            buffer.add(rng, np.zeros((chunk.size, 1)), np.ones((chunk.size, 1), bool), chunk)
+        counts[buffer.actions] += 1
+    assert np.abs(counts - 200).max() < 4 * np.sqrt(2000 * 0.1 * 0.9), counts

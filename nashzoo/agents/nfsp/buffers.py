@@ -97,21 +97,39 @@ class ReservoirBuffer:
         self.seen = 0
 
     def add(self, rng: np.random.Generator, obs, mask, actions) -> None:
+        """Offer items in order: each of the first ``capacity`` is kept; the ``j``-th
+        item ever offered after that replaces slot ``rng.integers(j)`` if it lies below
+        the capacity (algorithm R). The draws are made for all items at once, which gives
+        the numbers one draw per item would give."""
         obs = np.asarray(obs)
+        mask = np.asarray(mask)
+        actions = np.asarray(actions)
         self.obs.accept(obs)
-        for k in range(len(actions)):
-            if self.size < self.capacity:
-                slot = self.size
-                self.size += 1
-            else:
-                slot = int(rng.integers(self.seen + 1))
-                if slot >= self.capacity:
-                    self.seen += 1
-                    continue
-            self.obs.rows[slot] = obs[k]
-            self.mask[slot] = mask[k]
-            self.actions[slot] = actions[k]
-            self.seen += 1
+        n = len(actions)
+        fill = min(n, self.capacity - self.size)
+        if fill > 0:
+            slots = np.arange(self.size, self.size + fill)
+            self.obs.rows[slots] = obs[:fill]
+            self.mask[slots] = mask[:fill]
+            self.actions[slots] = actions[:fill]
+            self.size += fill
+            self.seen += fill
+        rest = n - max(fill, 0)
+        if rest <= 0:
+            return
+        first = max(fill, 0)
+        draws = rng.integers(self.seen + 1 + np.arange(rest))
+        self.seen += rest
+        keep = np.flatnonzero(draws < self.capacity)
+        if keep.size == 0:
+            return
+        # a later item replaces an earlier one drawn to the same slot: keep the last
+        slots = draws[keep]
+        _, last = np.unique(slots[::-1], return_index=True)
+        chosen = keep[keep.size - 1 - last]
+        self.obs.rows[draws[chosen]] = obs[first + chosen]
+        self.mask[draws[chosen]] = mask[first + chosen]
+        self.actions[draws[chosen]] = actions[first + chosen]
 
     def sample(self, rng: np.random.Generator, batch: int):
         idx = rng.integers(self.size, size=batch)
