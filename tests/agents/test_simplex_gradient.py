@@ -14,9 +14,9 @@ import itertools
 from nashzoo.agents.simplex_gradient import (
     SimplexGradient,
     SimplexGradientConfig,
+    experience,
     losses,
 )
-from nashzoo.agents.simplex_gradient.selfplay import _Batch
 from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.games import rock_paper_scissors
 from nashzoo.games.fighting import fighting_cards_small, fighting_cards_tiny
@@ -82,14 +82,13 @@ def test_simplex_projection_lands_on_the_legal_simplex(data, m):
 
 def test_successors_are_the_rules_successors():
     game = fighting_cards_small()
-    learner = SimplexGradient(game, SimplexGradientConfig(hidden_sizes=(8,)))
     state = game.new_initial_state()
     state.apply_action(game.hands.index((1, 0, 1, 0)))  # A1 B1
     state.apply_action(game.hands.index((0, 1, 0, 1)))  # T1 D1
     joint = [0, 3]  # A1 against D1
     for player in (0, 1):
-        batch = _Batch(game.information_state_tensor_size, game.num_distinct_actions)
-        learner._successors(batch, state, player, joint)
+        batch = experience._Rows(game)
+        experience._successors(batch, state, player, joint, -1.0, 2.0)
         for action in state.pending_legal_actions(player):
             actions = list(joint)
             actions[player] = action
@@ -112,13 +111,13 @@ def test_turn_based_successors_are_children():
     from nashzoo.games import KuhnPokerGame
 
     game = KuhnPokerGame()
-    learner = SimplexGradient(game, SimplexGradientConfig(hidden_sizes=(8,)))
     state = game.new_initial_state()
     state.apply_action(0)
     state.apply_action(2)
     state.apply_action(1)  # player 0 bets; player 1 (holding K) decides
-    batch = _Batch(game.information_state_tensor_size, game.num_distinct_actions)
-    learner._successors(batch, state, 1, None)
+    batch = experience._Rows(game)
+    low, span = game.min_utility, game.max_utility - game.min_utility
+    experience._successors(batch, state, 1, None, low, span)
     # both children end the game: fold loses 1, call wins 2 (chips scaled to [0, 1])
     assert list(batch.succ_index[0]) == [-1, -1]
     assert batch.known[0] == pytest.approx([(-1 + 2) / 4, (2 + 2) / 4])
@@ -353,3 +352,53 @@ def test_seat_model_pairs_are_separate_networks_and_learn(tmp_path):
     assert np.allclose(
         loaded.tabular_policy(average=False).probs, learner.tabular_policy(average=False).probs
     )
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"ranks": 2, "copies": 2, "hand_size": 4, "hit_points": 7}, {"ranks": 1, "hand_size": 2}],
+)
+def test_bulk_play_is_the_one_state_at_a_time_play(params):
+    """The fighting game's exchanges in numba (all games' views, draws, successors and
+    chance in one call per exchange) give the decisions that stepping the rules' states
+    one at a time gives: the same tensors, actions, successors and known values, bit
+    for bit, and the generator left in the same state."""
+    from nashzoo.games.fighting import FightingCardGame
+
+    game = FightingCardGame(**params)
+    learner = SimplexGradient(game, SimplexGradientConfig(seed=1, hidden_sizes=(16,)))
+    slow_rng, fast_rng = np.random.default_rng(5), np.random.default_rng(5)
+    slow = experience.play(game, 24, learner._policy_numpy, slow_rng, bulk=False)
+    fast = experience.play(game, 24, learner._policy_numpy, fast_rng, bulk=True)
+    for name in slow.__dataclass_fields__:
+        a, b = getattr(slow, name), getattr(fast, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b), name
+    assert len(slow) > 24 * 4 and slow.succ.shape[0] > len(slow)  # many exchanges
+    assert slow_rng.random() == fast_rng.random()
+
+
+def test_batched_successor_scoring_is_one_at_a_time_scoring():
+    """Every successor and decision scored in one pass (``action_scores``) against each
+    scored alone by the dense network: the same rewards up to float32 rounding."""
+    from nashzoo.games.fighting import FightingCardGame
+
+    game = FightingCardGame()
+    learner = SimplexGradient(game, SimplexGradientConfig(seed=2))
+    learner.train(steps=2)  # f no longer at its initial weights
+    batch, _ = learner._play_iteration()
+    scores = learner.action_scores(batch)
+
+    def one(row, player):
+        with torch.no_grad():
+            x = torch.from_numpy(row[None].astype(np.float32))
+            return float(learner._value(x, np.array([player]))[0])
+
+    checked = 0
+    for k in range(0, len(batch), 7):
+        base = one(batch.obs[k], batch.player[k])
+        for a in np.flatnonzero(batch.mask[k]):
+            row = batch.succ_index[k, a]
+            value = batch.known[k, a] if row < 0 else one(batch.succ[row], batch.player[k])
+            assert scores[k, a] == pytest.approx(value - base, abs=1e-6)
+            checked += 1
+    assert checked > 100

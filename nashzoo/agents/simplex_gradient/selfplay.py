@@ -43,15 +43,15 @@ from typing import Any, ClassVar
 import numpy as np
 
 from nashzoo.agents.nfsp.buffers import ReservoirBuffer
-from nashzoo.agents.simplex_gradient import losses
+from nashzoo.agents.simplex_gradient import experience, losses
 from nashzoo.agents.simplex_gradient.agent import SimplexGradientAgent
 from nashzoo.agents.simplex_gradient.config import SimplexGradientConfig
+from nashzoo.agents.simplex_gradient.experience import Decisions
+from nashzoo.agents.sparse_input import forward_sparse, rows_csr
 from nashzoo.agents.training import mlp, train_loop
-from nashzoo.envs.sampling import sample_index
 from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.extras import require
 from nashzoo.games import Game, load_game
-from nashzoo.games.base import CHANCE, TERMINAL, State
 from nashzoo.games.observation import ObservationCache
 
 __all__ = ["SimplexGradientConfig", "SimplexGradient"]
@@ -82,23 +82,7 @@ def _torch() -> Any:
     return require("torch", "torch", "The simplex-gradient agent")
 
 
-# -- 3. one iteration's experience -----------------------------------------------------------
-class _Batch:
-    """Decisions of one iteration: the state tensor, mask and, per legal action, the
-    successor's tensor (its row in ``succ``) or its known final value."""
-
-    def __init__(self, obs_size: int, num_actions: int) -> None:
-        self.obs: list[np.ndarray] = []
-        self.mask: list[np.ndarray] = []
-        self.player: list[int] = []
-        self.action: list[int] = []
-        self.game: list[int] = []
-        # per decision and action: index into succ (>= 0), or -1 with a known value
-        self.succ_index: list[np.ndarray] = []
-        self.known: list[np.ndarray] = []
-        self.succ: list[np.ndarray] = []
-        self.succ_player: list[int] = []  # whose successor each row of succ is
-        self.num_actions = num_actions
+# -- 3. one iteration's experience: experience.py (play, Decisions, value_targets) --------
 
 
 class SimplexGradient:
@@ -186,14 +170,42 @@ class SimplexGradient:
             InvalidParameterError: ``seat_models`` and the last policy without ``players``.
         """
         torch = _torch()
+        rows = np.asarray(obs, np.float32)
         with torch.no_grad():
-            x = torch.from_numpy(np.asarray(obs, np.float32))
             m = torch.from_numpy(np.asarray(mask).astype(bool))
             if average:
-                probs = losses.masked_softmax(self.average_net(x), m)
+                probs = losses.masked_softmax(self._outputs([self.average_net], rows, None), m)
             else:
-                probs = self._policy(x, m, players)
+                out = self._outputs(self.policy_nets, rows, players)
+                if self.config.parametrisation == "softmax":
+                    probs = losses.masked_softmax(out, m)
+                else:
+                    probs = losses.simplex_projection(out, m)
             return probs.double().numpy()
+
+    def _outputs(self, nets: list[Any], rows: np.ndarray, players: Any) -> Any:
+        """Each row through its seat's network without gradients, at the cost of its
+        non-zero entries (:mod:`nashzoo.agents.sparse_input`; every output the learner
+        acts on or scores with comes this way, during training and in play)."""
+        torch = _torch()
+        if len(nets) == 1:
+            return forward_sparse(torch, nets[0], rows_csr(rows))
+        if players is None:
+            raise InvalidParameterError(
+                "With seat_models each seat has its own networks: pass the players."
+            )
+        seats = np.asarray(players)
+        out = None
+        for seat, net in enumerate(nets):
+            picked = np.flatnonzero(seats == seat)
+            if picked.size == 0:
+                continue
+            y = forward_sparse(torch, net, rows_csr(rows[picked]))
+            if out is None:
+                out = y.new_zeros((rows.shape[0], y.shape[1]))
+            out[torch.from_numpy(picked)] = y
+        assert out is not None
+        return out
 
     def _seats(self, nets: list[Any], x: Any, players: Any) -> Any:
         """Each row through its seat's network (one shared network: all rows)."""
@@ -220,145 +232,61 @@ class SimplexGradient:
         """f at rows of tensors (a probability: the sigmoid of the output)."""
         return _torch().sigmoid(self._seats(self.value_nets, x, players)[:, 0])
 
-    def _policy(self, x: Any, m: Any, players: Any = None) -> Any:
-        out = self._seats(self.policy_nets, x, players)
-        if self.config.parametrisation == "softmax":
-            return losses.masked_softmax(out, m)
-        return losses.simplex_projection(out, m)
+    def value_of(self, rows: np.ndarray, players: np.ndarray) -> np.ndarray:
+        """f at rows of tensors without gradients (how successors are scored)."""
+        if rows.shape[0] == 0:
+            return np.zeros(0)
+        torch = _torch()
+        with torch.no_grad():
+            logits = self._outputs(self.value_nets, rows, players)[:, 0]
+            return torch.sigmoid(logits).double().numpy()
 
     # -- self-play ---------------------------------------------------------------------------
-    def _advance(self, state: State) -> None:
-        while state.current_player() == CHANCE:
-            state.advance_chance(self.rng.random)
+    def _policy_numpy(self, obs: np.ndarray, mask: np.ndarray, players: np.ndarray) -> np.ndarray:
+        return self.probabilities(obs, mask, players=players)
 
-    def _view(self, state: State, player: int) -> tuple[np.ndarray, np.ndarray]:
-        key = state.information_state_string_unchecked(player)
-        view = self.cache.get(state, player, key)
-        return view.tensor, view.mask
-
-    def _sample(self, probs: np.ndarray) -> int:
-        return sample_index(np.cumsum(probs), self.rng.random())
-
-    def _successors(
-        self, batch: _Batch, state: State, player: int, joint: list[int] | None
-    ) -> None:
-        """Record, for every legal action of ``player`` here, its successor (tensor or
-        final value) with everything else as it happened."""
-        size = self.game.num_distinct_actions
-        index = np.full(size, -1, np.int64)
-        known = np.zeros(size, np.float32)
-        legal = state.pending_legal_actions(player) if joint else state.legal_actions()
-        for action in legal:
-            nxt = state.clone()
-            if joint is None:
-                nxt.apply_unchecked(action)
-            else:
-                for p, a in enumerate(joint):
-                    nxt.apply_unchecked(action if p == player else a)
-            if nxt.current_player() == TERMINAL:
-                known[action] = (nxt.returns()[player] - self._low) / self._span
-            else:  # a successor's tensor only: built directly, never cached (few repeat)
-                index[action] = len(batch.succ)
-                batch.succ.append(nxt.information_state_tensor(player))
-                batch.succ_player.append(player)
-        batch.succ_index.append(index)
-        batch.known.append(known)
-
-    def _play_iteration(self) -> tuple[_Batch, list[tuple[np.ndarray, float, int]]]:
+    def _play_iteration(
+        self, *, bulk: bool = True
+    ) -> tuple[Decisions, tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """Play ``batch_games`` games to their end with ``g``; return the decisions and
-        the value targets (every decision tensor with its player's final value)."""
-        game, cfg = self.game, self.config
-        batch = _Batch(game.information_state_tensor_size, game.num_distinct_actions)
-        states = []
-        for _ in range(cfg.batch_games):
-            s = game.new_initial_state()
-            self._advance(s)
-            states.append(s)
-        live = list(range(len(states)))
-        while live:
-            # every live game's next decision(s) go through g in one forward pass
-            asks: list[tuple[int, int]] = []
-            for gi in live:
-                s = states[gi]
-                if game.simultaneous and s.current_player() == 0:
-                    asks += [(gi, p) for p in range(game.num_players)]
-                else:
-                    asks.append((gi, s.current_player()))
-            views = [self._view(states[gi], p) for gi, p in asks]
-            obs = np.stack([v[0] for v in views])
-            mask = np.stack([v[1] for v in views])
-            probs = self.probabilities(obs, mask, players=np.array([p for _, p in asks]))
-            chosen: dict[int, list[int]] = {}
-            for k, (gi, p) in enumerate(asks):
-                action = self._sample(probs[k])
-                chosen.setdefault(gi, []).append(action)
-                batch.action.append(action)
-                batch.obs.append(obs[k])
-                batch.mask.append(mask[k])
-                batch.player.append(p)
-                batch.game.append(gi)
-            for gi, p in asks:
-                joint = chosen[gi] if len(chosen[gi]) > 1 else None
-                self._successors(batch, states[gi], p, joint)
-            for gi, actions in chosen.items():
-                for a in actions:
-                    states[gi].apply_unchecked(a)
-                self._advance(states[gi])
-            live = [gi for gi in live if not states[gi].is_terminal()]
-        finals = [[(r - self._low) / self._span for r in s.returns()] for s in states]
+        f's targets (:func:`~nashzoo.agents.simplex_gradient.experience.value_targets`)."""
+        decisions = experience.play(
+            self.game,
+            self.config.batch_games,
+            self._policy_numpy,
+            self.rng,
+            bulk=bulk,
+            cache=self.cache,
+        )
         # f learns each decision's lambda-return (the outcome when td_lambda is 1) at
         # the decision and at the successor actually reached (where f is evaluated for
         # the action taken and, by generalisation, the others); the successor reached
         # is the player's next decision, whose own lambda-return it takes
-        own, after = self._lambda_returns(batch, finals)
-        targets = []
-        for k, p in enumerate(batch.player):
-            targets.append((batch.obs[k], own[k], p))
-            reached = batch.succ_index[k][batch.action[k]]
-            if reached >= 0:
-                targets.append((batch.succ[reached], after[k], p))
-        self.episodes += len(states)
-        return batch, targets
-
-    def _lambda_returns(
-        self, batch: _Batch, finals: list[list[float]]
-    ) -> tuple[list[float], list[float]]:
-        """Each decision's lambda-return for its player, and the lambda-return of the
-        player's next decision (the final outcome after the last): backwards through
-        each player's decisions in each game, bootstrapped from ``f``."""
         lam = float(self.config.td_lambda)
-        n = len(batch.player)
-        own = [0.0] * n
-        after = [0.0] * n
-        if lam >= 1.0:
-            for k, (gi, p) in enumerate(zip(batch.game, batch.player)):
-                own[k] = after[k] = finals[gi][p]
-            return own, after
-        torch = _torch()
-        with torch.no_grad():
-            x = torch.from_numpy(np.stack(batch.obs))
-            value = self._value(x, batch.player).double().numpy()
-        following: dict[tuple[int, int], int] = {}  # (game, player) -> its next decision
-        for k in range(n - 1, -1, -1):
-            key = (batch.game[k], batch.player[k])
-            nxt = following.get(key)
-            if nxt is None:  # the player's last decision: the outcome
-                after[k] = own[k] = finals[key[0]][key[1]]
-            else:
-                after[k] = own[nxt]
-                own[k] = (1.0 - lam) * float(value[nxt]) + lam * after[k]
-            following[key] = k
-        return own, after
+        value = None
+        if lam < 1.0:
+            value = self.value_of(decisions.obs, decisions.player)
+        own, after = experience.lambda_returns(decisions, lam, value)
+        self.episodes += self.config.batch_games
+        return decisions, experience.value_targets(decisions, own, after)
 
     # -- learning ----------------------------------------------------------------------------
-    def _store_values(self, targets: list[tuple[np.ndarray, float, int]]) -> None:
+    def _store_values(self, targets: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        """Append f's targets to the ring buffer, in order (the oldest overwritten)."""
+        obs, value, player = targets
         cap = self.config.value_capacity
-        for obs, value, player in targets:
-            self._value_obs[self._value_next] = obs
-            self._value_target[self._value_next] = value
-            self._value_player[self._value_next] = player
-            self._value_next = (self._value_next + 1) % cap
-            self._value_size = min(self._value_size + 1, cap)
+        m = value.size
+        if m > cap:  # only the last ``cap`` would survive
+            obs, value, player = obs[m - cap :], value[m - cap :], player[m - cap :]
+            start = (self._value_next + m - cap) % cap
+        else:
+            start = self._value_next
+        idx = (start + np.arange(value.size)) % cap
+        self._value_obs[idx] = obs
+        self._value_target[idx] = value
+        self._value_player[idx] = player
+        self._value_next = (self._value_next + m) % cap
+        self._value_size = min(self._value_size + m, cap)
 
     def _learn_value(self) -> None:
         torch = _torch()
@@ -372,24 +300,17 @@ class SimplexGradient:
             loss.backward()
             self.value_opt.step()
 
-    def action_scores(self, batch: _Batch) -> np.ndarray:
+    def action_scores(self, batch: Decisions) -> np.ndarray:
         """``(decisions, A)`` rewards ``f_i`` of every legal action (0 elsewhere)."""
-        torch = _torch()
-        with torch.no_grad():
-            base = self._value(torch.from_numpy(np.stack(batch.obs)), batch.player)
-            succ = (
-                self._value(torch.from_numpy(np.stack(batch.succ)), batch.succ_player)
-                if batch.succ
-                else torch.zeros(0)
-            )
-        base_np, succ_np = base.double().numpy(), succ.double().numpy()
-        index = np.stack(batch.succ_index)
+        base_np = self.value_of(batch.obs, batch.player)
+        succ_np = self.value_of(batch.succ, batch.succ_player)
+        index = batch.succ_index
         values = np.where(
             index >= 0,
             succ_np[np.maximum(index, 0)] if succ_np.size else 0.0,
-            np.stack(batch.known),
+            batch.known,
         )
-        mask = np.stack(batch.mask).astype(bool)
+        mask = batch.mask.astype(bool)
         if self.config.reward == "difference":
             scores = values - base_np[:, None]
         else:
@@ -397,12 +318,12 @@ class SimplexGradient:
             scores = np.log(np.maximum(values, floor)) - np.log(np.maximum(base_np, floor))[:, None]
         return np.where(mask, scores, 0.0)
 
-    def _learn_policy(self, batch: _Batch) -> float:
+    def _learn_policy(self, batch: Decisions) -> float:
         torch = _torch()
         cfg = self.config
         f = torch.from_numpy(self.action_scores(batch))
-        x = torch.from_numpy(np.stack(batch.obs))
-        m = torch.from_numpy(np.stack(batch.mask).astype(bool))
+        x = torch.from_numpy(batch.obs)
+        m = torch.from_numpy(batch.mask.astype(bool))
         magnet = None
         if cfg.magnet == "uniform":
             magnet = m.double() / m.sum(-1, keepdim=True)
@@ -432,7 +353,7 @@ class SimplexGradient:
             total = float(loss.detach())
         return total
 
-    def _learn_average(self, batch: _Batch) -> None:
+    def _learn_average(self, batch: Decisions) -> None:
         """Cross-entropy of the average network on a reservoir of the policy's own
         sampled actions: every decision of training is kept with equal probability, so
         the network fits the time-average of g (as NFSP's average network does)."""
