@@ -34,7 +34,7 @@ from nashzoo.games.fighting import FightingCardGame
 from nashzoo.validation import check_int
 from nashzoo.vector.base import MAX_NUM_ENVS, VectorEnvBase
 from nashzoo.vector.batch import Batch
-from nashzoo.vector.pcg import next_double
+from nashzoo.vector.pcg import generator_row, next_double, sample_rows, write_back
 
 __all__ = ["FightingVectorEnv", "FightingExchanges"]
 
@@ -383,26 +383,6 @@ def _exchange_views(games, st, hand, cards, draws, hands, gc, obs, mask):
 
 
 @njit(cache=True)
-def _sample_rows(probs, rng, out):
-    """One action per row of ``probs``, each from one ``random()`` of ``rng[0]`` in row
-    order (``sample_index`` over the row's cumulative sum)."""
-    for row in range(probs.shape[0]):
-        u = next_double(rng, 0)
-        total = 0.0
-        for a in range(probs.shape[1]):
-            total += probs[row, a]
-        target = u * total
-        acc = 0.0
-        chosen = probs.shape[1] - 1
-        for a in range(probs.shape[1]):
-            acc += probs[row, a]
-            if acc > target:
-                chosen = a
-                break
-        out[row] = chosen
-
-
-@njit(cache=True)
 def _exchange_successors(
     games, actions, st, hand, deck, cards, draws, hands, damage, gc, succ, succ_index, known
 ):  # fmt: skip
@@ -498,35 +478,19 @@ class FightingExchanges:
         self._rows = np.zeros((2 * n, k), np.int64)
         self._known = np.zeros((2 * n, k), np.float32)
 
-    # the generator's PCG64 state as a numba row, and back
     @staticmethod
-    def _pcg(rng: np.random.Generator) -> np.ndarray:
-        state = rng.bit_generator.state["state"]
-        s, inc = int(state["state"]), int(state["inc"])
-        mask = (1 << 64) - 1
-        return np.array([[s >> 64, s & mask, inc >> 64, inc & mask]], np.uint64)
-
-    @staticmethod
-    def _sync(rng: np.random.Generator, row: np.ndarray) -> None:
-        old = rng.bit_generator.state  # the buffered 32 bits, if any, are kept
-        state = {"state": (int(row[0, 0]) << 64) | int(row[0, 1]), "inc": old["state"]["inc"]}
-        rng.bit_generator.state = {**old, "state": state}
-
-    def _check(self, rng: np.random.Generator) -> None:
-        if not isinstance(rng, np.random.Generator) or not isinstance(
-            rng.bit_generator, np.random.PCG64
-        ):
-            raise InvalidParameterError(
-                f"FightingExchanges draws from a PCG64 np.random.Generator, received {rng!r}."
-            )
+    def _row(rng: np.random.Generator) -> np.ndarray:
+        try:
+            return generator_row(rng)
+        except TypeError as exc:
+            raise InvalidParameterError(f"FightingExchanges draws from {exc}") from None
 
     def deal(self, rng: np.random.Generator) -> None:
         """Start every game (its deals drawn from ``rng``)."""
-        self._check(rng)
-        a, row = self._a, self._pcg(rng)
+        a, row = self._a, self._row(rng)
         _deal_all(self.live, a.st, a.hand, a.deck, a.draws, a.hands, a.hand_probs, row, a.gc)
         self.returns[:] = 0.0
-        self._sync(rng, row)
+        write_back(rng, row)
 
     def live_games(self) -> np.ndarray:
         """The games not over, in order."""
@@ -543,11 +507,10 @@ class FightingExchanges:
 
     def sample(self, probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """One action per row of ``probs``, drawn from ``rng`` row by row."""
-        self._check(rng)
-        row = self._pcg(rng)
+        row = self._row(rng)
         out = np.empty(probs.shape[0], np.int64)
-        _sample_rows(np.ascontiguousarray(probs, np.float64), row, out)
-        self._sync(rng, row)
+        sample_rows(np.ascontiguousarray(probs, np.float64), row, out)
+        write_back(rng, row)
         return out
 
     def successors(
@@ -568,10 +531,9 @@ class FightingExchanges:
     def apply(self, games: np.ndarray, actions: np.ndarray, rng: np.random.Generator) -> None:
         """Play the exchange of each of ``games`` with ``actions`` (2 per game) and the
         draws after it (from ``rng``)."""
-        self._check(rng)
-        a, row = self._a, self._pcg(rng)
+        a, row = self._a, self._row(rng)
         _exchange_apply(
             games, actions, self.live, a.st, a.hand, a.deck, a.cards, a.draws, a.hands,
             a.hand_probs, a.damage, row, a.gc, self.returns,
         )  # fmt: skip
-        self._sync(rng, row)
+        write_back(rng, row)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-__all__ = ["seeded_states", "next_double"]
+__all__ = ["seeded_states", "next_double", "generator_row", "write_back", "sample_rows"]
 
 _MASK64 = (1 << 64) - 1
 _MULT = 0x2360ED051FC65DA44385DF649FCCF645
@@ -74,3 +74,47 @@ def next_double(states, i):
     rot = new_hi >> np.uint64(58)
     out = (x >> rot) | (x << ((np.uint64(64) - rot) & np.uint64(63)))
     return float(out >> _S64_11) * (1.0 / 9007199254740992.0)
+
+
+def generator_row(rng: np.random.Generator) -> np.ndarray:
+    """A ``(1, 4)`` row of :func:`seeded_states` holding ``rng``'s PCG64 state now (draw
+    from it in numba with ``next_double(row, 0)``, then :func:`write_back`).
+
+    Raises:
+        TypeError: ``rng`` is not a PCG64 ``np.random.Generator``.
+    """
+    if not isinstance(rng, np.random.Generator) or not isinstance(
+        rng.bit_generator, np.random.PCG64
+    ):
+        raise TypeError(f"Expected a PCG64 np.random.Generator, received {rng!r}.")
+    state = rng.bit_generator.state["state"]
+    s, inc = int(state["state"]), int(state["inc"])
+    return np.array([[s >> 64, s & _MASK64, inc >> 64, inc & _MASK64]], np.uint64)
+
+
+def write_back(rng: np.random.Generator, row: np.ndarray) -> None:
+    """Give ``rng`` the state of a row of :func:`generator_row` that numba advanced (its
+    buffered 32 bits, if any, are kept: ``random()`` never uses them)."""
+    old = rng.bit_generator.state
+    state = {"state": (int(row[0, 0]) << 64) | int(row[0, 1]), "inc": old["state"]["inc"]}
+    rng.bit_generator.state = {**old, "state": state}
+
+
+@njit(cache=True)
+def sample_rows(probs, rng, out):
+    """One action per row of ``probs``, each from one ``random()`` of ``rng[0]`` in row
+    order: the index a ``sample_index`` over the row's cumulative sum gives."""
+    for row in range(probs.shape[0]):
+        u = next_double(rng, 0)
+        total = 0.0
+        for a in range(probs.shape[1]):
+            total += probs[row, a]
+        target = u * total
+        acc = 0.0
+        chosen = probs.shape[1] - 1
+        for a in range(probs.shape[1]):
+            acc += probs[row, a]
+            if acc > target:
+                chosen = a
+                break
+        out[row] = chosen

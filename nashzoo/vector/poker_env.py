@@ -7,6 +7,11 @@ engine's rules (:mod:`nashzoo.games.poker.engine`), deals the next round's board
 the end of a hand ranks both hands with the 7-card tables
 (:mod:`nashzoo.vector.hands`), records the returns and deals the next hand (auto-reset).
 
+:class:`PokerDecisions` plays hands decision by decision for simplex-gradient self-play:
+the views of the players to act, the actions drawn from given probabilities, and every
+legal action's child (its view from the mover's seat, or its final return), one numba
+call each for all hands.
+
 Cards are dealt as the engine deals them (:meth:`PokerState.advance_chance`): each card
 is the ``floor(u * n)``-th of the ``n`` cards left, ``u`` the next ``random()`` of the
 game's own PCG64 (:mod:`nashzoo.vector.pcg`). So game ``i`` seeded ``seed + i`` plays
@@ -27,9 +32,9 @@ from nashzoo.validation import check_int
 from nashzoo.vector.base import MAX_NUM_ENVS, VectorEnvBase
 from nashzoo.vector.batch import Batch
 from nashzoo.vector.hands import _POW5, _strength, tables_arrays
-from nashzoo.vector.pcg import next_double
+from nashzoo.vector.pcg import generator_row, next_double, sample_rows, write_back
 
-__all__ = ["PokerVectorEnv"]
+__all__ = ["PokerVectorEnv", "PokerDecisions"]
 
 _CHANCE = -1
 _TERMINAL = -4
@@ -40,13 +45,14 @@ _FIELDS = 11
 
 
 @njit(cache=True)
-def _deal(i, st, cards, deck, pub, rng, rules, board_offset, first_player):
-    """Deal the cards pending in game ``i``, then hand the move to the round's first player."""
+def _deal(i, st, cards, deck, pub, rng, r_gen, rules, board_offset, first_player):
+    """Deal the cards pending in game ``i`` (one ``random()`` of generator ``rng[r_gen]``
+    each), then hand the move to the round's first player."""
     num_hole = rules[0]
     r = st[i, _ROUND]
     while st[i, _PENDING] > 0:
         left = st[i, _LEFT]
-        k = int(next_double(rng, i) * left)
+        k = int(next_double(rng, r_gen) * left)
         card = deck[i, k]
         for j in range(k, left - 1):
             deck[i, j] = deck[i, j + 1]
@@ -61,7 +67,7 @@ def _deal(i, st, cards, deck, pub, rng, rules, board_offset, first_player):
 
 
 @njit(cache=True)
-def _new_hand(i, st, cards, deck, pub, rng, rules, blinds, board_cards, board_offset, first):
+def _new_hand(i, st, cards, deck, pub, rng, r_gen, rules, blinds, board_cards, board_offset, first):
     num_cards = rules[1]
     for j in range(num_cards):
         deck[i, j] = j
@@ -76,7 +82,7 @@ def _new_hand(i, st, cards, deck, pub, rng, rules, blinds, board_cards, board_of
     st[i, _C0] = blinds[0]
     st[i, _C1] = blinds[1]
     st[i, _PENDING] = 2 * rules[0] + board_cards[0]
-    _deal(i, st, cards, deck, pub, rng, rules, board_offset, first)
+    _deal(i, st, cards, deck, pub, rng, r_gen, rules, board_offset, first)
 
 
 @njit(cache=True)
@@ -105,6 +111,40 @@ def _player0_return(i, st, cards, num_hole, hand, pow5, flush, keys, values):
 
 
 @njit(cache=True)
+def _act(i, a, st, pub, raise_sizes, action_offset, nda, num_rounds, board_cards):
+    """Apply action ``a`` of game ``i``'s player to act (the betting only): returns 0 if
+    the round goes on, 1 if the hand is over (a fold, or the last round's closing call),
+    2 if a call closed the round (the next round's cards are then pending)."""
+    p = st[i, _PLAYER]
+    r = st[i, _ROUND]
+    pub[i, action_offset[r] + nda * st[i, _NACTS] + a] = 1.0
+    st[i, _NACTS] += 1
+    st[i, _ACTED] += 1
+    top = max(st[i, _C0], st[i, _C1])
+    if a == 0:  # fold
+        st[i, _FOLDER] = p
+        return 1
+    if a == 1:  # call (check)
+        st[i, _C0 + p] = top
+        if st[i, _ACTED] < 2:
+            st[i, _PLAYER] = 1 - p
+            return 0
+        if r + 1 == num_rounds:
+            return 1
+        r += 1  # the call closes the round
+        st[i, _ROUND] = r
+        st[i, _RAISES] = 0
+        st[i, _ACTED] = 0
+        st[i, _NACTS] = 0
+        st[i, _PENDING] = board_cards[r]
+        return 2
+    st[i, _C0 + p] = top + raise_sizes[r, a - 2]
+    st[i, _RAISES] += 1
+    st[i, _PLAYER] = 1 - p
+    return 0
+
+
+@njit(cache=True)
 def _step(
     actions, active, st, cards, deck, pub, rng, rules, blinds, board_cards, board_offset,
     first, raise_sizes, action_offset, hand, pow5, flush, keys, values, rewards, terminated,
@@ -113,50 +153,24 @@ def _step(
     nda = rules[2]
     num_rounds = rules[3]
     for i in range(actions.size):
+        rewards[i, 0] = 0.0
+        rewards[i, 1] = 0.0
+        terminated[i] = False
         if not active[i]:
-            rewards[i, 0] = 0.0
-            rewards[i, 1] = 0.0
-            terminated[i] = False
             continue
-        a = actions[i]
-        p = st[i, _PLAYER]
-        r = st[i, _ROUND]
-        pub[i, action_offset[r] + nda * st[i, _NACTS] + a] = 1.0
-        st[i, _NACTS] += 1
-        st[i, _ACTED] += 1
-        top = max(st[i, _C0], st[i, _C1])
-        done = False
-        if a == 0:  # fold
-            st[i, _FOLDER] = p
-            done = True
-        elif a == 1:  # call (check)
-            st[i, _C0 + p] = top
-            if st[i, _ACTED] < 2:
-                st[i, _PLAYER] = 1 - p
-            elif r + 1 == num_rounds:
-                done = True
-            else:  # the call closes the round
-                r += 1
-                st[i, _ROUND] = r
-                st[i, _RAISES] = 0
-                st[i, _ACTED] = 0
-                st[i, _NACTS] = 0
-                st[i, _PENDING] = board_cards[r]
-                _deal(i, st, cards, deck, pub, rng, rules, board_offset, first)
-        else:
-            st[i, _C0 + p] = top + raise_sizes[r, a - 2]
-            st[i, _RAISES] += 1
-            st[i, _PLAYER] = 1 - p
-        if done:
+        result = _act(
+            i, actions[i], st, pub, raise_sizes, action_offset, nda, num_rounds, board_cards
+        )
+        if result == 2:
+            _deal(i, st, cards, deck, pub, rng, i, rules, board_offset, first)
+        elif result == 1:
             r0 = _player0_return(i, st, cards, num_hole, hand, pow5, flush, keys, values)
             rewards[i, 0] = r0
             rewards[i, 1] = -r0
             terminated[i] = True
-            _new_hand(i, st, cards, deck, pub, rng, rules, blinds, board_cards, board_offset, first)
-        else:
-            rewards[i, 0] = 0.0
-            rewards[i, 1] = 0.0
-            terminated[i] = False
+            _new_hand(
+                i, st, cards, deck, pub, rng, i, rules, blinds, board_cards, board_offset, first
+            )
 
 
 @njit(cache=True)
@@ -185,7 +199,7 @@ def _observe(st, cards, pub, rules, max_raises, raise_sizes, num_sizes, obs, mas
 @njit(cache=True)
 def _reset_all(st, cards, deck, pub, rng, rules, blinds, board_cards, board_offset, first):
     for i in range(st.shape[0]):
-        _new_hand(i, st, cards, deck, pub, rng, rules, blinds, board_cards, board_offset, first)
+        _new_hand(i, st, cards, deck, pub, rng, i, rules, blinds, board_cards, board_offset, first)
 
 
 class PokerVectorEnv(VectorEnvBase):
@@ -286,3 +300,205 @@ class PokerVectorEnv(VectorEnvBase):
             rewards=rewards,
             terminated=terminated,
         )
+
+
+# -- decision by decision with every legal action's child (simplex-gradient) -------------
+@njit(cache=True)
+def _deal_hands(live, st, cards, deck, pub, rng, rules, blinds, board_cards, board_offset, first):
+    """Deal every hand from the one generator ``rng[0]``, hand by hand."""
+    for i in range(st.shape[0]):
+        _new_hand(i, st, cards, deck, pub, rng, 0, rules, blinds, board_cards, board_offset, first)
+        live[i] = True
+
+
+@njit(cache=True)
+def _views_of(games, st, cards, pub, rules, max_raises, raise_sizes, num_sizes, obs, mask, who):
+    """The view and legal mask of the player to act in each listed hand (row ``j`` for
+    ``games[j]``)."""
+    num_hole = rules[0]
+    stack = rules[4]
+    for j in range(games.size):
+        i = games[j]
+        p = st[i, _PLAYER]
+        r = st[i, _ROUND]
+        who[j] = p
+        obs[j, :] = pub[i, :]
+        obs[j, p] = 1.0
+        for k in range(num_hole):
+            obs[j, 2 + cards[i, p * num_hole + k]] = 1.0
+        top = max(st[i, _C0], st[i, _C1])
+        mask[j, :] = 0
+        if st[i, _C0 + p] < top:
+            mask[j, 0] = 1
+        mask[j, 1] = 1
+        if st[i, _RAISES] < max_raises[r]:
+            for k in range(num_sizes[r]):
+                if stack < 0 or top + raise_sizes[r, k] <= stack:
+                    mask[j, 2 + k] = 1
+
+
+@njit(cache=True)
+def _children(
+    games, mask, st, cards, pub, rules, raise_sizes, action_offset, board_cards, hand, pow5,
+    flush, keys, values, low, span, succ, succ_index, known,
+):  # fmt: skip
+    """Every legal action's child in each listed hand, seen by the player who acts: its
+    view (the next row of ``succ``, whose index goes to ``succ_index``) or, where the
+    action ends the hand, the mover's return rescaled by ``low`` and ``span`` (in
+    ``known``). The hands are left as they were. Returns the rows written."""
+    num_hole = rules[0]
+    nda = rules[2]
+    num_rounds = rules[3]
+    saved = np.empty(st.shape[1], st.dtype)
+    rows = 0
+    for j in range(games.size):
+        i = games[j]
+        p = st[i, _PLAYER]
+        succ_index[j, :] = -1
+        known[j, :] = 0.0
+        saved[:] = st[i, :]
+        slot = action_offset[st[i, _ROUND]] + nda * st[i, _NACTS]
+        for a in range(nda):
+            if mask[j, a] == 0:
+                continue
+            result = _act(i, a, st, pub, raise_sizes, action_offset, nda, num_rounds, board_cards)
+            if result == 1:
+                r0 = _player0_return(i, st, cards, num_hole, hand, pow5, flush, keys, values)
+                known[j, a] = ((r0 if p == 0 else -r0) - low) / span
+            else:
+                succ[rows, :] = pub[i, :]
+                succ[rows, p] = 1.0
+                for k in range(num_hole):
+                    succ[rows, 2 + cards[i, p * num_hole + k]] = 1.0
+                succ_index[j, a] = rows
+                rows += 1
+            pub[i, slot + a] = 0.0
+            st[i, :] = saved
+    return rows
+
+
+@njit(cache=True)
+def _apply_hands(
+    games, actions, live, st, cards, deck, pub, rng, rules, board_cards, board_offset, first,
+    raise_sizes, action_offset, hand, pow5, flush, keys, values, returns,
+):  # fmt: skip
+    """Each listed hand's action, then its deal if the round closed (from ``rng[0]``,
+    hand by hand); a hand that ends records player 0's return."""
+    num_hole = rules[0]
+    nda = rules[2]
+    num_rounds = rules[3]
+    for j in range(games.size):
+        i = games[j]
+        result = _act(
+            i, actions[j], st, pub, raise_sizes, action_offset, nda, num_rounds, board_cards
+        )
+        if result == 2:
+            _deal(i, st, cards, deck, pub, rng, 0, rules, board_offset, first)
+        elif result == 1:
+            returns[i] = _player0_return(i, st, cards, num_hole, hand, pow5, flush, keys, values)
+            live[i] = False
+
+
+class PokerDecisions:
+    """``num_games`` hands of a limit poker game played decision by decision (numba),
+    with every legal action's child: what simplex-gradient self-play learns from in a
+    turn-based game.
+
+    All random numbers come from one PCG64 stream (a ``np.random.Generator``'s own,
+    taken before and given back after each call), in the order a loop over single
+    :class:`~nashzoo.games.poker.engine.PokerState` objects draws them: the deals hand by
+    hand, then per round of decisions one ``random()`` per action (hand by hand), then
+    the hands' next board cards hand by hand. A learner using this class plays the hands
+    that stepping the rules one state at a time plays with the same generator.
+
+    Args:
+        game: the rules (as :class:`PokerVectorEnv`: the 52-card deck, hands of 5 to 7
+            cards).
+        num_games: hands played at once.
+
+    Raises:
+        InvalidParameterError: not such a game, or ``num_games`` below 1.
+    """
+
+    def __init__(self, game: PokerGame, num_games: int) -> None:
+        n = check_int("num_games", num_games, 1, MAX_NUM_ENVS)
+        self._env = PokerVectorEnv(game, n)  # the hands' arrays and the game's tables
+        self.game = game
+        self.num_games = n
+        self.live = np.zeros(n, bool)
+        self.returns = np.zeros(n)  # player 0's return once a hand is over
+        self.observation_size = game.information_state_tensor_size
+        a = game.num_distinct_actions
+        self._succ = np.zeros((n * a, self.observation_size), np.float32)
+        self._rows = np.zeros((n, a), np.int64)
+        self._known = np.zeros((n, a), np.float32)
+        self._low = float(game.min_utility)
+        self._span = float(game.max_utility - game.min_utility)
+
+    @staticmethod
+    def _row(rng: np.random.Generator) -> np.ndarray:
+        try:
+            return generator_row(rng)
+        except TypeError as exc:
+            raise InvalidParameterError(f"PokerDecisions draws from {exc}") from None
+
+    def deal(self, rng: np.random.Generator) -> None:
+        """Start every hand (its cards drawn from ``rng``)."""
+        e, row = self._env, self._row(rng)
+        _deal_hands(
+            self.live, e._st, e._card_rows, e._deck, e._pub, row, e._rules, e._blinds,
+            e._board_cards, e._board_offset, e._first,
+        )  # fmt: skip
+        self.returns[:] = 0.0
+        write_back(rng, row)
+
+    def live_games(self) -> np.ndarray:
+        """The hands not over, in order."""
+        return np.flatnonzero(self.live)
+
+    def views(self, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The tensor, mask and seat of the player to act in each of ``games``."""
+        e = self._env
+        obs = np.empty((games.size, self.observation_size), np.float32)
+        mask = np.empty((games.size, self.game.num_distinct_actions), np.int8)
+        who = np.empty(games.size, np.int64)
+        _views_of(
+            games, e._st, e._card_rows, e._pub, e._rules, e._max_raises, e._raise_sizes,
+            e._num_sizes, obs, mask, who,
+        )  # fmt: skip
+        return obs, mask, who
+
+    def sample(self, probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One action per row of ``probs``, drawn from ``rng`` row by row."""
+        row = self._row(rng)
+        out = np.empty(probs.shape[0], np.int64)
+        sample_rows(np.ascontiguousarray(probs, np.float64), row, out)
+        write_back(rng, row)
+        return out
+
+    def children(
+        self, games: np.ndarray, mask: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every legal action's child (see :func:`_children`): ``(succ, index, known)``."""
+        e = self._env
+        rows = _children(
+            games, mask, e._st, e._card_rows, e._pub, e._rules, e._raise_sizes,
+            e._action_offset, e._board_cards, e._hand, _POW5, *e._tables, self._low,
+            self._span, self._succ, self._rows, self._known,
+        )  # fmt: skip
+        return (
+            self._succ[:rows].copy(),
+            self._rows[: games.size].copy(),
+            self._known[: games.size].copy(),
+        )
+
+    def apply(self, games: np.ndarray, actions: np.ndarray, rng: np.random.Generator) -> None:
+        """Each of ``games`` plays its action (and deals the next round's cards, from
+        ``rng``, where the action closed a round)."""
+        e, row = self._env, self._row(rng)
+        _apply_hands(
+            games, actions, self.live, e._st, e._card_rows, e._deck, e._pub, row, e._rules,
+            e._board_cards, e._board_offset, e._first, e._raise_sizes, e._action_offset,
+            e._hand, _POW5, *e._tables, self.returns,
+        )  # fmt: skip
+        write_back(rng, row)

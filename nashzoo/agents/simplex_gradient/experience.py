@@ -9,7 +9,8 @@ Two ways to play, the same games for the same generator:
   two-player game);
 * in bulk, where the game has arrays for it (the fighting card game:
   :class:`~nashzoo.vector.fighting_env.FightingExchanges`, one numba call per exchange
-  for all games). Both draw the same random numbers in the same order from the same
+  for all games; Limit Hold'em: :class:`~nashzoo.vector.poker_env.PokerDecisions`, one
+  per round of decisions). Both draw the same random numbers in the same order from the same
   generator and build the same tensors, so they return the same arrays (a test); the
   bulk way only costs far less per exchange.
 
@@ -72,9 +73,13 @@ class Decisions:
 
 
 def has_bulk_play(game: Game) -> bool:
-    """Whether ``game`` has arrays for bulk self-play (the fighting card game)."""
+    """Whether ``game`` has arrays for bulk self-play: the fighting card game, and limit
+    poker on the 52-card deck (Limit Hold'em)."""
     from nashzoo.games.fighting import FightingCardGame
+    from nashzoo.games.poker.engine import PokerGame
 
+    if isinstance(game, PokerGame):
+        return bool(game.standard_hands)
     return isinstance(game, FightingCardGame)
 
 
@@ -100,7 +105,9 @@ def play(
     """
     low, span = game.min_utility, game.max_utility - game.min_utility
     if bulk and has_bulk_play(game):
-        return _play_fighting(game, games, policy, rng, low, span)
+        if game.simultaneous:
+            return _play_fighting(game, games, policy, rng, low, span)
+        return _play_poker(game, games, policy, rng, low, span)
     return _play_states(game, games, policy, rng, low, span, cache or ObservationCache(game))
 
 
@@ -250,8 +257,45 @@ def _play_fighting(
         succ_rows += succ.shape[0]
         bulk.apply(live, actions, rng)
         live = bulk.live_games()
-    r0 = bulk.returns
-    finals = np.stack([(r0 - low) / span, (-r0 - low) / span], axis=1)
+    return _decisions(parts, bulk.returns, low, span)
+
+
+def _play_poker(
+    game: Any, count: int, policy: Policy, rng: np.random.Generator, low: float, span: float
+) -> Decisions:
+    from nashzoo.vector.poker_env import PokerDecisions
+
+    bulk = PokerDecisions(game, count)
+    bulk.deal(rng)
+    parts: dict[str, list[np.ndarray]] = {
+        k: [] for k in ("obs", "mask", "player", "action", "game", "index", "known", "succ")
+    }
+    succ_rows = 0
+    live = bulk.live_games()
+    while live.size:
+        obs, mask, players = bulk.views(live)
+        actions = bulk.sample(policy(obs, mask, players), rng)
+        succ, index, known = bulk.children(live, mask)
+        parts["obs"].append(obs)
+        parts["mask"].append(mask)
+        parts["player"].append(players)
+        parts["action"].append(actions)
+        parts["game"].append(live)
+        parts["index"].append(np.where(index >= 0, index + succ_rows, -1))
+        parts["known"].append(known)
+        parts["succ"].append(succ)
+        succ_rows += succ.shape[0]
+        bulk.apply(live, actions, rng)
+        live = bulk.live_games()
+    return _decisions(parts, bulk.returns, low, span)
+
+
+def _decisions(
+    parts: dict[str, list[np.ndarray]], returns0: np.ndarray, low: float, span: float
+) -> Decisions:
+    """The bulk loops' per-round arrays, joined; each successor's player is its
+    decision's."""
+    finals = np.stack([(returns0 - low) / span, (-returns0 - low) / span], axis=1)
     succ_all = np.concatenate(parts["succ"])
     index_all = np.concatenate(parts["index"])
     player_all = np.concatenate(parts["player"])
