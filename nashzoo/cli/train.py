@@ -128,15 +128,15 @@ def add_parser(sub: Any, *, learners: bool = True) -> None:
             "--measure-every",
             type=float,
             default=300.0,
-            help="on a game that does not compile: seconds of training between measured "
-            "points (default: %(default)s)",
+            help="seconds of training between measured points (default: %(default)s)",
         )
         q.add_argument(
             "--measure-deals",
             type=int,
-            default=100,
+            default=None,
             help="duplicate deals against each baseline per measured point, 0: none "
-            "(default: %(default)s)",
+            "(default: 100 on a game that does not compile; none on one that does, where "
+            "a number given measures both, on one plot)",
         )
         q.add_argument(
             "--lbr-hands",
@@ -190,6 +190,9 @@ def run(args: argparse.Namespace) -> int:
     except ImportError:
         pass
     learner = cls(game, config)
+    given_deals = args.measure_deals is not None
+    if not given_deals:
+        args.measure_deals = 100
     curves: dict[str, list[ConvergencePoint]] = {entry.name: []}
     state = {"exact": True, "best": float("inf"), "measured": -float("inf")}
     measured: list[Any] = []
@@ -253,7 +256,7 @@ def run(args: argparse.Namespace) -> int:
                     state["best"] = value
                     m.save(args.out)
                     kept = "  (best so far, saved)"
-        if not state["exact"]:
+        if not state["exact"] or given_deals:  # where it compiles: asked for, beside
             line += measure(m)
         if args.out and not (args.keep_best and state["exact"]):
             # at every measurement: an interrupted run keeps its work (with --keep-best on
@@ -268,7 +271,7 @@ def run(args: argparse.Namespace) -> int:
         callback_every=args.eval_every,
         progress=not args.quiet,
     )
-    if not state["exact"]:
+    if not state["exact"] or given_deals:
         line = measure(learner, final=True)
         if line:
             print(f"{learner.seconds:8.1f} s {learner.steps:>11,} {learner.step_unit}{line}")
@@ -277,10 +280,16 @@ def run(args: argparse.Namespace) -> int:
     elif args.out:
         print(f"saved to {learner.save(args.out)}")
     if args.plot:
-        if measured:
+        title = f"{entry.name} on {args.game}"
+        if measured and curves[entry.name]:  # a game that compiles, measured both ways
+            from nashzoo.eval.plots import plot_exact_and_measured
+
+            lines = [ConvergenceCurve(k, repr(game), tuple(v)) for k, v in curves.items()]
+            path = plot_exact_and_measured(lines, measured, args.plot, title=title)
+            print(f"plot written to {path}")
+        elif measured:
             from nashzoo.eval.plots import plot_measured
 
-            title = f"{entry.name} on {args.game}"
             print(f"plot written to {plot_measured(measured, args.plot, title=title)}")
         elif not curves[entry.name]:
             print("no plot: the game does not compile and nothing was measured")

@@ -11,6 +11,7 @@ from nashzoo.extras import require
 __all__ = [
     "plot_bound",
     "plot_convergence",
+    "plot_exact_and_measured",
     "plot_crosstable",
     "plot_panels",
     "plot_ratings",
@@ -248,6 +249,58 @@ def plot_search_curves(
     return path
 
 
+def plot_exact_and_measured(
+    curves: Sequence[Any], points: Sequence[Any], path: str | Path, *, title: str | None = None
+) -> Path:
+    """On a game that compiles, both measures of one run side by side against training
+    steps: exact exploitability (left, log scale) and the duplicate scores against the
+    baselines with their 95% intervals (right), so that the measured curve a big game
+    gets can be read against the exact one.
+
+    Returns:
+        ``path``.
+    """
+    plt = require_matplotlib()
+    fig, (ax_e, ax_d) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for curve in curves:
+        pts = [p for p in curve.points if p.exploitability > 0]
+        ax_e.plot([p.step for p in pts], [p.exploitability for p in pts], marker=".")
+        ax_e.lines[-1].set_label(curve.algorithm)
+    unit = points[0].step_unit if points else "steps"
+    ax_e.set_yscale("log")
+    ax_e.set_xlabel(unit)
+    ax_e.set_ylabel("exact exploitability (chips)")
+    ax_e.grid(True, which="both", alpha=0.3)
+    ax_e.legend()
+    _duplicate_panel(ax_d, points)
+    fig.suptitle(title or "", fontsize=10)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _duplicate_panel(ax: Any, points: Sequence[Any]) -> None:
+    """Each baseline's duplicate score with its 95% interval against training steps."""
+    names = list(dict.fromkeys(n for p in points for n in p.duplicate))
+    for name in names:
+        pts = [p for p in points if name in p.duplicate]
+        x = [p.step for p in pts]
+        mean = [p.duplicate[name][0] for p in pts]
+        lo = [p.duplicate[name][0] - p.duplicate[name][1] for p in pts]
+        hi = [p.duplicate[name][2] - p.duplicate[name][0] for p in pts]
+        ax.errorbar(x, mean, yerr=[lo, hi], marker=".", capsize=3, label=f"vs {name}")
+    ax.axhline(0.0, color="grey", linewidth=0.8)
+    unit = points[0].step_unit if points else "steps"
+    method = points[0].method if points else ""
+    ax.set_xlabel(unit)
+    ax.set_ylabel(f"duplicate score, chips per game ({method}, 95%)")
+    ax.grid(True, alpha=0.3)
+    if names:
+        ax.legend()
+
+
 def plot_measured(points: Sequence[Any], path: str | Path, *, title: str | None = None) -> Path:
     """A learner's measured curve (:class:`~nashzoo.eval.curves.MeasuredPoint`): the
     duplicate score against each baseline with its 95% interval (left) and LBR's bound
@@ -258,22 +311,8 @@ def plot_measured(points: Sequence[Any], path: str | Path, *, title: str | None 
     """
     plt = require_matplotlib()
     fig, (ax_d, ax_l) = plt.subplots(1, 2, figsize=(11, 4.2))
-    names = list(dict.fromkeys(n for p in points for n in p.duplicate))
-    for name in names:
-        pts = [p for p in points if name in p.duplicate]
-        x = [p.step for p in pts]
-        mean = [p.duplicate[name][0] for p in pts]
-        lo = [p.duplicate[name][0] - p.duplicate[name][1] for p in pts]
-        hi = [p.duplicate[name][2] - p.duplicate[name][0] for p in pts]
-        ax_d.errorbar(x, mean, yerr=[lo, hi], marker=".", capsize=3, label=f"vs {name}")
-    ax_d.axhline(0.0, color="grey", linewidth=0.8)
+    _duplicate_panel(ax_d, points)
     unit = points[0].step_unit if points else "steps"
-    method = points[0].method if points else ""
-    ax_d.set_xlabel(unit)
-    ax_d.set_ylabel(f"duplicate score, chips per game ({method}, 95%)")
-    ax_d.grid(True, alpha=0.3)
-    if names:
-        ax_d.legend()
     lbr = [p for p in points if p.lbr is not None]
     if lbr:
         ax_l.errorbar(

@@ -235,6 +235,24 @@ def test_cli_train_writes_agent_and_both_curves(tmp_path, capsys):
     assert loaded.iterations > 0 and loaded.config.entropy == 0.02
 
 
+def test_cli_train_measures_duplicate_scores_beside_exact_exploitability(tmp_path, capsys):
+    """Where the game compiles, --measure-deals measures the curve big games get (the
+    duplicate score against each baseline) beside exact exploitability, on one plot."""
+    from nashzoo.cli import main
+
+    plot = tmp_path / "both.png"
+    argv = ["train", "simplex-gradient", "fighting_cards_tiny", "--steps", "30", "--quiet"]
+    argv += ["--eval-every", "0.2", "--measure-every", "0.2", "--measure-deals", "40"]
+    assert main([*argv, "--plot", str(plot)]) == 0
+    text = capsys.readouterr().out.splitlines()
+    both = [t for t in text if "exploitability" in t and "vs heuristic" in t]
+    assert both and all("vs random" in t for t in both)
+    assert any(" 30 iterations" in t and "vs random" in t for t in text)  # the last point
+    assert plot.read_bytes()[:4] == b"\x89PNG"
+    main(["train", "simplex-gradient", "fighting_cards_tiny", "--steps", "5", "--quiet"])
+    assert "vs random" not in capsys.readouterr().out  # not asked for: exact only
+
+
 def _tampered(tmp_path, path, name, change):
     import torch
 
