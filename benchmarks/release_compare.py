@@ -9,7 +9,10 @@ Usage::
 
 Each measurement runs in a fresh interpreter whose ``PYTHONPATH`` selects the code (the
 same venv serves both). Goal (issues 10 and 11): env stepping and tournaments within 10%
-of the previous release, the others unchanged.
+of the previous release, the others unchanged. ``simplex-gradient`` (issue 34): exchanges
+learned from per second on the fighting game's default preset, each version with its own
+default settings (an exchange is two decisions whose successors are scored by f and
+enter g's update).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-MEASURES = ("env", "tournament", "exploitability", "nfsp")
+MEASURES = ("env", "tournament", "exploitability", "nfsp", "simplex-gradient")
 
 
 def measure(what: str) -> dict[str, float]:
@@ -82,6 +85,32 @@ def measure(what: str) -> dict[str, float]:
         episodes, seconds = nfsp.episodes, nfsp.seconds
         nfsp.train(seconds=20)
         out = {"episodes_per_s": (nfsp.episodes - episodes) / (nfsp.seconds - seconds)}
+    elif what == "simplex-gradient":
+        # self-play on the fighting game's default preset with each version's defaults:
+        # the decisions (two per exchange) whose successors were scored and entered g's
+        # update, per second of training
+        import torch
+
+        torch.set_num_threads(1)
+        from nashzoo.agents.simplex_gradient import SimplexGradient
+
+        sg = SimplexGradient(nashzoo.make_game("fighting_cards"))
+        count = [0]
+        learn = sg._learn_policy
+
+        def counting(batch):  # type: ignore[no-untyped-def]
+            count[0] += len(batch.player)
+            return learn(batch)
+
+        sg._learn_policy = counting  # type: ignore[method-assign]
+        sg.train(seconds=5)
+        games, seconds, decisions = sg.episodes, sg.seconds, count[0]
+        sg.train(seconds=30)
+        spent = sg.seconds - seconds
+        out = {
+            "exchanges_per_s": (count[0] - decisions) / 2 / spent,
+            "games_per_s": (sg.episodes - games) / spent,
+        }
     return out
 
 

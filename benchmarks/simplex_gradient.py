@@ -11,11 +11,13 @@ Sections (``--section``, default all, run in this order):
               temperature, step and learning rate: iterations per second, exploitability.
 ``fp``        XFP against sample-based FSP on 6-card and 60-card Leduc (30 ranks x 2
               suits, 15.5 M histories), exploitability against seconds, one plot.
-``learners``  simplex-gradient (average and last policy, each variant), NFSP and CFR+
-              (reference) on the smallest fighting preset and on Leduc, exploitability
-              against seconds; on the default preset (which does not compile), duplicate
-              head-to-head matches with 95% CIs between simplex-gradient, NFSP, the
-              scripted heuristic and random after equal training time.
+``learners``  simplex-gradient (average and last policy, each variant of the design:
+              log-difference, unprojected, per-seat model pairs, magnet, TD targets,
+              direct parametrisation), NFSP and CFR+ (reference) on the small fighting
+              preset and on Leduc, exploitability against seconds.
+``profile``   where one iteration's time goes on the default fighting preset.
+``throughput``, ``default``, ``holdem``: issue 34's sections on games that do not compile
+              (:mod:`benchmarks.simplex_gradient_large`).
 
 Goals (issue 13): the best simplex-gradient variant's average policy at 10 minutes at most
 NFSP's exploitability on the small preset, and the lower end of its 95% CI above 0 against
@@ -292,8 +294,6 @@ def learners(
     minutes_small: float,
     minutes_variants: float,
     minutes_leduc: float,
-    minutes_default: float,
-    deals: int,
     plot: Path,
 ) -> list[str]:
     import matplotlib
@@ -303,18 +303,18 @@ def learners(
 
     import nashzoo
     from nashzoo.agents.nfsp import NFSP
-    from nashzoo.agents.random_agent import RandomAgent
-    from nashzoo.agents.scripted import FightingHeuristicAgent
     from nashzoo.agents.simplex_gradient import SimplexGradient, SimplexGradientConfig
-    from nashzoo.eval.matches import head_to_head
 
     variants = {
-        "sg entropy 0.05": SimplexGradientConfig(),
+        "sg defaults": SimplexGradientConfig(),
         "sg unregularised": SimplexGradientConfig(entropy=0.0),
         "sg magnet (uniform, 0.1)": SimplexGradientConfig(
             entropy=0.0, magnet="uniform", magnet_strength=0.1
         ),
         "sg log-difference": SimplexGradientConfig(reward="log_difference"),
+        "sg unprojected": SimplexGradientConfig(projected=False),
+        "sg per-seat model pairs": SimplexGradientConfig(seat_models=True),
+        "sg TD(0.5) targets": SimplexGradientConfig(td_lambda=0.5),
         "sg direct probabilities": SimplexGradientConfig(parametrisation="direct", policy_lr=0.1),
     }
     lines: list[str] = []
@@ -339,7 +339,7 @@ def learners(
         runs: dict[str, tuple[float, SimplexGradientConfig | None]] = {
             name: (minutes_variants, cfg) for name, cfg in variants.items()
         }
-        runs["sg entropy 0.05"] = (long_minutes, variants["sg entropy 0.05"])
+        runs["sg defaults"] = (long_minutes, variants["sg defaults"])
         runs["nfsp"] = (long_minutes, None)
         for name, (minutes, cfg) in runs.items():
             print(f"\n{env_id}: {name} for {minutes} min", flush=True)
@@ -389,46 +389,18 @@ def learners(
     fig.tight_layout()
     fig.savefig(plot, dpi=110)
 
-    # default preset: head-to-head after equal training time
-    env_id = "nashzoo/fighting_cards-v0"
-    game = nashzoo.make_game(env_id)
-    print(f"\n{env_id}: simplex-gradient and NFSP, {minutes_default} min each", flush=True)
-    sg = SimplexGradient(game).train(seconds=minutes_default * 60, progress=True)
-    nfsp = NFSP(game).train(seconds=minutes_default * 60, progress=True)
-    agents = {
-        "simplex-gradient": sg.agent(seed=1),
-        "nfsp": nfsp.agent(seed=2),
-        "heuristic": FightingHeuristicAgent(game),
-        "random": RandomAgent(seed=3),
-    }
-    lines += [
-        "",
-        f"### {env_id} (does not compile): duplicate head-to-head, {deals:,} deals x 2 seats",
-        "",
-        f"Training: simplex-gradient {sg.iterations:,} iterations in {sg.seconds:.0f} s, NFSP "
-        f"{nfsp.episodes:,} episodes in {nfsp.seconds:.0f} s.",
-        "",
-        "| A | B | A's mean score | 95% CI |",
-        "|---|---|---:|---|",
-    ]
-    names = list(agents)
-    for i, a in enumerate(names):
-        for b in names[i + 1 :]:
-            r = head_to_head(game, agents[a], agents[b], deals=deals, seed=11)
-            lines.append(f"| {a} | {b} | {r.mean:+.3f} | {r.ci95[0]:+.3f} .. {r.ci95[1]:+.3f} |")
-            print(lines[-1], flush=True)
     return lines
 
 
 PROFILE_PARTS = {
     # the part of one iteration each function's cumulative time belongs to (outermost
     # first: a part's time excludes the parts listed after it that it calls)
-    "forward passes while playing (g)": ("selfplay.py", "probabilities"),
-    "information-state tensors (views)": ("selfplay.py", "_view"),
+    "self-play: forward passes of g": ("selfplay.py", "_policy_numpy"),
     "learning f (value steps)": ("selfplay.py", "_learn_value"),
-    "scoring successors with f (forward)": ("selfplay.py", "action_scores"),
+    "scoring decisions and successors with f (forward)": ("selfplay.py", "action_scores"),
     "learning g (policy steps, scoring excluded)": ("selfplay.py", "_learn_policy"),
     "learning the average network": ("selfplay.py", "_learn_average"),
+    "storing f's targets": ("selfplay.py", "_store_values"),
 }
 
 
@@ -442,7 +414,7 @@ def profile(iterations: int) -> list[str]:
     from nashzoo.agents.simplex_gradient import SimplexGradient
 
     sg = SimplexGradient(nashzoo.make_game("fighting_cards"))
-    sg.iterate()  # imports and first calls off the clock
+    sg.iterate()  # imports, numba and first calls off the clock
     profiler = cProfile.Profile()
     start = time.perf_counter()
     profiler.enable()
@@ -456,45 +428,22 @@ def profile(iterations: int) -> list[str]:
         return sum(v[3] for (f, _, n), v in stats.items() if f.endswith(file) and n == name)
 
     parts = {label: cumulative(*where) for label, where in PROFILE_PARTS.items()}
-    play = cumulative("selfplay.py", "_play_iteration")
-    succ = cumulative("selfplay.py", "_successors")
-    # the tensors built for successors: the time of _view (or of the rules' own tensor,
-    # where successors build theirs directly) from that one caller
-    succ_views = sum(
-        timing[3]
-        for (f, _, n), v in stats.items()
-        if n in ("_view", "information_state_indices", "information_state_tensor")
-        for caller, timing in v[4].items()
-        if caller[0].endswith("selfplay.py") and caller[2] == "_successors"
-    )
-    views_from_successors = sum(
-        timing[3]
-        for (f, _, n), v in stats.items()
-        if n == "_view"
-        for caller, timing in v[4].items()
-        if caller[0].endswith("selfplay.py") and caller[2] == "_successors"
-    )
-    views = parts.pop("information-state tensors (views)")
-    scoring = parts["scoring successors with f (forward)"]
+    play = cumulative("experience.py", "play")
+    scoring = parts["scoring decisions and successors with f (forward)"]
     rows = {
-        "rules stepping and the play loop (Python)": play
-        - parts["forward passes while playing (g)"]
-        - (views - views_from_successors)
-        - succ,
-        "successors: clone and step (their tensors excluded)": succ - succ_views,
-        "successors: information-state tensors": succ_views,
-        "decisions: information-state tensors": views - views_from_successors,
+        "self-play: the rules, views and successors (numba) and bookkeeping": play
+        - parts["self-play: forward passes of g"],
         **parts,
         "learning g (policy steps, scoring excluded)": parts[
             "learning g (policy steps, scoring excluded)"
         ]
         - scoring,
     }
-    decisions = sg.config.batch_games * iterations
+    games = sg.config.batch_games * iterations
     lines = [
         f"{iterations} iterations of {sg.config.batch_games} games on the default preset: "
-        f"{wall:.1f} s under the profiler ({wall / iterations:.2f} s per iteration, "
-        f"{decisions / wall:,.0f} games/s)",
+        f"{wall:.1f} s under the profiler ({wall / iterations:.3f} s per iteration, "
+        f"{games / wall:,.0f} games/s)",
         "",
         "| part of an iteration | seconds | share |",
         "|---|---:|---:|",
@@ -502,7 +451,7 @@ def profile(iterations: int) -> list[str]:
     for label, seconds in rows.items():
         lines.append(f"| {label} | {seconds:.2f} | {seconds / wall:.0%} |")
     rest = wall - sum(rows.values())
-    lines.append(f"| the rest (iteration loop, buffers, numpy) | {rest:.2f} | {rest / wall:.0%} |")
+    lines.append(f"| the rest (iteration loop, numpy) | {rest:.2f} | {rest / wall:.0%} |")
     return lines
 
 
@@ -511,7 +460,9 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     p.add_argument(
-        "--section", action="append", choices=["tabular", "gemp", "fp", "learners", "profile"]
+        "--section",
+        action="append",
+        choices=["tabular", "gemp", "fp", "learners", "profile", "throughput", "default", "holdem"],
     )
     p.add_argument("--profile-iterations", type=int, default=20)
     p.add_argument("--kuhn-iterations", type=int, default=20_000)
@@ -527,11 +478,18 @@ def main() -> None:
     )
     p.add_argument("--variant-minutes", type=float, default=2.0)
     p.add_argument("--leduc-minutes", type=float, default=3.0)
-    p.add_argument("--default-minutes", type=float, default=5.0)
-    p.add_argument("--deals", type=int, default=2000)
+    p.add_argument("--deals", type=int, default=2000, help="per match of default, holdem")
+    p.add_argument("--before", help="throughput: a checkout of the code to compare with")
+    p.add_argument("--large-minutes", type=float, default=30.0, help="default: per learner")
+    p.add_argument("--holdem-minutes", type=float, default=60.0)
+    p.add_argument("--lbr-hands", type=int, default=200, help="holdem: LBR hands per agent")
+    p.add_argument("--save", type=Path, help="default, holdem: save the trained learners here")
     args = p.parse_args()
     one_thread()
     sections = args.section or ["tabular", "gemp", "fp", "learners", "profile"]
+    large = {"throughput", "default", "holdem"} & set(sections)
+    if "throughput" in sections and not args.before:
+        p.error("--section throughput needs --before DIR (a checkout to compare with)")
     print(machine_line())
     out: list[str] = []
 
@@ -583,8 +541,6 @@ def main() -> None:
                     args.minutes,
                     args.variant_minutes,
                     args.leduc_minutes,
-                    args.default_minutes,
-                    args.deals,
                     HERE / "simplex_gradient.png",
                 ),
             ]
@@ -596,6 +552,45 @@ def main() -> None:
                 "## Where a simplex-gradient iteration's time goes (issue 34)",
                 "",
                 *profile(args.profile_iterations),
+            ]
+        )
+    if large:
+        from benchmarks import simplex_gradient_large as big
+
+    if "throughput" in sections:
+        report(
+            [
+                "",
+                "## Simplex-gradient throughput on the default fighting preset (issue 34)",
+                "",
+                *big.throughput(args.before),
+            ]
+        )
+    if "default" in sections:
+        report(
+            [
+                "",
+                f"## Simplex-gradient and NFSP on the default fighting preset, "
+                f"{args.large_minutes:g} minutes each (issue 34)",
+                "",
+                *big.default_preset(
+                    args.large_minutes, args.deals, HERE / "simplex_gradient_default.png", args.save
+                ),
+            ]
+        )
+    if "holdem" in sections:
+        report(
+            [
+                "",
+                f"## Simplex-gradient on Limit Hold'em, {args.holdem_minutes:g} minutes (issue 34)",
+                "",
+                *big.holdem(
+                    args.holdem_minutes,
+                    args.deals,
+                    args.lbr_hands,
+                    HERE / "simplex_gradient_holdem.png",
+                    args.save,
+                ),
             ]
         )
     print("\n" + machine_line())

@@ -12,7 +12,9 @@
    exact expected scores beside the sampled ones.
 3. Measures the exact exploitability of every agent.
 4. Plays the fighting-card game's small preset: CFR+ solves it, simplex-gradient and NFSP
-   learn it by self-play, every agent's exact exploitability, a duplicate round robin.
+   learn it by self-play, every agent's exact exploitability, a duplicate round robin;
+   then its default preset, too big to compile: simplex-gradient and NFSP against the
+   scripted heuristic and random.
 5. Plays heads-up Limit Texas Hold'em: random, the rule-based agent, NFSP (self-play)
    and MaskablePPO (against random) in a duplicate round robin, scored in mbb/game, and
    bounds each agent's exploitability from below by local best response; then MT-ISMCTS
@@ -64,6 +66,7 @@ NFSP_SECONDS = 30.0
 SIMPLEX_GRADIENT_SECONDS = 30.0
 FIGHTING_GAME = "nashzoo/fighting_cards_small-v0"
 FIGHTING_SECONDS = 30.0  # per learner on the fighting-card preset
+FIGHTING_DEFAULT_SECONDS = 25.0  # per learner on the default preset (does not compile)
 PPO_STEPS = 8192
 HOLDEM_GAME = "nashzoo/limit_holdem-v0"
 HOLDEM_SECONDS = 40.0  # NFSP self-play on Limit Hold'em
@@ -254,6 +257,61 @@ def fighting_cards(out: Path, scale: float, deals: int) -> list[str]:
         "|---|---|---:|---|",
     ]
     return lines + round_robin_lines(result, "fighting_cards", scale=1.0, digits=3)
+
+
+def fighting_cards_default(out: Path, scale: float, deals: int) -> list[str]:
+    """The fighting-card game's default preset, too big to compile (the game simplex-
+    gradient self-play was designed for): simplex-gradient and NFSP train for the same
+    time, then a duplicate round robin (CRN) with the scripted heuristic and random.
+    Returns the report's lines."""
+    game_id = "nashzoo/fighting_cards-v0"
+    game = nashzoo.make_game(game_id)
+    folder = out / "fighting_cards_default"
+    folder.mkdir(exist_ok=True)
+    specs = {"heuristic": "heuristic", "random": "random"}
+    budget = []
+    try:
+        import torch
+    except ImportError:
+        print("torch not installed: the default preset has the heuristic and random only")
+    else:
+        torch.set_num_threads(1)
+        from nashzoo.agents.nfsp import NFSP
+        from nashzoo.agents.simplex_gradient import SimplexGradient
+
+        seconds = max(FIGHTING_DEFAULT_SECONDS * scale, 1.0)
+        sg = SimplexGradient(game).train(seconds=seconds, progress=True)
+        specs["simplex-gradient"] = str(sg.save(folder / "simplex-gradient.pt"))
+        nfsp = NFSP(game).train(seconds=seconds, progress=True)
+        specs["nfsp"] = str(nfsp.save(folder / "nfsp.pt"))
+        budget = [
+            f"Training, {seconds:.0f} s each: simplex-gradient {sg.episodes:,} games "
+            f"({sg.iterations:,} iterations), NFSP {nfsp.episodes:,} episodes (both in the "
+            "batched numba rules).",
+            "",
+        ]
+    config = TournamentConfig(
+        game=game_id,
+        deals=deals,
+        block_size=max(deals // 4, 1),
+        seed=0,
+        agents=tuple((k, AgentSpec(v)) for k, v in specs.items()),
+        variance_reduction="crn",
+    )
+    result = run_tournament(config, folder / "results.sqlite", progress=True, bootstrap=100)
+    write_tournament_report(result, folder / "tournament")
+    lines = [
+        "",
+        f"## Fighting cards, default preset ({game_id}: too big to compile)",
+        "",
+        *budget,
+        f"Duplicate round robin ({deals} deals x 2 seats per pairing, common random "
+        "numbers; mean score of the row agent, 95% CI):",
+        "",
+        "| A | B | A's score | 95% CI |",
+        "|---|---|---:|---|",
+    ]
+    return lines + round_robin_lines(result, "fighting_cards_default", scale=1.0, digits=3)
 
 
 def limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
@@ -574,6 +632,7 @@ def main() -> None:
         "Tournament report with ratings plot: [tournament/index.html](tournament/index.html)",
     ]
     lines += fighting_cards(out, args.scale, max(args.deals // 3, 10))
+    lines += fighting_cards_default(out, args.scale, max(args.deals // 2, 10))
     lines += limit_holdem(out, args.scale, max(args.deals, 10))
     lines += [
         "",

@@ -58,6 +58,10 @@ def test_demo_runs_with_a_tiny_budget(tmp_path):
     for agent in ("cfr+", "random", "simplex-gradient", "nfsp"):
         assert fighting.count(f"| {agent} |") >= 3, agent
     assert "| simplex-gradient (last) |" in fighting
+    # issue 34: the default preset, where simplex-gradient and NFSP meet the heuristic
+    default = report[report.index("## Fighting cards, default preset") :]
+    for agent in ("simplex-gradient", "nfsp", "heuristic", "random"):
+        assert default.count(f"| {agent} |") >= 2, agent  # round robin, ratings
     # issue 15: Limit Hold'em, a duplicate round robin of random, rules, NFSP and SB3
     holdem = report[report.index("## Limit Texas Hold'em") :]
     for agent in ("random", "poker-rules", "nfsp", "ppo-vs-random"):

@@ -147,10 +147,12 @@ def test_learning_on_the_tiny_fighting_preset_beats_uniform():
     game = fighting_cards_tiny()
     tree = compile_game(game)
     uniform = nash_conv_array(tree, TabularPolicy.uniform(tree).probs) / 2  # 0.30
-    learner = SimplexGradient(game, SimplexGradientConfig(seed=1))
+    # entropy 0.05: on this two-exchange preset the default 0.02 at policy_lr 4.0
+    # oscillates (0.24-0.47 after 800 iterations, seeds 1-2; 0.05: 0.07-0.09)
+    learner = SimplexGradient(game, SimplexGradientConfig(seed=1, entropy=0.05))
     learner.train(steps=400)
     average = learner.exploitability()
-    # measured 0.145 after 400 iterations (17 s); the margin: 40% below uniform
+    # measured 0.106 after 400 iterations; the margin: 40% below uniform
     assert average < 0.6 * uniform
 
 
@@ -432,3 +434,22 @@ def test_batched_successor_scoring_is_one_at_a_time_scoring():
             assert scores[k, a] == pytest.approx(value - base, abs=1e-6)
             checked += 1
     assert checked > 100
+
+
+@pytest.mark.slow
+def test_a_short_run_on_the_default_fighting_preset_beats_random():
+    """The game the learner was designed for, too big to compile: 800 iterations of the
+    defaults (about 25 s here) beat the uniform random player in 600 duplicate deals
+    (measured +0.108, 95% CI [+0.055, +0.162]; the test asks the interval's lower end to
+    be above 0). 300 iterations do not yet (+0.007 [-0.067, +0.081])."""
+    import nashzoo
+    from nashzoo.agents.random_agent import RandomAgent
+    from nashzoo.eval.matches import head_to_head
+
+    game = nashzoo.make_game("fighting_cards")
+    learner = SimplexGradient(game, SimplexGradientConfig(seed=0)).train(steps=800)
+    result = head_to_head(
+        game, learner.agent(seed=1), RandomAgent(seed=2), deals=600, seed=3,
+        variance_reduction="crn",
+    )  # fmt: skip
+    assert result.ci95[0] > 0.0, result

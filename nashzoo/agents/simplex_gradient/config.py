@@ -21,9 +21,12 @@ __all__ = ["SimplexGradientConfig"]
 class SimplexGradientConfig(Config):
     """Hyper-parameters of simplex-gradient self-play.
 
-    The defaults are the variant that learned best on the fighting-card presets here
-    (plain SGD on g at 1.0, entropy 0.05); ``entropy=0`` is the design note's
-    unregularised dynamics, whose last iterate cycles.
+    The defaults are the variant that learned best across the games measured here (plain
+    SGD on g at 4.0, entropy 0.02; 2-minute runs, seed 0, average policy: exploitability
+    0.016 on the small fighting preset and 0.37 on Leduc, +0.04 against the scripted
+    heuristic on the default preset, where the earlier 1.0 / 0.05 gave 0.042, 1.00 and
+    -0.11; entropy 0.01 or less at 4.0 stalled on Leduc at 1.6-2.1). ``entropy=0`` is the
+    design note's unregularised dynamics, whose last iterate cycles.
 
     Attributes:
         hidden_sizes: hidden layer widths of the three networks (ReLU MLPs).
@@ -67,11 +70,11 @@ class SimplexGradientConfig(Config):
     reward: str = choice("difference", ("difference", "log_difference"))
     parametrisation: str = choice("softmax", ("softmax", "direct"))
     projected: bool = flag(True)
-    entropy: float = number(0.05, low=0.0)
+    entropy: float = number(0.02, low=0.0)
     magnet: str = choice("none", ("none", "uniform", "average"))
     magnet_strength: float = number(0.0, low=0.0)
     policy_optimizer: str = choice("sgd", ("sgd", "adam"))
-    policy_lr: float = number(1.0, low=0.0, low_inclusive=False)
+    policy_lr: float = number(4.0, low=0.0, low_inclusive=False)
     value_lr: float = number(1e-3, low=0.0, low_inclusive=False)
     average_lr: float = number(1e-3, low=0.0, low_inclusive=False)
     policy_steps: int = integer(1, low=1)
