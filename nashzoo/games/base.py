@@ -180,6 +180,13 @@ class Game(ABC):
         without enumerating the tree; ``None`` when the game cannot tell."""
         return None
 
+    def information_state_summary_columns(self) -> np.ndarray | None:
+        """The columns of the information-state tensor that summarise the state as its
+        player sees it now (hands, counts, scores) without the order of the events that
+        led there; ``None`` when the game names none. A learner may read only these
+        (a smaller input, no longer perfect recall)."""
+        return None
+
     def histories_lower_bound(self) -> int | None:
         """A number of histories the tree certainly exceeds or reaches, computed from the
         parameters (the exact count where :meth:`count_histories` knows it); ``None``

@@ -227,6 +227,13 @@ class FightingCardGame(Game):
         )
         """Where each block of the information-state tensor starts (module docstring)."""
 
+    def information_state_summary_columns(self) -> np.ndarray:
+        """Every block before the exchanges (observer, hand, both discard piles, the
+        opponent's hand size, both hit points, the hand dealt): what the player holds
+        and knows now; the ordered exchanges are left out (own draws follow from hand,
+        deal and discards)."""
+        return np.arange(self.tensor_layout.exchanges)
+
     def histories_lower_bound(self) -> int:
         """The histories up to the first exchange (the deals, both cards) and, where no
         first exchange can end the game, the two draws after it: every deal is a

@@ -453,3 +453,35 @@ def test_a_short_run_on_the_default_fighting_preset_beats_random():
         variance_reduction="crn",
     )  # fmt: skip
     assert result.ci95[0] > 0.0, result
+
+
+def test_summary_inputs_read_the_present_without_the_order_of_exchanges():
+    """inputs='summary': the networks read the columns the game names (the fighting
+    game's blocks before the exchanges: 74 of the default preset's 434), the agent still
+    takes the whole observation; a game that names none is refused by name."""
+    import nashzoo
+    from nashzoo.games.fighting import FightingCardGame
+
+    game = FightingCardGame()
+    columns = game.information_state_summary_columns()
+    assert columns.size == game.tensor_layout.exchanges == 74
+    learner = SimplexGradient(game, SimplexGradientConfig(inputs="summary", seed=0))
+    assert learner.value_net[0].in_features == 74 == learner.average_net[0].in_features
+    learner.train(steps=3)
+    env = nashzoo.make("nashzoo/fighting_cards-v0")
+    env.reset(seed=0)
+    observation, _, _, _, info = env.last()
+    assert observation["observation"].shape == (434,)
+    probs = learner.agent(seed=0).action_probabilities(observation, info)
+    assert probs.sum() == pytest.approx(1.0) and (probs[observation["action_mask"] == 0] == 0).all()
+    # the same rows differing only in the exchanges' block give the same output
+    row = observation["observation"].copy()
+    other = row.copy()
+    other[columns.size :] = 1.0 - other[columns.size :]
+    mask = observation["action_mask"][None]
+    assert np.array_equal(
+        learner.probabilities(row[None], mask, players=np.array([0])),
+        learner.probabilities(other[None], mask, players=np.array([0])),
+    )
+    with pytest.raises(InvalidParameterError, match="inputs='summary' needs a game"):
+        SimplexGradient(nashzoo.make_game("leduc_holdem"), SimplexGradientConfig(inputs="summary"))

@@ -62,6 +62,10 @@ class SimplexGradientConfig(Config):
             outcomes and scoring that seat's successors), instead of one f and one g
             shared by both seats (the tensor says which seat observes). f and g never
             share a layer either way; the average policy stays one network.
+        inputs: what the networks read: ``"tensor"`` (the whole information-state
+            tensor, perfect recall) or ``"summary"`` (the columns the game names as a
+            summary of the present, ``Game.information_state_summary_columns``: the
+            fighting game's 74 of 434, without the order of the exchanges).
         seed: seed of every random choice (networks, self-play, buffers).
     """
 
@@ -85,4 +89,5 @@ class SimplexGradientConfig(Config):
     td_lambda: float = number(1.0, low=0.0, high=1.0)
     reservoir_capacity: int = integer(200_000, low=1)
     seat_models: bool = flag(False)
+    inputs: str = choice("tensor", ("tensor", "summary"))
     seed: int | None = seed_field(0)

@@ -122,7 +122,16 @@ class SimplexGradient:
             seed = int(np.random.SeedSequence().generate_state(1)[0] % 2**31)
         torch.manual_seed(seed)
         self.rng = np.random.default_rng(seed)
-        n, a = game.information_state_tensor_size, game.num_distinct_actions
+        self._columns = None
+        if cfg.inputs == "summary":
+            self._columns = game.information_state_summary_columns()
+            if self._columns is None:
+                raise InvalidParameterError(
+                    f"SimplexGradientConfig.inputs='summary' needs a game that names its "
+                    f"summary columns; {game!r} does not (use inputs='tensor')."
+                )
+        a = game.num_distinct_actions
+        n = game.information_state_tensor_size if self._columns is None else self._columns.size
         self.value_net = mlp(torch, [n, *cfg.hidden_sizes, 1])
         self.policy_net = mlp(torch, [n, *cfg.hidden_sizes, a])
         self.value_nets = [self.value_net]  # per seat under seat_models, else one shared
@@ -153,6 +162,11 @@ class SimplexGradient:
         self.episodes = 0
         self.seconds = 0.0
 
+    def _features(self, rows: np.ndarray) -> np.ndarray:
+        """What the networks read of information-state tensors (``config.inputs``)."""
+        rows = np.asarray(rows, np.float32)
+        return rows if self._columns is None else rows[:, self._columns]
+
     # -- policies ----------------------------------------------------------------------------
     def probabilities(
         self,
@@ -170,7 +184,7 @@ class SimplexGradient:
             InvalidParameterError: ``seat_models`` and the last policy without ``players``.
         """
         torch = _torch()
-        rows = np.asarray(obs, np.float32)
+        rows = self._features(obs)
         with torch.no_grad():
             m = torch.from_numpy(np.asarray(mask).astype(bool))
             if average:
@@ -238,7 +252,7 @@ class SimplexGradient:
             return np.zeros(0)
         torch = _torch()
         with torch.no_grad():
-            logits = self._outputs(self.value_nets, rows, players)[:, 0]
+            logits = self._outputs(self.value_nets, self._features(rows), players)[:, 0]
             return torch.sigmoid(logits).double().numpy()
 
     # -- self-play ---------------------------------------------------------------------------
@@ -274,6 +288,7 @@ class SimplexGradient:
     def _store_values(self, targets: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
         """Append f's targets to the ring buffer, in order (the oldest overwritten)."""
         obs, value, player = targets
+        obs = self._features(obs)
         cap = self.config.value_capacity
         m = value.size
         if m > cap:  # only the last ``cap`` would survive
@@ -322,7 +337,7 @@ class SimplexGradient:
         torch = _torch()
         cfg = self.config
         f = torch.from_numpy(self.action_scores(batch))
-        x = torch.from_numpy(batch.obs)
+        x = torch.from_numpy(self._features(batch.obs))
         m = torch.from_numpy(batch.mask.astype(bool))
         magnet = None
         if cfg.magnet == "uniform":
@@ -359,7 +374,7 @@ class SimplexGradient:
         the network fits the time-average of g (as NFSP's average network does)."""
         torch = _torch()
         cfg = self.config
-        self.reservoir.add(self.rng, batch.obs, batch.mask, batch.action)
+        self.reservoir.add(self.rng, self._features(batch.obs), batch.mask, batch.action)
         for _ in range(cfg.average_steps):
             o, mk, actions = self.reservoir.sample(self.rng, cfg.batch_size)
             logits = self.average_net(torch.from_numpy(o)).masked_fill(~torch.from_numpy(mk), -1e9)
