@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from nashzoo.agents.cfr.base import TabularSolver
@@ -25,6 +28,8 @@ def run_solver(
     points: int = 30,
     target: float | None = None,
     progress: bool = False,
+    measure: Callable[[TabularSolver], float] | None = None,
+    policy: Callable[[TabularSolver], Any] | None = None,
 ) -> ConvergenceCurve:
     """Run ``solver`` for ``iterations`` more iterations, measuring exploitability at about
     ``points`` log-spaced checkpoints.
@@ -35,6 +40,9 @@ def run_solver(
         points: checkpoints on the curve.
         target: stop at the first checkpoint whose exploitability is <= ``target``.
         progress: show a tqdm progress bar with the current exploitability.
+        measure: the exploitability of ``solver``'s average policy (default
+            ``solver.exploitability()``; a card abstraction measures it in the real game).
+        policy: the curve's final policy (default ``solver.average_policy()``).
 
     Returns:
         The :class:`ConvergenceCurve`.
@@ -63,7 +71,7 @@ def run_solver(
         if bar is not None:
             bar.update(wanted)
         done = mark
-        expl = solver.exploitability()
+        expl = solver.exploitability() if measure is None else measure(solver)
         curve.append(ConvergencePoint(solver.iteration, solver.seconds, expl, "iterations"))
         if bar is not None:
             bar.set_postfix(exploitability=f"{expl:.3g}")
@@ -71,6 +79,5 @@ def run_solver(
             break
     if bar is not None:
         bar.close()
-    return ConvergenceCurve(
-        solver.name, repr(solver.tree.game), tuple(curve), solver.average_policy()
-    )
+    final = solver.average_policy() if policy is None else policy(solver)
+    return ConvergenceCurve(solver.name, repr(solver.tree.game), tuple(curve), final)
