@@ -97,13 +97,25 @@ def _loaded_policy(path: str, stamp: int, game: Game) -> Any:
     return TabularPolicy.load(path, game=game)
 
 
+@functools.lru_cache(maxsize=16)
+def _loaded_abstract_policy(path: str, stamp: int, game: Game) -> Any:
+    from nashzoo.agents.cfr.abstract import AbstractPolicy
+
+    return AbstractPolicy.load(path, game)
+
+
 def _tabular_file(game: Game, path: str | None) -> Any:
+    from nashzoo.agents.cfr.abstract import AbstractionAgent, is_abstract_policy_file
     from nashzoo.agents.cfr.agent import TabularPolicyAgent
 
     file = Path(str(path))
     if not file.is_file():
         raise FileNotFoundError(f"No policy file at {file}")
-    policy = _loaded_policy(str(file.resolve()), file.stat().st_mtime_ns, game)
+    stamp = file.stat().st_mtime_ns
+    if file.suffix == ".npz" and is_abstract_policy_file(file):  # a card abstraction's
+        policy = _loaded_abstract_policy(str(file.resolve()), stamp, game)
+        return AbstractionAgent(policy, game, name=file.stem)
+    policy = _loaded_policy(str(file.resolve()), stamp, game)
     return TabularPolicyAgent(policy, name=file.stem)
 
 
@@ -256,7 +268,8 @@ def _register() -> None:
         AgentFamily(
             "tabular-file",
             _tabular_file,
-            "a saved TabularPolicy (.npz or .json)",
+            "a saved TabularPolicy (.npz or .json), or a policy solved on a card "
+            "abstraction (.npz, from `nashzoo solve ... --abstraction`)",
             needs_tree=True,
             suffixes=(".npz", ".json"),
         )

@@ -1,4 +1,5 @@
-"""``nashzoo solve GAME``: tabular solvers with their exploitability curves."""
+"""``nashzoo solve GAME``: tabular solvers with their exploitability curves, on the game
+or on a card abstraction of it (``--abstraction``)."""
 
 from __future__ import annotations
 
@@ -6,24 +7,63 @@ import argparse
 from typing import Any
 
 from nashzoo.cli.common import add_param_option, out_path, parse_params, print_curve
+from nashzoo.errors import GameTooLargeError, InvalidParameterError
 
 
 def run(args: argparse.Namespace) -> int:
-    from nashzoo.agents import get_family
-    from nashzoo.agents.cfr import make_solver
-    from nashzoo.agents.cfr.run import run_solver
     from nashzoo.envs import make_game
     from nashzoo.tree import compile_game
 
     game = make_game(args.game, **parse_params(args.param))
-    tree = compile_game(game)
+    try:
+        tree = compile_game(game)
+    except GameTooLargeError:
+        if not args.abstraction:
+            raise
+        return _sampled(game, args)
     print(f"{game!r}: {tree.num_nodes:,} histories, {tree.num_infosets:,} information sets")
+    abstract = None
+    if args.abstraction:
+        from nashzoo.abstraction.small import abstract_tree
+
+        abstract = abstract_tree(game, args.abstraction)
+        print(
+            f"abstraction {abstract.spec}: {abstract.num_infosets:,} abstract information sets "
+            f"(of {tree.num_infosets:,}); the policy is measured in the real game"
+        )
+        tree = abstract.tree
+    return _compiled(game, tree, abstract, args)
+
+
+def _compiled(game: Any, tree: Any, abstract: Any, args: argparse.Namespace) -> int:
+    from nashzoo.agents import get_family
+    from nashzoo.agents.cfr import make_solver
+    from nashzoo.agents.cfr.run import run_solver
+
     curves = []
     algos = args.algo or ["cfr+"]
     for algo in algos:
-        solver = make_solver(algo, tree, seed=args.seed if get_family(algo).samples else None)
+        sampling = get_family(algo).samples
+        if abstract is not None and not abstract.spec.perfect_recall and not sampling:
+            raise InvalidParameterError(
+                f"{algo} averages its policy by the reach of one history per information set, "
+                f"which an imperfect-recall abstraction ({abstract.spec}) breaks; use a sampling "
+                f"solver (es-mccfr, os-mccfr) or a perfect-recall abstraction ("
+                f"'{abstract.spec}:perfect')."
+            )
+        solver = make_solver(algo, tree, seed=args.seed if sampling else None)
+        measure = policy = None
+        if abstract is not None:
+            measure = lambda s: abstract.exploitability(s.average_policy().probs)
+            policy = lambda s: abstract.real_policy(s.average_policy())
         curve = run_solver(
-            solver, args.iterations, points=args.points, target=args.target, progress=not args.quiet
+            solver,
+            args.iterations,
+            points=args.points,
+            target=args.target,
+            progress=not args.quiet,
+            measure=measure,
+            policy=policy,
         )
         curves.append(curve)
         print_curve(curve, game.big_blind)
@@ -34,6 +74,72 @@ def run(args: argparse.Namespace) -> int:
         from nashzoo.eval.plots import plot_convergence
 
         print(f"plot written to {plot_convergence(curves, args.plot)}")
+    return 0
+
+
+def _sampled(game: Any, args: argparse.Namespace) -> int:
+    """A game too big to compile, solved on its card abstraction by sampled deals; its
+    curve is measured (duplicate scores against the baselines, LBR)."""
+    from nashzoo.agents.cfr.abstract import AbstractionAgent, AbstractionSolver
+    from nashzoo.agents.scripted import baselines
+    from nashzoo.eval.curves import measure_point, write_points
+
+    algos = args.algo or ["es-mccfr"]
+    if algos != ["es-mccfr"]:
+        raise InvalidParameterError(
+            f"{game.short_name} does not compile: on its card abstraction deals are sampled, "
+            f"and the solver is es-mccfr; received {', '.join(algos)}."
+        )
+    solver = AbstractionSolver(
+        game,
+        args.abstraction,
+        seed=args.seed,
+        max_memory=int(args.max_memory * 2**30),
+        progress=not args.quiet,
+    )
+    ab = solver.abstraction
+    print(
+        f"{game.short_name} does not compile; abstraction {ab.spec}: "
+        f"{ab.num_infosets:,} information sets x {game.num_distinct_actions} actions, "
+        f"regret and average tables {ab.memory_bytes() / 2**20:,.0f} MiB"
+    )
+    points: list[Any] = []
+
+    def record(s: AbstractionSolver) -> None:
+        if args.measure_deals < 1 and args.lbr_hands < 1:
+            return
+        agent = AbstractionAgent(s.average_policy(), game, name="abstraction", seed=0)
+        point = measure_point(
+            game,
+            agent,
+            baselines(game) if args.measure_deals > 0 else {},
+            deals=max(args.measure_deals, 1),
+            seed=len(points),
+            lbr_hands=args.lbr_hands,
+            step=s.iteration,
+            seconds=s.seconds,
+            step_unit="iterations",
+        )
+        points.append(point)
+        print(f"{s.seconds:8.1f} s {s.iteration:>12,} iterations  {point.text()}", flush=True)
+        if args.out:
+            s.average_policy().save(args.out)  # an interrupted run keeps its work
+            write_points(points, str(args.out) + ".curve.json")
+
+    minutes = args.minutes if args.minutes is not None else 1.0
+    solver.train(
+        seconds=60 * minutes,
+        callback=record,
+        callback_every=args.measure_every,
+        progress=not args.quiet,
+    )
+    if args.out:
+        print(f"average policy saved to {solver.average_policy().save(args.out)}")
+    if args.plot and points:
+        from nashzoo.eval.plots import plot_measured
+
+        title = f"ES-MCCFR on {ab.spec}, {game.short_name}"
+        print(f"plot written to {plot_measured(points, args.plot, title=title)}")
     return 0
 
 
@@ -48,13 +154,50 @@ def add_parser(sub: Any) -> None:
         "--algo",
         action="append",
         metavar="NAME",
-        help=f"{', '.join(SOLVER_NAMES)} (repeatable; default cfr+)",
+        help=f"{', '.join(SOLVER_NAMES)} (repeatable; default cfr+, or es-mccfr on an "
+        "abstraction of a game that does not compile)",
+    )
+    p.add_argument(
+        "--abstraction",
+        metavar="TEXT",
+        help="solve a card abstraction of a poker game: 'ehs2:169,50,50,50' (E[HS^2] "
+        "buckets per round; ':perfect' for perfect recall), 'ehs:...', 'iso', 'identity'",
     )
     p.add_argument("--iterations", type=int, default=1000)
+    p.add_argument(
+        "--minutes",
+        type=float,
+        default=None,
+        help="solving time on a game that does not compile (default 1)",
+    )
+    p.add_argument(
+        "--max-memory",
+        type=float,
+        default=8.0,
+        help="GiB the regret and average tables may take (default: %(default)s)",
+    )
     p.add_argument("--points", type=int, default=30, help="checkpoints on the curve")
     p.add_argument("--target", type=float, default=None, help="stop at this exploitability")
     p.add_argument("--seed", type=int, default=0, help="seed of the sampling solvers")
     p.add_argument("--out", help="save the average policy (.npz or .json)")
-    p.add_argument("--plot", help="write the exploitability curves (PNG)")
+    p.add_argument("--plot", help="write the curve (PNG)")
+    p.add_argument(
+        "--measure-every",
+        type=float,
+        default=300.0,
+        help="on a game that does not compile: seconds of solving between measured points",
+    )
+    p.add_argument(
+        "--measure-deals",
+        type=int,
+        default=200,
+        help="duplicate deals against each baseline per measured point (default: %(default)s)",
+    )
+    p.add_argument(
+        "--lbr-hands",
+        type=int,
+        default=0,
+        help="LBR hands per measured point, 0: none (default: %(default)s)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)

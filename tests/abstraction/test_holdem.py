@@ -1,0 +1,352 @@
+"""Texas Hold'em's strength buckets: the sweep against brute force, its determinism, the
+bucket cache's invalidation, and the abstract policy's file (round trip, refusals).
+
+The tests that need the whole sweep (a few minutes once per machine, then cached) are
+marked slow; the rest use a sweep of a few boards or stand-in tables.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+import nashzoo
+from nashzoo.abstraction import holdem
+from nashzoo.abstraction.holdem import (
+    HALF_UNITS,
+    HoldemBuckets,
+    StrengthSweep,
+    board_strengths,
+    canonical_boards,
+    holdem_buckets,
+    pair_slot,
+    river_strength,
+    sweep_boards,
+)
+from nashzoo.errors import InvalidParameterError, PolicyFileError
+from nashzoo.games.poker.hands import standard_tables
+
+HOLDEM = "nashzoo/limit_holdem-v0"
+
+
+@pytest.fixture(scope="module")
+def boards():
+    return canonical_boards()
+
+
+def test_canonical_boards_cover_every_board_once(boards):
+    cards, weights = boards
+    # Waugh (2013), "A Fast and Optimal Hand Isomorphism Algorithm": 134,459 classes of
+    # five-card boards; together they stand for all C(52, 5) boards
+    assert len(cards) == 134_459
+    assert int(weights.sum()) == 2_598_960
+    assert np.all(np.diff(np.sort(cards, axis=1), axis=1) > 0)
+
+
+def _brute_hs(hole, board):
+    """HS in half units against every opponent pair, with the Python evaluator."""
+    strength = standard_tables().strength
+    own = strength(list(hole) + list(board))
+    used = set(hole) | set(board)
+    half = 0
+    for other in itertools.combinations([c for c in range(52) if c not in used], 2):
+        theirs = strength(list(other) + list(board))
+        half += 2 if own > theirs else 1 if own == theirs else 0
+    return half
+
+
+def test_board_strengths_and_river_strength_match_brute_force():
+    rng = np.random.default_rng(0)
+    buckets = _stand_in_buckets("ehs2", (169, 5, 5, 5))
+    arrays = buckets.arrays()
+    for _ in range(3):
+        board = np.sort(rng.choice(52, 5, replace=False)).astype(np.int64)
+        rest = np.zeros(47, np.int64)
+        pa, pb, half, strength = (np.zeros(1081, np.int64) for _ in range(4))
+        board_strengths(
+            board, arrays.pow5, arrays.flush, arrays.hand_keys, arrays.hand_values,
+            rest, pa, pb, half, strength,
+        )  # fmt: skip
+        assert half.min() >= 0 and half.max() <= HALF_UNITS
+        for k in rng.choice(1081, 4, replace=False):
+            i, j = int(pa[k]), int(pb[k])
+            assert pair_slot(i, j) == k
+            hole = (int(rest[i]), int(rest[j]))
+            expected = _brute_hs(hole, board)
+            assert half[k] == expected
+            assert river_strength(np.array(hole), board, arrays, np.zeros(7, np.int64)) == expected
+
+
+def test_the_sweep_does_not_depend_on_how_it_is_split(boards):
+    cards, weights = boards
+    pick = np.array([0, 1, 5000, 77_777, 134_458])
+    one = sweep_boards(cards[pick], weights[pick], parts=1)
+    two = sweep_boards(cards[pick], weights[pick], parts=2)
+    again = sweep_boards(cards[pick], weights[pick], parts=1)
+    for name in ("preflop", "flop", "turn", "river"):
+        np.testing.assert_array_equal(getattr(one, name), getattr(two, name))
+        np.testing.assert_array_equal(getattr(one, name), getattr(again, name))
+    # leaving the flop's and the turn's classes out changes nothing else
+    short = sweep_boards(cards[pick], weights[pick], parts=2, rounds=(False, False))
+    assert short.flop.size == short.turn.size == 0
+    np.testing.assert_array_equal(short.preflop, one.preflop)
+    np.testing.assert_array_equal(short.river, one.river)
+    # each board's 1,081 pairs land once preflop, five times on the turn (the board
+    # without one card) and ten times on the flop (without two)
+    total = int(weights[pick].sum())
+    assert int(one.river.sum()) == int(one.preflop[:, 0].sum()) == 1081 * total
+    assert int(one.turn[:, 0].sum()) == 5 * 1081 * total
+    assert int(one.flop[:, 0].sum()) == 10 * 1081 * total
+    assert int(one.preflop[:, 1].sum()) == int((np.arange(HALF_UNITS + 1) * one.river).sum())
+
+
+# -- bucket tables and their cache ------------------------------------------------------
+def _fake_sweep(seed: int) -> StrengthSweep:
+    rng = np.random.default_rng(seed)
+
+    def table(n):
+        w = rng.integers(1, 10, n)
+        return np.stack([w, w * rng.integers(0, HALF_UNITS, n), w * rng.integers(0, 4e6, n)], 1)
+
+    return StrengthSweep(table(169), table(200), table(300), rng.integers(0, 50, HALF_UNITS + 1))
+
+
+@pytest.fixture
+def cache_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    calls = []
+
+    def sweep(*, rounds=(True, True), progress=True, cache=True):
+        calls.append(1)
+        return _fake_sweep(len(calls) - 1 if calls.count(1) > 1 and _fake_state["new"] else 0)
+
+    _fake_state["new"] = False
+    monkeypatch.setattr(holdem, "strength_sweep", sweep)
+    return tmp_path / "nashzoo" / "abstraction", calls
+
+
+_fake_state = {"new": False}
+
+
+def test_bucket_tables_are_cached_and_deterministic(cache_home):
+    folder, calls = cache_home
+    first = holdem_buckets("ehs2", (10, 8, 8, 8), progress=False)
+    assert len(calls) == 1
+    files = list(folder.glob("holdem-ehs2-10-8-8-8-*.npz"))
+    assert len(files) == 1
+    again = holdem_buckets("ehs2", (10, 8, 8, 8), progress=False)
+    assert len(calls) == 1  # read from the cache, not rebuilt
+    assert again.fingerprint == first.fingerprint
+    np.testing.assert_array_equal(again.flop, first.flop)
+    # the same sweep cut again without the cache gives the same tables
+    rebuilt = holdem_buckets("ehs2", (10, 8, 8, 8), progress=False, cache=False)
+    assert rebuilt.fingerprint == first.fingerprint
+    # equal probability: each flop bucket holds about an eighth of the weight
+    weight = _fake_sweep(0).flop[:, 0]
+    share = np.bincount(first.flop, weights=weight) / weight.sum()
+    assert share.size == 8 and np.all(np.abs(share - 1 / 8) < 0.05)
+    other = holdem_buckets("ehs", (10, 8, 8, 8), progress=False)
+    assert other.fingerprint != first.fingerprint
+
+
+def test_a_damaged_or_stale_bucket_cache_is_rebuilt(cache_home, caplog):
+    folder, calls = cache_home
+    first = holdem_buckets("ehs2", (10, 8, 8, 8), progress=False)
+    (path,) = folder.glob("holdem-ehs2-10-8-8-8-*.npz")
+    path.write_bytes(b"not a zip file")
+    with caplog.at_level("WARNING"):
+        again = holdem_buckets("ehs2", (10, 8, 8, 8), progress=False)
+    assert "unreadable" in caplog.text and len(calls) == 2
+    assert again.fingerprint == first.fingerprint
+    # a file written under another version's header is not trusted either
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    arrays["header"] = json.dumps({"kind": "ehs2", "counts": [10, 8, 8, 8], "version": "0.0"})
+    np.savez(path, **arrays)
+    _fake_state["new"] = True  # the next sweep differs: a stale table would show
+    fresh = holdem_buckets("ehs2", (10, 8, 8, 8), progress=False)
+    assert len(calls) == 3 and fresh.fingerprint != first.fingerprint
+
+
+@pytest.mark.parametrize(
+    ("kind", "counts", "message"),
+    [
+        ("ehs3", (1, 1, 1, 1), "'ehs' or 'ehs2', received 'ehs3'"),
+        ("ehs2", (1, 1, 1), r"4 counts .* received \[1, 1, 1\]"),
+        ("ehs2", (169, 0, 5, 5), r"from 1 to 65,535, received \[169, 0, 5, 5\]"),
+        ("ehs2", (169, 70_000, 5, 5), "from 1 to 65,535"),
+    ],
+)
+def test_bad_bucket_parameters_are_refused(kind, counts, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        holdem_buckets(kind, counts, progress=False, cache=False)
+
+
+def test_a_bucket_needs_a_real_hand():
+    buckets = _stand_in_buckets("ehs2", (169, 5, 5, 5))
+    with pytest.raises(InvalidParameterError, match=r"received hole \[0, 0\]"):
+        buckets.bucket([0, 0])
+    with pytest.raises(InvalidParameterError, match="board of 0, 3, 4 or 5"):
+        buckets.bucket([0, 1], [2, 3])
+
+
+# -- the abstract policy's file ---------------------------------------------------------
+def _stand_in_buckets(kind: str, counts: tuple[int, int, int, int]) -> HoldemBuckets:
+    """Tables of the right shape without the sweep (preflop by class number, flop by
+    class number modulo the count, the turn all in one bucket): for the file and agent
+    plumbing, not for strength."""
+    pre = np.arange(169) % counts[0]
+    flop = np.arange(holdem._FLOP.size(1)) % counts[1]
+    turn = np.zeros(holdem._TURN.size(1), np.int32)
+    edges = np.linspace(0, HALF_UNITS, counts[3] + 1)[1:-1].astype(np.int64)
+    return holdem._finish(kind, counts, pre, flop, turn, edges)
+
+
+@pytest.fixture
+def stand_in(monkeypatch):
+    def fake(kind, counts, *, progress=True, cache=True):
+        return _stand_in_buckets(kind, tuple(counts))
+
+    from nashzoo.agents.cfr import abstract
+
+    monkeypatch.setattr(abstract, "holdem_buckets", fake)
+    return fake
+
+
+def test_policy_files_round_trip_with_the_abstraction_inside(stand_in, tmp_path):
+    from nashzoo.agents.cfr.abstract import (
+        AbstractionAgent,
+        AbstractionSolver,
+        AbstractPolicy,
+        is_abstract_policy_file,
+    )
+    from nashzoo.agents.specs import build_agent
+
+    game = nashzoo.make_game(HOLDEM)
+    solver = AbstractionSolver(game, "ehs2:169,4,3,3", seed=0, progress=False)
+    solver.iterate(3000)
+    policy = solver.average_policy()
+    path = policy.save(tmp_path / "hulh.npz")
+    assert is_abstract_policy_file(path)
+    loaded = AbstractPolicy.load(path, game)
+    assert str(loaded.abstraction.spec) == "ehs2:169,4,3,3"
+    assert loaded.metadata["iterations"] == 3000
+    # stored as float32 (half the file); read back exactly as written
+    np.testing.assert_array_equal(loaded.probs, policy.probs.astype(np.float32))
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+    text = state.information_state_string(state.current_player())
+    np.testing.assert_allclose(loaded.probabilities(text), policy.probabilities(text), atol=1e-7)
+    # the same seeds give the same solve
+    twin = AbstractionSolver(game, "ehs2:169,4,3,3", seed=0, progress=False).iterate(3000)
+    np.testing.assert_array_equal(twin.average_policy().probs, policy.probs)
+    # an agent spec's file plays the real game through the abstraction
+    agent = build_agent(str(path), game)
+    assert isinstance(agent, AbstractionAgent)
+    # in a plain env loop it reads its information state off the observation tensor:
+    # the same state the harness's string names, at every decision of random hands
+    rng = np.random.default_rng(1)
+    checked = 0
+    for _ in range(40):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if not state.is_chance_node():
+                p = state.current_player()
+                tensor = np.asarray(state.information_state_tensor(p))
+                assert agent._info_state(tensor) == state.information_state_string(p)
+                checked += 1
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert checked > 100
+
+
+def test_mismatched_policy_files_are_refused(stand_in, tmp_path):
+    from nashzoo.agents.cfr.abstract import AbstractionSolver, AbstractPolicy
+
+    game = nashzoo.make_game(HOLDEM)
+    path = AbstractionSolver(game, "ehs2:169,4,3,3", seed=0, progress=False).iterate(100)
+    path = path.average_policy().save(tmp_path / "hulh.npz")
+    # another game: the file names the game it was solved for
+    with pytest.raises(PolicyFileError, match="not for"):
+        AbstractPolicy.load(path, nashzoo.make_game("nashzoo/leduc_holdem-v0"))
+    # tables that changed since the solve (another sweep): the fingerprint tells
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    header = json.loads(str(arrays["header"]))
+    header["fingerprint"] = "0" * 16
+    arrays["header"] = json.dumps(header)
+    np.savez(tmp_path / "stale.npz", **arrays)
+    with pytest.raises(PolicyFileError, match="was solved with buckets '0000000000000000'"):
+        AbstractPolicy.load(tmp_path / "stale.npz", game)
+    # rows that do not fit the abstraction
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    arrays["probs"] = arrays["probs"][:-1]
+    np.savez(tmp_path / "short.npz", **arrays)
+    with pytest.raises(PolicyFileError, match=r"has shape \(\d+, 3\), received \(\d+, 3\)"):
+        AbstractPolicy.load(tmp_path / "short.npz", game)
+    (tmp_path / "junk.npz").write_bytes(b"junk")
+    with pytest.raises(PolicyFileError, match="junk.npz is not a readable abstract policy"):
+        AbstractPolicy.load(tmp_path / "junk.npz", game)
+
+
+def test_the_solver_states_its_memory_and_refuses_over_the_limit(stand_in):
+    from nashzoo.agents.cfr.abstract import AbstractionSolver
+
+    game = nashzoo.make_game(HOLDEM)
+    with pytest.raises(
+        InvalidParameterError, match=r"GiB, over the limit of 0.00 GiB; raise max_memory"
+    ):
+        AbstractionSolver(game, "ehs2:169,4,3,3", max_memory=1000, progress=False)
+    with pytest.raises(InvalidParameterError, match="does not parse|Unknown abstraction"):
+        AbstractionSolver(game, "ehs9:1", progress=False)
+    with pytest.raises(InvalidParameterError, match="4 bucket count|needs 4"):
+        AbstractionSolver(game, "ehs2:169,4,3", progress=False)
+
+
+# -- with the real sweep (minutes once per machine, then cached) -------------------------
+def _card(text: str) -> int:
+    return "23456789TJQKA".index(text[0]) * 4 + "cdhs".index(text[1])
+
+
+@pytest.mark.slow
+def test_preflop_strengths_are_the_published_equities_against_a_random_hand():
+    # equity of a starting hand against one uniformly random hand over every board
+    # (the preflop E[HS]), to the figures the standard equity tables print (e.g.
+    # PokerStove's: AA 85.2%, KK 82.4%, AKs 67.0%, AKo 65.4%, 72o 34.6%)
+    sweep = holdem.strength_sweep(progress=False)
+    mean, weight = sweep.means(0, squared=False)
+    hands = {"AA": ("Ah", "As"), "KK": ("Kc", "Kd"), "AKs": ("As", "Ks"),
+             "AKo": ("Ad", "Kc"), "72o": ("7h", "2c")}  # fmt: skip
+    equity = {
+        name: mean[holdem._HOLE.index([_card(a), _card(b)], 0)] for name, (a, b) in hands.items()
+    }
+    published = {"AA": 0.852, "KK": 0.824, "AKs": 0.670, "AKo": 0.654, "72o": 0.346}
+    for name, value in published.items():
+        assert equity[name] == pytest.approx(value, abs=0.0015), name
+    # every class stands for its number of deals: 6 pairs, 4 suited, 12 offsuit hands,
+    # each on C(50, 5) boards
+    assert set(weight.astype(np.int64) // 2_118_760) == {4, 6, 12}
+    assert sorted(np.bincount((weight // 2_118_760).astype(np.int64))[[4, 6, 12]]) == [13, 78, 78]
+
+
+@pytest.mark.slow
+def test_a_solved_holdem_abstraction_beats_random_and_stays_in_memory(tmp_path):
+    from nashzoo.agents.cfr.abstract import AbstractionAgent, AbstractionSolver
+    from nashzoo.agents.random_agent import RandomAgent
+    from nashzoo.eval.matches import head_to_head
+
+    game = nashzoo.make_game(HOLDEM)
+    solver = AbstractionSolver(game, "ehs2:169,8,8,8", seed=0, progress=False)
+    assert solver.abstraction.memory_bytes() < 64 * 2**20
+    solver.train(steps=300_000)  # about 15 s; steps, not seconds, so the test is seeded
+    agent = AbstractionAgent(solver.average_policy(), game, seed=0, name="abstraction")
+    result = head_to_head(game, agent, RandomAgent(seed=1), deals=100, seed=0)
+    # random folds a third of the time it faces a bet: a few seconds of solving a small
+    # abstraction already win more than half a big blind (5 chips) a hand, 95% interval
+    # above 0 (the uniform policy's expected score against random is 0)
+    assert result.ci95[0] > 0, result
+    assert result.mean > game.big_blind / 2, result
