@@ -64,7 +64,8 @@ def test_demo_runs_with_a_tiny_budget(tmp_path):
         assert default.count(f"| {agent} |") >= 2, agent  # round robin, ratings
     # issue 15: Limit Hold'em, a duplicate round robin of random, rules, NFSP and SB3
     holdem = report[report.index("## Limit Texas Hold'em") :]
-    for agent in ("random", "poker-rules", "nfsp", "ppo-vs-random"):
+    # (issue 35: and the CFR family's agent, ES-MCCFR solved on a card abstraction)
+    for agent in ("random", "poker-rules", "cfr-abstraction", "nfsp", "ppo-vs-random"):
         assert holdem.count(f"| {agent} |") >= 3, agent  # budget and LBR, round robin, ratings
     # issue 33: the search agents over the rules against both baselines, Nash-ISMCTS on
     # networks trained over the rules among them

@@ -1,0 +1,233 @@
+"""The CFR family on heads-up Limit Hold'em through a card abstraction (issue 35).
+
+Sections (``--section``, repeatable; default all):
+
+* ``leduc``: Leduc Hold'em's abstractions solved and measured by exact exploitability in
+  the real game (buckets against exploitability).
+* ``speed``: ES-MCCFR iterations (sampled deals, both players traversing) per second on
+  the abstract Hold'em game, its tables' memory and the process's peak memory.
+* ``solve``: ``--minutes`` of ES-MCCFR on ``--abstraction``, saved to ``--policy``
+  (skipped when that file exists and ``--resolve`` is not given).
+* ``matches``: the solved agent in duplicate matches with AIVAT against the rule-based
+  agent and NFSP (``--nfsp``, a ``.pt`` trained for the same time), and with common
+  random numbers against OpenSpiel's ``ISMCTSBot`` at ``--openspiel-sims`` simulations
+  per move on ``universal_poker``, lockstepped with our engine.
+* ``lbr``: LBR lower bounds (``--lbr-hands``, 20 rollouts) of the abstraction agent, NFSP,
+  the rule-based agent, and of always-call and always-raise beside their exact
+  best-response values published by Johanson et al. (IJCAI 2011): 1,163 and 3,697 mbb/g.
+
+Goals (issue 35): beats the rule-based agent and NFSP (2,000 deals each) and
+OpenSpiel's bot (300 deals) with 95% intervals above 0; LBR at most a third of the
+rule-based agent's. Deal counts below a goal's are printed as such.
+
+Usage::
+
+    nashzoo train nfsp limit_holdem --minutes 60 --out nfsp.pt
+    python benchmarks/holdem_abstraction.py --minutes 60 --policy hulh.npz --nfsp nfsp.pt
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from common import machine_line, one_thread
+from nash_ismcts_holdem import OpenSpielISMCTS, match
+
+HOLDEM = "nashzoo/limit_holdem-v0"
+PUBLISHED_BR = {"always-call": 1163.0, "always-raise": 3697.0}  # mbb/g, Johanson et al. 2011
+LEDUC_TABLE = [
+    ("identity", "cfr+"),
+    ("iso", "cfr+"),
+    ("ehs2:3,3:perfect", "cfr+"),
+    ("ehs:3,3:perfect", "cfr+"),
+    ("ehs2:3,100:perfect", "cfr+"),
+    ("ehs2:2,3:perfect", "cfr+"),
+    ("ehs2:3,3", "es-mccfr"),
+    ("ehs2:2,2:perfect", "cfr+"),
+    ("ehs2:1,3:perfect", "cfr+"),
+    ("ehs2:1,1", "es-mccfr"),
+]
+
+
+class Always:
+    """A fixed poker policy as a PolicyAgent: the highest legal action up to ``cap``
+    (1: always check or call; 2: raise whenever a raise is legal, else call)."""
+
+    def __init__(self, cap: int, name: str) -> None:
+        self.cap = cap
+        self.name = name
+
+    def reset(self, *, seed: int | None = None) -> None:
+        pass
+
+    def action_probabilities(self, observation: Any, info: Any) -> np.ndarray:
+        mask = np.asarray(observation["action_mask"])
+        legal = np.flatnonzero(mask)
+        out = np.zeros(mask.size)
+        out[legal[legal <= self.cap][-1]] = 1.0
+        return out
+
+    def act(self, observation: Any, info: Any) -> int:
+        return int(np.argmax(self.action_probabilities(observation, info)))
+
+
+def leduc_table() -> None:
+    import nashzoo
+    from nashzoo.abstraction.small import abstract_tree
+    from nashzoo.agents.cfr import make_solver
+
+    game = nashzoo.make_game("nashzoo/leduc_holdem-v0")
+    print("\nLeduc Hold'em: abstraction, sets, solver, exploitability in the real game (chips)")
+    print("| abstraction | recall | sets | solver | exploitability |")
+    print("|---|---|---:|---|---:|")
+    for text, algo in LEDUC_TABLE:
+        abstract = abstract_tree(game, text)
+        if algo == "cfr+":
+            solver = make_solver(algo, abstract.tree).iterate(2000)
+            budget = "CFR+ 2,000 it"
+        else:
+            solver = make_solver(algo, abstract.tree, seed=0).iterate(200_000)
+            budget = "ES-MCCFR 200,000 it"
+        value = abstract.exploitability(solver.average_policy().probs)
+        recall = "perfect" if abstract.spec.perfect_recall else "imperfect"
+        print(f"| {text} | {recall} | {abstract.num_infosets:,} | {budget} | {value:.4f} |")
+
+
+def speed(abstraction: str) -> None:
+    import nashzoo
+    from nashzoo.agents.cfr.abstract import AbstractionSolver
+
+    game = nashzoo.make_game(HOLDEM)
+    solver = AbstractionSolver(game, abstraction, seed=0)
+    solver.iterate(2000)  # compiled and warm
+    rates = []
+    for _ in range(3):
+        start = time.perf_counter()
+        solver.iterate(200_000)
+        rates.append(200_000 / (time.perf_counter() - start))
+    ab = solver.abstraction
+    print(
+        f"\nES-MCCFR on {ab.spec}: {ab.num_infosets:,} sets x 3 actions, tables "
+        f"{ab.memory_bytes() / 2**20:,.1f} MiB; {np.median(rates):,.0f} iterations/s "
+        f"(median of 3 x 200,000; {', '.join(f'{r:,.0f}' for r in rates)}); peak RSS "
+        f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10:,.0f} MiB"
+    )
+
+
+def solve(abstraction: str, minutes: float, path: Path, lbr_hands: int) -> None:
+    import nashzoo
+    from nashzoo.agents.cfr.abstract import AbstractionAgent, AbstractionSolver
+    from nashzoo.agents.scripted import baselines
+    from nashzoo.eval.curves import measure_point, write_points
+
+    game = nashzoo.make_game(HOLDEM)
+    solver = AbstractionSolver(game, abstraction, seed=0)
+    points: list[Any] = []
+
+    def record(s: AbstractionSolver) -> None:
+        agent = AbstractionAgent(s.average_policy(), game, name="abstraction", seed=0)
+        point = measure_point(
+            game, agent, baselines(game), deals=200, seed=len(points), lbr_hands=lbr_hands,
+            step=s.iteration, seconds=s.seconds, step_unit="iterations",
+        )  # fmt: skip
+        points.append(point)
+        print(f"{s.seconds:8.0f} s {s.iteration:>12,} iterations  {point.text()}", flush=True)
+        s.average_policy().save(path)
+        write_points(points, str(path) + ".curve.json")
+
+    print(f"\nsolving {abstraction} for {minutes:g} minutes -> {path}")
+    solver.train(seconds=60 * minutes, callback=record, callback_every=60 * minutes / 4)
+    solver.average_policy().save(path)
+
+
+def matches(path: Path, nfsp: str | None, deals: int, os_deals: int, os_sims: int) -> None:
+    import nashzoo
+    from nashzoo.agents.cfr.abstract import AbstractionAgent
+    from nashzoo.agents.specs import build_agent
+
+    game = nashzoo.make_game(HOLDEM)
+    ours = AbstractionAgent(path, game, seed=0, name="abstraction")
+    print(f"\n{path} ({ours.policy.metadata}) in duplicate matches (chips per game; BB = 10)")
+    match(game, ours, build_agent("poker-rules", game), deals, 2000, "poker-rules")
+    if nfsp:
+        match(game, ours, build_agent(nfsp, game), deals, 2000, f"NFSP ({Path(nfsp).name})")
+    if os_deals > 0:
+        try:
+            bot = OpenSpielISMCTS(game, os_sims)
+        except ImportError:
+            print("  OpenSpiel is not installed: no match against its ISMCTSBot")
+        else:
+            match(game, ours, bot, os_deals, 300, f"OpenSpiel ISMCTSBot ({os_sims} sims)")
+
+
+def lbr(path: Path, nfsp: str | None, hands: int) -> None:
+    import nashzoo
+    from nashzoo.agents.cfr.abstract import AbstractionAgent
+    from nashzoo.agents.specs import build_agent
+    from nashzoo.eval.lbr import local_best_response
+
+    game = nashzoo.make_game(HOLDEM)
+    mbb = 1000 / game.big_blind
+    policies: dict[str, Any] = {"abstraction": AbstractionAgent(path, game, seed=0)}
+    if nfsp:
+        policies["NFSP"] = build_agent(nfsp, game)
+    policies["poker-rules"] = build_agent("poker-rules", game)
+    policies["always-call"] = Always(1, "always-call")
+    policies["always-raise"] = Always(2, "always-raise")
+    print(f"\nLBR, {hands:,} hands, 20 rollouts (mbb/hand LBR wins: a lower bound)")
+    for name, policy in policies.items():
+        start = time.perf_counter()
+        found = local_best_response(game, policy, hands=hands, rollouts=20, seed=0)
+        lo, hi = found.ci95
+        published = PUBLISHED_BR.get(name)
+        extra = "" if published is None else f"  published best response {published:,.0f}"
+        print(
+            f"  {name:14s} {found.value * mbb:+8,.0f} [{lo * mbb:+,.0f}, {hi * mbb:+,.0f}]"
+            f"{extra}  ({time.perf_counter() - start:,.0f} s)",
+            flush=True,
+        )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--section", action="append", choices=["leduc", "speed", "solve",
+                        "matches", "lbr"])  # fmt: skip
+    parser.add_argument("--abstraction", default="ehs2:169,50,50,50")
+    parser.add_argument("--minutes", type=float, default=60.0)
+    parser.add_argument("--policy", default="hulh.npz", help="the solved policy's file")
+    parser.add_argument("--resolve", action="store_true", help="solve even if --policy exists")
+    parser.add_argument("--nfsp", help="an NFSP .pt trained on Limit Hold'em")
+    parser.add_argument("--deals", type=int, default=2000)
+    parser.add_argument("--openspiel-deals", type=int, default=300)
+    parser.add_argument("--openspiel-sims", type=int, default=1000)
+    parser.add_argument("--lbr-hands", type=int, default=500)
+    parser.add_argument("--curve-lbr-hands", type=int, default=50)
+    args = parser.parse_args(argv)
+    one_thread()
+    print(machine_line())
+    sections = set(args.section or ["leduc", "speed", "solve", "matches", "lbr"])
+    path = Path(args.policy)
+    if "leduc" in sections:
+        leduc_table()
+    if "speed" in sections:
+        speed(args.abstraction)
+    if "solve" in sections and (args.resolve or not path.is_file()):
+        solve(args.abstraction, args.minutes, path, args.curve_lbr_hands)
+    if "matches" in sections:
+        matches(path, args.nfsp, args.deals, args.openspiel_deals, args.openspiel_sims)
+    if "lbr" in sections:
+        lbr(path, args.nfsp, args.lbr_hands)
+
+
+if __name__ == "__main__":
+    main()
