@@ -126,7 +126,8 @@ def speed(abstraction: str) -> None:
 
 def solve(abstraction: str, minutes: float, path: Path, lbr_hands: int) -> None:
     import nashzoo
-    from nashzoo.agents.cfr.abstract import AbstractionAgent, AbstractionSolver
+    from nashzoo.agents.cfr.abstract import AbstractionSolver
+    from nashzoo.agents.cfr.abstract_policy import AbstractionAgent
     from nashzoo.agents.scripted import baselines
     from nashzoo.eval.curves import measure_point, write_points
 
@@ -152,7 +153,7 @@ def solve(abstraction: str, minutes: float, path: Path, lbr_hands: int) -> None:
 
 def matches(path: Path, nfsp: str | None, deals: int, os_deals: int, os_sims: int) -> None:
     import nashzoo
-    from nashzoo.agents.cfr.abstract import AbstractionAgent
+    from nashzoo.agents.cfr.abstract_policy import AbstractionAgent
     from nashzoo.agents.specs import build_agent
 
     game = nashzoo.make_game(HOLDEM)
@@ -172,7 +173,7 @@ def matches(path: Path, nfsp: str | None, deals: int, os_deals: int, os_sims: in
 
 def lbr(path: Path, nfsp: str | None, hands: int) -> None:
     import nashzoo
-    from nashzoo.agents.cfr.abstract import AbstractionAgent
+    from nashzoo.agents.cfr.abstract_policy import AbstractionAgent
     from nashzoo.agents.specs import build_agent
     from nashzoo.eval.lbr import local_best_response
 

@@ -11,7 +11,10 @@ The CFR family then solves the abstract game and the solution plays the real gam
   with merged information sets, on which every tabular solver runs unchanged;
 * :mod:`~nashzoo.abstraction.holdem`: Texas Hold'em's E[HS]/E[HS^2] bucket tables;
 * :mod:`~nashzoo.abstraction.betting`: the betting tree of a limit poker game, which the
-  sampled-deal solver (:mod:`nashzoo.agents.cfr.abstract`) walks.
+  sampled-deal solver (:mod:`nashzoo.agents.cfr.abstract`) walks;
+* :mod:`~nashzoo.abstraction.layout`: where each abstract information set of a Hold'em
+  abstraction lives (betting decision x buckets), shared by the solver and the policy
+  file (:mod:`nashzoo.agents.cfr.abstract_policy`).
 
 The ``how-to/solve-holdem`` page shows the whole path from the command line.
 """

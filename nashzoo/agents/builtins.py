@@ -99,13 +99,13 @@ def _loaded_policy(path: str, stamp: int, game: Game) -> Any:
 
 @functools.lru_cache(maxsize=16)
 def _loaded_abstract_policy(path: str, stamp: int, game: Game) -> Any:
-    from nashzoo.agents.cfr.abstract import AbstractPolicy
+    from nashzoo.agents.cfr.abstract_policy import AbstractPolicy
 
     return AbstractPolicy.load(path, game)
 
 
 def _tabular_file(game: Game, path: str | None) -> Any:
-    from nashzoo.agents.cfr.abstract import AbstractionAgent, is_abstract_policy_file
+    from nashzoo.agents.cfr.abstract_policy import AbstractionAgent, is_abstract_policy_file
     from nashzoo.agents.cfr.agent import TabularPolicyAgent
 
     file = Path(str(path))

@@ -80,7 +80,8 @@ def _compiled(game: Any, tree: Any, abstract: Any, args: argparse.Namespace) -> 
 def _sampled(game: Any, args: argparse.Namespace) -> int:
     """A game too big to compile, solved on its card abstraction by sampled deals; its
     curve is measured (duplicate scores against the baselines, LBR)."""
-    from nashzoo.agents.cfr.abstract import AbstractionAgent, AbstractionSolver
+    from nashzoo.agents.cfr.abstract import AbstractionSolver
+    from nashzoo.agents.cfr.abstract_policy import AbstractionAgent
     from nashzoo.agents.scripted import baselines
     from nashzoo.eval.curves import measure_point, write_points
 

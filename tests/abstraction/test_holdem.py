@@ -210,16 +210,16 @@ def stand_in(monkeypatch):
     def fake(kind, counts, *, progress=True, cache=True):
         return _stand_in_buckets(kind, tuple(counts))
 
-    from nashzoo.agents.cfr import abstract
+    from nashzoo.abstraction import layout
 
-    monkeypatch.setattr(abstract, "holdem_buckets", fake)
+    monkeypatch.setattr(layout, "holdem_buckets", fake)
     return fake
 
 
 def test_policy_files_round_trip_with_the_abstraction_inside(stand_in, tmp_path):
-    from nashzoo.agents.cfr.abstract import (
+    from nashzoo.agents.cfr.abstract import AbstractionSolver
+    from nashzoo.agents.cfr.abstract_policy import (
         AbstractionAgent,
-        AbstractionSolver,
         AbstractPolicy,
         is_abstract_policy_file,
     )
@@ -264,7 +264,8 @@ def test_policy_files_round_trip_with_the_abstraction_inside(stand_in, tmp_path)
 
 
 def test_mismatched_policy_files_are_refused(stand_in, tmp_path):
-    from nashzoo.agents.cfr.abstract import AbstractionSolver, AbstractPolicy
+    from nashzoo.agents.cfr.abstract import AbstractionSolver
+    from nashzoo.agents.cfr.abstract_policy import AbstractPolicy
 
     game = nashzoo.make_game(HOLDEM)
     path = AbstractionSolver(game, "ehs2:169,4,3,3", seed=0, progress=False).iterate(100)
@@ -335,7 +336,8 @@ def test_preflop_strengths_are_the_published_equities_against_a_random_hand():
 
 @pytest.mark.slow
 def test_a_solved_holdem_abstraction_beats_random_and_stays_in_memory(tmp_path):
-    from nashzoo.agents.cfr.abstract import AbstractionAgent, AbstractionSolver
+    from nashzoo.agents.cfr.abstract import AbstractionSolver
+    from nashzoo.agents.cfr.abstract_policy import AbstractionAgent
     from nashzoo.agents.random_agent import RandomAgent
     from nashzoo.eval.matches import head_to_head
 

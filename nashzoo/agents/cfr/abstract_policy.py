@@ -1,0 +1,269 @@
+"""A policy solved on a Hold'em card abstraction, as a file and as an agent that plays the
+real game: the information state's betting names the decision, its cards the bucket(s),
+and the two the row (:class:`~nashzoo.abstraction.layout.HoldemAbstraction`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nashzoo.abstraction.layout import HoldemAbstraction, check_holdem
+from nashzoo.agents.sampled import SampledPolicyAgent
+from nashzoo.envs.protocol import AgentInfo, Observation
+from nashzoo.errors import InvalidParameterError, PolicyFileError
+from nashzoo.games import load_game
+from nashzoo.games.poker.engine import PokerGame
+
+__all__ = [
+    "ABSTRACT_POLICY_FORMAT",
+    "AbstractPolicy",
+    "AbstractionAgent",
+    "is_abstract_policy_file",
+]
+
+ABSTRACT_POLICY_FORMAT = "nashzoo.abstract_policy"
+"""The ``format`` a saved :class:`AbstractPolicy` declares."""
+_FORMAT_VERSION = 1
+
+
+class AbstractPolicy:
+    """A policy over a Hold'em abstraction's information sets, that plays the real game
+    by finding its set: the betting node of the information state's bets and the
+    player's bucket(s) of its cards.
+
+    Args:
+        abstraction: the abstraction.
+        probs: ``(sets, actions)`` probabilities.
+        metadata: JSON-able facts saved with it.
+    """
+
+    def __init__(
+        self,
+        abstraction: HoldemAbstraction,
+        probs: np.ndarray,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        probs = np.asarray(probs, np.float64)
+        want = (abstraction.num_infosets, abstraction.game.num_distinct_actions)
+        if probs.shape != want:
+            raise PolicyFileError(
+                f"An abstract policy of {abstraction.spec} has shape {want}, received "
+                f"{probs.shape}."
+            )
+        self.abstraction = abstraction
+        self.probs = probs
+        self.metadata = dict(metadata or {})
+        self._names = {name: c for c, name in enumerate(abstraction.game.card_names)}
+
+    @property
+    def game(self) -> PokerGame:
+        return self.abstraction.game
+
+    def row(self, info_state: str) -> tuple[int, np.ndarray]:
+        """The abstract set of a real information state (``"player=0 hole=AsKd
+        board=Qh7c2d bets=cr/c"``) and its legal mask.
+
+        Raises:
+            InvalidParameterError: not an information state of this game.
+        """
+        from nashzoo.abstraction.small import parse_info_state
+
+        game = self.game
+        player, hole, board, bets = parse_info_state(game, info_state)
+        letters = {"f": 0, "c": 1, "r": 2}
+        actions = [letters[ch] for ch in bets.replace("/", "") if ch in letters]
+        node = self.abstraction.betting.node_of(actions)
+        t = self.abstraction.betting
+        if t.player[node] != player:
+            raise InvalidParameterError(
+                f"{info_state!r}: the bets {bets!r} leave player {int(t.player[node])} to act, "
+                f"not player {player}."
+            )
+        r = int(t.round[node])
+        flat = [c for part in board for c in part]
+        shown = (0, 3, 4, 5)[r]
+        if len(hole) != 2 or len(flat) != shown:
+            raise InvalidParameterError(
+                f"{info_state!r}: round {r} needs 2 hole cards and {shown} board cards."
+            )
+        buckets = np.zeros(4, np.int64)
+        for q in range(r + 1):
+            buckets[q] = self.abstraction.buckets.bucket(hole, flat[: (0, 3, 4, 5)[q]])
+        key = self.abstraction.keys_of(buckets)[r]
+        return int(self.abstraction.base[node] + key), t.legal_mask[node]
+
+    def probabilities(self, info_state: str) -> np.ndarray:
+        """The distribution over all actions at a real information state."""
+        row, legal = self.row(info_state)
+        out = np.where(legal > 0, self.probs[row], 0.0)
+        total = out.sum()
+        return out / total if total > 0 else legal / legal.sum()
+
+    # -- files --------------------------------------------------------------------------
+    def save(self, path: str | Path) -> Path:
+        """Write an ``.npz`` holding the probabilities, the game and the abstraction's
+        definition and table fingerprint (atomically)."""
+        path = Path(path)
+        if path.suffix != ".npz":
+            raise InvalidParameterError(
+                f"Abstract policies are .npz files, received {path.name!r}."
+            )
+        header = {
+            "format": ABSTRACT_POLICY_FORMAT,
+            "version": _FORMAT_VERSION,
+            "game": self.game.to_spec(),
+            "abstraction": str(self.abstraction.spec),
+            "fingerprint": self.abstraction.buckets.fingerprint,
+            "metadata": self.metadata,
+        }
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez_compressed(tmp, header=json.dumps(header), probs=self.probs.astype(np.float32))
+        tmp.replace(path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path, game: Any = None, *, progress: bool = False) -> AbstractPolicy:
+        """Read a file written by :meth:`save` (no pickle; the bucket tables are loaded
+        or rebuilt and must match the file's fingerprint).
+
+        Raises:
+            FileNotFoundError: no such file.
+            PolicyFileError: not such a file, another version, another game than ``game``,
+                or buckets that differ from those it was solved with.
+        """
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"No policy file at {path}")
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                header = json.loads(str(data["header"]))
+                probs = np.asarray(data["probs"], np.float64)
+        except Exception as exc:
+            raise PolicyFileError(f"{path} is not a readable abstract policy file: {exc}") from None
+        if (
+            header.get("format") != ABSTRACT_POLICY_FORMAT
+            or header.get("version") != _FORMAT_VERSION
+        ):
+            raise PolicyFileError(
+                f"{path} has format {header.get('format')!r} version {header.get('version')!r}; "
+                f"expected {ABSTRACT_POLICY_FORMAT!r} version {_FORMAT_VERSION}."
+            )
+        try:
+            file_game = load_game(header["game"])
+        except Exception as exc:
+            raise PolicyFileError(f"{path}: its game does not load ({exc}).") from None
+        if game is not None and file_game != game:
+            raise PolicyFileError(f"{path} holds a policy for {file_game!r}, not for {game!r}.")
+        try:
+            abstraction = HoldemAbstraction.build(
+                check_holdem(file_game), header["abstraction"], progress=progress
+            )
+        except InvalidParameterError as exc:
+            raise PolicyFileError(f"{path}: {exc}") from None
+        if abstraction.buckets.fingerprint != header.get("fingerprint"):
+            raise PolicyFileError(
+                f"{path} was solved with buckets {header.get('fingerprint')!r} of "
+                f"{header['abstraction']}; this installation builds "
+                f"{abstraction.buckets.fingerprint!r}."
+            )
+        return cls(abstraction, probs, metadata=header.get("metadata") or {})
+
+
+def is_abstract_policy_file(path: str | Path) -> bool:
+    """Whether ``path`` is an ``.npz`` that declares :data:`ABSTRACT_POLICY_FORMAT`."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if "header" not in data.files:
+                return False
+            return json.loads(str(data["header"])).get("format") == ABSTRACT_POLICY_FORMAT
+    except Exception:
+        return False
+
+
+class AbstractionAgent(SampledPolicyAgent):
+    """An :class:`AbstractPolicy` playing the real game through the Agent protocol (a
+    PolicyAgent). It reads its information state from ``info["info_state"]`` where the
+    harness sends it, else from the observation tensor (hole cards, board and bets are
+    all in it), so it also plays in plain env loops.
+
+    Args:
+        policy: the policy, or a path to its ``.npz``.
+        game: the game it is to play (checked against the file's).
+        seed: seed of the agent's draws.
+        name: display name.
+    """
+
+    def __init__(
+        self,
+        policy: AbstractPolicy | str | Path,
+        game: Any = None,
+        *,
+        seed: int | None = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(seed=seed)
+        if isinstance(policy, (str, Path)):
+            policy = AbstractPolicy.load(policy, game)
+        if not isinstance(policy, AbstractPolicy):
+            raise InvalidParameterError(
+                f"AbstractionAgent expects an AbstractPolicy or its file, received "
+                f"{type(policy).__name__}."
+            )
+        if game is not None and policy.game != game:
+            raise InvalidParameterError(f"The policy is for {policy.game!r}, not for {game!r}.")
+        self.policy = policy
+        self.game = policy.game
+        self.name = name or f"cfr-{policy.abstraction.spec}"
+
+    def check_game(self, game: Any) -> None:
+        """Raise unless ``game`` is the policy's."""
+        if game != self.game:
+            raise InvalidParameterError(f"{self.name} plays {self.game!r}, not {game!r}.")
+
+    def action_probabilities(self, observation: Observation, info: AgentInfo) -> np.ndarray:
+        """The policy's distribution at this information state."""
+        text = info.get("info_state") if isinstance(info, dict) else None
+        if not isinstance(text, str):
+            text = self._info_state(np.asarray(observation["observation"]))
+        return self.policy.probabilities(text)
+
+    def _info_state(self, tensor: np.ndarray) -> str:
+        """The information-state string a poker-engine tensor encodes."""
+        game = self.game
+        d = game.definition
+        names = game.card_names
+        on = tensor > 0.5
+        player = 0 if on[0] else 1
+        hole = [c for c in range(d.num_cards) if on[2 + c]]
+        board = []
+        for r in range(d.num_rounds):
+            off = game.board_offset[r]
+            if off >= 0:
+                board.append("".join(names[c] for c in sorted(
+                    (c for c in range(d.num_cards) if on[off + c]), reverse=True)))  # fmt: skip
+        letters = []
+        a_n = game.num_distinct_actions
+        for r in range(d.num_rounds):
+            base = game.round_action_offset[r]
+            text = ""
+            for j in range(game.round_slots[r]):
+                row = on[base + a_n * j : base + a_n * (j + 1)]
+                if not row.any():
+                    break
+                text += "fcr"[min(int(np.flatnonzero(row)[0]), 2)]
+            letters.append(text)
+        rounds = max((r for r, t in enumerate(letters) if t), default=0)
+        if len(letters[rounds]) and self._closes(letters[rounds]) and rounds + 1 < d.num_rounds:
+            rounds += 1
+        bets = "/".join(letters[: rounds + 1])
+        hole_text = "".join(names[c] for c in sorted(hole, reverse=True))
+        board_text = f" board={'/'.join(board)}" if game.has_board else ""
+        return f"player={player} hole={hole_text}{board_text} bets={bets}"
+
+    @staticmethod
+    def _closes(bets: str) -> bool:
+        """Whether a round's bets end with the call that closes it."""
+        return len(bets) >= 2 and bets[-1] == "c"
