@@ -1,7 +1,9 @@
 """What an upload is, and the checks every upload passes before it is stored.
 
 * ``.npz`` / ``.json``: a tabular policy (data). Loaded and validated with
-  :meth:`nashzoo.tree.policy.TabularPolicy.load` against the game.
+  :meth:`nashzoo.tree.policy.TabularPolicy.load` against the game; a policy solved on a
+  card abstraction (``nashzoo solve limit_holdem --abstraction ...``) with
+  :meth:`nashzoo.agents.cfr.abstract_policy.AbstractPolicy.load`.
 * ``.pt``: an NFSP checkpoint (data when it loads with ``torch.load(weights_only=True)``).
 * ``.zip`` with ``agent.toml`` at its root: a code bundle. ``agent.toml`` holds
   ``entry = "module:factory"`` (``factory(game)`` returns an Agent) and
@@ -225,10 +227,16 @@ def classify(filename: str, data: bytes, game: Any, game_id: str, limits: Limits
             path.write_bytes(data)
             if suffix == ".pt":
                 return _check_torch(path, game)
+            from nashzoo.agents.cfr.abstract_policy import AbstractPolicy, is_abstract_policy_file
             from nashzoo.tree.policy import TabularPolicy
 
             try:
-                TabularPolicy.load(path, game).validate()
+                if suffix == ".npz" and is_abstract_policy_file(path):
+                    # solved on a card abstraction: its game, abstraction and bucket
+                    # tables' fingerprint must match this server's
+                    AbstractPolicy.load(path, game)
+                else:
+                    TabularPolicy.load(path, game).validate()
             except (NashzooError, ValueError, OSError, KeyError) as exc:
                 raise SubmissionError("BAD_POLICY", str(exc)) from None
         return "policy"

@@ -17,7 +17,6 @@ import nashzoo
 from nashzoo.abstraction import holdem
 from nashzoo.abstraction.holdem import (
     HALF_UNITS,
-    HoldemBuckets,
     StrengthSweep,
     board_strengths,
     canonical_boards,
@@ -28,6 +27,8 @@ from nashzoo.abstraction.holdem import (
 )
 from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.games.poker.hands import standard_tables
+
+from .stand_in import stand_in_buckets, use_stand_in_buckets
 
 HOLDEM = "nashzoo/limit_holdem-v0"
 
@@ -60,7 +61,7 @@ def _brute_hs(hole, board):
 
 def test_board_strengths_and_river_strength_match_brute_force():
     rng = np.random.default_rng(0)
-    buckets = _stand_in_buckets("ehs2", (169, 5, 5, 5))
+    buckets = stand_in_buckets("ehs2", (169, 5, 5, 5))
     arrays = buckets.arrays()
     for _ in range(3):
         board = np.sort(rng.choice(52, 5, replace=False)).astype(np.int64)
@@ -186,7 +187,7 @@ def test_bad_bucket_parameters_are_refused(kind, counts, message):
 
 
 def test_a_bucket_needs_a_real_hand():
-    buckets = _stand_in_buckets("ehs2", (169, 5, 5, 5))
+    buckets = stand_in_buckets("ehs2", (169, 5, 5, 5))
     with pytest.raises(InvalidParameterError, match=r"received hole \[0, 0\]"):
         buckets.bucket([0, 0])
     with pytest.raises(InvalidParameterError, match="board of 0, 3, 4 or 5"):
@@ -194,26 +195,9 @@ def test_a_bucket_needs_a_real_hand():
 
 
 # -- the abstract policy's file ---------------------------------------------------------
-def _stand_in_buckets(kind: str, counts: tuple[int, int, int, int]) -> HoldemBuckets:
-    """Tables of the right shape without the sweep (preflop by class number, flop by
-    class number modulo the count, the turn all in one bucket): for the file and agent
-    plumbing, not for strength."""
-    pre = np.arange(169) % counts[0]
-    flop = np.arange(holdem._FLOP.size(1)) % counts[1]
-    turn = np.zeros(holdem._TURN.size(1), np.int32)
-    edges = np.linspace(0, HALF_UNITS, counts[3] + 1)[1:-1].astype(np.int64)
-    return holdem._finish(kind, counts, pre, flop, turn, edges)
-
-
 @pytest.fixture
 def stand_in(monkeypatch):
-    def fake(kind, counts, *, progress=True, cache=True):
-        return _stand_in_buckets(kind, tuple(counts))
-
-    from nashzoo.abstraction import layout
-
-    monkeypatch.setattr(layout, "holdem_buckets", fake)
-    return fake
+    use_stand_in_buckets(monkeypatch)
 
 
 def test_policy_files_round_trip_with_the_abstraction_inside(stand_in, tmp_path):

@@ -352,3 +352,30 @@ def test_jobs_naming_a_removed_gauntlet_agent_fail_and_the_worker_lives_on(
     assert all("no longer in leduc_holdem's gauntlet" in j.error for j in against_cfr)
     assert not [j for j in jobs if j.status in ("running", "queued")]
     assert any(j.status == "done" for j in jobs)  # the blocks against random were played
+
+
+def test_policies_solved_on_a_card_abstraction_are_validated_as_data(tmp_path, monkeypatch):
+    import numpy as np
+
+    from nashzoo.agents.cfr.abstract import AbstractionSolver
+    from nashzoo.envs.registration import make_game
+
+    from ..abstraction.stand_in import use_stand_in_buckets
+
+    use_stand_in_buckets(monkeypatch)  # the real tables need a few minutes' sweep
+    game = make_game("limit_holdem")
+    solver = AbstractionSolver(game, "ehs2:169,4,3,3", seed=0, progress=False).iterate(200)
+    path = solver.average_policy().save(tmp_path / "hulh.npz")
+    good = path.read_bytes()
+    assert classify("hulh.npz", good, game, "limit_holdem", Limits()) == "policy"
+    with pytest.raises(SubmissionError) as info:  # a Hold'em policy is not a Leduc one
+        classify("hulh.npz", good, make_game("leduc_holdem"), "leduc_holdem", Limits())
+    assert info.value.code == "BAD_POLICY"
+    # probabilities that are not probabilities
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    arrays["probs"] = -arrays["probs"]
+    np.savez(tmp_path / "bad.npz", **arrays)
+    with pytest.raises(SubmissionError) as info:
+        classify("bad.npz", (tmp_path / "bad.npz").read_bytes(), game, "limit_holdem", Limits())
+    assert info.value.code == "BAD_POLICY" and "negative" in str(info.value)

@@ -53,6 +53,12 @@ class AbstractPolicy:
                 f"An abstract policy of {abstraction.spec} has shape {want}, received "
                 f"{probs.shape}."
             )
+        if not np.all(np.isfinite(probs)) or probs.min(initial=0.0) < 0.0:
+            raise PolicyFileError(
+                f"An abstract policy's probabilities are finite and non-negative; received "
+                f"{int((~np.isfinite(probs)).sum())} non-finite and "
+                f"{int((probs < 0).sum())} negative entries."
+            )
         self.abstraction = abstraction
         self.probs = probs
         self.metadata = dict(metadata or {})
