@@ -149,6 +149,18 @@ def solve(abstraction: str, minutes: float, path: Path, lbr_hands: int) -> None:
     print(f"\nsolving {abstraction} for {minutes:g} minutes -> {path}")
     solver.train(seconds=60 * minutes, callback=record, callback_every=60 * minutes / 4)
     solver.average_policy().save(path)
+    plot_curve(path)
+
+
+def plot_curve(path: Path) -> None:
+    """The solve's measured curve beside the policy (``PATH.curve.json`` -> PNG)."""
+    from nashzoo.eval.curves import read_points
+    from nashzoo.eval.plots import plot_measured
+
+    points = read_points(str(path) + ".curve.json")
+    out = Path(str(path) + ".png")
+    plot_measured(points, out, title=f"ES-MCCFR on a card abstraction, Limit Hold'em ({path.name})")
+    print(f"curve: {out}")
 
 
 def matches(path: Path, nfsp: str | None, deals: int, os_deals: int, os_sims: int) -> None:
@@ -159,8 +171,9 @@ def matches(path: Path, nfsp: str | None, deals: int, os_deals: int, os_sims: in
     game = nashzoo.make_game(HOLDEM)
     ours = AbstractionAgent(path, game, seed=0, name="abstraction")
     print(f"\n{path} ({ours.policy.metadata}) in duplicate matches (chips per game; BB = 10)")
-    match(game, ours, build_agent("poker-rules", game), deals, 2000, "poker-rules")
-    if nfsp:
+    if deals > 0:  # --deals 0: OpenSpiel's bot only (its own process, beside the rest)
+        match(game, ours, build_agent("poker-rules", game), deals, 2000, "poker-rules")
+    if nfsp and deals > 0:
         match(game, ours, build_agent(nfsp, game), deals, 2000, f"NFSP ({Path(nfsp).name})")
     if os_deals > 0:
         try:
@@ -208,7 +221,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--policy", default="hulh.npz", help="the solved policy's file")
     parser.add_argument("--resolve", action="store_true", help="solve even if --policy exists")
     parser.add_argument("--nfsp", help="an NFSP .pt trained on Limit Hold'em")
-    parser.add_argument("--deals", type=int, default=2000)
+    parser.add_argument(
+        "--deals", type=int, default=2000, help="against poker-rules and NFSP (0: neither)"
+    )
     parser.add_argument("--openspiel-deals", type=int, default=300)
     parser.add_argument("--openspiel-sims", type=int, default=1000)
     parser.add_argument("--lbr-hands", type=int, default=500)
