@@ -30,7 +30,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from nashzoo.abstraction.betting import FOLDED, SHOWDOWN
 from nashzoo.abstraction.holdem import board_strengths, bucket_of, pair_slot
@@ -38,9 +37,11 @@ from nashzoo.abstraction.isomorphism import SCRATCH
 from nashzoo.abstraction.layout import HoldemAbstraction
 from nashzoo.abstraction.spec import AbstractionSpec
 from nashzoo.agents.cfr.abstract_policy import AbstractPolicy
+from nashzoo.agents.cfr.mccfr import regret_matching
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.poker.engine import PokerGame
-from nashzoo.validation import check_int, check_number
+from nashzoo.tree.jit import compile_kernels, kernel
+from nashzoo.validation import check_int
 from nashzoo.vector.pcg import next_double, seeded_states
 
 __all__ = ["AbstractionSolver", "DEFAULT_MAX_MEMORY"]
@@ -50,25 +51,7 @@ DEFAULT_MAX_MEMORY = 8 * 2**30
 
 
 # -- the kernel ---------------------------------------------------------------------------
-@njit(cache=True)
-def _regret_matching(regret, row, legal, out):
-    total = 0.0
-    count = 0
-    for a in range(out.size):
-        if legal[a]:
-            count += 1
-            if regret[row, a] > 0.0:
-                total += regret[row, a]
-    for a in range(out.size):
-        if not legal[a]:
-            out[a] = 0.0
-        elif total > 0.0:
-            out[a] = regret[row, a] / total if regret[row, a] > 0.0 else 0.0
-        else:
-            out[a] = 1.0 / count
-
-
-@njit(cache=True)
+@kernel
 def _draw(rng, pool, n, k):
     """Move ``k`` draws without replacement to the front of ``pool[:n]`` (a partial
     Fisher-Yates shuffle)."""
@@ -79,7 +62,7 @@ def _draw(rng, pool, n, k):
         pool[j] = t
 
 
-@njit(cache=True)
+@kernel
 def _es_mccfr(
     n_iters, deals_per_board, rng, player, rnd, first_child, num_children, action, contrib,
     folder, legal_mask, base, perfect, sizes, b, regret, avg,
@@ -156,7 +139,7 @@ def _es_mccfr(
                         size += 1
                     continue
                 row = base[n] + keys[pl, rnd[n]]
-                _regret_matching(regret, row, legal_mask[n], sig)
+                regret_matching(regret, row, legal_mask[n], sig)
                 for a in range(n_actions):
                     avg[row, a] += sig[a]
                 u = next_double(rng, 0)
@@ -178,7 +161,7 @@ def _es_mccfr(
                     value[n] = (sign0 if p == 0 else -sign0) * contrib[n, 1 - p]
                 elif pl == p:
                     row = base[n] + keys[p, rnd[n]]
-                    _regret_matching(regret, row, legal_mask[n], sig)
+                    regret_matching(regret, row, legal_mask[n], sig)
                     fc = first_child[n]
                     v = 0.0
                     for c in range(fc, fc + num_children[n]):
@@ -246,6 +229,7 @@ class AbstractionSolver:
         self.avg = np.zeros((n, a))
         self._rng = seeded_states([seed])
         self._arrays = self.abstraction.buckets.arrays()
+        compile_kernels(globals())  # numba compiles (or loads) the kernel on first use
         self.iteration = 0
         self.seconds = 0.0
 
@@ -286,11 +270,7 @@ class AbstractionSolver:
         """
         from nashzoo.agents.training import train_loop
 
-        batch = check_int("batch", batch, 1)
-        if steps is None and seconds is None:
-            raise InvalidParameterError("train() needs `steps` or `seconds`, received neither.")
-        if seconds is not None:
-            check_number("seconds", seconds, low=0.0)
+        batch = check_int("batch", batch, 1)  # the budgets: train_loop checks them
         self._run(0)  # compile outside the clock
 
         def step(left: int | None) -> int:  # train_loop adds the time to self.seconds

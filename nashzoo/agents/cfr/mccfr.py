@@ -34,19 +34,21 @@ __all__ = ["ExternalSamplingMCCFRSolver", "OutcomeSamplingMCCFRSolver"]
 
 # -- the algorithms (compiled on first use) ---------------------------------------------
 @kernel
-def _regret_matching(regret, legal_mask, i, out):
+def regret_matching(regret, row, legal, out):
+    """Regret matching at ``regret[row]`` over the actions ``legal`` allows, into ``out``
+    (uniform over them when no regret is positive)."""
     total = 0.0
     count = 0
-    for a in range(legal_mask.shape[1]):
-        if legal_mask[i, a]:
+    for a in range(out.size):
+        if legal[a]:
             count += 1
-            if regret[i, a] > 0.0:
-                total += regret[i, a]
-    for a in range(legal_mask.shape[1]):
-        if not legal_mask[i, a]:
+            if regret[row, a] > 0.0:
+                total += regret[row, a]
+    for a in range(out.size):
+        if not legal[a]:
             out[a] = 0.0
         elif total > 0.0:
-            out[a] = regret[i, a] / total if regret[i, a] > 0.0 else 0.0
+            out[a] = regret[row, a] / total if regret[row, a] > 0.0 else 0.0
         else:
             out[a] = 1.0 / count
 
@@ -90,7 +92,7 @@ def external_sampling_run(n_iters, rng_state, t, regret, avg, active, chosen, va
                     c = sample_chance(fc, nc, chance_prob, next_uniform(rng_state))
                 else:
                     i = infoset[n]
-                    _regret_matching(regret, legal_mask, i, sig)
+                    regret_matching(regret, i, legal_mask[i], sig)
                     for a in range(n_actions):
                         avg[i, a] += sig[a]
                     c = sample_child(
@@ -107,7 +109,7 @@ def external_sampling_run(n_iters, rng_state, t, regret, avg, active, chosen, va
                     value[n] = utility[n, p]
                 elif pl == p:
                     i = infoset[n]
-                    _regret_matching(regret, legal_mask, i, scratch)
+                    regret_matching(regret, i, legal_mask[i], scratch)
                     fc = first_child[n]
                     v = 0.0
                     for c in range(fc, fc + num_children[n]):
@@ -169,7 +171,7 @@ def outcome_sampling_run(
                 i = infoset[n]
                 sig = path_sigma[depth]
                 smp = path_sample[depth]
-                _regret_matching(regret, legal_mask, i, sig)
+                regret_matching(regret, i, legal_mask[i], sig)
                 count = 0
                 for a in range(n_actions):
                     if legal_mask[i, a]:
