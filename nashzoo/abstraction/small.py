@@ -150,7 +150,7 @@ class _Enumerated:
         for r in range(rounds):
             per: list[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]] = []
             for hole in itertools.combinations(deck, h):
-                for boards in self._boards(set(hole), r):
+                for boards in self._deals(set(hole), range(r + 1)):
                     per.append((hole, boards))
             combos.append(per)
             cost += len(per)
@@ -180,7 +180,12 @@ class _Enumerated:
         for r in range(rounds):
             table = {}
             for hole, boards in combos[r]:
-                finals = [hs[(hole, boards + rest)] for rest in self._rest(set(hole), boards, r)]
+                finals = [
+                    hs[(hole, boards + rest)]
+                    for rest in self._deals(
+                        set(hole) | {c for part in boards for c in part}, range(r + 1, rounds)
+                    )
+                ]
                 arr = np.array(finals)
                 table[(hole, boards)] = (float(arr.mean()), float((arr**2).mean()))
             self.value.append(table)
@@ -194,32 +199,18 @@ class _Enumerated:
             buckets = equal_weight_buckets(values, np.ones(len(keys)), spec.counts[r])
             self.bucket.append(dict(zip(keys, buckets.tolist())))
 
-    def _boards(self, used: set[int], r: int) -> list[tuple[tuple[int, ...], ...]]:
-        """Every board of rounds ``0 .. r`` (a sorted tuple per round) avoiding ``used``."""
+    def _deals(self, used: set[int], rounds: range) -> list[tuple[tuple[int, ...], ...]]:
+        """Every way ``rounds`` can deal their board cards (a sorted tuple per round)
+        avoiding the cards in ``used``."""
         d = self.game.definition
         out: list[tuple[tuple[int, ...], ...]] = [()]
-        for q in range(r + 1):
+        for q in rounds:
             nxt = []
-            for boards in out:
-                taken = used | {c for part in boards for c in part}
+            for dealt in out:
+                taken = used | {c for part in dealt for c in part}
                 free = [c for c in range(d.num_cards) if c not in taken]
                 for part in itertools.combinations(free, d.num_board_cards[q]):
-                    nxt.append((*boards, tuple(part)))
-            out = nxt
-        return out
-
-    def _rest(self, used: set[int], boards: tuple[tuple[int, ...], ...], r: int) -> list[Any]:
-        """Every way the rounds after ``r`` can deal their board cards."""
-        d = self.game.definition
-        out: list[tuple[tuple[int, ...], ...]] = [()]
-        taken0 = used | {c for part in boards for c in part}
-        for q in range(r + 1, d.num_rounds):
-            nxt = []
-            for rest in out:
-                taken = taken0 | {c for part in rest for c in part}
-                free = [c for c in range(d.num_cards) if c not in taken]
-                for part in itertools.combinations(free, d.num_board_cards[q]):
-                    nxt.append((*rest, tuple(part)))
+                    nxt.append((*dealt, tuple(part)))
             out = nxt
         return out
 
