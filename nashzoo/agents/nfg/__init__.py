@@ -1,4 +1,5 @@
-"""Solvers of normal-form games: Gemp et al.'s stochastic loss and fictitious play.
+"""Solvers of normal-form games: Gemp et al.'s stochastic loss, fictitious play and
+regret matching (full or sampled feedback).
 
 They run on a :class:`~nashzoo.games.MatrixGame` or on the reduced normal form of a small
 extensive game (:func:`nashzoo.tree.normal_form.reduced_normal_form`), whose mixed
@@ -13,11 +14,13 @@ from nashzoo.agents.nfg.gemp import (
     gemp_loss,
     nash_conv_bimatrix,
 )
+from nashzoo.agents.nfg.regret_matching import RegretMatching
 
 __all__ = [
     "GempConfig",
     "GempSolver",
     "FictitiousPlay",
+    "RegretMatching",
     "bimatrix",
     "gemp_loss",
     "nash_conv_bimatrix",
