@@ -16,6 +16,12 @@ Sections (``--section``, repeatable; default all):
   the rule-based agent, and of always-call and always-raise beside their exact
   best-response values published by Johanson et al. (IJCAI 2011): 1,163 and 3,697 mbb/g.
 
+``--workers N`` splits the match against OpenSpiel's bot and each LBR run over N
+processes, each with its own seed (independent deals or hands, ``seed + i``); their means
+are pooled by hand count and their standard errors combined as those of independent
+samples. The bot plays a fixed number of simulations, so a faster or busier machine
+changes the time, not the result.
+
 Goals (issue 35): beats the rule-based agent and NFSP (2,000 deals each) and
 OpenSpiel's bot (300 deals) with 95% intervals above 0; LBR at most a third of the
 rule-based agent's. Deal counts below a goal's are printed as such.
@@ -163,7 +169,63 @@ def plot_curve(path: Path) -> None:
     print(f"curve: {out}")
 
 
-def matches(path: Path, nfsp: str | None, deals: int, os_deals: int, os_sims: int) -> None:
+def _pool(parts: list[tuple[float, float, int]]) -> tuple[float, float, int]:
+    """One mean and standard error from independent parts ``(mean, stderr, count)``."""
+    total = sum(n for _, _, n in parts)
+    mean = sum(m * n for m, _, n in parts) / total
+    stderr = float(np.sqrt(sum((s * n) ** 2 for _, s, n in parts))) / total
+    return mean, stderr, total
+
+
+def _split(count: int, workers: int) -> list[int]:
+    """``count`` split into ``workers`` nearly equal positive parts."""
+    workers = max(1, min(workers, count))
+    return [count // workers + (i < count % workers) for i in range(workers)]
+
+
+def _os_part(job: tuple[str, int, int, int]) -> tuple[float, float, int]:
+    """One worker's share of the match against OpenSpiel's bot: (mean, stderr, deals)."""
+    one_thread()
+    import nashzoo
+    from nashzoo.agents.cfr.abstract_policy import AbstractionAgent
+    from nashzoo.eval.matches import head_to_head
+
+    path, sims, deals, seed = job
+    game = nashzoo.make_game(HOLDEM)
+    ours = AbstractionAgent(Path(path), game, seed=0, name="abstraction")
+    bot = OpenSpielISMCTS(game, sims)
+    result = head_to_head(game, ours, bot, deals=deals, seed=seed, variance_reduction="crn")
+    return result.mean, result.stderr, deals
+
+
+def _os_match(path: Path, deals: int, sims: int, workers: int) -> None:
+    """The match against OpenSpiel's bot over ``workers`` processes (seeds 0, 1, ...)."""
+    import multiprocessing
+
+    label = f"OpenSpiel ISMCTSBot ({sims} sims)"
+    start = time.perf_counter()
+    jobs = [(str(path), sims, n, i) for i, n in enumerate(_split(deals, workers))]
+    parts = []
+    with multiprocessing.get_context("spawn").Pool(len(jobs)) as pool:
+        for part in pool.imap_unordered(_os_part, jobs):  # each part printed as it ends
+            parts.append(part)
+            print(f"    part {len(parts)}/{len(jobs)}: {part[0]:+.3f} +- {part[1]:.3f}, "
+                  f"{part[2]} deals", flush=True)  # fmt: skip
+    mean, stderr, total = _pool(parts)
+    lo, hi = mean - 1.96 * stderr, mean + 1.96 * stderr
+    verdict = "beats" if lo > 0 else ("loses to" if hi < 0 else "not separated from")
+    short = "" if total >= 300 else "  (goal's count 300: NOT reached)"
+    print(
+        f"  vs {label:34s} {mean:+8.3f} chips/game  95% [{lo:+.3f}, {hi:+.3f}]  crn, "
+        f"{total:,} deals in {len(jobs)} processes (seeds 0-{len(jobs) - 1}), "
+        f"{time.perf_counter() - start:,.0f} s: {verdict}{short}",
+        flush=True,
+    )
+
+
+def matches(
+    path: Path, nfsp: str | None, deals: int, os_deals: int, os_sims: int, workers: int = 1
+) -> None:
     import nashzoo
     from nashzoo.agents.cfr.abstract_policy import AbstractionAgent
     from nashzoo.agents.specs import build_agent
@@ -181,32 +243,65 @@ def matches(path: Path, nfsp: str | None, deals: int, os_deals: int, os_sims: in
         except ImportError:
             print("  OpenSpiel is not installed: no match against its ISMCTSBot")
         else:
-            match(game, ours, bot, os_deals, 300, f"OpenSpiel ISMCTSBot ({os_sims} sims)")
+            if workers > 1:
+                _os_match(path, os_deals, os_sims, workers)
+            else:
+                match(game, ours, bot, os_deals, 300, f"OpenSpiel ISMCTSBot ({os_sims} sims)")
 
 
-def lbr(path: Path, nfsp: str | None, hands: int) -> None:
+def _lbr_policies(path: Path, nfsp: str | None) -> dict[str, Any]:
     import nashzoo
     from nashzoo.agents.cfr.abstract_policy import AbstractionAgent
     from nashzoo.agents.specs import build_agent
-    from nashzoo.eval.lbr import local_best_response
 
     game = nashzoo.make_game(HOLDEM)
-    mbb = 1000 / game.big_blind
     policies: dict[str, Any] = {"abstraction": AbstractionAgent(path, game, seed=0)}
     if nfsp:
         policies["NFSP"] = build_agent(nfsp, game)
     policies["poker-rules"] = build_agent("poker-rules", game)
     policies["always-call"] = Always(1, "always-call")
     policies["always-raise"] = Always(2, "always-raise")
+    return policies
+
+
+def _lbr_part(job: tuple[str, str | None, str, int, int]) -> tuple[float, float, int]:
+    """One worker's share of an LBR run: (mean chips per hand, stderr, hands)."""
+    one_thread()
+    import nashzoo
+    from nashzoo.eval.lbr import local_best_response
+
+    path, nfsp, name, hands, seed = job
+    policy = _lbr_policies(Path(path), nfsp)[name]
+    game = nashzoo.make_game(HOLDEM)
+    found = local_best_response(game, policy, hands=hands, rollouts=20, seed=seed)
+    return found.value, found.stderr, hands
+
+
+def lbr(path: Path, nfsp: str | None, hands: int, workers: int = 1) -> None:
+    import multiprocessing
+
+    import nashzoo
+
+    game = nashzoo.make_game(HOLDEM)
+    mbb = 1000 / game.big_blind
+    names = list(_lbr_policies(path, nfsp))
     print(f"\nLBR, {hands:,} hands, 20 rollouts (mbb/hand LBR wins: a lower bound)")
-    for name, policy in policies.items():
+    for name in names:
         start = time.perf_counter()
-        found = local_best_response(game, policy, hands=hands, rollouts=20, seed=0)
-        lo, hi = found.ci95
+        # hands are split in even parts: LBR alternates seats within each part
+        jobs = [(str(path), nfsp, name, n, i) for i, n in enumerate(_split(hands // 2, workers))]
+        jobs = [(p, f, a, 2 * n, s) for p, f, a, n, s in jobs]
+        if len(jobs) == 1:
+            parts = [_lbr_part(jobs[0])]
+        else:
+            with multiprocessing.get_context("spawn").Pool(len(jobs)) as pool:
+                parts = pool.map(_lbr_part, jobs)
+        value, stderr, _ = _pool(parts)
+        lo, hi = value - 1.96 * stderr, value + 1.96 * stderr
         published = PUBLISHED_BR.get(name)
         extra = "" if published is None else f"  published best response {published:,.0f}"
         print(
-            f"  {name:14s} {found.value * mbb:+8,.0f} [{lo * mbb:+,.0f}, {hi * mbb:+,.0f}]"
+            f"  {name:14s} {value * mbb:+8,.0f} [{lo * mbb:+,.0f}, {hi * mbb:+,.0f}]"
             f"{extra}  ({time.perf_counter() - start:,.0f} s)",
             flush=True,
         )
@@ -228,6 +323,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--openspiel-sims", type=int, default=1000)
     parser.add_argument("--lbr-hands", type=int, default=500)
     parser.add_argument("--curve-lbr-hands", type=int, default=50)
+    parser.add_argument(
+        "--workers", type=int, default=1, help="processes for OpenSpiel's match and LBR"
+    )
     args = parser.parse_args(argv)
     one_thread()
     print(machine_line())
@@ -240,9 +338,11 @@ def main(argv: list[str] | None = None) -> None:
     if "solve" in sections and (args.resolve or not path.is_file()):
         solve(args.abstraction, args.minutes, path, args.curve_lbr_hands)
     if "matches" in sections:
-        matches(path, args.nfsp, args.deals, args.openspiel_deals, args.openspiel_sims)
+        matches(
+            path, args.nfsp, args.deals, args.openspiel_deals, args.openspiel_sims, args.workers
+        )
     if "lbr" in sections:
-        lbr(path, args.nfsp, args.lbr_hands)
+        lbr(path, args.nfsp, args.lbr_hands, args.workers)
 
 
 if __name__ == "__main__":
