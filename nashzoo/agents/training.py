@@ -1,4 +1,5 @@
-"""What the self-play learners share: their MLPs and their budgeted training loop."""
+"""What the self-play learners share: their MLPs, their budgeted training loop and the
+tabulation of a network policy on a game that compiles."""
 
 from __future__ import annotations
 
@@ -6,10 +7,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from nashzoo.errors import InvalidParameterError
 from nashzoo.validation import check_int, check_number
 
-__all__ = ["mlp", "train_loop"]
+__all__ = ["mlp", "train_loop", "tabular_policy"]
 
 
 def mlp(torch: Any, sizes: list[int]) -> Any:
@@ -83,3 +86,23 @@ def train_loop(
             break
     if bar is not None:
         bar.close()
+
+
+def tabular_policy(
+    game: Any,
+    probs_of: Callable[[int, np.ndarray, np.ndarray], np.ndarray],
+    metadata: dict[str, Any],
+) -> Any:
+    """A network policy as a :class:`~nashzoo.tree.TabularPolicy` of ``game`` (compiled):
+    ``probs_of(player, tensors, masks)`` answers all of a player's information sets in one
+    batch (float32 tensors, bool masks)."""
+    from nashzoo.tree import TabularPolicy, compile_game
+
+    tree = compile_game(game)
+    probs = np.zeros(tree.legal_mask.shape)
+    for p in range(tree.num_players):
+        rows = tree.infosets_of(p)
+        probs[rows] = probs_of(
+            p, tree.infoset_tensor[rows].astype(np.float32), tree.legal_mask[rows].astype(bool)
+        )
+    return TabularPolicy(tree, probs, metadata=metadata)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ReplayBuffer", "ReservoirBuffer", "ObservationRows"]
+__all__ = ["ReplayBuffer", "Reservoir", "ReservoirBuffer", "ObservationRows"]
 
 
 class ObservationRows:
@@ -84,34 +84,37 @@ class ReplayBuffer:
         )
 
 
-class ReservoirBuffer:
-    """Reservoir sample (Vitter's algorithm R) of ``(s, legal(s), a)`` triples: every
-    item ever offered is kept with equal probability."""
+class Reservoir:
+    """Reservoir sample (Vitter's algorithm R) of rows: an observation and named columns
+    (``columns``: name -> ``(shape, dtype)`` of one row's entry). Every row ever offered
+    is kept with equal probability."""
 
-    def __init__(self, capacity: int, obs_size: int, num_actions: int) -> None:
+    def __init__(
+        self, capacity: int, obs_size: int, **columns: tuple[tuple[int, ...], Any]
+    ) -> None:
         self.capacity = capacity
         self.obs = ObservationRows(capacity, obs_size)
-        self.mask = np.zeros((capacity, num_actions), bool)
-        self.actions = np.zeros(capacity, np.int64)
+        self.columns = {
+            name: np.zeros((capacity, *shape), dtype) for name, (shape, dtype) in columns.items()
+        }
         self.size = 0
         self.seen = 0
 
-    def add(self, rng: np.random.Generator, obs, mask, actions) -> None:
-        """Offer items in order: each of the first ``capacity`` is kept; the ``j``-th
-        item ever offered after that replaces slot ``rng.integers(j)`` if it lies below
-        the capacity (algorithm R). The draws are made for all items at once, which gives
-        the numbers one draw per item would give."""
+    def add_rows(self, rng: np.random.Generator, obs: Any, **values: Any) -> None:
+        """Offer rows in order: each of the first ``capacity`` is kept; the ``j``-th
+        row ever offered after that replaces slot ``rng.integers(j)`` if it lies below
+        the capacity (algorithm R). The draws are made for all rows at once, which gives
+        the numbers one draw per row would give."""
         obs = np.asarray(obs)
-        mask = np.asarray(mask)
-        actions = np.asarray(actions)
+        arrays = {name: np.asarray(values[name]) for name in self.columns}
         self.obs.accept(obs)
-        n = len(actions)
+        n = len(obs)
         fill = min(n, self.capacity - self.size)
         if fill > 0:
             slots = np.arange(self.size, self.size + fill)
             self.obs.rows[slots] = obs[:fill]
-            self.mask[slots] = mask[:fill]
-            self.actions[slots] = actions[:fill]
+            for name, column in self.columns.items():
+                column[slots] = arrays[name][:fill]
             self.size += fill
             self.seen += fill
         rest = n - max(fill, 0)
@@ -123,14 +126,32 @@ class ReservoirBuffer:
         keep = np.flatnonzero(draws < self.capacity)
         if keep.size == 0:
             return
-        # a later item replaces an earlier one drawn to the same slot: keep the last
+        # a later row replaces an earlier one drawn to the same slot: keep the last
         slots = draws[keep]
         _, last = np.unique(slots[::-1], return_index=True)
         chosen = keep[keep.size - 1 - last]
         self.obs.rows[draws[chosen]] = obs[first + chosen]
-        self.mask[draws[chosen]] = mask[first + chosen]
-        self.actions[draws[chosen]] = actions[first + chosen]
+        for name, column in self.columns.items():
+            column[draws[chosen]] = arrays[name][first + chosen]
+
+    def sample_rows(self, rng: np.random.Generator, batch: int) -> tuple[np.ndarray, dict]:
+        """``batch`` rows drawn with replacement: observations (float32) and columns."""
+        idx = rng.integers(self.size, size=batch)
+        return self.obs.read(idx), {name: c[idx] for name, c in self.columns.items()}
+
+
+class ReservoirBuffer(Reservoir):
+    """A :class:`Reservoir` of ``(s, legal(s), a)`` triples (NFSP's average-policy data)."""
+
+    def __init__(self, capacity: int, obs_size: int, num_actions: int) -> None:
+        super().__init__(capacity, obs_size, mask=((num_actions,), bool), actions=((), np.int64))
+        self.mask = self.columns["mask"]
+        self.actions = self.columns["actions"]
+
+    def add(self, rng: np.random.Generator, obs, mask, actions) -> None:
+        """Offer ``(obs, mask, actions)`` rows (see :meth:`Reservoir.add_rows`)."""
+        self.add_rows(rng, obs, mask=mask, actions=actions)
 
     def sample(self, rng: np.random.Generator, batch: int):
-        idx = rng.integers(self.size, size=batch)
-        return self.obs.read(idx), self.mask[idx], self.actions[idx]
+        obs, columns = self.sample_rows(rng, batch)
+        return obs, columns["mask"], columns["actions"]

@@ -31,7 +31,7 @@ import numpy as np
 from nashzoo.agents.nfsp.buffers import ReplayBuffer, ReservoirBuffer
 from nashzoo.agents.nfsp.config import NFSPConfig
 from nashzoo.agents.sampled import SampledPolicyAgent
-from nashzoo.agents.training import mlp, train_loop
+from nashzoo.agents.training import mlp, tabular_policy, train_loop
 from nashzoo.envs.protocol import AgentInfo, Observation
 from nashzoo.envs.sampling import sample_rows
 from nashzoo.errors import InvalidParameterError, PolicyFileError
@@ -303,16 +303,8 @@ class NFSP:
     def average_policy(self):
         """The average policy as a :class:`~nashzoo.tree.TabularPolicy` (compiles the game;
         one batched forward pass per player)."""
-        from nashzoo.tree import TabularPolicy, compile_game
-
-        tree = compile_game(self.game)
-        probs = np.zeros(tree.legal_mask.shape)
-        for p in (0, 1):
-            rows = tree.infosets_of(p)
-            probs[rows] = self.average_probs(
-                p, tree.infoset_tensor[rows].astype(np.float32), tree.legal_mask[rows]
-            )
-        return TabularPolicy(tree, probs, metadata={"algorithm": "nfsp", "episodes": self.episodes})
+        meta = {"algorithm": "nfsp", "episodes": self.episodes}
+        return tabular_policy(self.game, self.average_probs, meta)
 
     def exploitability(self) -> float:
         """Exact exploitability (chips) of the average policy."""
