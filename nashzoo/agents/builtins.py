@@ -16,9 +16,9 @@ spec                       agent
                            rules where the game does not compile)
 ``nash-ismcts-oracle:1000`` Nash-ISMCTS with N simulations on oracle networks computed
                            from a CFR+ solution (the spec's experiments' setting)
-``path/to/agent.pt``       a saved NFSP agent (its average policy), a trained
-                           Nash-ISMCTS agent or a simplex-gradient agent (its
-                           average policy) (torch extra)
+``path/to/agent.pt``       a saved NFSP, Deep CFR or simplex-gradient agent (its
+                           average policy) or a trained Nash-ISMCTS agent (torch
+                           extra)
 ``path/to/model.zip``      a saved stable-baselines3 model (sb3 extra). SB3 files are
                            pickles: loading one runs code; never load one from someone
                            you do not trust outside a sandbox.
@@ -211,6 +211,12 @@ def _register() -> None:
             file_format="nashzoo.nfsp",
         ),
         LearnerEntry(
+            "deep-cfr",
+            "nashzoo.agents.neural_cfr:DeepCFR",
+            "Deep CFR: external-sampling traversals, advantage and policy networks (torch extra)",
+            file_format="nashzoo.deep_cfr",
+        ),
+        LearnerEntry(
             "simplex-gradient",
             "nashzoo.agents.simplex_gradient:SimplexGradient",
             "simplex-gradient self-play (torch extra)",
@@ -301,7 +307,7 @@ def _register() -> None:
         AgentFamily(
             "pt-file",
             _torch_file,
-            "a saved NFSP or simplex-gradient agent's average policy, or a trained "
+            "a saved NFSP, Deep CFR or simplex-gradient agent's average policy, or a trained "
             "Nash-ISMCTS agent (compiled, or over the rules for big games) (torch extra)",
             suffixes=(".pt",),
         )

@@ -45,6 +45,7 @@ GAUNTLET: dict[str, str] = {"random": "random", "cfr+": "cfr+:500"}
 KINDS = {
     "policy": "data",
     "nfsp": "data",
+    "deep-cfr": "data",
     "simplex-gradient": "data",
     "ismcts": "data",
     "code": "code",
