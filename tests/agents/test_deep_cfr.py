@@ -19,7 +19,7 @@ from nashzoo.games import KuhnPokerGame
 
 KUHN = KuhnPokerGame()
 UNIFORM_KUHN = 11 / 24  # exploitability of the uniform policy (exact, tests/eval)
-SMALL = DeepCFRConfig(traversals=30, advantage_steps=20, policy_steps=50, batch_size=64)
+SMALL = DeepCFRConfig(traversals=30, regret_steps=20, policy_steps=50, batch_size=64)
 
 
 @pytest.fixture(autouse=True)
@@ -42,7 +42,7 @@ def test_deep_cfr_learns_kuhn_well_below_uniform():
 
 def test_the_current_strategy_is_regret_matching_on_the_advantage_network():
     learner = DeepCFR(KUHN, SMALL)
-    net = learner.advantage[0]
+    net = learner.regret_nets[0]
     state = KUHN.new_initial_state()
     state.apply_action(0)
     state.apply_action(1)
@@ -65,14 +65,14 @@ def test_the_current_strategy_is_regret_matching_on_the_advantage_network():
 def test_sampled_regrets_are_zero_in_expectation_under_the_strategy():
     # every advantage row is v(a) - sigma . v over the legal actions, so sigma . r = 0:
     # recompute sigma from the advantage network of the iteration that wrote the rows
-    learner = DeepCFR(KUHN, replace(SMALL, seed=2, reinitialize_advantage=False))
-    learner._fit_advantage = lambda player, t: 0.0  # keep the initial networks
+    learner = DeepCFR(KUHN, replace(SMALL, seed=2, reinitialize_regrets=False))
+    learner._fit_regrets = lambda player, t, steps, reinitialize: 0.0  # keep the initial networks
     learner.train(steps=1)
-    memory = learner.advantage_memory[0]
+    memory = learner.regret_memory[0]
     obs = memory.obs.read(np.arange(memory.size))
     targets = memory.columns["target"][: memory.size]
     with torch.no_grad():
-        raw = learner.advantage[0](torch.from_numpy(obs)).numpy()
+        raw = learner.regret_nets[0](torch.from_numpy(obs)).numpy()
     positive = np.maximum(raw, 0)
     sigma = np.where(
         positive.sum(1, keepdims=True) > 0,
@@ -89,7 +89,7 @@ def test_deep_cfr_is_seeded_end_to_end():
     two = DeepCFR(KUHN, replace(SMALL, seed=4)).train(steps=3)
     other = DeepCFR(KUHN, replace(SMALL, seed=5)).train(steps=3)
     np.testing.assert_array_equal(one.average_policy().probs, two.average_policy().probs)
-    for a, b in zip(one.advantage[1].parameters(), two.advantage[1].parameters()):
+    for a, b in zip(one.regret_nets[1].parameters(), two.regret_nets[1].parameters()):
         assert torch.equal(a, b)
     assert not np.array_equal(one.average_policy().probs, other.average_policy().probs)
 
@@ -97,14 +97,14 @@ def test_deep_cfr_is_seeded_end_to_end():
 def test_a_saved_run_resumes_exactly(tmp_path):
     # 3 iterations, save, load, 2 more == 5 iterations in one go: memories, networks,
     # optimisers and the random stream all travel in the file
-    straight = DeepCFR(KUHN, replace(SMALL, seed=6, reinitialize_advantage=False)).train(steps=5)
-    first = DeepCFR(KUHN, replace(SMALL, seed=6, reinitialize_advantage=False)).train(steps=3)
+    straight = DeepCFR(KUHN, replace(SMALL, seed=6, reinitialize_regrets=False)).train(steps=5)
+    first = DeepCFR(KUHN, replace(SMALL, seed=6, reinitialize_regrets=False)).train(steps=3)
     path = first.save(tmp_path / "dcfr.pt")
     resumed = DeepCFR.load(path)
     assert resumed.iterations == 3 and resumed.strategy_memory.size == first.strategy_memory.size
     np.testing.assert_array_equal(resumed.average_policy().probs, first.average_policy().probs)
     resumed.train(steps=2)
-    for a, b in zip(straight.advantage[0].parameters(), resumed.advantage[0].parameters()):
+    for a, b in zip(straight.regret_nets[0].parameters(), resumed.regret_nets[0].parameters()):
         assert torch.equal(a, b)
     np.testing.assert_array_equal(straight.average_policy().probs, resumed.average_policy().probs)
     # the file is an agent every tool reads
@@ -125,7 +125,7 @@ def test_deep_cfr_refuses_what_is_wrong(tmp_path):
     # a file whose networks do not fit its config (another shape) is refused
     learner = DeepCFR(KUHN, SMALL)
     state = torch.load(learner.save(tmp_path / "d.pt"), weights_only=True)
-    state["config"]["advantage_sizes"] = [7]
+    state["config"]["regret_sizes"] = [7]
     torch.save(state, tmp_path / "bad.pt")
-    with pytest.raises(PolicyFileError, match="advantage"):
+    with pytest.raises(PolicyFileError, match="regret"):
         DeepCFR.load(tmp_path / "bad.pt")

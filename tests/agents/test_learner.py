@@ -34,7 +34,7 @@ UNIFORM_KUHN = 11 / 24
 
 SMALL = {
     "nfsp": {"batch_games": 8},
-    "deep-cfr": {"traversals": 20, "advantage_steps": 10, "policy_steps": 20},
+    "deep-cfr": {"traversals": 20, "regret_steps": 10, "policy_steps": 20},
     "simplex-gradient": {"hidden_sizes": (8,), "batch_games": 8},
     "nash-ismcts": {
         "games_per_generation": 8,

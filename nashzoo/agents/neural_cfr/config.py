@@ -1,4 +1,5 @@
-"""Typed configuration of :class:`~nashzoo.agents.neural_cfr.DeepCFR`."""
+"""Typed configurations of :class:`~nashzoo.agents.neural_cfr.DeepCFR` and
+:class:`~nashzoo.agents.neural_cfr.ESCHER`."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from dataclasses import dataclass
 
 from nashzoo.validation import Config, flag, integer, integers, number, seed_field
 
-__all__ = ["DeepCFRConfig"]
+__all__ = ["DeepCFRConfig", "ESCHERConfig"]
 
 
 @dataclass(frozen=True)
@@ -21,28 +22,73 @@ class DeepCFRConfig(Config):
     with the same settings.
 
     Attributes:
-        advantage_sizes: hidden layer widths of each player's advantage network.
+        regret_sizes: hidden layer widths of each player's advantage (regret) network.
         policy_sizes: hidden layer widths of the average-policy network.
         traversals: external-sampling traversals per player and iteration.
-        advantage_steps: minibatch steps of a player's advantage network per iteration.
+        regret_steps: minibatch steps of a player's advantage network per iteration.
         policy_steps: minibatch steps of the policy network each time it is fitted (when
             the average policy is asked for after more iterations).
         batch_size: minibatch size of both networks.
         memory_capacity: rows of each reservoir memory (one per player's advantages, one
             for the strategies).
         learning_rate: Adam's learning rate for both networks.
-        reinitialize_advantage: fit each player's advantage network from fresh weights
+        reinitialize_regrets: fit each player's advantage network from fresh weights
             every iteration (the paper's choice) rather than from the last ones.
         seed: seed of every random choice (networks, traversals, minibatches).
     """
 
-    advantage_sizes: tuple[int, ...] = integers((64,))
+    regret_sizes: tuple[int, ...] = integers((64,))
     policy_sizes: tuple[int, ...] = integers((64,))
     traversals: int = integer(375, low=1)
-    advantage_steps: int = integer(375, low=1)
+    regret_steps: int = integer(375, low=1)
     policy_steps: int = integer(2500, low=1)
     batch_size: int = integer(256, low=1)
     memory_capacity: int = integer(100_000, low=1)
     learning_rate: float = number(0.001, low=0.0, low_inclusive=False)
-    reinitialize_advantage: bool = flag(True)
+    reinitialize_regrets: bool = flag(True)
+    seed: int | None = seed_field(0)
+
+
+@dataclass(frozen=True)
+class ESCHERConfig(Config):
+    """ESCHER hyper-parameters.
+
+    The defaults are those of OpenSpiel's PyTorch ESCHER (``open_spiel/python/pytorch/
+    escher.py``'s ``Config``, tuned there for Kuhn poker), except the memories: 200,000
+    rows instead of 1,000,000, so that a Limit Hold'em run fits in memory.
+
+    Attributes:
+        regret_sizes: hidden layer widths of each player's regret network.
+        value_sizes: hidden layer widths of each player's history-value network.
+        policy_sizes: hidden layer widths of the average-policy network.
+        regret_traversals: episodes per player and iteration that gather regrets (the
+            player acts by the fixed uniform sampling policy, the opponent by its current
+            strategy).
+        value_traversals: episodes per player and iteration that gather the value
+            network's targets (both players act by their current strategies mixed with
+            ``value_exploration`` of uniform, the returns importance-weighted back).
+        value_exploration: that uniform share.
+        regret_steps: minibatch steps of a player's regret network per iteration (from
+            fresh weights).
+        value_steps: minibatch steps of a player's value network per iteration (from
+            fresh weights, on that iteration's data only).
+        policy_steps: minibatch steps of the policy network each time it is fitted.
+        batch_size: minibatch size of every network.
+        memory_capacity: rows of each reservoir memory (regrets per player, strategies).
+        learning_rate: Adam's learning rate for every network.
+        seed: seed of every random choice.
+    """
+
+    regret_sizes: tuple[int, ...] = integers((64,))
+    value_sizes: tuple[int, ...] = integers((64,))
+    policy_sizes: tuple[int, ...] = integers((64,))
+    regret_traversals: int = integer(1024, low=1)
+    value_traversals: int = integer(512, low=1)
+    value_exploration: float = number(0.1, low=0.0, high=1.0)
+    regret_steps: int = integer(375, low=1)
+    value_steps: int = integer(512, low=1)
+    policy_steps: int = integer(2500, low=1)
+    batch_size: int = integer(256, low=1)
+    memory_capacity: int = integer(200_000, low=1)
+    learning_rate: float = number(0.001, low=0.0, low_inclusive=False)
     seed: int | None = seed_field(0)

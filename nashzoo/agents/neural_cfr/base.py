@@ -1,0 +1,395 @@
+"""What Deep CFR and ESCHER share: per-player regret networks whose regret matching is the
+current strategy, an average-policy network fitted to a reservoir of strategies, the
+budgeted training loop, the policy's outputs and the saved files.
+
+Each algorithm's own module holds what makes it that algorithm: its traversals, its
+targets and its iteration (:mod:`~nashzoo.agents.neural_cfr.deep_cfr`,
+:mod:`~nashzoo.agents.neural_cfr.escher`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from nashzoo.agents.nfsp.buffers import Reservoir
+from nashzoo.agents.sampled import SampledPolicyAgent
+from nashzoo.agents.training import mlp, tabular_policy, train_loop
+from nashzoo.envs.protocol import AgentInfo, Observation
+from nashzoo.errors import InvalidParameterError, PolicyFileError
+from nashzoo.extras import require
+from nashzoo.games import Game, load_game
+from nashzoo.games.observation import ObservationCache
+
+__all__ = ["NeuralRegretLearner", "NeuralPolicyAgent", "seed_of"]
+
+
+def seed_of(*parts: int) -> int:
+    """A seed derived from ``parts``, independent of any training stream."""
+    return int(np.random.SeedSequence([int(p) for p in parts]).generate_state(1)[0])
+
+
+def regret_matching(raw: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The mixture proportional to the positive part of ``raw`` over the legal actions;
+    all weight on the legal action of highest ``raw`` when none is positive."""
+    legal = mask.astype(bool)
+    positive = np.where(legal, np.maximum(raw, 0.0), 0.0)
+    total = positive.sum()
+    if total > 0:
+        return positive / total
+    sigma = np.zeros(raw.size)
+    sigma[np.flatnonzero(legal)[np.argmax(raw[legal])]] = 1.0
+    return sigma
+
+
+class NeuralRegretLearner:
+    """The shared body of the neural regret learners (see the module).
+
+    A subclass sets ``name``, ``config_type``, ``file_format``, ``policy_loss``
+    (``"mse"`` on probabilities or ``"cross_entropy"``) and implements
+    :meth:`_iteration`; its config has ``regret_sizes``, ``policy_sizes``,
+    ``policy_steps``, ``batch_size``, ``memory_capacity``, ``learning_rate`` and
+    ``seed``. Extra networks and memories it adds are saved when it lists them in
+    :meth:`_extra_networks` and :meth:`_extra_memories`.
+    """
+
+    name: ClassVar[str]
+    config_type: ClassVar[Any]
+    file_format: ClassVar[str]
+    policy_loss: ClassVar[str]
+    step_unit: ClassVar[str] = "iterations"
+    config: Any
+
+    def __init__(self, game: Game, config: Any = None) -> None:
+        torch = require("torch", "torch", type(self).__name__)
+        if not isinstance(game, Game) or game.num_players != 2:
+            raise InvalidParameterError(
+                f"{type(self).__name__} needs a two-player nashzoo Game, received {game!r}."
+            )
+        if config is not None and not isinstance(config, self.config_type):
+            raise InvalidParameterError(
+                f"config must be a {self.config_type.__name__}, received {type(config).__name__}."
+            )
+        self.game = game
+        cfg: Any = config or self.config_type()
+        self.config = cfg
+        self._torch = torch
+        self.seed = 0 if cfg.seed is None else cfg.seed
+        self.rng = np.random.default_rng(cfg.seed)
+        self.obs_size = game.information_state_tensor_size
+        self.num_actions = a = game.num_distinct_actions
+        self.regret_nets = [self._network(cfg.regret_sizes, seed_of(self.seed, p)) for p in (0, 1)]
+        self.regret_opts = [self._optimizer(net) for net in self.regret_nets]
+        self.policy = self._network(cfg.policy_sizes, seed_of(self.seed, 2))
+        self.regret_memory = [
+            Reservoir(
+                cfg.memory_capacity,
+                self.obs_size,
+                target=((a,), np.float32),
+                mask=((a,), bool),
+                t=((), np.float32),
+            )
+            for _ in (0, 1)
+        ]
+        self.strategy_memory = Reservoir(
+            cfg.memory_capacity,
+            self.obs_size,
+            target=((a,), np.float32),
+            mask=((a,), bool),
+            t=((), np.float32),
+        )
+        self.observations = ObservationCache(game)
+        self.iterations = 0
+        self.traversals = 0
+        self.seconds = 0.0
+        self._strategies: list[dict[str, np.ndarray]] = [{}, {}]
+        self._policy_iterations = -1  # iterations the policy network was fitted after
+
+    # -- networks ------------------------------------------------------------------------------
+    def _network(
+        self,
+        hidden: tuple[int, ...],
+        seed: int,
+        inputs: int | None = None,
+        outputs: int | None = None,
+    ) -> Any:
+        torch = self._torch
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            sizes = [inputs or self.obs_size, *hidden, outputs or self.num_actions]
+            return mlp(torch, sizes)
+
+    def _optimizer(self, net: Any) -> Any:
+        return self._torch.optim.Adam(net.parameters(), lr=self.config.learning_rate)
+
+    @property
+    def steps(self) -> int:
+        """Iterations trained so far."""
+        return self.iterations
+
+    # -- the current strategy ------------------------------------------------------------------
+    def _strategy(self, player: int, key: str, tensor: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Regret matching on ``player``'s regret network at one information set (cached
+        until the network is fitted again)."""
+        hit = self._strategies[player].get(key)
+        if hit is None:
+            torch = self._torch
+            with torch.inference_mode():
+                raw = self.regret_nets[player](torch.tensor(tensor[None])).numpy()[0]
+            hit = self._strategies[player][key] = regret_matching(raw, mask)
+        return hit
+
+    def _view(self, state: Any, player: int) -> tuple[str, Any, np.ndarray]:
+        """``player``'s information-state key, view and current strategy at ``state``."""
+        key = state.information_state_string(player)
+        view = self.observations.get(state, player, key)
+        return key, view, self._strategy(player, key, view.tensor, view.mask)
+
+    def _fit_regrets(self, player: int, t: int, steps: int, reinitialize: bool) -> float:
+        """Fit ``player``'s regret network to its memory: squared error over the legal
+        actions, each row weighted by its iteration (Linear CFR)."""
+        torch = self._torch
+        cfg = self.config
+        if reinitialize:
+            self.regret_nets[player] = self._network(
+                cfg.regret_sizes, seed_of(self.seed, player, t)
+            )
+            self.regret_opts[player] = self._optimizer(self.regret_nets[player])
+        net, opt, memory = (
+            self.regret_nets[player],
+            self.regret_opts[player],
+            self.regret_memory[player],
+        )
+        loss_value = float("nan")
+        for _ in range(steps if memory.size else 0):
+            obs, cols = memory.sample_rows(self.rng, cfg.batch_size)
+            weight = torch.from_numpy(cols["t"])[:, None]
+            mask = torch.from_numpy(cols["mask"])
+            error = (net(torch.from_numpy(obs)) - torch.from_numpy(cols["target"])) * mask
+            loss = (weight * error**2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            loss_value = loss.item()
+        self._strategies[player] = {}
+        return loss_value
+
+    def _store(
+        self, memory: Reservoir, rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]], t: int
+    ) -> None:
+        """Offer ``(tensor, target, mask)`` rows of iteration ``t`` to ``memory``."""
+        if rows:
+            memory.add_rows(
+                self.rng,
+                np.stack([r[0] for r in rows]),
+                target=np.stack([r[1] for r in rows]),
+                mask=np.stack([r[2] for r in rows]).astype(bool),
+                t=np.full(len(rows), t, np.float32),
+            )
+
+    # -- the average policy --------------------------------------------------------------------
+    def _probs(self, logits: Any, mask: Any) -> Any:
+        torch = self._torch
+        return torch.softmax(logits.masked_fill(~mask, -torch.inf), dim=1)
+
+    def fit_policy(self) -> Any:
+        """Fit the average-policy network to the strategy memory, each row weighted by its
+        iteration, from fresh weights seeded by the iteration count (so the same run
+        gives the same policy however often it was asked for); at most once per number
+        of iterations."""
+        if self._policy_iterations == self.iterations:
+            return self
+        torch = self._torch
+        cfg = self.config
+        self.policy = self._network(cfg.policy_sizes, seed_of(self.seed, 2, self.iterations))
+        opt = self._optimizer(self.policy)
+        rng = np.random.default_rng(seed_of(self.seed, 3, self.iterations))
+        memory = self.strategy_memory
+        for _ in range(cfg.policy_steps if memory.size else 0):
+            obs, cols = memory.sample_rows(rng, cfg.batch_size)
+            mask = torch.from_numpy(cols["mask"])
+            logits = self.policy(torch.from_numpy(obs))
+            target = torch.from_numpy(cols["target"])
+            weight = torch.from_numpy(cols["t"])
+            if self.policy_loss == "mse":
+                per_row = ((self._probs(logits, mask) - target) ** 2).mean(dim=1)
+            else:
+                logp = torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=1)
+                per_row = -(target * logp).sum(dim=1)
+            loss = (weight * per_row).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        self._policy_iterations = self.iterations
+        return self
+
+    def average_probs(self, player: int, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The average policy for a batch of observations (``(n, obs_size)``) and legal
+        masks (``(n, num_actions)``); one network serves both seats (the
+        information-state tensors name the player)."""
+        self.fit_policy()
+        torch = self._torch
+        with torch.inference_mode():
+            probs = self._probs(
+                self.policy(torch.from_numpy(np.array(obs, np.float32))),
+                torch.from_numpy(np.asarray(mask).astype(bool)),
+            )
+        return probs.numpy().astype(np.float64)
+
+    def average_policy(self) -> Any:
+        """The average policy as a :class:`~nashzoo.tree.TabularPolicy` (compiles the game)."""
+        meta = {"algorithm": self.name, "iterations": self.iterations}
+        return tabular_policy(self.game, self.average_probs, meta)
+
+    def exploitability(self) -> float:
+        """Exact exploitability (chips) of the average policy."""
+        from nashzoo.tree.best_response import nash_conv_array
+
+        policy = self.average_policy()
+        return nash_conv_array(policy.tree, policy.probs) / policy.tree.num_players
+
+    def agent(self, *, name: str | None = None, seed: int | None = None) -> NeuralPolicyAgent:
+        """The average policy as a PolicyAgent."""
+        return NeuralPolicyAgent(self, seed=seed, name=name or self.name)
+
+    # -- training ------------------------------------------------------------------------------
+    def _iteration(self) -> None:
+        raise NotImplementedError
+
+    def train(
+        self,
+        *,
+        steps: int | None = None,
+        seconds: float | None = None,
+        callback: Any = None,
+        callback_every: float = 10.0,
+        progress: bool = False,
+    ) -> Any:
+        """Run ``steps`` iterations or ``seconds`` of training (see
+        :func:`~nashzoo.agents.training.train_loop`)."""
+
+        def step(left: int | None) -> int:
+            self._iteration()
+            return 1
+
+        train_loop(
+            self,
+            step,
+            steps=steps,
+            seconds=seconds,
+            callback=callback,
+            callback_every=callback_every,
+            progress=progress,
+            desc=type(self).__name__,
+            postfix=lambda: {"traversals": self.traversals},
+        )
+        return self
+
+    # -- files ---------------------------------------------------------------------------------
+    def _extra_networks(self) -> dict[str, Any]:
+        return {}
+
+    def _extra_memories(self) -> list[Reservoir]:
+        return []
+
+    def _modules(self) -> dict[str, Any]:
+        return {
+            "regret0": self.regret_nets[0],
+            "regret1": self.regret_nets[1],
+            "regret_opt0": self.regret_opts[0],
+            "regret_opt1": self.regret_opts[1],
+            "policy": self.policy,
+            **self._extra_networks(),
+        }
+
+    def _memories(self) -> list[Reservoir]:
+        return [*self.regret_memory, self.strategy_memory, *self._extra_memories()]
+
+    def save(self, path: str | Path) -> Path:
+        """Save networks, optimisers, memories, counters, the random stream and the
+        config: :meth:`load` resumes the same run."""
+        from nashzoo.agents.torch_files import write_torch_file
+
+        torch = self._torch
+
+        def memory(m: Reservoir) -> dict[str, Any]:
+            rows = {k: c[: m.size] for k, c in m.columns.items()}
+            rows["obs"] = m.obs.rows[: m.size]
+            return {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in rows.items()} | {
+                "seen": m.seen
+            }
+
+        self.fit_policy()
+        state = {
+            "format": self.file_format,
+            "version": 1,
+            "game": self.game.to_spec(),
+            "config": self.config.to_dict(),
+            "iterations": self.iterations,
+            "traversals": self.traversals,
+            "seconds": self.seconds,
+            "rng": self.rng.bit_generator.state,
+            "networks": {k: m.state_dict() for k, m in self._modules().items()},
+            "memories": [memory(m) for m in self._memories()],
+        }
+        return write_torch_file(state, path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Any:
+        """Load a file written by :meth:`save` (read with ``weights_only=True``: data only).
+
+        Raises:
+            PolicyFileError: not a readable file of this learner, or one whose networks do
+                not fit its config.
+        """
+        from nashzoo.agents.torch_files import check_checkpoint, load_modules, read_torch_file
+
+        state = read_torch_file(path)
+        check_checkpoint(state, path, cls.file_format, 1)
+        try:
+            learner = cls(load_game(state["game"]), cls.config_type.from_dict(state["config"]))
+            load_modules(path, state["networks"], learner._modules(), "networks")
+            for m, saved in zip(learner._memories(), state["memories"], strict=True):
+                obs = saved["obs"].numpy()
+                n = obs.shape[0]
+                m.obs.accept(obs)
+                m.obs.rows[:n] = obs
+                for k, column in m.columns.items():
+                    column[:n] = saved[k].numpy()
+                m.size, m.seen = n, int(saved["seen"])
+            learner.rng.bit_generator.state = state["rng"]
+            learner.iterations = int(state["iterations"])
+            learner.traversals = int(state["traversals"])
+            learner.seconds = float(state["seconds"])
+        except PolicyFileError:
+            raise
+        except Exception as exc:
+            raise PolicyFileError(
+                f"{path} is not a readable nashzoo {cls.name} file: {exc}"
+            ) from exc
+        learner._policy_iterations = learner.iterations  # the saved policy is fitted
+        return learner
+
+
+class NeuralPolicyAgent(SampledPolicyAgent):
+    """The average policy of a Deep CFR or ESCHER learner as a PolicyAgent."""
+
+    def __init__(
+        self, learner: NeuralRegretLearner, *, seed: int | None = None, name: str = ""
+    ) -> None:
+        super().__init__(seed=seed)
+        self.learner = learner
+        self.name = name or learner.name
+
+    def action_probabilities(self, observation: Observation, info: AgentInfo) -> np.ndarray:
+        obs = np.asarray(observation["observation"], np.float32)[None]
+        mask = np.asarray(observation["action_mask"])[None]
+        return self.learner.average_probs(0, obs, mask)[0]
+
+    def batch_probabilities(
+        self, observation: np.ndarray, action_mask: np.ndarray, player: np.ndarray
+    ) -> np.ndarray:
+        """The average policy in ``n`` games at once (one forward pass)."""
+        return self.learner.average_probs(0, observation, action_mask)
