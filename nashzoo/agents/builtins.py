@@ -16,7 +16,7 @@ spec                       agent
                            rules where the game does not compile)
 ``nash-ismcts-oracle:1000`` Nash-ISMCTS with N simulations on oracle networks computed
                            from a CFR+ solution (the spec's experiments' setting)
-``path/to/agent.pt``       a saved NFSP, Deep CFR or simplex-gradient agent (its
+``path/to/agent.pt``       a saved NFSP, Deep CFR, ESCHER or simplex-gradient agent (its
                            average policy) or a trained Nash-ISMCTS agent (torch
                            extra)
 ``path/to/model.zip``      a saved stable-baselines3 model (sb3 extra). SB3 files are
@@ -217,6 +217,12 @@ def _register() -> None:
             file_format="nashzoo.deep_cfr",
         ),
         LearnerEntry(
+            "escher",
+            "nashzoo.agents.neural_cfr:ESCHER",
+            "ESCHER: regrets from a history value function, no importance weights (torch extra)",
+            file_format="nashzoo.escher",
+        ),
+        LearnerEntry(
             "simplex-gradient",
             "nashzoo.agents.simplex_gradient:SimplexGradient",
             "simplex-gradient self-play (torch extra)",
@@ -307,8 +313,8 @@ def _register() -> None:
         AgentFamily(
             "pt-file",
             _torch_file,
-            "a saved NFSP, Deep CFR or simplex-gradient agent's average policy, or a trained "
-            "Nash-ISMCTS agent (compiled, or over the rules for big games) (torch extra)",
+            "a saved NFSP, Deep CFR, ESCHER or simplex-gradient agent's average policy, or a "
+            "trained Nash-ISMCTS agent (compiled, or over the rules for big games) (torch extra)",
             suffixes=(".pt",),
         )
     )

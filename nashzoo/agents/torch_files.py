@@ -16,6 +16,7 @@ __all__ = [
 KINDS_BY_FORMAT = {
     "nashzoo.nfsp": "nfsp",
     "nashzoo.deep_cfr": "deep-cfr",
+    "nashzoo.escher": "escher",
     "nashzoo.simplex_gradient": "simplex-gradient",
     "nashzoo.ismcts": "ismcts",
     "nashzoo.ismcts_rules": "ismcts",

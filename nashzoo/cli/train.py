@@ -84,8 +84,8 @@ def add_parser(sub: Any, *, learners: bool = True) -> None:
     ``learners``: they import the learners' modules)."""
     p = sub.add_parser(
         "train",
-        help="train a learner (cfr, nfsp, deep-cfr, nash-ismcts, simplex-gradient, plugins) "
-        "on a game",
+        help="train a learner (cfr, nfsp, deep-cfr, escher, nash-ismcts, simplex-gradient, "
+        "plugins) on a game",
         description="Train a registered learner; `nashzoo train LEARNER --help` lists its "
         "options, made from its config.",
     )

@@ -46,6 +46,7 @@ KINDS = {
     "policy": "data",
     "nfsp": "data",
     "deep-cfr": "data",
+    "escher": "data",
     "simplex-gradient": "data",
     "ismcts": "data",
     "code": "code",

@@ -35,6 +35,13 @@ UNIFORM_KUHN = 11 / 24
 SMALL = {
     "nfsp": {"batch_games": 8},
     "deep-cfr": {"traversals": 20, "regret_steps": 10, "policy_steps": 20},
+    "escher": {
+        "regret_traversals": 20,
+        "value_traversals": 20,
+        "regret_steps": 10,
+        "value_steps": 10,
+        "policy_steps": 20,
+    },
     "simplex-gradient": {"hidden_sizes": (8,), "batch_games": 8},
     "nash-ismcts": {
         "games_per_generation": 8,
@@ -56,7 +63,9 @@ def _game(name):
     return fighting_cards_tiny() if name == "simplex-gradient" else KUHN
 
 
-@pytest.mark.parametrize("name", ["cfr", "nfsp", "deep-cfr", "simplex-gradient", "nash-ismcts"])
+@pytest.mark.parametrize(
+    "name", ["cfr", "nfsp", "deep-cfr", "escher", "simplex-gradient", "nash-ismcts"]
+)
 def test_every_builtin_learner_has_the_one_shape_and_resumes(name, tmp_path):
     entry = get_learner(name)
     cls = entry.load_class()
@@ -109,7 +118,9 @@ def test_a_policy_file_without_solver_state_does_not_resume(tmp_path):
 
 
 def test_the_registry_names_learners_and_refuses_what_is_wrong():
-    assert {"cfr", "nfsp", "deep-cfr", "simplex-gradient", "nash-ismcts"} <= set(learners())
+    assert {"cfr", "nfsp", "deep-cfr", "escher", "simplex-gradient", "nash-ismcts"} <= set(
+        learners()
+    )
     with pytest.raises(InvalidParameterError, match="Did you mean 'nfsp'"):
         get_learner("nfps")
     with pytest.raises(InvalidParameterError, match="registered already"):

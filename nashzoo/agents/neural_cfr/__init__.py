@@ -1,7 +1,15 @@
-"""Neural regret minimisation for games too big for tables: Deep CFR."""
+"""Neural regret minimisation for games too big for tables: Deep CFR and ESCHER."""
 
 from nashzoo.agents.neural_cfr.base import NeuralPolicyAgent, NeuralRegretLearner
-from nashzoo.agents.neural_cfr.config import DeepCFRConfig
+from nashzoo.agents.neural_cfr.config import DeepCFRConfig, ESCHERConfig
 from nashzoo.agents.neural_cfr.deep_cfr import DeepCFR
+from nashzoo.agents.neural_cfr.escher import ESCHER
 
-__all__ = ["DeepCFR", "DeepCFRConfig", "NeuralPolicyAgent", "NeuralRegretLearner"]
+__all__ = [
+    "DeepCFR",
+    "DeepCFRConfig",
+    "ESCHER",
+    "ESCHERConfig",
+    "NeuralPolicyAgent",
+    "NeuralRegretLearner",
+]
