@@ -28,9 +28,9 @@ def one_thread():
 
 
 def test_deep_cfr_learns_kuhn_well_below_uniform():
-    # OpenSpiel's example settings (the defaults), 15 iterations (about 5 s here): measured
-    # 0.033 for seed 0 (0.07-0.10 over seeds 0-3 with 200 traversals and 200 steps). The
-    # bound is a quarter of uniform's 0.458; Kuhn's equilibria are at 0.
+    # OpenSpiel's example settings (the defaults), 15 iterations (about 5 s here):
+    # measured 0.040, 0.066 and 0.047 for seeds 0-2. The bound is a quarter of uniform's
+    # 0.458; Kuhn's equilibria are at 0.
     learner = DeepCFR(KUHN, DeepCFRConfig(seed=0)).train(steps=15)
     assert learner.traversals == 15 * 2 * 375
     assert learner.exploitability() < UNIFORM_KUHN / 4

@@ -139,7 +139,8 @@ def test_escher_value_targets_are_unbiased_for_the_current_profile():
 
 
 def test_escher_learns_kuhn_well_below_uniform():
-    # OpenSpiel's Kuhn settings (the defaults), 8 iterations (about 6 s): measured 0.05-0.10
+    # OpenSpiel's Kuhn settings (the defaults), 8 iterations (about 6 s): measured 0.059,
+    # 0.057 and 0.045 for seeds 0-2; the bound is a third of uniform's 0.458
     learner = ESCHER(KUHN, ESCHERConfig(seed=0)).train(steps=8)
     assert learner.exploitability() < UNIFORM_KUHN / 3
     result = head_to_head(KUHN, learner.agent(seed=1), build_agent("random", KUHN), deals=2000)

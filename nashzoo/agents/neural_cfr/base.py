@@ -118,8 +118,16 @@ class NeuralRegretLearner:
         torch = self._torch
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
-            sizes = [inputs or self.obs_size, *hidden, outputs or self.num_actions]
-            return mlp(torch, sizes)
+            body = mlp(torch, [inputs or self.obs_size, *hidden])
+            # a ReLU after the last hidden layer, then layer normalisation before the
+            # output layer, as the Deep CFR paper and OpenSpiel's networks have it: the
+            # regret targets' scale grows with the iterations
+            return torch.nn.Sequential(
+                *body,
+                torch.nn.ReLU(),
+                torch.nn.LayerNorm(hidden[-1]),
+                torch.nn.Linear(hidden[-1], outputs or self.num_actions),
+            )
 
     def _optimizer(self, net: Any) -> Any:
         return self._torch.optim.Adam(net.parameters(), lr=self.config.learning_rate)

@@ -1,0 +1,154 @@
+"""Deep CFR and ESCHER against OpenSpiel's PyTorch implementations on Leduc (issue 36).
+
+Each learner trains for ``--minutes`` on one thread with the same network sizes and
+hyper-parameters on both sides (our defaults are OpenSpiel's example settings for Deep
+CFR and its ``escher.Config`` for ESCHER), alternating ours and theirs. At three
+checkpoints (a quarter, half and all of the budget) the average policy is fitted and
+its exact exploitability measured (ours by our best response, theirs by OpenSpiel's
+``exploitability``); that time is not counted as training. Printed: traversals per
+second of training (one traversal: one episode from the root for one player; Deep CFR's
+``num_traversals`` per player and iteration, ESCHER's regret traversals), each side's
+exploitability at each checkpoint, and the ratios.
+
+Usage::
+
+    python benchmarks/neural_learners.py --minutes 20 --repeats 1
+
+Goal (issue 36): at least 5x their traversals per second, and lower exploitability at
+equal time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from common import machine_line, median, one_thread
+
+
+def _ours(algorithm: str, seconds: float, marks: list[float]) -> tuple[float, list[float]]:
+    """(traversals per second, exploitability at each mark) of our learner."""
+    import nashzoo
+    from nashzoo.agents.neural_cfr import ESCHER, DeepCFR
+
+    game = nashzoo.make_game("leduc_holdem")
+    learner: Any = DeepCFR(game) if algorithm == "deep-cfr" else ESCHER(game)
+    found = []
+    for mark in marks:
+        learner.train(seconds=mark * seconds - learner.seconds)
+        found.append(learner.exploitability())
+        print(f"    ours {algorithm}: {learner.seconds:6.0f} s  {learner.traversals:,} "
+              f"traversals  exploitability {found[-1]:.4f}", flush=True)  # fmt: skip
+    return learner.traversals / learner.seconds, found
+
+
+def _theirs(algorithm: str, seconds: float, marks: list[float]) -> tuple[float, list[float]]:
+    """The same for OpenSpiel's PyTorch Deep CFR or ESCHER on leduc_poker."""
+    import pyspiel
+    from open_spiel.python import policy as os_policy
+    from open_spiel.python.algorithms import exploitability
+
+    game = pyspiel.load_game("leduc_poker")
+    trained = 0.0
+    traversals = 0
+    found = []
+    if algorithm == "deep-cfr":
+        from open_spiel.python.pytorch import deep_cfr
+
+        solver = deep_cfr.DeepCFRSolver(
+            game,
+            policy_network_layers=(64,),
+            advantage_network_layers=(64,),
+            num_iterations=1,
+            num_traversals=375,
+            reinitialize_advantage_networks=True,
+            learning_rate=1e-3,
+            batch_size_advantage=256,
+            batch_size_strategy=256,
+            memory_capacity=100_000,
+            policy_network_train_steps=2500,
+            advantage_network_train_steps=375,
+        )
+
+        def iteration() -> int:
+            for p in range(2):
+                for _ in range(375):
+                    solver._traverse_game_tree(solver._root_node, p)
+                solver._reinitialize_advantage_network(p)
+                solver._learn_advantage_network(p)
+            solver._iteration += 1
+            return 2 * 375
+
+        def probabilities(state: Any) -> Any:
+            return solver.action_probabilities(state)
+
+        def fit() -> None:
+            solver._reinitialize_policy_network()
+            solver._learn_strategy_network()
+
+    else:
+        from open_spiel.python.pytorch import escher
+
+        cfg = escher.Config()
+        train_cfg = escher.TrainConfig(game)
+        agent = escher.Agent(game, cfg)
+
+        def iteration() -> int:
+            escher._train_regret(train_cfg, agent)
+            agent.t += 1
+            return 2 * cfg.regret_traversals
+
+        def probabilities(state: Any) -> Any:
+            probs = agent.action_probabilities(state)
+            return {a: float(probs[a]) for a in state.legal_actions()}
+
+        def fit() -> None:
+            escher._train_avg_policy(agent)
+
+    for mark in marks:
+        while trained < mark * seconds:
+            start = time.perf_counter()
+            traversals += iteration()
+            trained += time.perf_counter() - start
+        fit()
+        tabular = os_policy.tabular_policy_from_callable(game, probabilities)
+        found.append(float(exploitability.exploitability(game, tabular)))
+        print(f"    OpenSpiel {algorithm}: {trained:6.0f} s  {traversals:,} traversals  "
+              f"exploitability {found[-1]:.4f}", flush=True)  # fmt: skip
+    return traversals / trained, found
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--minutes", type=float, default=20.0, help="per learner and side")
+    parser.add_argument("--repeats", type=int, default=1, help="alternating runs per side")
+    parser.add_argument("--algorithm", action="append", choices=["deep-cfr", "escher"])
+    args = parser.parse_args(argv)
+    one_thread()
+    print(machine_line())
+    seconds = args.minutes * 60
+    marks = [0.25, 0.5, 1.0]
+    for algorithm in args.algorithm or ["deep-cfr", "escher"]:
+        print(f"\n{algorithm} on Leduc, {args.minutes:g} min per run", flush=True)
+        runs: dict[str, list[tuple[float, list[float]]]] = {"ours": [], "theirs": []}
+        for _ in range(args.repeats):
+            runs["ours"].append(_ours(algorithm, seconds, marks))
+            runs["theirs"].append(_theirs(algorithm, seconds, marks))
+        speed = {side: median([r[0] for r in found]) for side, found in runs.items()}
+        print(f"  traversals/s: ours {speed['ours']:,.0f}, OpenSpiel {speed['theirs']:,.0f} "
+              f"({speed['ours'] / speed['theirs']:.1f}x)")  # fmt: skip
+        for k, mark in enumerate(marks):
+            ours = median([r[1][k] for r in runs["ours"]])
+            theirs = median([r[1][k] for r in runs["theirs"]])
+            verdict = "lower" if ours < theirs else "NOT lower"
+            print(f"  exploitability at {mark * args.minutes:g} min: ours {ours:.4f}, "
+                  f"OpenSpiel {theirs:.4f} ({verdict})")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
