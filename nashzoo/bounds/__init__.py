@@ -1,4 +1,5 @@
-"""Exploitability bounds that need training: the learned best response.
+"""Exploitability bounds that need training: the learned best response, and the learned
+oracle and measured meta-game of Nash memory on games too big to compile.
 
 :mod:`nashzoo.eval` measures without learning (exact best response, local best response,
 matches). A learned best response trains a stable-baselines3 model in the single-agent
@@ -7,5 +8,6 @@ or batched Gymnasium envs of :mod:`nashzoo.wrappers` and measures it with
 """
 
 from nashzoo.bounds.learned_br import LearnedBRResult, learned_best_response
+from nashzoo.bounds.oracles import duplicate_measure, learned_oracle
 
-__all__ = ["LearnedBRResult", "learned_best_response"]
+__all__ = ["LearnedBRResult", "learned_best_response", "learned_oracle", "duplicate_measure"]

@@ -1,5 +1,6 @@
-"""Nash-memory coevolution: Parallel Nash Memory (the mixed -> behavioural conversion it
-uses lives in :mod:`nashzoo.tree.mixture`, re-exported here)."""
+"""Nash-memory coevolution: Parallel Nash Memory on compiled trees, and Nash memory over
+agents with any oracle (the mixed -> behavioural conversion they use lives in
+:mod:`nashzoo.tree.mixture`, re-exported here)."""
 
 from nashzoo.agents.nash_memory.pnm import (
     Heuristic,
@@ -7,10 +8,26 @@ from nashzoo.agents.nash_memory.pnm import (
     PNMRecord,
     best_response_heuristic,
 )
+from nashzoo.agents.nash_memory.population import (
+    Measure,
+    MixtureAgent,
+    Oracle,
+    PopulationNashMemory,
+    PopulationRecord,
+    exact_measure,
+    exact_oracle,
+)
 from nashzoo.tree.mixture import behavioural_mixture, mix_policies
 from nashzoo.tree.reach import realization_weights
 
 __all__ = [
+    "Measure",
+    "MixtureAgent",
+    "Oracle",
+    "PopulationNashMemory",
+    "PopulationRecord",
+    "exact_measure",
+    "exact_oracle",
     "ParallelNashMemory",
     "PNMRecord",
     "Heuristic",

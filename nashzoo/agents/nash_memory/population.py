@@ -1,0 +1,296 @@
+"""Nash memory over agents: any best-response oracle, a meta-game measured or exact.
+
+Paper: Ficici & Pollack, "A Game-Theoretic Memory Mechanism for Coevolution", GECCO 2003
+(Nash memory for symmetric games); the oracle-based loop is the one PSRO later made
+common (Lanctot et al., NeurIPS 2017).
+
+:class:`~nashzoo.agents.nash_memory.ParallelNashMemory` keeps pure *tabular* policies and
+an exact best response; it stops at games that compile. Here the memory holds *agents*
+that play both seats, so it runs on any two-player zero-sum game:
+
+1. The memory's mixture is a :class:`MixtureAgent` (one member drawn per game by the
+   mixture's weights).
+2. An *oracle* returns a new agent that best-responds to that mixture: the exact best
+   response where the game compiles (:func:`exact_oracle`), or a learned one
+   (``nashzoo.bounds.oracles.learned_oracle``: MaskablePPO against the mixture) where it
+   does not.
+3. The new agent is measured against every member by a *measure*: the exact expected
+   score where the game compiles and both are tabular (:func:`exact_measure`), else
+   duplicate matches (``nashzoo.bounds.oracles.duplicate_measure``: AIVAT where the game
+   has a value function, common random numbers otherwise) whose standard errors are kept
+   beside the means. (Matches live in :mod:`nashzoo.eval`, a layer beside this one, so
+   the measure is passed in.)
+4. The meta-game (A's mean score against B: antisymmetric, zero on the diagonal) is solved
+   by linear programming; its equilibrium is the new mixture.
+
+Seats are symmetrised (every match plays both seats of every deal), so the meta-game is
+symmetric and one memory serves both players: the form of Ficici & Pollack's original
+Nash memory. With the exact oracle and the exact meta-game the mixture's exploitability
+falls to 0 on the games that compile (a test); the same loop with a learned oracle and
+measured entries is what runs on Limit Hold'em and the fighting game.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from nashzoo.agents.cfr.agent import TabularPolicyAgent
+from nashzoo.errors import InvalidParameterError
+from nashzoo.games import Game
+from nashzoo.tree.lp import solve_zero_sum
+from nashzoo.validation import check_int, check_seed
+
+__all__ = [
+    "MixtureAgent",
+    "PopulationNashMemory",
+    "PopulationRecord",
+    "Oracle",
+    "Measure",
+    "exact_oracle",
+    "exact_measure",
+]
+
+Oracle = Callable[[Game, "MixtureAgent", int], Any]
+"""``oracle(game, mixture, seed)`` -> a new agent that best-responds to ``mixture``."""
+
+Measure = Callable[[Game, Any, Any, int], tuple[float, float]]
+"""``measure(game, a, b, seed)`` -> (a's mean score per game against b over both seats,
+its standard error; 0 when exact)."""
+
+
+def exact_measure(game: Game, a: Any, b: Any, seed: int) -> tuple[float, float]:
+    """The exact expected score of tabular agent ``a`` against ``b`` (mean of both
+    seatings; the game must compile)."""
+    from nashzoo.tree import compile_game
+    from nashzoo.tree.best_response import policy_values
+
+    for agent in (a, b):
+        if not isinstance(agent, TabularPolicyAgent):
+            raise InvalidParameterError(
+                f"exact_measure needs tabular agents, received {type(agent).__name__}."
+            )
+    tree = compile_game(game)
+    seat0 = (tree.infoset_player == 0)[:, None]
+    a_first = np.where(seat0, a.policy.probs, b.policy.probs)
+    b_first = np.where(seat0, b.policy.probs, a.policy.probs)
+    value = (policy_values(tree, a_first)[0] + policy_values(tree, b_first)[1]) / 2
+    return float(value), 0.0
+
+
+class MixtureAgent:
+    """A mixture of agents: at every ``reset`` one member is drawn by ``weights`` and plays
+    the whole game (a mixed strategy, not a behavioural average).
+
+    Args:
+        members: the agents.
+        weights: their probabilities (non-negative, summing to 1).
+        seed: seed of the draws.
+    """
+
+    def __init__(
+        self, members: Sequence[Any], weights: np.ndarray, *, seed: int | None = 0
+    ) -> None:
+        weights = np.asarray(weights, dtype=np.float64)
+        if len(members) != weights.size or weights.min() < 0 or abs(weights.sum() - 1) > 1e-9:
+            raise InvalidParameterError(
+                f"MixtureAgent needs one non-negative weight per member summing to 1, received "
+                f"{weights.tolist()} for {len(members)} members."
+            )
+        self.members = list(members)
+        self.weights = weights
+        self.name = "mixture"
+        self._rng = np.random.default_rng(check_seed(seed))
+        self._cum = np.cumsum(weights)
+        self.current: Any = self.members[int(np.argmax(weights))]
+
+    def reset(self, *, seed: int | None = None) -> None:
+        """Draw the member that plays the next game (``seed`` reseeds the draws and is
+        passed on to the member)."""
+        if seed is not None:
+            self._rng = np.random.default_rng(check_seed(seed))
+        k = int(np.searchsorted(self._cum, self._rng.random() * self._cum[-1], side="right"))
+        self.current = self.members[min(k, len(self.members) - 1)]
+        self.current.reset(seed=seed)
+
+    def act(self, observation: Any, info: Any) -> int:
+        return int(self.current.act(observation, info))
+
+
+def exact_oracle(game: Game, mixture: MixtureAgent, seed: int) -> TabularPolicyAgent:
+    """The exact best response to ``mixture`` in both seats, as a tabular agent (the game
+    must compile and every member must be a :class:`TabularPolicyAgent`)."""
+    from nashzoo.tree import TabularPolicy, compile_game
+    from nashzoo.tree.best_response import best_response_value
+    from nashzoo.tree.mixture import behavioural_mixture
+
+    tree = compile_game(game)
+    policies = []
+    for member in mixture.members:
+        if not isinstance(member, TabularPolicyAgent):
+            raise InvalidParameterError(
+                f"exact_oracle needs tabular members, received {type(member).__name__}."
+            )
+        policies.append(member.policy.probs)
+    kept = np.flatnonzero(mixture.weights > 0)
+    profile = tree.uniform_probs()
+    for p in (0, 1):
+        behavioural_mixture(
+            tree, p, [policies[k] for k in kept], mixture.weights[kept], out=profile
+        )
+    pure = tree.uniform_probs()
+    for p in (0, 1):
+        actions = np.empty(tree.num_infosets, dtype=np.int64)
+        best_response_value(tree, profile, p, actions)
+        rows = tree.infosets_of(p)
+        pure[rows] = 0.0
+        pure[rows, actions[rows]] = 1.0
+    policy = TabularPolicy(tree, pure, metadata={"algorithm": "best-response"})
+    return TabularPolicyAgent(policy, seed=seed, name="best-response")
+
+
+@dataclass(frozen=True)
+class PopulationRecord:
+    """One iteration of :class:`PopulationNashMemory`.
+
+    Attributes:
+        iteration: 1-based.
+        gain: the new agent's mean score against the previous mixture (what the oracle
+            found; at most the mixture's exploitability, up to sampling error) and its
+            standard error (0 when exact).
+        weights: the mixture over all members after the iteration.
+        exploitability: the mixture's exact exploitability where it can be computed
+            (every member tabular and the game compiled), else ``None``.
+        seconds: wall time of the iteration (oracle, matches, LP).
+    """
+
+    iteration: int
+    gain: tuple[float, float]
+    weights: tuple[float, ...]
+    exploitability: float | None
+    seconds: float
+
+
+class PopulationNashMemory:
+    """Nash memory over agents on a two-player zero-sum game (see the module).
+
+    Args:
+        game: the rules.
+        oracle: the best-response oracle (default :func:`exact_oracle`).
+        measure: the meta-game's entries (default :func:`exact_measure`).
+        initial: the first members (default: the uniform policy as a tabular agent,
+            which needs the game to compile).
+        seed: seeds the oracle calls, the mixture's draws and the measures.
+
+    Raises:
+        InvalidParameterError: not a two-player zero-sum game, or a bad ``seed``.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        *,
+        oracle: Oracle | None = None,
+        measure: Measure | None = None,
+        initial: Sequence[Any] | None = None,
+        seed: int = 0,
+    ) -> None:
+        if not isinstance(game, Game) or game.num_players != 2 or not game.zero_sum:
+            raise InvalidParameterError(
+                f"Nash memory needs a two-player zero-sum Game, received {game!r}."
+            )
+        self.game = game
+        self.oracle = oracle or exact_oracle
+        self.measure = measure or exact_measure
+        self.seed = check_int("seed", seed, 0)
+        if initial is None:
+            from nashzoo.tree import TabularPolicy, compile_game
+
+            uniform = TabularPolicy.uniform(compile_game(game))
+            initial = [TabularPolicyAgent(uniform, seed=self.seed, name="uniform")]
+        self.members: list[Any] = list(initial)
+        if not self.members:
+            raise InvalidParameterError("Nash memory needs at least one initial member.")
+        n = len(self.members)
+        self.scores = np.zeros((n, n))
+        self.stderrs = np.zeros((n, n))
+        for i in range(n):
+            for j in range(i + 1, n):
+                self._measure(i, j)
+        self.weights = self._solve()
+        self.history: list[PopulationRecord] = []
+
+    # -- the meta-game -------------------------------------------------------------------------
+    def _measure(self, i: int, j: int) -> None:
+        """Fill entries (i, j) and (j, i) of the meta-game."""
+        seed = self.seed + 7919 * (i + 1) + j
+        mean, stderr = self.measure(self.game, self.members[i], self.members[j], seed)
+        self.scores[i, j], self.scores[j, i] = mean, -mean
+        self.stderrs[i, j] = self.stderrs[j, i] = stderr
+
+    def _solve(self) -> np.ndarray:
+        x, _, _ = solve_zero_sum(self.scores)
+        x = np.where(x > 1e-12, x, 0.0)
+        return x / x.sum()
+
+    def mixture(self, seed: int | None = None) -> MixtureAgent:
+        """The current mixture as an agent."""
+        return MixtureAgent(self.members, self.weights, seed=self.seed if seed is None else seed)
+
+    def exploitability(self) -> float | None:
+        """The mixture's exact exploitability, where every member is tabular and the game
+        compiles; else ``None``."""
+        if not all(isinstance(m, TabularPolicyAgent) for m in self.members):
+            return None
+        from nashzoo.tree import compile_game
+        from nashzoo.tree.best_response import nash_conv_array
+        from nashzoo.tree.mixture import behavioural_mixture
+
+        tree = compile_game(self.game)
+        kept = np.flatnonzero(self.weights > 0)
+        profile = tree.uniform_probs()
+        for p in (0, 1):
+            behavioural_mixture(
+                tree,
+                p,
+                [self.members[k].policy.probs for k in kept],
+                self.weights[kept],
+                out=profile,
+            )
+        return nash_conv_array(tree, profile) / 2
+
+    # -- iterations ----------------------------------------------------------------------------
+    def iterate(self, n: int = 1) -> PopulationNashMemory:
+        """Run ``n`` iterations (oracle, matches against every member, LP)."""
+        for _ in range(check_int("n", n, 0)):
+            start = time.perf_counter()
+            k = len(self.history)
+            newcomer = self.oracle(self.game, self.mixture(seed=self.seed + k), self.seed + k)
+            self.members.append(newcomer)
+            m = len(self.members)
+            grown = np.zeros((m, m))
+            grown[: m - 1, : m - 1] = self.scores
+            self.scores = grown
+            grown = np.zeros((m, m))
+            grown[: m - 1, : m - 1] = self.stderrs
+            self.stderrs = grown
+            for i in range(m - 1):
+                self._measure(m - 1, i)
+            previous = np.append(self.weights, 0.0)
+            gain = float(self.scores[m - 1] @ previous)
+            gain_se = float(np.sqrt((previous**2) @ (self.stderrs[m - 1] ** 2)))
+            self.weights = self._solve()
+            self.history.append(
+                PopulationRecord(
+                    iteration=k + 1,
+                    gain=(gain, gain_se),
+                    weights=tuple(float(w) for w in self.weights),
+                    exploitability=self.exploitability(),
+                    seconds=time.perf_counter() - start,
+                )
+            )
+        return self
