@@ -2,8 +2,9 @@
 
 1. Solves Leduc Hold'em with every tabular solver (CFR, CFR+, DCFR, PCFR+, external- and
    outcome-sampling MCCFR, XFP, Parallel Nash Memory) and plots their exploitability
-   curves; trains NFSP and simplex-gradient by self-play, MaskablePPO against random and
-   Nash-ISMCTS's networks by self-play (when torch and sb3-contrib are installed);
+   curves; trains NFSP and simplex-gradient by self-play, Deep CFR and ESCHER,
+   MaskablePPO against random and Nash-ISMCTS's networks by self-play (when torch and
+   sb3-contrib are installed);
    MT-ISMCTS searches with random rollouts and needs no training.
 2. Runs a short duplicate round robin between every agent that exists so far (the
    solvers' policies, the learners, the search agents and the random agent) through the
@@ -63,8 +64,9 @@ BUDGETS = [
     ("os-mccfr", 200_000),
     ("nash-memory", 150),
 ]
-NFSP_SECONDS = 30.0
-SIMPLEX_GRADIENT_SECONDS = 30.0
+NFSP_SECONDS = 25.0
+SIMPLEX_GRADIENT_SECONDS = 25.0
+NEURAL_CFR_SECONDS = 12.0  # Deep CFR and ESCHER each, on Leduc
 FIGHTING_GAME = "nashzoo/fighting_cards_small-v0"
 FIGHTING_SECONDS = 30.0  # per learner on the fighting-card preset
 FIGHTING_DEFAULT_SECONDS = 20.0  # per learner on the default preset (does not compile)
@@ -145,6 +147,16 @@ def train_learners(game, out: Path, scale: float) -> dict[str, tuple[str, object
         sg.seconds,
         f"{sg.episodes:,} games",
     )
+    from nashzoo.agents.neural_cfr import ESCHER, DeepCFR
+
+    for name, cls in (("deep-cfr", DeepCFR), ("escher", ESCHER)):
+        learner = cls(game).train(seconds=NEURAL_CFR_SECONDS * scale, progress=True)
+        learners[name] = (
+            str(learner.save(out / f"{name}.pt")),
+            learner.agent(name=name),
+            learner.seconds,
+            f"{learner.iterations:,} iterations, {learner.traversals:,} traversals",
+        )
     try:
         import gymnasium
         from sb3_contrib import MaskablePPO

@@ -50,7 +50,7 @@ def test_demo_runs_with_a_tiny_budget(tmp_path):
     assert "## Ratings (from the sampled matches)" in report
     # every agent family that exists is measured and plays (issue 12 added the search agents)
     agents = ("cfr+", "pcfr+", "mmd", "fsp", "nfsp", "ppo-vs-random", "mt-ismcts", "nash-ismcts")
-    agents = (*agents, "nash-memory")
+    agents = (*agents, "nash-memory", "deep-cfr", "escher")  # issue 36: neural regret learners
     for agent in (*agents, "simplex-gradient"):
         assert report.count(f"| {agent} |") >= 3, agent  # exploitability, round robin, ratings
     # issue 13: the fighting-card preset, solved, learned and played
