@@ -16,6 +16,7 @@ from nashzoo.leaderboard import queries
 from nashzoo.leaderboard.models import Hand, Submission
 from nashzoo.leaderboard.service import entrant_of
 from nashzoo.leaderboard.site import RowId, Site, error_response
+from nashzoo.leaderboard.submissions import DESCRIPTION_MAX, NAME_MAX
 
 __all__ = ["api_router", "ErrorBody", "GameInfo", "BoardRow", "SubmissionInfo"]
 
@@ -73,6 +74,7 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
         403: "A per-user limit is reached",
         404: "No such game or submission",
         413: "The upload is too large",
+        422: "A parameter or form field is invalid (BAD_REQUEST, UNKNOWN_GAME)",
     }
     return {c: {"model": ErrorBody, "description": text[c]} for c in codes}
 
@@ -145,23 +147,29 @@ def api_router(site: Site) -> APIRouter:
             for i, r in enumerate(queries.board_rows(site.board, game))
         ]
 
+    # the schema names the games this server has boards for (an unknown game is a 422
+    # like any other invalid field; the enum is given as a default's schema because
+    # annotations are strings in this module)
+    game_field = Form(min_length=1, max_length=64, json_schema_extra={"enum": list(site.games)})
+
     @app.post(
         "/api/submissions",
         status_code=201,
         response_model=SubmissionInfo,
-        responses=_errors(400, 401, 403, 404, 413),
+        responses=_errors(400, 401, 403, 413, 422),
         tags=["submissions"],
     )
     def api_submit(
         request: Request,
-        game: Annotated[str, Form(min_length=1, max_length=64)],
-        name: Annotated[str, Form(min_length=1, max_length=200)],
+        name: Annotated[str, Form(min_length=1, max_length=NAME_MAX)],
         file: Annotated[UploadFile, File()],
-        description: Annotated[str, Form(max_length=4000)] = "",
+        description: Annotated[str, Form(max_length=DESCRIPTION_MAX)] = "",
         authorization: Annotated[str | None, Header()] = None,
+        game: str = game_field,
     ) -> Any:
         """Upload an agent (multipart form; header ``Authorization: Bearer TOKEN``)."""
-        status, result = site.do_submit(site.bearer(authorization), game, name, description, file)
+        token = site.bearer(authorization)
+        status, result = site.do_submit(token, game, name, description, file)
         if status != 201:
             return JSONResponse(result, status_code=status)
         return JSONResponse(info_of(result, request).model_dump(), status_code=201)

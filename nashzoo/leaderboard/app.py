@@ -16,8 +16,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from nashzoo.leaderboard.api import api_router
 from nashzoo.leaderboard.pages import pages_router
@@ -88,4 +90,35 @@ def create_app(board: Leaderboard) -> FastAPI:
     site = Site(board, room)
     for router in (api_router(site), pages_router(site), play_router(site)):
         app.include_router(router)
+
+    # one error shape: {"code", "message"} for the API, a page for the pages; FastAPI's
+    # own bodies (and their echo of the input) never reach a client
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}.get(exc.status_code, "HTTP_ERROR")
+        message = {
+            404: f"nothing at {request.url.path}",
+            405: f"{request.method} is not allowed on {request.url.path}",
+        }.get(exc.status_code, str(exc.detail))
+        if request.url.path.startswith("/api/"):
+            return error_response(exc.status_code, code, message)
+        return site.missing(request, message[:300], exc.status_code)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError) -> Response:
+        message = validation_message(exc)
+        if request.url.path.startswith("/api/"):
+            return error_response(422, "BAD_REQUEST", message)
+        return site.missing(request, message, 422)
+
     return app
+
+
+def validation_message(exc: RequestValidationError) -> str:
+    """What was wrong with a request, by field and reason, without the input itself
+    (at most 300 characters)."""
+    parts = []
+    for error in exc.errors():
+        where = ".".join(str(x) for x in error.get("loc", ()) if x != "body")
+        parts.append(f"{where}: {error.get('msg', 'invalid')}")
+    return "; ".join(parts)[:300] or "the request is not valid"

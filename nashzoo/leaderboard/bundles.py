@@ -200,6 +200,19 @@ def read_spec(text: bytes, game: str, files: list[str]) -> BundleSpec:
     return BundleSpec(entry, tuple(games))
 
 
+def public_message(text: str, path: Path, filename: str) -> str:
+    """An error about an upload as its uploader may read it: the server's temporary path
+    replaced by the upload's name, no advice to load pickles (they are never loaded), at
+    most 500 characters."""
+    if "pickle" in text.lower():
+        return (
+            f"{filename!r} holds Python objects (pickled data); policy files hold arrays "
+            "only, and pickles are never loaded"
+        )
+    text = text.replace(str(path), repr(filename)).replace(str(path.parent), "<upload>")
+    return text[:500]
+
+
 def classify(filename: str, data: bytes, game: Any, game_id: str, limits: Limits) -> str:
     """The kind of an upload (``policy``; a checkpoint: ``nfsp``, ``simplex-gradient`` or
     ``ismcts``; ``code`` or ``sb3``), after its checks.
@@ -226,7 +239,11 @@ def classify(filename: str, data: bytes, game: Any, game_id: str, limits: Limits
             path = Path(tmp) / f"upload{suffix}"
             path.write_bytes(data)
             if suffix == ".pt":
-                return _check_torch(path, game)
+                try:
+                    return _check_torch(path, game)
+                except SubmissionError as exc:
+                    message = public_message(exc.message, path, filename)
+                    raise SubmissionError(exc.code, message) from None
             from nashzoo.agents.cfr.abstract_policy import AbstractPolicy, is_abstract_policy_file
             from nashzoo.tree.policy import TabularPolicy
 
@@ -238,7 +255,8 @@ def classify(filename: str, data: bytes, game: Any, game_id: str, limits: Limits
                 else:
                     TabularPolicy.load(path, game).validate()
             except (NashzooError, ValueError, OSError, KeyError) as exc:
-                raise SubmissionError("BAD_POLICY", str(exc)) from None
+                message = public_message(str(exc), path, filename)
+                raise SubmissionError("BAD_POLICY", message) from None
         return "policy"
     if lower.endswith(".zip"):
         files = check_archive(data, limits)

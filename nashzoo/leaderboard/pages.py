@@ -41,7 +41,7 @@ def pages_router(site: Site) -> APIRouter:
         from sqlalchemy import select
 
         if game not in site.games:
-            return site.page(request, "rules.html", 404, game=game, rules="No such site.board.")
+            return site.missing(request, f"There is no board for the game {game!r}.")
         with site.board.session() as session:
             pending = session.scalars(
                 select(Submission).where(Submission.game == game, Submission.status != "ranked")
@@ -56,7 +56,7 @@ def pages_router(site: Site) -> APIRouter:
     @app.get("/games/{game}/rules", response_class=HTMLResponse, include_in_schema=False)
     def rules_page(request: Request, game: str) -> HTMLResponse:
         if game not in site.games:
-            return site.page(request, "rules.html", 404, game=game, rules="No such game.")
+            return site.missing(request, f"There is no board for the game {game!r}.")
         return site.page(request, "rules.html", game=game, rules=site.rules_of(game))
 
     @app.get("/submissions/{submission_id}", response_class=HTMLResponse, include_in_schema=False)
@@ -68,7 +68,7 @@ def pages_router(site: Site) -> APIRouter:
 
         sub = site.submission_of(submission_id)
         if sub is None:
-            return site.page(request, "rules.html", 404, game="", rules="No such submission.")
+            return site.missing(request, f"There is no submission {submission_id}.")
         me = entrant_of(sub.id)
         scale, unit = score_unit(site.board.game(sub.game).big_blind)
         with site.board.session() as session:
@@ -128,7 +128,7 @@ def pages_router(site: Site) -> APIRouter:
                 else {}
             )
         if hand is None or hand.game not in site.games:
-            return site.page(request, "rules.html", 404, game="", rules="No such hand.")
+            return site.missing(request, f"There is no stored hand {hand_id}.")
         seat0 = hand.seat0
         seat1 = hand.b if seat0 == hand.a else hand.a
         who = {0: names.get(seat0, seat0), 1: names.get(seat1, seat1)}

@@ -85,6 +85,11 @@ class Site:
             status_code=status,
         )
 
+    def missing(self, request: Request, message: str, status: int = 404) -> HTMLResponse:
+        """The page that says what was not found (or not understood), with ``status``."""
+        title = {404: "Not found", 405: "Not allowed"}.get(status, "Bad request")
+        return self.page(request, "missing.html", status, title=title, message=message)
+
     def do_submit(
         self, token: str | None, game: str, name: str, description: str, upload: UploadFile
     ) -> tuple[int, Any]:
@@ -95,7 +100,7 @@ class Site:
         except AuthError as exc:
             return 401, {"code": "UNAUTHORIZED", "message": str(exc)}
         if game not in games:
-            return 404, {"code": "UNKNOWN_GAME", "message": f"no board for {game!r}; {games}"}
+            return 422, {"code": "UNKNOWN_GAME", "message": f"no board for {game!r}; {games}"}
         limit = min(user.max_upload_bytes, board.settings.limits.max_bytes)
         data = upload.file.read(limit + 1)
         if len(data) > limit:

@@ -39,6 +39,11 @@ from nashzoo.leaderboard.scoring import Scoring
 
 __all__ = ["Submissions"]
 
+NAME_MAX = 64
+"""Longest submission name (characters); the API's schema states the same."""
+DESCRIPTION_MAX = 2000
+"""Longest submission description (characters)."""
+
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 
 
@@ -64,10 +69,12 @@ class Submissions(Scoring, Matches):
         from sqlalchemy import update
 
         game_rules = self.game(game)
-        if not isinstance(name, str) or not name.strip() or len(name) > 64:
-            raise InvalidParameterError(f"A submission name is 1-64 characters; got {name!r}.")
-        if not isinstance(description, str) or len(description) > 2000:
-            raise InvalidParameterError("A description is at most 2000 characters.")
+        if not isinstance(name, str) or not name.strip() or len(name) > NAME_MAX:
+            raise InvalidParameterError(
+                f"A submission name is 1-{NAME_MAX} characters; got {name[:80]!r}."
+            )
+        if not isinstance(description, str) or len(description) > DESCRIPTION_MAX:
+            raise InvalidParameterError(f"A description is at most {DESCRIPTION_MAX} characters.")
         with self.session() as session:
             self._check_submission_cap(session, user)  # early, before the file is checked
         if len(data) > user.max_upload_bytes:

@@ -10,6 +10,7 @@ import pytest
 
 schemathesis = pytest.importorskip("schemathesis")
 from hypothesis import HealthCheck, given, settings
+from schemathesis.checks import positive_data_acceptance
 
 from nashzoo.leaderboard.accounts import add_user
 from nashzoo.leaderboard.app import create_app
@@ -53,8 +54,11 @@ def test_the_api_honours_its_schema(kind, tmp_path, cfr_policy_file):
             if case.headers and "authorization" in {k.lower() for k in case.headers}:
                 case.headers["Authorization"] = f"Bearer {token}"
             response = case.call()
+            # an upload's contents are not in the schema: a schema-valid random file is
+            # refused with 400 (EMPTY, BAD_POLICY, ...), which is not a rejected valid input
+            excluded = [positive_data_acceptance] if case.operation.method.lower() == "post" else []
             try:
-                case.validate_response(response)
+                case.validate_response(response, excluded_checks=excluded)
             except Exception as exc:  # collect every failure, report them together
                 failures.append(f"{case.operation.label}: {response.status_code}: {exc}"[:600])
 

@@ -51,7 +51,8 @@ def test_upload_validate_rank_and_show(board, cfr_policy_file):
     assert _post(client, None, "x", "p.npz", policy).status_code == 401
     assert _post(client, "nz_1_" + "A" * 43, "x", "p.npz", policy).status_code == 401
     r = _post(client, token, "x", "p.npz", policy, game="chess")
-    assert r.status_code == 404 and r.json()["code"] == "UNKNOWN_GAME"
+    # an unknown game is an invalid form field (the schema lists the served games)
+    assert r.status_code == 422 and r.json()["code"] == "UNKNOWN_GAME"
     r = _post(client, token, "x", "evil.zip", bundle(LAST_LEGAL, extra={"../x": b"1"}))
     assert r.status_code == 400 and r.json()["code"] == "ZIP_SLIP"
     r = _post(client, token, "cfr200", "p.npz", policy)
