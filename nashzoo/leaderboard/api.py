@@ -73,6 +73,7 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
         401: "Missing or invalid API token",
         403: "A per-user limit is reached",
         404: "No such game or submission",
+        409: "The name is taken or the same user submitted the same file (NAME_TAKEN, DUPLICATE)",
         413: "The upload is too large",
         422: "A parameter or form field is invalid (BAD_REQUEST, UNKNOWN_GAME)",
     }
@@ -156,7 +157,7 @@ def api_router(site: Site) -> APIRouter:
         "/api/submissions",
         status_code=201,
         response_model=SubmissionInfo,
-        responses=_errors(400, 401, 403, 413, 422),
+        responses=_errors(400, 401, 403, 409, 413, 422),
         tags=["submissions"],
     )
     def api_submit(

@@ -13,7 +13,7 @@ from nashzoo.errors import (
     AuthError,
 )
 from nashzoo.leaderboard import queries
-from nashzoo.leaderboard.models import Hand, Submission
+from nashzoo.leaderboard.models import Hand, Submission, User
 from nashzoo.leaderboard.service import entrant_of
 from nashzoo.leaderboard.site import COOKIE, RowId, Site
 
@@ -72,6 +72,8 @@ def pages_router(site: Site) -> APIRouter:
         me = entrant_of(sub.id)
         scale, unit = score_unit(site.board.game(sub.game).big_blind)
         with site.board.session() as session:
+            owner_row = session.get(User, sub.user_id)
+            owner = owner_row.name if owner_row is not None else "?"
             stored = session.scalars(
                 select(Hand).where(or_(Hand.a == me, Hand.b == me)).order_by(Hand.id).limit(2000)
             ).all()
@@ -107,6 +109,7 @@ def pages_router(site: Site) -> APIRouter:
         details = json.loads(sub.details or "{}")
         return site.page(
             request, "submission.html", sub=sub, cells=cells, unit=unit, hands=hands,
+            owner=owner, identical=details.get("identical_to"),
             names=names, exact=details.get("exact_scores"),
             note=details.get("exploitability_note"),
             bound=details.get("exploitability_bound"),

@@ -32,6 +32,7 @@ def board_rows(board: Leaderboard, game: str) -> list[dict[str, Any]]:
             entrant_of(s.id): s
             for s in session.scalars(select(Submission).where(Submission.game == game))
         }
+        owners = dict(session.execute(select(User.id, User.name)).all())
     rows = []
     for k, r in enumerate(ratings):
         if r.entrant not in names:
@@ -49,6 +50,8 @@ def board_rows(board: Leaderboard, game: str) -> list[dict[str, Any]]:
                 "entrant": r.entrant,
                 "name": names[r.entrant],
                 "submission": sub.id if sub is not None else None,
+                "owner": owners.get(sub.user_id) if sub is not None else "the board",
+                "submitted": f"{sub.created_at:%Y-%m-%d}" if sub is not None else "",
                 "rating": r.rating,
                 "low": r.low,
                 "high": r.high,

@@ -110,7 +110,7 @@ class Site:
         except AuthError as exc:
             return 403, {"code": "LIMIT", "message": str(exc)}
         except SubmissionError as exc:
-            status = 413 if exc.code == "TOO_LARGE" else 400
+            status = {"TOO_LARGE": 413, "NAME_TAKEN": 409, "DUPLICATE": 409}.get(exc.code, 400)
             return status, {"code": exc.code, "message": exc.message}
         except InvalidParameterError as exc:
             return 400, {"code": "BAD_PARAMETER", "message": str(exc)}

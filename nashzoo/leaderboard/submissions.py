@@ -96,6 +96,8 @@ class Submissions(Scoring, Matches):
                 update(User).where(User.id == user.id).values(max_submissions=User.max_submissions)
             )
             self._check_submission_cap(session, user)
+            digest = hashlib.sha256(data).hexdigest()
+            identical = self._check_name_and_file(session, user, game, name.strip(), digest)
             sub = Submission(
                 user_id=user.id,
                 game=game,
@@ -103,9 +105,10 @@ class Submissions(Scoring, Matches):
                 description=description,
                 kind=kind,
                 filename=safe,
-                sha256=hashlib.sha256(data).hexdigest(),
+                sha256=digest,
                 size=len(data),
                 status="queued",
+                details=json.dumps({"identical_to": identical} if identical else {}),
                 validation_log=f"{utcnow():%Y-%m-%d %H:%M:%S} uploaded: {kind} "
                 f"({len(data)} bytes)\n",
             )
@@ -126,13 +129,52 @@ class Submissions(Scoring, Matches):
             session.commit()
             return sub
 
+    def _check_name_and_file(
+        self, session: Any, user: User, game: str, name: str, digest: str
+    ) -> list[int]:
+        """Refuse a name the game's board has (a gauntlet name, or another live
+        submission's, case-insensitively) and a file the same user already submitted to
+        this game; return the ids of other users' live submissions of the same file.
+
+        Raises:
+            SubmissionError: ``NAME_TAKEN`` or ``DUPLICATE``, naming the existing entry.
+        """
+        from sqlalchemy import func, select
+
+        reserved = {g.lower() for g in self.gauntlet_of(game)}
+        if name.lower() in reserved or "(gauntlet)" in name.lower():
+            raise SubmissionError(
+                "NAME_TAKEN", f"{name!r} is reserved for the {game} board's gauntlet"
+            )
+        live = (Submission.game == game, Submission.status != "failed")
+        taken = session.scalar(
+            select(Submission.id).where(*live, func.lower(Submission.name) == name.lower())
+        )
+        if taken is not None:
+            raise SubmissionError(
+                "NAME_TAKEN", f"{name!r} is taken on the {game} board by submission {taken}"
+            )
+        same = session.execute(
+            select(Submission.id, Submission.user_id).where(*live, Submission.sha256 == digest)
+        ).all()
+        mine = [sid for sid, uid in same if uid == user.id]
+        if mine:
+            raise SubmissionError(
+                "DUPLICATE",
+                f"you submitted this file to {game} already: submission {mine[0]} (same sha256)",
+            )
+        return sorted(sid for sid, _ in same)
+
     @staticmethod
     def _check_submission_cap(session: Any, user: User) -> None:
-        """Raise :class:`AuthError` once ``user`` holds as many submissions as allowed."""
+        """Raise :class:`AuthError` once ``user`` holds as many submissions as allowed
+        (failed uploads do not count)."""
         from sqlalchemy import func, select
 
         count = session.scalar(
-            select(func.count()).select_from(Submission).where(Submission.user_id == user.id)
+            select(func.count())
+            .select_from(Submission)
+            .where(Submission.user_id == user.id, Submission.status != "failed")
         )
         if count is not None and count >= user.max_submissions:
             raise AuthError(
@@ -151,7 +193,11 @@ class Submissions(Scoring, Matches):
             sub = session.get(Submission, sub_id)
             assert sub is not None
             kind, game = sub.kind, sub.game
-        details: dict[str, Any] = {}
+            # what the upload recorded (identical files of other users) stays
+            upload_details = json.loads(sub.details or "{}")
+        details: dict[str, Any] = {
+            k: upload_details[k] for k in ("identical_to",) if k in upload_details
+        }
         start = time.perf_counter()
         deals = self.settings.validation_deals
         rules = self.game(game)

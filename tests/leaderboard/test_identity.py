@@ -1,0 +1,91 @@
+"""Identity on the board (issue 37): names unique per game board and the gauntlet's
+reserved, the same file refused from the same user and marked identical from another,
+failed uploads not counted toward the cap."""
+
+from __future__ import annotations
+
+import json
+
+from fastapi.testclient import TestClient
+
+from nashzoo.leaderboard.accounts import add_user
+from nashzoo.leaderboard.app import create_app
+from nashzoo.leaderboard.models import Submission
+
+
+def _post(client, token, name, data, filename="p.npz"):
+    return client.post(
+        "/api/submissions",
+        data={"game": "leduc_holdem", "name": name},
+        files={"file": (filename, data)},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+
+
+def test_names_are_unique_per_board_and_the_gauntlets_are_reserved(board, cfr_policy_file):
+    client = TestClient(create_app(board))
+    with board.session() as session:
+        _, alice = add_user(session, "alice")
+        _, bob = add_user(session, "bob")
+    policy = cfr_policy_file.read_bytes()
+    for reserved in ("cfr+", "Random", "my-cfr (gauntlet)"):
+        r = _post(client, alice, reserved, policy)
+        assert r.status_code == 409 and r.json()["code"] == "NAME_TAKEN", (reserved, r.text)
+    first = _post(client, alice, "my-cfr", policy)
+    assert first.status_code == 201, first.text
+    r = _post(client, bob, "MY-CFR", policy)  # names compare without case
+    assert r.status_code == 409 and r.json()["code"] == "NAME_TAKEN"
+    assert f"submission {first.json()['id']}" in r.json()["message"]
+
+
+def test_the_same_file_is_refused_from_its_owner_and_marked_identical_from_another(
+    board, cfr_policy_file
+):
+    client = TestClient(create_app(board))
+    with board.session() as session:
+        _, alice = add_user(session, "alice")
+        _, bob = add_user(session, "bob")
+    policy = cfr_policy_file.read_bytes()
+    first = _post(client, alice, "cfr-a", policy).json()["id"]
+    r = _post(client, alice, "cfr-a-again", policy)
+    assert r.status_code == 409 and r.json()["code"] == "DUPLICATE"
+    assert f"submission {first}" in r.json()["message"]
+    r = _post(client, bob, "cfr-b", policy)
+    assert r.status_code == 201, r.text
+    with board.session() as session:
+        details = json.loads(session.get(Submission, r.json()["id"]).details)
+    assert details["identical_to"] == [first]
+
+
+def test_failed_uploads_do_not_count_toward_the_cap(board, cfr_policy_file):
+    client = TestClient(create_app(board))
+    with board.session() as session:
+        _, token = add_user(session, "carol", max_submissions=1)
+    policy = cfr_policy_file.read_bytes()
+    first = _post(client, token, "one", policy)
+    assert first.status_code == 201
+    r = _post(client, token, "two", policy[:-1] + b"\0", filename="q.npz")
+    assert r.status_code == 403  # the cap: one live submission
+    with board.session() as session:
+        session.get(Submission, first.json()["id"]).status = "failed"
+        session.commit()
+    r = _post(client, token, "one-again", policy)
+    assert r.status_code == 201, r.text  # the failed one no longer counts (nor blocks its file)
+
+
+def test_pages_show_owners_dates_and_identical_files(board, cfr_policy_file):
+    client = TestClient(create_app(board))
+    with board.session() as session:
+        _, alice = add_user(session, "alice")
+        _, bob = add_user(session, "bob")
+    policy = cfr_policy_file.read_bytes()
+    first = _post(client, alice, "cfr-a", policy).json()["id"]
+    second = _post(client, bob, "cfr-b", policy).json()["id"]
+    page = client.get(f"/submissions/{second}").text
+    assert 'id="owner">bob, submitted 20' in page
+    assert f'href="http://testserver/submissions/{first}">submission {first}</a>' in page
+    board.work("w")  # validates and ranks both (policies: no sandbox needed)
+    board_page = client.get("/games/leduc_holdem").text
+    assert '<td class="owner">alice</td>' in board_page
+    assert '<td class="owner">bob</td>' in board_page
+    assert '<td class="owner">the board</td>' in board_page  # the gauntlet
