@@ -13,6 +13,14 @@ from nashzoo.leaderboard.app import create_app
 from nashzoo.leaderboard.models import Submission
 
 
+def _two_users(board):
+    """A client of ``board`` and the tokens of two users, alice and bob."""
+    with board.session() as session:
+        _, alice = add_user(session, "alice")
+        _, bob = add_user(session, "bob")
+    return TestClient(create_app(board)), alice, bob
+
+
 def _post(client, token, name, data, filename="p.npz"):
     return client.post(
         "/api/submissions",
@@ -23,10 +31,7 @@ def _post(client, token, name, data, filename="p.npz"):
 
 
 def test_names_are_unique_per_board_and_the_gauntlets_are_reserved(board, cfr_policy_file):
-    client = TestClient(create_app(board))
-    with board.session() as session:
-        _, alice = add_user(session, "alice")
-        _, bob = add_user(session, "bob")
+    client, alice, bob = _two_users(board)
     policy = cfr_policy_file.read_bytes()
     for reserved in ("cfr+", "Random", "my-cfr (gauntlet)"):
         r = _post(client, alice, reserved, policy)
@@ -41,10 +46,7 @@ def test_names_are_unique_per_board_and_the_gauntlets_are_reserved(board, cfr_po
 def test_the_same_file_is_refused_from_its_owner_and_marked_identical_from_another(
     board, cfr_policy_file
 ):
-    client = TestClient(create_app(board))
-    with board.session() as session:
-        _, alice = add_user(session, "alice")
-        _, bob = add_user(session, "bob")
+    client, alice, bob = _two_users(board)
     policy = cfr_policy_file.read_bytes()
     first = _post(client, alice, "cfr-a", policy).json()["id"]
     r = _post(client, alice, "cfr-a-again", policy)
@@ -74,10 +76,7 @@ def test_failed_uploads_do_not_count_toward_the_cap(board, cfr_policy_file):
 
 
 def test_pages_show_owners_dates_and_identical_files(board, cfr_policy_file):
-    client = TestClient(create_app(board))
-    with board.session() as session:
-        _, alice = add_user(session, "alice")
-        _, bob = add_user(session, "bob")
+    client, alice, bob = _two_users(board)
     policy = cfr_policy_file.read_bytes()
     first = _post(client, alice, "cfr-a", policy).json()["id"]
     second = _post(client, bob, "cfr-b", policy).json()["id"]

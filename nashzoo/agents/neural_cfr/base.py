@@ -18,6 +18,7 @@ from nashzoo.agents.nfsp.buffers import Reservoir
 from nashzoo.agents.sampled import SampledPolicyAgent
 from nashzoo.agents.training import mlp, tabular_policy, train_loop
 from nashzoo.envs.protocol import AgentInfo, Observation
+from nashzoo.envs.sampling import sample_index
 from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.extras import require
 from nashzoo.games import Game, load_game
@@ -148,6 +149,12 @@ class NeuralRegretLearner:
                 raw = self.regret_nets[player](torch.tensor(tensor[None])).numpy()[0]
             hit = self._strategies[player][key] = regret_matching(raw, mask)
         return hit
+
+    def _chance(self, state: Any) -> int:
+        """A chance outcome drawn with the training stream."""
+        outcomes = state.chance_outcomes()
+        pick = sample_index(np.cumsum([p for _, p in outcomes]), self.rng.random())
+        return int(outcomes[pick][0])
 
     def _view(self, state: Any, player: int) -> tuple[str, Any, np.ndarray]:
         """``player``'s information-state key, view and current strategy at ``state``."""

@@ -75,9 +75,7 @@ class DeepCFR(NeuralRegretLearner):
         if state.is_terminal():
             return float(state.returns()[traverser])
         if state.is_chance_node():
-            outcomes = state.chance_outcomes()
-            pick = sample_index(np.cumsum([p for _, p in outcomes]), self.rng.random())
-            return self._traverse(state.child(outcomes[pick][0]), traverser)
+            return self._traverse(state.child(self._chance(state)), traverser)
         player = state.current_player()
         _, view, sigma = self._view(state, player)
         if player == traverser:

@@ -113,9 +113,7 @@ class ESCHER(NeuralRegretLearner):
             path: list[tuple[np.ndarray, float]] = []  # (history, importance of its action)
             while not state.is_terminal():
                 if state.is_chance_node():
-                    outcomes = state.chance_outcomes()
-                    pick = sample_index(np.cumsum([p for _, p in outcomes]), self.rng.random())
-                    state.apply_action(outcomes[pick][0])
+                    state.apply_action(self._chance(state))
                     continue
                 mover = state.current_player()
                 _, view, sigma = self._view(state, mover)
@@ -164,9 +162,7 @@ class ESCHER(NeuralRegretLearner):
             state = self.game.new_initial_state()
             while not state.is_terminal():
                 if state.is_chance_node():
-                    outcomes = state.chance_outcomes()
-                    pick = sample_index(np.cumsum([p for _, p in outcomes]), self.rng.random())
-                    state.apply_action(outcomes[pick][0])
+                    state.apply_action(self._chance(state))
                     continue
                 mover = state.current_player()
                 _, view, sigma = self._view(state, mover)
