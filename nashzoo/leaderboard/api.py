@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, Header, Request, UploadFile
+from fastapi import APIRouter, File, Form, Header, Query, Request, UploadFile
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 
 from nashzoo.errors import (
     AuthError,
+    LeaderboardError,
 )
 from nashzoo.leaderboard import queries
 from nashzoo.leaderboard.models import Hand, Submission
@@ -71,7 +72,7 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     text = {
         400: "The upload or a parameter is refused (see code)",
         401: "Missing or invalid API token",
-        403: "A per-user limit is reached",
+        403: "A per-user limit is reached, or the submission is another user's",
         404: "No such game or submission",
         409: "The name is taken or the same user submitted the same file (NAME_TAKEN, DUPLICATE)",
         413: "The upload is too large",
@@ -174,6 +175,56 @@ def api_router(site: Site) -> APIRouter:
         if status != 201:
             return JSONResponse(result, status_code=status)
         return JSONResponse(info_of(result, request).model_dump(), status_code=201)
+
+    @app.get(
+        "/api/submissions",
+        response_model=list[SubmissionInfo],
+        responses=_errors(401),
+        tags=["submissions"],
+    )
+    def api_submissions(
+        request: Request,
+        mine: Annotated[bool, Query()] = False,
+        authorization: Annotated[str | None, Header()] = None,
+    ) -> Any:
+        """Submissions, newest first (at most 500): with ``mine=1`` the token's user's
+        (every status), else everyone's (what the public pages show)."""
+        from sqlalchemy import select
+
+        query = select(Submission).order_by(Submission.id.desc()).limit(500)
+        if mine:
+            try:
+                user = site.user_from(site.bearer(authorization))
+            except AuthError as exc:
+                return error_response(401, "UNAUTHORIZED", str(exc))
+            query = query.where(Submission.user_id == user.id)
+        with site.board.session() as session:
+            subs = session.scalars(query).all()
+        return [info_of(sub, request).model_dump() for sub in subs]
+
+    @app.delete(
+        "/api/submissions/{submission_id}",
+        response_model=SubmissionInfo,
+        responses=_errors(401, 403, 404),
+        tags=["submissions"],
+    )
+    def api_withdraw(
+        request: Request,
+        submission_id: RowId,
+        authorization: Annotated[str | None, Header()] = None,
+    ) -> Any:
+        """Withdraw one of your submissions: it leaves the board; its stored matches stay."""
+        try:
+            user = site.user_from(site.bearer(authorization))
+        except AuthError as exc:
+            return error_response(401, "UNAUTHORIZED", str(exc))
+        try:
+            sub = site.board.withdraw(user, submission_id)
+        except AuthError as exc:
+            return error_response(403, "NOT_YOURS", str(exc))
+        except LeaderboardError as exc:
+            return error_response(404, "NO_SUBMISSION", str(exc))
+        return info_of(sub, request)
 
     @app.get(
         "/api/submissions/{submission_id}",

@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from nashzoo.errors import (
     AuthError,
+    LeaderboardError,
 )
 from nashzoo.leaderboard import queries
 from nashzoo.leaderboard.models import Hand, Submission, User
@@ -44,7 +45,9 @@ def pages_router(site: Site) -> APIRouter:
             return site.missing(request, f"There is no board for the game {game!r}.")
         with site.board.session() as session:
             pending = session.scalars(
-                select(Submission).where(Submission.game == game, Submission.status != "ranked")
+                select(Submission).where(
+                    Submission.game == game, Submission.status.not_in(("ranked", "withdrawn"))
+                )
             ).all()
         rows = queries.board_rows(site.board, game)
         unit = rows[0]["unit"] if rows else ""
@@ -184,6 +187,27 @@ def pages_router(site: Site) -> APIRouter:
         response = RedirectResponse(request.url_for("upload_page"), status_code=303)
         response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
         return response
+
+    @app.post("/signout", include_in_schema=False)
+    def signout_form(request: Request) -> Response:
+        response = RedirectResponse(request.url_for("index"), status_code=303)
+        response.delete_cookie(COOKIE)
+        return response
+
+    @app.post("/submissions/{submission_id}/withdraw", include_in_schema=False)
+    def withdraw_form(request: Request, submission_id: RowId) -> Response:
+        user = site.cookie_user(request)
+        if user is None:
+            return site.page(request, "signin.html", 401, error="Sign in to withdraw.")
+        try:
+            site.board.withdraw(user, submission_id)
+        except AuthError as exc:
+            return site.missing(request, str(exc), 403)
+        except LeaderboardError as exc:
+            return site.missing(request, str(exc))
+        return RedirectResponse(
+            request.url_for("submission_page", submission_id=submission_id), status_code=303
+        )
 
     @app.get("/upload", response_class=HTMLResponse, include_in_schema=False)
     def upload_page(request: Request) -> HTMLResponse:

@@ -87,7 +87,7 @@ class Site:
 
     def missing(self, request: Request, message: str, status: int = 404) -> HTMLResponse:
         """The page that says what was not found (or not understood), with ``status``."""
-        title = {404: "Not found", 405: "Not allowed"}.get(status, "Bad request")
+        title = {403: "Not yours", 404: "Not found", 405: "Not allowed"}.get(status, "Bad request")
         return self.page(request, "missing.html", status, title=title, message=message)
 
     def do_submit(

@@ -29,6 +29,7 @@ from nashzoo.leaderboard.board import KINDS, entrant_of, states_probabilities
 from nashzoo.leaderboard.bundles import classify
 from nashzoo.leaderboard.matches import Matches
 from nashzoo.leaderboard.models import (
+    BoardVersion,
     Job,
     Submission,
     User,
@@ -129,6 +130,49 @@ class Submissions(Scoring, Matches):
             session.commit()
             return sub
 
+    def withdraw(self, user: User, submission_id: int) -> Submission:
+        """Take ``user``'s submission off its board: its queued jobs are dropped and the
+        board is refitted without it; its stored matches and hands stay in the record,
+        and its name and file are free again. Withdrawing twice changes nothing.
+
+        Raises:
+            LeaderboardError: no such submission.
+            AuthError: the submission is another user's.
+        """
+        from sqlalchemy import delete, or_, update
+
+        with self.session() as session:
+            sub = session.get(Submission, submission_id)
+            if sub is None:
+                raise LeaderboardError(f"There is no submission {submission_id}.")
+            if sub.user_id != user.id:
+                raise AuthError(f"Submission {submission_id} is not {user.name!r}'s to withdraw.")
+            if sub.status == "withdrawn":
+                return sub
+            me = entrant_of(sub.id)
+            session.execute(
+                delete(Job).where(
+                    Job.status == "queued",
+                    or_(Job.submission_id == sub.id, Job.entrant == me, Job.opponent == me),
+                )
+            )
+            # a refit on fewer blocks must be allowed to replace the board
+            session.execute(
+                update(BoardVersion).where(BoardVersion.game == sub.game).values(blocks=0)
+            )
+            sub.validation_log = (
+                sub.validation_log or ""
+            ) + f"{utcnow():%Y-%m-%d %H:%M:%S} withdrawn by {user.name}\n"
+            sub.status = "withdrawn"
+            sub.updated_at = utcnow()
+            session.commit()
+            game = sub.game
+        self.refit(game)
+        with self.session() as session:
+            found = session.get(Submission, submission_id)
+            assert found is not None
+            return found
+
     def _check_name_and_file(
         self, session: Any, user: User, game: str, name: str, digest: str
     ) -> list[int]:
@@ -146,7 +190,7 @@ class Submissions(Scoring, Matches):
             raise SubmissionError(
                 "NAME_TAKEN", f"{name!r} is reserved for the {game} board's gauntlet"
             )
-        live = (Submission.game == game, Submission.status != "failed")
+        live = (Submission.game == game, Submission.status.not_in(("failed", "withdrawn")))
         taken = session.scalar(
             select(Submission.id).where(*live, func.lower(Submission.name) == name.lower())
         )

@@ -88,3 +88,37 @@ def test_pages_show_owners_dates_and_identical_files(board, cfr_policy_file):
     assert '<td class="owner">alice</td>' in board_page
     assert '<td class="owner">bob</td>' in board_page
     assert '<td class="owner">the board</td>' in board_page  # the gauntlet
+
+
+def test_withdrawal_listing_and_sign_out(board, cfr_policy_file):
+    from nashzoo.leaderboard.models import Job, Rating
+
+    client, alice, bob = _two_users(board)
+    policy = cfr_policy_file.read_bytes()
+    mine = _post(client, alice, "cfr-a", policy).json()["id"]
+    board.work("w")  # validated, ranked, its matches against the gauntlet played
+    listed = client.get("/api/submissions?mine=1", headers={"Authorization": f"Bearer {alice}"})
+    assert [s["id"] for s in listed.json()] == [mine]
+    assert client.get("/api/submissions?mine=1").status_code == 401
+    bob_header = {"Authorization": f"Bearer {bob}"}
+    r = client.delete(f"/api/submissions/{mine}", headers=bob_header)
+    assert r.status_code == 403 and r.json()["code"] == "NOT_YOURS"
+    assert client.delete("/api/submissions/99999", headers=bob_header).status_code == 404
+    with board.session() as session:
+        stored_before = len(board.store.results(board.tournament("leduc_holdem")))
+        assert session.query(Rating).filter(Rating.entrant == f"sub:{mine}").count() == 1
+    r = client.delete(f"/api/submissions/{mine}", headers={"Authorization": f"Bearer {alice}"})
+    assert r.status_code == 200 and r.json()["status"] == "withdrawn"
+    with board.session() as session:
+        assert session.query(Job).filter(Job.status == "queued").count() == 0
+    # off the board, its stored matches kept, its name and file free again
+    page = client.get("/games/leduc_holdem").text
+    assert "cfr-a" not in page
+    assert len(board.store.results(board.tournament("leduc_holdem"))) == stored_before > 0
+    assert _post(client, alice, "cfr-a", policy).status_code == 201
+    # the page form: signed in as alice, the withdraw button shows on her submission
+    client.post("/signin", data={"token": alice})
+    assert 'id="withdraw"' in client.get(f"/submissions/{mine + 1}").text
+    assert 'id="signout"' in client.get("/").text
+    client.post("/signout")
+    assert 'id="signout"' not in client.get("/").text
