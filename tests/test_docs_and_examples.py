@@ -73,6 +73,9 @@ def test_demo_runs_with_a_tiny_budget(tmp_path):
         assert holdem.count(f"| {search} |") == 2, search
     assert "Nash-ISMCTS trained over the rules:" in holdem
     assert "LBR against nash-ismcts, its range kept with its prior P" in holdem
+    # issue 38: three players
+    three = report[report.index("## Kuhn poker, three players (CFR+)") :]
+    assert "617 histories, 48 information sets" in three and "| 1,000 |" in three
     # issue 16: an LBR lower bound per Hold'em agent, and the round robin with AIVAT beside
     # the uncorrected figures of the same games
     assert "| agent | budget | LBR lower bound (mbb/hand) | LBR 95% CI |" in holdem

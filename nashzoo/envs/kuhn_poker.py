@@ -2,11 +2,12 @@
 
 =====================  ============================================================
 Import                 ``nashzoo.make("nashzoo/kuhn_poker-v0", deck_size=3)``
-Agents                 ``["player_0", "player_1"]``
+Agents                 ``["player_0", "player_1"]`` (``players`` of them)
 Action space           ``Discrete(2)``
-Observation space      ``Dict(observation=Box(0, 1, (N + 8,), float32),
-                       action_mask=Box(0, 1, (2,), int8))``
-Parameters             ``deck_size`` (>= 3; 3 = Kuhn poker, 8 = 8-card poker)
+Observation space      ``Dict(observation=Box(0, 1, (P + N + 2(2P - 1),), float32),
+                       action_mask=Box(0, 1, (2,), int8))``; ``N + 8`` for two players
+Parameters             ``deck_size`` (>= 3; 3 = Kuhn poker, 8 = 8-card poker), ``players``
+                       (2 to 10; OpenSpiel's N-player Kuhn poker, ``players + 1`` cards)
 Rules                  :mod:`nashzoo.games.kuhn`
 =====================  ============================================================
 
@@ -15,7 +16,13 @@ acts first; each may pass or bet 1 chip; a pass after a bet folds, otherwise the
 card wins. With ``deck_size=8`` this is the 8-card poker of Oliehoek's thesis (player 0 is
 the gambler, player 1 the dealer).
 
-Observation (perfect-recall information state, the OpenSpiel layout; ``N = deck_size``):
+With ``players=P`` the turn goes round; after the first bet every other player calls or
+folds once, and the highest card among the players still in wins (OpenSpiel's N-player
+Kuhn poker: ``nashzoo.make("nashzoo/kuhn_poker-v0", players=3)``).
+
+Observation (perfect-recall information state, the OpenSpiel layout; ``N = deck_size``;
+two players shown, with ``P`` players the one-hots are ``P`` wide and there are ``2P - 1``
+betting actions):
 
 =============  =============================================
 index          meaning
@@ -74,6 +81,7 @@ def env(**kwargs: Any) -> OrderEnforcingWrapper:
     return make(ENV_ID, **kwargs)
 
 
-def raw_env(deck_size: int = 3, **kwargs: Any) -> GameEnv:
-    """The unwrapped :class:`~nashzoo.envs.aec.GameEnv`."""
-    return GameEnv(KuhnPokerGame(deck_size), name="kuhn_poker_v0", **kwargs)
+def raw_env(deck_size: int | None = None, players: int = 2, **kwargs: Any) -> GameEnv:
+    """The unwrapped :class:`~nashzoo.envs.aec.GameEnv` (``players`` seats, a deck of
+    ``players + 1`` cards unless ``deck_size`` says otherwise)."""
+    return GameEnv(KuhnPokerGame(deck_size, players), name="kuhn_poker_v0", **kwargs)

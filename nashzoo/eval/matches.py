@@ -172,6 +172,11 @@ def head_to_head(
             ``variance_reduction`` or ``value_function``.
     """
     g = _game_of(game)
+    if g.num_players != 2:
+        raise InvalidParameterError(
+            f"head_to_head plays two agents in a two-player game; {g!r} has "
+            f"{g.num_players} players."
+        )
     exact = check_bool("exact", exact)
     reduction = check_variance_reduction(variance_reduction)
     if value_function is not None:

@@ -1,28 +1,33 @@
-"""Kuhn poker and its N-card variants.
+"""Kuhn poker, its N-card variants and its N-player form.
 
 Rules (Kuhn 1950; OpenSpiel's ``kuhn_poker``): a deck of ``deck_size`` cards of distinct
-rank; each of two players antes 1 chip and is dealt one private card. Player 0 acts first;
-each player may *pass* (check, or fold when facing a bet) or *bet* 1 chip (bet, or call when
-facing a bet). The betting ends after ``pp``, ``bp``, ``bb``, ``pbp`` or ``pbb``; a pass
-after a bet folds, otherwise the higher card wins the pot.
+rank; each of ``players`` players antes 1 chip and is dealt one private card. Player 0 acts
+first and the turn goes round in seat order; each player may *pass* (check, or fold when
+facing a bet) or *bet* 1 chip (bet, or call when facing a bet). Before any bet, the
+betting ends when every player has passed; after the first bet, every other player acts
+once more (call or fold) and the betting ends when the turn comes back to the bettor.
+The highest card among the players who did not fold wins the pot. With two players the
+betting ends after ``pp``, ``bp``, ``bb``, ``pbp`` or ``pbb``. ``players=3`` with a 4-card
+deck is OpenSpiel's 3-player Kuhn poker (``kuhn_poker(players=3)``).
 
 ``deck_size=3`` is classic Kuhn poker (cards J, Q, K; value -1/18 for player 0).
 ``deck_size=8`` is the *8-card poker* of Oliehoek's thesis (2005), where player 0 is the
 "gambler" and player 1 the "dealer" (value -1/16 for the gambler). Cards are named
 J, Q, K for three cards and ``1 .. N`` otherwise.
 
-Actions: ``0`` = Pass, ``1`` = Bet. Chance outcomes: the card dealt (first to player 0,
-then to player 1, uniform over the cards left).
+Actions: ``0`` = Pass, ``1`` = Bet. Chance outcomes: the card dealt (to player 0, then 1,
+and so on, uniform over the cards left).
 
-Information-state tensor (``2 + N + 6`` floats, as OpenSpiel's):
+Information-state tensor (``P + N + 2 (2P - 1)`` floats for ``P`` players and ``N``
+cards, as OpenSpiel's; ``2 + N + 6`` with two players):
 
-=================  ===========================================
-index              meaning
-=================  ===========================================
-``0 .. 1``         one-hot: observing player
-``2 .. N+1``       one-hot: the observing player's card
-``N+2 + 2k + a``   action ``a`` was the ``k``-th betting action
-=================  ===========================================
+==================  ===========================================
+index               meaning
+==================  ===========================================
+``0 .. P-1``        one-hot: observing player
+``P .. P+N-1``      one-hot: the observing player's card
+``P+N + 2k + a``    action ``a`` was the ``k``-th betting action
+==================  ===========================================
 
 Information-state string: ``"player=0 card=J history=pb"``.
 """
@@ -52,50 +57,81 @@ _ACTION_LETTERS = "pb"
 _ACTION_NAMES = ("Pass", "Bet")
 
 
+MAX_PLAYERS: int = 10
+"""Most players of N-player Kuhn poker (OpenSpiel allows 2 to 10)."""
+
+
 class KuhnPokerGame(Game):
-    """Kuhn poker with a ``deck_size``-card deck.
+    """Kuhn poker with a ``deck_size``-card deck and ``players`` players.
 
     Args:
-        deck_size: number of cards, 3 to :data:`MAX_DECK_SIZE` (3 = classic Kuhn, 8 =
-            8-card poker).
+        deck_size: number of cards, ``players + 1`` to :data:`MAX_DECK_SIZE` (3 = classic
+            Kuhn, 8 = 8-card poker); default ``players + 1``.
+        players: 2 to :data:`MAX_PLAYERS` (OpenSpiel's ``players=``).
 
     Raises:
-        InvalidParameterError: ``deck_size`` is not an integer in that range.
+        InvalidParameterError: ``players`` or ``deck_size`` is not an integer in its
+            range (a deck needs a card more than there are players).
     """
 
     short_name = "kuhn_poker"
     game_type = "kuhn_poker"
 
-    def __init__(self, deck_size: int = 3) -> None:
-        self.deck_size = check_int("deck_size", deck_size, 3, MAX_DECK_SIZE)
-        self.num_players = 2
+    def __init__(self, deck_size: int | None = None, players: int = 2) -> None:
+        self.num_players = check_int("players", players, 2, MAX_PLAYERS)
+        low = self.num_players + 1
+        self.deck_size = check_int(
+            "deck_size", low if deck_size is None else deck_size, low, MAX_DECK_SIZE
+        )
+        n = self.num_players
         self.num_distinct_actions = 2
         self.max_chance_outcomes = self.deck_size
-        self.max_chance_nodes = 2
-        self.max_game_length = 3
+        self.max_chance_nodes = n
+        self.max_game_length = 2 * n - 1
         self.min_utility = -2.0
-        self.max_utility = 2.0
+        self.max_utility = 2.0 * (n - 1)
         self.big_blind = 1.0
         self.card_names: tuple[str, ...] = (
             ("J", "Q", "K")
             if self.deck_size == 3
             else tuple(str(i + 1) for i in range(self.deck_size))
         )
-        self.information_state_tensor_size = 2 + self.deck_size + 6
+        self.information_state_tensor_size = n + self.deck_size + 2 * (2 * n - 1)
         self.action_names = _ACTION_NAMES
-        self._uniform = [1.0 / self.deck_size, 1.0 / (self.deck_size - 1)]
+        self._uniform = [1.0 / (self.deck_size - k) for k in range(n)]
 
     def params(self) -> dict[str, Any]:
-        return {"deck_size": self.deck_size}
+        if self.num_players == 2:  # the two-player spec, as before the player count
+            return {"deck_size": self.deck_size}
+        return {"deck_size": self.deck_size, "players": self.num_players}
 
     def new_initial_state(self) -> KuhnPokerState:
         return KuhnPokerState(self)
 
     def count_histories(self) -> int:
-        """``1 + N + 9 N (N - 1)``: the root, the first deal, and 9 betting histories
-        ('', p, b, pp, pb, bp, bb, pbp, pbb) per pair of cards (58 for N = 3)."""
-        n = self.deck_size
-        return 1 + n + 9 * n * (n - 1)
+        """The partial deals, then every betting history per full deal: with two players
+        ``1 + N + 9 N (N - 1)`` (9 betting histories: '', p, b, pp, pb, bp, bb, pbp, pbb;
+        58 for N = 3)."""
+        deals, total = 1, 1
+        for k in range(self.num_players):
+            deals *= self.deck_size - k
+            total += deals if k < self.num_players - 1 else 0
+        return total + deals * _betting_histories(self.num_players)
+
+
+def _betting_histories(players: int) -> int:
+    """How many betting histories (the empty one included) ``players`` players have."""
+    count = 0
+    stack: list[tuple[int, int, int]] = [(0, 0, -1)]  # (actions, next player, first bettor)
+    while stack:
+        acted, player, bettor = stack.pop()
+        count += 1
+        if (bettor < 0 and acted == players) or (bettor >= 0 and player == bettor):
+            continue
+        nxt = (player + 1) % players
+        stack.append((acted + 1, nxt, bettor))  # pass
+        stack.append((acted + 1, nxt, player if bettor < 0 else bettor))  # bet
+    return count
 
 
 class KuhnPokerState(State):
@@ -103,7 +139,7 @@ class KuhnPokerState(State):
 
     game: KuhnPokerGame
 
-    __slots__ = ("game", "_cards", "_actions", "_player", "_letters")
+    __slots__ = ("game", "_cards", "_actions", "_player", "_letters", "_bettor")
 
     def __init__(self, game: KuhnPokerGame) -> None:
         self.game = game
@@ -111,6 +147,7 @@ class KuhnPokerState(State):
         self._actions: list[int] = []
         self._letters = ""
         self._player = CHANCE
+        self._bettor = -1  # the first player who bet, -1 before any bet
 
     def current_player(self) -> int:
         return self._player
@@ -128,18 +165,19 @@ class KuhnPokerState(State):
         return [(c, p) for c in range(self.game.deck_size) if c not in self._cards]
 
     def apply_unchecked(self, action: int) -> None:
+        players = self.game.num_players
         if self._player == CHANCE:
             self._cards.append(action)
-            if len(self._cards) == 2:
+            if len(self._cards) == players:
                 self._player = 0
             return
+        if action == BET and self._bettor < 0:
+            self._bettor = self._player
         self._actions.append(action)
         self._letters += _ACTION_LETTERS[action]
-        n = len(self._actions)
-        if n == 3 or (n == 2 and self._letters != "pb"):
-            self._player = TERMINAL
-        else:
-            self._player = 1 - self._player
+        nxt = (self._player + 1) % players
+        everyone_passed = self._bettor < 0 and len(self._actions) == players
+        self._player = TERMINAL if everyone_passed or nxt == self._bettor else nxt
 
     def clone(self) -> KuhnPokerState:
         new = KuhnPokerState.__new__(KuhnPokerState)
@@ -148,21 +186,26 @@ class KuhnPokerState(State):
         new._actions = self._actions.copy()
         new._letters = self._letters
         new._player = self._player
+        new._bettor = self._bettor
         return new
 
     def returns(self) -> list[float]:
+        players = self.game.num_players
         if self._player != TERMINAL:
-            return [0.0, 0.0]
-        contrib = [1.0, 1.0]
+            return [0.0] * players
+        contrib = [1.0] * players
         for i, a in enumerate(self._actions):
             if a == BET:
-                contrib[i % 2] += 1.0
-        if self._actions[-1] == PASS and BET in self._actions:
-            loser = (len(self._actions) - 1) % 2  # the player who folded
+                contrib[i % players] += 1.0
+        # before a bet everyone is in; after it, those who bet or called
+        if self._bettor < 0:
+            live = range(players)
         else:
-            loser = 0 if self._cards[0] < self._cards[1] else 1
-        won = contrib[loser]
-        return [won, -won] if loser == 1 else [-won, won]
+            live = [p for p in range(players) if contrib[p] > 1.0]
+        winner = max(live, key=lambda p: self._cards[p])
+        out = [-c for c in contrib]
+        out[winner] += sum(contrib)
+        return out
 
     def history(self) -> list[int]:
         return self._cards + self._actions
@@ -183,10 +226,11 @@ class KuhnPokerState(State):
         return f"player={player} card={card} history={self._letters}"
 
     def information_state_indices(self, player: int) -> list[int]:
+        players = self.game.num_players
         idx = [player]
         if len(self._cards) > player:
-            idx.append(2 + self._cards[player])
-        base = 2 + self.game.deck_size
+            idx.append(players + self._cards[player])
+        base = players + self.game.deck_size
         for k, a in enumerate(self._actions):
             idx.append(base + 2 * k + a)
         return idx
