@@ -199,7 +199,7 @@ class KuhnPokerState(State):
                 contrib[i % players] += 1.0
         # before a bet everyone is in; after it, those who bet or called
         if self._bettor < 0:
-            live = range(players)
+            live = list(range(players))
         else:
             live = [p for p in range(players) if contrib[p] > 1.0]
         winner = max(live, key=lambda p: self._cards[p])

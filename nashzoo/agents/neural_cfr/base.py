@@ -131,7 +131,8 @@ class NeuralRegretLearner:
             )
 
     def _optimizer(self, net: Any) -> Any:
-        return self._torch.optim.Adam(net.parameters(), lr=self.config.learning_rate)
+        # one fused kernel for all parameters: a third less time per step on CPU (NFSP's)
+        return self._torch.optim.Adam(net.parameters(), lr=self.config.learning_rate, fused=True)
 
     @property
     def steps(self) -> int:
@@ -165,7 +166,6 @@ class NeuralRegretLearner:
     def _fit_regrets(self, player: int, t: int, steps: int, reinitialize: bool) -> float:
         """Fit ``player``'s regret network to its memory: squared error over the legal
         actions, each row weighted by its iteration (Linear CFR)."""
-        torch = self._torch
         cfg = self.config
         if reinitialize:
             self.regret_nets[player] = self._network(
@@ -177,19 +177,30 @@ class NeuralRegretLearner:
             self.regret_opts[player],
             self.regret_memory[player],
         )
-        loss_value = float("nan")
-        for _ in range(steps if memory.size else 0):
-            obs, cols = memory.sample_rows(self.rng, cfg.batch_size)
-            weight = torch.from_numpy(cols["t"])[:, None]
-            mask = torch.from_numpy(cols["mask"])
-            error = (net(torch.from_numpy(obs)) - torch.from_numpy(cols["target"])) * mask
-            loss = (weight * error**2).mean()
+        loss = None
+        for obs, cols in self._minibatches(memory, self.rng, steps):
+            error = (net(obs) - cols["target"]) * cols["mask"]
+            loss = (cols["t"][:, None] * error**2).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
-            loss_value = loss.item()
         self._strategies[player] = {}
-        return loss_value
+        return float("nan") if loss is None else loss.item()
+
+    def _minibatches(self, memory: Reservoir, rng: np.random.Generator, steps: int) -> Any:
+        """``steps`` minibatches of ``batch_size`` rows drawn with replacement, as torch
+        tensors: every step's rows drawn and converted in one go (a step's numpy and
+        conversion overhead was a third of a fit on Leduc)."""
+        if not memory.size or not steps:
+            return
+        torch = self._torch
+        batch = self.config.batch_size
+        obs, cols = memory.sample_rows(rng, steps * batch)
+        tensors = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in cols.items()}
+        obs_t = torch.from_numpy(obs)
+        for k in range(steps):
+            rows = slice(k * batch, (k + 1) * batch)
+            yield obs_t[rows], {name: tensor[rows] for name, tensor in tensors.items()}
 
     def _store(
         self, memory: Reservoir, rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]], t: int
@@ -221,13 +232,9 @@ class NeuralRegretLearner:
         self.policy = self._network(cfg.policy_sizes, seed_of(self.seed, 2, self.iterations))
         opt = self._optimizer(self.policy)
         rng = np.random.default_rng(seed_of(self.seed, 3, self.iterations))
-        memory = self.strategy_memory
-        for _ in range(cfg.policy_steps if memory.size else 0):
-            obs, cols = memory.sample_rows(rng, cfg.batch_size)
-            mask = torch.from_numpy(cols["mask"])
-            logits = self.policy(torch.from_numpy(obs))
-            target = torch.from_numpy(cols["target"])
-            weight = torch.from_numpy(cols["t"])
+        for obs, cols in self._minibatches(self.strategy_memory, rng, cfg.policy_steps):
+            mask, target, weight = cols["mask"], cols["target"], cols["t"]
+            logits = self.policy(obs)
             if self.policy_loss == "mse":
                 per_row = ((self._probs(logits, mask) - target) ** 2).mean(dim=1)
             else:

@@ -140,16 +140,17 @@ class ESCHER(NeuralRegretLearner):
             cfg.value_sizes, seed_of(self.seed, 4, player, t), self.history_size, 1
         )
         opt = self._optimizer(net)
-        loss_value = float("nan")
-        for _ in range(cfg.value_steps):
-            rows = self.rng.integers(len(targets), size=cfg.batch_size)
-            pred = net(torch.from_numpy(histories[rows]))[:, 0]
-            loss = ((pred - torch.from_numpy(targets[rows])) ** 2).mean()
+        batch = cfg.batch_size
+        rows = self.rng.integers(len(targets), size=cfg.value_steps * batch)
+        inputs, outputs = torch.from_numpy(histories[rows]), torch.from_numpy(targets[rows])
+        loss = None
+        for k in range(cfg.value_steps):
+            pred = net(inputs[k * batch : (k + 1) * batch])[:, 0]
+            loss = ((pred - outputs[k * batch : (k + 1) * batch]) ** 2).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
-            loss_value = loss.item()
-        return loss_value
+        return float("nan") if loss is None else loss.item()
 
     # -- regrets -------------------------------------------------------------------------------
     def _regret_episodes(self, player: int, t: int) -> None:
