@@ -54,15 +54,15 @@ def _exact_value(learner, state, player):
     )
 
 
-def _expected_rows(learner, state, player, own, others, out):
+def _expected_rows(learner, state, player, own, others, out, uniform_own=True):
     """Sum over the histories h of each of ``player``'s information sets of
-    (uniform reach of ``player``'s own actions) x (chance and opponent reach of h) x
-    (q(h, a) - sigma . q(h))."""
+    (uniform reach of ``player``'s own actions, or 1 when ``uniform_own`` is False: all
+    of them explored) x (chance and opponent reach of h) x (q(h, a) - sigma . q(h))."""
     if state.is_terminal():
         return
     if state.is_chance_node():
         for a, p in state.chance_outcomes():
-            _expected_rows(learner, state.child(a), player, own, others * p, out)
+            _expected_rows(learner, state.child(a), player, own, others * p, out, uniform_own)
         return
     mover = state.current_player()
     _, view, sigma = learner._view(state, mover)
@@ -74,12 +74,14 @@ def _expected_rows(learner, state, player, own, others, out):
         regrets = np.zeros(learner.num_actions)
         regrets[legal] = q[legal] - sigma @ q
         out[view.tensor.tobytes()] += own * others * regrets
+        share = own / len(legal) if uniform_own else own
         for a in legal:
-            _expected_rows(learner, state.child(a), player, own / len(legal), others, out)
+            _expected_rows(learner, state.child(a), player, share, others, out, uniform_own)
     else:
         for a in legal:
             if sigma[a] > 0:
-                _expected_rows(learner, state.child(a), player, own, others * sigma[a], out)
+                child = state.child(a)
+                _expected_rows(learner, child, player, own, others * sigma[a], out, uniform_own)
 
 
 @pytest.mark.parametrize("game", [KUHN, LeducHoldemGame()], ids=["kuhn", "leduc"])

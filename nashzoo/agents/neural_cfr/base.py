@@ -24,7 +24,7 @@ from nashzoo.extras import require
 from nashzoo.games import Game, load_game
 from nashzoo.games.observation import ObservationCache
 
-__all__ = ["NeuralRegretLearner", "NeuralPolicyAgent", "seed_of"]
+__all__ = ["NeuralRegretLearner", "NeuralPolicyAgent", "seed_of", "regret_matching_rows"]
 
 
 def seed_of(*parts: int) -> int:
@@ -43,6 +43,17 @@ def regret_matching(raw: np.ndarray, mask: np.ndarray) -> np.ndarray:
     sigma = np.zeros(raw.size)
     sigma[np.flatnonzero(legal)[np.argmax(raw[legal])]] = 1.0
     return sigma
+
+
+def regret_matching_rows(raw: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """:func:`regret_matching` of every row of ``raw`` (``(n, num_actions)``) at once."""
+    legal = mask.astype(bool)
+    positive = np.where(legal, np.maximum(raw, 0.0), 0.0)
+    total = positive.sum(axis=1, keepdims=True)
+    best = np.where(legal, raw, -np.inf).argmax(axis=1)
+    fallback = np.zeros(raw.shape)
+    fallback[np.arange(raw.shape[0]), best] = 1.0
+    return np.where(total > 0, positive / np.where(total > 0, total, 1.0), fallback)
 
 
 class NeuralRegretLearner:

@@ -32,6 +32,8 @@ class DeepCFRConfig(Config):
         memory_capacity: rows of each reservoir memory (one per player's advantages, one
             for the strategies).
         learning_rate: Adam's learning rate for both networks.
+        tree: traverse the compiled tree in numba where the game compiles (Kuhn, Leduc;
+            every strategy from one forward pass per player), the rules elsewhere.
         reinitialize_regrets: fit each player's advantage network from fresh weights
             every iteration (the paper's choice) rather than from the last ones.
         seed: seed of every random choice (networks, traversals, minibatches).
@@ -46,6 +48,7 @@ class DeepCFRConfig(Config):
     memory_capacity: int = integer(100_000, low=1)
     learning_rate: float = number(0.001, low=0.0, low_inclusive=False)
     reinitialize_regrets: bool = flag(True)
+    tree: bool = flag(True)
     seed: int | None = seed_field(0)
 
 

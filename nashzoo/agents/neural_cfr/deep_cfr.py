@@ -25,9 +25,13 @@ networks' errors shrink. It is fitted lazily, when the policy is asked for after
 iterations (:meth:`~nashzoo.agents.neural_cfr.base.NeuralRegretLearner.fit_policy`).
 
 Within one iteration a player's network does not change, so its strategy at an
-information set is computed once and cached until the network is next fitted. The
-traversals walk the rules (:class:`~nashzoo.games.base.State`), so any two-player game
-trains, whether or not it compiles; exact exploitability is measured where it compiles.
+information set is computed once and cached until the network is next fitted. Where the
+game compiles (Kuhn, Leduc) the traversals run in numba over the compiled tree, the
+strategies of all information sets coming from one forward pass per player
+(``DeepCFRConfig.tree``); elsewhere they walk the rules (:class:`~nashzoo.games.base.
+State`), so any two-player game trains. Both paths are the same algorithm (the test checks
+each path's regret rows against their exact expectation). Exact exploitability is
+measured where the game compiles.
 """
 
 from __future__ import annotations
@@ -36,11 +40,93 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from nashzoo.agents.neural_cfr.base import NeuralRegretLearner
+from nashzoo.agents.neural_cfr.base import NeuralRegretLearner, regret_matching_rows
 from nashzoo.agents.neural_cfr.config import DeepCFRConfig
 from nashzoo.envs.sampling import sample_index
+from nashzoo.games.base import CHANCE, TERMINAL
+from nashzoo.tree.jit import compile_kernels, kernel
+from nashzoo.tree.sampling import next_uniform, sample_chance, sample_child
 
 __all__ = ["DeepCFR"]
+
+
+@kernel
+def tree_traversals(
+    n_traversals, rng_state, t, sigma, traverser, active, chosen, value, regret_nodes,
+    regrets, strategy_nodes, counts,
+):  # fmt: skip
+    """``n_traversals`` external-sampling traversals of the compiled tree for
+    ``traverser`` under the strategies ``sigma`` (one row per information set). Each
+    traverser decision's node goes to ``regret_nodes`` with its sampled regrets in
+    ``regrets``; each opponent decision's node to ``strategy_nodes``; ``counts`` holds how
+    many of each. Returns False (and stops) when a buffer is full."""
+    player = t.player
+    first_child = t.first_child
+    num_children = t.num_children
+    infoset = t.infoset
+    action = t.action
+    chance_prob = t.chance_prob
+    utility = t.utility
+    legal_mask = t.legal_mask
+    n_actions = legal_mask.shape[1]
+    for _ in range(n_traversals):
+        active[0] = 0
+        size = 1
+        k = 0
+        while k < size:  # forward: the sampled subtree, breadth first
+            n = active[k]
+            k += 1
+            pl = player[n]
+            if pl == TERMINAL:
+                continue
+            fc = first_child[n]
+            nc = num_children[n]
+            if pl == traverser:
+                for c in range(fc, fc + nc):
+                    active[size] = c
+                    size += 1
+                continue
+            if pl == CHANCE:
+                c = sample_chance(fc, nc, chance_prob, next_uniform(rng_state))
+            else:
+                if counts[1] >= strategy_nodes.shape[0]:
+                    return False
+                strategy_nodes[counts[1]] = n
+                counts[1] += 1
+                c = sample_child(
+                    n, first_child, num_children, action, sigma[infoset[n]], next_uniform(rng_state)
+                )
+            chosen[n] = c
+            active[size] = c
+            size += 1
+        for k in range(size - 1, -1, -1):  # backward: values and the traverser's regrets
+            n = active[k]
+            pl = player[n]
+            if pl == TERMINAL:
+                value[n] = utility[n, traverser]
+            elif pl == traverser:
+                i = infoset[n]
+                fc = first_child[n]
+                v = 0.0
+                for c in range(fc, fc + num_children[n]):
+                    v += sigma[i, action[c]] * value[c]
+                value[n] = v
+                row = counts[0]
+                if row >= regret_nodes.shape[0]:
+                    return False
+                regret_nodes[row] = n
+                for a in range(n_actions):
+                    regrets[row, a] = 0.0
+                for c in range(fc, fc + num_children[n]):
+                    regrets[row, action[c]] = value[c] - v
+                counts[0] += 1
+            else:
+                value[n] = value[chosen[n]]
+    return True
+
+
+def _compiled() -> None:
+    compile_kernels(globals())
 
 
 class DeepCFR(NeuralRegretLearner):
@@ -68,6 +154,67 @@ class DeepCFR(NeuralRegretLearner):
         self.losses: list[tuple[float, float]] = []  # per iteration, each player's last loss
         self._regret_rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self._strategy_rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.tree: Any = None
+        if self.config.tree:
+            from nashzoo.errors import GameTooLargeError
+            from nashzoo.tree import compile_game
+
+            try:
+                self.tree = compile_game(game)
+            except GameTooLargeError:
+                self.tree = None  # the rules path
+        self._capacity = 64 * self.config.traversals
+
+    # -- the tree path -------------------------------------------------------------------------
+    def _strategy_table(self) -> np.ndarray:
+        """Every information set's current strategy: one forward pass per player."""
+        torch = self._torch
+        tree = self.tree
+        table = np.zeros(tree.legal_mask.shape)
+        for p in (0, 1):
+            rows = tree.infosets_of(p)
+            with torch.inference_mode():
+                raw = self.regret_nets[p](torch.from_numpy(tree.infoset_tensor[rows])).numpy()
+            table[rows] = regret_matching_rows(raw, tree.legal_mask[rows])
+        return table
+
+    def _tree_traversals(self, traverser: int, t: int) -> None:
+        """``traversals`` traversals of the compiled tree for ``traverser``, their rows
+        offered to the memories (in numba; a full buffer is doubled and the batch rerun
+        from the same random state)."""
+        _compiled()
+        tree = self.tree
+        sigma = self._strategy_table()
+        seed = np.array([self.rng.integers(1, 2**63 - 1)], dtype=np.uint64)
+        n = tree.num_nodes
+        scratch = (np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n))
+        while True:
+            rng_state = seed.copy()
+            regret_nodes = np.zeros(self._capacity, np.int64)
+            regrets = np.zeros((self._capacity, self.num_actions))
+            strategy_nodes = np.zeros(self._capacity, np.int64)
+            counts = np.zeros(2, np.int64)
+            done = tree_traversals(
+                self.config.traversals, rng_state, tree.arrays, sigma, traverser, *scratch,
+                regret_nodes, regrets, strategy_nodes, counts,
+            )  # fmt: skip
+            if done:
+                break
+            self._capacity *= 2
+        rows = tree.infoset[regret_nodes[: counts[0]]]
+        self._offer(self.regret_memory[traverser], rows, regrets[: counts[0]], t)
+        rows = tree.infoset[strategy_nodes[: counts[1]]]
+        self._offer(self.strategy_memory, rows, sigma[rows], t)
+
+    def _offer(self, memory: Any, infosets: np.ndarray, targets: np.ndarray, t: int) -> None:
+        if infosets.size:
+            memory.add_rows(
+                self.rng,
+                self.tree.infoset_tensor[infosets],
+                target=targets.astype(np.float32),
+                mask=self.tree.legal_mask[infosets].astype(bool),
+                t=np.full(infosets.size, t, np.float32),
+            )
 
     def _traverse(self, state: Any, traverser: int) -> float:
         """External-sampling traversal: ``traverser``'s expected value at ``state`` under
@@ -95,13 +242,16 @@ class DeepCFR(NeuralRegretLearner):
         cfg = self.config
         losses = []
         for traverser in (0, 1):
-            root = self.game.new_initial_state()
-            for _ in range(cfg.traversals):
-                self._traverse(root.clone(), traverser)
+            if self.tree is not None:
+                self._tree_traversals(traverser, t)
+            else:
+                root = self.game.new_initial_state()
+                for _ in range(cfg.traversals):
+                    self._traverse(root.clone(), traverser)
+                self._store(self.regret_memory[traverser], self._regret_rows, t)
+                self._store(self.strategy_memory, self._strategy_rows, t)
+                self._regret_rows, self._strategy_rows = [], []
             self.traversals += cfg.traversals
-            self._store(self.regret_memory[traverser], self._regret_rows, t)
-            self._store(self.strategy_memory, self._strategy_rows, t)
-            self._regret_rows, self._strategy_rows = [], []
             losses.append(
                 self._fit_regrets(traverser, t, cfg.regret_steps, cfg.reinitialize_regrets)
             )
