@@ -163,8 +163,9 @@ class PopulationRecord:
             found; at most the mixture's exploitability, up to sampling error) and its
             standard error (0 when exact).
         weights: the mixture over all members after the iteration.
-        exploitability: the mixture's exact exploitability where it can be computed
-            (every member tabular and the game compiled), else ``None``.
+        exploitability: the mixture's exact exploitability where it can be computed (the
+            game compiles and its members are tabular or state their probabilities),
+            else ``None``.
         seconds: wall time of the iteration (oracle, matches, LP).
     """
 
@@ -213,6 +214,7 @@ class PopulationNashMemory:
             uniform = TabularPolicy.uniform(compile_game(game))
             initial = [TabularPolicyAgent(uniform, seed=self.seed, name="uniform")]
         self.members: list[Any] = list(initial)
+        self._tabulated: dict[int, np.ndarray] = {}  # members' policies over the tree
         if not self.members:
             raise InvalidParameterError("Nash memory needs at least one initial member.")
         n = len(self.members)
@@ -242,25 +244,37 @@ class PopulationNashMemory:
         return MixtureAgent(self.members, self.weights, seed=self.seed if seed is None else seed)
 
     def exploitability(self) -> float | None:
-        """The mixture's exact exploitability, where every member is tabular and the game
-        compiles; else ``None``."""
-        if not all(isinstance(m, TabularPolicyAgent) for m in self.members):
-            return None
-        from nashzoo.tree import compile_game
+        """The mixture's exact exploitability where the game compiles and every member in
+        its support is tabular or states its probabilities (tabulated over the tree:
+        learned best responses included); else ``None``."""
+        from nashzoo.errors import GameTooLargeError
+        from nashzoo.tree import TabularPolicy, compile_game
         from nashzoo.tree.best_response import nash_conv_array
         from nashzoo.tree.mixture import behavioural_mixture
 
-        tree = compile_game(self.game)
         kept = np.flatnonzero(self.weights > 0)
+        if not all(
+            isinstance(self.members[k], TabularPolicyAgent)
+            or hasattr(self.members[k], "action_probabilities")
+            for k in kept
+        ):
+            return None
+        try:
+            tree = compile_game(self.game)
+        except GameTooLargeError:
+            return None
+        policies = []
+        for k in map(int, kept):
+            member = self.members[k]
+            if not isinstance(member, TabularPolicyAgent):
+                if k not in self._tabulated:
+                    self._tabulated[k] = TabularPolicy.from_agent(member, tree).probs
+                policies.append(self._tabulated[k])
+            else:
+                policies.append(member.policy.probs)
         profile = tree.uniform_probs()
         for p in (0, 1):
-            behavioural_mixture(
-                tree,
-                p,
-                [self.members[k].policy.probs for k in kept],
-                self.weights[kept],
-                out=profile,
-            )
+            behavioural_mixture(tree, p, policies, self.weights[kept], out=profile)
         return nash_conv_array(tree, profile) / 2
 
     # -- iterations ----------------------------------------------------------------------------
