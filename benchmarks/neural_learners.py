@@ -10,9 +10,15 @@ second of training (one traversal: one episode from the root for one player; Dee
 ``num_traversals`` per player and iteration, ESCHER's regret traversals), each side's
 exploitability at each checkpoint, and the ratios.
 
+Section ``nash-memory`` (``--section``): Nash memory over agents on Leduc with the exact
+oracle and with the learned one (MaskablePPO, ``--ppo-steps`` per best response, the
+meta-game by duplicate matches of ``--nm-deals`` deals), each for ``--nm-minutes``: the
+mixture's exact exploitability after each iteration against seconds.
+
 Usage::
 
     python benchmarks/neural_learners.py --minutes 20 --repeats 1
+    python benchmarks/neural_learners.py --section nash-memory --nm-minutes 10
 
 Goal (issue 36): at least 5x their traversals per second, and lower exploitability at
 equal time.
@@ -123,14 +129,52 @@ def _theirs(algorithm: str, seconds: float, marks: list[float]) -> tuple[float, 
     return traversals / trained, found
 
 
+def nash_memory(minutes: float, ppo_steps: int, deals: int) -> None:
+    """Exact against learned oracle on Leduc: exploitability after each iteration."""
+    import nashzoo
+    from nashzoo.agents.nash_memory import PopulationNashMemory
+    from nashzoo.bounds import duplicate_measure, learned_oracle
+
+    game = nashzoo.make_game("leduc_holdem")
+    runs = {
+        "exact oracle, exact meta-game": PopulationNashMemory(game),
+        f"learned oracle (MaskablePPO {ppo_steps:,} steps), {deals:,}-deal meta-game": (
+            PopulationNashMemory(
+                game, oracle=learned_oracle(steps=ppo_steps), measure=duplicate_measure(deals)
+            )
+        ),
+    }
+    for name, memory in runs.items():
+        print(f"\nNash memory on Leduc, {name}, {minutes:g} min", flush=True)
+        spent = 0.0
+        while spent < minutes * 60:
+            memory.iterate(1)
+            record = memory.history[-1]
+            spent += record.seconds
+            print(
+                f"  iteration {record.iteration:3d}  {spent:7.1f} s  exploitability "
+                f"{record.exploitability:.4f}  members {len(memory.members)}",
+                flush=True,
+            )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=20.0, help="per learner and side")
     parser.add_argument("--repeats", type=int, default=1, help="alternating runs per side")
     parser.add_argument("--algorithm", action="append", choices=["deep-cfr", "escher"])
+    parser.add_argument("--section", action="append", choices=["learners", "nash-memory"])
+    parser.add_argument("--nm-minutes", type=float, default=10.0)
+    parser.add_argument("--ppo-steps", type=int, default=50_000)
+    parser.add_argument("--nm-deals", type=int, default=1000)
     args = parser.parse_args(argv)
     one_thread()
     print(machine_line())
+    sections = args.section or ["learners", "nash-memory"]
+    if "nash-memory" in sections:
+        nash_memory(args.nm_minutes, args.ppo_steps, args.nm_deals)
+    if "learners" not in sections:
+        return
     seconds = args.minutes * 60
     marks = [0.25, 0.5, 1.0]
     for algorithm in args.algorithm or ["deep-cfr", "escher"]:
