@@ -1,5 +1,6 @@
-"""``nashzoo serve``, ``nashzoo submit`` and ``nashzoo leaderboard add-user``: the leaderboard
-service."""
+"""``nashzoo serve``, ``nashzoo submit`` and ``nashzoo leaderboard ...``: the leaderboard
+service and its operator's commands (add-user, users, rotate-token, revoke, set-limits,
+remove, queue)."""
 
 from __future__ import annotations
 
@@ -95,6 +96,111 @@ def run_add_user(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_users(args: argparse.Namespace) -> int:
+    from sqlalchemy import func, select
+
+    from nashzoo.leaderboard.accounts import REVOKED
+    from nashzoo.leaderboard.models import Submission, User
+    from nashzoo.leaderboard.service import Leaderboard
+
+    board = Leaderboard(_settings(args))
+    with board.session() as session:
+        counts = dict(
+            session.execute(
+                select(Submission.user_id, func.count()).group_by(Submission.user_id)
+            ).all()
+        )
+        users = session.scalars(select(User).order_by(User.id)).all()
+        print(f"{'id':>4}  {'name':20s} {'submissions':>11} {'max':>5} {'max bytes':>11}  token")
+        for u in users:
+            state = "revoked" if u.token_hash == REVOKED else "active"
+            print(
+                f"{u.id:>4}  {u.name:20s} {counts.get(u.id, 0):>11} {u.max_submissions:>5} "
+                f"{u.max_upload_bytes:>11,}  {state}"
+            )
+    return 0
+
+
+def run_rotate_token(args: argparse.Namespace) -> int:
+    from nashzoo.leaderboard.accounts import rotate_token
+    from nashzoo.leaderboard.service import Leaderboard
+
+    board = Leaderboard(_settings(args))
+    with board.session() as session:
+        token = rotate_token(session, args.name)
+    print(f"user {args.name}: new API token (the old one no longer works; shown once):")
+    print(token)
+    return 0
+
+
+def run_revoke(args: argparse.Namespace) -> int:
+    from nashzoo.leaderboard.accounts import revoke_token
+    from nashzoo.leaderboard.service import Leaderboard
+
+    board = Leaderboard(_settings(args))
+    with board.session() as session:
+        revoke_token(session, args.name)
+    print(f"user {args.name}: token revoked (rotate-token issues a new one)")
+    return 0
+
+
+def run_set_limits(args: argparse.Namespace) -> int:
+    from nashzoo.leaderboard.accounts import set_limits
+    from nashzoo.leaderboard.service import Leaderboard
+
+    board = Leaderboard(_settings(args))
+    with board.session() as session:
+        user = set_limits(
+            session,
+            args.name,
+            max_submissions=args.max_submissions,
+            max_upload_bytes=args.max_upload_bytes,
+        )
+        print(
+            f"user {user.name}: at most {user.max_submissions} submissions of "
+            f"{user.max_upload_bytes:,} bytes"
+        )
+    return 0
+
+
+def run_remove(args: argparse.Namespace) -> int:
+    from nashzoo.leaderboard.service import Leaderboard
+
+    board = Leaderboard(_settings(args))
+    sub = board.withdraw(None, args.submission)
+    print(f"submission {sub.id} ({sub.name}, {sub.game}): {sub.status}; its matches stay stored")
+    return 0
+
+
+def run_queue(args: argparse.Namespace) -> int:
+    from sqlalchemy import func, select
+
+    from nashzoo.leaderboard.models import Job
+    from nashzoo.leaderboard.service import Leaderboard
+
+    board = Leaderboard(_settings(args))
+    with board.session() as session:
+        summary = session.execute(
+            select(Job.game, Job.kind, Job.status, func.count()).group_by(
+                Job.game, Job.kind, Job.status
+            )
+        ).all()
+        for game, kind, status, count in sorted(summary):
+            print(f"{game:16s} {kind:9s} {status:9s} {count:>6}")
+        waiting = session.scalars(
+            select(Job).where(Job.status.in_(("queued", "running"))).order_by(Job.id).limit(20)
+        ).all()
+        for job in waiting:
+            lease = f" lease until {job.lease_until:%H:%M:%S}" if job.lease_until else ""
+            print(
+                f"  job {job.id}: {job.kind} {job.game} {job.entrant} vs {job.opponent or '-'} "
+                f"block {job.block} [{job.status}{lease}]"
+            )
+        if not summary:
+            print("no jobs")
+    return 0
+
+
 def _board_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--db",
@@ -143,3 +249,27 @@ def add_parser(sub: Any) -> None:
     q.add_argument("--max-submissions", type=int, default=20)
     q.add_argument("--max-upload-bytes", type=int, default=20_000_000)
     q.set_defaults(func=run_add_user)
+    q = lsub.add_parser("users", help="list users, their submissions and limits")
+    _board_options(q)
+    q.set_defaults(func=run_users)
+    q = lsub.add_parser("rotate-token", help="issue a user a new token (the old one stops)")
+    _board_options(q)
+    q.add_argument("name")
+    q.set_defaults(func=run_rotate_token)
+    q = lsub.add_parser("revoke", help="revoke a user's token")
+    _board_options(q)
+    q.add_argument("name")
+    q.set_defaults(func=run_revoke)
+    q = lsub.add_parser("set-limits", help="change a user's limits")
+    _board_options(q)
+    q.add_argument("name")
+    q.add_argument("--max-submissions", type=int)
+    q.add_argument("--max-upload-bytes", type=int)
+    q.set_defaults(func=run_set_limits)
+    q = lsub.add_parser("remove", help="take a submission off its board (matches stay)")
+    _board_options(q)
+    q.add_argument("submission", type=int)
+    q.set_defaults(func=run_remove)
+    q = lsub.add_parser("queue", help="the job queue: counts, and the jobs waiting or running")
+    _board_options(q)
+    q.set_defaults(func=run_queue)

@@ -22,7 +22,7 @@ from nashzoo.leaderboard.models import User
 
 __all__ = [
     "hash_token", "verify_token", "new_token", "add_user", "authenticate", "NAME",
-    "VerifiedTokens",
+    "VerifiedTokens", "user_named", "rotate_token", "revoke_token", "set_limits", "REVOKED",
 ]  # fmt: skip
 
 _N, _R, _P = 2**14, 8, 1
@@ -98,6 +98,66 @@ def add_user(
     user.token_hash = hash_token(token)
     session.commit()
     return user, token
+
+
+def user_named(session: Any, name: str) -> User:
+    """The user called ``name``.
+
+    Raises:
+        InvalidParameterError: no such user.
+    """
+    from sqlalchemy import select
+
+    user = session.scalar(select(User).where(User.name == name))
+    if user is None:
+        raise InvalidParameterError(f"There is no user {name!r}.")
+    return user
+
+
+def rotate_token(session: Any, name: str) -> str:
+    """A new token for ``name``; the old one stops working at once. Returns the token
+    (shown once, stored only as a hash)."""
+    user = user_named(session, name)
+    token = new_token(user.id)
+    user.token_hash = hash_token(token)
+    session.commit()
+    return token
+
+
+REVOKED = "revoked"
+"""The stored hash of a revoked token: no token verifies against it."""
+
+
+def revoke_token(session: Any, name: str) -> None:
+    """Revoke ``name``'s token (no token works until :func:`rotate_token`)."""
+    user_named(session, name).token_hash = REVOKED
+    session.commit()
+
+
+def set_limits(
+    session: Any,
+    name: str,
+    *,
+    max_submissions: int | None = None,
+    max_upload_bytes: int | None = None,
+) -> User:
+    """Change ``name``'s limits (``None`` keeps one).
+
+    Raises:
+        InvalidParameterError: no such user, or a limit that is not a positive integer.
+    """
+    user = user_named(session, name)
+    for label, value in (
+        ("max_submissions", max_submissions),
+        ("max_upload_bytes", max_upload_bytes),
+    ):
+        if value is None:
+            continue
+        if type(value) is not int or value < 1:
+            raise InvalidParameterError(f"{label} must be a positive integer, got {value!r}.")
+        setattr(user, label, value)
+    session.commit()
+    return user
 
 
 def authenticate(session: Any, token: str | None) -> User:

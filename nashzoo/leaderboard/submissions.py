@@ -130,10 +130,11 @@ class Submissions(Scoring, Matches):
             session.commit()
             return sub
 
-    def withdraw(self, user: User, submission_id: int) -> Submission:
+    def withdraw(self, user: User | None, submission_id: int) -> Submission:
         """Take ``user``'s submission off its board: its queued jobs are dropped and the
         board is refitted without it; its stored matches and hands stay in the record,
         and its name and file are free again. Withdrawing twice changes nothing.
+        ``user=None`` is the operator, who may remove any submission.
 
         Raises:
             LeaderboardError: no such submission.
@@ -145,7 +146,7 @@ class Submissions(Scoring, Matches):
             sub = session.get(Submission, submission_id)
             if sub is None:
                 raise LeaderboardError(f"There is no submission {submission_id}.")
-            if sub.user_id != user.id:
+            if user is not None and sub.user_id != user.id:
                 raise AuthError(f"Submission {submission_id} is not {user.name!r}'s to withdraw.")
             if sub.status == "withdrawn":
                 return sub
@@ -160,9 +161,9 @@ class Submissions(Scoring, Matches):
             session.execute(
                 update(BoardVersion).where(BoardVersion.game == sub.game).values(blocks=0)
             )
-            sub.validation_log = (
-                sub.validation_log or ""
-            ) + f"{utcnow():%Y-%m-%d %H:%M:%S} withdrawn by {user.name}\n"
+            by = "the operator" if user is None else user.name
+            stamp = f"{utcnow():%Y-%m-%d %H:%M:%S}"
+            sub.validation_log = (sub.validation_log or "") + f"{stamp} withdrawn by {by}\n"
             sub.status = "withdrawn"
             sub.updated_at = utcnow()
             session.commit()

@@ -1,0 +1,63 @@
+"""The operator's commands (issue 37 section 2): list users, rotate and revoke tokens,
+change limits, remove a submission, show the job queue; each through ``nashzoo
+leaderboard ...`` on a board's database."""
+
+from __future__ import annotations
+
+import pytest
+
+from nashzoo.cli import main
+from nashzoo.errors import AuthError
+from nashzoo.leaderboard.accounts import authenticate
+
+from .conftest import make_board
+
+
+def _cli(tmp_path, *args):
+    where = ["--db", str(tmp_path / "lb.db"), "--data", str(tmp_path / "data")]
+    return main(["leaderboard", *args, *where, "--games", "leduc_holdem"])
+
+
+def test_operator_commands(tmp_path, capsys, cfr_policy_file):
+    board = make_board(tmp_path)
+    assert _cli(tmp_path, "add-user", "alice") == 0
+    token = capsys.readouterr().out.strip().splitlines()[-1]
+    with board.session() as session:
+        user = authenticate(session, token)
+    sub = board.submit(user, "leduc_holdem", "cfr200", "p.npz", cfr_policy_file.read_bytes())
+
+    assert _cli(tmp_path, "users") == 0
+    out = capsys.readouterr().out
+    assert "alice" in out and "active" in out and " 1 " in out  # one submission
+
+    assert _cli(tmp_path, "queue") == 0
+    out = capsys.readouterr().out
+    assert "validate  queued" in out and "validate leduc_holdem sub:1" in out
+
+    assert _cli(tmp_path, "set-limits", "alice", "--max-submissions", "3") == 0
+    assert "at most 3 submissions" in capsys.readouterr().out
+
+    assert _cli(tmp_path, "rotate-token", "alice") == 0
+    new = capsys.readouterr().out.strip().splitlines()[-1]
+    with board.session() as session:
+        with pytest.raises(AuthError):
+            authenticate(session, token)  # the old token stops at once
+        assert authenticate(session, new).name == "alice"
+
+    assert _cli(tmp_path, "revoke", "alice") == 0
+    capsys.readouterr()
+    with board.session() as session, pytest.raises(AuthError):
+        authenticate(session, new)
+    assert _cli(tmp_path, "users") == 0
+    assert "revoked" in capsys.readouterr().out
+
+    assert _cli(tmp_path, "remove", str(sub.id)) == 0
+    assert "withdrawn" in capsys.readouterr().out
+    assert _cli(tmp_path, "queue") == 0
+    assert "sub:1" not in capsys.readouterr().out  # its validation job was dropped
+
+
+def test_operator_commands_refuse_unknown_users(tmp_path, capsys):
+    make_board(tmp_path)
+    assert _cli(tmp_path, "rotate-token", "bob") == 2
+    assert "There is no user 'bob'." in capsys.readouterr().err
