@@ -61,6 +61,8 @@ def create_app(board: Leaderboard) -> FastAPI:
 
     app = FastAPI(
         lifespan=lifespan,
+        docs_url=None,  # served below from the package's own Swagger UI files
+        redoc_url=None,
         title="nashzoo leaderboard",
         version="1",
         description="Submit agents for imperfect-information games; the server validates "
@@ -68,6 +70,7 @@ def create_app(board: Leaderboard) -> FastAPI:
     )
     app.state.play_room = room
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    _offline_docs(app)
 
     @app.middleware("http")
     async def security_headers(request: Request, call_next: Any) -> Response:
@@ -112,6 +115,58 @@ def create_app(board: Leaderboard) -> FastAPI:
         return site.missing(request, message, 422)
 
     return app
+
+
+def _offline_docs(app: FastAPI) -> None:
+    """``/docs`` from Swagger UI's files shipped with the ``swagger-ui-bundle-v2`` package
+    (FastAPI's default loads them from a CDN: a blank page without internet), and the API
+    token declared as a bearer security scheme, so the page has an Authorize button."""
+    from fastapi.openapi.docs import get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
+    from fastapi.openapi.utils import get_openapi
+    from swagger_ui_bundle import swagger_ui_path
+
+    app.mount("/docs-assets", StaticFiles(directory=swagger_ui_path), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> Response:
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title=f"{app.title}: API",
+            swagger_js_url="/docs-assets/swagger-ui-bundle.js",
+            swagger_css_url="/docs-assets/swagger-ui.css",
+            swagger_favicon_url="/docs-assets/favicon-32x32.png",
+            oauth2_redirect_url="/docs/oauth2-redirect",
+        )
+
+    @app.get("/docs/oauth2-redirect", include_in_schema=False)
+    async def oauth2_redirect() -> Response:
+        return get_swagger_ui_oauth2_redirect_html()
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(
+                title=app.title, version=app.version, description=app.description,
+                routes=app.routes,
+            )  # fmt: skip
+            schema.setdefault("components", {})["securitySchemes"] = {
+                "token": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "your API token, nz_<id>_<43 characters> "
+                    "(nashzoo leaderboard add-user prints it)",
+                }
+            }
+            for path in schema.get("paths", {}).values():
+                for method, operation in path.items():
+                    names = {p.get("name", "").lower() for p in operation.get("parameters", [])}
+                    if "authorization" in names:
+                        # reads take a token only for mine=1: optional ({} = none)
+                        optional = [{}] if method == "get" else []
+                        operation["security"] = [{"token": []}, *optional]
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def validation_message(exc: RequestValidationError) -> str:

@@ -115,6 +115,34 @@ def test_browser_flow(tmp_path, cfr_policy_file):
                 page.click("#step-next")
                 assert page.inner_text("#position") == f"step {k} of {total}"
             assert page.evaluate("window.__pwned") is None and not dialogs
+
+            # Issue 37: owners on the board and what a rating means; a missing page is a
+            # page; the API's docs render with no internet; withdrawal; sign-out.
+            page.goto(f"{base}/games/leduc_holdem")
+            assert "alice" in page.inner_text("#board")
+            assert "10 points is 51.4%" in page.inner_text("#scale")
+            page.goto(f"{base}/submissions/99999")
+            assert "There is no submission 99999." in page.inner_text("main")
+            page.route(
+                "**/*",
+                lambda route: (
+                    route.continue_() if route.request.url.startswith(base) else route.abort()
+                ),
+            )  # nothing but this server: no CDN
+            page.goto(f"{base}/docs")
+            page.wait_for_selector(".swagger-ui .info .title", timeout=15_000)
+            assert "nashzoo leaderboard" in page.inner_text(".swagger-ui .info .title")
+            assert page.locator("button.authorize").count() == 1
+            assert page.locator(".opblock").count() >= 5  # the operations are listed
+            page.screenshot(path=str(ARTIFACTS / "leaderboard-docs.png"), full_page=True)
+            page.unroute("**/*")
+            page.goto(uploaded[0])
+            page.click("#withdraw")
+            assert page.inner_text("#status").startswith("withdrawn")
+            page.goto(f"{base}/games/leduc_holdem")
+            assert "cfr200" not in page.inner_text("#board")
+            page.click("#signout")
+            assert "signed in as" not in page.content()
             browser.close()
     finally:
         server.should_exit = True

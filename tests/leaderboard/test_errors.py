@@ -118,3 +118,20 @@ def test_the_schema_states_the_limits_the_service_enforces(board):
     )
     assert form["properties"]["name"]["maxLength"] == 64
     assert form["properties"]["description"]["maxLength"] == 2000
+
+
+def test_docs_are_served_offline_with_an_authorize_button(board):
+    client = _client(board)
+    page = client.get("/docs")
+    assert page.status_code == 200
+    assert "cdn.jsdelivr.net" not in page.text and "unpkg.com" not in page.text
+    for asset in re.findall(r'(?:src|href)="(/docs-assets/[^"]+)"', page.text):
+        r = client.get(asset)
+        assert r.status_code == 200 and len(r.content) > 500, asset
+    assert "/docs-assets/swagger-ui-bundle.js" in page.text
+    schema = client.get("/openapi.json").json()
+    assert schema["components"]["securitySchemes"]["token"]["scheme"] == "bearer"
+    secured = [
+        op for path in schema["paths"].values() for op in path.values() if op.get("security")
+    ]
+    assert len(secured) >= 3  # upload, withdraw, mine=1 listing (the token's routes)
