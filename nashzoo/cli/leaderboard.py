@@ -42,11 +42,16 @@ def run_serve(args: argparse.Namespace) -> int:
 
     uvicorn = require("uvicorn", "server", "nashzoo serve")
     require("fastapi", "server", "nashzoo serve")
+    import logging
+
     from nashzoo.leaderboard.app import create_app
     from nashzoo.leaderboard.sandbox import sandbox_problem
     from nashzoo.leaderboard.service import Leaderboard
     from nashzoo.leaderboard.worker import WorkerPool, ray_workers
 
+    # the access log (uvicorn) and the job log (uploads, verdicts, jobs started and
+    # finished, with ids) on the server's output
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     settings = _settings(args)
     board = Leaderboard(settings)
     problem = sandbox_problem()
@@ -63,7 +68,7 @@ def run_serve(args: argparse.Namespace) -> int:
         f"{args.workers} {args.backend} workers, games {', '.join(settings.games)})"
     )
     try:
-        uvicorn.run(create_app(board), host=args.host, port=args.port, log_level="warning")
+        uvicorn.run(create_app(board), host=args.host, port=args.port, log_level="info")
     finally:
         if pool is not None:
             pool.close()

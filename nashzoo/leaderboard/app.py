@@ -161,7 +161,7 @@ def _offline_docs(app: FastAPI) -> None:
                     names = {p.get("name", "").lower() for p in operation.get("parameters", [])}
                     if "authorization" in names:
                         # reads take a token only for mine=1: optional ({} = none)
-                        optional = [{}] if method == "get" else []
+                        optional: list[dict[str, list[str]]] = [{}] if method == "get" else []
                         operation["security"] = [{"token": []}, *optional]
             app.openapi_schema = schema
         return app.openapi_schema

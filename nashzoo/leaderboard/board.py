@@ -305,6 +305,8 @@ class Board:
     # -- validation -------------------------------------------------------------------
 
     def _log(self, sub_id: int, line: str, **fields: Any) -> None:
+        if "status" in fields:  # a verdict or a change of state: the server's log too
+            logger.info("submission %s: %s", sub_id, line.splitlines()[0][:200])
         with self.session() as session:
             sub = session.get(Submission, sub_id)
             if sub is None:

@@ -28,9 +28,17 @@ def database_url(target: str | Path) -> str:
 
 def migrate(engine: Any, revision: str = "head") -> None:
     """Run the leaderboard's Alembic migrations on ``engine`` up to ``revision``."""
+    import logging
+
     from alembic import command
     from alembic.config import Config
 
+    # Alembic's INFO lines (plugins set up, context impl, each revision) are not the
+    # operator's business at normal verbosity; an operator who sets the "alembic"
+    # logger's level keeps it
+    quiet = logging.getLogger("alembic")
+    if quiet.level == logging.NOTSET:
+        quiet.setLevel(logging.WARNING)
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     with engine.begin() as connection:

@@ -94,7 +94,15 @@ class Leaderboard(Submissions):
             session.commit()
 
     def run_job(self, job: Job) -> None:
-        """Do one claimed job (validation or a match block) and record its outcome."""
+        """Do one claimed job (validation or a match block) and record its outcome (the
+        job log: started and finished, with ids, on the ``nashzoo.leaderboard`` logger)."""
+        what = (
+            f"validate {job.entrant}"
+            if job.kind == "validate"
+            else f"match {job.entrant} vs {job.opponent} block {job.block}"
+        )
+        logger.info("job %s started: %s (%s)", job.id, what, job.game)
+        start = time.perf_counter()
         try:
             if job.kind == "validate":
                 self._validate(job)
@@ -110,6 +118,7 @@ class Leaderboard(Submissions):
             self._finish(job.id, "failed", f"{type(exc).__name__}: {exc}"[:2000])
             return
         self._finish(job.id)
+        logger.info("job %s finished in %.1f s: %s", job.id, time.perf_counter() - start, what)
 
     def work(self, worker: str, *, stop_when_idle: bool = True, poll: float = 0.5) -> int:
         """Claim and run jobs until none is left (or forever); returns jobs done."""

@@ -6,6 +6,7 @@ compiles) before its matches are scheduled.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import time
 from pathlib import Path
@@ -39,6 +40,8 @@ from nashzoo.leaderboard.sandbox import outcome_code
 from nashzoo.leaderboard.scoring import Scoring
 
 __all__ = ["Submissions"]
+
+logger = logging.getLogger("nashzoo.leaderboard.service")
 
 NAME_MAX = 64
 """Longest submission name (characters); the API's schema states the same."""
@@ -128,6 +131,10 @@ class Submissions(Scoring, Matches):
                 )
             )
             session.commit()
+            logger.info(
+                "upload: submission %s by %s to %s (%s, %d bytes): queued",
+                sub.id, user.name, game, kind, len(data),
+            )  # fmt: skip
             return sub
 
     def withdraw(self, user: User | None, submission_id: int) -> Submission:

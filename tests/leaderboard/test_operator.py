@@ -61,3 +61,24 @@ def test_operator_commands_refuse_unknown_users(tmp_path, capsys):
     make_board(tmp_path)
     assert _cli(tmp_path, "rotate-token", "bob") == 2
     assert "There is no user 'bob'." in capsys.readouterr().err
+
+
+def test_the_server_log_names_uploads_verdicts_and_jobs_and_not_alembic(
+    tmp_path, caplog, cfr_policy_file
+):
+    import logging
+
+    caplog.set_level(logging.INFO)
+    board = make_board(tmp_path)  # migrations run here: nothing from Alembic at INFO
+    assert not [r for r in caplog.records if r.name.startswith("alembic")]
+    from nashzoo.leaderboard.accounts import add_user
+
+    with board.session() as session:
+        user, _ = add_user(session, "dora")
+    sub = board.submit(user, "leduc_holdem", "cfr200", "p.npz", cfr_policy_file.read_bytes())
+    board.work("w")
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert f"upload: submission {sub.id} by dora to leduc_holdem (policy" in text
+    assert f"submission {sub.id}: validated; ranked" in text
+    assert "started: validate sub:1" in text and "finished in" in text
+    assert "started: match " in text
