@@ -229,6 +229,14 @@ class LeducHoldemState(State):
     def current_player(self) -> int:
         return self._player
 
+    def action_to_string(self, action: int) -> str:
+        """As :meth:`State.action_to_string`, with the words a person reads: "Check" and
+        "Bet" where no bet is pending (the same actions as "Call" and "Raise")."""
+        p = self._player
+        if p >= 0 and action in (CALL, RAISE) and self._contrib[p] >= self._contrib[1 - p]:
+            return "Check" if action == CALL else "Bet"
+        return super().action_to_string(action)
+
     def legal_actions(self) -> Sequence[int]:
         p = self._player
         if p >= 0:

@@ -4,6 +4,7 @@ hands step by step, signing in and uploading (server-rendered, no script)."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Query, Request, UploadFile
@@ -19,6 +20,13 @@ from nashzoo.leaderboard.service import entrant_of
 from nashzoo.leaderboard.site import COOKIE, RowId, Site
 
 __all__ = ["pages_router"]
+
+
+def _private_text(info_state: str) -> str:
+    """A player's own cards as its information-state string names them (``card=Js`` or
+    ``hole=Kd6c``), or ``"-"``."""
+    found = re.search(r"\b(?:card|hole)=(\S+)", info_state)
+    return found.group(1) if found else "-"
 
 
 def pages_router(site: Site) -> APIRouter:
@@ -168,9 +176,24 @@ def pages_router(site: Site) -> APIRouter:
             state.apply_action(action)
             steps[-1]["state"] = str(state)
         current = None if step is None else min(step, len(steps))
+        returns = state.returns()
+        summary = [
+            {
+                "seat": p,
+                "who": who[p],
+                "cards": _private_text(state.information_state_string(p)),
+                "won": returns[p],
+            }
+            for p in (0, 1)
+        ]
+        links = [
+            {"name": names.get(e, e), "id": int(e[4:])}
+            for e in (hand.a, hand.b)
+            if e.startswith("sub:") and e[4:].isdigit()
+        ]
         return site.page(
             request, "hand.html", hand=hand, steps=steps, seat0=who[0], seat1=who[1],
-            returns=state.returns(), current=current,
+            returns=returns, current=current, summary=summary, links=links,
             before=str(rules.new_initial_state()) if current == 0 else None,
         )  # fmt: skip
 

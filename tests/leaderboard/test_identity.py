@@ -5,6 +5,7 @@ failed uploads not counted toward the cap."""
 from __future__ import annotations
 
 import json
+import re
 
 from fastapi.testclient import TestClient
 
@@ -122,3 +123,22 @@ def test_withdrawal_listing_and_sign_out(board, cfr_policy_file):
     assert 'id="signout"' in client.get("/").text
     client.post("/signout")
     assert 'id="signout"' not in client.get("/").text
+
+
+def test_a_replay_says_whose_cards_are_whose_and_who_won(board, cfr_policy_file):
+    from nashzoo.leaderboard.models import Hand
+
+    client, alice, _ = _two_users(board)
+    sub = _post(client, alice, "cfr-a", cfr_policy_file.read_bytes()).json()["id"]
+    board.work("w")
+    with board.session() as session:
+        hand = session.query(Hand).filter(Hand.a == f"sub:{sub}").first()
+        hand_id = hand.id
+    page = client.get(f"/hands/{hand_id}").text
+    assert 'id="summary"' in page
+    cards = re.findall(r'<td class="cards">([^<]+)</td>', page)
+    assert len(cards) == 2 and all(c != "-" for c in cards)  # e.g. Js and Qh
+    assert "(won)" in page or "(split)" in page
+    assert f"/submissions/{sub}\">cfr-a's page</a>" in page  # back to the submission
+    steps = client.get(f"/hands/{hand_id}").text
+    assert "Call" in steps or "Check" in steps or "Fold" in steps or "Bet" in steps

@@ -329,6 +329,17 @@ class PokerState(State):
     def current_player(self) -> int:
         return self._player
 
+    def action_to_string(self, action: int) -> str:
+        """As :meth:`State.action_to_string`, with the words a person reads: "Check" for
+        a call and "Bet" for a raise where no bet is pending."""
+        name = super().action_to_string(action)
+        p = self._player
+        if p >= 0 and action >= CALL and self._contrib[p] >= max(self._contrib):
+            if action == CALL:
+                return "Check"
+            return name.replace("Raise", "Bet", 1)
+        return name
+
     def legal_actions(self) -> Sequence[int]:
         p = self._player
         if p >= 0:
