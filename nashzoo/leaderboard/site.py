@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import pathlib
+import re
 from typing import Annotated, Any
 
 from fastapi import Path, Request, UploadFile
@@ -29,6 +30,27 @@ COOKIE = "nashzoo_token"
 def error_response(status: int, code: str, message: str) -> JSONResponse:
     """The API's error body ``{"code", "message"}`` with ``status``."""
     return JSONResponse({"code": code, "message": message}, status_code=status)
+
+
+_STOP = re.compile(r"(Information-state|Information state|Actions|Observation|Chance outcomes"
+                   r"|Presets|Usage|=====|\.\. list-table|Encodings)")  # fmt: skip
+
+
+def rules_text(game: Any) -> str:
+    """The rules paragraphs of ``game``'s module documentation, markup removed."""
+    import sys
+
+    doc = inspect.getdoc(sys.modules.get(type(game).__module__)) or ""
+    kept: list[str] = []
+    for paragraph in doc.split("\n\n"):
+        if kept and _STOP.match(paragraph.strip()):
+            break
+        kept.append(paragraph)
+    text = "\n\n".join(kept) or "No rules text."
+    text = re.sub(r"\.\. rubric:: *", "", text)
+    text = re.sub(r":\w+:`~?(?:[\w.]*\.)?([^`]+)`", r"\1", text)  # :class:`~a.b.C` -> C
+    text = text.replace("``", "")
+    return re.sub(r"(?<![\w*])\*(\S|\S[^*\n]*\S)\*(?!\w)", r"\1", text)  # *emphasis*
 
 
 class Site:
@@ -68,8 +90,11 @@ class Site:
             return None
 
     def rules_of(self, game: str) -> str:
-        """A game's rules text (its class docstring)."""
-        return inspect.cleandoc(type(self.board.game(game)).__doc__ or "No rules text.")
+        """A game's rules as a person reads them: the rules paragraphs of its module's
+        documentation (up to the encodings for programs), without markup, then this
+        board's parameters."""
+        rules = self.board.game(game)
+        return f"{rules_text(rules)}\n\nThis board plays {rules!r}."
 
     def submission_of(self, submission_id: int) -> Submission | None:
         """A submission by id, or ``None``."""

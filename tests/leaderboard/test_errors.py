@@ -135,3 +135,10 @@ def test_docs_are_served_offline_with_an_authorize_button(board):
         op for path in schema["paths"].values() for op in path.values() if op.get("security")
     ]
     assert len(secured) >= 3  # upload, withdraw, mine=1 listing (the token's routes)
+
+
+def test_the_rules_page_explains_the_rules(board):
+    page = _client(board).get("/games/leduc_holdem/rules").text
+    assert "Args:" not in page and "Raises:" not in page and "``" not in page
+    assert "antes" in page and "showdown" in page
+    assert "This board plays LeducHoldemGame(" in page
