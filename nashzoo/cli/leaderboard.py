@@ -54,6 +54,9 @@ def run_serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     settings = _settings(args)
     board = Leaderboard(settings)
+    released = board.release_orphans()  # jobs of a server stopped mid-job: at once
+    if released:
+        print(f"nashzoo serve: {released} interrupted jobs queued again", file=sys.stderr)
     problem = sandbox_problem()
     if problem:
         print(f"nashzoo serve: code bundles will fail validation here: {problem}", file=sys.stderr)

@@ -13,6 +13,7 @@ entrants), :mod:`~nashzoo.leaderboard.submissions`, :mod:`~nashzoo.leaderboard.m
 from __future__ import annotations
 
 import logging
+import os
 import time
 from datetime import timedelta
 
@@ -31,6 +32,17 @@ __all__ = ["Settings", "Leaderboard", "GAUNTLET", "entrant_of", "KINDS"]
 logger = logging.getLogger(__name__)
 
 
+def _alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists on this host."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 class Leaderboard(Submissions):
     """One leaderboard database and its upload folder: the jobs of
     :class:`~nashzoo.leaderboard.submissions.Submissions`,
@@ -45,6 +57,27 @@ class Leaderboard(Submissions):
         super().__init__(settings)
         for game in settings.games:
             self._schedule_gauntlet(game)
+
+    def release_orphans(self) -> int:
+        """Queue again, at once, the running jobs of this host's workers whose server
+        process is gone (a server stopped mid-job: its workers are named
+        ``host-pid-k``); without this they wait for their lease to run out. Returns how
+        many were released."""
+        from sqlalchemy import select
+
+        node = os.uname().nodename
+        released = 0
+        with self.session() as session:
+            for job in session.scalars(select(Job).where(Job.status == "running")).all():
+                host, _, rest = (job.worker or "").rpartition("-")
+                host, _, pid = host.rpartition("-")
+                if host != node or not pid.isdigit() or _alive(int(pid)):
+                    continue
+                logger.info("job %s taken up again: its worker %s is gone", job.id, job.worker)
+                job.status, job.worker, job.lease_until = "queued", None, None
+                released += 1
+            session.commit()
+        return released
 
     def claim(self, worker: str) -> Job | None:
         """Claim the next job for ``worker`` (least-played pairings first), or ``None``.

@@ -82,3 +82,27 @@ def test_the_server_log_names_uploads_verdicts_and_jobs_and_not_alembic(
     assert f"submission {sub.id}: validated; ranked" in text
     assert "started: validate sub:1" in text and "finished in" in text
     assert "started: match " in text
+
+
+def test_jobs_of_a_stopped_server_are_taken_up_again_at_once(tmp_path, cfr_policy_file):
+    import os
+    import time
+
+    from nashzoo.leaderboard.accounts import add_user
+    from nashzoo.leaderboard.models import Job
+
+    board = make_board(tmp_path, lease_seconds=3600.0)  # a lease that would wait an hour
+    with board.session() as session:
+        user, _ = add_user(session, "erin")
+    board.submit(user, "leduc_holdem", "cfr200", "p.npz", cfr_policy_file.read_bytes())
+    node = os.uname().nodename
+    dead = 2**22 + 12345  # above any pid this machine hands out (pid_max is 4,194,304)
+    job = board.claim(f"{node}-{dead}-0")
+    alive = board.claim(f"{node}-{os.getpid()}-1")  # a live server's job stays its own
+    assert job is not None and alive is not None
+    start = time.perf_counter()
+    assert board.release_orphans() == 1
+    again = board.claim("w2")
+    assert again is not None and again.id == job.id and time.perf_counter() - start < 5
+    with board.session() as session:
+        assert session.get(Job, alive.id).status == "running"
