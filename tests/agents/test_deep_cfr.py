@@ -96,7 +96,7 @@ def test_both_traversal_paths_record_unbiased_regret_rows(path, game):
     # information set met at least 50 times (within 4.5 standard errors).
     from collections import defaultdict
 
-    from tests.agents.test_escher import _expected_rows, _mixed_strategies
+    from tests.agents.test_escher import _check_rows, _expected_rows, _mixed_strategies
 
     traversals = 4000 if game is KUHN else 1500
     config = replace(SMALL, seed=5, traversals=traversals, tree=path == "tree")
@@ -107,26 +107,7 @@ def test_both_traversal_paths_record_unbiased_regret_rows(path, game):
     _expected_rows(learner, game.new_initial_state(), 0, 1.0, 1.0, expected, uniform_own=False)
     learner._fit_regrets = lambda player, t, steps, reinitialize: 0.0  # keep the networks
     learner._iteration()
-    memory = learner.regret_memory[0]
-    assert 0 < memory.size < memory.capacity
-    sums: dict[bytes, np.ndarray] = defaultdict(lambda: np.zeros(learner.num_actions))
-    squares: dict[bytes, np.ndarray] = defaultdict(lambda: np.zeros(learner.num_actions))
-    counts: dict[bytes, int] = defaultdict(int)
-    for o, r in zip(memory.obs.rows[: memory.size], memory.columns["target"][: memory.size]):
-        key = o.astype(np.float32).tobytes()
-        sums[key] += r
-        squares[key] += r**2
-        counts[key] += 1
-    assert set(sums) <= set(expected)
-    checked = 0
-    for key, want in expected.items():
-        if counts[key] < 50:
-            continue
-        mean = sums[key] / traversals
-        stderr = np.sqrt(np.maximum(squares[key] / traversals - mean**2, 0) / traversals)
-        assert np.all(np.abs(mean - want) <= 4.5 * stderr + 1e-9), (mean, want, stderr)
-        checked += int(np.abs(want).max() > 0.01)
-    assert checked >= (6 if game is KUHN else 12)
+    _check_rows(learner.regret_memory[0], expected, traversals, 6 if game is KUHN else 12)
 
 
 def test_deep_cfr_is_seeded_end_to_end():
