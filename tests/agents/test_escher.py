@@ -141,7 +141,7 @@ def test_escher_value_targets_are_unbiased_for_the_current_profile():
     keys = [h.tobytes() for h in histories]
     dealt = KUHN.new_initial_state().child(0).child(1)  # J to player 0, Q to player 1
     for state in (dealt, dealt.child(1)):
-        key = learner._history(state).astype(np.float32).tobytes()
+        key = learner.history_tensor(state).astype(np.float32).tobytes()
         values = targets[[k == key for k in keys]]
         assert values.size > 1000
         exact = _exact_value(learner, state, 0)

@@ -61,7 +61,7 @@ def test_browser_flow(tmp_path, cfr_policy_file):
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
             page.goto(f"{base}/signin")
             page.fill("input[name=token]", token)
-            page.click("button[type=submit]")
+            page.click("main button[type=submit]")
             assert page.url.endswith("/upload")
             assert "signed in as alice" in page.content()
             uploaded = []
@@ -70,7 +70,7 @@ def test_browser_flow(tmp_path, cfr_policy_file):
                 page.select_option("select[name=game]", "leduc_holdem")
                 page.fill("input[name=name]", name)
                 page.set_input_files("input[name=file]", str(path))
-                page.click("button[type=submit]")
+                page.click("main button[type=submit]")
                 assert "/submissions/" in page.url
                 assert page.inner_text("#status").startswith("queued")
                 uploaded.append(page.url)

@@ -72,7 +72,7 @@ class ESCHER(NeuralRegretLearner):
         self.losses: list[tuple[float, ...]] = []  # per iteration: value and regret losses
 
     # -- the history value function ------------------------------------------------------------
-    def _history(self, state: Any) -> np.ndarray:
+    def history_tensor(self, state: Any) -> np.ndarray:
         """The whole history as the value network reads it: both players' tensors."""
         return np.concatenate(
             [
@@ -97,7 +97,9 @@ class ESCHER(NeuralRegretLearner):
             if child.is_terminal():
                 values[k] = child.returns()[player]
         if inner:
-            histories = np.stack([self._history(children[k]) for k in inner]).astype(np.float32)
+            histories = np.stack([self.history_tensor(children[k]) for k in inner]).astype(
+                np.float32
+            )
             values[inner] = self.history_values(player, histories)
         return values
 
@@ -120,10 +122,10 @@ class ESCHER(NeuralRegretLearner):
                 legal = view.mask.astype(bool)
                 mixed = eps * legal / legal.sum() + (1.0 - eps) * sigma
                 action = sample_index(np.cumsum(mixed), self.rng.random())
-                path.append((self._history(state), sigma[action] / mixed[action]))
+                path.append((self.history_tensor(state), sigma[action] / mixed[action]))
                 state.apply_action(action)
             value = float(state.returns()[player])
-            histories.append(self._history(state))
+            histories.append(self.history_tensor(state))
             targets.append(value)
             for history, importance in reversed(path):
                 value *= importance
