@@ -102,6 +102,13 @@ def api_router(site: Site) -> APIRouter:
     """The ``/api`` routes."""
     app = APIRouter()
 
+    def token_user(authorization: str | None) -> Any:
+        """The user of an ``Authorization: Bearer TOKEN`` header, or the 401 response."""
+        try:
+            return site.user_from(site.bearer(authorization))
+        except AuthError as exc:
+            return error_response(401, "UNAUTHORIZED", str(exc))
+
     # -- JSON API -----------------------------------------------------------------------
     @app.get("/api/games", response_model=list[GameInfo], tags=["boards"])
     def api_games() -> list[GameInfo]:
@@ -193,10 +200,9 @@ def api_router(site: Site) -> APIRouter:
 
         query = select(Submission).order_by(Submission.id.desc()).limit(500)
         if mine:
-            try:
-                user = site.user_from(site.bearer(authorization))
-            except AuthError as exc:
-                return error_response(401, "UNAUTHORIZED", str(exc))
+            user = token_user(authorization)
+            if isinstance(user, JSONResponse):
+                return user
             query = query.where(Submission.user_id == user.id)
         with site.board.session() as session:
             subs = session.scalars(query).all()
@@ -214,10 +220,9 @@ def api_router(site: Site) -> APIRouter:
         authorization: Annotated[str | None, Header()] = None,
     ) -> Any:
         """Withdraw one of your submissions: it leaves the board; its stored matches stay."""
-        try:
-            user = site.user_from(site.bearer(authorization))
-        except AuthError as exc:
-            return error_response(401, "UNAUTHORIZED", str(exc))
+        user = token_user(authorization)
+        if isinstance(user, JSONResponse):
+            return user
         try:
             sub = site.board.withdraw(user, submission_id)
         except AuthError as exc:
@@ -280,10 +285,9 @@ def api_router(site: Site) -> APIRouter:
     @app.get("/api/whoami", responses=_errors(401), tags=["accounts"])
     def api_whoami(authorization: Annotated[str | None, Header()] = None) -> Any:
         """The user a token belongs to."""
-        try:
-            user = site.user_from(site.bearer(authorization))
-        except AuthError as exc:
-            return error_response(401, "UNAUTHORIZED", str(exc))
+        user = token_user(authorization)
+        if isinstance(user, JSONResponse):
+            return user
         return {"name": user.name, "max_submissions": user.max_submissions}
 
     return app

@@ -121,12 +121,21 @@ class MixtureAgent:
         return int(self.current.act(observation, info))
 
 
+def _mixture_profile(tree: Any, policies: list[np.ndarray], weights: np.ndarray) -> np.ndarray:
+    """Both seats' behavioural form of a mixture of policies (realization weights)."""
+    from nashzoo.tree.mixture import behavioural_mixture
+
+    profile: np.ndarray = tree.uniform_probs()
+    for p in (0, 1):
+        behavioural_mixture(tree, p, policies, weights, out=profile)
+    return profile
+
+
 def exact_oracle(game: Game, mixture: MixtureAgent, seed: int) -> TabularPolicyAgent:
     """The exact best response to ``mixture`` in both seats, as a tabular agent (the game
     must compile and every member must be a :class:`TabularPolicyAgent`)."""
     from nashzoo.tree import TabularPolicy, compile_game
     from nashzoo.tree.best_response import best_response_value
-    from nashzoo.tree.mixture import behavioural_mixture
 
     tree = compile_game(game)
     policies = []
@@ -137,11 +146,7 @@ def exact_oracle(game: Game, mixture: MixtureAgent, seed: int) -> TabularPolicyA
             )
         policies.append(member.policy.probs)
     kept = np.flatnonzero(mixture.weights > 0)
-    profile = tree.uniform_probs()
-    for p in (0, 1):
-        behavioural_mixture(
-            tree, p, [policies[k] for k in kept], mixture.weights[kept], out=profile
-        )
+    profile = _mixture_profile(tree, [policies[k] for k in kept], mixture.weights[kept])
     pure = tree.uniform_probs()
     for p in (0, 1):
         actions = np.empty(tree.num_infosets, dtype=np.int64)
@@ -250,7 +255,6 @@ class PopulationNashMemory:
         from nashzoo.errors import GameTooLargeError
         from nashzoo.tree import TabularPolicy, compile_game
         from nashzoo.tree.best_response import nash_conv_array
-        from nashzoo.tree.mixture import behavioural_mixture
 
         kept = np.flatnonzero(self.weights > 0)
         if not all(
@@ -272,10 +276,7 @@ class PopulationNashMemory:
                 policies.append(self._tabulated[k])
             else:
                 policies.append(member.policy.probs)
-        profile = tree.uniform_probs()
-        for p in (0, 1):
-            behavioural_mixture(tree, p, policies, self.weights[kept], out=profile)
-        return nash_conv_array(tree, profile) / 2
+        return nash_conv_array(tree, _mixture_profile(tree, policies, self.weights[kept])) / 2
 
     # -- iterations ----------------------------------------------------------------------------
     def iterate(self, n: int = 1) -> PopulationNashMemory:
@@ -286,12 +287,8 @@ class PopulationNashMemory:
             newcomer = self.oracle(self.game, self.mixture(seed=self.seed + k), self.seed + k)
             self.members.append(newcomer)
             m = len(self.members)
-            grown = np.zeros((m, m))
-            grown[: m - 1, : m - 1] = self.scores
-            self.scores = grown
-            grown = np.zeros((m, m))
-            grown[: m - 1, : m - 1] = self.stderrs
-            self.stderrs = grown
+            self.scores = np.pad(self.scores, ((0, 1), (0, 1)))
+            self.stderrs = np.pad(self.stderrs, ((0, 1), (0, 1)))
             for i in range(m - 1):
                 self._measure(m - 1, i)
             previous = np.append(self.weights, 0.0)

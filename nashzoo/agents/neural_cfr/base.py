@@ -218,12 +218,20 @@ class NeuralRegretLearner:
     ) -> None:
         """Offer ``(tensor, target, mask)`` rows of iteration ``t`` to ``memory``."""
         if rows:
+            tensors, targets, masks = (np.stack(column) for column in zip(*rows))
+            self._store_arrays(memory, tensors, targets, masks, t)
+
+    def _store_arrays(
+        self, memory: Reservoir, tensors: np.ndarray, targets: np.ndarray, masks: np.ndarray, t: int
+    ) -> None:
+        """Offer rows of iteration ``t`` given as arrays (one row per leading index)."""
+        if len(tensors):
             memory.add_rows(
                 self.rng,
-                np.stack([r[0] for r in rows]),
-                target=np.stack([r[1] for r in rows]),
-                mask=np.stack([r[2] for r in rows]).astype(bool),
-                t=np.full(len(rows), t, np.float32),
+                tensors,
+                target=targets.astype(np.float32),
+                mask=masks.astype(bool),
+                t=np.full(len(tensors), t, np.float32),
             )
 
     # -- the average policy --------------------------------------------------------------------

@@ -201,20 +201,13 @@ class DeepCFR(NeuralRegretLearner):
             if done:
                 break
             self._capacity *= 2
-        rows = tree.infoset[regret_nodes[: counts[0]]]
-        self._offer(self.regret_memory[traverser], rows, regrets[: counts[0]], t)
-        rows = tree.infoset[strategy_nodes[: counts[1]]]
-        self._offer(self.strategy_memory, rows, sigma[rows], t)
-
-    def _offer(self, memory: Any, infosets: np.ndarray, targets: np.ndarray, t: int) -> None:
-        if infosets.size:
-            memory.add_rows(
-                self.rng,
-                self.tree.infoset_tensor[infosets],
-                target=targets.astype(np.float32),
-                mask=self.tree.legal_mask[infosets].astype(bool),
-                t=np.full(infosets.size, t, np.float32),
-            )
+        for memory, nodes, targets in (
+            (self.regret_memory[traverser], regret_nodes[: counts[0]], regrets[: counts[0]]),
+            (self.strategy_memory, strategy_nodes[: counts[1]], None),
+        ):
+            rows = tree.infoset[nodes]
+            found = sigma[rows] if targets is None else targets
+            self._store_arrays(memory, tree.infoset_tensor[rows], found, tree.legal_mask[rows], t)
 
     def _traverse(self, state: Any, traverser: int) -> float:
         """External-sampling traversal: ``traverser``'s expected value at ``state`` under
