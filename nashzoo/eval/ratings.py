@@ -8,6 +8,12 @@
 * Nash averaging (Balduzzi, Tuyls, Perolat, Graepel, "Re-evaluating Evaluation",
   NeurIPS 2018): the maximum-entropy Nash equilibrium of the antisymmetric payoff matrix,
   and each agent's payoff against it. Adding a copy of an agent changes nobody's score.
+  The payoff matrix takes a pairing's *exact* expected score where the caller knows it
+  (two policies of a game that compiles: :func:`nashzoo.eval.matches.exact_duplicate_value`)
+  and the crosstable's mean (AIVAT-corrected where the tournament used AIVAT) elsewhere.
+  Its 95% interval is a parametric bootstrap: each sampled cell is redrawn from a normal
+  with its standard error (exact cells stay put), and the equilibrium and scores are
+  recomputed on every draw.
 
 Forfeits: a forfeited block counts *every one of its deals* as lost by the forfeiter by
 the game's largest payoff (``Game.max_payoff_magnitude``; 13 chips in Leduc), whatever
@@ -96,6 +102,8 @@ class Ratings:
         nash_mixture: the maximum-entropy Nash equilibrium over the agents (NaN while
             some pairing has no result).
         nash_score: each agent's payoff (chips/game) against that mixture (0 = in support).
+        nash_low, nash_high: 95% bootstrap interval of ``nash_score`` (equal to it where
+            every payoff is exact; NaN where ``nash_score`` is).
     """
 
     names: tuple[str, ...]
@@ -104,6 +112,8 @@ class Ratings:
     elo_high: np.ndarray
     nash_mixture: np.ndarray
     nash_score: np.ndarray
+    nash_low: np.ndarray
+    nash_high: np.ndarray
 
 
 def _sorted(results: Sequence[BlockResult]) -> list[BlockResult]:
@@ -253,7 +263,7 @@ def nash_averaging(payoffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             {"type": "ineq", "fun": lambda p: slack - a @ p, "jac": lambda p: -a},
             {"type": "eq", "fun": lambda p: p.sum() - 1.0, "jac": lambda p: np.ones(n)},
         ],
-        options={"ftol": 1e-14, "maxiter": 2000},
+        options={"ftol": 1e-12, "maxiter": 2000},
     )
     p = np.clip(res.x, 0.0, None) if res.success else p0
     if (a @ p).max() > 1e-6 * max(1.0, np.abs(a).max()):
@@ -269,11 +279,24 @@ def rate(
     bootstrap: int = 200,
     seed: int = 0,
     table: Crosstable | None = None,
+    exact: np.ndarray | None = None,
+    nash_bootstrap: int = 100,
 ) -> Ratings:
     """Bradley-Terry (with bootstrap CIs over each pairing's deals) and Nash-averaging
-    ratings.
+    ratings (with a parametric bootstrap CI over the payoff matrix's sampled cells).
 
-    ``table``: the results' :func:`crosstable`, if the caller has it already.
+    Args:
+        results: stored blocks.
+        names: the agents, in the order of the returned arrays.
+        bootstrap: Bradley-Terry bootstrap draws (0: no interval).
+        seed: seeds both bootstraps.
+        table: the results' :func:`crosstable`, if the caller has it already.
+        exact: ``(n, n)`` exact expected scores (chips/game, row agent's view), NaN where
+            unknown; Nash averaging uses them in place of the sampled means.
+        nash_bootstrap: Nash-averaging bootstrap draws (0: no interval).
+
+    Raises:
+        ValueError: ``exact`` is not ``(n, n)``.
     """
     names = tuple(names)
     index = {name: k for k, name in enumerate(names)}
@@ -310,5 +333,21 @@ def rate(
     )
     if table is None:
         table = crosstable(ordered, names)
-    mixture, scores = nash_averaging(table.mean)
-    return Ratings(names, elo, low, high, mixture, scores)
+    payoffs, stderr = table.mean.copy(), np.nan_to_num(table.stderr)
+    if exact is not None:
+        exact = np.asarray(exact, dtype=float)
+        if exact.shape != (n, n):
+            raise ValueError(f"exact must be ({n}, {n}) for {n} agents; got {exact.shape}")
+        known = ~np.isnan(exact)
+        payoffs[known], stderr[known] = exact[known], 0.0
+    mixture, scores = nash_averaging(payoffs)
+    nash_low, nash_high = scores.copy(), scores.copy()
+    upper = np.triu(np.ones((n, n), dtype=bool), 1) & (stderr > 0)
+    if nash_bootstrap and upper.any() and np.isfinite(scores).all():
+        draws = np.empty((nash_bootstrap, n))
+        for s in range(nash_bootstrap):
+            noise = np.zeros((n, n))
+            noise[upper] = rng.standard_normal(int(upper.sum())) * stderr[upper]
+            draws[s] = nash_averaging(payoffs + noise - noise.T)[1]
+        nash_low, nash_high = np.percentile(draws, [2.5, 97.5], axis=0)
+    return Ratings(names, elo, low, high, mixture, scores, nash_low, nash_high)

@@ -45,6 +45,8 @@ class BoardRow(BaseModel):
     rating_low: float
     rating_high: float
     nash_averaging: float | None
+    nash_averaging_low: float | None = None
+    nash_averaging_high: float | None = None
     mean: float
     unit: str
     exploitability: float | None
@@ -145,6 +147,8 @@ def api_router(site: Site) -> APIRouter:
                 rating_low=r["low"],
                 rating_high=r["high"],
                 nash_averaging=r["nash"],
+                nash_averaging_low=r["nash_low"],
+                nash_averaging_high=r["nash_high"],
                 mean=r["mean"],
                 unit=r["unit"],
                 exploitability=r["exploitability"],

@@ -156,6 +156,8 @@ class Board:
         self._games: dict[str, Any] = {}
         self._agents: dict[tuple[str, str], Any] = {}
         self._exploitability: dict[tuple[str, str], dict[str, Any]] = {}
+        self._tabulated: dict[tuple[str, str], Any] = {}  # TabularPolicy or None
+        self._exact_pairs: dict[tuple[str, str, str], float] = {}
         for game in settings.games:
             self.store.register(self.tournament(game), {"game": game, "leaderboard": True})
             self._add_board_version(game)

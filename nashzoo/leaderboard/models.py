@@ -22,6 +22,7 @@ __all__ = [
     "Hand",
     "PlaySession",
     "BoardVersion",
+    "RatingPoint",
     "utcnow",
 ]
 
@@ -125,9 +126,25 @@ class Rating(Base):
     low: Mapped[float] = mapped_column(Float)
     high: Mapped[float] = mapped_column(Float)
     nash: Mapped[float | None] = mapped_column(Float, nullable=True)
+    nash_low: Mapped[float | None] = mapped_column(Float, nullable=True)
+    nash_high: Mapped[float | None] = mapped_column(Float, nullable=True)
     mean_mbb: Mapped[float] = mapped_column(Float)
     games: Mapped[int] = mapped_column(Integer)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class RatingPoint(Base):
+    """One entrant's rating after one refit of its board: the history its page draws."""
+
+    __tablename__ = "lb_rating_history"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game: Mapped[str] = mapped_column(String(64), index=True)
+    entrant: Mapped[str] = mapped_column(String(64), index=True)
+    blocks: Mapped[int] = mapped_column(Integer)
+    rating: Mapped[float] = mapped_column(Float)
+    low: Mapped[float] = mapped_column(Float)
+    high: Mapped[float] = mapped_column(Float)
+    at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class Hand(Base):

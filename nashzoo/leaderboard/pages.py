@@ -15,7 +15,8 @@ from nashzoo.errors import (
     LeaderboardError,
 )
 from nashzoo.leaderboard import queries
-from nashzoo.leaderboard.models import Hand, Submission, User
+from nashzoo.leaderboard.charts import rating_history_svg
+from nashzoo.leaderboard.models import Hand, RatingPoint, Submission, User
 from nashzoo.leaderboard.service import entrant_of
 from nashzoo.leaderboard.site import COOKIE, RowId, Site
 
@@ -94,6 +95,13 @@ def pages_router(site: Site) -> APIRouter:
                 if len(group) < 3:
                     group.append(h)
             names = queries.display_names(site.board, session, sub.game, list(groups))
+            points = session.execute(
+                select(RatingPoint.blocks, RatingPoint.rating, RatingPoint.low, RatingPoint.high)
+                .where(RatingPoint.game == sub.game, RatingPoint.entrant == me)
+                .order_by(RatingPoint.id.desc())
+                .limit(300)
+            ).all()
+        history = rating_history_svg([tuple(p) for p in reversed(points)])
         hands = sorted(groups.items())
         names.setdefault(me, sub.name)
         results = [
@@ -120,7 +128,7 @@ def pages_router(site: Site) -> APIRouter:
         details = json.loads(sub.details or "{}")
         return site.page(
             request, "submission.html", sub=sub, cells=cells, unit=unit, hands=hands,
-            owner=owner, identical=details.get("identical_to"),
+            owner=owner, identical=details.get("identical_to"), history=history,
             names=names, exact=details.get("exact_scores"),
             note=details.get("exploitability_note"),
             bound=details.get("exploitability_bound"),

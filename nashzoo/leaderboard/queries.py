@@ -55,7 +55,9 @@ def board_rows(board: Leaderboard, game: str) -> list[dict[str, Any]]:
                 "rating": r.rating,
                 "low": r.low,
                 "high": r.high,
-                "nash": r.nash if r.nash is not None and math.isfinite(r.nash) else None,
+                "nash": _finite(r.nash),
+                "nash_low": _finite(r.nash_low),
+                "nash_high": _finite(r.nash_high),
                 "mean": r.mean_mbb,
                 "unit": unit,
                 "exploitability": expl,
@@ -66,6 +68,10 @@ def board_rows(board: Leaderboard, game: str) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
 
 
 def queued(board: Leaderboard, game: str | None = None) -> int:

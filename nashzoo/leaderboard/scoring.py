@@ -21,9 +21,11 @@ from nashzoo.leaderboard.board import Board
 from nashzoo.leaderboard.models import (
     BoardVersion,
     Rating,
+    RatingPoint,
     utcnow,
 )
 from nashzoo.leaderboard.sandbox import SandboxedAgent
+from nashzoo.tree.policy import TabularPolicy
 
 __all__ = ["Scoring"]
 
@@ -159,10 +161,52 @@ class Scoring(Board):
 
     # -- matches ----------------------------------------------------------------------
 
+    def _tabulated_policy(self, game: str, entrant: str) -> TabularPolicy | None:
+        """An in-process entrant's policy at every information set (computed once), or
+        ``None`` where the game does not compile or the entrant states no probabilities
+        (sandboxed code, people)."""
+        key = (game, entrant)
+        if key not in self._tabulated:
+            agent = self.stated_policy(game, entrant)
+            policy = None
+            if agent is not None:
+                try:
+                    policy = (
+                        agent if isinstance(agent, TabularPolicy)
+                        else TabularPolicy.from_agent(agent, self.game(game))
+                    )  # fmt: skip
+                except (NashzooError, TypeError):
+                    policy = None  # too large to compile, or not a policy there
+            self._tabulated[key] = policy
+        return self._tabulated[key]
+
+    def exact_payoffs(self, game: str, names: Sequence[str]) -> np.ndarray:
+        """``(n, n)`` exact expected duplicate scores (chips/game, row's view) for every
+        pair of entrants whose policies are known at every information set of a game that
+        compiles; NaN elsewhere (those pairings are measured by play, AIVAT-corrected
+        where the board uses AIVAT). Each pair is computed once per worker."""
+        from nashzoo.eval.matches import exact_duplicate_value
+
+        n = len(names)
+        out = np.full((n, n), np.nan)
+        policies = [self._tabulated_policy(game, name) for name in names]
+        for i in range(n):
+            for j in range(i + 1, n):
+                mine, theirs = policies[i], policies[j]
+                if mine is None or theirs is None:
+                    continue
+                key = (game, names[i], names[j])
+                if key not in self._exact_pairs:
+                    self._exact_pairs[key] = float(exact_duplicate_value(mine, theirs))
+                out[i, j], out[j, i] = self._exact_pairs[key], -self._exact_pairs[key]
+        return out
+
     def refit(self, game: str) -> None:
         """Refit Bradley-Terry and Nash-averaging ratings of a game from every stored
         block of its ranked entrants, and replace the board in one transaction, unless a
-        board fitted on more blocks is in place already (:class:`BoardVersion`)."""
+        board fitted on more blocks is in place already (:class:`BoardVersion`). Nash
+        averaging uses exact expected scores where both policies are known
+        (:meth:`exact_payoffs`); each entrant's new rating is added to its history."""
         from sqlalchemy import delete, update
 
         from nashzoo.eval.ratings import crosstable, rate
@@ -176,7 +220,8 @@ class Scoring(Board):
         if len(playing) < 2:
             return
         table = crosstable(results, playing)
-        ratings = rate(results, playing, table=table, seed=self.settings.seed)
+        exact = self.exact_payoffs(game, playing)
+        ratings = rate(results, playing, table=table, seed=self.settings.seed, exact=exact)
         scale, _ = score_unit(self.game(game).big_blind)
         with self.session() as session:
             # Claim the board for a fit on len(results) blocks; a concurrent refit that saw
@@ -195,17 +240,22 @@ class Scoring(Board):
                 deals = table.deals[k]
                 played = deals.sum()
                 mean = float(np.nansum(row * deals) / played) if played else 0.0
-                nash = float(ratings.nash_score[k] * scale)
+                nash = [
+                    float(x[k] * scale) if np.isfinite(x[k]) else None
+                    for x in (ratings.nash_score, ratings.nash_low, ratings.nash_high)
+                ]
+                elo = [float(x[k]) for x in (ratings.elo, ratings.elo_low, ratings.elo_high)]
                 session.add(
                     Rating(
-                        game=game,
-                        entrant=name,
-                        rating=float(ratings.elo[k]),
-                        low=float(ratings.elo_low[k]),
-                        high=float(ratings.elo_high[k]),
-                        nash=nash if np.isfinite(nash) else None,
-                        mean_mbb=mean * scale,
-                        games=int(2 * played),
+                        game=game, entrant=name, rating=elo[0], low=elo[1], high=elo[2],
+                        nash=nash[0], nash_low=nash[1], nash_high=nash[2],
+                        mean_mbb=mean * scale, games=int(2 * played),
                     )
-                )
+                )  # fmt: skip
+                session.add(
+                    RatingPoint(
+                        game=game, entrant=name, blocks=len(results),
+                        rating=elo[0], low=elo[1], high=elo[2],
+                    )
+                )  # fmt: skip
             session.commit()

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import re
 
+import numpy as np
+import pytest
 from fastapi.testclient import TestClient
 
 from nashzoo.leaderboard.accounts import add_user
@@ -89,6 +91,45 @@ def test_pages_show_owners_dates_and_identical_files(board, cfr_policy_file):
     assert '<td class="owner">alice</td>' in board_page
     assert '<td class="owner">bob</td>' in board_page
     assert '<td class="owner">the board</td>' in board_page  # the gauntlet
+
+
+def test_nash_averaging_uses_exact_scores_and_pages_draw_the_rating_history(board, cfr_policy_file):
+    # Two uploads of one CFR+ file and the gauntlet (random, CFR+ 50 iterations): every
+    # entrant states its policy and Leduc compiles, so each pairing's Nash-averaging
+    # payoff is its exact expected score, the twins score alike, and no interval remains
+    # (issue 37: sampled means put one copy 43.5 mbb/game above its twin).
+    from nashzoo.eval.ratings import crosstable
+    from nashzoo.leaderboard.models import Rating, RatingPoint
+
+    client, alice, bob = _two_users(board)
+    policy = cfr_policy_file.read_bytes()
+    first = _post(client, alice, "cfr-a", policy).json()["id"]
+    second = _post(client, bob, "cfr-b", policy).json()["id"]
+    board.work("w")
+    with board.session() as session:
+        rows = {r.entrant: r for r in session.query(Rating).filter(Rating.game == "leduc_holdem")}
+        history = session.query(RatingPoint).filter(RatingPoint.entrant == f"sub:{first}").all()
+    a, b = rows[f"sub:{first}"], rows[f"sub:{second}"]
+    assert a.nash == pytest.approx(b.nash, abs=1e-6)
+    for row in rows.values():
+        assert row.nash_low == row.nash == row.nash_high
+    # the exact figures agree with play: each played pairing's mean is within 4 standard
+    # errors of the exact expected score the board used (same units, chips per game)
+    names = sorted(rows)
+    exact = board.exact_payoffs("leduc_holdem", names)
+    assert not np.isnan(exact[~np.eye(len(names), dtype=bool)]).any()
+    table = crosstable(board.store.results(board.tournament("leduc_holdem")), names)
+    played = table.deals > 0
+    assert played.sum() >= 8
+    assert (np.abs(table.mean - exact)[played] <= 4 * table.stderr[played] + 1e-9).all()
+    # a refit after each block: the history has a point per refit, blocks increasing
+    assert len(history) >= 2
+    assert [p.blocks for p in history] == sorted(p.blocks for p in history)
+    page = client.get(f"/submissions/{first}").text
+    assert '<svg id="history"' in page and page.count("<circle") == len(history)
+    api = client.get("/api/games/leduc_holdem/board").json()
+    twin = [r for r in api if r["submission"] in (first, second)]
+    assert twin[0]["nash_averaging"] == pytest.approx(twin[1]["nash_averaging"], abs=1e-3)
 
 
 def test_withdrawal_listing_and_sign_out(board, cfr_policy_file):

@@ -228,13 +228,13 @@ def test_migrations_create_every_table_and_are_idempotent(board):
 
     names = set(inspect(board.engine).get_table_names())
     tables = {"lb_users", "lb_submissions", "lb_jobs", "lb_ratings", "lb_hands"}
-    assert tables | {"lb_play_sessions", "lb_boards"} <= names
+    assert tables | {"lb_play_sessions", "lb_boards", "lb_rating_history"} <= names
     assert {"blocks", "tournaments"} <= names  # the result store shares the database
     migrate(board.engine)  # running them again changes nothing
     with board.engine.connect() as conn:
         from sqlalchemy import text
 
-        assert conn.execute(text("select version_num from lb_alembic_version")).scalar() == "0003"
+        assert conn.execute(text("select version_num from lb_alembic_version")).scalar() == "0004"
 
 
 def test_an_older_database_is_upgraded_to_the_models(tmp_path):
