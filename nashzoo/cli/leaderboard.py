@@ -45,7 +45,6 @@ def run_serve(args: argparse.Namespace) -> int:
     import logging
 
     from nashzoo.leaderboard.app import create_app
-    from nashzoo.leaderboard.sandbox import sandbox_problem
     from nashzoo.leaderboard.service import Leaderboard
     from nashzoo.leaderboard.worker import WorkerPool, ray_workers
 
@@ -57,7 +56,7 @@ def run_serve(args: argparse.Namespace) -> int:
     released = board.release_orphans()  # jobs of a server stopped mid-job: at once
     if released:
         print(f"nashzoo serve: {released} interrupted jobs queued again", file=sys.stderr)
-    problem = sandbox_problem()
+    problem = board.sandbox_warning()  # checked again at each validation and upload page
     if problem:
         print(f"nashzoo serve: code bundles will fail validation here: {problem}", file=sys.stderr)
     pool = None

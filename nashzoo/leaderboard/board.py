@@ -33,7 +33,7 @@ from nashzoo.leaderboard.models import (
     Submission,
     utcnow,
 )
-from nashzoo.leaderboard.sandbox import SandboxedAgent, SandboxLimits
+from nashzoo.leaderboard.sandbox import SandboxedAgent, SandboxLimits, sandbox_problem
 
 __all__ = ["Settings", "Board", "GAUNTLET", "KINDS", "entrant_of", "states_probabilities"]
 
@@ -158,9 +158,23 @@ class Board:
         self._exploitability: dict[tuple[str, str], dict[str, Any]] = {}
         self._tabulated: dict[tuple[str, str], Any] = {}  # TabularPolicy or None
         self._exact_pairs: dict[tuple[str, str, str], float] = {}
+        self._sandbox_problem: str | None = sandbox_problem()
         for game in settings.games:
             self.store.register(self.tournament(game), {"game": game, "leaderboard": True})
             self._add_board_version(game)
+
+    def sandbox_warning(self) -> str | None:
+        """Why code bundles cannot be validated on this machine now (``None`` when they
+        can), checked afresh on every call: a warning given at start-up does not outlive
+        its cause (bubblewrap installed while the server runs). A change is logged."""
+        problem = sandbox_problem()
+        if problem != self._sandbox_problem:
+            if problem is None:
+                logger.info("the sandbox is available now: code bundles can be validated")
+            else:
+                logger.warning("code bundles will fail validation here: %s", problem)
+            self._sandbox_problem = problem
+        return problem
 
     def _add_board_version(self, game: str) -> None:
         from sqlalchemy.exc import IntegrityError

@@ -4,7 +4,6 @@ hands step by step, signing in and uploading (server-rendered, no script)."""
 from __future__ import annotations
 
 import json
-import re
 from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Query, Request, UploadFile
@@ -18,16 +17,9 @@ from nashzoo.leaderboard import queries
 from nashzoo.leaderboard.charts import rating_history_svg
 from nashzoo.leaderboard.models import Hand, RatingPoint, Submission, User
 from nashzoo.leaderboard.service import entrant_of
-from nashzoo.leaderboard.site import COOKIE, RowId, Site
+from nashzoo.leaderboard.site import COOKIE, RowId, Site, hand_summary
 
 __all__ = ["pages_router"]
-
-
-def _private_text(info_state: str) -> str:
-    """A player's own cards as its information-state string names them (``card=Js`` or
-    ``hole=Kd6c``), or ``"-"``."""
-    found = re.search(r"\b(?:card|hole)=(\S+)", info_state)
-    return found.group(1) if found else "-"
 
 
 def pages_router(site: Site) -> APIRouter:
@@ -62,7 +54,7 @@ def pages_router(site: Site) -> APIRouter:
         unit = rows[0]["unit"] if rows else ""
         return site.page(
             request, "board.html", game=game, rows=rows, unit=unit, pending=pending,
-            queued=queries.queued(site.board, game),
+            jobs=queries.queue_state(site.board, game),
         )  # fmt: skip
 
     @app.get("/games/{game}/rules", response_class=HTMLResponse, include_in_schema=False)
@@ -185,15 +177,7 @@ def pages_router(site: Site) -> APIRouter:
             steps[-1]["state"] = str(state)
         current = None if step is None else min(step, len(steps))
         returns = state.returns()
-        summary = [
-            {
-                "seat": p,
-                "who": who[p],
-                "cards": _private_text(state.information_state_string(p)),
-                "won": returns[p],
-            }
-            for p in (0, 1)
-        ]
+        summary = hand_summary(state, who)
         links = [
             {"name": names.get(e, e), "id": int(e[4:])}
             for e in (hand.a, hand.b)
@@ -242,7 +226,7 @@ def pages_router(site: Site) -> APIRouter:
 
     @app.get("/upload", response_class=HTMLResponse, include_in_schema=False)
     def upload_page(request: Request) -> HTMLResponse:
-        return site.page(request, "upload.html")
+        return site.page(request, "upload.html", sandbox_warning=site.board.sandbox_warning())
 
     @app.post("/upload", include_in_schema=False)
     def upload_form(
@@ -255,8 +239,9 @@ def pages_router(site: Site) -> APIRouter:
         status, result = site.do_submit(request.cookies.get(COOKIE), game, name, description, file)
         if status != 201:
             return site.page(
-                request, "upload.html", status, error=f"{result['code']}: {result['message']}"
-            )
+                request, "upload.html", status, error=f"{result['code']}: {result['message']}",
+                sandbox_warning=site.board.sandbox_warning(),
+            )  # fmt: skip
         return RedirectResponse(
             request.url_for("submission_page", submission_id=result.id), status_code=303
         )

@@ -75,10 +75,17 @@ class PlayRoom:
         self.idle_seconds = idle_seconds
         self.max_tables = max_tables
         self._tables: dict[tuple[int, int], Table] = {}
+        self._closed: dict[tuple[int, int], str] = {}  # why a person's table was closed
         self._lock = threading.Lock()
         self._starter = ThreadPoolExecutor(1, thread_name_prefix="nashzoo-play")
 
     # -- tables -----------------------------------------------------------------------
+    def closed_reason(self, user: User, submission_id: int) -> str | None:
+        """Why the person's table against a submission was closed by the server (idle,
+        or to make room), if it was and has not been opened again."""
+        with self._lock:
+            return self._closed.get((user.id, submission_id))
+
     def table(self, user: User, submission_id: int) -> Table | None:
         """The person's live table against a submission, if open."""
         self.reap()
@@ -153,6 +160,7 @@ class PlayRoom:
         with self._lock:
             old = self._tables.pop((user.id, submission_id), None)
             self._tables[(user.id, submission_id)] = table
+            self._closed.pop((user.id, submission_id), None)
         if old is not None:
             old.stack.close()
         return table
@@ -193,6 +201,8 @@ class PlayRoom:
         with self._lock:
             stale = [k for k, t in self._tables.items() if now - t.last_used > self.idle_seconds]
             tables = [self._tables.pop(k) for k in stale]
+            for k in stale:
+                self._closed[k] = f"it was idle for more than {self.idle_seconds:g} s"
         for table in tables:
             table.stack.close()
 
@@ -202,6 +212,10 @@ class PlayRoom:
                 return
             key = min(self._tables, key=lambda k: self._tables[k].last_used)
             table = self._tables.pop(key)
+            self._closed[key] = (
+                f"the server holds at most {self.max_tables} live tables, and yours was "
+                "the idlest when someone opened another"
+            )
         table.stack.close()
 
     def _store_finished(self, user: User, table: Table) -> None:

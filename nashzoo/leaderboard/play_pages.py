@@ -13,7 +13,7 @@ from nashzoo.errors import (
     NashzooError,
 )
 from nashzoo.leaderboard.play import Table
-from nashzoo.leaderboard.site import RowId, Site
+from nashzoo.leaderboard.site import RowId, Site, hand_summary
 
 __all__ = ["play_router"]
 
@@ -40,13 +40,14 @@ def play_router(site: Site) -> APIRouter:
             for s in session.visible_steps()
         ]
         last = session.finished[-1] if over and session.finished else None
+        summary = hand_summary(session.state, labels) if over else None
         return site.page(
             request, "play.html", extra.pop("status", 200), table=table, sub=None,
             seat=seat, over=over, moves=moves,
             view=None if over else session.view()[1]["info_state"],
             legal=session.legal_actions(), pot=None if over else session.pot(),
             showdown=str(session.state) if over else None,
-            last=last, last_id=table.hand_ids.get(last.hand) if last else None,
+            last=last, last_id=table.hand_ids.get(last.hand) if last else None, summary=summary,
             score=session.score(), finished=[
                 {"hand": r.hand, "id": table.hand_ids.get(r.hand), "won": r.person_return,
                  "seat": r.seat, "forfeit": r.forfeit}
@@ -59,13 +60,24 @@ def play_router(site: Site) -> APIRouter:
         user = site.cookie_user(request)
         if user is None:
             return site.page(request, "signin.html", 401, error="Sign in to play against an agent.")
-        return play_view(request, site.room.table(user, submission_id), submission_id)
+        table = site.room.table(user, submission_id)
+        closed = site.room.closed_reason(user, submission_id) if table is None else None
+        return play_view(request, table, submission_id, closed=closed)
 
     def play_action(request: Request, submission_id: int, do: Any) -> Response:
         user = site.cookie_user(request)
         if user is None:
             return site.page(request, "signin.html", 401, error="Sign in to play against an agent.")
         table = site.room.table(user, submission_id)
+        if table is None and do is not None:  # a move or "next hand" for a closed table
+            reason = site.room.closed_reason(user, submission_id)
+            return play_view(
+                request, None, submission_id, status=409,
+                error="Your table was closed"
+                + (f" because {reason}" if reason else " (the server restarted, or you stopped it)")
+                + "; that move was not played. Start again: your finished hands are stored and "
+                "the game resumes at its next hand.",
+            )  # fmt: skip
         try:
             if table is None or do is None:
                 site.room.open(user, submission_id)

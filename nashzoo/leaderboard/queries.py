@@ -10,7 +10,7 @@ from typing import Any
 from nashzoo.leaderboard.models import Job, Rating, Submission, User
 from nashzoo.leaderboard.service import Leaderboard, entrant_of
 
-__all__ = ["board_rows", "queued", "display_names"]
+__all__ = ["board_rows", "queued", "queue_state", "display_names"]
 
 
 def board_rows(board: Leaderboard, game: str) -> list[dict[str, Any]]:
@@ -83,6 +83,39 @@ def queued(board: Leaderboard, game: str | None = None) -> int:
         if game is not None:
             q = q.where(Job.game == game)
         return int(session.scalar(q) or 0)
+
+
+def queue_state(board: Leaderboard, game: str) -> dict[str, Any]:
+    """A game's jobs as the board page tells them: ``queued``; ``running``, with
+    ``lease_until`` the latest lease of a running job (a job whose worker stopped waits
+    until then unless the server that ran it restarts, which queues it again at once);
+    and ``expired``, running jobs whose lease has run out and which the next free worker
+    takes up."""
+    from sqlalchemy import func, select
+
+    from nashzoo.leaderboard.models import utcnow
+
+    now = utcnow()
+    with board.session() as session:
+        rows = session.execute(
+            select(Job.status, func.count(), func.max(Job.lease_until))
+            .where(Job.game == game, Job.status.in_(("queued", "running")))
+            .group_by(Job.status)
+        ).all()
+        expired = session.scalar(
+            select(func.count())
+            .select_from(Job)
+            .where(Job.game == game, Job.status == "running", Job.lease_until < now)
+        )
+    counts = {status: (int(count), lease) for status, count, lease in rows}
+    running, lease = counts.get("running", (0, None))
+    return {
+        "queued": counts.get("queued", (0, None))[0],
+        "running": running,
+        "lease_until": lease,
+        "expired": int(expired or 0),
+        "lease_seconds": board.settings.lease_seconds,
+    }
 
 
 def display_names(

@@ -19,7 +19,7 @@ from nashzoo.leaderboard.models import Submission, User
 from nashzoo.leaderboard.play import PlayRoom
 from nashzoo.leaderboard.service import Leaderboard
 
-__all__ = ["Site", "RowId", "COOKIE", "HERE", "error_response"]
+__all__ = ["Site", "RowId", "COOKIE", "HERE", "error_response", "hand_summary"]
 
 HERE = pathlib.Path(__file__).parent
 RowId = Annotated[int, Path(ge=1, le=2**31 - 1)]
@@ -140,3 +140,19 @@ class Site:
         except InvalidParameterError as exc:
             return 400, {"code": "BAD_PARAMETER", "message": str(exc)}
         return 201, sub
+
+
+def hand_summary(state: Any, who: dict[int, str]) -> list[dict[str, Any]]:
+    """The end of a hand as the replay and play pages show it: per seat, who sat there,
+    their own cards (as their information state names them: ``card=Js`` or
+    ``hole=Kd6c``) and the chips they won or lost."""
+    import re
+
+    returns = state.returns()
+    rows = []
+    for p in sorted(who):
+        found = re.search(r"\b(?:card|hole)=(\S+)", state.information_state_string(p))
+        rows.append(
+            {"seat": p, "who": who[p], "cards": found.group(1) if found else "-", "won": returns[p]}
+        )
+    return rows

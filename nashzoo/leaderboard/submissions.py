@@ -250,6 +250,8 @@ class Submissions(Scoring, Matches):
         details: dict[str, Any] = {
             k: upload_details[k] for k in ("identical_to",) if k in upload_details
         }
+        if KINDS[kind] == "code":
+            self.sandbox_warning()  # re-checked, and a change logged, at each validation
         start = time.perf_counter()
         deals = self.settings.validation_deals
         rules = self.game(game)

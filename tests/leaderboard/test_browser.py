@@ -84,6 +84,7 @@ def test_browser_flow(tmp_path, cfr_policy_file):
             page.click("text=cfr200")
             assert page.inner_text("#status").startswith("ranked")
             assert "random (gauntlet)" in page.inner_text("#crosstable")
+            assert page.locator("svg#history circle").count() >= 1  # its rating history
             page.screenshot(path=str(ARTIFACTS / "leaderboard-submission.png"), full_page=True)
             page.click("#hands a >> nth=0")
             assert page.inner_text("#position").startswith("step 0 of ")
@@ -107,6 +108,9 @@ def test_browser_flow(tmp_path, cfr_policy_file):
                 moves += 1
                 assert moves < 10
             assert "Hand over:" in page.inner_text("#result")
+            summary = page.locator("#summary tbody tr")  # both hands, who won, chips
+            assert summary.count() == 2
+            assert summary.nth(0).inner_text().split("\t")[:2] == ["0", "you"]
             assert "over 1 hand" in page.inner_text("#score")
             page.screenshot(path=str(ARTIFACTS / "leaderboard-play.png"), full_page=True)
             page.click("#replay-link")

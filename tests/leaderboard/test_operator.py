@@ -106,3 +106,48 @@ def test_jobs_of_a_stopped_server_are_taken_up_again_at_once(tmp_path, cfr_polic
     assert again is not None and again.id == job.id and time.perf_counter() - start < 5
     with board.session() as session:
         assert session.get(Job, alive.id).status == "running"
+    # The board says what the running jobs wait on: their lease, and when it ran out.
+    from datetime import timedelta
+
+    from fastapi.testclient import TestClient
+
+    from nashzoo.leaderboard.app import create_app
+    from nashzoo.leaderboard.models import utcnow
+
+    client = TestClient(create_app(board))
+    jobs = client.get("/games/leduc_holdem").text
+    assert "2 running (each under a 3600 s lease, the latest until" in jobs
+    assert "past their lease" not in jobs
+    with board.session() as session:
+        session.get(Job, alive.id).lease_until = utcnow() - timedelta(seconds=1)
+        session.commit()
+    jobs = client.get("/games/leduc_holdem").text
+    assert "1 of them past their lease, waiting for a free worker" in jobs
+
+
+def test_the_sandbox_warning_is_checked_again_when_it_matters(tmp_path, monkeypatch, caplog):
+    # A server started without bubblewrap warns; once the sandbox is there, the upload
+    # page stops warning and the log says so (the check runs again on every upload page;
+    # a code bundle's validation runs it too, and the sandbox checks for itself).
+    import logging
+
+    from fastapi.testclient import TestClient
+
+    import nashzoo.leaderboard.board as board_module
+    from nashzoo.leaderboard.app import create_app
+
+    missing = "the sandbox needs bwrap (apt-get install bubblewrap)"
+    monkeypatch.setattr(board_module, "sandbox_problem", lambda: missing)
+    board = make_board(tmp_path)
+    assert board.sandbox_warning() == missing
+    client = TestClient(create_app(board))
+    assert 'id="sandbox-warning"' in client.get("/upload").text
+    monkeypatch.setattr(board_module, "sandbox_problem", lambda: None)
+    with caplog.at_level(logging.INFO, logger="nashzoo.leaderboard"):
+        page = client.get("/upload").text
+    assert 'id="sandbox-warning"' not in page
+    assert "the sandbox is available now" in caplog.text
+    monkeypatch.setattr(board_module, "sandbox_problem", lambda: missing)
+    with caplog.at_level(logging.INFO, logger="nashzoo.leaderboard"):
+        assert board.sandbox_warning() == missing
+    assert "code bundles will fail validation here: the sandbox needs bwrap" in caplog.text

@@ -14,7 +14,7 @@ from nashzoo.leaderboard.app import create_app
 from nashzoo.leaderboard.models import Hand
 from nashzoo.leaderboard.sandbox import UIDS, process_uids
 
-from .conftest import LAST_LEGAL, bundle, needs_sandbox
+from .conftest import LAST_LEGAL, bundle, make_board, needs_sandbox
 
 BUTTON = re.compile(r'<button type="submit" name="action" value="(\d+)">([^<]+)</button>')
 
@@ -160,3 +160,42 @@ def test_play_a_code_agent_in_its_sandbox(board):
     assert answers and "forfeit" not in page
     client.post(f"/play/{sub_id}/stop")
     assert uid not in process_uids().values()
+
+
+def test_a_table_closed_for_capacity_says_so_and_plays_no_move(tmp_path, cfr_policy_file):
+    # One live table at most: bob opening his closes alice's (the idlest). Her next move
+    # is refused with the reason (409), nothing is played or stored for it, and her page
+    # says why; starting again resumes her game.
+    board = make_board(tmp_path, play_tables=1)
+    app = create_app(board)
+    clients = {}
+    with board.session() as session:
+        tokens = {name: add_user(session, name)[1] for name in ("alice", "bob")}
+    for name, token in tokens.items():
+        clients[name] = TestClient(app)
+        assert clients[name].post("/signin", data={"token": token}).status_code == 200
+    sub_id = _upload(
+        clients["alice"], tokens["alice"], "cfr200", "p.npz", cfr_policy_file.read_bytes()
+    )
+    board.work("w1")
+    page = clients["alice"].post(f"/play/{sub_id}/start", follow_redirects=True).text
+    action = int(BUTTON.findall(page)[0][0])
+    clients["bob"].post(f"/play/{sub_id}/start", follow_redirects=True)
+    with board.session() as session:
+        stored = session.query(Hand).count()
+    r = clients["alice"].post(f"/play/{sub_id}/act", data={"action": action})
+    assert r.status_code == 409
+    assert "at most 1 live tables" in r.text and "that move was not played" in r.text
+    with board.session() as session:
+        assert session.query(Hand).count() == stored
+    page = clients["alice"].get(f"/play/{sub_id}").text
+    assert 'id="closed"' in page and 'id="start"' in page
+    page = clients["alice"].post(f"/play/{sub_id}/start", follow_redirects=True).text
+    assert "you are seat 0" in page and 'id="closed"' not in page
+    # the end of a hand: both seats' cards and chips, summing to zero
+    _, page = _play_hand(clients["alice"], sub_id)
+    rows = re.findall(
+        r'<tr><td>(\d)</td><td>([^<]+)</td><td class="cards">(\w+)</td><td>([+-][\d.]+)', page
+    )
+    assert [(seat, who) for seat, who, _, _ in rows] == [("0", "you"), ("1", "cfr200")]
+    assert sum(float(won) for *_, won in rows) == 0
