@@ -53,9 +53,15 @@ def run_serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     settings = _settings(args)
     board = Leaderboard(settings)
-    released = board.release_orphans()  # jobs of a server stopped mid-job: at once
-    if released:
-        print(f"nashzoo serve: {released} interrupted jobs queued again", file=sys.stderr)
+    # a server stopped mid-job: its jobs queued again at once, its leftovers removed
+    recovered = board.recover()
+    if any(recovered.values()):
+        print(
+            f"nashzoo serve: {recovered['jobs']} interrupted jobs queued again; "
+            f"{recovered['sandboxes']} sandbox and {recovered['bundles']} bundle folders "
+            "of stopped workers removed",
+            file=sys.stderr,
+        )
     problem = board.sandbox_warning()  # checked again at each validation and upload page
     if problem:
         print(f"nashzoo serve: code bundles will fail validation here: {problem}", file=sys.stderr)

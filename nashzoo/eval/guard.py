@@ -33,6 +33,7 @@ __all__ = [
     "ThreadedCalls",
     "SupervisedCalls",
     "user_interrupts",
+    "stop_handler",
     "make_calls",
     "hard_deadline",
     "forfeit_for",
@@ -71,6 +72,13 @@ def _on_sigint(signum: int, frame: Any) -> None:
     global _interrupts
     _interrupts += 1
     raise KeyboardInterrupt
+
+
+def stop_handler(signum: int, frame: Any) -> None:
+    """A handler for another stop signal (a worker's SIGTERM) that stops the run as the
+    user's Ctrl-C does: counted as a real interrupt, so the agent being called when it
+    arrives is not blamed for the ``KeyboardInterrupt``, which unwinds to the caller."""
+    _on_sigint(signum, frame)
 
 
 def interrupt_count() -> int:

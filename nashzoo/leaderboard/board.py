@@ -33,7 +33,12 @@ from nashzoo.leaderboard.models import (
     Submission,
     utcnow,
 )
-from nashzoo.leaderboard.sandbox import SandboxedAgent, SandboxLimits, sandbox_problem
+from nashzoo.leaderboard.sandbox import (
+    BUNDLE_PREFIX,
+    SandboxedAgent,
+    SandboxLimits,
+    sandbox_problem,
+)
 
 __all__ = ["Settings", "Board", "GAUNTLET", "KINDS", "entrant_of", "states_probabilities"]
 
@@ -295,7 +300,7 @@ class Board:
         if KINDS[sub.kind] == "data":
             yield self._in_process(game, entrant, sub, fresh=fresh)
             return
-        with tempfile.TemporaryDirectory(prefix="nashzoo-bundle-") as tmp:
+        with tempfile.TemporaryDirectory(prefix=f"{BUNDLE_PREFIX}{os.getpid()}-") as tmp:
             source = Path(tmp)
             os.chmod(source, 0o755)
             if sub.kind == "code":

@@ -54,6 +54,7 @@ from nashzoo.errors import SandboxError
 from nashzoo.eval.guard import Forfeit
 from nashzoo.leaderboard.sandbox_host import (  # the host's side: users, folders, mounts
     _FOLDER_PREFIX,
+    BUNDLE_PREFIX,
     UIDS,
     _kill_uid,
     _mount_tmpfs,
@@ -62,6 +63,7 @@ from nashzoo.leaderboard.sandbox_host import (  # the host's side: users, folder
     _uid_locks,
     _unmount,
     process_uids,
+    sweep_stale_bundles,
     sweep_stale_sandboxes,
 )
 
@@ -74,6 +76,8 @@ __all__ = [
     "UIDS",
     "process_uids",
     "sweep_stale_sandboxes",
+    "sweep_stale_bundles",
+    "BUNDLE_PREFIX",
 ]
 
 OUTCOMES = ("TIMEOUT", "MEMORY", "CRASH", "BAD_OUTPUT", "ILLEGAL")

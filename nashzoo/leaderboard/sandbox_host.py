@@ -24,7 +24,7 @@ from nashzoo.errors import SandboxError
 if TYPE_CHECKING:
     from nashzoo.leaderboard.sandbox import SandboxLimits
 
-__all__ = ["UIDS", "process_uids", "sweep_stale_sandboxes"]
+__all__ = ["UIDS", "BUNDLE_PREFIX", "process_uids", "sweep_stale_sandboxes", "sweep_stale_bundles"]
 
 logger = logging.getLogger(__name__)
 
@@ -201,6 +201,31 @@ def sweep_stale_sandboxes(min_age: float = 60.0) -> int:
             with contextlib.suppress(OSError):
                 lock.unlink()
             handle.close()
+    return removed
+
+
+BUNDLE_PREFIX = "nashzoo-bundle-"
+"""Extracted code bundles live in ``{tmp}/nashzoo-bundle-{pid}-*``, ``pid`` the process
+that extracted them (a worker), so that a sweep knows whose they are."""
+
+
+def sweep_stale_bundles() -> int:
+    """Remove the extracted bundle folders of processes that are gone (a worker killed
+    mid-job leaves its bundle behind). Returns how many were removed."""
+    removed = 0
+    for folder in Path(tempfile.gettempdir()).glob(f"{BUNDLE_PREFIX}*"):
+        pid = folder.name[len(BUNDLE_PREFIX) :].split("-", 1)[0]
+        if not pid.isdigit() or not folder.is_dir():
+            continue
+        try:
+            os.kill(int(pid), 0)
+            continue  # its process is alive
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        removed += 1
     return removed
 
 

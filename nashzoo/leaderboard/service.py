@@ -79,6 +79,21 @@ class Leaderboard(Submissions):
             session.commit()
         return released
 
+    def recover(self) -> dict[str, int]:
+        """What a server does when it starts: queue again at once the jobs of its dead
+        predecessor (:meth:`release_orphans`), and remove what the predecessor's sandboxes
+        and workers left on disk if they were killed mid-job: sandbox folders and lock
+        files of user ids no live sandbox holds, and extracted bundles of processes that
+        are gone (a sandbox or bundle of a live server on this host is left alone).
+        Returns the counts."""
+        from nashzoo.leaderboard.sandbox import sweep_stale_bundles, sweep_stale_sandboxes
+
+        return {
+            "jobs": self.release_orphans(),
+            "sandboxes": sweep_stale_sandboxes(min_age=0.0),
+            "bundles": sweep_stale_bundles(),
+        }
+
     def claim(self, worker: str) -> Job | None:
         """Claim the next job for ``worker`` (least-played pairings first), or ``None``.
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from typing import Any
 
+from nashzoo.eval.guard import stop_handler
 from nashzoo.leaderboard.service import Leaderboard, Settings
 
 __all__ = ["worker_main", "WorkerPool", "ray_workers"]
@@ -27,11 +29,14 @@ def _exit_with(parent: int) -> None:
 
     ``nashzoo serve`` may die without running its clean-up: killed, or by SIGTERM, which
     uvicorn re-raises after its graceful shutdown. Its workers must not live on, claiming
-    jobs for a board nobody serves. A job cut short is played again after its lease."""
+    jobs for a board nobody serves. A job cut short is queued again when a server
+    starts on this host (:meth:`Leaderboard.recover`), else after its lease."""
 
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(1.0)
+        os.kill(os.getpid(), signal.SIGTERM)  # unwinds the job in hand (_stop_on_term)
+        time.sleep(30.0)
         os._exit(0)
 
     threading.Thread(target=watch, daemon=True, name="nashzoo-parent-watch").start()
@@ -45,8 +50,17 @@ def worker_main(
     Returns the number of jobs run."""
     if parent is not None:
         _exit_with(parent)
+        # A stop (WorkerPool.close terminates its workers) unwinds the job in hand, so
+        # its sandbox is closed and its extracted bundle removed; the job stays claimed
+        # and the next server start queues it again (Leaderboard.recover).
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, stop_handler)
     board = Leaderboard(settings)
-    return board.work(name, stop_when_idle=stop_when_idle)
+    try:
+        return board.work(name, stop_when_idle=stop_when_idle)
+    except KeyboardInterrupt:  # stopped (SIGTERM, or Ctrl-C): the job in hand unwound
+        logger.info("worker %s stopped", name)
+        return 0
 
 
 class WorkerPool:
