@@ -223,6 +223,13 @@ def _register() -> None:
             file_format="nashzoo.escher",
         ),
         LearnerEntry(
+            "nash-memory",
+            "nashzoo.bounds.nash_memory:NashMemoryLearner",
+            "Nash memory over agents: exact best responses where the game compiles, "
+            "MaskablePPO ones and duplicate matches elsewhere (sb3 extra there)",
+            file_format="nashzoo.nash_memory",
+        ),
+        LearnerEntry(
             "simplex-gradient",
             "nashzoo.agents.simplex_gradient:SimplexGradient",
             "simplex-gradient self-play (torch extra)",

@@ -17,6 +17,7 @@ KINDS_BY_FORMAT = {
     "nashzoo.nfsp": "nfsp",
     "nashzoo.deep_cfr": "deep-cfr",
     "nashzoo.escher": "escher",
+    "nashzoo.nash_memory": "nash-memory",
     "nashzoo.simplex_gradient": "simplex-gradient",
     "nashzoo.ismcts": "ismcts",
     "nashzoo.ismcts_rules": "ismcts",

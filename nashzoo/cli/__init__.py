@@ -8,8 +8,8 @@ nashzoo exploitability policy.npz
 nashzoo play leduc_holdem --against cfr+:1000
 nashzoo tournament --game leduc_holdem --agent cfr=cfr+:1000 --agent rnd=random --deals 2000
 nashzoo train LEARNER GAME --minutes 10 --out agent.pt --plot curve.png
-    (LEARNER: cfr, nfsp, deep-cfr, escher, nash-ismcts, simplex-gradient, or a plugin's;
-    its options come from its config: ``nashzoo train LEARNER --help``)
+    (LEARNER: cfr, nfsp, deep-cfr, escher, nash-memory, nash-ismcts, simplex-gradient, or a
+    plugin's; its options come from its config: ``nashzoo train LEARNER --help``)
 nashzoo serve / submit / leaderboard add-user
 """
 

@@ -23,7 +23,7 @@ __all__ = ["add_parser", "run", "config_options"]
 
 # the options every learner has; a config field may not take one of these names
 _COMMON = {"param", "minutes", "steps", "eval_every", "threads", "out", "keep_best", "plot"}
-_COMMON |= {"quiet", "game", "learner", "help"}
+_COMMON |= {"quiet", "game", "learner", "help", "measure_deals", "measure_every", "lbr_hands"}
 
 
 def _plain(text: str) -> str:
@@ -84,8 +84,8 @@ def add_parser(sub: Any, *, learners: bool = True) -> None:
     ``learners``: they import the learners' modules)."""
     p = sub.add_parser(
         "train",
-        help="train a learner (cfr, nfsp, deep-cfr, escher, nash-ismcts, simplex-gradient, "
-        "plugins) on a game",
+        help="train a learner (cfr, nfsp, deep-cfr, escher, nash-memory, nash-ismcts, "
+        "simplex-gradient, plugins) on a game",
         description="Train a registered learner; `nashzoo train LEARNER --help` lists its "
         "options, made from its config.",
     )

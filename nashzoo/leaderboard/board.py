@@ -52,6 +52,7 @@ KINDS = {
     "nfsp": "data",
     "deep-cfr": "data",
     "escher": "data",
+    "nash-memory": "data",
     "simplex-gradient": "data",
     "ismcts": "data",
     "code": "code",

@@ -51,6 +51,7 @@ SMALL = {
         "belief_games": 64,
     },
     "cfr": {},
+    "nash-memory": {},
 }
 
 
@@ -64,7 +65,7 @@ def _game(name):
 
 
 @pytest.mark.parametrize(
-    "name", ["cfr", "nfsp", "deep-cfr", "escher", "simplex-gradient", "nash-ismcts"]
+    "name", ["cfr", "nfsp", "deep-cfr", "escher", "nash-memory", "simplex-gradient", "nash-ismcts"]
 )
 def test_every_builtin_learner_has_the_one_shape_and_resumes(name, tmp_path):
     entry = get_learner(name)
@@ -118,9 +119,9 @@ def test_a_policy_file_without_solver_state_does_not_resume(tmp_path):
 
 
 def test_the_registry_names_learners_and_refuses_what_is_wrong():
-    assert {"cfr", "nfsp", "deep-cfr", "escher", "simplex-gradient", "nash-ismcts"} <= set(
-        learners()
-    )
+    assert {
+        "cfr", "nfsp", "deep-cfr", "escher", "nash-memory", "simplex-gradient", "nash-ismcts"
+    } <= set(learners())  # fmt: skip
     with pytest.raises(InvalidParameterError, match="Did you mean 'nfsp'"):
         get_learner("nfps")
     with pytest.raises(InvalidParameterError, match="registered already"):

@@ -1,0 +1,316 @@
+"""Nash memory as a learner: ``nashzoo train nash-memory GAME``.
+
+:class:`~nashzoo.agents.nash_memory.PopulationNashMemory` grows a population of agents by
+best-responding to the population's Nash mixture. This module gives it the learner
+interface (train, measure, save, load, agent) and picks its oracle and measure from the
+game, so one command trains it on any two-player zero-sum game:
+
+* where the game compiles (Kuhn, Leduc, the small fighting presets), the exact best
+  response is the oracle and exact expected scores fill the meta-game, and the curve is
+  the mixture's exact exploitability;
+* where it does not (Limit Hold'em, the fighting game's default preset), MaskablePPO
+  trained against the mixture is the oracle (:func:`~nashzoo.bounds.oracles.learned_oracle`)
+  and duplicate matches with their standard errors fill the meta-game
+  (:func:`~nashzoo.bounds.oracles.duplicate_measure`);
+* ``oracle="learned"`` forces the second on a game that compiles, so the two are
+  compared where exploitability is exact (``benchmarks/neural_learners.py``).
+
+It lives above the agents and the matches (it composes an agent-layer algorithm with a
+learned oracle and duplicate matches), hence in this layer.
+
+Saved files hold data only (read with ``weights_only=True``): tabular members as their
+probability arrays over the compiled tree, learned members as their MaskablePPO policy
+weights, which are loaded into a fresh policy of the same shape (nothing is unpickled).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, ClassVar
+
+import numpy as np
+
+from nashzoo.agents.cfr.agent import TabularPolicyAgent
+from nashzoo.agents.nash_memory.population import (
+    MixtureAgent,
+    PopulationNashMemory,
+    PopulationRecord,
+    exact_measure,
+    exact_oracle,
+)
+from nashzoo.agents.random_agent import RandomAgent
+from nashzoo.agents.training import train_loop
+from nashzoo.errors import GameTooLargeError, InvalidParameterError, PolicyFileError
+from nashzoo.games import Game
+from nashzoo.validation import Config, choice, integer, seed_field
+
+__all__ = ["NashMemoryConfig", "NashMemoryLearner"]
+
+
+@dataclass(frozen=True)
+class NashMemoryConfig(Config):
+    """Nash memory's settings.
+
+    Attributes:
+        oracle: ``"auto"`` (the exact best response where the game compiles, a learned
+            one elsewhere), ``"exact"`` or ``"learned"``.
+        oracle_steps: MaskablePPO training steps per learned best response.
+        oracle_envs: games the learned best response plays at once.
+        meta_deals: duplicate deals per meta-game entry where entries are measured by
+            play (learned members); exact entries need none.
+        seed: seeds the oracles, the mixture's draws and the matches.
+    """
+
+    oracle: str = choice("auto", ("auto", "exact", "learned"))
+    oracle_steps: int = integer(50_000, low=1)
+    oracle_envs: int = integer(16, low=1)
+    meta_deals: int = integer(2000, low=1)
+    seed: int | None = seed_field(0)
+
+
+def _compiles(game: Game) -> bool:
+    from nashzoo.tree import compile_game
+
+    try:
+        compile_game(game)
+    except GameTooLargeError:
+        return False
+    return True
+
+
+class NashMemoryLearner:
+    """Nash memory over agents with the learner interface (see the module).
+
+    Args:
+        game: a two-player zero-sum game.
+        config: :class:`NashMemoryConfig`.
+
+    Raises:
+        InvalidParameterError: not a two-player zero-sum game, or ``oracle="exact"`` on a
+            game that does not compile.
+    """
+
+    name: ClassVar[str] = "nash-memory"
+    config_type: ClassVar[type] = NashMemoryConfig
+    step_unit: ClassVar[str] = "iterations"
+    file_format: ClassVar[str] = "nashzoo.nash_memory"
+
+    def __init__(self, game: Game, config: NashMemoryConfig | None = None) -> None:
+        self.game = game
+        self.config = config or NashMemoryConfig()
+        compiles = _compiles(game)
+        if self.config.oracle == "exact" and not compiles:
+            raise InvalidParameterError(
+                f"oracle='exact' needs a game that compiles; {game!r} does not (use 'auto' "
+                "or 'learned')."
+            )
+        self.exact = self.config.oracle == "exact" or (self.config.oracle == "auto" and compiles)
+        seed = 0 if self.config.seed is None else self.config.seed
+        if self.exact:
+            oracle, measure, initial = exact_oracle, exact_measure, None
+        else:
+            from nashzoo.bounds.oracles import duplicate_measure, learned_oracle
+
+            oracle = learned_oracle(
+                steps=self.config.oracle_steps, num_envs=self.config.oracle_envs
+            )
+            measure = duplicate_measure(self.config.meta_deals)
+            initial = None if compiles else [RandomAgent(seed=seed, name="random")]
+        self.memory = PopulationNashMemory(
+            game, oracle=oracle, measure=measure, initial=initial, seed=seed
+        )
+        self.seconds = 0.0
+
+    @property
+    def steps(self) -> int:
+        """Iterations so far (each adds one best response)."""
+        return len(self.memory.history)
+
+    # -- training ------------------------------------------------------------------------------
+    def train(
+        self,
+        *,
+        steps: int | None = None,
+        seconds: float | None = None,
+        callback: Any = None,
+        callback_every: float = 10.0,
+        progress: bool = False,
+    ) -> NashMemoryLearner:
+        """Run ``steps`` iterations or ``seconds`` of training (see
+        :func:`~nashzoo.agents.training.train_loop`)."""
+
+        def step(left: int | None) -> int:
+            self.memory.iterate(1)
+            return 1
+
+        train_loop(
+            self, step, steps=steps, seconds=seconds, callback=callback,
+            callback_every=callback_every, progress=progress, desc="NashMemory",
+            postfix=lambda: {"members": len(self.memory.members)},
+        )  # fmt: skip
+        return self
+
+    # -- measuring and playing -----------------------------------------------------------------
+    def exploitability(self) -> float:
+        """The mixture's exact exploitability (chips).
+
+        Raises:
+            GameTooLargeError: the game does not compile.
+        """
+        value = self.memory.exploitability()
+        if value is None:
+            raise GameTooLargeError(
+                f"{self.game!r} does not compile: Nash memory's mixture has no exact "
+                "exploitability here (use duplicate matches or the LBR bound)."
+            )
+        return float(value)
+
+    def agent(self, *, name: str | None = None, seed: int | None = None) -> MixtureAgent:
+        """The memory's Nash mixture: one member drawn per game."""
+        mixture = self.memory.mixture(seed=seed)
+        mixture.name = name or self.name
+        return mixture
+
+    @property
+    def history(self) -> list[PopulationRecord]:
+        """One record per iteration (gain, weights, exploitability, seconds)."""
+        return self.memory.history
+
+    # -- files ---------------------------------------------------------------------------------
+    def save(self, path: str | Path) -> Path:
+        """Save the members, the meta-game, the history and the config (data only)."""
+        from nashzoo.agents.torch_files import write_torch_file
+
+        members = [_member_state(m) for m in self.memory.members]
+        state = {
+            "format": self.file_format,
+            "version": 1,
+            "game": self.game.to_spec(),
+            "config": self.config.to_dict(),
+            "members": members,
+            "scores": self.memory.scores.tolist(),
+            "stderrs": self.memory.stderrs.tolist(),
+            "weights": self.memory.weights.tolist(),
+            "history": [
+                [r.iteration, list(r.gain), list(r.weights), r.exploitability, r.seconds]
+                for r in self.memory.history
+            ],
+            "seconds": self.seconds,
+        }
+        return write_torch_file(state, path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> NashMemoryLearner:
+        """Load a file written by :meth:`save` (``weights_only=True``: data only).
+
+        Raises:
+            PolicyFileError: not a readable Nash memory file.
+        """
+        from nashzoo.agents.torch_files import check_checkpoint, read_torch_file
+        from nashzoo.games import load_game
+
+        state = read_torch_file(path)
+        check_checkpoint(state, path, cls.file_format, 1)
+        try:
+            learner = cls(load_game(state["game"]), NashMemoryConfig.from_dict(state["config"]))
+            memory = learner.memory
+            memory.members = [_member_from(m, learner.game) for m in state["members"]]
+            memory.scores = np.asarray(state["scores"], dtype=np.float64)
+            memory.stderrs = np.asarray(state["stderrs"], dtype=np.float64)
+            memory.weights = np.asarray(state["weights"], dtype=np.float64)
+            n = len(memory.members)
+            if memory.scores.shape != (n, n) or memory.weights.shape != (n,):
+                raise ValueError(
+                    f"{n} members but a meta-game of shape {memory.scores.shape} and "
+                    f"{memory.weights.shape[0]} weights"
+                )
+            memory.history = [
+                PopulationRecord(int(i), (float(g[0]), float(g[1])), tuple(w), e, float(s))
+                for i, g, w, e, s in state["history"]
+            ]
+            memory._tabulated = {}
+            learner.seconds = float(state["seconds"])
+        except PolicyFileError:
+            raise
+        except Exception as exc:
+            raise PolicyFileError(
+                f"{path} is not a readable nashzoo Nash memory file: {exc}"
+            ) from exc
+        return learner
+
+
+# -- members as data ----------------------------------------------------------------------------
+def _member_state(member: Any) -> dict[str, Any]:
+    """A member as plain data: a tabular policy's probabilities, or a learned member's
+    MaskablePPO policy weights with the network's spaces."""
+    import torch
+
+    from nashzoo.agents.sb3 import SB3Agent
+
+    if isinstance(member, TabularPolicyAgent):
+        return {
+            "kind": "tabular",
+            "name": member.name,
+            "probs": torch.from_numpy(member.policy.probs),
+        }
+    if isinstance(member, SB3Agent) and hasattr(member.model.policy, "mlp_extractor"):
+        policy = member.model.policy
+        return {
+            "kind": "maskable-ppo",
+            "name": member.name,
+            "observations": int(member.model.observation_space.shape[0]),
+            "actions": int(member.model.action_space.n),
+            "pi": _widths(policy.mlp_extractor.policy_net),
+            "vf": _widths(policy.mlp_extractor.value_net),
+            "weights": policy.state_dict(),
+        }
+    if isinstance(member, RandomAgent):
+        return {"kind": "random", "name": member.name}
+    raise InvalidParameterError(
+        f"Nash memory can save tabular, MaskablePPO and random members; received "
+        f"{type(member).__name__}."
+    )
+
+
+def _widths(net: Any) -> list[int]:
+    """The hidden layer widths of one of a MaskablePPO policy's MLPs."""
+    return [int(m.out_features) for m in net if hasattr(m, "out_features")]
+
+
+def _member_from(state: dict[str, Any], game: Game) -> Any:
+    """A member back from :func:`_member_state`'s data."""
+    kind = state.get("kind")
+    if kind == "tabular":
+        from nashzoo.tree import TabularPolicy, compile_game
+
+        policy = TabularPolicy(compile_game(game), state["probs"].numpy())
+        return TabularPolicyAgent(policy, name=state["name"])
+    if kind == "maskable-ppo":
+        return _maskable_member(state)
+    if kind == "random":
+        return RandomAgent(name=str(state["name"]))
+    raise ValueError(f"unknown member kind {kind!r}")
+
+
+def _maskable_member(state: dict[str, Any]) -> Any:
+    """A learned member: a fresh MaskablePPO policy of the saved shape, its weights
+    loaded, inside the attributes :class:`~nashzoo.agents.sb3.SB3Agent` reads."""
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from nashzoo.agents.sb3 import SB3Agent
+
+    observation_space = spaces.Box(-np.inf, np.inf, (int(state["observations"]),), np.float32)
+    action_space = spaces.Discrete(int(state["actions"]))
+    arch = {key: [int(w) for w in state[key]] for key in ("pi", "vf")}
+    policy = MaskableActorCriticPolicy(
+        observation_space, action_space, lambda _: 0.0, net_arch=arch
+    )
+    policy.load_state_dict(state["weights"])
+    policy.set_training_mode(False)
+    model = SimpleNamespace(
+        policy=policy, observation_space=observation_space, action_space=action_space
+    )
+    return SB3Agent(model, name=str(state["name"]))

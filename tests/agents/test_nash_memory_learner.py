@@ -1,0 +1,102 @@
+"""Nash memory as a learner (issue 36 item 5): ``nashzoo train nash-memory``, files that
+reload the same mixture (data only), agent files everywhere an agent goes, and the exact
+and learned oracles picked by the game."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nashzoo.bounds.nash_memory import NashMemoryConfig, NashMemoryLearner
+from nashzoo.errors import GameTooLargeError, InvalidParameterError, PolicyFileError
+from nashzoo.games import KuhnPokerGame
+
+pytest.importorskip("torch")
+
+KUHN = KuhnPokerGame()
+UNIFORM_KUHN = 11 / 24  # exploitability of the uniform policy in Kuhn (chips per game)
+
+
+def test_the_exact_learner_solves_kuhn_and_its_file_reloads_the_same_mixture(tmp_path):
+    # With the exact oracle (Kuhn compiles) the mixture is an equilibrium after 12
+    # iterations (exploitability 0 within rounding, from uniform's 11/24); the saved file
+    # reloads members, meta-game and history, so the reloaded mixture has the same
+    # exploitability to the last bit and training resumes from where it stopped.
+    learner = NashMemoryLearner(KUHN, NashMemoryConfig(seed=3)).train(steps=12)
+    assert learner.exact and learner.steps == 12
+    value = learner.exploitability()
+    assert value < 1e-9
+    path = learner.save(tmp_path / "nm.pt")
+    again = NashMemoryLearner.load(path)
+    assert again.exploitability() == value
+    np.testing.assert_array_equal(again.memory.weights, learner.memory.weights)
+    assert [r.exploitability for r in again.history] == [r.exploitability for r in learner.history]
+    again.train(steps=1)
+    learner.train(steps=1)
+    assert again.exploitability() == learner.exploitability()
+
+
+def test_the_learned_learner_saves_its_networks_as_data(tmp_path):
+    # oracle="learned" on Kuhn: MaskablePPO best responses and duplicate-match entries.
+    # Its file holds the members' policy weights only (read with weights_only=True), and
+    # the reloaded members state the same probabilities at every information set.
+    pytest.importorskip("sb3_contrib")
+    import torch
+
+    from nashzoo.agents.torch_files import read_torch_file
+    from nashzoo.tree import TabularPolicy, compile_game
+
+    torch.set_num_threads(1)
+    config = NashMemoryConfig(oracle="learned", oracle_steps=2048, oracle_envs=4, meta_deals=200)
+    learner = NashMemoryLearner(KUHN, config).train(steps=2)
+    assert not learner.exact and len(learner.memory.members) == 3
+    assert (learner.memory.stderrs[np.triu_indices(3, 1)] > 0).all()  # measured entries
+    path = learner.save(tmp_path / "nml.pt")
+    kinds = [m["kind"] for m in read_torch_file(path)["members"]]
+    assert kinds == ["tabular", "maskable-ppo", "maskable-ppo"]
+    again = NashMemoryLearner.load(path)
+    tree = compile_game(KUHN)
+    for before, after in zip(learner.memory.members[1:], again.memory.members[1:]):
+        np.testing.assert_allclose(
+            TabularPolicy.from_agent(after, tree).probs,
+            TabularPolicy.from_agent(before, tree).probs,
+            atol=1e-6,
+        )
+    assert again.exploitability() == pytest.approx(learner.exploitability(), abs=1e-5)
+
+
+def test_train_cli_and_agent_files(tmp_path):
+    from nashzoo.agents.specs import build_agent
+    from nashzoo.cli import main
+    from nashzoo.eval.matches import head_to_head
+
+    out = tmp_path / "nm.pt"
+    assert (
+        main(["train", "nash-memory", "kuhn_poker", "--steps", "6", "--out", str(out), "--quiet"])
+        == 0
+    )
+    agent = build_agent(str(out), KUHN)
+    result = head_to_head(KUHN, agent, build_agent("random", KUHN), deals=2000, seed=1)
+    assert result.ci95[0] > 0  # the mixture beats uniform random (95% interval above 0)
+    # the leaderboard takes the file as data (it loads with weights_only=True)
+    pytest.importorskip("fastapi")
+    from nashzoo.leaderboard.bundles import Limits, classify
+
+    assert classify("nm.pt", out.read_bytes(), KUHN, "kuhn_poker", Limits()) == "nash-memory"
+
+
+def test_refusals(tmp_path):
+    from nashzoo.games.poker import limit_holdem
+
+    with pytest.raises(InvalidParameterError, match="oracle='exact' needs a game that compiles"):
+        NashMemoryLearner(limit_holdem(), NashMemoryConfig(oracle="exact"))
+    with pytest.raises(InvalidParameterError, match="oracle"):
+        NashMemoryConfig(oracle="psro")
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"not a torch file")
+    with pytest.raises(PolicyFileError):
+        NashMemoryLearner.load(bad)
+    learner = NashMemoryLearner(KUHN)
+    learner.memory.exploitability = lambda: None  # as on a game that does not compile
+    with pytest.raises(GameTooLargeError, match="does not compile"):
+        learner.exploitability()
