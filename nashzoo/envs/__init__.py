@@ -6,6 +6,8 @@ id                              game                                   parallel
 ``nashzoo/kuhn_poker-v0``       Kuhn poker (``deck_size``, 8 = 8-card)  no
 ``nashzoo/leduc_holdem-v0``     Leduc Hold'em family                    no
 ``nashzoo/limit_holdem-v0``     heads-up Limit Texas Hold'em            no
+``nashzoo/no_limit_holdem-v0``  heads-up No-Limit Texas Hold'em         no
+                                (``raises``, ``stack``)
 ``nashzoo/rps-v0``              rock-paper-scissors                     yes
 ``nashzoo/weighted_rps-v0``     weighted rock-paper-scissors            yes
 ``nashzoo/matching_pennies-v0`` matching pennies                        yes
@@ -31,6 +33,7 @@ from nashzoo.games.kuhn import KuhnPokerGame
 from nashzoo.games.leduc import LeducHoldemGame
 from nashzoo.games.matrix import PRESETS
 from nashzoo.games.poker import limit_holdem
+from nashzoo.games.poker.nolimit import no_limit_holdem
 
 __all__ = [
     "ParallelGameEnv",
@@ -49,6 +52,7 @@ __all__ = [
 register(EnvSpec("nashzoo/kuhn_poker-v0", KuhnPokerGame, "nashzoo.envs.kuhn_poker"))
 register(EnvSpec("nashzoo/leduc_holdem-v0", LeducHoldemGame, "nashzoo.envs.leduc_holdem"))
 register(EnvSpec("nashzoo/limit_holdem-v0", limit_holdem, "nashzoo.envs.limit_holdem"))
+register(EnvSpec("nashzoo/no_limit_holdem-v0", no_limit_holdem, "nashzoo.envs.no_limit_holdem"))
 for _name, _factory in PRESETS.items():
     register(EnvSpec(f"nashzoo/{_name}-v0", _factory, "nashzoo.envs.matrix_games", parallel=True))
 for _preset, _make_preset in FIGHTING_PRESETS.items():

@@ -20,6 +20,7 @@ from nashzoo.games.matrix import (
 )
 from nashzoo.games.observation import ObservationCache, PlayerView
 from nashzoo.games.poker import PokerGame
+from nashzoo.games.poker.nolimit import NoLimitPokerGame
 
 _GAME_TYPES: dict[str, type[Game]] = {}
 
@@ -57,7 +58,14 @@ def register_game_type(cls: type[Game]) -> type[Game]:
     return cls
 
 
-for _cls in (KuhnPokerGame, LeducHoldemGame, MatrixGame, FightingCardGame, PokerGame):
+for _cls in (
+    KuhnPokerGame,
+    LeducHoldemGame,
+    MatrixGame,
+    FightingCardGame,
+    PokerGame,
+    NoLimitPokerGame,
+):
     register_game_type(_cls)
 
 

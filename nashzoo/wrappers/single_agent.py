@@ -16,8 +16,9 @@ asymmetric game; ``info["seat"]`` says which seat it holds in the current episod
 it: the observation tensor encodes the seat too, but a script that logs per-seat returns
 needs the number). ``seat=0`` or ``1`` fixes it; ``"random"`` draws it per episode from
 the env's seeded generator. Gymnasium ids: ``nashzoo/KuhnPoker-v0``,
-``nashzoo/LeducHoldem-v0``, ``nashzoo/LimitHoldem-v0``, the matrix games and the fighting
-card presets (``nashzoo/FightingCards-v0``, ``...Small-v0``, ``...Tiny-v0``).
+``nashzoo/LeducHoldem-v0``, ``nashzoo/LimitHoldem-v0``, ``nashzoo/NoLimitHoldem-v0``, the
+matrix games and the fighting card presets (``nashzoo/FightingCards-v0``, ``...Small-v0``,
+``...Tiny-v0``).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ GYMNASIUM_IDS = {
     "nashzoo/KuhnPoker-v0": "nashzoo/kuhn_poker-v0",
     "nashzoo/LeducHoldem-v0": "nashzoo/leduc_holdem-v0",
     "nashzoo/LimitHoldem-v0": "nashzoo/limit_holdem-v0",
+    "nashzoo/NoLimitHoldem-v0": "nashzoo/no_limit_holdem-v0",
     "nashzoo/RockPaperScissors-v0": "nashzoo/rps-v0",
     "nashzoo/WeightedRockPaperScissors-v0": "nashzoo/weighted_rps-v0",
     "nashzoo/MatchingPennies-v0": "nashzoo/matching_pennies-v0",

@@ -121,7 +121,10 @@ def test_gamedef_round_trip_and_holdem_fields():
     "text, match",
     [
         ("limit\nnumPlayers = 2", "starts with 'GAMEDEF'"),
-        ("GAMEDEF\nnolimit\nnumPlayers = 2\nEND GAMEDEF", "Only 'limit'"),
+        (
+            "GAMEDEF\nnolimit\nnumPlayers = 2\nEND GAMEDEF",
+            "Expected 'limit' betting.*parse_nolimit_gamedef",
+        ),
         ("GAMEDEF\nlimit\nnumPlayers = 3\nEND GAMEDEF", "heads-up"),
         ("GAMEDEF\nlimit\nnumPlayers = 2\nfoo = 1\nEND GAMEDEF", "Unknown key 'foo'"),
         (LIMIT_HOLDEM_GAMEDEF.replace("maxRaises = 3 4 4 4", "maxRaises = 3 4"), "needs 4 values"),

@@ -1,14 +1,23 @@
-"""Heads-up limit poker from game definitions.
+"""Heads-up poker from game definitions: limit and no-limit.
 
 * :mod:`~nashzoo.games.poker.definition`: the ACPC game-definition format
   (:class:`PokerDefinition`, :func:`parse_gamedef`), with a choice of raise sizes;
-* :mod:`~nashzoo.games.poker.engine`: the rules (:class:`PokerGame`, :class:`PokerState`);
+* :mod:`~nashzoo.games.poker.engine`: the limit rules (:class:`PokerGame`, :class:`PokerState`);
+* :mod:`~nashzoo.games.poker.nolimit`: the no-limit rules (:class:`NoLimitPokerGame`,
+  ACPC ``nolimit`` definitions, an action abstraction of pot fractions);
 * :mod:`~nashzoo.games.poker.hands`: ranking hands of up to seven cards;
 * :mod:`~nashzoo.games.poker.presets`: Kuhn, Leduc, Oliehoek's games, Limit Hold'em.
 """
 
-from nashzoo.games.poker.definition import PokerDefinition, parse_gamedef
+from nashzoo.games.poker.definition import PokerDefinition, parse_gamedef, parse_nolimit_gamedef
 from nashzoo.games.poker.engine import CALL, FOLD, RAISE, PokerGame, PokerState
+from nashzoo.games.poker.nolimit import (
+    NO_LIMIT_HOLDEM_GAMEDEF,
+    NoLimitDefinition,
+    NoLimitPokerGame,
+    NoLimitPokerState,
+    no_limit_holdem,
+)
 from nashzoo.games.poker.presets import (
     LIMIT_HOLDEM_GAMEDEF,
     PRESETS,
@@ -24,6 +33,12 @@ __all__ = [
     "FOLD",
     "RAISE",
     "LIMIT_HOLDEM_GAMEDEF",
+    "NO_LIMIT_HOLDEM_GAMEDEF",
+    "NoLimitDefinition",
+    "NoLimitPokerGame",
+    "NoLimitPokerState",
+    "no_limit_holdem",
+    "parse_nolimit_gamedef",
     "PRESETS",
     "PokerDefinition",
     "PokerGame",

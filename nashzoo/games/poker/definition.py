@@ -27,7 +27,8 @@ would exceed it is not legal. ACPC ignores ``stack`` in limit games; a definitio
 for another ACPC reader should leave it out. These two are what Oliehoek's "4-bet 8-card
 poker" needs (raises of 1 or 2 coins up to 4 coins).
 
-Only heads-up (``numPlayers = 2``) limit games are supported.
+Only heads-up (``numPlayers = 2``) games are supported; ``nolimit`` definitions are read
+by :func:`parse_nolimit_gamedef` into :class:`~nashzoo.games.poker.nolimit.NoLimitDefinition`.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from typing import Any
 
 from nashzoo.errors import InvalidParameterError
 
-__all__ = ["PokerDefinition", "parse_gamedef"]
+__all__ = ["PokerDefinition", "parse_gamedef", "parse_nolimit_gamedef"]
 
 MAX_POT = 2**53
 """The largest pot a definition may allow: every chip count up to it is exact in float64."""
@@ -295,16 +296,16 @@ class PokerDefinition:
         }
 
 
-def parse_gamedef(text: str) -> PokerDefinition:
-    """Read an ACPC game definition (``GAMEDEF`` ... ``END GAMEDEF``; ``#`` comments).
+def _read_gamedef(text: str, betting: str, known: set[str]) -> dict[str, list[str]]:
+    """The keys of an ACPC game definition of ``betting`` type, each a list of words.
 
     Raises:
-        InvalidParameterError: not a limit heads-up definition, an unknown or repeated
-            key, a value that is not an integer, or fields the definition rejects.
+        InvalidParameterError: not a definition, another betting type, an unknown or
+            repeated key.
     """
     if not isinstance(text, str):
         raise InvalidParameterError(
-            f"parse_gamedef expects the definition's text, received {type(text).__name__}."
+            f"A game definition is its text, received {type(text).__name__}."
         )
     lines = [line.split("#", 1)[0].strip() for line in text.splitlines()]
     lines = [line for line in lines if line]
@@ -313,74 +314,133 @@ def parse_gamedef(text: str) -> PokerDefinition:
             "An ACPC game definition starts with 'GAMEDEF' and ends with 'END GAMEDEF'."
         )
     body = lines[1:-1]
-    betting = [line.lower() for line in body if "=" not in line]
-    if betting != ["limit"]:
+    found = [line.lower() for line in body if "=" not in line]
+    if found != [betting]:
+        reader = {"limit": "parse_gamedef", "nolimit": "parse_nolimit_gamedef"}
+        other = found[0] if len(found) == 1 and found[0] in reader else None
+        hint = f" (read '{other}' definitions with {reader[other]})" if other else ""
         raise InvalidParameterError(
-            f"Only 'limit' betting is supported; the definition says {betting or 'nothing'}."
+            f"Expected '{betting}' betting; the definition says {found or 'nothing'}{hint}."
         )
     values: dict[str, list[str]] = {}
     for line in body:
         if "=" not in line:
             continue
         key, _, rest = (part.strip() for part in line.partition("="))
-        match = next((k for k in _KNOWN_KEYS if k.lower() == key.lower()), None)
+        match = next((k for k in known if k.lower() == key.lower()), None)
         if match is None:
             raise InvalidParameterError(
-                f"Unknown key {key!r} in the game definition; known keys are {sorted(_KNOWN_KEYS)}."
+                f"Unknown key {key!r} in the game definition; known keys are {sorted(known)}."
             )
         if match in values:
             raise InvalidParameterError(f"Key {match!r} appears twice in the game definition.")
         values[match] = rest.split()
+    return values
 
-    def ints(key: str, text_value: str) -> list[int]:
-        try:
-            return [int(v) for v in text_value.split(",")]
-        except ValueError:
-            raise InvalidParameterError(
-                f"Key {key!r} expects integers, received {text_value!r}."
-            ) from None
 
-    def one(key: str, default: int | None = None) -> int:
-        if key not in values:
-            if default is None:
-                raise InvalidParameterError(f"The game definition lacks {key!r}.")
-            return default
-        got = values[key]
-        if len(got) != 1:
-            raise InvalidParameterError(f"Key {key!r} expects one integer, received {got}.")
-        return ints(key, got[0])[0]
+def _ints(key: str, text_value: str) -> list[int]:
+    try:
+        return [int(v) for v in text_value.split(",")]
+    except ValueError:
+        raise InvalidParameterError(
+            f"Key {key!r} expects integers, received {text_value!r}."
+        ) from None
 
-    if one("numPlayers") != 2:
+
+def _one(values: dict[str, list[str]], key: str, default: int | None = None) -> int:
+    if key not in values:
+        if default is None:
+            raise InvalidParameterError(f"The game definition lacks {key!r}.")
+        return default
+    got = values[key]
+    if len(got) != 1:
+        raise InvalidParameterError(f"Key {key!r} expects one integer, received {got}.")
+    return _ints(key, got[0])[0]
+
+
+def _listed(
+    values: dict[str, list[str]], key: str, n: int, default: int | None = None
+) -> list[Any]:
+    if key not in values:
+        if default is None:
+            raise InvalidParameterError(f"The game definition lacks {key!r}.")
+        return [[default] for _ in range(n)]  # ACPC's default, as if listed
+    got = values[key]
+    if len(got) < n:
+        raise InvalidParameterError(f"Key {key!r} needs {n} values, received {got}.")
+    return [_ints(key, v) for v in got[:n]]
+
+
+def parse_nolimit_gamedef(text: str) -> Any:
+    """Read an ACPC ``nolimit`` heads-up game definition into a
+    :class:`~nashzoo.games.poker.nolimit.NoLimitDefinition` (``stack`` for both players
+    is required; ``maxRaises``, if given, must not limit anything: ACPC no-limit games
+    have none).
+
+    Raises:
+        InvalidParameterError: not a heads-up no-limit definition, a missing or bad key,
+            or fields the definition rejects (named).
+    """
+    from nashzoo.games.poker.nolimit import NoLimitDefinition
+
+    values = _read_gamedef(text, "nolimit", _KNOWN_KEYS)
+    players = _one(values, "numPlayers")
+    if players != 2:
+        raise InvalidParameterError(
+            f"Only heads-up no-limit poker is supported (numPlayers = 2), received {players}."
+        )
+    if "raiseSize" in values:
+        raise InvalidParameterError(
+            "Key 'raiseSize' is for 'limit' betting; a no-limit raise is any size from the "
+            "minimum raise to all-in."
+        )
+    rounds = _one(values, "numRounds")
+    stacks = [_ints("stack", v)[0] for v in values.get("stack", [])]
+    blinds = [_ints("blind", v)[0] for v in values.get("blind", [])]
+    if len(stacks) != 2 or len(blinds) != 2:
+        raise InvalidParameterError(
+            f"A heads-up no-limit definition needs 'stack' and 'blind' for both players, "
+            f"received stack {stacks} and blind {blinds}."
+        )
+    return NoLimitDefinition(
+        num_rounds=rounds,
+        blinds=(blinds[0], blinds[1]),
+        stacks=(stacks[0], stacks[1]),
+        first_player=tuple(v[0] - 1 for v in _listed(values, "firstPlayer", rounds, 1)),
+        num_board_cards=tuple(v[0] for v in _listed(values, "numBoardCards", rounds, 0)),
+        num_suits=_one(values, "numSuits"),
+        num_ranks=_one(values, "numRanks"),
+        num_hole_cards=_one(values, "numHoleCards"),
+    )
+
+
+def parse_gamedef(text: str) -> PokerDefinition:
+    """Read an ACPC limit game definition (``GAMEDEF`` ... ``END GAMEDEF``; ``#``
+    comments); no-limit ones: :func:`parse_nolimit_gamedef`.
+
+    Raises:
+        InvalidParameterError: not a limit heads-up definition, an unknown or repeated
+            key, a value that is not an integer, or fields the definition rejects.
+    """
+    values = _read_gamedef(text, "limit", _KNOWN_KEYS)
+    if _one(values, "numPlayers") != 2:
         raise InvalidParameterError(
             f"Only heads-up poker is supported (numPlayers = 2), received {values['numPlayers']}."
         )
-    rounds = one("numRounds")
-
-    def listed(key: str, default: int | None = None) -> list[Any]:
-        if key not in values:
-            if default is None:
-                raise InvalidParameterError(f"The game definition lacks {key!r}.")
-            return [[default] for _ in range(rounds)]  # ACPC's default, as if listed
-        got = values[key]
-        if len(got) < rounds:
-            raise InvalidParameterError(
-                f"Key {key!r} needs {rounds} values (one per round), received {got}."
-            )
-        return [ints(key, v) for v in got[:rounds]]
-
-    stack_values = [ints("stack", v)[0] for v in values.get("stack", [])]
+    rounds = _one(values, "numRounds")
+    stack_values = [_ints("stack", v)[0] for v in values.get("stack", [])]
     if stack_values and len(set(stack_values)) != 1:
         raise InvalidParameterError(f"Key 'stack' must be equal for both players: {stack_values}.")
-    blinds = [ints("blind", v)[0] for v in values.get("blind", [])]
+    blinds = [_ints("blind", v)[0] for v in values.get("blind", [])]
     return PokerDefinition(
         num_rounds=rounds,
         blinds=tuple([*blinds, 0, 0][:2] if len(blinds) <= 2 else blinds),  # type: ignore[arg-type]
-        raise_sizes=tuple(tuple(v) for v in listed("raiseSize")),
-        max_raises=tuple(v[0] for v in listed("maxRaises")),
-        first_player=tuple(v[0] - 1 for v in listed("firstPlayer", 1)),
-        num_board_cards=tuple(v[0] for v in listed("numBoardCards", 0)),
-        num_suits=one("numSuits"),
-        num_ranks=one("numRanks"),
-        num_hole_cards=one("numHoleCards"),
+        raise_sizes=tuple(tuple(v) for v in _listed(values, "raiseSize", rounds)),
+        max_raises=tuple(v[0] for v in _listed(values, "maxRaises", rounds)),
+        first_player=tuple(v[0] - 1 for v in _listed(values, "firstPlayer", rounds, 1)),
+        num_board_cards=tuple(v[0] for v in _listed(values, "numBoardCards", rounds, 0)),
+        num_suits=_one(values, "numSuits"),
+        num_ranks=_one(values, "numRanks"),
+        num_hole_cards=_one(values, "numHoleCards"),
         stack=stack_values[0] if stack_values else None,
     )
