@@ -50,6 +50,7 @@ __all__ = [
     "default_value_function",
     "check_variance_reduction",
     "play_aivat_deals",
+    "correction",
     "play_deals",
     "VARIANCE_REDUCTIONS",
 ]
@@ -146,7 +147,7 @@ def default_value_function(game: Game) -> ValueFunction:
     Raises:
         InvalidParameterError: neither applies (pass a value function of your own).
     """
-    if getattr(game, "standard_hands", False):
+    if getattr(game, "standard_hands", False) and game.game_type == "poker":  # limit only
         from nashzoo.vector.checkdown import CheckdownValues
 
         return CheckdownValues(game)
@@ -186,6 +187,16 @@ def check_aivat_game(game: Game) -> None:
         )
 
 
+def correction(
+    values: ValueFunction, state: State, distribution: Sequence[tuple[int, float]], drawn: int
+) -> float:
+    """One event's AIVAT correction (player 0's view): the expected child value under the
+    known ``distribution`` minus the value of the ``drawn`` child."""
+    xs = [x for x, _ in distribution]
+    v = values.child_values(state, xs)
+    return float(np.dot([q for _, q in distribution], v)) - float(v[xs.index(drawn)])
+
+
 def _play(
     game: Game,
     seats: Sequence[Any],
@@ -201,14 +212,11 @@ def _play(
     of player 0's corrections."""
     deal = Deal(game, uniforms)
     num_actions = game.num_distinct_actions
-    correction = 0.0
+    total = 0.0
 
     def correct(state: State, distribution: Sequence[tuple[int, float]], drawn: int) -> None:
-        """Expected child value under the known distribution minus the drawn child's."""
-        nonlocal correction
-        xs = [x for x, _ in distribution]
-        v = values.child_values(state, xs)
-        correction += float(np.dot([q for _, q in distribution], v)) - float(v[xs.index(drawn)])
+        nonlocal total
+        total += correction(values, state, distribution, drawn)
 
     while (p := deal.to_move(on_chance=correct)) != TERMINAL:
         state = deal.state
@@ -224,7 +232,7 @@ def _play(
             state.apply_unchecked(action)
         else:
             deal.apply(m, calls.call(m, seats[p].act, observation, info), key, num_actions)
-    return deal.state.returns(), correction
+    return deal.state.returns(), total
 
 
 def play_aivat_deals(

@@ -12,6 +12,13 @@ differs, so an agent that keeps state between its own decisions of one game (rat
 reading the information state it is given) must not be played this way.
 
 An agent without ``act_many`` is called once per request with its ``act``.
+
+With a value function (``values=``), the block is scored with AIVAT as
+:func:`~nashzoo.eval.aivat.play_aivat_deals` scores it: every chance event and every
+decision the referee draws from stated probabilities adds its correction (the expected
+child value under the known distribution minus the drawn child's), so the corrected
+scores are unbiased and have the variance of the cards and mixed strategies removed
+where the value function predicts them.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from nashzoo.envs.protocol import ActsMany, Agent, Request
+from nashzoo.eval.aivat import ValueFunction, correction
 from nashzoo.eval.engine import DealScores
 from nashzoo.eval.referee import (
     Deal,
@@ -48,6 +56,7 @@ def play_duplicate_lockstep(
     record_games: int = 0,
     draw_from: tuple[bool, bool] = (False, False),
     draw_seed: int | Sequence[int] = 0,
+    values: ValueFunction | tuple[ValueFunction, ValueFunction] | None = None,
 ) -> DealScores:
     """Play every row of ``uniforms`` as a duplicate deal, all games advancing together.
 
@@ -72,6 +81,12 @@ def play_duplicate_lockstep(
             it states is what it plays, and an exploitability computed from its
             statements is the exploitability of its play.
         draw_seed: seed of the referee's draws (the same seed, the same moves).
+        values: player 0's value function for AIVAT (see the module), or one per seating
+            (A in seat 0, then B in seat 0); ``None``: plain scores only.
+
+    Returns:
+        :class:`~nashzoo.eval.engine.DealScores`: A's mean payoff per deal, and with
+        ``values`` its AIVAT estimate (``corrected``).
 
     Raises:
         Forfeit: an agent raised, answered the wrong number of actions, or played an
@@ -87,12 +102,26 @@ def play_duplicate_lockstep(
     returns = np.zeros((2 * deals, 2))
     live = list(range(2 * deals))
     referee = np.random.default_rng(draw_seed)
+    corrections = np.zeros(2 * deals)  # player 0's AIVAT corrections, per game
+
+    per_seating = values if isinstance(values, tuple) else (values, values)
+
+    def corrector(g: int) -> Any:
+        vf = per_seating[g % 2]
+
+        def correct(state: Any, distribution: Sequence[tuple[int, float]], drawn: int) -> None:
+            assert vf is not None
+            corrections[g] += correction(vf, state, distribution, drawn)
+
+        return correct
+
+    hooks = [corrector(g) for g in range(2 * deals)] if values is not None else None
     while live:
         waiting: tuple[list[int], list[int]] = ([], [])
         requests: tuple[list[Request], list[Request]] = ([], [])
         still = []
         for g in live:
-            p = games[g].to_move()
+            p = games[g].to_move(on_chance=None if hooks is None else hooks[g])
             if p == TERMINAL:
                 returns[g] = games[g].state.returns()[:2]
                 continue
@@ -106,14 +135,17 @@ def play_duplicate_lockstep(
                 continue
             answers: Sequence[Any]
             if draw_from[who]:
-                rows = ask_probabilities(agents[who], who, requests[who])
-                answers = [
-                    drawn_action(
-                        stated_row(who, row, obs["action_mask"], info["info_state"]),
-                        referee.random(),
+                rows = [
+                    stated_row(who, row, obs["action_mask"], info["info_state"])
+                    for row, (obs, info) in zip(
+                        ask_probabilities(agents[who], who, requests[who]), requests[who]
                     )
-                    for row, (obs, info) in zip(rows, requests[who])
                 ]
+                answers = [drawn_action(row, referee.random()) for row in rows]
+                if hooks is not None:
+                    for g, row, action in zip(waiting[who], rows, answers):
+                        legal = games[g].state.legal_actions()
+                        hooks[g](games[g].state, [(a, row[a]) for a in legal], action)
             else:
                 answers = ask_agent(agents[who], who, requests[who])
             for g, action, (_, info) in zip(waiting[who], answers, requests[who]):
@@ -121,4 +153,10 @@ def play_duplicate_lockstep(
     if record is not None:
         record.extend(games[g].state.history() for g in range(min(record_games, 2 * deals)))
     scores = 0.5 * (returns[0::2, 0] + returns[1::2, 1])
-    return DealScores(scores)
+    if values is None:
+        return DealScores(scores)
+    # A is player 0 in even games (its correction as is) and player 1 in odd ones
+    corrected = 0.5 * (
+        (returns[0::2, 0] + corrections[0::2]) + (returns[1::2, 1] - corrections[1::2])
+    )
+    return DealScores(scores, corrected)

@@ -106,6 +106,10 @@ class Settings:
         lbr_hands: where a game is too large for exact exploitability, hands of local
             best response (20 rollouts per action) for a lower bound on the exploitability
             of every agent that states its probabilities (0: none).
+        aivat: score match blocks with AIVAT where the game has a default value function
+            (uniform-play values where it compiles, check-down values in limit Hold'em):
+            the crosstable, Nash averaging and the intervals use the corrected scores;
+            Bradley-Terry keeps the deals' wins as played.
     """
 
     database: str = "leaderboard.db"
@@ -126,6 +130,7 @@ class Settings:
     play_idle_seconds: float = 900.0
     play_tables: int = 8
     lbr_hands: int = 200
+    aivat: bool = True
 
 
 class Board:
@@ -164,10 +169,25 @@ class Board:
         self._exploitability: dict[tuple[str, str], dict[str, Any]] = {}
         self._tabulated: dict[tuple[str, str], Any] = {}  # TabularPolicy or None
         self._exact_pairs: dict[tuple[str, str, str], float] = {}
+        self._values: dict[str, Any] = {}  # AIVAT value function per game (None: none)
         self._sandbox_problem: str | None = sandbox_problem()
         for game in settings.games:
             self.store.register(self.tournament(game), {"game": game, "leaderboard": True})
             self._add_board_version(game)
+
+    def value_function(self, game: str) -> Any | None:
+        """The AIVAT value function of a game's match blocks (built once), or ``None``
+        when :attr:`Settings.aivat` is off or the game has no default one."""
+        if not self.settings.aivat:
+            return None
+        if game not in self._values:
+            from nashzoo.eval.aivat import default_value_function
+
+            try:
+                self._values[game] = default_value_function(self.game(game))
+            except InvalidParameterError:
+                self._values[game] = None
+        return self._values[game]
 
     def sandbox_warning(self) -> str | None:
         """Why code bundles cannot be validated on this machine now (``None`` when they

@@ -125,8 +125,11 @@ class Matches(Board):
                     record_games=self.settings.hands_per_block,
                     draw_from=(states_probabilities(agent_a), states_probabilities(agent_b)),
                     draw_seed=[self.settings.seed, *pair, block, 1],
-                ).scores
-            result = BlockResult.played(a, b, block, scores, time.perf_counter() - start)
+                    values=self.value_function(game),
+                )
+            result = BlockResult.played(
+                a, b, block, scores.scores, time.perf_counter() - start, corrected=scores.corrected
+            )
         except Forfeit as exc:
             result = BlockResult.forfeited(
                 a,

@@ -108,3 +108,33 @@ def test_stated_probabilities_that_are_not_a_distribution_are_a_forfeit():
         play_duplicate_lockstep(
             LEDUC, Bad("bad"), LastLegal("last"), uniforms, draw_from=(True, False)
         )
+
+
+def test_lockstep_blocks_are_scored_with_aivat():
+    # Two CFR+ policies (at 20 and 200 iterations) stated to the referee. With the values
+    # of the two seatings' own profiles every corrected deal scores exactly the exact
+    # expected score (AIVAT's limit, Burch et al. 2018); with uniform-play values the
+    # corrected mean stays within 4 standard errors of it and its variance falls below
+    # the plain scores'. Without values the scores are the plain ones only.
+    from nashzoo.agents.cfr import TabularPolicyAgent, make_solver
+    from nashzoo.eval.aivat import TreeValues
+    from nashzoo.eval.matches import exact_duplicate_value
+
+    policies = [make_solver("cfr+", LEDUC).iterate(n).average_policy() for n in (20, 200)]
+    a, b = (TabularPolicyAgent(p, seed=k) for k, p in enumerate(policies))
+    exact = exact_duplicate_value(*policies)
+    uniforms = deal_uniforms(LEDUC, 400, np.random.default_rng(5))
+    both = (True, True)
+    perfect = play_duplicate_lockstep(
+        LEDUC, a, b, uniforms, draw_from=both, values=TreeValues.of_match(LEDUC, a, b)
+    )
+    np.testing.assert_allclose(perfect.corrected, exact, atol=1e-9)
+    uniform = play_duplicate_lockstep(
+        LEDUC, a, b, uniforms, draw_from=both, values=TreeValues(LEDUC)
+    )
+    stderr = uniform.corrected.std(ddof=1) / np.sqrt(len(uniforms))
+    assert abs(uniform.corrected.mean() - exact) <= 4 * stderr
+    assert uniform.corrected.var() < uniform.scores.var()
+    plain = play_duplicate_lockstep(LEDUC, a, b, uniforms, draw_from=both)
+    assert plain.corrected is None
+    np.testing.assert_array_equal(plain.scores, perfect.scores)  # same draws, same games

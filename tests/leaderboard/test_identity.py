@@ -118,7 +118,9 @@ def test_nash_averaging_uses_exact_scores_and_pages_draw_the_rating_history(boar
     names = sorted(rows)
     exact = board.exact_payoffs("leduc_holdem", names)
     assert not np.isnan(exact[~np.eye(len(names), dtype=bool)]).any()
-    table = crosstable(board.store.results(board.tournament("leduc_holdem")), names)
+    stored = board.store.results(board.tournament("leduc_holdem"))
+    assert all(r.plain_total is not None for r in stored)  # blocks scored with AIVAT
+    table = crosstable(stored, names)
     played = table.deals > 0
     assert played.sum() >= 8
     assert (np.abs(table.mean - exact)[played] <= 4 * table.stderr[played] + 1e-9).all()
