@@ -23,6 +23,7 @@ from nashzoo.errors import IllegalActionError, InvalidParameterError
 from nashzoo.games.fighting import FightingCardGame, card_damage
 from nashzoo.games.poker.engine import CALL, FOLD, RAISE, PokerGame
 from nashzoo.games.poker.hands import hand_value
+from nashzoo.games.poker.nolimit import NoLimitPokerGame
 
 __all__ = ["FightingHeuristicAgent", "PokerRulesAgent", "baselines"]
 
@@ -91,26 +92,31 @@ class FightingHeuristicAgent:
 
 
 class PokerRulesAgent:
-    """A rule-of-thumb player for :class:`~nashzoo.games.poker.PokerGame` games.
+    """A rule-of-thumb player for the poker engines' games, limit
+    (:class:`~nashzoo.games.poker.PokerGame`) and no-limit
+    (:class:`~nashzoo.games.poker.NoLimitPokerGame`).
 
     It reads its hole cards and the board from the information-state tensor. Before the
     board: raise a pair or two cards of the top five ranks, call with one such card,
     otherwise fold to a bet (check when free). With a board: raise two pair or better
     that uses a hole card, call a pair that uses one, otherwise fold to a bet (check when
-    free). A :class:`~nashzoo.agents.PolicyAgent` with one-hot probabilities.
+    free). In no-limit games "raise" is the smallest raise the abstraction offers short of
+    all-in (all-in when it is the only raise left). A :class:`~nashzoo.agents.PolicyAgent`
+    with one-hot probabilities.
 
     Args:
         game: the poker game (its deck and tensor layout).
         name: display name.
 
     Raises:
-        InvalidParameterError: ``game`` is not a :class:`~nashzoo.games.poker.PokerGame`.
+        InvalidParameterError: ``game`` is not a game of the poker engines.
     """
 
-    def __init__(self, game: PokerGame, *, name: str = "poker-rules") -> None:
-        if not isinstance(game, PokerGame):
+    def __init__(self, game: PokerGame | NoLimitPokerGame, *, name: str = "poker-rules") -> None:
+        if not isinstance(game, (PokerGame, NoLimitPokerGame)):
             raise InvalidParameterError(
-                f"PokerRulesAgent plays games of the poker engine, received {type(game).__name__}."
+                "PokerRulesAgent plays games of the poker engines (PokerGame, "
+                f"NoLimitPokerGame), received {type(game).__name__}."
             )
         self.game = game
         self.name = name
@@ -139,8 +145,9 @@ class PokerRulesAgent:
             improves = mine[0] > shared[0]
             strong = improves and mine[0] >= 2
             middling = improves and mine[0] >= 1
-        if strong and RAISE in legal:
-            return RAISE
+        raises = legal[legal >= RAISE]
+        if strong and raises.size:
+            return int(raises[0])  # limit: the raise; no-limit: the smallest on offer
         if strong or middling or FOLD not in legal:
             return CALL
         return FOLD
@@ -166,7 +173,7 @@ def baselines(game: Any) -> dict[str, Any]:
     from nashzoo.agents.random_agent import RandomAgent
 
     out: dict[str, Any] = {"random": RandomAgent(seed=0)}
-    if isinstance(game, PokerGame) and game.num_players == 2:
+    if isinstance(game, (PokerGame, NoLimitPokerGame)) and game.num_players == 2:
         out["poker-rules"] = PokerRulesAgent(game)
     elif isinstance(game, FightingCardGame):
         out["heuristic"] = FightingHeuristicAgent(game)

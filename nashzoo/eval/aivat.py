@@ -31,6 +31,7 @@ Value functions shipped here:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -140,9 +141,12 @@ class TreeValues:
         return cls(tree, a_first), cls(tree, b_first)
 
 
+@functools.lru_cache(maxsize=16)
 def default_value_function(game: Game) -> ValueFunction:
     """:class:`CheckdownValues` for limit poker on the 52-card deck, else
     :class:`TreeValues` under uniform play where the game compiles.
+
+    Built once per game (cached).
 
     Raises:
         InvalidParameterError: neither applies (pass a value function of your own).

@@ -79,9 +79,14 @@ class MeasuredPoint:
 
 def variance_reduction_for(game: Game) -> str:
     """``"aivat"`` where AIVAT's value function describes the game (two players,
-    zero-sum, sequential moves), else ``"crn"`` (common random numbers)."""
+    zero-sum, sequential moves) and the game has a default one
+    (:func:`~nashzoo.eval.aivat.default_value_function`), else ``"crn"`` (common random
+    numbers)."""
+    from nashzoo.eval.aivat import default_value_function
+
     try:
         check_aivat_game(game)
+        default_value_function(game)
     except InvalidParameterError:
         return "crn"
     return "aivat"

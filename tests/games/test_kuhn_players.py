@@ -129,3 +129,30 @@ def test_three_player_env_passes_pettingzoo_api_and_seed_tests():
     assert env.possible_agents == ["player_0", "player_1", "player_2"]
     api_test(env, num_cycles=100)
     seed_test(lambda: nashzoo.make("nashzoo/kuhn_poker-v0", players=3), num_cycles=50)
+
+
+def test_every_two_player_learner_and_search_refuses_a_three_player_game():
+    # issue 38: algorithms defined for two-player zero-sum games say so at configuration
+    # time (the learners through the registry, the search, Nash memory, AIVAT, the
+    # learned best response); the CFR family solves N players (the test above)
+    from nashzoo.agents.learner import get_learner
+    from nashzoo.eval.aivat import check_aivat_game
+
+    pytest.importorskip("torch")
+    game = KuhnPokerGame(players=3)
+    for name in ("nfsp", "deep-cfr", "escher", "simplex-gradient", "nash-ismcts", "nash-memory"):
+        cls = get_learner(name).load_class()
+        with pytest.raises(InvalidParameterError, match="two-player"):
+            cls(game, cls.config_type())
+    with pytest.raises(InvalidParameterError, match="two-player zero-sum"):
+        check_aivat_game(game)
+    from nashzoo.agents.ismcts import SearchTables
+    from nashzoo.tree import compile_game
+
+    with pytest.raises(InvalidParameterError, match="two-player zero-sum games.*3 players"):
+        SearchTables.uninformed(compile_game(game))
+    pytest.importorskip("sb3_contrib")
+    from nashzoo.bounds import learned_best_response
+
+    with pytest.raises(InvalidParameterError, match="two-player"):
+        learned_best_response(game, build_agent("random", game), steps=8)

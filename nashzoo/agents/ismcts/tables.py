@@ -76,6 +76,11 @@ class SearchTables:
 
     def __post_init__(self) -> None:
         tree = self.views.tree
+        if tree.num_players != 2:
+            raise InvalidParameterError(
+                "MT-, A- and Nash-ISMCTS search two-player zero-sum games (one opponent, whose "
+                f"private information H describes); this tree has {tree.num_players} players."
+            )
         shapes = {
             "prior": (self.prior, tree.legal_mask.shape),
             "child_value": (self.child_value, tree.legal_mask.shape),

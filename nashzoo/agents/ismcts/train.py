@@ -235,9 +235,9 @@ class NashISMCTS:
             raise InvalidParameterError(
                 f"config must be a TrainConfig, received {type(config).__name__}."
             )
-        if not isinstance(game, Game):
+        if not isinstance(game, Game) or game.num_players != 2:
             raise InvalidParameterError(
-                f"NashISMCTS needs a nashzoo Game, received {type(game).__name__}."
+                f"NashISMCTS needs a two-player nashzoo Game, received {game!r}."
             )
         self.game = game
         self.config = config

@@ -336,7 +336,10 @@ class NoLimitPokerGame(Game):
 
     def count_histories(self) -> int:
         """Histories of the tree: the betting tree (memoised on what the betting depends
-        on) times the ways to deal the cards."""
+        on) times the ways to deal the cards (computed once per game)."""
+        known = self.__dict__.get("_count")
+        if known is not None:
+            return int(known)
         d = self.definition
         cache: dict[tuple[Any, ...], int] = {}
 
@@ -373,7 +376,8 @@ class NoLimitPokerGame(Game):
         probe = root.clone()
         for _ in range(k):
             probe._deal(probe._remaining[0])
-        return deals(d.num_cards, k, below(probe))
+        self.__dict__["_count"] = count = deals(d.num_cards, k, below(probe))
+        return count
 
 
 def _fraction_name(f: float) -> str:
