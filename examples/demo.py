@@ -522,6 +522,60 @@ def holdem_search(game, searches: dict, *, deals: int, mbb: float, scale: float)
     return lines
 
 
+NO_LIMIT_GAME = "nashzoo/no_limit_holdem-v0"
+NO_LIMIT_NFSP_SECONDS = 20
+
+
+def no_limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
+    """Heads-up no-limit Hold'em with PettingZoo's five actions: random, the rule-based
+    agent and NFSP (self-play, a short budget) in a duplicate round robin. Returns the
+    report's lines."""
+    folder = out / "no_limit_holdem"
+    folder.mkdir(exist_ok=True)
+    game = nashzoo.make_game(NO_LIMIT_GAME)
+    specs = {"random": "random", "poker-rules": "poker-rules"}
+    budgets = {"random": "-", "poker-rules": "-"}
+    try:
+        import torch
+    except ImportError:
+        print("torch not installed: the no-limit section has random and poker-rules only")
+    else:
+        torch.set_num_threads(1)
+        from nashzoo.agents.nfsp import NFSP
+
+        nfsp = NFSP(game).train(seconds=NO_LIMIT_NFSP_SECONDS * scale, progress=True)
+        specs["nfsp"] = str(nfsp.save(folder / "nfsp.pt"))
+        budgets["nfsp"] = f"{nfsp.episodes:,} episodes ({nfsp.seconds:.0f} s)"
+    config = TournamentConfig(
+        game=NO_LIMIT_GAME,
+        deals=deals,
+        block_size=max(deals // 4, 1),
+        seed=0,
+        agents=tuple((k, AgentSpec(v)) for k, v in specs.items()),
+        variance_reduction="crn",  # no AIVAT value function for no-limit yet
+    )
+    result = run_tournament(config, folder / "results.sqlite", progress=True, bootstrap=100)
+    write_tournament_report(result, folder / "tournament")
+    bb = 1000 / game.big_blind
+    lines = [
+        "",
+        "## Heads-up No-Limit Texas Hold'em (nashzoo/no_limit_holdem-v0)",
+        "",
+        "The ACPC rules (stacks of 200 big blinds; checked in lockstep against OpenSpiel's "
+        "universal_poker) with PettingZoo's five actions: fold, check/call, raise half pot, "
+        f"raise full pot, all-in. A duplicate round robin ({deals} deals x 2 seats per "
+        "pairing, common random numbers; mbb/game of the row agent, 1 chip = 10 mbb).",
+        "",
+        "| agent | budget |",
+        "|---|---|",
+        *(f"| {name} | {budgets[name]} |" for name in specs),
+        "",
+        "| A | B | A's score (mbb/game) | 95% CI |",
+        "|---|---|---:|---|",
+    ]
+    return lines + round_robin_lines(result, "no_limit_holdem", scale=bb, digits=0)
+
+
 def three_player_kuhn() -> list[str]:
     """OpenSpiel's 3-player Kuhn poker solved by CFR+: NashConv (the sum over players of
     what a best response gains) after 10, 100 and 1,000 iterations."""
@@ -691,6 +745,7 @@ def main() -> None:
     lines += fighting_cards(out, args.scale, max(args.deals // 3, 10))
     lines += fighting_cards_default(out, args.scale, max(args.deals // 2, 10))
     lines += limit_holdem(out, args.scale, max(args.deals, 10))
+    lines += no_limit_holdem(out, args.scale, max(args.deals, 10))
     lines += three_player_kuhn()
     lines += [
         "",
