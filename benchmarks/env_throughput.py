@@ -26,7 +26,7 @@ the batched Leduc env at least 10x OpenSpiel's single-state stepping (issue 15).
 issue's NFSP goal (episodes/s with the batched env against the code before it) is
 measured by ``benchmarks/release_compare.py BEFORE nfsp``.
 Usage: ``python benchmarks/env_throughput.py [--episodes 20000] [--repeats 3]
-[--sections leduc,holdem,hands,vector]``
+[--sections leduc,holdem,nolimit,hands,vector]``
 """
 
 from __future__ import annotations
@@ -139,6 +139,62 @@ def holdem_contenders(episodes: int) -> dict:
         runs["RLCard limit-holdem (raw env)"] = lambda: rlcard_play(episodes // 2)
     except ImportError as exc:
         print(f"PettingZoo classic / RLCard not available ({exc}); pip install 'nashzoo[peers]'")
+    return runs
+
+
+def rlcard_nolimit_play(games: int, seed: int = 0) -> tuple[int, int, float]:
+    """RLCard's no-limit-holdem env stepped directly (no AEC layer), random legal actions."""
+    import rlcard
+
+    env = rlcard.make("no-limit-holdem", config={"seed": seed})
+    rng = np.random.default_rng(seed)
+    done = 0
+    start = time.perf_counter()
+    for _ in range(games):
+        state, _ = env.reset()
+        while not env.is_over():
+            legal = list(state["legal_actions"])
+            state, _ = env.step(legal[int(rng.random() * len(legal))])
+            done += 1
+    return done, games, time.perf_counter() - start
+
+
+def nolimit_contenders(episodes: int) -> dict:
+    """Heads-up no-limit (issue 38): our AEC env (PettingZoo's five actions, ACPC stacks
+    of 200 big blinds) against PettingZoo's texas_holdem_no_limit_v6 (RLCard underneath,
+    100-chip stacks) in the same loop and RLCard's no-limit-holdem stepped directly; our
+    batched env (the Python fallback every game has) against OpenSpiel's universal_poker
+    with the same definition and its five-action abstraction (fchpa), one state at a
+    time. Episode lengths differ with the stacks, so decisions per second are compared."""
+    from nashzoo.games.poker import no_limit_holdem
+
+    runs = {
+        "nashzoo no_limit_holdem-v0 (wrapped AEC)": lambda: random_play(
+            nashzoo.make("nashzoo/no_limit_holdem-v0"), games=episodes
+        ),
+        "nashzoo vector no-limit (1,024 games, Python)": lambda: vector_play(
+            "nashzoo/no_limit_holdem-v0", 1024, max(1, episodes // 400)
+        ),
+    }
+    try:
+        from pettingzoo.classic import texas_holdem_no_limit_v6
+
+        runs["PettingZoo texas_holdem_no_limit_v6 (wrapped AEC)"] = lambda: random_play(
+            texas_holdem_no_limit_v6.env(), games=episodes // 4
+        )
+        runs["RLCard no-limit-holdem (raw env)"] = lambda: rlcard_nolimit_play(episodes // 2)
+    except ImportError as exc:
+        print(f"PettingZoo classic / RLCard not available ({exc}); pip install 'nashzoo[peers]'")
+    try:
+        import pyspiel
+
+        params = no_limit_holdem().definition.universal_poker_params("fchpa")
+        hunl = pyspiel.load_game("universal_poker", params)
+        runs["OpenSpiel universal_poker HUNL fchpa (one state at a time)"] = lambda: rules_play(
+            hunl, episodes // 4
+        )
+    except ImportError:
+        print("open_spiel not installed")
     return runs
 
 
@@ -363,7 +419,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=20_000)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--sections", default="leduc,holdem,hands,vector")
+    parser.add_argument("--sections", default="leduc,holdem,nolimit,hands,vector")
     args = parser.parse_args()
     sections = set(args.sections.split(","))
     print(machine_line())
@@ -388,6 +444,22 @@ def main() -> None:
                 (ours, "RLCard limit-holdem (raw env)", 1, "nashzoo / RLCard"),
             ],
         )
+    if "nolimit" in sections:
+        ours = "nashzoo no_limit_holdem-v0 (wrapped AEC)"
+        report(
+            "Heads-up no-limit Hold'em",
+            nolimit_contenders(args.episodes // 2),
+            args.repeats,
+            "decisions",
+            [
+                (ours, "PettingZoo texas_holdem_no_limit_v6 (wrapped AEC)", 5,
+                 "nashzoo / PettingZoo"),
+                (ours, "RLCard no-limit-holdem (raw env)", 1, "nashzoo / RLCard"),
+                ("nashzoo vector no-limit (1,024 games, Python)",
+                 "OpenSpiel universal_poker HUNL fchpa (one state at a time)", 10,
+                 "vector no-limit / OpenSpiel"),
+            ],
+        )  # fmt: skip
     if "hands" in sections:
         ours = "nashzoo tables (numba, an array of hands)"
         report(

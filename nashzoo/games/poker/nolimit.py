@@ -429,6 +429,8 @@ class NoLimitPokerState(State):
         "_history",
         "_bets",
         "_moves",
+        "_stacks",
+        "_legal",
     )
 
     def __init__(self, game: NoLimitPokerGame) -> None:
@@ -449,14 +451,17 @@ class NoLimitPokerState(State):
         self._history: list[int] = []
         self._bets: list[str] = [""]
         self._moves: list[int] = []  # betting actions, for the tensor
+        self._stacks = d.stacks
+        self._legal: tuple[int, ...] | None = None  # the decision's legal actions, once asked
 
     # -- the betting rules -------------------------------------------------------------------
     def _all_in(self, p: int) -> bool:
-        return self._spent[p] >= self.game.definition.stacks[p]
+        return self._spent[p] >= self._stacks[p]
 
     def _acting(self) -> int:
         """Players neither folded nor all-in."""
-        return sum(1 for p in (0, 1) if p != self._folder and not self._all_in(p))
+        spent, stacks, folder = self._spent, self._stacks, self._folder
+        return (folder != 0 and spent[0] < stacks[0]) + (folder != 1 and spent[1] < stacks[1])
 
     def _next_to_act(self, after: int) -> int:
         """The next player after ``after`` who can act (ACPC: skip folded and all-in)."""
@@ -506,6 +511,8 @@ class NoLimitPokerState(State):
             return self._remaining.copy()
         if p < 0:
             return ()
+        if self._legal is not None:
+            return self._legal
         actions = [CALL]
         if self._spent[p] < self._max_spent and not self._all_in(p):
             actions.insert(0, FOLD)
@@ -517,7 +524,8 @@ class NoLimitPokerState(State):
                 if low <= size < high:
                     actions.append(2 + k)
             actions.append(self.game.all_in)
-        return actions
+        self._legal = tuple(actions)
+        return self._legal
 
     def action_to_string(self, action: int) -> str:
         """The action with its chips: ``"Raise Full Pot (to 300)"``, ``"Check"`` where nothing
@@ -539,6 +547,7 @@ class NoLimitPokerState(State):
 
     def apply_unchecked(self, action: int) -> None:
         self._history.append(action)
+        self._legal = None
         p = self._player
         if p == CHANCE:
             self._deal(action)
@@ -599,6 +608,16 @@ class NoLimitPokerState(State):
             self._bets.append("")
         self._player = CHANCE if self._pending else TERMINAL
 
+    def advance_chance(self, uniform: Callable[[], float]) -> None:
+        """Deal until a player is to move or the game is over: each card the
+        ``floor(u * n)``-th of the ``n`` cards left (sorted), the same distribution as
+        :meth:`State.advance_chance` without building the outcome list."""
+        while self._player == CHANCE:
+            remaining = self._remaining
+            card = remaining[int(uniform() * len(remaining))]
+            self._history.append(card)
+            self._deal(card)
+
     def _deal(self, card: int) -> None:
         self._cards.append(card)
         self._remaining.remove(card)
@@ -635,6 +654,8 @@ class NoLimitPokerState(State):
         new._history = self._history.copy()
         new._bets = self._bets.copy()
         new._moves = self._moves.copy()
+        new._stacks = self._stacks
+        new._legal = None
         return new
 
     def returns(self) -> list[float]:
