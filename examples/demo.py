@@ -601,6 +601,31 @@ def three_player_kuhn() -> list[str]:
             f"| {target:,} | {nash_conv_array(policy.tree, policy.probs):.2e} | "
             f"{solver.seconds:.2f} |"
         )
+    from nashzoo.agents.cfr import TabularPolicyAgent
+    from nashzoo.eval.seats import play_table
+
+    agents = [
+        TabularPolicyAgent(policy, seed=0, name="cfr+"),
+        build_agent("random", game),
+        build_agent("random", game, name="random-2"),
+    ]
+    table = play_table(game, agents, deals=2000, seed=1)
+    lines += [
+        "",
+        f"A duplicate table, {len(table.scores):,} deals: each deal played in all "
+        f"{len(table.seatings)} seatings (every agent in every seat and behind every other, "
+        "with the same cards); Elo is Bradley-Terry on the pairwise outcomes of each deal's "
+        "ranking.",
+        "",
+        "| agent | chips/game | 95% CI | Elo | 95% CI |",
+        "|---|---:|---|---:|---|",
+    ]
+    for k in np.argsort(-table.mean):
+        lo, hi = table.ci95[k]
+        lines.append(
+            f"| {table.names[k]} | {table.mean[k]:+.3f} | [{lo:+.3f}, {hi:+.3f}] | "
+            f"{table.elo[k]:+.1f} | [{table.elo_low[k]:+.1f}, {table.elo_high[k]:+.1f}] |"
+        )
     return lines
 
 

@@ -1,4 +1,5 @@
-"""Measurement: exact best response and exploitability, duplicate head-to-head matches."""
+"""Measurement: exact best response and exploitability, duplicate head-to-head matches,
+and duplicate tables of three or more seats (:mod:`nashzoo.eval.seats`)."""
 
 from nashzoo.eval.exploitability import (
     ExploitabilityResult,
@@ -7,8 +8,12 @@ from nashzoo.eval.exploitability import (
     nash_conv_array,
 )
 from nashzoo.eval.matches import MatchResult, exact_duplicate_value, head_to_head
+from nashzoo.eval.seats import TableResult, play_table, seatings
 
 __all__ = [
+    "TableResult",
+    "play_table",
+    "seatings",
     "ExploitabilityResult",
     "MatchResult",
     "best_response_value",

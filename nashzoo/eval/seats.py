@@ -1,0 +1,199 @@
+"""Duplicate matches at tables of three or more seats.
+
+Two-player duplicate play seats each deal twice, swapping the agents. At an ``n``-seat
+table the same idea needs every agent in every seat with the same cards: each deal is
+played once per *seating* (an assignment of agents to seats), every seating with the
+same chance draws, and an agent's score for the deal is its mean return over the
+seatings. Which seatings:
+
+* ``n <= 4``: all ``n!`` permutations (6 at three seats, 24 at four). Each agent then
+  sits in every seat equally often *and* behind every other agent equally often, so
+  neither the cards of a seat nor the position relative to another agent (who acts
+  before whom) favours anyone.
+* ``n >= 5``: the ``n`` cyclic rotations (each agent in each seat once, neighbours kept
+  in the same cyclic order), because ``n!`` (120 at five seats) is too many games per
+  deal; position relative to the others is then not balanced, which the result says.
+
+Agents are reseeded per deal with the same seed in every seating (common random
+numbers), so a deal's seatings differ only by where each agent sits.
+
+**Ratings.** Each deal ranks the agents by their deal scores. Scores per agent (chips
+per game, mean over deals, with a 95% interval) are the primary figure; for a rating,
+each deal's ranking is broken into its pairwise outcomes (agent ``i`` beats ``j`` when
+its deal score is higher, a tie counts half) and Bradley-Terry is fitted to them: the
+rank-breaking estimator of a Plackett-Luce model, which stays defined for any table size
+and reduces to the two-player board's ratings at ``n = 2``. Its interval is a bootstrap
+over deals (a deal's outcomes are correlated, so deals, not pairs, are resampled).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from nashzoo.errors import InvalidParameterError
+from nashzoo.eval.engine import deal_uniforms
+from nashzoo.eval.guard import Calls, DirectCalls
+from nashzoo.eval.matches import agent_name, deal_seed
+from nashzoo.eval.ratings import bradley_terry
+from nashzoo.eval.referee import Deal, request_for
+from nashzoo.eval.stats import Z95
+from nashzoo.games.base import TERMINAL, Game
+from nashzoo.games.observation import ObservationCache
+from nashzoo.validation import check_int
+
+__all__ = ["seatings", "TableResult", "play_table"]
+
+
+def seatings(n: int) -> list[tuple[int, ...]]:
+    """The seatings of an ``n``-seat duplicate deal: ``seating[s]`` is the agent in seat
+    ``s``; all permutations for ``n <= 4``, the cyclic rotations above (see the module).
+
+    Raises:
+        InvalidParameterError: ``n`` below 2.
+    """
+    n = check_int("n", n, 2)
+    if n <= 4:
+        return list(itertools.permutations(range(n)))
+    return [tuple((s + k) % n for s in range(n)) for k in range(n)]
+
+
+@dataclass(frozen=True)
+class TableResult:
+    """A duplicate match at an ``n``-seat table.
+
+    Attributes:
+        names: the agents, in the order given.
+        seatings: the seatings each deal was played in (``seating[s]`` = agent in seat s).
+        scores: ``(deals, n)`` each agent's mean return over the deal's seatings (chips).
+        mean, stderr: per agent, chips per game and its standard error over deals.
+        ci95: per agent, the 95% interval of ``mean``.
+        wins: ``(n, n)`` deals in which the row agent's deal score beat the column's
+            (ties count half).
+        elo, elo_low, elo_high: Bradley-Terry on those pairwise outcomes (Elo scale, mean
+            0) and its 95% bootstrap interval over deals.
+        position_balanced: whether the seatings balance who sits behind whom (all
+            permutations) or only the seats (rotations).
+    """
+
+    names: tuple[str, ...]
+    seatings: tuple[tuple[int, ...], ...]
+    scores: np.ndarray
+    mean: np.ndarray
+    stderr: np.ndarray
+    ci95: np.ndarray
+    wins: np.ndarray
+    elo: np.ndarray
+    elo_low: np.ndarray
+    elo_high: np.ndarray
+    position_balanced: bool
+
+    def __str__(self) -> str:
+        lines = [f"{len(self.scores)} deals x {len(self.seatings)} seatings"]
+        for k in np.argsort(-self.mean):
+            lo, hi = self.ci95[k]
+            lines.append(
+                f"  {self.names[k]:<16} {self.mean[k]:+.4f} [{lo:+.4f}, {hi:+.4f}] chips/game, "
+                f"Elo {self.elo[k]:+.1f} [{self.elo_low[k]:+.1f}, {self.elo_high[k]:+.1f}]"
+            )
+        return "\n".join(lines)
+
+
+def _pairwise_wins(scores: np.ndarray) -> np.ndarray:
+    """``(n, n)`` wins from each deal's ranking (ties half)."""
+    diff = scores[:, :, None] - scores[:, None, :]
+    off_diagonal = 1.0 - np.eye(scores.shape[1])
+    wins: np.ndarray = (diff > 0).sum(axis=0) + 0.5 * (diff == 0).sum(axis=0) * off_diagonal
+    return wins
+
+
+def play_table(
+    game: Game,
+    agents: Sequence[Any],
+    *,
+    deals: int = 1000,
+    seed: int = 0,
+    bootstrap: int = 200,
+    calls: Calls | None = None,
+    record: list[list[int]] | None = None,
+) -> TableResult:
+    """Play ``deals`` duplicate deals of ``game`` with one agent per seat (see the module).
+
+    Args:
+        game: a game of ``n >= 2`` players.
+        agents: ``n`` agents (``act``, optionally ``reset``).
+        deals: deals; each is played once per seating with the same chance draws.
+        seed: seeds the cards and the agents (per deal, the same in every seating).
+        bootstrap: Bradley-Terry bootstrap draws over deals (0: no interval).
+        calls: how agents are called (default :class:`~nashzoo.eval.guard.DirectCalls`).
+        record: a list that receives every game's history (deal-major, then seating).
+
+    Raises:
+        InvalidParameterError: not one agent per seat, or bad numbers.
+        Forfeit: an agent raised or played an illegal action.
+    """
+    n = game.num_players
+    if len(agents) != n:
+        raise InvalidParameterError(
+            f"play_table needs one agent per seat: {game!r} has {n} seats, received "
+            f"{len(agents)} agents."
+        )
+    deals = check_int("deals", deals, 1)
+    bootstrap = check_int("bootstrap", bootstrap, 0)
+    calls = calls or DirectCalls()
+    cache = ObservationCache(game)
+    tables = seatings(n)
+    uniforms = deal_uniforms(game, deals, np.random.default_rng([seed, 38]))
+    num_actions = game.num_distinct_actions
+    scores = np.zeros((deals, n))
+    for d in range(deals):
+        for seating in tables:
+            for i, agent in enumerate(agents):
+                reset = getattr(agent, "reset", None)
+                if reset is not None:
+                    calls.call(i, reset, seed=deal_seed(seed, d, i))
+            deal = Deal(game, uniforms[d])
+            while (p := deal.to_move()) != TERMINAL:
+                observation, info = request_for(cache, deal.state, p)
+                who = seating[p]
+                action = calls.call(who, agents[who].act, observation, info)
+                deal.apply(who, action, info["info_state"], num_actions)
+            returns = deal.state.returns()
+            for s, who in enumerate(seating):
+                scores[d, who] += returns[s]
+            if record is not None:
+                record.append(deal.state.history())
+    scores /= len(tables)
+    mean = scores.mean(axis=0)
+    stderr = scores.std(axis=0, ddof=1) / math.sqrt(deals) if deals > 1 else np.zeros(n)
+    wins = _pairwise_wins(scores)
+    elo = bradley_terry(wins)
+    if bootstrap:
+        rng = np.random.default_rng([seed, 39])
+        draws = np.array(
+            [
+                bradley_terry(_pairwise_wins(scores[rng.integers(0, deals, deals)]))
+                for _ in range(bootstrap)
+            ]
+        )
+        low, high = np.percentile(draws, [2.5, 97.5], axis=0)
+    else:
+        low, high = elo.copy(), elo.copy()
+    return TableResult(
+        names=tuple(agent_name(a) for a in agents),
+        seatings=tuple(tables),
+        scores=scores,
+        mean=mean,
+        stderr=stderr,
+        ci95=np.stack([mean - Z95 * stderr, mean + Z95 * stderr], axis=1),
+        wins=wins,
+        elo=elo,
+        elo_low=low,
+        elo_high=high,
+        position_balanced=n <= 4,
+    )
