@@ -82,6 +82,11 @@ def _engine_twin(game: Any) -> tuple[PokerGame, Callable[[str], Any]]:
     if isinstance(game, PokerGame):
         return game, lambda text: parse_info_state(game, text)
     if isinstance(game, LeducHoldemGame):
+        if game.num_players != 2:
+            raise InvalidParameterError(
+                f"Card abstractions are for two-player games; {game!r} has "
+                f"{game.num_players} players."
+            )
         p = game.params()
         if p["ante"] != 1 or p["num_rounds"] != 2:
             raise InvalidParameterError(

@@ -1,14 +1,17 @@
 """The Leduc Hold'em family.
 
 Rules (Southey et al. 2005; OpenSpiel's ``leduc_poker``): a deck of ``num_ranks`` ranks
-times ``num_suits`` suits. Each of two players antes ``ante`` chips and receives one private
-card; then ``num_rounds`` betting rounds follow, with one public card dealt before every
-round after the first. In every round player 0 acts first; a player may *fold* (only when
-facing a bet), *call* (check when not facing a bet) or *raise* by ``raise_sizes[round]``
-chips over the current stake, at most ``max_raises`` raises per round. A round ends when a
-call answers an earlier action of that round. At the showdown the hand with more public
-cards of its rank wins (a pair beats a high card), then the higher private rank; equal
-hands split the pot.
+times ``num_suits`` suits. Each of ``players`` players (2 by default) antes ``ante`` chips
+and receives one private card; then ``num_rounds`` betting rounds follow, with one public
+card dealt before every round after the first. In every round player 0 (or the next
+player who has not folded) acts first, then turns go round the players still in; a
+player may *fold* (only when facing a bet), *call* (check when not facing a bet) or
+*raise* by ``raise_sizes[round]`` chips over the current stake, at most ``max_raises``
+raises per round. A round ends when every player still in has checked, or has called the
+last raise; the hand ends when one player is left. At the showdown the hand with more
+public cards of its rank wins (a pair beats a high card), then the higher private rank;
+equal hands split the pot. With ``players=N`` the deck defaults to ``N + 1`` ranks of two
+suits: OpenSpiel's ``leduc_poker(players=N)``.
 
 Oliehoek's thesis games are parameterisations too: :func:`two_round_six_card_poker`
 (matches the thesis' tree) and :func:`four_bet_eight_card_poker` (the closest this family
@@ -21,17 +24,17 @@ raises of 2 then 4 chips, at most 2 raises per round, ante 1. Game value for pla
 Actions: ``0`` = Fold, ``1`` = Call, ``2`` = Raise. Card ids: ``rank * num_suits + suit``
 (rank 0 is the lowest). Chance outcomes: the card dealt, uniform over the cards left.
 
-Information-state tensor (``2 + C * num_rounds + 2 * L * num_rounds`` floats with
-``C = num_ranks * num_suits`` cards and ``L = max_raises + 2`` the longest round; 30 for
-standard Leduc, the OpenSpiel layout):
+Information-state tensor (``P + C * num_rounds + 2 * L * num_rounds`` floats with ``P``
+players, ``C = num_ranks * num_suits`` cards and ``L = P + max_raises * (P - 1)`` the
+longest round; 30 for standard Leduc, the OpenSpiel layout):
 
 ===================================  ==================================================
 index                                meaning
 ===================================  ==================================================
-``0 .. 1``                           one-hot: observing player
-``2 .. C+1``                         one-hot: the observing player's private card
-``2 + C*(1+k) ..``                   one-hot: the ``k``-th public card (``k < rounds-1``)
-``2 + C*R + 2*(L*r + j) + {0, 1}``   ``j``-th action of round ``r``: call = (1, 0),
+``0 .. P-1``                         one-hot: observing player
+``P .. P+C-1``                       one-hot: the observing player's private card
+``P + C*(1+k) ..``                   one-hot: the ``k``-th public card (``k < rounds-1``)
+``P + C*R + 2*(L*r + j) + {0, 1}``   ``j``-th action of round ``r``: call = (1, 0),
                                      raise = (0, 1), fold = (1, 1)
 ===================================  ==================================================
 
@@ -83,10 +86,12 @@ class LeducHoldemGame(Game):
         ante: chips each player puts in before the deal, at least 1.
         num_rounds: betting rounds, 1 to 6; a public card is dealt before each after the
             first.
+        players: 2 to 10 (OpenSpiel's ``players=``); ``num_ranks`` defaults to
+            ``players + 1``.
 
     Raises:
         InvalidParameterError: a parameter is out of range, or the deck is too small for
-            two private cards and ``num_rounds - 1`` public cards.
+            the private cards and ``num_rounds - 1`` public cards.
     """
 
     short_name = "leduc_holdem"
@@ -94,13 +99,16 @@ class LeducHoldemGame(Game):
 
     def __init__(
         self,
-        num_ranks: int = 3,
+        num_ranks: int | None = None,
         num_suits: int = 2,
         max_raises: int = 2,
         raise_sizes: Sequence[int] | None = None,
         ante: int = 1,
         num_rounds: int = 2,
+        players: int = 2,
     ) -> None:
+        n = self.num_players = check_int("players", players, 2, 10)
+        num_ranks = n + 1 if num_ranks is None else num_ranks
         self.num_ranks = check_int("num_ranks", num_ranks, 1, 30)
         self.num_suits = check_int("num_suits", num_suits, 1, 4)
         self.max_raises = check_int("max_raises", max_raises, 0, 10)
@@ -122,22 +130,21 @@ class LeducHoldemGame(Game):
             )
         self.raise_sizes = tuple(check_int("raise_sizes[]", r, 1) for r in raise_sizes)
         self.num_cards = self.num_ranks * self.num_suits
-        needed = 2 + self.num_rounds - 1
+        needed = n + self.num_rounds - 1
         if self.num_cards < needed:
             raise InvalidParameterError(
                 f"The deck has {self.num_cards} cards (num_ranks={self.num_ranks} x "
-                f"num_suits={self.num_suits}) but {self.num_rounds} rounds need {needed}: "
-                "raise num_ranks or num_suits, or lower num_rounds."
+                f"num_suits={self.num_suits}) but {n} players and {self.num_rounds} rounds "
+                f"need {needed}: raise num_ranks or num_suits, or lower num_rounds."
             )
-        self.num_players = 2
         self.num_distinct_actions = 3
         self.max_chance_outcomes = self.num_cards
-        self.max_chance_nodes = 2 + self.num_rounds - 1
-        self.round_length = self.max_raises + 2
+        self.max_chance_nodes = n + self.num_rounds - 1
+        self.round_length = n + self.max_raises * (n - 1)
         self.max_game_length = self.num_rounds * self.round_length
         max_contrib = self.ante + self.max_raises * sum(self.raise_sizes)
         self.min_utility = -float(max_contrib)
-        self.max_utility = float(max_contrib)
+        self.max_utility = float((n - 1) * max_contrib)
         self.big_blind = float(self.ante)
         if self.num_ranks > 13:  # beyond a real deck: ranks are numbered 1..num_ranks
             ranks: Sequence[str] = [str(r + 1) for r in range(self.num_ranks)]
@@ -149,14 +156,14 @@ class LeducHoldemGame(Game):
             ranks[c // self.num_suits] + _SUIT_CHARS[c % self.num_suits]
             for c in range(self.num_cards)
         )
-        self._actions_offset = 2 + self.num_cards * self.num_rounds
+        self._actions_offset = n + self.num_cards * self.num_rounds
         self.information_state_tensor_size = (
             self._actions_offset + 2 * self.round_length * self.num_rounds
         )
         self.action_names = _ACTION_NAMES
 
     def params(self) -> dict[str, Any]:
-        return {
+        params = {
             "num_ranks": self.num_ranks,
             "num_suits": self.num_suits,
             "max_raises": self.max_raises,
@@ -164,14 +171,19 @@ class LeducHoldemGame(Game):
             "ante": self.ante,
             "num_rounds": self.num_rounds,
         }
+        if self.num_players != 2:  # the two-player spec, as before the player count
+            params["players"] = self.num_players
+        return params
 
     def new_initial_state(self) -> LeducHoldemState:
         return LeducHoldemState(self)
 
-    def count_histories(self) -> int:
+    def count_histories(self) -> int | None:
         """Histories of the tree, counted round by round: the betting tree of a round
         does not depend on the cards, so deals only multiply it (9,457 for standard
-        Leduc)."""
+        Leduc; 1,831,601 with three players, as OpenSpiel's ``leduc_poker(players=3)``)."""
+        if self.num_players != 2:
+            return self._count_n_player_histories()
         cards, rounds, cap = self.num_cards, self.num_rounds, self.max_raises
 
         @functools.cache
@@ -190,6 +202,41 @@ class LeducHoldemGame(Game):
 
         return 1 + cards + cards * (cards - 1) * betting(0, 2, 0, False, True)
 
+    def _count_n_player_histories(self) -> int:
+        """:meth:`count_histories` for any number of players: the betting tree memoised
+        on what the betting depends on, each chance node weighted by the cards left."""
+        n, cards = self.num_players, self.num_cards
+        cache: dict[tuple[Any, ...], int] = {}
+
+        def below(state: LeducHoldemState) -> int:
+            if state._player == TERMINAL:
+                return 1
+            if state._player == CHANCE:  # a public card: every card left, alike
+                left = cards - len(state._private) - len(state._public)
+                child = state.clone()
+                child.apply_unchecked(child.legal_actions()[0])
+                return 1 + left * below(child)
+            key = (
+                state._round, tuple(state._contrib), state._raises, state._calls,
+                tuple(state._folded), state._player,
+            )  # fmt: skip
+            if key not in cache:
+                total = 1
+                for action in state.legal_actions():
+                    child = state.clone()
+                    child.apply_unchecked(action)
+                    total += below(child)
+                cache[key] = total
+            return cache[key]
+
+        root = self.new_initial_state()
+        total, ways = 1, 1
+        for k in range(n):  # the private deals: a chance node per card, every card alike
+            ways *= cards - k
+            root.apply_unchecked(k)
+            total += ways if k < n - 1 else 0
+        return total + ways * below(root)
+
 
 class LeducHoldemState(State):
     """A Leduc Hold'em history. See :mod:`nashzoo.games.leduc` for the rules."""
@@ -204,6 +251,9 @@ class LeducHoldemState(State):
         "_bets",
         "_contrib",
         "_raises",
+        "_calls",
+        "_folded",
+        "_left",
         "_player",
         "_folder",
         "_history",
@@ -212,18 +262,22 @@ class LeducHoldemState(State):
     )
 
     def __init__(self, game: LeducHoldemGame) -> None:
+        n = game.num_players
         self.game = game
         self._private: list[int] = []
         self._public: list[int] = []
         self._round = 0
         self._bets: list[str] = [""]  # letters of each round's actions
-        self._contrib = [game.ante, game.ante]
+        self._contrib = [game.ante] * n
         self._raises = 0
+        self._calls = 0  # calls (checks) since the round's start or its last raise
+        self._folded = [False] * n
+        self._left = n  # players who have not folded
         self._player = CHANCE
-        self._folder = -1
+        self._folder = -1  # the last player to fold
         self._history: list[int] = []
         # information-state string = _heads[player] + _tail, kept up to date by _apply
-        self._heads = ["player=0 card=?", "player=1 card=?"]
+        self._heads = [f"player={p} card=?" for p in range(n)]
         self._tail = " public=- bets="
 
     def current_player(self) -> int:
@@ -233,14 +287,14 @@ class LeducHoldemState(State):
         """As :meth:`State.action_to_string`, with the words a person reads: "Check" and
         "Bet" where no bet is pending (the same actions as "Call" and "Raise")."""
         p = self._player
-        if p >= 0 and action in (CALL, RAISE) and self._contrib[p] >= self._contrib[1 - p]:
+        if p >= 0 and action in (CALL, RAISE) and self._contrib[p] >= max(self._contrib):
             return "Check" if action == CALL else "Bet"
         return super().action_to_string(action)
 
     def legal_actions(self) -> Sequence[int]:
         p = self._player
         if p >= 0:
-            facing = self._contrib[p] < self._contrib[1 - p]
+            facing = self._contrib[p] < max(self._contrib)
             if self._raises < self.game.max_raises:
                 return (FOLD, CALL, RAISE) if facing else (CALL, RAISE)
             return (FOLD, CALL) if facing else (CALL,)
@@ -252,48 +306,65 @@ class LeducHoldemState(State):
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return self.uniform_chance_outcomes()
 
+    def _next(self, after: int) -> int:
+        """The first player after ``after`` (cyclically) who has not folded."""
+        n = self.game.num_players
+        q = (after + 1) % n
+        while self._folded[q]:
+            q = (q + 1) % n
+        return q
+
     def apply_unchecked(self, action: int) -> None:
         self._history.append(action)
         p = self._player
+        game = self.game
         if p == CHANCE:
-            names = self.game.card_names
-            if len(self._private) < 2:
-                self._heads[len(self._private)] = (
-                    f"player={len(self._private)} card={names[action]}"
-                )
+            names = game.card_names
+            dealt = len(self._private)
+            if dealt < game.num_players:
+                self._heads[dealt] = f"player={dealt} card={names[action]}"
                 self._private.append(action)
-                if len(self._private) == 2:
+                if dealt + 1 == game.num_players:
                     self._player = 0
             else:
                 self._public.append(action)
-                self._player = 0
+                self._player = self._next(game.num_players - 1)
                 public = ",".join(names[c] for c in self._public)
                 self._tail = f" public={public} bets={'/'.join(self._bets)}"
             return
         letter = _LETTERS[action]
-        bets = self._bets[self._round] + letter
-        self._bets[self._round] = bets
+        self._bets[self._round] += letter
         self._tail += letter
+        contrib = self._contrib
         if action == FOLD:
             self._folder = p
-            self._player = TERMINAL
+            self._folded[p] = True
+            self._left -= 1
+            if self._left == 1:
+                self._player = TERMINAL
+                return
         elif action == RAISE:
-            self._contrib[p] = self._contrib[1 - p] + self.game.raise_sizes[self._round]
+            contrib[p] = max(contrib) + game.raise_sizes[self._round]
             self._raises += 1
-            self._player = 1 - p
+            self._calls = 0
+            self._player = self._next(p)
+            return
         else:  # CALL
-            self._contrib[p] = self._contrib[1 - p]
-            if len(bets) >= 2:  # the call closes the round
-                if self._round + 1 == self.game.num_rounds:
-                    self._player = TERMINAL
-                else:
-                    self._round += 1
-                    self._bets.append("")
-                    self._tail += "/"
-                    self._raises = 0
-                    self._player = CHANCE
+            contrib[p] = max(contrib)
+            self._calls += 1
+        # a round ends when every player still in has checked, or has called the raise
+        if self._calls == (self._left if self._raises == 0 else self._left - 1):
+            if self._round + 1 == game.num_rounds:
+                self._player = TERMINAL
             else:
-                self._player = 1 - p
+                self._round += 1
+                self._bets.append("")
+                self._tail += "/"
+                self._raises = 0
+                self._calls = 0
+                self._player = CHANCE
+        else:
+            self._player = self._next(p)
 
     def clone(self) -> LeducHoldemState:
         new = LeducHoldemState.__new__(LeducHoldemState)
@@ -304,6 +375,9 @@ class LeducHoldemState(State):
         new._bets = self._bets.copy()
         new._contrib = self._contrib.copy()
         new._raises = self._raises
+        new._calls = self._calls
+        new._folded = self._folded.copy()
+        new._left = self._left
         new._player = self._player
         new._folder = self._folder
         new._history = self._history.copy()
@@ -318,32 +392,41 @@ class LeducHoldemState(State):
         return (sum(1 for c in self._public if c // ns == rank), rank)
 
     def returns(self) -> list[float]:
+        n = self.game.num_players
         if self._player != TERMINAL:
-            return [0.0, 0.0]
-        if self._folder >= 0:
-            loser = self._folder
-        else:
-            s0, s1 = self.hand_strength(0), self.hand_strength(1)
-            if s0 == s1:
-                return [0.0, 0.0]
-            loser = 1 if s0 > s1 else 0
-        won = float(self._contrib[loser])
-        return [won, -won] if loser == 1 else [-won, won]
+            return [0.0] * n
+        contrib = self._contrib
+        if n == 2:  # the hot path of two-player matches and solvers
+            if self._folder >= 0:
+                loser = self._folder
+            else:
+                s0, s1 = self.hand_strength(0), self.hand_strength(1)
+                if s0 == s1:
+                    return [0.0, 0.0]
+                loser = 1 if s0 > s1 else 0
+            won = float(contrib[loser])
+            return [won, -won] if loser == 1 else [-won, won]
+        live = [q for q in range(n) if not self._folded[q]]
+        if len(live) > 1:
+            best = max(self.hand_strength(q) for q in live)
+            live = [q for q in live if self.hand_strength(q) == best]
+        share = sum(contrib) / len(live)
+        return [(share if q in live else 0.0) - contrib[q] for q in range(n)]
 
     def history(self) -> list[int]:
         return self._history.copy()
 
     def public_history(self) -> list[int]:
-        hidden = min(2, len(self._history))
+        hidden = min(self.game.num_players, len(self._history))
         return [HIDDEN] * hidden + self._history[hidden:]
 
     def betting(self) -> str:
         """Betting letters per round joined by ``/`` (``f`` fold, ``c`` call, ``r`` raise)."""
         return "/".join(self._bets)
 
-    def pot_contributions(self) -> tuple[int, int]:
+    def pot_contributions(self) -> tuple[int, ...]:
         """Chips each player has put in so far."""
-        return (self._contrib[0], self._contrib[1])
+        return tuple(self._contrib)
 
     def information_state_string_unchecked(self, player: int) -> str:
         return self._heads[player] + self._tail
@@ -351,11 +434,12 @@ class LeducHoldemState(State):
     def information_state_indices(self, player: int) -> list[int]:
         game = self.game
         nc = game.num_cards
+        n = game.num_players
         idx = [player]
         if len(self._private) > player:
-            idx.append(2 + self._private[player])
+            idx.append(n + self._private[player])
         for k, c in enumerate(self._public):
-            idx.append(2 + nc * (1 + k) + c)
+            idx.append(n + nc * (1 + k) + c)
         base = game._actions_offset
         length = game.round_length
         for r, bets in enumerate(self._bets):
@@ -375,7 +459,7 @@ class LeducHoldemState(State):
         pub = " ".join(names[c] for c in self._public) or "-"
         return (
             f"private: {priv} | public: {pub} | bets: {'/'.join(self._bets)} | "
-            f"pot: {self._contrib[0]}+{self._contrib[1]}"
+            f"pot: {'+'.join(str(c) for c in self._contrib)}"
         )
 
 
