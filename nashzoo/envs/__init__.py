@@ -5,9 +5,9 @@ id                              game                                   parallel
 ==============================  =====================================  ==========
 ``nashzoo/kuhn_poker-v0``       Kuhn poker (``deck_size``, 8 = 8-card)  no
 ``nashzoo/leduc_holdem-v0``     Leduc Hold'em family                    no
-``nashzoo/limit_holdem-v0``     heads-up Limit Texas Hold'em            no
-``nashzoo/no_limit_holdem-v0``  heads-up No-Limit Texas Hold'em         no
-                                (``raises``, ``stack``)
+``nashzoo/limit_holdem-v0``     Limit Texas Hold'em (``players`` 2-6)   no
+``nashzoo/no_limit_holdem-v0``  No-Limit Texas Hold'em (``raises``,     no
+                                ``stack``, ``players`` 2-6)
 ``nashzoo/rps-v0``              rock-paper-scissors                     yes
 ``nashzoo/weighted_rps-v0``     weighted rock-paper-scissors            yes
 ``nashzoo/matching_pennies-v0`` matching pennies                        yes
@@ -32,8 +32,7 @@ from nashzoo.games.fighting import PRESETS as FIGHTING_PRESETS
 from nashzoo.games.kuhn import KuhnPokerGame
 from nashzoo.games.leduc import LeducHoldemGame
 from nashzoo.games.matrix import PRESETS
-from nashzoo.games.poker import limit_holdem
-from nashzoo.games.poker.nolimit import no_limit_holdem
+from nashzoo.games.poker.acpc import limit_holdem_table, no_limit_holdem
 
 __all__ = [
     "ParallelGameEnv",
@@ -51,7 +50,7 @@ __all__ = [
 
 register(EnvSpec("nashzoo/kuhn_poker-v0", KuhnPokerGame, "nashzoo.envs.kuhn_poker"))
 register(EnvSpec("nashzoo/leduc_holdem-v0", LeducHoldemGame, "nashzoo.envs.leduc_holdem"))
-register(EnvSpec("nashzoo/limit_holdem-v0", limit_holdem, "nashzoo.envs.limit_holdem"))
+register(EnvSpec("nashzoo/limit_holdem-v0", limit_holdem_table, "nashzoo.envs.limit_holdem"))
 register(EnvSpec("nashzoo/no_limit_holdem-v0", no_limit_holdem, "nashzoo.envs.no_limit_holdem"))
 for _name, _factory in PRESETS.items():
     register(EnvSpec(f"nashzoo/{_name}-v0", _factory, "nashzoo.envs.matrix_games", parallel=True))

@@ -6,8 +6,9 @@ Agents                 ``["player_0", "player_1"]``
 Action space           ``Discrete(3)``
 Observation space      ``Dict(observation=Box(0, 1, (279,), float32),
                        action_mask=Box(0, 1, (3,), int8))``
-Parameters             none (the ACPC definition; other definitions:
-                       ``GameEnv(PokerGame(parse_gamedef(text)))``)
+Parameters             ``players`` (2, the default, to 6; other definitions:
+                       ``GameEnv(PokerGame(parse_gamedef(text)))`` heads-up,
+                       ``GameEnv(AcpcPokerGame(parse_acpc_gamedef(text)))`` any)
 Rules                  :mod:`nashzoo.games.poker.engine`, definition
                        :data:`nashzoo.games.poker.LIMIT_HOLDEM_GAMEDEF`
 Gymnasium id           ``gymnasium.make("nashzoo/LimitHoldem-v0", opponent=...)``
@@ -20,6 +21,12 @@ two private cards. Four betting rounds: pre-flop (``player_1`` acts first), then
 Bets and raises are 10 chips before and on the flop, 20 on the turn and river; a round
 allows four bets counting the big blind (three raises pre-flop, four after). The best
 five-card hand of the seven cards wins the pot; equal hands split it.
+
+``players=3`` to ``6``: the ACPC's ring-game rules (``holdem.limit.3p.game``): ``player_0``
+posts 5 and ``player_1`` 10, ``player_2`` opens before the flop and ``player_0`` after it,
+the same bets and caps, no stacks; played by the ACPC engine
+(:mod:`nashzoo.games.poker.acpc`, checked in lockstep against ``universal_poker``), agents
+``player_0`` to ``player_{N-1}``, observation ``N + 52 * 4 + 3 * L`` floats.
 
 Unlike PettingZoo's ``texas_holdem_v4`` (RLCard underneath), the observation is a
 perfect-recall information state: it holds the player's cards, the board of each round
@@ -73,7 +80,7 @@ from __future__ import annotations
 from typing import Any
 
 from nashzoo.envs.aec import GameEnv, OrderEnforcingWrapper
-from nashzoo.games.poker import limit_holdem
+from nashzoo.games.poker.acpc import limit_holdem_table
 
 ENV_ID = "nashzoo/limit_holdem-v0"
 
@@ -87,4 +94,4 @@ def env(**kwargs: Any) -> OrderEnforcingWrapper:
 
 def raw_env(**kwargs: Any) -> GameEnv:
     """The unwrapped :class:`~nashzoo.envs.aec.GameEnv` (env options only)."""
-    return GameEnv(limit_holdem(**kwargs), name="limit_holdem_v0")
+    return GameEnv(limit_holdem_table(**kwargs), name="limit_holdem_v0")

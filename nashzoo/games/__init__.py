@@ -20,7 +20,7 @@ from nashzoo.games.matrix import (
 )
 from nashzoo.games.observation import ObservationCache, PlayerView
 from nashzoo.games.poker import PokerGame
-from nashzoo.games.poker.nolimit import NoLimitPokerGame
+from nashzoo.games.poker.acpc import AcpcPokerGame
 
 _GAME_TYPES: dict[str, type[Game]] = {}
 
@@ -64,7 +64,7 @@ for _cls in (
     MatrixGame,
     FightingCardGame,
     PokerGame,
-    NoLimitPokerGame,
+    AcpcPokerGame,
 ):
     register_game_type(_cls)
 

@@ -217,7 +217,7 @@ class LeducHoldemGame(Game):
                 child.apply_unchecked(child.legal_actions()[0])
                 return 1 + left * below(child)
             key = (
-                state._round, tuple(state._contrib), state._raises, state._calls,
+                state._round, tuple(state._contrib), state._raises, state._checks,
                 tuple(state._folded), state._player,
             )  # fmt: skip
             if key not in cache:
@@ -251,7 +251,7 @@ class LeducHoldemState(State):
         "_bets",
         "_contrib",
         "_raises",
-        "_calls",
+        "_checks",
         "_folded",
         "_left",
         "_player",
@@ -270,7 +270,7 @@ class LeducHoldemState(State):
         self._bets: list[str] = [""]  # letters of each round's actions
         self._contrib = [game.ante] * n
         self._raises = 0
-        self._calls = 0  # calls (checks) since the round's start or its last raise
+        self._checks = 0  # calls (checks) since the round's start or its last raise
         self._folded = [False] * n
         self._left = n  # players who have not folded
         self._player = CHANCE
@@ -306,7 +306,7 @@ class LeducHoldemState(State):
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return self.uniform_chance_outcomes()
 
-    def _next(self, after: int) -> int:
+    def _next_in(self, after: int) -> int:
         """The first player after ``after`` (cyclically) who has not folded."""
         n = self.game.num_players
         q = (after + 1) % n
@@ -328,7 +328,7 @@ class LeducHoldemState(State):
                     self._player = 0
             else:
                 self._public.append(action)
-                self._player = self._next(game.num_players - 1)
+                self._player = self._next_in(game.num_players - 1)
                 public = ",".join(names[c] for c in self._public)
                 self._tail = f" public={public} bets={'/'.join(self._bets)}"
             return
@@ -346,14 +346,14 @@ class LeducHoldemState(State):
         elif action == RAISE:
             contrib[p] = max(contrib) + game.raise_sizes[self._round]
             self._raises += 1
-            self._calls = 0
-            self._player = self._next(p)
+            self._checks = 0
+            self._player = self._next_in(p)
             return
         else:  # CALL
             contrib[p] = max(contrib)
-            self._calls += 1
+            self._checks += 1
         # a round ends when every player still in has checked, or has called the raise
-        if self._calls == (self._left if self._raises == 0 else self._left - 1):
+        if self._checks == (self._left if self._raises == 0 else self._left - 1):
             if self._round + 1 == game.num_rounds:
                 self._player = TERMINAL
             else:
@@ -361,10 +361,10 @@ class LeducHoldemState(State):
                 self._bets.append("")
                 self._tail += "/"
                 self._raises = 0
-                self._calls = 0
+                self._checks = 0
                 self._player = CHANCE
         else:
-            self._player = self._next(p)
+            self._player = self._next_in(p)
 
     def clone(self) -> LeducHoldemState:
         new = LeducHoldemState.__new__(LeducHoldemState)
@@ -375,7 +375,7 @@ class LeducHoldemState(State):
         new._bets = self._bets.copy()
         new._contrib = self._contrib.copy()
         new._raises = self._raises
-        new._calls = self._calls
+        new._checks = self._checks
         new._folded = self._folded.copy()
         new._left = self._left
         new._player = self._player

@@ -194,9 +194,11 @@ def test_bad_gamedefs_and_raises_are_refused():
         parse_nolimit_gamedef(
             NO_LIMIT_HOLDEM_GAMEDEF.replace("numRounds = 4", "numRounds = 4\nraiseSize = 1 1 1 1")
         )
-    with pytest.raises(InvalidParameterError, match="'stack' and 'blind' for both players"):
+    with pytest.raises(InvalidParameterError, match="'stack' and 'blind' for every player"):
         parse_nolimit_gamedef(NO_LIMIT_HOLDEM_GAMEDEF.replace("stack = 20000 20000\n", ""))
-    with pytest.raises(InvalidParameterError, match="heads-up no-limit"):
+    with pytest.raises(
+        InvalidParameterError, match=r"Key 'blind' needs one value per player \(3\)"
+    ):
         parse_nolimit_gamedef(NO_LIMIT_HOLDEM_GAMEDEF.replace("numPlayers = 2", "numPlayers = 3"))
     with pytest.raises(InvalidParameterError, match="positive pot fractions"):
         no_limit_holdem(raises=(0.5, -1.0))

@@ -1,15 +1,29 @@
-"""Heads-up poker from game definitions: limit and no-limit.
+"""Poker from game definitions: limit and no-limit, heads-up and ring games.
 
 * :mod:`~nashzoo.games.poker.definition`: the ACPC game-definition format
   (:class:`PokerDefinition`, :func:`parse_gamedef`), with a choice of raise sizes;
 * :mod:`~nashzoo.games.poker.engine`: the limit rules (:class:`PokerGame`, :class:`PokerState`);
-* :mod:`~nashzoo.games.poker.nolimit`: the no-limit rules (:class:`NoLimitPokerGame`,
-  ACPC ``nolimit`` definitions, an action abstraction of pot fractions);
+* :mod:`~nashzoo.games.poker.acpc`: any ACPC definition, limit or no-limit, 2 to 10
+  players (:class:`AcpcPokerGame`; no-limit with an action abstraction of pot fractions);
+  :mod:`~nashzoo.games.poker.nolimit` names it for no-limit code;
 * :mod:`~nashzoo.games.poker.hands`: ranking hands of up to seven cards;
 * :mod:`~nashzoo.games.poker.presets`: Kuhn, Leduc, Oliehoek's games, Limit Hold'em.
 """
 
-from nashzoo.games.poker.definition import PokerDefinition, parse_gamedef, parse_nolimit_gamedef
+from nashzoo.games.poker.acpc import (
+    NO_STACK,
+    AcpcDefinition,
+    AcpcPokerGame,
+    AcpcPokerState,
+    limit_holdem_table,
+    ring_limit_holdem,
+)
+from nashzoo.games.poker.definition import (
+    PokerDefinition,
+    parse_acpc_gamedef,
+    parse_gamedef,
+    parse_nolimit_gamedef,
+)
 from nashzoo.games.poker.engine import CALL, FOLD, RAISE, PokerGame, PokerState
 from nashzoo.games.poker.nolimit import (
     NO_LIMIT_HOLDEM_GAMEDEF,
@@ -34,6 +48,13 @@ __all__ = [
     "RAISE",
     "LIMIT_HOLDEM_GAMEDEF",
     "NO_LIMIT_HOLDEM_GAMEDEF",
+    "NO_STACK",
+    "AcpcDefinition",
+    "AcpcPokerGame",
+    "AcpcPokerState",
+    "limit_holdem_table",
+    "ring_limit_holdem",
+    "parse_acpc_gamedef",
     "NoLimitDefinition",
     "NoLimitPokerGame",
     "NoLimitPokerState",

@@ -27,8 +27,9 @@ would exceed it is not legal. ACPC ignores ``stack`` in limit games; a definitio
 for another ACPC reader should leave it out. These two are what Oliehoek's "4-bet 8-card
 poker" needs (raises of 1 or 2 coins up to 4 coins).
 
-Only heads-up (``numPlayers = 2``) games are supported; ``nolimit`` definitions are read
-by :func:`parse_nolimit_gamedef` into :class:`~nashzoo.games.poker.nolimit.NoLimitDefinition`.
+:class:`PokerDefinition` is heads-up limit (the fast engine's); any definition, limit or
+``nolimit``, for 2 to 10 players, is read by :func:`parse_acpc_gamedef` into an
+:class:`~nashzoo.games.poker.acpc.AcpcDefinition`.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from typing import Any
 
 from nashzoo.errors import InvalidParameterError
 
-__all__ = ["PokerDefinition", "parse_gamedef", "parse_nolimit_gamedef"]
+__all__ = ["PokerDefinition", "parse_gamedef", "parse_nolimit_gamedef", "parse_acpc_gamedef"]
 
 MAX_POT = 2**53
 """The largest pot a definition may allow: every chip count up to it is exact in float64."""
@@ -296,8 +297,9 @@ class PokerDefinition:
         }
 
 
-def _read_gamedef(text: str, betting: str, known: set[str]) -> dict[str, list[str]]:
-    """The keys of an ACPC game definition of ``betting`` type, each a list of words.
+def _read_gamedef(text: str, betting: str | None, known: set[str]) -> dict[str, list[str]]:
+    """The keys of an ACPC game definition of ``betting`` type (``None``: limit or
+    no-limit), each a list of words; ``"_betting"`` holds the type found.
 
     Raises:
         InvalidParameterError: not a definition, another betting type, an unknown or
@@ -315,6 +317,8 @@ def _read_gamedef(text: str, betting: str, known: set[str]) -> dict[str, list[st
         )
     body = lines[1:-1]
     found = [line.lower() for line in body if "=" not in line]
+    if betting is None and found in (["limit"], ["nolimit"]):
+        betting = found[0]
     if found != [betting]:
         reader = {"limit": "parse_gamedef", "nolimit": "parse_nolimit_gamedef"}
         other = found[0] if len(found) == 1 and found[0] in reader else None
@@ -335,6 +339,7 @@ def _read_gamedef(text: str, betting: str, known: set[str]) -> dict[str, list[st
         if match in values:
             raise InvalidParameterError(f"Key {match!r} appears twice in the game definition.")
         values[match] = rest.split()
+    values["_betting"] = [str(betting)]
     return values
 
 
@@ -371,47 +376,77 @@ def _listed(
     return [_ints(key, v) for v in got[:n]]
 
 
-def parse_nolimit_gamedef(text: str) -> Any:
-    """Read an ACPC ``nolimit`` heads-up game definition into a
-    :class:`~nashzoo.games.poker.nolimit.NoLimitDefinition` (``stack`` for both players
-    is required; ``maxRaises``, if given, must not limit anything: ACPC no-limit games
-    have none).
+def parse_acpc_gamedef(text: str, betting: str | None = None) -> Any:
+    """Read an ACPC game definition of any betting type and 2 to 10 players into an
+    :class:`~nashzoo.games.poker.acpc.AcpcDefinition` (what
+    :class:`~nashzoo.games.poker.acpc.AcpcPokerGame` plays). A limit definition without
+    ``stack`` gets :data:`~nashzoo.games.poker.acpc.NO_STACK`; a no-limit one needs it.
+
+    Args:
+        text: the definition.
+        betting: ``"limit"`` or ``"nolimit"`` to require that type; ``None``: either.
 
     Raises:
-        InvalidParameterError: not a heads-up no-limit definition, a missing or bad key,
-            or fields the definition rejects (named).
+        InvalidParameterError: not a definition (of that betting type), a missing or bad
+            key, or fields the definition rejects (named).
     """
-    from nashzoo.games.poker.nolimit import NoLimitDefinition
+    from nashzoo.games.poker.acpc import NO_STACK, AcpcDefinition
 
-    values = _read_gamedef(text, "nolimit", _KNOWN_KEYS)
+    values = _read_gamedef(text, betting, _KNOWN_KEYS)
+    kind = values.pop("_betting")[0]
     players = _one(values, "numPlayers")
-    if players != 2:
-        raise InvalidParameterError(
-            f"Only heads-up no-limit poker is supported (numPlayers = 2), received {players}."
-        )
-    if "raiseSize" in values:
-        raise InvalidParameterError(
-            "Key 'raiseSize' is for 'limit' betting; a no-limit raise is any size from the "
-            "minimum raise to all-in."
-        )
     rounds = _one(values, "numRounds")
     stacks = [_ints("stack", v)[0] for v in values.get("stack", [])]
     blinds = [_ints("blind", v)[0] for v in values.get("blind", [])]
-    if len(stacks) != 2 or len(blinds) != 2:
+    if len(blinds) < players:
         raise InvalidParameterError(
-            f"A heads-up no-limit definition needs 'stack' and 'blind' for both players, "
-            f"received stack {stacks} and blind {blinds}."
+            f"Key 'blind' needs one value per player ({players}), received {blinds}."
         )
-    return NoLimitDefinition(
+    if kind == "nolimit":
+        if "raiseSize" in values:
+            raise InvalidParameterError(
+                "Key 'raiseSize' is for 'limit' betting; a no-limit raise is any size from the "
+                "minimum raise to all-in."
+            )
+        if len(stacks) < players:
+            raise InvalidParameterError(
+                f"A no-limit definition needs 'stack' and 'blind' for every player ({players}), "
+                f"received stack {stacks} and blind {blinds}."
+            )
+        limit_fields: dict[str, Any] = {}
+    else:
+        stacks = stacks or [NO_STACK] * players
+        if len(stacks) < players:
+            raise InvalidParameterError(
+                f"Key 'stack' needs one value per player ({players}), received {stacks}."
+            )
+        limit_fields = {
+            "betting": "limit",
+            "raise_sizes": tuple(v[0] for v in _listed(values, "raiseSize", rounds)),
+            "max_raises": tuple(v[0] for v in _listed(values, "maxRaises", rounds)),
+        }
+    return AcpcDefinition(
         num_rounds=rounds,
-        blinds=(blinds[0], blinds[1]),
-        stacks=(stacks[0], stacks[1]),
+        blinds=tuple(blinds[:players]),
+        stacks=tuple(stacks[:players]),
         first_player=tuple(v[0] - 1 for v in _listed(values, "firstPlayer", rounds, 1)),
         num_board_cards=tuple(v[0] for v in _listed(values, "numBoardCards", rounds, 0)),
         num_suits=_one(values, "numSuits"),
         num_ranks=_one(values, "numRanks"),
         num_hole_cards=_one(values, "numHoleCards"),
+        **limit_fields,
     )
+
+
+def parse_nolimit_gamedef(text: str) -> Any:
+    """Read an ACPC ``nolimit`` game definition (2 to 10 players; ``stack`` and ``blind``
+    for every player) into an :class:`~nashzoo.games.poker.acpc.AcpcDefinition`.
+
+    Raises:
+        InvalidParameterError: not a no-limit definition, a missing or bad key, or fields
+            the definition rejects (named).
+    """
+    return parse_acpc_gamedef(text, "nolimit")
 
 
 def parse_gamedef(text: str) -> PokerDefinition:

@@ -1,0 +1,968 @@
+"""Poker of any ACPC game definition: limit and no-limit betting, two to ten players.
+
+Betting follows the ACPC rules (as OpenSpiel's ``universal_poker`` plays them). Each
+player posts its blind and has a stack: the most it can put in over the hand (limit
+definitions without one have no cap worth the name: 2**31 - 1 chips, as ACPC's). A player
+may *fold* when it has not matched the largest bet (and is not all-in), *call* (check
+when nothing is owed; a call for more than the stack puts the player all-in) or *raise*.
+In limit games a raise adds the round's raise size (all-in if the stack is shorter), at
+most ``max_raises`` per round. In no-limit games a raise goes to any total between the
+minimum raise-to and the stack: the minimum starts at twice the big blind, a raise to
+``r`` over a bet of ``m`` makes it at least ``r + (r - m)`` (the next raise adds at least
+as much) and a new round resets it to the bet plus the big blind; a player whose stack is
+below the minimum may still go all-in if that raises the bet. Turns go round the players
+who have neither folded nor gone all-in, from the round's first player; a round ends
+when every one of them has called the last raise (or checked); when at most one of them
+is left the betting ends and the rest of the board is dealt. One player left wins what
+the others put in; at a showdown the pots are split by hand strength, side pots for
+players all-in short (ACPC's ``valueOfState``).
+
+**Actions.** Limit: ``0`` Fold, ``1`` Check/Call, ``2`` Raise. No-limit (an action
+abstraction: which raise-to sizes a player may pick): ``0`` Fold, ``1`` Check/Call,
+then one raise per pot fraction ``f`` in ``raises`` (raise to the bet plus ``f`` times
+the pot after calling, rounded half away from zero as ``universal_poker`` rounds), then
+All-In. A fraction's raise is legal when it is at least the minimum raise-to and below
+the stack (at the stack it is the all-in action). The default ``raises = (0.5, 1.0)``
+gives PettingZoo's ``texas_holdem_no_limit`` actions: Fold, Check & Call, Raise Half Pot,
+Raise Full Pot, All-In. :meth:`AcpcPokerState.raise_to` tells the chips of a raise.
+
+Chance: ``num_hole_cards`` cards to player 0, then to player 1, and so on, then each
+round's board cards, one card per event, ``rank * num_suits + suit``
+(``universal_poker``'s numbering), uniform over the cards left.
+
+Information-state string: ``"player=0 hole=AsKd board=Qh7c2d/5s/9h bets=r200c/cr400c/c"``
+(the ACPC betting notation; no-limit raises carry their raise-to total). Information-state
+tensor: ``P + C * (1 + B) + A * L`` floats (``P`` players, ``C`` cards, ``B`` rounds that
+deal board cards, ``A`` actions, ``L`` = ``max_game_length``): the observing player, its
+hole cards, each board round's cards, then one one-hot slot per betting action in order.
+
+Heads-up limit games have a faster engine of their own (:mod:`nashzoo.games.poker.engine`,
+with the batched numba env); this one serves no-limit and tables of three or more.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from nashzoo.errors import InvalidParameterError
+from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State
+from nashzoo.games.poker.definition import MAX_POT
+from nashzoo.games.poker.hands import card_name, hand_value, standard_tables
+
+__all__ = [
+    "AcpcDefinition",
+    "AcpcPokerGame",
+    "AcpcPokerState",
+    "NO_STACK",
+    "NO_LIMIT_HOLDEM_GAMEDEF",
+    "PETTINGZOO_RAISES",
+    "no_limit_holdem",
+    "ring_limit_holdem",
+    "limit_holdem_table",
+]
+
+FOLD, CALL = 0, 1
+NO_STACK = 2**31 - 1
+"""The stack of a limit definition that names none (ACPC's INT32_MAX)."""
+PETTINGZOO_RAISES = (0.5, 1.0)
+"""Half pot and full pot: with Fold, Check & Call and All-In, PettingZoo's five actions."""
+MAX_PLAYERS = 10
+
+NO_LIMIT_HOLDEM_GAMEDEF = """\
+GAMEDEF
+nolimit
+numPlayers = 2
+numRounds = 4
+stack = 20000 20000
+blind = 100 50
+firstPlayer = 2 1 1 1
+numSuits = 4
+numRanks = 13
+numHoleCards = 2
+numBoardCards = 0 3 1 1
+END GAMEDEF
+"""
+"""The ACPC's heads-up no-limit Texas Hold'em (``holdem.nolimit.2p.reverse_blinds.game``):
+stacks of 20,000 chips (200 big blinds), player 0 the big blind (100), player 1 the small
+blind (50) and first to act before the flop."""
+
+
+@dataclasses.dataclass(frozen=True)
+class AcpcDefinition:
+    """A poker game: the fields of an ACPC game definition, for 2 to 10 players.
+
+    Attributes:
+        num_rounds: betting rounds, 1 to 6.
+        blinds: chips each player posts before the deal (one per player: their number is
+            the number of players).
+        stacks: the most each player can put in over the hand; above its blind
+            (:data:`NO_STACK` where a limit game has none).
+        first_player: per round, the player who acts first (0-based).
+        num_board_cards: per round, public cards dealt before that round's betting.
+        num_suits, num_ranks, num_hole_cards: the deck and the private cards.
+        betting: ``"nolimit"`` or ``"limit"``.
+        raise_sizes: limit only: per round, the chips a raise adds.
+        max_raises: limit only: per round, most raises.
+
+    Raises:
+        InvalidParameterError: a field of the wrong type or out of range (named), a stack
+            not above its blind, limit fields in a no-limit game or missing in a limit
+            one, or a deck too small for the cards dealt.
+    """
+
+    num_rounds: int
+    blinds: tuple[int, ...]
+    stacks: tuple[int, ...]
+    first_player: tuple[int, ...]
+    num_board_cards: tuple[int, ...]
+    num_suits: int
+    num_ranks: int
+    num_hole_cards: int
+    betting: str = "nolimit"
+    raise_sizes: tuple[int, ...] = ()
+    max_raises: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        def whole(name: str, value: Any, lo: int, hi: int | None = None) -> int:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidParameterError(
+                    f"Poker definition field `{name}` expects an integer, received {value!r}."
+                )
+            if value < lo or (hi is not None and value > hi):
+                span = f"[{lo}, {hi}]" if hi is not None else f">= {lo}"
+                raise InvalidParameterError(
+                    f"Poker definition field `{name}` must be {span}, received {value}."
+                )
+            return value
+
+        def listed(
+            name: str, values: Any, n: int | None, lo: int, hi: int | None = None
+        ) -> tuple[int, ...]:
+            if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+                raise InvalidParameterError(
+                    f"Poker definition field `{name}` expects a list of integers, received "
+                    f"{values!r}."
+                )
+            if n is not None and len(values) != n:
+                raise InvalidParameterError(
+                    f"Poker definition field `{name}` needs {n} values, received "
+                    f"{len(values)}: {list(values)!r}."
+                )
+            return tuple(whole(f"{name}[{i}]", v, lo, hi) for i, v in enumerate(values))
+
+        rounds = whole("num_rounds", self.num_rounds, 1, 6)
+        whole("num_suits", self.num_suits, 1, 4)
+        whole("num_ranks", self.num_ranks, 1, 13)
+        whole("num_hole_cards", self.num_hole_cards, 1, 3)
+        blinds = listed("blinds", self.blinds, None, 0)
+        n = len(blinds)
+        if not 2 <= n <= MAX_PLAYERS:
+            raise InvalidParameterError(
+                f"Poker definition field `blinds` names the players' blinds: 2 to {MAX_PLAYERS} "
+                f"players, received {n}: {list(blinds)!r}."
+            )
+        stacks = listed("stacks", self.stacks, n, 1)
+        if max(blinds) < 1:
+            raise InvalidParameterError(
+                f"Poker definition field `blinds` needs a blind of at least one chip (the "
+                f"minimum raise is the big blind), received {list(blinds)}."
+            )
+        for p in range(n):
+            if stacks[p] <= blinds[p]:
+                raise InvalidParameterError(
+                    f"Poker definition field `stacks[{p}]` ({stacks[p]}) must exceed player "
+                    f"{p}'s blind ({blinds[p]}): a player all-in from its blind never acts."
+                )
+        if n * max(stacks) > MAX_POT:
+            raise InvalidParameterError(
+                f"Poker definition field `stacks` too large: {list(stacks)}; a pot must stay "
+                f"at or below 2**53 chips so that every payoff is exact."
+            )
+        first = listed("first_player", self.first_player, rounds, 0, n - 1)
+        board = listed("num_board_cards", self.num_board_cards, rounds, 0, 5)
+        if self.betting not in ("nolimit", "limit"):
+            raise InvalidParameterError(
+                f"Poker definition field `betting` is 'nolimit' or 'limit', received "
+                f"{self.betting!r}."
+            )
+        if self.betting == "limit":
+            sizes = listed("raise_sizes", self.raise_sizes, rounds, 1)
+            caps = listed("max_raises", self.max_raises, rounds, 0, 10)
+        else:
+            if self.raise_sizes or self.max_raises:
+                raise InvalidParameterError(
+                    "Poker definition fields `raise_sizes` and `max_raises` are for 'limit' "
+                    "betting; a no-limit raise is any size from the minimum raise to all-in."
+                )
+            sizes, caps = (), ()
+        deck = self.num_suits * self.num_ranks
+        needed = n * self.num_hole_cards + sum(board)
+        if needed > deck:
+            raise InvalidParameterError(
+                f"The deck has {deck} cards (num_ranks={self.num_ranks} x num_suits="
+                f"{self.num_suits}) but the game deals {needed} ({n} players)."
+            )
+        if self.num_hole_cards + sum(board) > 7:
+            raise InvalidParameterError(
+                "A player's hand is its hole cards and the board, and hands of more than 7 "
+                f"cards are not ranked; this definition gives each player "
+                f"{self.num_hole_cards + sum(board)}."
+            )
+        object.__setattr__(self, "blinds", blinds)
+        object.__setattr__(self, "stacks", stacks)
+        object.__setattr__(self, "first_player", first)
+        object.__setattr__(self, "num_board_cards", board)
+        object.__setattr__(self, "raise_sizes", sizes)
+        object.__setattr__(self, "max_raises", caps)
+
+    @property
+    def num_players(self) -> int:
+        """Players (one blind each)."""
+        return len(self.blinds)
+
+    @property
+    def num_cards(self) -> int:
+        """Cards in the deck."""
+        return self.num_ranks * self.num_suits
+
+    @property
+    def big_blind(self) -> int:
+        """The largest blind."""
+        return max(self.blinds)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able fields (what :meth:`from_dict` reads back)."""
+        out = dataclasses.asdict(self)
+        for key in (
+            "blinds",
+            "stacks",
+            "first_player",
+            "num_board_cards",
+            "raise_sizes",
+            "max_raises",
+        ):
+            out[key] = list(out[key])
+        return out
+
+    @classmethod
+    def from_dict(cls, fields: dict[str, Any]) -> AcpcDefinition:
+        """Build from :meth:`to_dict` output (``betting``, ``raise_sizes`` and
+        ``max_raises`` may be left out: a no-limit game).
+
+        Raises:
+            InvalidParameterError: unknown or missing fields, or bad values.
+        """
+        if not isinstance(fields, dict):
+            raise InvalidParameterError(
+                f"A poker definition is a dict of fields, received {type(fields).__name__}."
+            )
+        names = {f.name for f in dataclasses.fields(cls)}
+        optional = {"betting", "raise_sizes", "max_raises"}
+        unknown = sorted(set(fields) - names)
+        missing = sorted(names - set(fields) - optional)
+        if unknown or missing:
+            raise InvalidParameterError(
+                f"Poker definition fields: unknown {unknown}, missing {missing}; the fields "
+                f"are {sorted(names)}."
+            )
+        return cls(**fields)
+
+    def universal_poker_params(self, betting_abstraction: str = "fullgame") -> dict[str, Any]:
+        """OpenSpiel's ``universal_poker`` parameters for this definition (a limit game
+        with :data:`NO_STACK` stacks leaves the stack out, as ACPC's limit games do; ACPC
+        then reads limit games of at most four players, so ``universal_poker`` has no
+        limit game of five or six)."""
+
+        def join(values: Sequence[int]) -> str:
+            return " ".join(str(v) for v in values)
+
+        params: dict[str, Any] = {
+            "betting": self.betting,
+            "numPlayers": self.num_players,
+            "numRounds": self.num_rounds,
+            "blind": join(self.blinds),
+            "firstPlayer": join([p + 1 for p in self.first_player]),
+            "numSuits": self.num_suits,
+            "numRanks": self.num_ranks,
+            "numHoleCards": self.num_hole_cards,
+            "numBoardCards": join(self.num_board_cards),
+        }
+        if self.betting == "limit":
+            params["raiseSize"] = join(self.raise_sizes)
+            params["maxRaises"] = join(self.max_raises)
+            if any(stack != NO_STACK for stack in self.stacks):
+                params["stack"] = join(self.stacks)
+        else:
+            params["stack"] = join(self.stacks)
+            params["bettingAbstraction"] = betting_abstraction
+        return params
+
+
+class AcpcPokerGame(Game):
+    """Poker from an :class:`AcpcDefinition` (see the module).
+
+    Args:
+        definition: the game, an :class:`AcpcDefinition` or its ``to_dict()``.
+        raises: no-limit only: pot fractions of the raise actions, increasing (default
+            half pot and pot: PettingZoo's five actions).
+        name: the ``short_name``.
+
+    Raises:
+        InvalidParameterError: a bad definition, or fractions that are not positive,
+            increasing numbers.
+    """
+
+    game_type = "acpc_poker"
+
+    def __init__(
+        self,
+        definition: AcpcDefinition | dict[str, Any],
+        raises: Sequence[float] = PETTINGZOO_RAISES,
+        name: str = "acpc_poker",
+    ) -> None:
+        if isinstance(definition, dict):
+            definition = AcpcDefinition.from_dict(definition)
+        if not isinstance(definition, AcpcDefinition):
+            raise InvalidParameterError(
+                "AcpcPokerGame expects an AcpcDefinition (or its to_dict()), received "
+                f"{type(definition).__name__}."
+            )
+        if isinstance(raises, (str, bytes)) or not isinstance(raises, Sequence):
+            raise InvalidParameterError(
+                f"Parameter `raises` expects pot fractions such as (0.5, 1.0), received {raises!r}."
+            )
+        fractions = []
+        for f in raises:
+            if (
+                isinstance(f, bool)
+                or not isinstance(f, (int, float))
+                or not math.isfinite(f)
+                or f <= 0
+            ):
+                raise InvalidParameterError(
+                    f"Parameter `raises` expects positive pot fractions, received {list(raises)!r}."
+                )
+            fractions.append(float(f))
+        if fractions != sorted(set(fractions)):
+            raise InvalidParameterError(
+                f"Parameter `raises` expects increasing pot fractions, received {fractions}."
+            )
+        if not isinstance(name, str) or not name:
+            raise InvalidParameterError(f"Parameter `name` expects a string, received {name!r}.")
+        d = definition
+        n = d.num_players
+        self.definition = d
+        self.limit = d.betting == "limit"
+        self.raises = () if self.limit else tuple(fractions)
+        self.short_name = name
+        self.num_players = n
+        self.num_cards = d.num_cards
+        if self.limit:
+            self.all_in = 2  # the one raise (all-in when the stack is shorter)
+            self.num_distinct_actions = 3
+            self.action_names = ("Fold", "Check/Call", "Raise")
+            most = min(
+                max(d.stacks),
+                max(d.blinds) + sum(s * m for s, m in zip(d.raise_sizes, d.max_raises)),
+            )
+            raises_bound = sum(d.max_raises)
+        else:
+            self.all_in = 2 + len(self.raises)
+            self.num_distinct_actions = 3 + len(self.raises)
+            self.action_names = (
+                "Fold",
+                "Check/Call",
+                *(_fraction_name(f) for f in self.raises),
+                "All-In",
+            )
+            most = max(d.stacks) if n > 2 else min(d.stacks)
+            raises_bound = _most_raises(d, self.raises)
+        self.max_chance_outcomes = d.num_cards
+        self.max_chance_nodes = n * d.num_hole_cards + sum(d.num_board_cards)
+        # each round opens with at most n - 1 checks before a raise (n without one) and
+        # each raise is answered by at most n - 1 calls or folds
+        if n == 2:
+            self.max_game_length = 2 * d.num_rounds + raises_bound
+        else:
+            self.max_game_length = n * d.num_rounds + n * raises_bound
+        self.min_utility, self.max_utility = -float(most), float((n - 1) * most)
+        self.big_blind = float(d.big_blind)
+        self.card_names = tuple(card_name(c, d.num_suits) for c in range(d.num_cards))
+        board_rounds = [r for r in range(d.num_rounds) if d.num_board_cards[r]]
+        self.board_offset = tuple(
+            n + d.num_cards * (1 + board_rounds.index(r)) if r in board_rounds else -1
+            for r in range(d.num_rounds)
+        )
+        self.actions_offset = n + d.num_cards * (1 + len(board_rounds))
+        self.information_state_tensor_size = (
+            self.actions_offset + self.num_distinct_actions * self.max_game_length
+        )
+        hand_cards = d.num_hole_cards + sum(d.num_board_cards)
+        self.standard_hands = d.num_cards == 52 and 5 <= hand_cards <= 7
+        self.strength: Callable[[Sequence[int]], Any]
+        if self.standard_hands:
+            self.strength = standard_tables().strength
+        else:
+            self.strength = functools.partial(
+                hand_value, num_ranks=d.num_ranks, num_suits=d.num_suits
+            )
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "definition": self.definition.to_dict(),
+            "raises": list(self.raises),
+            "name": self.short_name,
+        }
+
+    def new_initial_state(self) -> AcpcPokerState:
+        return AcpcPokerState(self)
+
+    def _private_deals(self) -> int:
+        """Ways to deal every player's hole cards: histories the tree certainly has."""
+        d = self.definition
+        return math.perm(d.num_cards, d.num_players * d.num_hole_cards)
+
+    def histories_lower_bound(self) -> int:
+        """The exact count where :meth:`count_histories` gives it, else the ways to deal
+        the hole cards (a table of three or more with a full deck: far past any tree that
+        compiles, known at once)."""
+        exact = self.count_histories()
+        return exact if exact is not None else self._private_deals()
+
+    def count_histories(self) -> int | None:
+        """Histories of the tree: the betting tree (memoised on what the betting depends
+        on) times the ways to deal the cards (computed once per game); ``None`` when the
+        hole cards alone can be dealt more than 50 million ways (counting the betting of
+        a large ring game would take minutes, and nothing that large compiles)."""
+        known = self.__dict__.get("_count")
+        if known is not None:
+            return int(known)
+        if self._private_deals() > 50_000_000:
+            return None
+        d = self.definition
+        cache: dict[tuple[Any, ...], int] = {}
+
+        def deals(remaining: int, k: int, below: int) -> int:
+            total = below
+            for i in range(k):
+                total = 1 + (remaining - (k - 1 - i)) * total
+            return total
+
+        def below(state: AcpcPokerState) -> int:
+            """Histories from a state where a player acts or the game is over (cards
+            already dealt for this round)."""
+            if state._player == TERMINAL:
+                return 1
+            if state._player == CHANCE:  # the next round's (or the run-out's) cards
+                dealt = len(state._cards)
+                k = state._pending
+                probe = state.clone()
+                for _ in range(k):
+                    probe._deal(probe._remaining[0])
+                return deals(d.num_cards - dealt, k, below(probe))
+            key = state._betting_key()
+            if key not in cache:
+                total = 1
+                for action in state.legal_actions():
+                    child = state.clone()
+                    child.apply_unchecked(action)
+                    total += below(child)
+                cache[key] = total
+            return cache[key]
+
+        root = self.new_initial_state()
+        k = root._pending
+        probe = root.clone()
+        for _ in range(k):
+            probe._deal(probe._remaining[0])
+        self.__dict__["_count"] = count = deals(d.num_cards, k, below(probe))
+        return count
+
+
+def _fraction_name(f: float) -> str:
+    named = {0.5: "Raise Half Pot", 1.0: "Raise Full Pot"}
+    return named.get(f, f"Raise {f:g} Pot")
+
+
+def _pot_raise_to(max_spent: int, pot_after_call: int, fraction: float) -> int:
+    """``max_spent + fraction * pot_after_call`` rounded half away from zero
+    (``universal_poker``'s ``PotSize``)."""
+    return math.floor(max_spent + fraction * pot_after_call + 0.5)
+
+
+def _most_raises(d: AcpcDefinition, fractions: tuple[float, ...]) -> int:
+    """An upper bound on no-limit raises in one hand: every raise lifts the bet to at
+    least ``max(bet + big blind, the smallest fraction's raise-to)`` (the pot after a
+    call is at least twice the bet) until a stack is reached (the all-in)."""
+    stack, bb = max(d.stacks), d.big_blind
+    smallest = min(fractions) if fractions else None
+    raises, bet = 0, bb
+    while bet < stack:
+        raises += 1
+        if smallest is None:
+            break  # only all-in raises
+        bet = max(bet + bb, _pot_raise_to(bet, 2 * bet, smallest))
+    return raises
+
+
+class AcpcPokerState(State):
+    """A history of an :class:`AcpcPokerGame` (see :mod:`nashzoo.games.poker.acpc`)."""
+
+    game: AcpcPokerGame
+
+    __slots__ = (
+        "game",
+        "_cards",
+        "_remaining",
+        "_pending",
+        "_round",
+        "_spent",
+        "_max_spent",
+        "_min_raise_to",
+        "_round_actions",
+        "_player",
+        "_folded",
+        "_finished",
+        "_history",
+        "_bets",
+        "_moves",
+        "_stacks",
+        "_legal",
+    )
+
+    def __init__(self, game: AcpcPokerGame) -> None:
+        d = game.definition
+        self.game = game
+        self._cards: list[int] = []
+        self._remaining = list(range(game.num_cards))
+        self._pending = d.num_players * d.num_hole_cards + d.num_board_cards[0]
+        self._round = 0
+        self._spent = list(d.blinds)
+        self._max_spent = max(d.blinds)
+        self._min_raise_to = 2 * self._max_spent
+        # this round's betting: (player, "c" or "r") in order (what ends a round)
+        self._round_actions: list[tuple[int, str]] = []
+        self._player = CHANCE
+        self._folded = [False] * d.num_players
+        self._finished = False  # the betting is over (cards may still be dealt)
+        self._history: list[int] = []
+        self._bets: list[str] = [""]
+        self._moves: list[int] = []  # betting actions, for the tensor
+        self._stacks = d.stacks
+        self._legal: tuple[int, ...] | None = None  # the decision's legal actions, once asked
+
+    # -- the betting rules -------------------------------------------------------------------
+    def _all_in(self, p: int) -> bool:
+        return self._spent[p] >= self._stacks[p]
+
+    def _acting(self) -> int:
+        """Players neither folded nor all-in."""
+        spent, stacks, folded = self._spent, self._stacks, self._folded
+        return sum(1 for p in range(len(spent)) if not folded[p] and spent[p] < stacks[p])
+
+    def _next_to_act(self, after: int) -> int:
+        """The next player after ``after`` who can act (ACPC: skip folded and all-in)."""
+        n = len(self._spent)
+        q = after
+        for _ in range(n):
+            q = (q + 1) % n
+            if not self._folded[q] and not self._all_in(q):
+                return q
+        return after
+
+    def _raises_this_round(self) -> int:
+        return sum(1 for _, kind in self._round_actions if kind == "r")
+
+    def raise_range(self) -> tuple[int, int] | None:
+        """``(smallest, largest)`` raise-to totals the player to move may choose, or
+        ``None`` when it may not raise (the ACPC's ``raiseIsValid``; in a limit game the
+        one raise's total, twice)."""
+        p = self._player
+        if p < 0 or self._acting() <= 1:
+            return None
+        game, d = self.game, self.game.definition
+        if game.limit:
+            if self._raises_this_round() >= d.max_raises[self._round]:
+                return None
+            size = self.raise_to(2)
+            return size, size
+        stack = d.stacks[p]
+        low = self._min_raise_to
+        if low > stack:
+            if self._max_spent >= stack:
+                return None
+            low = stack
+        return low, stack
+
+    def raise_to(self, action: int) -> int:
+        """The raise-to total of raise ``action`` (a fraction's, All-In's, or a limit
+        game's raise) here.
+
+        Raises:
+            InvalidParameterError: not a raise action of this game, or no player to move.
+        """
+        game = self.game
+        p = self._player
+        if p < 0 or not 2 <= int(action) <= game.all_in:
+            raise InvalidParameterError(
+                f"raise_to takes a raise action (2..{game.all_in}) at a decision, received "
+                f"{action!r} at {'a chance node' if p == CHANCE else 'the end'}."
+            )
+        stack = game.definition.stacks[p]
+        if game.limit:
+            return min(self._max_spent + game.definition.raise_sizes[self._round], stack)
+        if action == game.all_in:
+            return stack
+        pot_after_call = sum(self._spent) + self._max_spent - self._spent[p]
+        return _pot_raise_to(self._max_spent, pot_after_call, game.raises[action - 2])
+
+    def current_player(self) -> int:
+        return self._player
+
+    def legal_actions(self) -> Sequence[int]:
+        p = self._player
+        if p == CHANCE:
+            return self._remaining.copy()
+        if p < 0:
+            return ()
+        if self._legal is not None:
+            return self._legal
+        actions = [CALL]
+        if self._spent[p] < self._max_spent and not self._all_in(p):
+            actions.insert(0, FOLD)
+        span = self.raise_range()
+        if span is not None:
+            if self.game.limit:
+                actions.append(2)
+            else:
+                low, high = span
+                for k in range(len(self.game.raises)):
+                    if low <= self.raise_to(2 + k) < high:
+                        actions.append(2 + k)
+                actions.append(self.game.all_in)
+        self._legal = tuple(actions)
+        return self._legal
+
+    def action_to_string(self, action: int) -> str:
+        """The action with its chips: ``"Raise Full Pot (to 300)"``, ``"Check"`` where
+        nothing is owed."""
+        p = self._player
+        if p < 0:
+            return super().action_to_string(action)
+        if action == CALL:
+            return "Check" if self._spent[p] >= self._max_spent else "Call"
+        if action == FOLD:
+            return "Fold"
+        if 2 <= action <= self.game.all_in:
+            return f"{self.game.action_names[action]} (to {self.raise_to(action)})"
+        return super().action_to_string(action)
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return self.uniform_chance_outcomes()
+
+    def apply_unchecked(self, action: int) -> None:
+        self._history.append(action)
+        self._legal = None
+        p = self._player
+        if p == CHANCE:
+            self._deal(action)
+            return
+        self._moves.append(action)
+        d = self.game.definition
+        if action == FOLD:
+            self._folded[p] = True
+            self._bets[self._round] += "f"
+            if sum(self._folded) + 1 >= d.num_players:  # one player left: no showdown
+                self._player = TERMINAL
+                self._finished = True
+                return
+        elif action == CALL:
+            self._spent[p] = min(self._max_spent, d.stacks[p])
+            self._round_actions.append((p, "c"))
+            self._bets[self._round] += "c"
+        else:
+            size = self.raise_to(action)
+            if 2 * size - self._max_spent > self._min_raise_to:
+                self._min_raise_to = 2 * size - self._max_spent
+            self._max_spent = size
+            self._spent[p] = size
+            self._round_actions.append((p, "r"))
+            self._bets[self._round] += "r" if self.game.limit else f"r{size}"
+        if self._called() >= self._acting():
+            self._end_round()
+        else:
+            self._player = self._next_to_act(p)
+
+    def _called(self) -> int:
+        """Players who have matched the current bet this round and can still act (the
+        ACPC's ``numCalled``)."""
+        n = 0
+        for p, kind in reversed(self._round_actions):
+            if not self._all_in(p):
+                n += 1
+            if kind == "r":
+                break
+        return n
+
+    def _end_round(self) -> None:
+        d = self.game.definition
+        if self._acting() > 1 and self._round + 1 < d.num_rounds:
+            self._round += 1
+            self._min_raise_to = self._max_spent + max(d.big_blind, 1)
+            self._round_actions = []
+            self._bets.append("")
+            self._pending = d.num_board_cards[self._round]
+            if self._pending:
+                self._player = CHANCE
+            else:
+                first = d.first_player[self._round]
+                self._player = self._next_to_act((first - 1) % d.num_players)
+            return
+        self._finished = True
+        # the betting is over: deal what is left of the board, then the showdown
+        dealt_board = len(self._cards) - d.num_players * d.num_hole_cards
+        self._pending = sum(d.num_board_cards) - dealt_board
+        while self._round + 1 < d.num_rounds:
+            self._round += 1
+            self._bets.append("")
+        self._player = CHANCE if self._pending else TERMINAL
+
+    def advance_chance(self, uniform: Callable[[], float]) -> None:
+        """Deal until a player is to move or the game is over: each card the
+        ``floor(u * n)``-th of the ``n`` cards left (sorted), the same distribution as
+        :meth:`State.advance_chance` without building the outcome list."""
+        while self._player == CHANCE:
+            remaining = self._remaining
+            card = remaining[int(uniform() * len(remaining))]
+            self._history.append(card)
+            self._deal(card)
+
+    def _deal(self, card: int) -> None:
+        self._cards.append(card)
+        self._remaining.remove(card)
+        self._pending -= 1
+        if self._pending:
+            return
+        if self._finished:
+            self._player = TERMINAL
+        else:
+            d = self.game.definition
+            first = d.first_player[self._round]
+            self._player = self._next_to_act((first - 1) % d.num_players)
+
+    def _betting_key(self) -> tuple[Any, ...]:
+        """What the rest of the betting depends on (for counting histories)."""
+        since_raise: list[tuple[int, str]] = []
+        for entry in reversed(self._round_actions):
+            since_raise.append(entry)
+            if entry[1] == "r":
+                break
+        return (
+            self._round, tuple(self._spent), self._max_spent, self._min_raise_to,
+            tuple(since_raise), self._raises_this_round(), self._player,
+            tuple(self._folded), len(self._cards),
+        )  # fmt: skip
+
+    def clone(self) -> AcpcPokerState:
+        new = AcpcPokerState.__new__(AcpcPokerState)
+        new.game = self.game
+        new._cards = self._cards.copy()
+        new._remaining = self._remaining.copy()
+        new._pending = self._pending
+        new._round = self._round
+        new._spent = self._spent.copy()
+        new._max_spent = self._max_spent
+        new._min_raise_to = self._min_raise_to
+        new._round_actions = self._round_actions.copy()
+        new._player = self._player
+        new._folded = self._folded.copy()
+        new._finished = self._finished
+        new._history = self._history.copy()
+        new._bets = self._bets.copy()
+        new._moves = self._moves.copy()
+        new._stacks = self._stacks
+        new._legal = None
+        return new
+
+    def returns(self) -> list[float]:
+        n = self.game.num_players
+        if self._player != TERMINAL:
+            return [0.0] * n
+        spent, folded = self._spent, self._folded
+        live = [p for p in range(n) if not folded[p]]
+        if len(live) == 1:  # everyone else folded: the last player takes their chips
+            winner = live[0]
+            out = [-float(spent[p]) for p in range(n)]
+            out[winner] = float(sum(spent) - spent[winner])
+            return out
+        h = self.game.definition.num_hole_cards
+        board = self._cards[n * h :]
+        rank = {p: self.game.strength(self._cards[p * h : (p + 1) * h] + board) for p in live}
+        # side pots, smallest stake first (ACPC's valueOfState): each layer is shared by
+        # the best live hands that reached it; a folded player's chips lose every layer
+        out = [0.0] * n
+        stakes = [float(s) for s in spent]
+        while True:
+            inside = [p for p in range(n) if stakes[p] > 0]
+            if len(inside) < 2:
+                for p in inside:  # nobody matched the rest: it goes back
+                    stakes[p] = 0.0
+                break
+            size = min(stakes[p] for p in inside)
+            contenders = [p for p in inside if not folded[p]]
+            best = max(rank[p] for p in contenders)
+            winners = [p for p in contenders if rank[p] == best]
+            pot = size * len(inside)
+            for p in inside:
+                out[p] -= size
+                stakes[p] -= size
+            for p in winners:
+                out[p] += pot / len(winners)
+        return out
+
+    def history(self) -> list[int]:
+        return self._history.copy()
+
+    def public_history(self) -> list[int]:
+        d = self.game.definition
+        hidden = min(d.num_players * d.num_hole_cards, len(self._history))
+        return [HIDDEN] * hidden + self._history[hidden:]
+
+    def information_state_string_unchecked(self, player: int) -> str:
+        d = self.game.definition
+        names = self.game.card_names
+        h = d.num_hole_cards
+        mine = sorted(self._cards[player * h : (player + 1) * h], reverse=True)
+        text = f"player={player} hole={''.join(names[c] for c in mine)}"
+        if any(d.num_board_cards):
+            parts, start = [], d.num_players * h
+            for k in d.num_board_cards:
+                if k:
+                    cards = self._cards[start : start + k]
+                    parts.append("".join(names[c] for c in sorted(cards, reverse=True)))
+                    start += k
+            text += " board=" + "/".join(parts)
+        return text + " bets=" + "/".join(self._bets)
+
+    def information_state_indices(self, player: int) -> list[int]:
+        game = self.game
+        d = game.definition
+        n, h = d.num_players, d.num_hole_cards
+        out = [player] + [n + c for c in self._cards[player * h : (player + 1) * h]]
+        start = n * h
+        for r, k in enumerate(d.num_board_cards):
+            for c in self._cards[start : start + k]:
+                out.append(game.board_offset[r] + c)
+            start += k
+        a = game.num_distinct_actions
+        out.extend(game.actions_offset + a * i + m for i, m in enumerate(self._moves))
+        return out
+
+    # -- read-outs ---------------------------------------------------------------------------
+    @property
+    def round(self) -> int:
+        """The betting round (0-based)."""
+        return self._round
+
+    def pot_contributions(self) -> tuple[int, ...]:
+        """Chips each player has put in so far."""
+        return tuple(self._spent)
+
+    def hole_cards(self, player: int) -> tuple[int, ...]:
+        """The private cards of ``player`` dealt so far (judges and tests only)."""
+        self.check_player(player)
+        h = self.game.definition.num_hole_cards
+        return tuple(self._cards[player * h : (player + 1) * h])
+
+    def board_cards(self) -> tuple[int, ...]:
+        """The public cards dealt so far, in the order dealt."""
+        d = self.game.definition
+        return tuple(self._cards[d.num_players * d.num_hole_cards :])
+
+    def betting(self) -> str:
+        """The ACPC betting string: rounds joined by ``/``."""
+        return "/".join(self._bets)
+
+    def private_information(self, player: int) -> tuple[int, ...]:
+        """``player``'s hole cards, sorted."""
+        return tuple(sorted(self.hole_cards(player)))
+
+    def __str__(self) -> str:
+        names = self.game.card_names
+        d = self.game.definition
+        h = d.num_hole_cards
+        holes = [
+            " ".join(names[c] for c in self._cards[p * h : (p + 1) * h]) or "-"
+            for p in range(d.num_players)
+        ]
+        board = " ".join(names[c] for c in self.board_cards()) or "-"
+        return (
+            f"hole: {' | '.join(holes)} | board: {board} | bets: {self.betting()} | "
+            f"pot: {'+'.join(str(s) for s in self._spent)}"
+        )
+
+
+def no_limit_holdem(
+    raises: Sequence[float] = PETTINGZOO_RAISES, stack: int | None = None, players: int = 2
+) -> AcpcPokerGame:
+    """No-limit Texas Hold'em. Heads-up (the default): the ACPC definition
+    (:data:`NO_LIMIT_HOLDEM_GAMEDEF`: blinds 100/50, stacks of 20,000, player 1 first
+    before the flop). With ``players`` = 3 to 6: blinds of 50 (player 0) and 100 (player
+    1), player 2 first before the flop and player 0 after it, stacks of 20,000. The
+    raise actions are the pot fractions ``raises`` (default PettingZoo's half pot and
+    pot); ``stack`` sets every player's stack."""
+    from nashzoo.games.poker.definition import parse_nolimit_gamedef
+
+    n = players
+    if isinstance(n, bool) or not isinstance(n, int) or not 2 <= n <= 6:
+        raise InvalidParameterError(f"Parameter `players` must be 2 to 6, received {players!r}.")
+    d = parse_nolimit_gamedef(NO_LIMIT_HOLDEM_GAMEDEF)
+    if n > 2:
+        d = dataclasses.replace(
+            d, blinds=(50, 100, *([0] * (n - 2))), stacks=(20000,) * n,
+            first_player=(2, 0, 0, 0),
+        )  # fmt: skip
+    if stack is not None:
+        d = dataclasses.replace(d, stacks=(stack,) * n)
+    name = "no_limit_holdem" if n == 2 else f"no_limit_holdem_{n}p"
+    return AcpcPokerGame(d, raises=raises, name=name)
+
+
+def ring_limit_holdem(players: int = 3) -> AcpcPokerGame:
+    """Limit Texas Hold'em for 3 to 6 players, the ACPC's ring-game rules
+    (``holdem.limit.3p.game``): blinds of 5 (player 0) and 10 (player 1), bets of 10 before
+    and on the flop and 20 after, at most 3 raises before the flop and 4 after, player 2
+    first before the flop and player 0 after it, no stacks. Heads-up limit Hold'em is
+    :func:`~nashzoo.games.poker.presets.limit_holdem` (its own engine).
+
+    Raises:
+        InvalidParameterError: ``players`` not 3 to 6.
+    """
+    n = players
+    if isinstance(n, bool) or not isinstance(n, int) or not 3 <= n <= 6:
+        raise InvalidParameterError(f"Parameter `players` must be 3 to 6, received {players!r}.")
+    d = AcpcDefinition(
+        num_rounds=4, blinds=(5, 10, *([0] * (n - 2))), stacks=(NO_STACK,) * n,
+        first_player=(2, 0, 0, 0), num_board_cards=(0, 3, 1, 1), num_suits=4, num_ranks=13,
+        num_hole_cards=2, betting="limit", raise_sizes=(10, 10, 20, 20), max_raises=(3, 4, 4, 4),
+    )  # fmt: skip
+    return AcpcPokerGame(d, name=f"limit_holdem_{n}p")
+
+
+def limit_holdem_table(players: int = 2) -> Game:
+    """Limit Texas Hold'em for 2 to 6 players: heads-up, the ACPC definition on its own
+    fast engine (:func:`~nashzoo.games.poker.presets.limit_holdem`); from three players,
+    :func:`ring_limit_holdem`. What ``nashzoo/limit_holdem-v0`` builds.
+
+    Raises:
+        InvalidParameterError: ``players`` not 2 to 6.
+    """
+    if players == 2:
+        from nashzoo.games.poker.presets import limit_holdem
+
+        return limit_holdem()
+    return ring_limit_holdem(players)

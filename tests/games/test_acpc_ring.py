@@ -1,0 +1,183 @@
+"""The ACPC engine at tables of three to six players, limit and no-limit (issue 38
+item 2): lockstep with OpenSpiel's universal_poker, exact history counts, side pots,
+CFR+ on a small ring game, and the envs."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import nashzoo
+from nashzoo.errors import InvalidParameterError
+from nashzoo.games import load_game
+from nashzoo.games.base import CHANCE
+from nashzoo.games.poker import (
+    NO_STACK,
+    AcpcDefinition,
+    AcpcPokerGame,
+    parse_acpc_gamedef,
+    ring_limit_holdem,
+)
+from nashzoo.games.poker.acpc import no_limit_holdem
+
+LIMIT3 = AcpcDefinition(
+    num_rounds=2, blinds=(1, 2, 0), stacks=(NO_STACK,) * 3, first_player=(2, 0),
+    num_board_cards=(0, 1), num_suits=2, num_ranks=4, num_hole_cards=1, betting="limit",
+    raise_sizes=(2, 4), max_raises=(2, 2),
+)  # fmt: skip
+"""A Leduc-sized three-player limit game (8 cards)."""
+NOLIMIT3 = AcpcDefinition(
+    num_rounds=2, blinds=(1, 2, 0), stacks=(12, 9, 15), first_player=(2, 0),
+    num_board_cards=(0, 1), num_suits=2, num_ranks=3, num_hole_cards=1,
+)  # fmt: skip
+"""A three-player no-limit game with unequal stacks (side pots)."""
+
+
+def _walk(state):
+    total, longest = 1, 0
+    for action in state.legal_actions():
+        child = state.clone()
+        child.apply_action(action)
+        n, depth = _walk(child)
+        total += n
+        longest = max(longest, depth + (state.current_player() >= 0))
+    return total, longest
+
+
+@pytest.mark.parametrize("definition, histories", [(LIMIT3, 2_041_265), (NOLIMIT3, 380_437)])
+def test_history_counts_are_exact(definition, histories):
+    game = AcpcPokerGame(definition)
+    assert game.count_histories() == histories
+    if definition is NOLIMIT3:  # walking the limit game's two million takes a while
+        total, longest = _walk(game.new_initial_state())
+        assert total == histories and longest <= game.max_game_length
+
+
+def test_side_pots_at_a_three_player_table():
+    # player 1 is all-in short (9 chips) with the best hand; players 0 and 2 bet on to
+    # 12 between themselves: player 1 wins 9 from each, player 2 (second best) the rest
+    game = AcpcPokerGame(NOLIMIT3, raises=())
+    state = game.new_initial_state()
+    for card in (1, 5, 3):  # player 0: 2h; player 1: 4h; player 2: 3h (card = rank*2 + suit)
+        state.apply_action(card)
+    state.apply_action(game.all_in)  # player 2 all-in for 15
+    state.apply_action(1)  # player 0 calls: all-in for 12
+    state.apply_action(1)  # player 1 calls: all-in for 9
+    assert state.is_chance_node() and state.pot_contributions() == (12, 9, 15)
+    state.apply_action(0)  # the board: 2c, a pair for player 0
+    assert state.is_terminal()
+    # player 0's pair of deuces beats both: it wins the main pot (27) and the side pot
+    # it reached (3 + 3); player 2 gets back the 3 nobody matched
+    assert state.returns() == [21.0, -9.0, -12.0]
+    assert sum(state.returns()) == 0
+
+
+@pytest.mark.parametrize(
+    "make, deals",
+    [
+        (lambda: AcpcPokerGame(LIMIT3), 3000),
+        (lambda: ring_limit_holdem(3), 300),
+        (lambda: ring_limit_holdem(4), 200),
+        (lambda: AcpcPokerGame(NOLIMIT3, raises=(0.25, 0.5, 1.0)), 3000),
+        (lambda: no_limit_holdem(players=3), 300),
+        (lambda: no_limit_holdem(players=6), 200),
+    ],
+    ids=["limit-3p-small", "limit-holdem-3p", "limit-holdem-4p", "nolimit-3p-small",
+         "nolimit-holdem-3p", "nolimit-holdem-6p"],
+)  # fmt: skip
+def test_lockstep_with_universal_poker(make, deals):
+    # universal_poker (fullgame for no-limit) on the same definition: the same player
+    # to move, the same legal actions (limit) or fold/call legality and raise-to range
+    # (no-limit), the same cards and the same payoffs, over random deals and actions.
+    # (universal_poker reads limit games of at most four players: no 6-player limit here.)
+    pyspiel = pytest.importorskip("pyspiel")
+    game = make()
+    d = game.definition
+    peer = pyspiel.load_game("universal_poker", d.universal_poker_params("fullgame"))
+    rng = np.random.default_rng(d.num_players)
+    raised = 0
+    for _ in range(deals):
+        ours, theirs = game.new_initial_state(), peer.new_initial_state()
+        while not ours.is_terminal():
+            assert not theirs.is_terminal()
+            if ours.current_player() == CHANCE:
+                assert list(ours.legal_actions()) == [a for a, _ in theirs.chance_outcomes()]
+                card = int(rng.choice(ours.legal_actions()))
+                ours.apply_action(card)
+                theirs.apply_action(card)
+                continue
+            assert theirs.current_player() == ours.current_player()
+            legal, peer_legal = ours.legal_actions(), theirs.legal_actions()
+            if game.limit:
+                assert list(legal) == list(peer_legal)
+            else:
+                assert (0 in legal, 1 in legal) == (0 in peer_legal, 1 in peer_legal)
+                bets = [a for a in peer_legal if a >= 2]
+                assert ours.raise_range() == ((min(bets), max(bets)) if bets else None)
+                assert all(ours.raise_to(a) in bets for a in legal if a >= 2)
+            action = int(rng.choice(legal))
+            raised += action >= 2
+            peer_action = action if action < 2 or game.limit else ours.raise_to(action)
+            theirs.apply_action(peer_action)
+            ours.apply_action(action)
+        assert theirs.is_terminal()
+        np.testing.assert_allclose(ours.returns(), theirs.returns())
+    assert raised > deals // 2
+
+
+def test_cfr_plus_on_a_three_player_no_limit_game():
+    from nashzoo.agents.cfr import make_solver
+    from nashzoo.tree.best_response import nash_conv_array
+
+    game = AcpcPokerGame(dataclasses.replace(NOLIMIT3, stacks=(6, 6, 6)), raises=(1.0,))
+    solver = make_solver("cfr+", game)
+    first = nash_conv_array(solver.tree, solver.iterate(1).average_policy().probs)
+    solver.iterate(199)
+    assert nash_conv_array(solver.tree, solver.average_policy().probs) < first / 10
+
+
+@pytest.mark.parametrize("env_id", ["nashzoo/limit_holdem-v0", "nashzoo/no_limit_holdem-v0"])
+@pytest.mark.parametrize("players", [3, 6])
+def test_ring_envs_pass_pettingzoo_api_and_seed_tests(env_id, players):
+    from pettingzoo.test import api_test, seed_test
+
+    env = nashzoo.make(env_id, players=players)
+    assert env.possible_agents == [f"player_{k}" for k in range(players)]
+    api_test(env, num_cycles=100)
+    seed_test(lambda: nashzoo.make(env_id, players=players), num_cycles=30)
+
+
+def test_definitions_and_refusals():
+    text = """GAMEDEF
+limit
+numPlayers = 3
+numRounds = 4
+blind = 5 10 0
+raiseSize = 10 10 20 20
+firstPlayer = 3 1 1 1
+maxRaises = 3 4 4 4
+numSuits = 4
+numRanks = 13
+numHoleCards = 2
+numBoardCards = 0 3 1 1
+END GAMEDEF
+"""
+    assert parse_acpc_gamedef(text) == ring_limit_holdem(3).definition
+    game = ring_limit_holdem(5)
+    assert load_game(game.to_spec()) == game and game.num_players == 5
+    with pytest.raises(InvalidParameterError, match="`raise_sizes` needs 2 values"):
+        dataclasses.replace(LIMIT3, raise_sizes=(2,))
+    with pytest.raises(InvalidParameterError, match="are for 'limit' betting"):
+        dataclasses.replace(NOLIMIT3, max_raises=(1, 1))
+    with pytest.raises(InvalidParameterError, match=r"`first_player\[0\]` must be \[0, 2\]"):
+        dataclasses.replace(NOLIMIT3, first_player=(3, 0))
+    with pytest.raises(InvalidParameterError, match="2 to 10 players, received 11"):
+        dataclasses.replace(NOLIMIT3, blinds=(1,) * 11, stacks=(9,) * 11)
+    with pytest.raises(InvalidParameterError, match="deck has 6 cards.*deals 7 \\(6 players\\)"):
+        dataclasses.replace(NOLIMIT3, blinds=(1, 2, 0, 0, 0, 0), stacks=(9,) * 6)
+    with pytest.raises(InvalidParameterError, match="`players` must be 3 to 6"):
+        ring_limit_holdem(2)
+    with pytest.raises(InvalidParameterError, match="`players` must be 2 to 6"):
+        no_limit_holdem(players=7)
