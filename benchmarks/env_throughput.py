@@ -26,7 +26,7 @@ the batched Leduc env at least 10x OpenSpiel's single-state stepping (issue 15).
 issue's NFSP goal (episodes/s with the batched env against the code before it) is
 measured by ``benchmarks/release_compare.py BEFORE nfsp``.
 Usage: ``python benchmarks/env_throughput.py [--episodes 20000] [--repeats 3]
-[--sections leduc,holdem,nolimit,hands,vector]``
+[--sections leduc,holdem,nolimit,ring,hands,vector]``
 """
 
 from __future__ import annotations
@@ -157,6 +157,46 @@ def rlcard_nolimit_play(games: int, seed: int = 0) -> tuple[int, int, float]:
             state, _ = env.step(legal[int(rng.random() * len(legal))])
             done += 1
     return done, games, time.perf_counter() - start
+
+
+def rlcard_ring_play(games: int, players: int, seed: int = 0) -> tuple[int, int, float]:
+    """RLCard's limit-holdem with ``players`` seats stepped directly, random legal actions."""
+    import rlcard
+
+    env = rlcard.make("limit-holdem", config={"seed": seed, "game_num_players": players})
+    rng = np.random.default_rng(seed)
+    done = 0
+    start = time.perf_counter()
+    for _ in range(games):
+        state, _ = env.reset()
+        while not env.is_over():
+            legal = list(state["legal_actions"])
+            state, _ = env.step(legal[int(rng.random() * len(legal))])
+            done += 1
+    return done, games, time.perf_counter() - start
+
+
+def ring_contenders(episodes: int, players: int = 6) -> dict:
+    """Limit Hold'em at a table of ``players`` (issue 38): our AEC env (the ACPC ring
+    rules) against PettingZoo's texas_holdem_v4(num_players=N) in the same loop and
+    RLCard's limit-holdem with N seats stepped directly."""
+    runs = {
+        f"nashzoo limit_holdem-v0 players={players} (wrapped AEC)": lambda: random_play(
+            nashzoo.make("nashzoo/limit_holdem-v0", players=players), games=episodes
+        ),
+    }
+    try:
+        from pettingzoo.classic import texas_holdem_v4
+
+        runs[f"PettingZoo texas_holdem_v4 num_players={players} (wrapped AEC)"] = lambda: (
+            random_play(texas_holdem_v4.env(num_players=players), games=episodes // 4)
+        )
+        runs[f"RLCard limit-holdem {players} players (raw env)"] = lambda: rlcard_ring_play(
+            episodes // 2, players
+        )
+    except ImportError as exc:
+        print(f"PettingZoo classic / RLCard not available ({exc}); pip install 'nashzoo[peers]'")
+    return runs
 
 
 def nolimit_contenders(episodes: int) -> dict:
@@ -419,7 +459,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=20_000)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--sections", default="leduc,holdem,nolimit,hands,vector")
+    parser.add_argument("--sections", default="leduc,holdem,nolimit,ring,hands,vector")
     args = parser.parse_args()
     sections = set(args.sections.split(","))
     print(machine_line())
@@ -458,6 +498,19 @@ def main() -> None:
                 ("nashzoo vector no-limit (1,024 games, Python)",
                  "OpenSpiel universal_poker HUNL fchpa (one state at a time)", 10,
                  "vector no-limit / OpenSpiel"),
+            ],
+        )  # fmt: skip
+    if "ring" in sections:
+        ours = "nashzoo limit_holdem-v0 players=6 (wrapped AEC)"
+        report(
+            "Limit Hold'em at six seats",
+            ring_contenders(args.episodes // 4),
+            args.repeats,
+            "decisions",
+            [
+                (ours, "PettingZoo texas_holdem_v4 num_players=6 (wrapped AEC)", 5,
+                 "nashzoo / PettingZoo"),
+                (ours, "RLCard limit-holdem 6 players (raw env)", 1, "nashzoo / RLCard"),
             ],
         )  # fmt: skip
     if "hands" in sections:

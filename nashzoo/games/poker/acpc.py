@@ -532,6 +532,8 @@ class AcpcPokerState(State):
         "_moves",
         "_stacks",
         "_legal",
+        "_live",
+        "_public_idx",
     )
 
     def __init__(self, game: AcpcPokerGame) -> None:
@@ -554,15 +556,16 @@ class AcpcPokerState(State):
         self._moves: list[int] = []  # betting actions, for the tensor
         self._stacks = d.stacks
         self._legal: tuple[int, ...] | None = None  # the decision's legal actions, once asked
+        self._live = d.num_players  # players neither folded nor all-in
+        self._public_idx: list[int] = []  # tensor indices of the board and the bets
 
     # -- the betting rules -------------------------------------------------------------------
     def _all_in(self, p: int) -> bool:
         return self._spent[p] >= self._stacks[p]
 
     def _acting(self) -> int:
-        """Players neither folded nor all-in."""
-        spent, stacks, folded = self._spent, self._stacks, self._folded
-        return sum(1 for p in range(len(spent)) if not folded[p] and spent[p] < stacks[p])
+        """Players neither folded nor all-in (kept as actions are applied)."""
+        return self._live
 
     def _next_to_act(self, after: int) -> int:
         """The next player after ``after`` who can act (ACPC: skip folded and all-in)."""
@@ -672,9 +675,14 @@ class AcpcPokerState(State):
             self._deal(action)
             return
         self._moves.append(action)
-        d = self.game.definition
+        game = self.game
+        self._public_idx.append(
+            game.actions_offset + game.num_distinct_actions * (len(self._moves) - 1) + action
+        )
+        d = game.definition
         if action == FOLD:
             self._folded[p] = True
+            self._live -= 1
             self._bets[self._round] += "f"
             if sum(self._folded) + 1 >= d.num_players:  # one player left: no showdown
                 self._player = TERMINAL
@@ -684,6 +692,7 @@ class AcpcPokerState(State):
             self._spent[p] = min(self._max_spent, d.stacks[p])
             self._round_actions.append((p, "c"))
             self._bets[self._round] += "c"
+            self._live -= self._spent[p] >= d.stacks[p]
         else:
             size = self.raise_to(action)
             if 2 * size - self._max_spent > self._min_raise_to:
@@ -691,7 +700,8 @@ class AcpcPokerState(State):
             self._max_spent = size
             self._spent[p] = size
             self._round_actions.append((p, "r"))
-            self._bets[self._round] += "r" if self.game.limit else f"r{size}"
+            self._bets[self._round] += "r" if game.limit else f"r{size}"
+            self._live -= size >= d.stacks[p]
         if self._called() >= self._acting():
             self._end_round()
         else:
@@ -745,6 +755,14 @@ class AcpcPokerState(State):
         self._cards.append(card)
         self._remaining.remove(card)
         self._pending -= 1
+        d = self.game.definition
+        board = len(self._cards) - d.num_players * d.num_hole_cards
+        if board > 0:  # a board card: its round is the one whose count it falls in
+            r, seen = 0, d.num_board_cards[0]
+            while seen < board:
+                r += 1
+                seen += d.num_board_cards[r]
+            self._public_idx.append(self.game.board_offset[r] + card)
         if self._pending:
             return
         if self._finished:
@@ -786,6 +804,8 @@ class AcpcPokerState(State):
         new._moves = self._moves.copy()
         new._stacks = self._stacks
         new._legal = None
+        new._live = self._live
+        new._public_idx = self._public_idx.copy()
         return new
 
     def returns(self) -> list[float]:
@@ -849,18 +869,10 @@ class AcpcPokerState(State):
         return text + " bets=" + "/".join(self._bets)
 
     def information_state_indices(self, player: int) -> list[int]:
-        game = self.game
-        d = game.definition
+        d = self.game.definition
         n, h = d.num_players, d.num_hole_cards
-        out = [player] + [n + c for c in self._cards[player * h : (player + 1) * h]]
-        start = n * h
-        for r, k in enumerate(d.num_board_cards):
-            for c in self._cards[start : start + k]:
-                out.append(game.board_offset[r] + c)
-            start += k
-        a = game.num_distinct_actions
-        out.extend(game.actions_offset + a * i + m for i, m in enumerate(self._moves))
-        return out
+        hole = [n + c for c in self._cards[player * h : (player + 1) * h]]
+        return [player, *hole, *self._public_idx]
 
     # -- read-outs ---------------------------------------------------------------------------
     @property
