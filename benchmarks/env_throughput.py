@@ -104,11 +104,14 @@ def openspiel_play(games: int, seed: int = 0) -> tuple[int, int, float]:
     return done, games, time.perf_counter() - start
 
 
-def rlcard_play(games: int, seed: int = 0) -> tuple[int, int, float]:
-    """RLCard's limit-holdem env stepped directly (no AEC layer), random legal actions."""
+def rlcard_play(
+    games: int, seed: int = 0, env_name: str = "limit-holdem", players: int = 2
+) -> tuple[int, int, float]:
+    """An RLCard env (``limit-holdem`` by default) stepped directly, no AEC layer, random
+    legal actions; ``players`` seats."""
     import rlcard
 
-    env = rlcard.make("limit-holdem", config={"seed": seed})
+    env = rlcard.make(env_name, config={"seed": seed, "game_num_players": players})
     rng = np.random.default_rng(seed)
     done = 0
     start = time.perf_counter()
@@ -142,40 +145,6 @@ def holdem_contenders(episodes: int) -> dict:
     return runs
 
 
-def rlcard_nolimit_play(games: int, seed: int = 0) -> tuple[int, int, float]:
-    """RLCard's no-limit-holdem env stepped directly (no AEC layer), random legal actions."""
-    import rlcard
-
-    env = rlcard.make("no-limit-holdem", config={"seed": seed})
-    rng = np.random.default_rng(seed)
-    done = 0
-    start = time.perf_counter()
-    for _ in range(games):
-        state, _ = env.reset()
-        while not env.is_over():
-            legal = list(state["legal_actions"])
-            state, _ = env.step(legal[int(rng.random() * len(legal))])
-            done += 1
-    return done, games, time.perf_counter() - start
-
-
-def rlcard_ring_play(games: int, players: int, seed: int = 0) -> tuple[int, int, float]:
-    """RLCard's limit-holdem with ``players`` seats stepped directly, random legal actions."""
-    import rlcard
-
-    env = rlcard.make("limit-holdem", config={"seed": seed, "game_num_players": players})
-    rng = np.random.default_rng(seed)
-    done = 0
-    start = time.perf_counter()
-    for _ in range(games):
-        state, _ = env.reset()
-        while not env.is_over():
-            legal = list(state["legal_actions"])
-            state, _ = env.step(legal[int(rng.random() * len(legal))])
-            done += 1
-    return done, games, time.perf_counter() - start
-
-
 def ring_contenders(episodes: int, players: int = 6) -> dict:
     """Limit Hold'em at a table of ``players`` (issue 38): our AEC env (the ACPC ring
     rules) against PettingZoo's texas_holdem_v4(num_players=N) in the same loop and
@@ -191,8 +160,8 @@ def ring_contenders(episodes: int, players: int = 6) -> dict:
         runs[f"PettingZoo texas_holdem_v4 num_players={players} (wrapped AEC)"] = lambda: (
             random_play(texas_holdem_v4.env(num_players=players), games=episodes // 4)
         )
-        runs[f"RLCard limit-holdem {players} players (raw env)"] = lambda: rlcard_ring_play(
-            episodes // 2, players
+        runs[f"RLCard limit-holdem {players} players (raw env)"] = lambda: rlcard_play(
+            episodes // 2, players=players
         )
     except ImportError as exc:
         print(f"PettingZoo classic / RLCard not available ({exc}); pip install 'nashzoo[peers]'")
@@ -222,7 +191,9 @@ def nolimit_contenders(episodes: int) -> dict:
         runs["PettingZoo texas_holdem_no_limit_v6 (wrapped AEC)"] = lambda: random_play(
             texas_holdem_no_limit_v6.env(), games=episodes // 4
         )
-        runs["RLCard no-limit-holdem (raw env)"] = lambda: rlcard_nolimit_play(episodes // 2)
+        runs["RLCard no-limit-holdem (raw env)"] = lambda: rlcard_play(
+            episodes // 2, env_name="no-limit-holdem"
+        )
     except ImportError as exc:
         print(f"PettingZoo classic / RLCard not available ({exc}); pip install 'nashzoo[peers]'")
     try:

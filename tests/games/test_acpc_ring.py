@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
 import pytest
 
 import nashzoo
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games import load_game
-from nashzoo.games.base import CHANCE
 from nashzoo.games.poker import (
     NO_STACK,
     AcpcDefinition,
@@ -21,6 +19,8 @@ from nashzoo.games.poker import (
     ring_limit_holdem,
 )
 from nashzoo.games.poker.acpc import no_limit_holdem
+
+from .universal_poker import lockstep
 
 LIMIT3 = AcpcDefinition(
     num_rounds=2, blinds=(1, 2, 0), stacks=(NO_STACK,) * 3, first_player=(2, 0),
@@ -96,35 +96,7 @@ def test_lockstep_with_universal_poker(make, deals):
     game = make()
     d = game.definition
     peer = pyspiel.load_game("universal_poker", d.universal_poker_params("fullgame"))
-    rng = np.random.default_rng(d.num_players)
-    raised = 0
-    for _ in range(deals):
-        ours, theirs = game.new_initial_state(), peer.new_initial_state()
-        while not ours.is_terminal():
-            assert not theirs.is_terminal()
-            if ours.current_player() == CHANCE:
-                assert list(ours.legal_actions()) == [a for a, _ in theirs.chance_outcomes()]
-                card = int(rng.choice(ours.legal_actions()))
-                ours.apply_action(card)
-                theirs.apply_action(card)
-                continue
-            assert theirs.current_player() == ours.current_player()
-            legal, peer_legal = ours.legal_actions(), theirs.legal_actions()
-            if game.limit:
-                assert list(legal) == list(peer_legal)
-            else:
-                assert (0 in legal, 1 in legal) == (0 in peer_legal, 1 in peer_legal)
-                bets = [a for a in peer_legal if a >= 2]
-                assert ours.raise_range() == ((min(bets), max(bets)) if bets else None)
-                assert all(ours.raise_to(a) in bets for a in legal if a >= 2)
-            action = int(rng.choice(legal))
-            raised += action >= 2
-            peer_action = action if action < 2 or game.limit else ours.raise_to(action)
-            theirs.apply_action(peer_action)
-            ours.apply_action(action)
-        assert theirs.is_terminal()
-        np.testing.assert_allclose(ours.returns(), theirs.returns())
-    assert raised > deals // 2
+    assert lockstep(game, peer, deals, seed=d.num_players) > deals // 2
 
 
 def test_cfr_plus_on_a_three_player_no_limit_game():

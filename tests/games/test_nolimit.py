@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
 import pytest
 
 import nashzoo
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games import load_game
-from nashzoo.games.base import CHANCE
 from nashzoo.games.poker import (
     NO_LIMIT_HOLDEM_GAMEDEF,
     NoLimitDefinition,
@@ -21,6 +19,8 @@ from nashzoo.games.poker import (
     parse_gamedef,
     parse_nolimit_gamedef,
 )
+
+from .universal_poker import lockstep
 
 SMALL = NoLimitDefinition(
     num_rounds=2, blinds=(2, 1), stacks=(20, 20), first_player=(1, 0), num_board_cards=(0, 1),
@@ -114,32 +114,7 @@ def test_lockstep_with_universal_poker(definition, raises, deals):
     pyspiel = pytest.importorskip("pyspiel")
     game = NoLimitPokerGame(definition, raises=raises)
     peer = pyspiel.load_game("universal_poker", definition.universal_poker_params("fullgame"))
-    rng = np.random.default_rng(0)
-    raised = 0
-    for _ in range(deals):
-        ours, theirs = game.new_initial_state(), peer.new_initial_state()
-        while not ours.is_terminal():
-            assert not theirs.is_terminal()
-            if ours.current_player() == CHANCE:
-                assert list(ours.legal_actions()) == [a for a, _ in theirs.chance_outcomes()]
-                card = int(rng.choice(ours.legal_actions()))
-                ours.apply_action(card)
-                theirs.apply_action(card)
-                continue
-            assert theirs.current_player() == ours.current_player()
-            legal, peer_legal = ours.legal_actions(), theirs.legal_actions()
-            assert (0 in legal, 1 in legal) == (0 in peer_legal, 1 in peer_legal)
-            bets = [a for a in peer_legal if a >= 2]
-            span = ours.raise_range()
-            assert span == ((min(bets), max(bets)) if bets else None)
-            assert all(ours.raise_to(a) in bets for a in legal if a >= 2)
-            action = int(rng.choice(legal))
-            raised += action >= 2
-            theirs.apply_action(action if action < 2 else ours.raise_to(action))
-            ours.apply_action(action)
-        assert theirs.is_terminal()
-        assert ours.returns() == list(theirs.returns())
-    assert raised > deals  # raises were exercised
+    assert lockstep(game, peer, deals, seed=0) > deals  # raises were exercised
 
 
 def test_cfr_solves_a_small_no_limit_game():

@@ -43,15 +43,14 @@ with the batched numba env); this one serves no-limit and tables of three or mor
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State
-from nashzoo.games.poker.definition import MAX_POT
-from nashzoo.games.poker.hands import card_name, hand_value, standard_tables
+from nashzoo.games.poker.definition import MAX_POT, check_field
+from nashzoo.games.poker.hands import card_name, strength_function
 
 __all__ = [
     "AcpcDefinition",
@@ -127,17 +126,7 @@ class AcpcDefinition:
     max_raises: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
-        def whole(name: str, value: Any, lo: int, hi: int | None = None) -> int:
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise InvalidParameterError(
-                    f"Poker definition field `{name}` expects an integer, received {value!r}."
-                )
-            if value < lo or (hi is not None and value > hi):
-                span = f"[{lo}, {hi}]" if hi is not None else f">= {lo}"
-                raise InvalidParameterError(
-                    f"Poker definition field `{name}` must be {span}, received {value}."
-                )
-            return value
+        whole = check_field
 
         def listed(
             name: str, values: Any, n: int | None, lo: int, hi: int | None = None
@@ -401,15 +390,9 @@ class AcpcPokerGame(Game):
         self.information_state_tensor_size = (
             self.actions_offset + self.num_distinct_actions * self.max_game_length
         )
-        hand_cards = d.num_hole_cards + sum(d.num_board_cards)
-        self.standard_hands = d.num_cards == 52 and 5 <= hand_cards <= 7
-        self.strength: Callable[[Sequence[int]], Any]
-        if self.standard_hands:
-            self.strength = standard_tables().strength
-        else:
-            self.strength = functools.partial(
-                hand_value, num_ranks=d.num_ranks, num_suits=d.num_suits
-            )
+        self.standard_hands, self.strength = strength_function(
+            d.num_ranks, d.num_suits, d.num_hole_cards + sum(d.num_board_cards)
+        )
 
     def params(self) -> dict[str, Any]:
         return {

@@ -58,6 +58,24 @@ _KNOWN_KEYS = {
 }
 
 
+def check_field(name: str, value: Any, lo: int, hi: int | None = None) -> int:
+    """A definition's integer field ``name`` in ``[lo, hi]``.
+
+    Raises:
+        InvalidParameterError: not an integer, or out of range (the field named).
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidParameterError(
+            f"Poker definition field `{name}` expects an integer, received {value!r}."
+        )
+    if value < lo or (hi is not None and value > hi):
+        span = f"[{lo}, {hi}]" if hi is not None else f">= {lo}"
+        raise InvalidParameterError(
+            f"Poker definition field `{name}` must be {span}, received {value}."
+        )
+    return value
+
+
 @dataclasses.dataclass(frozen=True)
 class PokerDefinition:
     """A heads-up limit poker game (the fields of an ACPC game definition).
@@ -93,17 +111,7 @@ class PokerDefinition:
     stack: int | None = None
 
     def __post_init__(self) -> None:
-        def whole(name: str, value: Any, lo: int, hi: int | None = None) -> int:
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise InvalidParameterError(
-                    f"Poker definition field `{name}` expects an integer, received {value!r}."
-                )
-            if value < lo or (hi is not None and value > hi):
-                span = f"[{lo}, {hi}]" if hi is not None else f">= {lo}"
-                raise InvalidParameterError(
-                    f"Poker definition field `{name}` must be {span}, received {value}."
-                )
-            return value
+        whole = check_field
 
         def per_round(name: str, values: Any) -> tuple[Any, ...]:
             if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):

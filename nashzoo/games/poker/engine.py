@@ -53,7 +53,7 @@ from nashzoo.errors import InvalidParameterError, NashzooError
 from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State, check_int
 from nashzoo.games.hidden import Combinations, HiddenWorlds, checked_view
 from nashzoo.games.poker.definition import PokerDefinition
-from nashzoo.games.poker.hands import card_name, hand_value, standard_tables
+from nashzoo.games.poker.hands import card_name, strength_function
 
 __all__ = ["PokerGame", "PokerState", "FOLD", "CALL", "RAISE"]
 
@@ -146,14 +146,9 @@ class PokerGame(Game):
         )
         self.has_board = bool(board_rounds)
         self._hand_cards = d.num_hole_cards + sum(d.num_board_cards)
-        self.standard_hands = d.num_cards == 52 and 5 <= self._hand_cards <= 7
-        self.strength: Callable[[Sequence[int]], Any]
-        if self.standard_hands:
-            self.strength = standard_tables().strength
-        else:
-            self.strength = functools.partial(
-                hand_value, num_ranks=d.num_ranks, num_suits=d.num_suits
-            )
+        self.standard_hands, self.strength = strength_function(
+            d.num_ranks, d.num_suits, self._hand_cards
+        )
 
     def params(self) -> dict[str, Any]:
         return {"definition": self.definition.to_dict(), "name": self.short_name}

@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 __all__ = [
+    "strength_function",
     "CATEGORIES",
     "RANK_CHARS",
     "SUIT_CHARS",
@@ -244,3 +246,17 @@ class HandTables:
 def standard_tables() -> HandTables:
     """The :class:`HandTables` of the 52-card deck, built on first use and kept."""
     return HandTables()
+
+
+def strength_function(
+    num_ranks: int, num_suits: int, hand_cards: int
+) -> tuple[bool, Callable[[Sequence[int]], Any]]:
+    """``(standard, strength)`` for hands of ``hand_cards`` cards from a deck of
+    ``num_ranks`` x ``num_suits``: the standard 52-card tables for 5 to 7 cards of the full
+    deck (``standard`` True), else :func:`hand_value` on this deck. Both poker engines use
+    it."""
+    import functools
+
+    if num_ranks * num_suits == 52 and 5 <= hand_cards <= 7:
+        return True, standard_tables().strength
+    return False, functools.partial(hand_value, num_ranks=num_ranks, num_suits=num_suits)
