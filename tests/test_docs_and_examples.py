@@ -63,7 +63,8 @@ def test_demo_runs_with_a_tiny_budget(tmp_path):
     for agent in ("simplex-gradient", "nfsp", "heuristic", "random"):
         assert default.count(f"| {agent} |") >= 2, agent  # round robin, ratings
     # issue 15: Limit Hold'em, a duplicate round robin of random, rules, NFSP and SB3
-    holdem = report[report.index("## Limit Texas Hold'em") :]
+    no_limit_at = report.index("## Heads-up No-Limit Texas Hold'em")
+    holdem = report[report.index("## Limit Texas Hold'em") : no_limit_at]
     # (issue 35: and the CFR family's agent, ES-MCCFR solved on a card abstraction)
     for agent in ("random", "poker-rules", "cfr-abstraction", "nfsp", "ppo-vs-random"):
         assert holdem.count(f"| {agent} |") >= 3, agent  # budget and LBR, round robin, ratings
@@ -73,9 +74,16 @@ def test_demo_runs_with_a_tiny_budget(tmp_path):
         assert holdem.count(f"| {search} |") == 2, search
     assert "Nash-ISMCTS trained over the rules:" in holdem
     assert "LBR against nash-ismcts, its range kept with its prior P" in holdem
-    # issue 38: three players
-    three = report[report.index("## Kuhn poker, three players (CFR+)") :]
+    # issue 38: heads-up no-limit (a round robin of random, rules and NFSP), three players
+    # (CFR+, then a duplicate table of six seatings a deal)
+    three_at = report.index("## Kuhn poker, three players (CFR+)")
+    no_limit = report[no_limit_at:three_at]
+    for agent in ("random", "poker-rules", "nfsp"):
+        assert no_limit.count(f"| {agent} |") >= 2, agent  # budget, ratings
+    assert no_limit.count("| random | poker-rules |") == 1
+    three = report[three_at:]
     assert "617 histories, 48 information sets" in three and "| 1,000 |" in three
+    assert "each deal played in all 6 seatings" in three and three.count("| cfr+ |") == 1
     # issue 16: an LBR lower bound per Hold'em agent, and the round robin with AIVAT beside
     # the uncorrected figures of the same games
     assert "| agent | budget | LBR lower bound (mbb/hand) | LBR 95% CI |" in holdem
