@@ -53,6 +53,8 @@ __all__ = [
     "check_int",
     "check_action_value",
     "sample_chance_outcome",
+    "card_deal_histories",
+    "memoised_histories",
     "HIDDEN",
 ]
 
@@ -100,6 +102,31 @@ def check_action_value(action: Any, num_actions: int) -> int:
             f"Action {value} is out of range: expected an integer in [0, {num_actions})."
         )
     return value
+
+
+def card_deal_histories(remaining: int, k: int, below: int) -> int:
+    """Histories of a chain of ``k`` chance nodes, each dealing one of the cards left
+    (``remaining`` before the first), with ``below`` histories under every full deal: how
+    card games whose betting does not depend on the cards count their trees."""
+    total = below
+    for i in range(k):
+        total = 1 + (remaining - (k - 1 - i)) * total
+    return total
+
+
+def memoised_histories(
+    state: State, key: Hashable, cache: dict[Any, int], below: Callable[[State], int]
+) -> int:
+    """Histories from decision node ``state``: itself and, for each legal action,
+    ``below(child)``, cached under ``key`` (what the rest of the tree depends on)."""
+    if key not in cache:
+        total = 1
+        for action in state.legal_actions():
+            child = state.clone()
+            child.apply_unchecked(action)
+            total += below(child)
+        cache[key] = total
+    return cache[key]
 
 
 def sample_chance_outcome(outcomes: Sequence[tuple[int, float]], u: float) -> int:

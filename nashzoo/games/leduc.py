@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from nashzoo.errors import InvalidParameterError
-from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State
+from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State, memoised_histories
 from nashzoo.validation import check_int
 
 __all__ = [
@@ -208,7 +208,7 @@ class LeducHoldemGame(Game):
         n, cards = self.num_players, self.num_cards
         cache: dict[tuple[Any, ...], int] = {}
 
-        def below(state: LeducHoldemState) -> int:
+        def below(state: Any) -> int:
             if state._player == TERMINAL:
                 return 1
             if state._player == CHANCE:  # a public card: every card left, alike
@@ -220,14 +220,7 @@ class LeducHoldemGame(Game):
                 state._round, tuple(state._contrib), state._raises, state._checks,
                 tuple(state._folded), state._player,
             )  # fmt: skip
-            if key not in cache:
-                total = 1
-                for action in state.legal_actions():
-                    child = state.clone()
-                    child.apply_unchecked(action)
-                    total += below(child)
-                cache[key] = total
-            return cache[key]
+            return memoised_histories(state, key, cache, below)
 
         root = self.new_initial_state()
         total, ways = 1, 1

@@ -20,6 +20,7 @@ from nashzoo.games.poker import (
 )
 from nashzoo.games.poker.acpc import no_limit_holdem
 
+from .trees import walk
 from .universal_poker import lockstep
 
 LIMIT3 = AcpcDefinition(
@@ -35,23 +36,12 @@ NOLIMIT3 = AcpcDefinition(
 """A three-player no-limit game with unequal stacks (side pots)."""
 
 
-def _walk(state):
-    total, longest = 1, 0
-    for action in state.legal_actions():
-        child = state.clone()
-        child.apply_action(action)
-        n, depth = _walk(child)
-        total += n
-        longest = max(longest, depth + (state.current_player() >= 0))
-    return total, longest
-
-
 @pytest.mark.parametrize("definition, histories", [(LIMIT3, 2_041_265), (NOLIMIT3, 380_437)])
 def test_history_counts_are_exact(definition, histories):
     game = AcpcPokerGame(definition)
     assert game.count_histories() == histories
     if definition is NOLIMIT3:  # walking the limit game's two million takes a while
-        total, longest = _walk(game.new_initial_state())
+        total, longest = walk(game.new_initial_state())
         assert total == histories and longest <= game.max_game_length
 
 

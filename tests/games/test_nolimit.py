@@ -20,6 +20,7 @@ from nashzoo.games.poker import (
     parse_nolimit_gamedef,
 )
 
+from .trees import walk
 from .universal_poker import lockstep
 
 SMALL = NoLimitDefinition(
@@ -30,23 +31,11 @@ SMALL = NoLimitDefinition(
 blinds."""
 
 
-def _walk(state):
-    """Histories below ``state`` and the longest run of betting actions."""
-    total, longest = 1, 0
-    for action in state.legal_actions():
-        child = state.clone()
-        child.apply_action(action)
-        n, depth = _walk(child)
-        total += n
-        longest = max(longest, depth + (state.current_player() >= 0))
-    return total, longest
-
-
 @pytest.mark.parametrize("stacks", [(20, 20), (13, 7)])
 @pytest.mark.parametrize("raises", [(0.5, 1.0), (0.25, 0.5, 1.0, 2.0)])
 def test_history_counts_and_lengths_are_exact(stacks, raises):
     game = NoLimitPokerGame(dataclasses.replace(SMALL, stacks=stacks), raises=raises)
-    total, longest = _walk(game.new_initial_state())
+    total, longest = walk(game.new_initial_state())
     assert game.count_histories() == total
     assert longest <= game.max_game_length
 

@@ -48,8 +48,16 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from nashzoo.errors import InvalidParameterError
-from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State
-from nashzoo.games.poker.definition import MAX_POT, check_field
+from nashzoo.games.base import (
+    CHANCE,
+    HIDDEN,
+    TERMINAL,
+    Game,
+    State,
+    card_deal_histories,
+    memoised_histories,
+)
+from nashzoo.games.poker.definition import MAX_POT, check_field, definition_from_dict
 from nashzoo.games.poker.hands import card_name, strength_function
 
 __all__ = [
@@ -245,20 +253,7 @@ class AcpcDefinition:
         Raises:
             InvalidParameterError: unknown or missing fields, or bad values.
         """
-        if not isinstance(fields, dict):
-            raise InvalidParameterError(
-                f"A poker definition is a dict of fields, received {type(fields).__name__}."
-            )
-        names = {f.name for f in dataclasses.fields(cls)}
-        optional = {"betting", "raise_sizes", "max_raises"}
-        unknown = sorted(set(fields) - names)
-        missing = sorted(names - set(fields) - optional)
-        if unknown or missing:
-            raise InvalidParameterError(
-                f"Poker definition fields: unknown {unknown}, missing {missing}; the fields "
-                f"are {sorted(names)}."
-            )
-        return cls(**fields)
+        return definition_from_dict(cls, fields, optional={"betting", "raise_sizes", "max_raises"})
 
     def universal_poker_params(self, betting_abstraction: str = "fullgame") -> dict[str, Any]:
         """OpenSpiel's ``universal_poker`` parameters for this definition (a limit game
@@ -429,13 +424,7 @@ class AcpcPokerGame(Game):
         d = self.definition
         cache: dict[tuple[Any, ...], int] = {}
 
-        def deals(remaining: int, k: int, below: int) -> int:
-            total = below
-            for i in range(k):
-                total = 1 + (remaining - (k - 1 - i)) * total
-            return total
-
-        def below(state: AcpcPokerState) -> int:
+        def below(state: Any) -> int:
             """Histories from a state where a player acts or the game is over (cards
             already dealt for this round)."""
             if state._player == TERMINAL:
@@ -446,23 +435,15 @@ class AcpcPokerGame(Game):
                 probe = state.clone()
                 for _ in range(k):
                     probe._deal(probe._remaining[0])
-                return deals(d.num_cards - dealt, k, below(probe))
-            key = state._betting_key()
-            if key not in cache:
-                total = 1
-                for action in state.legal_actions():
-                    child = state.clone()
-                    child.apply_unchecked(action)
-                    total += below(child)
-                cache[key] = total
-            return cache[key]
+                return card_deal_histories(d.num_cards - dealt, k, below(probe))
+            return memoised_histories(state, state._betting_key(), cache, below)
 
         root = self.new_initial_state()
         k = root._pending
         probe = root.clone()
         for _ in range(k):
             probe._deal(probe._remaining[0])
-        self.__dict__["_count"] = count = deals(d.num_cards, k, below(probe))
+        self.__dict__["_count"] = count = card_deal_histories(d.num_cards, k, below(probe))
         return count
 
 

@@ -36,9 +36,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from nashzoo.errors import InvalidParameterError
+
+_D = TypeVar("_D")
 
 __all__ = ["PokerDefinition", "parse_gamedef", "parse_nolimit_gamedef", "parse_acpc_gamedef"]
 
@@ -56,6 +58,28 @@ _KNOWN_KEYS = {
     "numHoleCards",
     *_ROUND_KEYS,
 }
+
+
+def definition_from_dict(cls: type[_D], fields: Any, optional: set[str]) -> _D:
+    """``cls(**fields)`` for a definition dataclass, refusing a non-dict and unknown or
+    missing fields (those in ``optional`` may be left out) with one message naming them.
+
+    Raises:
+        InvalidParameterError: not a dict, or unknown or missing fields.
+    """
+    if not isinstance(fields, dict):
+        raise InvalidParameterError(
+            f"A poker definition is a dict of fields, received {type(fields).__name__}."
+        )
+    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(fields) - names)
+    missing = sorted(names - set(fields) - optional)
+    if unknown or missing:
+        raise InvalidParameterError(
+            f"Poker definition fields: unknown {unknown}, missing {missing}; the fields "
+            f"are {sorted(names)}."
+        )
+    return cls(**fields)
 
 
 def check_field(name: str, value: Any, lo: int, hi: int | None = None) -> int:
@@ -234,19 +258,7 @@ class PokerDefinition:
         Raises:
             InvalidParameterError: unknown or missing fields, or bad values.
         """
-        if not isinstance(fields, dict):
-            raise InvalidParameterError(
-                f"A poker definition is a dict of fields, received {type(fields).__name__}."
-            )
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(fields) - names)
-        missing = sorted(n for n in names - set(fields) if n != "stack")
-        if unknown or missing:
-            raise InvalidParameterError(
-                f"Poker definition fields: unknown {unknown}, missing {missing}; the fields "
-                f"are {sorted(names)}."
-            )
-        return cls(**fields)
+        return definition_from_dict(cls, fields, optional={"stack"})
 
     def to_gamedef(self) -> str:
         """The ACPC text (``raiseSize`` entries with several sizes use the extension)."""

@@ -50,7 +50,15 @@ from typing import Any
 import numpy as np
 
 from nashzoo.errors import InvalidParameterError, NashzooError
-from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State, check_int
+from nashzoo.games.base import (
+    CHANCE,
+    HIDDEN,
+    TERMINAL,
+    Game,
+    State,
+    card_deal_histories,
+    check_int,
+)
 from nashzoo.games.hidden import Combinations, HiddenWorlds, checked_view
 from nashzoo.games.poker.definition import PokerDefinition
 from nashzoo.games.poker.hands import card_name, strength_function
@@ -230,12 +238,6 @@ class PokerGame(Game):
         d = self.definition
         n_cards = d.num_cards
 
-        def deals(remaining: int, k: int, below: int) -> int:
-            total = below
-            for i in range(k):  # chance nodes dealing the k-th, (k-1)-th, ... card
-                total = 1 + (remaining - (k - 1 - i)) * total
-            return total
-
         @functools.cache
         def betting(r: int, dealt: int, raises: int, acted: int, c0: int, c1: int, p: int) -> int:
             contrib = (c0, c1)
@@ -258,12 +260,12 @@ class PokerGame(Game):
         def round_start(r: int, dealt: int, c0: int, c1: int) -> int:
             k = d.num_board_cards[r]
             below = betting(r, dealt + k, 0, 0, c0, c1, d.first_player[r])
-            return deals(n_cards - dealt, k, below)
+            return card_deal_histories(n_cards - dealt, k, below)
 
         hole = 2 * d.num_hole_cards
         k0 = d.num_board_cards[0]
         below = betting(0, hole + k0, 0, 0, d.blinds[0], d.blinds[1], d.first_player[0])
-        return deals(n_cards, hole + k0, below)
+        return card_deal_histories(n_cards, hole + k0, below)
 
 
 def _sorted_names(cards: Sequence[int], names: Sequence[str]) -> str:
