@@ -5,18 +5,21 @@
 auto-reset and per-game seeds: game ``i`` seeded ``seed + i`` plays the episodes of the
 single env ``reset(seed=seed + i)``.
 
-==============================  ========================================
-id                              batched env
-==============================  ========================================
-``nashzoo/kuhn_poker-v0``       :class:`TreeVectorEnv` (compiled tree)
-``nashzoo/leduc_holdem-v0``     :class:`TreeVectorEnv` (compiled tree)
-``nashzoo/limit_holdem-v0``     :class:`PokerVectorEnv` (poker rules in numba)
-``nashzoo/fighting_cards-v0``   :class:`FightingVectorEnv` (fighting rules in numba)
-==============================  ========================================
+======================================  ========================================
+id                                      batched env
+======================================  ========================================
+``nashzoo/kuhn_poker-v0``               :class:`TreeVectorEnv` (compiled tree)
+``nashzoo/leduc_holdem-v0``             :class:`TreeVectorEnv` (compiled tree)
+``nashzoo/limit_holdem-v0``             :class:`PokerVectorEnv` (poker rules in numba)
+``nashzoo/limit_holdem-v0``, 3-6 seats  :class:`AcpcVectorEnv` (ACPC rules in numba)
+``nashzoo/no_limit_holdem-v0``          :class:`AcpcVectorEnv` (ACPC rules in numba)
+``nashzoo/fighting_cards-v0``           :class:`FightingVectorEnv` (fighting rules in numba)
+======================================  ========================================
 
 Any game that compiles (:func:`nashzoo.tree.compile_game`) runs in a
-:class:`TreeVectorEnv`; limit poker on the 52-card deck (hands of 5 to 7 cards) runs in a
-:class:`PokerVectorEnv`; a fighting-card game too big to compile in a
+:class:`TreeVectorEnv`; heads-up limit poker on the 52-card deck (hands of 5 to 7 cards)
+runs in a :class:`PokerVectorEnv`, no-limit poker and tables of 3 to 10 on that deck in an
+:class:`AcpcVectorEnv`; a fighting-card game too big to compile in a
 :class:`FightingVectorEnv`; every other game runs in a :class:`StateVectorEnv`, which
 steps the rules' ``State`` objects in Python behind the same API (slower, but every
 batched consumer, NFSP's self-play, ``SeatVectorEnv`` and the SB3 vec env, works on every
@@ -33,6 +36,7 @@ from nashzoo.vector.batch import Batch
 
 __all__ = [
     "Batch",
+    "AcpcVectorEnv",
     "PokerVectorEnv",
     "TreeVectorEnv",
     "StateVectorEnv",
@@ -70,7 +74,8 @@ def vector_env(
     game: Any, num_envs: int, *, seed: int | Sequence[int] | None = None, stepped: str = "auto"
 ) -> Any:
     """A batched env of ``num_envs`` games of ``game`` (a :class:`~nashzoo.games.Game`):
-    a :class:`PokerVectorEnv` for limit poker on the 52-card deck, a
+    a :class:`PokerVectorEnv` for heads-up limit poker on the 52-card deck, an
+    :class:`AcpcVectorEnv` for no-limit poker and tables of three or more on that deck, a
     :class:`TreeVectorEnv` for a game that compiles, a :class:`FightingVectorEnv` for a
     fighting-card game that does not, else (or with ``stepped="python"``) a
     :class:`StateVectorEnv`.
@@ -81,6 +86,7 @@ def vector_env(
             :data:`STEPPING`.
     """
     from nashzoo.errors import GameTooLargeError
+    from nashzoo.games.poker.acpc import AcpcPokerGame
     from nashzoo.games.poker.engine import PokerGame
     from nashzoo.vector.state_env import StateVectorEnv
 
@@ -95,6 +101,10 @@ def vector_env(
             from nashzoo.vector.poker_env import PokerVectorEnv
 
             return PokerVectorEnv(game, num_envs, seed=seed)
+        if isinstance(game, AcpcPokerGame) and game.standard_hands:
+            from nashzoo.vector.acpc_env import AcpcVectorEnv
+
+            return AcpcVectorEnv(game, num_envs, seed=seed)
         from nashzoo.vector.tree_env import TreeVectorEnv
 
         try:
@@ -119,6 +129,10 @@ def __getattr__(name: str) -> Any:
         from nashzoo.vector.tree_env import TreeVectorEnv
 
         return TreeVectorEnv
+    if name == "AcpcVectorEnv":
+        from nashzoo.vector.acpc_env import AcpcVectorEnv
+
+        return AcpcVectorEnv
     if name == "PokerVectorEnv":
         from nashzoo.vector.poker_env import PokerVectorEnv
 
