@@ -1,3 +1,5 @@
+import json
+
 import numpy as np
 
 from nashzoo.cli import main
@@ -141,3 +143,35 @@ def test_subcommand_parsers_are_the_commands_of_the_help():
     listed = build_parser().format_usage().split("{", 1)[1].split("}", 1)[0].split(",")
     assert list(parsers) == listed and "tournament" in parsers
     assert "--deals" in parsers["tournament"].format_help()
+
+
+def test_a_tournament_refuses_a_three_player_game_and_names_the_table(capsys, tmp_path):
+    # issue 38: a 3-player game crashed inside the pairwise referee (IndexError)
+    code = main(
+        ["tournament", "--game", "kuhn_poker", "--param", "players=3", "--agent", "a=random",
+         "--agent", "b=random", "--deals", "2", "--quiet", "--store", str(tmp_path / "t.db")]
+    )  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "has 3 players" in err and "nashzoo table" in err
+
+
+def test_table_seats_cfr_plus_against_two_random_agents(capsys, tmp_path):
+    """Three-player Kuhn, every agent in every seat (6 seatings per deal): CFR+ after 300
+    iterations wins against two uniform random agents with an interval above 0, and the
+    per-deal scores are written."""
+    out = tmp_path / "table.json"
+    code = main(
+        ["table", "--game", "kuhn_poker", "--param", "players=3", "--agent", "cfr=cfr+:300",
+         "--agent", "r1=random", "--agent", "r2=random", "--deals", "300", "--quiet",
+         "--out", str(out)]
+    )  # fmt: skip
+    assert code == 0
+    assert "6 seatings (all permutations)" in capsys.readouterr().out
+    saved = json.loads(out.read_text())
+    scores = np.array(saved["scores"])
+    assert scores.shape == (300, 3)
+    np.testing.assert_allclose(scores.sum(axis=1), 0.0, atol=1e-12)  # zero-sum per deal
+    low, high = saved["ci95"][0]
+    assert low > 0.0, saved["ci95"]  # CFR+ beats the random seats
+    assert saved["elo"][0] > max(saved["elo"][1:])

@@ -7,6 +7,8 @@ nashzoo solve GAME --algo cfr+ [--algo dcfr ...] --iterations N [--out p.npz] [-
 nashzoo exploitability policy.npz
 nashzoo play leduc_holdem --against cfr+:1000
 nashzoo tournament --game leduc_holdem --agent cfr=cfr+:1000 --agent rnd=random --deals 2000
+nashzoo table --game kuhn_poker --param players=3 --agent a=cfr+:1000 --agent b=random ...
+    (three or more seats: every agent in every seat with the same cards)
 nashzoo train LEARNER GAME --minutes 10 --out agent.pt --plot curve.png
     (LEARNER: cfr, nfsp, deep-cfr, escher, nash-memory, nash-ismcts, simplex-gradient, or a
     plugin's; its options come from its config: ``nashzoo train LEARNER --help``)
@@ -21,7 +23,16 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from nashzoo.cli import exploitability, leaderboard, listing, play, solve, tournament, train
+from nashzoo.cli import (
+    exploitability,
+    leaderboard,
+    listing,
+    play,
+    solve,
+    table,
+    tournament,
+    train,
+)
 from nashzoo.errors import NashzooError
 
 __all__ = ["main", "build_parser", "subcommand_parsers"]
@@ -29,7 +40,7 @@ __all__ = ["main", "build_parser", "subcommand_parsers"]
 logger = logging.getLogger("nashzoo")
 
 # in the order `nashzoo --help` lists them
-_COMMANDS = (listing, solve, tournament, train, exploitability, play, leaderboard)
+_COMMANDS = (listing, solve, tournament, table, train, exploitability, play, leaderboard)
 
 
 def build_parser(*, learners: bool = True) -> argparse.ArgumentParser:

@@ -121,6 +121,7 @@ def play_table(
     bootstrap: int = 200,
     calls: Calls | None = None,
     record: list[list[int]] | None = None,
+    progress: bool = False,
 ) -> TableResult:
     """Play ``deals`` duplicate deals of ``game`` with one agent per seat (see the module).
 
@@ -132,6 +133,7 @@ def play_table(
         bootstrap: Bradley-Terry bootstrap draws over deals (0: no interval).
         calls: how agents are called (default :class:`~nashzoo.eval.guard.DirectCalls`).
         record: a list that receives every game's history (deal-major, then seating).
+        progress: show a progress bar over deals (drawn only on a terminal).
 
     Raises:
         InvalidParameterError: not one agent per seat, or bad numbers.
@@ -151,7 +153,14 @@ def play_table(
     uniforms = deal_uniforms(game, deals, np.random.default_rng([seed, 38]))
     num_actions = game.num_distinct_actions
     scores = np.zeros((deals, n))
+    bar = None
+    if progress:
+        from nashzoo.extras import progress_bar
+
+        bar = progress_bar(total=deals, unit="deal", desc=f"{n}-seat table")
     for d in range(deals):
+        if bar is not None:
+            bar.update(1)
         for seating in tables:
             for i, agent in enumerate(agents):
                 reset = getattr(agent, "reset", None)
@@ -168,6 +177,8 @@ def play_table(
                 scores[d, who] += returns[s]
             if record is not None:
                 record.append(deal.state.history())
+    if bar is not None:
+        bar.close()
     scores /= len(tables)
     mean = scores.mean(axis=0)
     stderr = scores.std(axis=0, ddof=1) / math.sqrt(deals) if deals > 1 else np.zeros(n)

@@ -299,6 +299,13 @@ class TournamentConfig:
         factories = tuple((n, _as_factory(n, src)) for n, src in self.agents)
         object.__setattr__(self, "agents", factories)
         game = _game(self.game, json.dumps(self.params, sort_keys=True))  # fail early
+        if game.num_players != 2:
+            raise InvalidParameterError(
+                f"A tournament plays pairwise duplicate matches of two-player games; "
+                f"{self.game} with {self.params or 'its defaults'} has {game.num_players} "
+                f"players. Seat {game.num_players} agents at a duplicate table instead: "
+                "`nashzoo table` or nashzoo.eval.play_table."
+            )
         if reduction == "aivat":
             check_aivat_game(game)
         prints = tuple((n, h) for n, f in factories if (h := _fingerprint(f)) is not None)
