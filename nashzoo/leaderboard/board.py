@@ -150,9 +150,15 @@ class Board:
         self.settings = settings
         for game in settings.games:
             try:
-                make_game(game)
+                seats = make_game(game).num_players
             except NashzooError as exc:
                 raise LeaderboardError(f"Cannot host {game!r}: {exc}") from exc
+            if seats != 2:
+                raise LeaderboardError(
+                    f"Cannot host {game!r}: a board ranks agents by pairwise duplicate "
+                    f"matches of two-player games, and this game has {seats} players (play "
+                    "tables of three or more with `nashzoo table`)."
+                )
         for game in settings.game_gauntlet:
             if game not in settings.games:
                 raise LeaderboardError(

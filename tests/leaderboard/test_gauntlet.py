@@ -56,3 +56,19 @@ def test_a_gauntlet_for_a_game_without_a_board_is_refused(tmp_path):
 
     with pytest.raises(LeaderboardError, match="no board here"):
         make_board(tmp_path, game_gauntlet={"kuhn_poker": {"nfsp": "x.pt"}})
+
+
+def test_a_board_for_a_game_of_three_players_is_refused(tmp_path):
+    """Boards rank pairwise duplicate matches; a registered game of three seats is named
+    and refused when the service starts, not met by a crash in the first match."""
+    from nashzoo.envs.registration import EnvSpec, register, registry
+    from nashzoo.errors import LeaderboardError
+    from nashzoo.games import KuhnPokerGame
+
+    register(EnvSpec("test/kuhn3-v0", KuhnPokerGame, "nashzoo.envs.kuhn_poker", False,
+                     {"players": 3}))  # fmt: skip
+    try:
+        with pytest.raises(LeaderboardError, match="has 3 players"):
+            make_board(tmp_path, games=("test/kuhn3-v0",))
+    finally:
+        registry.pop("test/kuhn3-v0")
