@@ -401,7 +401,7 @@ class AcpcVectorEnv(VectorEnvBase):
         rules[_ACT_OFF], rules[_BOARD_TOTAL] = game.actions_offset, sum(d.num_board_cards)
         self._rules = rules
         self._blinds = np.array(d.blinds, np.int64)
-        self._stacks = np.array(d.stacks, np.int64)
+        self._stack_row = np.array(d.stacks, np.int64)
         self._first = np.array(d.first_player, np.int64)
         self._board_cards = np.array(d.num_board_cards, np.int64)
         self._board_round = np.array(
@@ -417,10 +417,10 @@ class AcpcVectorEnv(VectorEnvBase):
         self._stake = np.zeros(n, np.float64)
         k = self.num_envs
         self._st = np.zeros((k, _FIELDS), np.int64)
-        self._cards = np.zeros((k, n * d.num_hole_cards + sum(d.num_board_cards)), np.int64)
-        self._ranked = np.zeros_like(self._cards)
-        self._spent = np.zeros((k, n), np.int64)
-        self._folded = np.zeros((k, n), np.int8)
+        self._dealt_cards = np.zeros((k, n * d.num_hole_cards + sum(d.num_board_cards)), np.int64)
+        self._ranked = np.zeros_like(self._dealt_cards)
+        self._chips = np.zeros((k, n), np.int64)
+        self._folds = np.zeros((k, n), np.int8)
         # the public tensor indices set so far (board cards and betting actions), in order
         self._pub = np.zeros((k, game.max_game_length + sum(d.num_board_cards)), np.int64)
         self._mask = np.zeros((k, self.num_actions), np.int8)
@@ -429,8 +429,8 @@ class AcpcVectorEnv(VectorEnvBase):
 
     def _deals(self) -> tuple[np.ndarray, ...]:
         return (
-            self._st, self._cards, self._ranked, self._pub, self._spent, self._folded,
-            self._rng, self._rules, self._blinds, self._stacks, self._first,
+            self._st, self._dealt_cards, self._ranked, self._pub, self._chips, self._folds,
+            self._rng, self._rules, self._blinds, self._stack_row, self._first,
             self._board_cards, self._board_round, self._offset,
         )  # fmt: skip
 
@@ -454,7 +454,7 @@ class AcpcVectorEnv(VectorEnvBase):
     def _batch(self, rewards: np.ndarray, terminated: np.ndarray) -> Batch:
         obs = np.zeros((self.num_envs, self.observation_size), np.float32)
         _observe(
-            self._st, self._cards, self._pub, self._spent, self._rules, self._stacks,
+            self._st, self._dealt_cards, self._pub, self._chips, self._rules, self._stack_row,
             self._limit_sizes, self._max_raises, self._fractions, obs, self._mask,
         )  # fmt: skip
         return Batch(

@@ -22,13 +22,35 @@ from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, Game, State
 from nashzoo.games.fighting import FightingCardGame, fighting_cards_small, fighting_cards_tiny
 from nashzoo.games.poker import presets
+from nashzoo.games.poker.acpc import AcpcDefinition, AcpcPokerGame, no_limit_holdem
 from nashzoo.games.worlds import consistent_histories, hidden_worlds, state_from_history
+
+
+def _small_no_limit() -> AcpcPokerGame:
+    """Leduc-sized no-limit (ACPC engine): unequal stacks, so all-ins and returned chips."""
+    d = AcpcDefinition(
+        num_rounds=2, blinds=(2, 1), stacks=(13, 7), first_player=(1, 0), num_board_cards=(0, 1),
+        num_suits=2, num_ranks=3, num_hole_cards=1,
+    )  # fmt: skip
+    return AcpcPokerGame(d, raises=(0.5, 1.0))
+
+
+def _two_hole_no_limit() -> AcpcPokerGame:
+    """Two hole cards from a 6-card deck, no-limit (ACPC engine)."""
+    d = AcpcDefinition(
+        num_rounds=1, blinds=(2, 1), stacks=(8, 8), first_player=(1,), num_board_cards=(0,),
+        num_suits=2, num_ranks=3, num_hole_cards=2,
+    )  # fmt: skip
+    return AcpcPokerGame(d, raises=(1.0,))
+
 
 GAMES = {
     "leduc (poker engine, 6 cards)": presets.leduc,
     "two-round 6-card poker": presets.two_round_six_card,
     "kuhn (poker engine)": presets.kuhn,
     "fighting cards tiny": fighting_cards_tiny,
+    "no-limit, unequal stacks (ACPC engine)": _small_no_limit,
+    "no-limit, two hole cards (ACPC engine)": _two_hole_no_limit,
 }
 
 
@@ -227,7 +249,16 @@ def test_combinations_on_demand_are_itertools_order(n: int, k: int) -> None:
         lazy[len(expected)]
 
 
-@pytest.mark.parametrize("make", [presets.leduc, lambda: nashzoo.make_game("limit_holdem")])
+@pytest.mark.parametrize(
+    "make",
+    [
+        presets.leduc,
+        lambda: nashzoo.make_game("limit_holdem"),
+        _small_no_limit,
+        lambda: no_limit_holdem(stack=400),  # short stacks: all-ins, unequal stakes returned
+    ],
+    ids=["leduc", "limit-holdem", "small-no-limit", "hunl-short"],
+)
 def test_returns_over_the_worlds_equal_each_worlds_own_returns(make):
     # after a fold the worlds all pay the same; at a showdown each world's hand decides
     game = make()

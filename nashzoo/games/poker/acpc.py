@@ -47,6 +47,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import (
     CHANCE,
@@ -57,8 +59,10 @@ from nashzoo.games.base import (
     card_deal_histories,
     memoised_histories,
 )
+from nashzoo.games.hidden import Combinations, HiddenWorlds
 from nashzoo.games.poker.definition import MAX_POT, check_field, definition_from_dict
 from nashzoo.games.poker.hands import card_name, strength_function
+from nashzoo.games.poker.private import hole_features, hole_pieces, view_state
 
 __all__ = [
     "AcpcDefinition",
@@ -398,6 +402,30 @@ class AcpcPokerGame(Game):
 
     def new_initial_state(self) -> AcpcPokerState:
         return AcpcPokerState(self)
+
+    # -- hidden information (a search over the rules; heads-up) ------------------------------
+    def hidden_value_features(self, values: Sequence[Any]) -> np.ndarray:
+        """Per set of hole cards: the one-hot of each card, its rank and its suit, summed,
+        and 1 where two cards share a rank (:func:`~nashzoo.games.poker.private.hole_features`)."""
+        return hole_features(self.definition, values)
+
+    def hidden_value_pieces(self, values: Sequence[Any]) -> np.ndarray | None:
+        """The hole cards of each value, one by one (``None`` with one hole card)."""
+        return hole_pieces(self.definition.num_hole_cards, values)
+
+    def view_state(
+        self, player: int, info_state: str, public_history: Sequence[int]
+    ) -> AcpcPokerState:
+        """A state with ``player``'s hole cards read from ``info_state``, the board and the
+        bets from ``public_history``, and every other player holding the lowest cards left
+        (:func:`~nashzoo.games.poker.private.view_state`).
+
+        Raises:
+            InvalidParameterError: the string or the history is not one of this game's,
+                or the two disagree.
+        """
+        state: AcpcPokerState = view_state(self, player, info_state, public_history)  # type: ignore[assignment]
+        return state
 
     def _private_deals(self) -> int:
         """Ways to deal every player's hole cards: histories the tree certainly has."""
@@ -866,6 +894,79 @@ class AcpcPokerState(State):
     def private_information(self, player: int) -> tuple[int, ...]:
         """``player``'s hole cards, sorted."""
         return tuple(sorted(self.hole_cards(player)))
+
+    # -- hidden information (heads-up: the one opponent's hole cards) ------------------------
+    def hidden_worlds(self, player: int) -> HiddenWorlds | None:
+        """Heads-up: the opponent's possible hole cards, every set of cards neither in
+        ``player``'s hand nor on the board, equally likely (every deal order is). ``None``
+        at a table of three or more (the worlds are then joint over several opponents).
+
+        Raises:
+            InvalidParameterError: the hole cards are not all dealt yet.
+        """
+        self.check_player(player)
+        d = self.game.definition
+        if d.num_players != 2:
+            return None
+        h = d.num_hole_cards
+        if len(self._cards) < 2 * h:
+            raise InvalidParameterError(
+                "hidden_worlds needs both players' hole cards dealt; "
+                f"{len(self._cards)} of {2 * h} are."
+            )
+        p = int(player)
+        seen = set(self._cards[p * h : (p + 1) * h]) | set(self._cards[2 * h :])
+        free = [c for c in range(self.game.num_cards) if c not in seen]
+        snapshot = self.clone()  # the state may move on; the worlds stay
+        return HiddenWorlds(
+            p,
+            Combinations(free, h),
+            None,
+            lambda v: snapshot._with_hole(1 - p, v),  # type: ignore[arg-type]
+        )
+
+    def _with_hole(self, player: int, cards: Sequence[int]) -> AcpcPokerState:
+        """A copy in which ``player`` holds ``cards`` (in no other hand and not on the
+        board: the caller's promise)."""
+        h = self.game.definition.num_hole_cards
+        new = self.clone()
+        old = self._cards[player * h : (player + 1) * h]
+        new._cards[player * h : (player + 1) * h] = cards
+        new._history[player * h : (player + 1) * h] = cards
+        if set(old) != set(cards):
+            new._remaining = sorted(set(self._remaining).union(old).difference(cards))
+        return new
+
+    def information_state_indices_as(self, player: int, value: Any) -> list[int]:
+        """``player``'s tensor indices had it held the hole cards ``value``."""
+        n = self.game.num_players
+        return [int(player)] + [n + int(c) for c in value] + self._public_idx
+
+    def returns_over(self, player: int, values: Sequence[Any]) -> np.ndarray:
+        """Heads-up, at a terminal state: ``player``'s return had its opponent held each
+        set of hole cards in ``values``: the same for all after a fold, else a showdown
+        each for the smaller stake (the rest goes back, as :meth:`returns` splits it).
+
+        Raises:
+            InvalidParameterError: not terminal, or a table of three or more.
+        """
+        if self._player != TERMINAL:
+            raise InvalidParameterError("returns_over needs a terminal state.")
+        if self.game.num_players != 2:
+            raise InvalidParameterError("returns_over is heads-up only (one opponent).")
+        p = int(player)
+        if any(self._folded):
+            return np.full(len(values), self.returns()[p])
+        h = self.game.definition.num_hole_cards
+        board = self._cards[2 * h :]
+        strength = self.game.strength
+        mine = strength(self._cards[p * h : (p + 1) * h] + board)
+        stake = float(min(self._spent))
+        out = np.empty(len(values))
+        for k, value in enumerate(values):
+            theirs = strength(list(value) + board)
+            out[k] = stake if mine > theirs else (-stake if mine < theirs else 0.0)
+        return out
 
     def __str__(self) -> str:
         names = self.game.card_names

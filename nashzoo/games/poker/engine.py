@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.errors import InvalidParameterError, NashzooError
+from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import (
     CHANCE,
     HIDDEN,
@@ -57,11 +57,11 @@ from nashzoo.games.base import (
     Game,
     State,
     card_deal_histories,
-    check_int,
 )
-from nashzoo.games.hidden import Combinations, HiddenWorlds, checked_view
+from nashzoo.games.hidden import Combinations, HiddenWorlds
 from nashzoo.games.poker.definition import PokerDefinition
 from nashzoo.games.poker.hands import card_name, strength_function
+from nashzoo.games.poker.private import hole_features, hole_pieces, view_state
 
 __all__ = ["PokerGame", "PokerState", "FOLD", "CALL", "RAISE"]
 
@@ -69,19 +69,6 @@ FOLD: int = 0
 CALL: int = 1
 RAISE: int = 2
 """The first raise action (``RAISE + k`` raises by the ``k``-th size)."""
-
-
-@functools.cache
-def _card_features(num_ranks: int, num_suits: int) -> np.ndarray:
-    """``(num_cards, num_cards + num_ranks + num_suits)``: each card's one-hot card, rank
-    and suit."""
-    n = num_ranks * num_suits
-    table = np.zeros((n, n + num_ranks + num_suits), dtype=np.float32)
-    for c in range(n):
-        table[c, c] = 1.0
-        table[c, n + c // num_suits] = 1.0
-        table[c, n + num_ranks + c % num_suits] = 1.0
-    return table
 
 
 class PokerGame(Game):
@@ -164,25 +151,12 @@ class PokerGame(Game):
     def hidden_value_features(self, values: Sequence[Any]) -> np.ndarray:
         """Per set of hole cards: the one-hot of each card, its rank and its suit, summed
         (cards are ``rank * num_suits + suit``), and 1 where two cards share a rank."""
-        d = self.definition
-        table = _card_features(d.num_ranks, d.num_suits)
-        cards = np.asarray(values, dtype=np.int64).reshape(len(values), d.num_hole_cards)
-        out = np.zeros((len(values), table.shape[1] + 1), dtype=np.float32)
-        out[:, :-1] = table[cards].sum(axis=1)
-        if d.num_hole_cards > 1:
-            ranks = np.sort(cards // d.num_suits, axis=1)
-            out[:, -1] = (np.diff(ranks, axis=1) == 0).any(axis=1)
-        return out
+        return hole_features(self.definition, values)
 
     def hidden_value_pieces(self, values: Sequence[Any]) -> np.ndarray | None:
         """The hole cards of each value, in the order the value lists them (``None``
         with one hole card)."""
-        h = self.definition.num_hole_cards
-        if h < 2:
-            return None
-        if isinstance(values, Combinations):
-            return values.take(np.arange(len(values)))
-        return np.asarray(values, dtype=np.int64).reshape(len(values), h)
+        return hole_pieces(self.definition.num_hole_cards, values)
 
     def view_state(self, player: int, info_state: str, public_history: Sequence[int]) -> PokerState:
         """A state with ``player``'s hole cards read from ``info_state`` (``hole=...``),
@@ -193,41 +167,8 @@ class PokerGame(Game):
             InvalidParameterError: the string or the history is not one of this game's,
                 or the two disagree.
         """
-        check_int("player", player, low=0, high=1)
-        h = self.definition.num_hole_cards
-        head = str(info_state).split(" ", 2)
-        if len(head) < 2 or head[0] != f"player={player}" or not head[1].startswith("hole="):
-            raise InvalidParameterError(
-                f"info_state must be player {player}'s information-state string of "
-                f"{self.short_name} ('player={player} hole=...'), received {info_state!r}."
-            )
-        names = {name: card for card, name in enumerate(self.card_names)}
-        text = head[1][len("hole=") :]
-        own = [names.get(text[i : i + 2], -1) for i in range(0, len(text), 2)]
-        public = [int(a) for a in public_history]
-        dealt = min(2 * h, len(public))
-        if -1 in own or len(own) != max(0, min(h, dealt - player * h)):
-            raise InvalidParameterError(
-                f"info_state {info_state!r} does not name player {player}'s "
-                f"{min(h, max(0, dealt - player * h))} hole card(s) of {self.short_name}."
-            )
-        board = next((f[len("board=") :] for f in head[2].split(" ") if f.startswith("board=")), "")
-        board = board.replace("/", "") if len(head) > 2 else ""
-        used = set(own) | {names.get(board[i : i + 2], -1) for i in range(0, len(board), 2)}
-        spare = iter(c for c in range(self.num_cards) if c not in used)
-        history = [
-            own[i - player * h] if player * h <= i < (player + 1) * h else next(spare)
-            for i in range(dealt)
-        ]
-        state = self.new_initial_state()
-        try:
-            for action in history + public[dealt:]:
-                state.apply_action(action)
-        except NashzooError as error:
-            raise InvalidParameterError(
-                f"public_history {public} is not a history of {self.short_name}: {error}"
-            ) from error
-        return checked_view(state, player, info_state, public)
+        state: PokerState = view_state(self, player, info_state, public_history)  # type: ignore[assignment]
+        return state
 
     def new_initial_state(self) -> PokerState:
         return PokerState(self)

@@ -1,0 +1,112 @@
+"""The hidden information of poker, shared by both engines: the opponent's hole cards.
+
+What a search over the rules needs (:mod:`nashzoo.games.hidden`): a state rebuilt from a
+player's view (:func:`view_state`), a feature row per possible set of hole cards
+(:func:`hole_features`), and those cards one by one for H-splitting
+(:func:`hole_pieces`). The heads-up limit engine (:mod:`nashzoo.games.poker.engine`) and
+the ACPC engine (:mod:`nashzoo.games.poker.acpc`) deal alike (each player's hole cards in
+seat order, then the board) and write the same information-state strings
+(``player=P hole=... board=... bets=...``), so one function serves both.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from nashzoo.errors import InvalidParameterError, NashzooError
+from nashzoo.games.base import State
+from nashzoo.games.hidden import Combinations, checked_view
+from nashzoo.validation import check_int
+
+__all__ = ["card_features", "hole_features", "hole_pieces", "view_state"]
+
+
+@functools.cache
+def card_features(num_ranks: int, num_suits: int) -> np.ndarray:
+    """``(num_cards, num_cards + num_ranks + num_suits)``: each card's one-hot card, rank
+    and suit (cards are ``rank * num_suits + suit``)."""
+    n = num_ranks * num_suits
+    table = np.zeros((n, n + num_ranks + num_suits), dtype=np.float32)
+    for c in range(n):
+        table[c, c] = 1.0
+        table[c, n + c // num_suits] = 1.0
+        table[c, n + num_ranks + c % num_suits] = 1.0
+    table.setflags(write=False)
+    return table
+
+
+def hole_features(definition: Any, values: Sequence[Any]) -> np.ndarray:
+    """Per set of hole cards: the one-hot of each card, its rank and its suit, summed,
+    and 1 where two cards share a rank."""
+    d = definition
+    table = card_features(d.num_ranks, d.num_suits)
+    cards = np.asarray(values, dtype=np.int64).reshape(len(values), d.num_hole_cards)
+    out = np.zeros((len(values), table.shape[1] + 1), dtype=np.float32)
+    out[:, :-1] = table[cards].sum(axis=1)
+    if d.num_hole_cards > 1:
+        ranks = np.sort(cards // d.num_suits, axis=1)
+        out[:, -1] = (np.diff(ranks, axis=1) == 0).any(axis=1)
+    return out
+
+
+def hole_pieces(num_hole_cards: int, values: Sequence[Any]) -> np.ndarray | None:
+    """The hole cards of each value, in the order the value lists them (``None`` with
+    one hole card: nothing to split)."""
+    h = num_hole_cards
+    if h < 2:
+        return None
+    if isinstance(values, Combinations):
+        return values.take(np.arange(len(values)))
+    return np.asarray(values, dtype=np.int64).reshape(len(values), h)
+
+
+def view_state(game: Any, player: int, info_state: str, public_history: Sequence[int]) -> State:
+    """A state of ``game`` with ``player``'s hole cards read from ``info_state``
+    (``hole=...``), the board and the bets from ``public_history``, and every other
+    player holding the lowest cards left.
+
+    Raises:
+        InvalidParameterError: the string or the history is not one of this game's, or
+            the two disagree.
+    """
+    n = game.num_players
+    check_int("player", player, low=0, high=n - 1)
+    h = game.definition.num_hole_cards
+    head = str(info_state).split(" ", 2)
+    if len(head) < 2 or head[0] != f"player={player}" or not head[1].startswith("hole="):
+        raise InvalidParameterError(
+            f"info_state must be player {player}'s information-state string of "
+            f"{game.short_name} ('player={player} hole=...'), received {info_state!r}."
+        )
+    names = {name: card for card, name in enumerate(game.card_names)}
+    text = head[1][len("hole=") :]
+    own = [names.get(text[i : i + 2], -1) for i in range(0, len(text), 2)]
+    public = [int(a) for a in public_history]
+    dealt = min(n * h, len(public))
+    if -1 in own or len(own) != max(0, min(h, dealt - player * h)):
+        raise InvalidParameterError(
+            f"info_state {info_state!r} does not name player {player}'s "
+            f"{min(h, max(0, dealt - player * h))} hole card(s) of {game.short_name}."
+        )
+    board = next((f[len("board=") :] for f in head[2].split(" ") if f.startswith("board=")), "")
+    board = board.replace("/", "") if len(head) > 2 else ""
+    used = set(own) | {names.get(board[i : i + 2], -1) for i in range(0, len(board), 2)}
+    spare = iter(c for c in range(game.num_cards) if c not in used)
+    history = [
+        own[i - player * h] if player * h <= i < (player + 1) * h else next(spare)
+        for i in range(dealt)
+    ]
+    state = game.new_initial_state()
+    try:
+        for action in history + public[dealt:]:
+            state.apply_action(action)
+    except NashzooError as error:
+        raise InvalidParameterError(
+            f"public_history {public} is not a history of {game.short_name}: {error}"
+        ) from error
+    checked: State = checked_view(state, player, info_state, public)
+    return checked
