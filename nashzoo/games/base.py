@@ -261,6 +261,17 @@ class Game(ABC):
         """
         return None
 
+    def action_groups(self, actions: Sequence[int]) -> list[list[int]] | None:
+        """How a decision among the legal ``actions`` decomposes into a choice of group,
+        then of an action within the group (P-splitting, ``SearchConfig.split_actions``):
+        lists of positions in ``actions``, every position in one group, in order. No-limit
+        poker groups its raise sizes (fold, call, then which raise).
+
+        Returns:
+            The groups, or ``None`` where the decision does not decompose (the default).
+        """
+        return None
+
     def hidden_value_pieces(self, values: Sequence[Hashable]) -> np.ndarray | None:
         """The pieces each private value :meth:`State.hidden_worlds` names is drawn in,
         in order (poker: the hole cards; fighting cards: the hand's cards one by one,

@@ -221,6 +221,11 @@ class RulesSearch:
                 f"variant={config.variant!r} needs networks at search time, which run on "
                 "the compiled path (games that compile)."
             )
+        if config.split_actions:
+            raise InvalidParameterError(
+                "split_actions=True splits the ACT nodes of A- and Nash-ISMCTS "
+                "(RulesNashSearch); MT-ISMCTS over the rules keeps one node per view."
+            )
         if config.split_hidden:
             raise InvalidParameterError(
                 "split_hidden=True splits the SAMPLE nodes of A- and Nash-ISMCTS "

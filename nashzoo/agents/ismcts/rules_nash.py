@@ -29,6 +29,13 @@ each view:
   world is still drawn from H in one draw (the same distribution as piece by piece),
   so with ``eps`` 0 the split search is the flat one move for move; with ``eps`` > 0
   the ball is applied per piece, over at most 52 cards rather than 1,225 pairs.
+* P-splitting (``SearchConfig.split_actions``): where the game groups a decision's
+  actions (:meth:`Game.action_groups <nashzoo.games.base.Game.action_groups>`: no-limit
+  poker's raise sizes), the ACT node picks a group with P summed over its actions and,
+  for a group of several, a second ACT node below it picks the action with P conditioned
+  on the group; each runs interval PUCT and averages its own steps. The root's result
+  and the step handed to a spawned tree's parent are over the actions themselves (a
+  group's share times the action's share within it).
 
 Every knowledge call happens after the views it needs were requested: the simulation is
 a generator that yields the list of views the knowledge lacks
@@ -96,9 +103,15 @@ class _Stepped:
 
 class _Act(_Stepped):
     """ACT: the owner to move; per legal action visits, step weights and the SAMPLE
-    child; the view's worlds and H once a SAMPLE child needs them."""
+    child; the view's worlds and H once a SAMPLE child needs them.
 
-    __slots__ = ("actions", "prior", "child_value", "worlds", "belief")
+    Under P-splitting (:meth:`grouped`) the node's choices are the groups of the legal
+    actions ``flat`` (``groups``: positions in ``flat``); a group of one action has its
+    SAMPLE child here, a larger group an ACT node over its actions (``actions`` the
+    actions themselves, P conditioned on the group)."""
+
+    __slots__ = ("actions", "prior", "child_value", "worlds", "belief", "flat", "groups",
+                 "flat_prior", "flat_value")  # fmt: skip
 
     def __init__(self, actions: list[int], prior: np.ndarray, child_value: np.ndarray, v: float):
         super().__init__(len(actions), v)
@@ -107,6 +120,49 @@ class _Act(_Stepped):
         self.child_value = child_value
         self.worlds: HiddenWorlds | None = None
         self.belief: np.ndarray | None = None
+        self.flat: list[int] | None = None  # P-splitting: the legal actions
+        self.groups: list[list[int]] | None = None
+        self.flat_prior = prior
+        self.flat_value = child_value
+
+    @classmethod
+    def grouped(
+        cls, legal: list[int], groups: list[list[int]], prior: np.ndarray, value: np.ndarray,
+        v: float,
+    ) -> _Act:  # fmt: skip
+        """An ACT node choosing among ``groups`` of ``legal``: each group's P is the sum of
+        its actions', its prior value their P-weighted mean (the plain mean where P
+        gives the group nothing)."""
+        mass = np.array([prior[g].sum() for g in groups])
+        mean = np.array(
+            [
+                float(prior[g] @ value[g]) / m if m > 0 else float(value[g].mean())
+                for g, m in zip(groups, mass)
+            ]
+        )
+        node = cls(list(range(len(groups))), mass, mean, v)
+        node.flat, node.groups = legal, groups
+        node.flat_prior, node.flat_value = prior, value
+        return node
+
+    def within(self, g: int) -> _Act:
+        """A new ACT node over group ``g``'s actions, P conditioned on the group."""
+        assert self.flat is not None and self.groups is not None
+        members = self.groups[g]
+        prior = self.flat_prior[members]
+        total = float(prior.sum())
+        prior = prior / total if total > 0 else np.full(len(members), 1.0 / len(members))
+        return _Act(
+            [self.flat[k] for k in members], prior, self.flat_value[members],
+            float(self.child_value[g]),
+        )  # fmt: skip
+
+    def group_shares(self, g: int) -> np.ndarray:
+        """Group ``g``'s actions' P conditioned on the group (over ``groups[g]``)."""
+        assert self.groups is not None
+        prior = self.flat_prior[self.groups[g]]
+        total = float(prior.sum())
+        return prior / total if total > 0 else np.full(prior.size, 1.0 / prior.size)
 
 
 class _Sample:
@@ -365,14 +421,9 @@ class RulesNashSearch:
             done += 1
         seconds = time.perf_counter() - start
         node = ctx.nodes[(root, root[1])]
-        visits = node.visits.copy()
-        lo = np.full(visits.size, np.nan)
-        hi = np.full(visits.size, np.nan)
-        for j, child in enumerate(node.child):
-            if child is not None and visits[j] > 0:
-                lo[j], hi[j] = child.qlo, child.qhi
+        actions, visits, lo, hi = _root_statistics(node)
         return root_result(
-            self.game, c, node.actions, visits, lo, hi, done, seconds, len(ctx.nodes), ctx.capped
+            self.game, c, actions, visits, lo, hi, done, seconds, len(ctx.nodes), ctx.capped
         )
 
     # -- helpers ----------------------------------------------------------------------------
@@ -425,16 +476,21 @@ class RulesNashSearch:
             after.append((s, p))
         yield from self._ensure([(state, p), *after])
         prior, child_value, v = self.knowledge.act(state, p)
+        if self.config.split_actions:
+            groups = self.game.action_groups(legal)
+            if groups is not None:
+                return _Act.grouped(legal, groups, prior, child_value, v)
         return _Act(legal, prior, child_value, v)
 
     def _new_sample(
-        self, ctx: _Context, act: _Act, state: State, p: int, j: int
+        self, ctx: _Context, act: _Act, state: State, p: int, a: int
     ) -> Generator[Any, None, _Sample]:
+        """A SAMPLE node after action ``a`` of ``act``'s view (its worlds and H kept on
+        ``act``, the view's top ACT node)."""
         if act.worlds is None:
             act.worlds = self._worlds_at(state, p)
             act.belief = self.knowledge.belief(state, p, act.worlds)
         worlds = act.worlds
-        a = act.actions[j]
         after = state.clone()
         after.apply_unchecked(a)
         if after.is_terminal():  # the action ends the game: each world's payoff
@@ -521,16 +577,35 @@ class RulesNashSearch:
         root_action, root_mixed, root_mix = -1, False, None
         depth = 0
         while True:
-            # ACT: interval PUCT
-            use_noise = level == 0 and depth == 0 and ctx.noise is not None
-            j, mix = self._select(ctx, node, use_noise)
-            if depth == 0:
-                root_action, root_mixed, root_mix = node.actions[j], mix is not None, mix
+            # ACT: interval PUCT (under P-splitting: the group, then the action in it)
+            noise = ctx.noise if level == 0 and depth == 0 else None
+            if noise is not None and node.groups is not None:
+                noise = np.array([noise[g].sum() for g in node.groups])
+            j, mix = self._select(ctx, node, noise)
             path.append((node, j))
-            sample = node.child[j]
+            holder, slot, inner = node, j, None
+            if node.groups is None:
+                action = node.actions[j]
+            else:
+                assert node.flat is not None
+                members = node.groups[j]
+                if len(members) == 1:
+                    action = node.flat[members[0]]
+                else:
+                    sub = node.child[j]
+                    if sub is None:
+                        sub = node.child[j] = node.within(j)
+                    slot, inner = self._select(ctx, sub, None)
+                    path.append((sub, slot))
+                    holder, action = sub, sub.actions[slot]
+                if depth == 0:
+                    mix = _flat_step(node, j, mix, slot if holder is not node else 0, inner)
+            if depth == 0:
+                root_action, root_mixed, root_mix = action, mix is not None, mix
+            sample = holder.child[slot]
             if sample is None:
-                sample = yield from self._new_sample(ctx, node, act_state, p, j)
-                node.child[j] = sample
+                sample = yield from self._new_sample(ctx, node, act_state, p, action)
+                holder.child[slot] = sample
             worlds = node.worlds
             assert worlds is not None
             if state is None:
@@ -540,7 +615,7 @@ class RulesNashSearch:
                 k = _world_index(worlds, state, p)
             sample.visits[k] = sample.visits.get(k, 0) + 1
             path.append((sample, k))
-            state.apply_unchecked(node.actions[j])
+            state.apply_unchecked(action)
             prev: Any = sample
             prev_index = k
             # walk the world to the next ACT node, a terminal or a new node
@@ -609,15 +684,18 @@ class RulesNashSearch:
             self._recompute(entry)
         return root_action, root_mixed, root_mix
 
-    def _select(self, ctx: _Context, node: _Act, use_noise: bool) -> tuple[int, np.ndarray | None]:
-        """Interval PUCT at ``node``; records the step. Returns the action's index and
-        the mixed step's distribution (``None`` for a pure step)."""
+    def _select(
+        self, ctx: _Context, node: _Act, noise: np.ndarray | None
+    ) -> tuple[int, np.ndarray | None]:
+        """Interval PUCT at ``node`` (``noise``: the root's Dirichlet noise over its
+        choices, self-play only); records the step. Returns the choice's index and the
+        mixed step's distribution (``None`` for a pure step)."""
         c_puct = self.config.c_puct
         sq = math.sqrt(node.visits.sum())
         prior = node.prior
-        if use_noise and ctx.noise is not None:
+        if noise is not None:
             frac = self.config.noise_fraction
-            prior_u = (1.0 - frac) * prior + frac * ctx.noise
+            prior_u = (1.0 - frac) * prior + frac * noise
         else:
             prior_u = prior
         n = len(node.actions)
@@ -766,6 +844,59 @@ class RulesNashSearch:
                 lo += weight[j] * v
                 hi += weight[j] * v
         node.qlo, node.qhi = lo / steps, hi / steps
+
+
+def _root_statistics(node: _Act) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray]:
+    """The root's legal actions with their visits and value intervals (NaN where not
+    visited); under P-splitting, an action of a group of several takes the visits and
+    interval of its child in the group's ACT node."""
+    if node.groups is None:
+        actions = list(node.actions)
+        places: list[tuple[_Act | None, int]] = [(node, j) for j in range(len(actions))]
+    else:
+        assert node.flat is not None
+        actions = list(node.flat)
+        places = [(None, 0)] * len(actions)
+        for g, members in enumerate(node.groups):
+            if len(members) == 1:
+                places[members[0]] = (node, g)
+            else:  # the group's own ACT node (None: never entered, no visits)
+                for i, k in enumerate(members):
+                    places[k] = (node.child[g], i)
+    visits = np.zeros(len(actions))
+    lo = np.full(len(actions), np.nan)
+    hi = np.full(len(actions), np.nan)
+    for k, (holder, j) in enumerate(places):
+        if holder is None:
+            continue
+        visits[k] = holder.visits[j]
+        child = holder.child[j]
+        if child is not None and visits[k] > 0 and not isinstance(child, _Act):
+            lo[k], hi[k] = child.qlo, child.qhi
+    return actions, visits, lo, hi
+
+
+def _flat_step(
+    node: _Act, g: int, mix: np.ndarray | None, slot: int, inner: np.ndarray | None
+) -> np.ndarray | None:
+    """A P-split root step as a distribution over the legal actions (what a spawned
+    tree's parent averages), or ``None`` for a pure step: the group step's distribution
+    (or the chosen group ``g``) times, within each group, the inner step's distribution
+    for ``g`` (or its chosen ``slot``) and P conditioned on the group elsewhere."""
+    assert node.flat is not None and node.groups is not None
+    if mix is None and inner is None:
+        return None
+    out = np.zeros(len(node.flat))
+    weights = mix if mix is not None else np.eye(len(node.groups))[g]
+    for h, members in enumerate(node.groups):
+        if weights[h] <= 0.0:
+            continue
+        if h == g:
+            share = inner if inner is not None else np.eye(len(members))[slot]
+        else:
+            share = node.group_shares(h)
+        out[members] += weights[h] * share
+    return out
 
 
 def _series_interval(

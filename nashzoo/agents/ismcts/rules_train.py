@@ -84,6 +84,9 @@ class RulesTrainConfig(TrainConfig):
         split_hidden: H-splitting in self-play and in the trained agent's search (a
             SAMPLE node drawn piece by piece: Hold'em's two hole cards, the fighting
             game's hand card by card; ``SearchConfig.split_hidden``).
+        split_actions: P-splitting in self-play and in the trained agent's search (no-limit
+            poker decides whether to raise, then by how much;
+            ``SearchConfig.split_actions``).
     """
 
     games_per_generation: int = integer(32, low=1)
@@ -99,11 +102,12 @@ class RulesTrainConfig(TrainConfig):
     belief_source: str = choice("network", ("network", "bayes"))
     bayes_worlds: int = integer(32, low=0)
     split_hidden: bool = flag(False)
+    split_actions: bool = flag(False)
 
     def search_config(self, *, play: bool = False, progress: float = 0.0) -> SearchConfig:
-        """:meth:`TrainConfig.search_config`, with ``split_hidden``."""
+        """:meth:`TrainConfig.search_config`, with ``split_hidden`` and ``split_actions``."""
         config = super().search_config(play=play, progress=progress)
-        return replace(config, split_hidden=self.split_hidden)
+        return replace(config, split_hidden=self.split_hidden, split_actions=self.split_actions)
 
     @classmethod
     def from_train_config(cls, config: TrainConfig) -> RulesTrainConfig:

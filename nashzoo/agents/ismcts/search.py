@@ -75,6 +75,12 @@ class SearchConfig(Config):
             fighting game's hand card by card), each with the ball estimator over its
             own pieces. With ``eps`` 0 it is the flat node's value exactly; with
             ``eps`` > 0 the ball is applied per piece.
+        split_actions: P-splitting (over the rules only; Nash- and A-ISMCTS): where the
+            game decomposes a decision (:meth:`Game.action_groups
+            <nashzoo.games.base.Game.action_groups>`: no-limit poker's raise sizes), an
+            ACT node becomes two: one picks the group (fold, call, raise) with P summed
+            over the group, the next picks the action within it with P conditioned on
+            the group, each with interval PUCT and its own statistics.
         seed: seed of the agent's generator (searches for exploitability are seeded per
             information set from it, so the order of queries does not matter).
     """
@@ -95,6 +101,7 @@ class SearchConfig(Config):
     noise_alpha: float = number(1.0, low=0.0, low_inclusive=False)
     noise_fraction: float = number(0.25, low=0.0, high=1.0)
     split_hidden: bool = flag(False)
+    split_actions: bool = flag(False)
     seed: int | None = seed_field(0)
 
     @property
@@ -271,6 +278,11 @@ class Search:
         if not isinstance(config, SearchConfig):
             raise InvalidParameterError(
                 f"Search needs a SearchConfig, received {type(config).__name__}."
+            )
+        if config.split_actions:
+            raise InvalidParameterError(
+                "split_actions=True runs over the rules only (RulesNashSearch); the compiled "
+                "search keeps one ACT node per view."
             )
         if config.split_hidden:
             raise InvalidParameterError(

@@ -409,6 +409,16 @@ class AcpcPokerGame(Game):
         and 1 where two cards share a rank (:func:`~nashzoo.games.poker.private.hole_features`)."""
         return hole_features(self.definition, values)
 
+    def action_groups(self, actions: Sequence[int]) -> list[list[int]] | None:
+        """No-limit, where two or more raises are legal: fold, check/call, then every raise
+        size (the pot fractions and All-In) in one group, so that a search first decides
+        whether to raise and then by how much (P-splitting). ``None`` otherwise (a limit
+        game has one raise)."""
+        raises = [k for k, a in enumerate(actions) if a >= 2]
+        if self.limit or len(raises) < 2:
+            return None
+        return [[k] for k, a in enumerate(actions) if a < 2] + [raises]
+
     def hidden_value_pieces(self, values: Sequence[Any]) -> np.ndarray | None:
         """The hole cards of each value, one by one (``None`` with one hole card)."""
         return hole_pieces(self.definition.num_hole_cards, values)

@@ -1,0 +1,123 @@
+"""Every learning family trained on one big game for the same time, then one crosstable
+(issue 36): the table a researcher would cite, reproducible by one command.
+
+Each learner trains with ``nashzoo train LEARNER GAME --minutes M --out DIR/LEARNER.pt``
+(one torch thread; ``--parallel`` runs that many at once, one core each); a trained file
+that exists is kept, so a rerun after an interruption trains only what is missing. Then
+``nashzoo tournament`` plays every pair of the trained agents and the game's fixed
+baselines in duplicate matches (AIVAT where the game has a value function: Limit
+Hold'em), stored in ``DIR/crosstable.sqlite`` (resumable: a rerun plays only the missing
+blocks), and prints the crosstable, Bradley-Terry ratings with 95% intervals, Nash
+averaging and each agent's LBR lower bound (``--lbr-hands``; Hold'em). The HTML report
+(crosstable, ratings plot) goes to ``DIR/report``.
+
+Usage::
+
+    python benchmarks/learner_crosstable.py --game limit_holdem --minutes 60 --deals 1000 \\
+        --lbr-hands 200 --dir hulh-crosstable --agent cfr=hulh.npz
+    python benchmarks/learner_crosstable.py --game fighting_cards --minutes 60 --deals 1000
+
+Learners (``--learner``, repeatable; default all): deep-cfr, escher, nash-memory, nfsp,
+simplex-gradient, nash-ismcts. Baselines: random and poker-rules on poker, random and the
+scripted heuristic on the fighting game; ``--agent NAME=SPEC`` adds more (an abstraction
+policy, ``mt-ismcts:1000``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from common import machine_line
+
+LEARNERS = ("deep-cfr", "escher", "nash-memory", "nfsp", "simplex-gradient", "nash-ismcts")
+BASELINES = {
+    "limit_holdem": ("random", "poker-rules"),
+    "no_limit_holdem": ("random", "poker-rules"),
+    "fighting_cards": ("random", "heuristic"),
+}
+AIVAT_GAMES = ("limit_holdem",)
+
+
+def _nashzoo(*args: str) -> list[str]:
+    return [sys.executable, "-m", "nashzoo", *args]
+
+
+def train_all(game: str, learners: list[str], minutes: float, out: Path, parallel: int) -> None:
+    """Train every learner whose file is missing, ``parallel`` at a time (one thread each);
+    a learner's log goes to ``out/LEARNER.log``."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    todo = [name for name in learners if not (out / f"{name}.pt").exists()]
+    for name in learners:
+        if name not in todo:
+            print(f"  {name}: {out / f'{name}.pt'} exists, kept")
+    running: list[tuple[str, subprocess.Popen, float]] = []
+    while todo or running:
+        while todo and len(running) < parallel:
+            name = todo.pop(0)
+            log = open(out / f"{name}.log", "w")  # noqa: SIM115 (closed with the process)
+            cmd = _nashzoo(
+                "train", name, game, "--minutes", str(minutes), "--out",
+                str(out / f"{name}.partial.pt"), "--quiet",
+            )  # fmt: skip
+            print(f"  training {name} for {minutes:g} min: {' '.join(cmd[2:])}", flush=True)
+            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
+            running.append((name, proc, time.time()))
+        time.sleep(2.0)
+        for item in list(running):
+            name, proc, start = item
+            if proc.poll() is None:
+                continue
+            running.remove(item)
+            partial = out / f"{name}.partial.pt"
+            if proc.returncode != 0 or not partial.exists():
+                raise SystemExit(
+                    f"{name} failed (exit {proc.returncode}); see {out / f'{name}.log'}"
+                )
+            prefix = partial.name  # only a finished run counts as trained: rename its files
+            for path in out.glob(f"{prefix}*"):  # the .pt and its curve
+                path.rename(out / (f"{name}.pt" + path.name[len(prefix) :]))
+            print(f"  {name}: trained in {time.time() - start:.0f} s", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default="limit_holdem", choices=sorted(BASELINES))
+    parser.add_argument("--minutes", type=float, default=60.0, help="training per learner")
+    parser.add_argument("--learner", action="append", choices=LEARNERS)
+    parser.add_argument("--agent", action="append", default=[], metavar="NAME=SPEC")
+    parser.add_argument("--deals", type=int, default=1000, help="duplicate deals per pairing")
+    parser.add_argument("--lbr-hands", type=int, default=0)
+    parser.add_argument("--parallel", type=int, default=2, help="learners trained at once")
+    parser.add_argument("--workers", type=int, default=2, help="tournament worker processes")
+    parser.add_argument("--dir", default="crosstable", help="trained files, store, report")
+    args = parser.parse_args()
+    out = Path(args.dir)
+    out.mkdir(parents=True, exist_ok=True)
+    learners = args.learner or list(LEARNERS)
+    print(machine_line())
+    print(f"\n{args.game}: {len(learners)} learners, {args.minutes:g} minutes each\n")
+    train_all(args.game, learners, args.minutes, out, args.parallel)
+    agents = [f"{name}={out / f'{name}.pt'}" for name in learners]
+    agents += [f"{b}={b}" for b in BASELINES[args.game]] + list(args.agent)
+    cmd = _nashzoo("tournament", "--game", args.game, "--deals", str(args.deals))
+    for agent in agents:
+        cmd += ["--agent", agent]
+    if args.game in AIVAT_GAMES:
+        cmd += ["--variance-reduction", "aivat"]
+    if args.lbr_hands:
+        cmd += ["--lbr-hands", str(args.lbr_hands)]
+    cmd += ["--workers", str(args.workers), "--store", str(out / "crosstable.sqlite")]
+    cmd += ["--report", str(out / "report")]
+    print(f"\n{' '.join(cmd[2:])}\n", flush=True)
+    raise SystemExit(subprocess.call(cmd))
+
+
+if __name__ == "__main__":
+    main()
