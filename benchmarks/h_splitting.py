@@ -1,5 +1,5 @@
-"""H-splitting against the flat SAMPLE node (issue 33, item 5), on a Nash-ISMCTS network
-trained over the rules.
+"""H-splitting and P-splitting against the flat search (issue 33, item 5), on a
+Nash-ISMCTS network trained over the rules.
 
 ``SearchConfig.split_hidden`` draws the opponent's private information piece by piece:
 on heads-up Limit Hold'em a SAMPLE node over up to 1,225 hole-card pairs becomes a node
@@ -16,8 +16,14 @@ construction (``Game.hidden_value_pieces`` names no pieces there): nothing to me
 With ``eps`` 0 the split is the flat search exactly (a test); with ``eps`` > 0 each node
 of the series takes its own ball, so the interval is wider than the flat node's.
 
+``--split actions`` measures P-splitting (``SearchConfig.split_actions``) the same way on
+a no-limit network (``--game no_limit_holdem``): an ACT node picks fold, call or raise,
+then the raise size. Limit games and Leduc have one raise: nothing to split there. With
+``--small`` it also measures the search operator's exact exploitability, flat and split,
+on a 6-card no-limit game that compiles (CFR+ oracle tables, seeds 0-2).
+
 Usage: ``python benchmarks/h_splitting.py --ours hulh.pt [--game limit_holdem]
-[--simulations 200] [--deals 200] [--repeats 3]``.
+[--split hidden|actions] [--simulations 200] [--deals 200] [--repeats 3] [--small]``.
 """
 
 from __future__ import annotations
@@ -36,18 +42,56 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import interleaved, machine_line, median, one_thread, runs_text
 from nash_ismcts_holdem import decision_states, match
 
+SPLITS = {"hidden": "split_hidden", "actions": "split_actions"}
 
-def agents(path: str, simulations: int) -> tuple[Any, Any, Any]:
+
+def agents(path: str, simulations: int, split_kind: str = "hidden") -> tuple[Any, Any, Any]:
     """The game and the flat and split search agents on the file's network."""
     from nashzoo.agents.ismcts.rules_train import NashISMCTSRules
 
     trainer = NashISMCTSRules.load(path)
     flat = trainer.agent(name="flat")
-    config = replace(flat.config, simulations=simulations, time_budget=None)
+    config = replace(
+        flat.config, simulations=simulations, time_budget=None, split_hidden=False,
+        split_actions=False,
+    )  # fmt: skip
     flat.search.config = config
     split = trainer.agent(name="split")
-    split.search.config = replace(config, split_hidden=True)
+    split.search.config = replace(config, **{SPLITS[split_kind]: True})
     return trainer.game, flat, split
+
+
+def small_no_limit(simulations: int) -> None:
+    """The search operator's exact exploitability, flat and P-split, on a 6-card no-limit
+    game with three pot fractions (CFR+ oracle tables), seeds 0-2."""
+    import numpy as np
+
+    from nashzoo.agents.cfr import make_solver
+    from nashzoo.agents.ismcts import RulesNashAgent, SearchConfig, SearchTables, TablesKnowledge
+    from nashzoo.eval.exploitability import exploitability
+    from nashzoo.games.poker.acpc import AcpcDefinition, AcpcPokerGame
+    from nashzoo.tree import compile_game
+
+    d = AcpcDefinition(
+        num_rounds=2, blinds=(2, 1), stacks=(20, 20), first_player=(1, 0),
+        num_board_cards=(0, 1), num_suits=2, num_ranks=3, num_hole_cards=1,
+    )  # fmt: skip
+    game = AcpcPokerGame(d, raises=(0.5, 1.0, 2.0))
+    probs = make_solver("cfr+", game).iterate(300).average_policy().probs
+    tables = SearchTables.oracle(compile_game(game), probs)
+    print(f"\nsmall no-limit game, CFR+ oracle tables, {simulations} simulations, eps 0.2:")
+    for split in (False, True):
+        start, found = time.perf_counter(), []
+        for seed in range(3):
+            config = SearchConfig(
+                variant="nash", simulations=simulations, eps=0.2, split_actions=split, seed=seed
+            )
+            agent = RulesNashAgent(game, TablesKnowledge(tables), config)
+            found.append(exploitability(agent, game).exploitability)
+        print(
+            f"  {'split' if split else 'flat '}  exploitability {np.mean(found):.4f} "
+            f"({', '.join(f'{v:.4f}' for v in found)})  {time.perf_counter() - start:.0f} s"
+        )
 
 
 def searches_per_second(agent: Any, states: list[Any]) -> float:
@@ -57,14 +101,14 @@ def searches_per_second(agent: Any, states: list[Any]) -> float:
     return agent.search.config.simulations * len(states) / (time.perf_counter() - start)
 
 
-def memory_child(path: str, simulations: int, split: bool, game_name: str) -> None:
+def memory_child(path: str, simulations: int, split: bool, game_name: str, kind: str) -> None:
     """In a process of its own: one agent searches the first three states; prints its
     peak resident memory in MB."""
     one_thread()
-    _, flat, hsplit = agents(path, simulations)
-    agent = hsplit if split else flat
+    _, flat, split_agent = agents(path, simulations, kind)
+    agent = split_agent if split else flat
     for k, state in enumerate(
-        decision_states(agent.game, 3, seed=11, poker=game_name == "limit_holdem")
+        decision_states(agent.game, 3, seed=11, poker=game_name != "fighting_cards")
     ):
         agent.search.run_state(state, k)
     print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
@@ -78,17 +122,24 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--states", type=int, default=20)
     parser.add_argument("--deals", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--split", choices=sorted(SPLITS), default="hidden")
+    parser.add_argument("--small", action="store_true", help="also the small no-limit game")
     parser.add_argument("--memory-child", choices=["flat", "split"], help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.memory_child:
-        memory_child(args.ours, args.simulations, args.memory_child == "split", args.game)
+        memory_child(
+            args.ours, args.simulations, args.memory_child == "split", args.game, args.split
+        )
         return
     one_thread()
     from nashzoo.agents.specs import build_agent
 
     print(machine_line())
-    game, flat, split = agents(args.ours, args.simulations)
-    poker = args.game == "limit_holdem"
+    print(f"splitting: {SPLITS[args.split]}")
+    if args.small:
+        small_no_limit(args.simulations)
+    game, flat, split = agents(args.ours, args.simulations, args.split)
+    poker = args.game != "fighting_cards"
     states = decision_states(game, args.states, seed=11, poker=poker)
     print(f"{args.game}: {args.simulations} simulations per search, eps {flat.config.eps}")
     for agent in (flat, split):  # warm up: numba's compiled kernels, torch
@@ -116,6 +167,8 @@ def main(argv: list[str] | None = None) -> None:
                 args.game,
                 "--simulations",
                 str(args.simulations),
+                "--split",
+                args.split,
                 "--memory-child",
                 kind,
             ],
