@@ -156,22 +156,49 @@ def test_a_tournament_refuses_a_three_player_game_and_names_the_table(capsys, tm
     assert "has 3 players" in err and "nashzoo table" in err
 
 
+def _table_args(out, deals):
+    return ["table", "--game", "kuhn_poker", "--param", "players=3", "--agent", "cfr=cfr+:300",
+            "--agent", "r1=random", "--agent", "r2=random", "--deals", str(deals), "--quiet",
+            "--out", str(out)]  # fmt: skip
+
+
+def _journal_scores(out):
+    lines = out.read_text().splitlines()
+    return json.loads(lines[0]), np.array([json.loads(line)["scores"] for line in lines[1:]])
+
+
 def test_table_seats_cfr_plus_against_two_random_agents(capsys, tmp_path):
     """Three-player Kuhn, every agent in every seat (6 seatings per deal): CFR+ after 300
     iterations wins against two uniform random agents with an interval above 0, and the
-    per-deal scores are written."""
-    out = tmp_path / "table.json"
-    code = main(
-        ["table", "--game", "kuhn_poker", "--param", "players=3", "--agent", "cfr=cfr+:300",
-         "--agent", "r1=random", "--agent", "r2=random", "--deals", "300", "--quiet",
-         "--out", str(out)]
-    )  # fmt: skip
-    assert code == 0
-    assert "6 seatings (all permutations)" in capsys.readouterr().out
-    saved = json.loads(out.read_text())
-    scores = np.array(saved["scores"])
-    assert scores.shape == (300, 3)
+    per-deal scores are journaled."""
+    out = tmp_path / "table.jsonl"
+    assert main(_table_args(out, 300)) == 0
+    printed = capsys.readouterr().out
+    assert "6 seatings (all permutations)" in printed
+    header, scores = _journal_scores(out)
+    assert header["deals"] == 300 and scores.shape == (300, 3)
     np.testing.assert_allclose(scores.sum(axis=1), 0.0, atol=1e-12)  # zero-sum per deal
-    low, high = saved["ci95"][0]
-    assert low > 0.0, saved["ci95"]  # CFR+ beats the random seats
-    assert saved["elo"][0] > max(saved["elo"][1:])
+    mean = scores.mean(axis=0)
+    half = 1.96 * scores.std(axis=0, ddof=1) / np.sqrt(300)
+    assert mean[0] - half[0] > 0.0, (mean, half)  # CFR+ beats the random seats
+    cfr_line = next(line for line in printed.splitlines() if line.strip().startswith("cfr "))
+    assert f"{mean[0] * 1000:+.2f}" in cfr_line  # mbb/game: Kuhn's ante is the big blind
+
+
+def test_an_interrupted_table_resumes_to_the_same_deals(tmp_path):
+    whole, cut = tmp_path / "whole.jsonl", tmp_path / "cut.jsonl"
+    assert main(_table_args(whole, 40)) == 0
+    lines = whole.read_text().splitlines()
+    cut.write_text("\n".join(lines[:16]) + "\n")  # the header and 15 deals survived a kill
+    assert main(_table_args(cut, 40)) == 0
+    assert cut.read_text() == whole.read_text()
+
+
+def test_a_journal_of_another_table_is_refused(capsys, tmp_path):
+    out = tmp_path / "t.jsonl"
+    assert main(_table_args(out, 5)) == 0
+    assert main(_table_args(out, 6)) == 2  # another deal count: another table
+    assert "records another table" in capsys.readouterr().err
+    out.write_text("not json\n")
+    assert main(_table_args(out, 5)) == 2
+    assert "not a table journal" in capsys.readouterr().err

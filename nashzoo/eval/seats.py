@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,6 +122,8 @@ def play_table(
     calls: Calls | None = None,
     record: list[list[int]] | None = None,
     progress: bool = False,
+    done: np.ndarray | None = None,
+    on_deal: Callable[[int, np.ndarray], None] | None = None,
 ) -> TableResult:
     """Play ``deals`` duplicate deals of ``game`` with one agent per seat (see the module).
 
@@ -134,6 +136,11 @@ def play_table(
         calls: how agents are called (default :class:`~nashzoo.eval.guard.DirectCalls`).
         record: a list that receives every game's history (deal-major, then seating).
         progress: show a progress bar over deals (drawn only on a terminal).
+        done: ``(k, n)`` scores of the first ``k`` deals, already played (a resumed run:
+            every deal's cards and agent seeds depend on ``seed`` and its index only, so
+            the rest are the deals an uninterrupted run plays).
+        on_deal: called with each newly played deal's index and its ``(n,)`` scores (to
+            record them as they come).
 
     Raises:
         InvalidParameterError: not one agent per seat, or bad numbers.
@@ -153,14 +160,22 @@ def play_table(
     uniforms = deal_uniforms(game, deals, np.random.default_rng([seed, 38]))
     num_actions = game.num_distinct_actions
     scores = np.zeros((deals, n))
+    first = 0
+    if done is not None:
+        done = np.asarray(done, dtype=np.float64).reshape(-1, n)
+        if len(done) > deals:
+            raise InvalidParameterError(
+                f"play_table was given {len(done)} played deals, more than deals={deals}."
+            )
+        first = len(done)
+        scores[:first] = done
     bar = None
     if progress:
         from nashzoo.extras import progress_bar
 
-        bar = progress_bar(total=deals, unit="deal", desc=f"{n}-seat table")
-    for d in range(deals):
-        if bar is not None:
-            bar.update(1)
+        bar = progress_bar(total=deals, initial=first, unit="deal", desc=f"{n}-seat table")
+    for d in range(first, deals):
+        total = np.zeros(n)
         for seating in tables:
             for i, agent in enumerate(agents):
                 reset = getattr(agent, "reset", None)
@@ -174,12 +189,16 @@ def play_table(
                 deal.apply(who, action, info["info_state"], num_actions)
             returns = deal.state.returns()
             for s, who in enumerate(seating):
-                scores[d, who] += returns[s]
+                total[who] += returns[s]
             if record is not None:
                 record.append(deal.state.history())
+        scores[d] = total / len(tables)
+        if on_deal is not None:
+            on_deal(d, scores[d].copy())
+        if bar is not None:
+            bar.update(1)
     if bar is not None:
         bar.close()
-    scores /= len(tables)
     mean = scores.mean(axis=0)
     stderr = scores.std(axis=0, ddof=1) / math.sqrt(deals) if deals > 1 else np.zeros(n)
     wins = _pairwise_wins(scores)
