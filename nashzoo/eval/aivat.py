@@ -143,15 +143,20 @@ class TreeValues:
 
 @functools.lru_cache(maxsize=16)
 def default_value_function(game: Game) -> ValueFunction:
-    """:class:`CheckdownValues` for limit poker on the 52-card deck, else
-    :class:`TreeValues` under uniform play where the game compiles.
+    """:class:`CheckdownValues` for heads-up poker on the 52-card deck (limit, and the
+    ACPC engine's no-limit), else :class:`TreeValues` under uniform play where the game
+    compiles.
 
     Built once per game (cached).
 
     Raises:
         InvalidParameterError: neither applies (pass a value function of your own).
     """
-    if getattr(game, "standard_hands", False) and game.game_type == "poker":  # limit only
+    heads_up = game.num_players == 2
+    if getattr(game, "standard_hands", False) and heads_up and game.game_type in (
+        "poker",
+        "acpc_poker",
+    ):
         from nashzoo.vector.checkdown import CheckdownValues
 
         return CheckdownValues(game)

@@ -1,4 +1,4 @@
-"""Check-down equity of limit poker, an AIVAT value function
+"""Check-down equity of heads-up poker, an AIVAT value function
 (:mod:`nashzoo.eval.aivat`) computed with the batched hand ranking of
 :mod:`nashzoo.vector.hands`."""
 
@@ -16,31 +16,36 @@ __all__ = ["CheckdownValues"]
 
 
 class CheckdownValues:
-    """Check-down equity for limit poker on the 52-card deck (5 to 7 card hands).
+    """Check-down equity for heads-up poker on the 52-card deck (5 to 7 card hands):
+    limit games, and no-limit or limit games of the ACPC engine with two players.
 
-    A history's value is ``max(contributions) * E[sign]``: the chips each player would
-    have in if the player behind called, times player 0's expected showdown result
-    (+1, 0, -1) over the cards not yet dealt (exact when at most 2 are missing, else the
-    mean over ``samples`` completions drawn from a generator seeded with ``seed``; the
-    same cards always give the same value). A finished hand's value is its payoff.
+    A history's value is ``stake * E[sign]``: the chips each player would have in if the
+    player behind called (``max(contributions)``, at most the shorter stack: what a call
+    can match), times player 0's expected showdown result (+1, 0, -1) over the cards not
+    yet dealt (exact when at most 2 are missing, else the mean over ``samples``
+    completions drawn from a generator seeded with ``seed``; the same cards always give
+    the same value). A finished hand's value is its payoff.
 
     Raises:
         InvalidParameterError: not such a poker game, or ``samples`` below 1.
     """
 
     def __init__(self, game: Game, *, samples: int = 256, seed: int = 0) -> None:
+        from nashzoo.games.poker.acpc import AcpcPokerGame
         from nashzoo.games.poker.engine import PokerGame
 
-        if not (isinstance(game, PokerGame) and game.standard_hands):
+        heads_up_acpc = isinstance(game, AcpcPokerGame) and game.num_players == 2
+        if not ((isinstance(game, PokerGame) or heads_up_acpc) and game.standard_hands):
             raise InvalidParameterError(
-                "CheckdownValues serves limit poker on the 52-card deck with hands of 5 to 7 "
-                f"cards; received {game!r}."
+                "CheckdownValues serves heads-up poker on the 52-card deck with hands of 5 "
+                f"to 7 cards; received {game!r}."
             )
         if type(samples) is not int or samples < 1:
             raise InvalidParameterError(f"samples must be an int >= 1, received {samples!r}.")
         from nashzoo.vector.hands import checkdown_signs
 
         d = game.definition
+        self.cap = min(d.stacks) if heads_up_acpc else None  # what a call can match
         self._signs = checkdown_signs
         self.hole = d.num_hole_cards
         self.board = sum(d.num_board_cards)
@@ -60,12 +65,15 @@ class CheckdownValues:
             self._memo[key] = signs
         return signs
 
+    def _stake(self, state: Any) -> int:
+        top: int = max(state.pot_contributions())
+        return top if self.cap is None else min(top, self.cap)
+
     def child_values(self, state: State, actions: Sequence[int]) -> np.ndarray:
         poker: Any = state
         dealt = [*poker.hole_cards(0), *poker.hole_cards(1), *poker.board_cards()]
         if state.is_chance_node():
-            pot: int = max(poker.pot_contributions())
-            return pot * self._sign_of(dealt, actions)
+            return self._stake(poker) * self._sign_of(dealt, actions)
         sign = float(self._sign_of(dealt, None)[0])
         out = np.empty(len(actions))
         for k, a in enumerate(actions):
@@ -73,5 +81,5 @@ class CheckdownValues:
             if child.is_terminal():
                 out[k] = child.returns()[0]
             else:
-                out[k] = max(child.pot_contributions()) * sign
+                out[k] = self._stake(child) * sign
         return out

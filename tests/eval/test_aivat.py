@@ -192,11 +192,31 @@ def test_checkdown_values():
     assert isinstance(default_value_function(LEDUC), TreeValues)
 
 
-def test_holdem_corrected_mean_agrees_with_the_plain_one():
-    """Limit Hold'em with the check-down value function (NFSP and SB3 state their
-    probabilities too; the benchmark measures them): 240 deals of random against the
-    rules agent, whose choices are known to the referee."""
-    game = make_game("nashzoo/limit_holdem-v0")
+def test_checkdown_values_of_heads_up_no_limit():
+    # the ACPC engine's HUNL (stacks of 20,000): a fold is its payoff, a call stakes the
+    # bet, and a raise is staked at most at the stacks (what a call can match)
+    game = make_game("nashzoo/no_limit_holdem-v0", stack=1000)
+    values = CheckdownValues(game, samples=4096)
+    assert isinstance(default_value_function(game), CheckdownValues)
+    state = game.new_initial_state()
+    for card in (48, 49, 44, 45):  # player 0: two aces; player 1: two kings
+        state.apply_action(card)
+    legal = list(state.legal_actions())  # fold, call, half pot, pot, all-in
+    v = values.child_values(state, legal)
+    assert v[0] == state.child(0).returns()[0] == 50.0  # the small blind folds
+    assert v[1] / 100 == pytest.approx(0.653, abs=0.03)  # called: 100 each
+    assert v[4] / 1000 == pytest.approx(v[1] / 100)  # all-in: staked at the 1,000 stack
+    three = make_game("nashzoo/no_limit_holdem-v0", players=3)
+    with pytest.raises(InvalidParameterError, match="heads-up"):
+        CheckdownValues(three)
+
+
+@pytest.mark.parametrize("env_id", ["nashzoo/limit_holdem-v0", "nashzoo/no_limit_holdem-v0"])
+def test_holdem_corrected_mean_agrees_with_the_plain_one(env_id):
+    """Limit and no-limit Hold'em with the check-down value function (NFSP and SB3 state
+    their probabilities too; the benchmark measures them): 240 deals of random against
+    the rules agent, whose choices are known to the referee."""
+    game = make_game(env_id)
     from nashzoo.agents import build_agent
 
     r = head_to_head(
