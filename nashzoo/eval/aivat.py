@@ -152,11 +152,8 @@ def default_value_function(game: Game) -> ValueFunction:
     Raises:
         InvalidParameterError: neither applies (pass a value function of your own).
     """
-    heads_up = game.num_players == 2
-    if getattr(game, "standard_hands", False) and heads_up and game.game_type in (
-        "poker",
-        "acpc_poker",
-    ):
+    poker = game.game_type in ("poker", "acpc_poker") and game.num_players == 2
+    if poker and getattr(game, "standard_hands", False):
         from nashzoo.vector.checkdown import CheckdownValues
 
         return CheckdownValues(game)

@@ -35,7 +35,9 @@ class CheckdownValues:
         from nashzoo.games.poker.engine import PokerGame
 
         heads_up_acpc = isinstance(game, AcpcPokerGame) and game.num_players == 2
-        if not ((isinstance(game, PokerGame) or heads_up_acpc) and game.standard_hands):
+        if not (isinstance(game, PokerGame) or heads_up_acpc) or not getattr(
+            game, "standard_hands", False
+        ):
             raise InvalidParameterError(
                 "CheckdownValues serves heads-up poker on the 52-card deck with hands of 5 "
                 f"to 7 cards; received {game!r}."
@@ -44,7 +46,8 @@ class CheckdownValues:
             raise InvalidParameterError(f"samples must be an int >= 1, received {samples!r}.")
         from nashzoo.vector.hands import checkdown_signs
 
-        d = game.definition
+        poker: Any = game
+        d = poker.definition
         self.cap = min(d.stacks) if heads_up_acpc else None  # what a call can match
         self._signs = checkdown_signs
         self.hole = d.num_hole_cards
