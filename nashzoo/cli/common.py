@@ -8,7 +8,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["parse_params", "add_param_option", "out_path", "print_curve"]
+__all__ = [
+    "parse_params",
+    "add_param_option",
+    "add_agent_option",
+    "parse_agents",
+    "out_path",
+    "print_curve",
+]
 
 
 def parse_params(items: Sequence[str]) -> dict[str, Any]:
@@ -34,6 +41,28 @@ def add_param_option(p: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="game parameter, e.g. --param deck_size=8 (repeatable)",
     )
+
+
+def add_agent_option(p: argparse.ArgumentParser, help: str) -> None:
+    """The repeatable, required ``--agent NAME=SPEC`` option."""
+    p.add_argument("--agent", action="append", required=True, metavar="NAME=SPEC", help=help)
+
+
+def parse_agents(items: Sequence[str]) -> list[tuple[str, str]]:
+    """``NAME=SPEC`` items as ``(name, spec)`` pairs; module:factory specs resolve against
+    the current folder, as ``python -m`` would."""
+    import os
+    import sys
+
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    pairs = []
+    for item in items:
+        name, sep, spec = item.partition("=")
+        if not sep or not name or not spec:
+            raise SystemExit(f"--agent expects NAME=SPEC (e.g. cfr=cfr+:1000), received {item!r}")
+        pairs.append((name, spec))
+    return pairs
 
 
 def out_path(base: str, algo: str, several: bool) -> Path:

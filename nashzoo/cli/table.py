@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-from nashzoo.cli.common import add_param_option, parse_params
+from nashzoo.cli.common import add_agent_option, add_param_option, parse_agents, parse_params
 
 
 def run(args: argparse.Namespace) -> int:
-    import os
-
     import numpy as np
 
     from nashzoo.agents import AgentSpec
@@ -22,15 +19,8 @@ def run(args: argparse.Namespace) -> int:
     from nashzoo.eval.seats import play_table, seatings
     from nashzoo.eval.stats import score_unit
 
-    if os.getcwd() not in sys.path:  # module:factory specs resolve as `python -m` would
-        sys.path.insert(0, os.getcwd())
     game = make_game(args.game, **parse_params(args.param))
-    agents = []
-    for item in args.agent:
-        name, sep, spec = item.partition("=")
-        if not sep or not name or not spec:
-            raise SystemExit(f"--agent expects NAME=SPEC (e.g. cfr=cfr+:1000), received {item!r}")
-        agents.append(AgentSpec(spec, name=name)(game))
+    agents = [AgentSpec(spec, name=name)(game) for name, spec in parse_agents(args.agent)]
     n = game.num_players
     print(
         f"{game!r}: {n} seats, {args.deals} duplicate deals x {len(seatings(n))} seatings "
@@ -132,13 +122,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--game", required=True, help="env id or short name (e.g. kuhn_poker)")
     add_param_option(p)
-    p.add_argument(
-        "--agent",
-        action="append",
-        required=True,
-        metavar="NAME=SPEC",
-        help="one per seat, in order; SPEC as for `nashzoo tournament`",
-    )
+    add_agent_option(p, "one per seat, in order; SPEC as for `nashzoo tournament`")
     p.add_argument("--deals", type=int, default=1000, help="duplicate deals")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(

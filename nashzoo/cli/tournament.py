@@ -3,28 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
-from nashzoo.cli.common import add_param_option, parse_params
+from nashzoo.cli.common import add_agent_option, add_param_option, parse_agents, parse_params
 
 
 def run(args: argparse.Namespace) -> int:
-    import os
-
     from nashzoo.agents import AgentSpec
     from nashzoo.eval.tournament import TournamentConfig, run_tournament
 
-    # module:factory specs resolve against the current folder, as `python -m` would.
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-
-    agents = []
-    for item in args.agent:
-        name, sep, spec = item.partition("=")
-        if not sep or not name or not spec:
-            raise SystemExit(f"--agent expects NAME=SPEC (e.g. cfr=cfr+:1000), received {item!r}")
-        agents.append((name, AgentSpec(spec, name=name)))
+    agents = [(name, AgentSpec(spec, name=name)) for name, spec in parse_agents(args.agent)]
     config = TournamentConfig(
         game=args.game,
         agents=tuple(agents),
@@ -64,13 +52,10 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("tournament", help="duplicate round robin with ratings, stored durably")
     p.add_argument("--game", required=True, help="env id or short name")
     add_param_option(p)
-    p.add_argument(
-        "--agent",
-        action="append",
-        required=True,
-        metavar="NAME=SPEC",
-        help="repeatable; SPEC is a family (random, cfr+:1000, ... see `nashzoo "
-        "agents`), a policy/agent file, or package.module:factory",
+    add_agent_option(
+        p,
+        "repeatable; SPEC is a family (random, cfr+:1000, ... see `nashzoo agents`), a "
+        "policy/agent file, or package.module:factory",
     )
     p.add_argument("--deals", type=int, default=1000, help="duplicate deals per pairing")
     p.add_argument("--block-size", type=int, default=100, help="deals per stored block")

@@ -38,12 +38,11 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from nashzoo.errors import InvalidParameterError
 from nashzoo.games.poker.acpc import CALL, FOLD, AcpcPokerGame
 from nashzoo.validation import check_int
 from nashzoo.vector.base import MAX_NUM_ENVS, VectorEnvBase
 from nashzoo.vector.batch import Batch
-from nashzoo.vector.hands import _POW5, _strength, tables_arrays
+from nashzoo.vector.hands import _POW5, _strength, check_poker_game, tables_arrays
 from nashzoo.vector.pcg import next_double
 
 __all__ = ["AcpcVectorEnv"]
@@ -377,17 +376,8 @@ class AcpcVectorEnv(VectorEnvBase):
     def __init__(
         self, game: AcpcPokerGame, num_envs: int, *, seed: int | Sequence[int] | None = None
     ) -> None:
-        if not isinstance(game, AcpcPokerGame):
-            raise InvalidParameterError(
-                f"AcpcVectorEnv expects an AcpcPokerGame, received {type(game).__name__}."
-            )
+        check_poker_game("AcpcVectorEnv", game, AcpcPokerGame)
         d = game.definition
-        if not game.standard_hands:
-            raise InvalidParameterError(
-                "AcpcVectorEnv ranks hands of 5 to 7 cards of the 52-card deck; received a "
-                f"{d.num_cards}-card deck and {d.num_hole_cards + sum(d.num_board_cards)}-card "
-                "hands (small games run in TreeVectorEnv or StateVectorEnv)."
-            )
         super().__init__(check_int("num_envs", num_envs, 1, MAX_NUM_ENVS))
         n = d.num_players
         self.game = game
@@ -436,12 +426,6 @@ class AcpcVectorEnv(VectorEnvBase):
 
     def _reset_games(self) -> None:
         _reset_all(*self._deals())
-
-    def _illegal(self, actions: np.ndarray) -> np.ndarray:
-        return self._mask[np.arange(self.num_envs), actions] == 0
-
-    def _legal_actions(self, game: int) -> list[int]:
-        return np.flatnonzero(self._mask[game]).tolist()
 
     def _step_games(
         self, actions: np.ndarray, active: np.ndarray, rewards: np.ndarray, terminated: np.ndarray

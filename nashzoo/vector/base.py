@@ -1,10 +1,11 @@
 """What every batched env shares: seeding, checking a step, and the step's arrays.
 
 A batched env subclasses :class:`VectorEnvBase` and supplies its game arrays:
-``_reset_games()`` deals every game, ``_illegal(actions)`` flags masked-out actions,
-``_legal_actions(i)`` lists game ``i``'s legal actions (for the error),
-``_step_games(...)`` applies the checked actions and ``_batch(...)`` builds the step's
-:class:`~nashzoo.vector.batch.Batch`.
+``_reset_games()`` deals every game, ``_step_games(...)`` applies the checked actions and
+``_batch(...)`` builds the step's :class:`~nashzoo.vector.batch.Batch`. Where the env
+keeps the step's legal mask in ``self._mask`` (``(num_envs, num_actions)``), the base
+class flags masked-out actions (``_illegal``) and lists a game's legal actions for the
+error (``_legal_actions``); an env that keeps them otherwise overrides both.
 """
 
 from __future__ import annotations
@@ -43,11 +44,15 @@ class VectorEnvBase:
     def _reset_games(self) -> None:
         raise NotImplementedError
 
+    _mask: np.ndarray  # (num_envs, num_actions) legal mask of the players to act
+
     def _illegal(self, actions: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
+        illegal: np.ndarray = self._mask[np.arange(self.num_envs), actions] == 0
+        return illegal
 
     def _legal_actions(self, game: int) -> list[int]:
-        raise NotImplementedError
+        legal: list[int] = np.flatnonzero(self._mask[game]).tolist()
+        return legal
 
     def _step_games(
         self, actions: np.ndarray, active: np.ndarray, rewards: np.ndarray, terminated: np.ndarray

@@ -326,13 +326,6 @@ class FightingVectorEnv(VectorEnvBase):
         a = self._a
         _reset_all(a.st, a.hand, a.deck, a.draws, a.hands, a.hand_probs, self._rng, a.gc)
 
-    def _illegal(self, actions: np.ndarray) -> np.ndarray:
-        illegal: np.ndarray = self._mask[np.arange(self.num_envs), actions] == 0
-        return illegal
-
-    def _legal_actions(self, game: int) -> list[int]:
-        return np.flatnonzero(self._mask[game]).tolist()
-
     def _step_games(
         self, actions: np.ndarray, active: np.ndarray, rewards: np.ndarray, terminated: np.ndarray
     ) -> None:

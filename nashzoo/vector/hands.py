@@ -8,6 +8,8 @@ and counts them per category, the classic check of an evaluator.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
 from numba import njit
@@ -22,6 +24,29 @@ if not numba.config.CACHE_DIR:  # type: ignore[attr-defined]
 __all__ = ["strengths", "category_counts", "tables_arrays", "checkdown_signs"]
 
 _POW5 = np.array([5**r for r in range(13)], dtype=np.int64)
+
+
+def check_poker_game(env: str, game: object, kind: type) -> None:
+    """What a batched poker env needs: a ``kind`` game whose hands are 5 to 7 cards of
+    the 52-card deck (the tables rank no others).
+
+    Raises:
+        InvalidParameterError: another kind of game, or other hands (named).
+    """
+    from nashzoo.errors import InvalidParameterError
+
+    if not isinstance(game, kind):
+        raise InvalidParameterError(
+            f"{env} expects a {kind.__name__}, received {type(game).__name__}."
+        )
+    poker: Any = game
+    if not poker.standard_hands:
+        d = poker.definition
+        raise InvalidParameterError(
+            f"{env} ranks hands of 5 to 7 cards of the 52-card deck; received a "
+            f"{d.num_cards}-card deck and {d.num_hole_cards + sum(d.num_board_cards)}-card "
+            "hands (small games run in TreeVectorEnv or StateVectorEnv)."
+        )
 
 
 def tables_arrays() -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -31,7 +31,7 @@ from nashzoo.games.poker.engine import CALL, FOLD, RAISE, PokerGame
 from nashzoo.validation import check_int
 from nashzoo.vector.base import MAX_NUM_ENVS, VectorEnvBase
 from nashzoo.vector.batch import Batch
-from nashzoo.vector.hands import _POW5, _strength, tables_arrays
+from nashzoo.vector.hands import _POW5, _strength, check_poker_game, tables_arrays
 from nashzoo.vector.pcg import generator_row, next_double, sample_rows, write_back
 
 __all__ = ["PokerVectorEnv", "PokerDecisions"]
@@ -221,18 +221,9 @@ class PokerVectorEnv(VectorEnvBase):
     def __init__(
         self, game: PokerGame, num_envs: int, *, seed: int | Sequence[int] | None = None
     ) -> None:
-        if not isinstance(game, PokerGame):
-            raise InvalidParameterError(
-                f"PokerVectorEnv expects a PokerGame, received {type(game).__name__}."
-            )
+        check_poker_game("PokerVectorEnv", game, PokerGame)
         d = game.definition
         hand_cards = d.num_hole_cards + sum(d.num_board_cards)
-        if not game.standard_hands:
-            raise InvalidParameterError(
-                "PokerVectorEnv ranks hands of 5 to 7 cards of the 52-card deck; received a "
-                f"{d.num_cards}-card deck and {hand_cards}-card hands (small games run in "
-                "TreeVectorEnv)."
-            )
         assert (FOLD, CALL, RAISE) == (0, 1, 2)  # the numba code spells them out
         super().__init__(check_int("num_envs", num_envs, 1, MAX_NUM_ENVS))
         self.game = game
@@ -270,12 +261,6 @@ class PokerVectorEnv(VectorEnvBase):
             self._st, self._card_rows, self._deck, self._pub, self._rng, self._rules,
             self._blinds, self._board_cards, self._board_offset, self._first,
         )  # fmt: skip
-
-    def _illegal(self, actions: np.ndarray) -> np.ndarray:
-        return self._mask[np.arange(self.num_envs), actions] == 0
-
-    def _legal_actions(self, game: int) -> list[int]:
-        return np.flatnonzero(self._mask[game]).tolist()
 
     def _step_games(
         self, actions: np.ndarray, active: np.ndarray, rewards: np.ndarray, terminated: np.ndarray

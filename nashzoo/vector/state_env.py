@@ -87,13 +87,6 @@ class StateVectorEnv(VectorEnvBase):
         for i in range(self.num_envs):
             self._show(i)
 
-    def _illegal(self, actions: np.ndarray) -> np.ndarray:
-        illegal: np.ndarray = self._mask[np.arange(self.num_envs), actions] == 0
-        return illegal
-
-    def _legal_actions(self, game: int) -> list[int]:
-        return np.flatnonzero(self._mask[game]).tolist()
-
     def _step_games(
         self, actions: np.ndarray, active: np.ndarray, rewards: np.ndarray, terminated: np.ndarray
     ) -> None:

@@ -62,7 +62,7 @@ from nashzoo.games.base import (
 from nashzoo.games.hidden import Combinations, HiddenWorlds
 from nashzoo.games.poker.definition import MAX_POT, check_field, definition_from_dict
 from nashzoo.games.poker.hands import card_name, strength_function
-from nashzoo.games.poker.private import hole_features, hole_pieces, view_state
+from nashzoo.games.poker.private import hole_features, hole_pieces, view_state, with_hole
 
 __all__ = [
     "AcpcDefinition",
@@ -938,13 +938,7 @@ class AcpcPokerState(State):
     def _with_hole(self, player: int, cards: Sequence[int]) -> AcpcPokerState:
         """A copy in which ``player`` holds ``cards`` (in no other hand and not on the
         board: the caller's promise)."""
-        h = self.game.definition.num_hole_cards
-        new = self.clone()
-        old = self._cards[player * h : (player + 1) * h]
-        new._cards[player * h : (player + 1) * h] = cards
-        new._history[player * h : (player + 1) * h] = cards
-        if set(old) != set(cards):
-            new._remaining = sorted(set(self._remaining).union(old).difference(cards))
+        new: AcpcPokerState = with_hole(self, player, cards)[0]
         return new
 
     def information_state_indices_as(self, player: int, value: Any) -> list[int]:

@@ -61,7 +61,7 @@ from nashzoo.games.base import (
 from nashzoo.games.hidden import Combinations, HiddenWorlds
 from nashzoo.games.poker.definition import PokerDefinition
 from nashzoo.games.poker.hands import card_name, strength_function
-from nashzoo.games.poker.private import hole_features, hole_pieces, view_state
+from nashzoo.games.poker.private import hole_features, hole_pieces, view_state, with_hole
 
 __all__ = ["PokerGame", "PokerState", "FOLD", "CALL", "RAISE"]
 
@@ -519,13 +519,9 @@ class PokerState(State):
     def _with_hole(self, player: int, cards: Sequence[int]) -> PokerState:
         """A copy in which ``player`` holds ``cards`` (neither in the other hand nor on
         the board: the caller's promise)."""
-        h = self.game.definition.num_hole_cards
-        new = self.clone()
-        old = self._cards[player * h : (player + 1) * h]
-        new._cards[player * h : (player + 1) * h] = cards
-        new._history[player * h : (player + 1) * h] = cards
-        if set(old) != set(cards):
-            new._remaining = sorted(set(self._remaining).union(old).difference(cards))
+        new: PokerState
+        new, changed = with_hole(self, player, cards)
+        if changed:
             new._hole_idx[player] = [player] + [2 + c for c in cards]
             new._heads[player] = None
         return new

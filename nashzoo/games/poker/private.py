@@ -22,7 +22,7 @@ from nashzoo.games.base import State
 from nashzoo.games.hidden import Combinations, checked_view
 from nashzoo.validation import check_int
 
-__all__ = ["card_features", "hole_features", "hole_pieces", "view_state"]
+__all__ = ["card_features", "hole_features", "hole_pieces", "view_state", "with_hole"]
 
 
 @functools.cache
@@ -110,3 +110,18 @@ def view_state(game: Any, player: int, info_state: str, public_history: Sequence
         ) from error
     checked: State = checked_view(state, player, info_state, public)
     return checked
+
+
+def with_hole(state: Any, player: int, cards: Sequence[int]) -> tuple[Any, bool]:
+    """A clone of a poker ``state`` (either engine) in which ``player`` holds ``cards``
+    (in no other hand and not on the board: the caller's promise), and whether they
+    differ from the cards it held (then the engine refreshes what it derived from them)."""
+    h = state.game.definition.num_hole_cards
+    new = state.clone()
+    old = state._cards[player * h : (player + 1) * h]
+    new._cards[player * h : (player + 1) * h] = cards
+    new._history[player * h : (player + 1) * h] = cards
+    changed = set(old) != set(cards)
+    if changed:
+        new._remaining = sorted(set(state._remaining).union(old).difference(cards))
+    return new, changed
