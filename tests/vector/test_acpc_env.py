@@ -34,6 +34,16 @@ def _limit_with_stacks() -> AcpcPokerGame:
     return AcpcPokerGame(d, name="short_limit")
 
 
+def _ten_seats() -> AcpcPokerGame:
+    """The most seats the engine takes, three stack sizes, three pot fractions."""
+    d = AcpcDefinition(
+        num_rounds=4, blinds=(50, 100, *(0,) * 8), stacks=(3000,) * 4 + (800,) * 3 + (5000,) * 3,
+        first_player=(2, 0, 0, 0), num_board_cards=(0, 3, 1, 1), num_suits=4, num_ranks=13,
+        num_hole_cards=2,
+    )  # fmt: skip
+    return AcpcPokerGame(d, raises=(0.5, 1.0, 2.0), name="ten_seats")
+
+
 GAMES = {
     "hunl": lambda: no_limit_holdem(),
     "hunl-short-stacks": lambda: no_limit_holdem(raises=(0.25, 0.5, 1.0, 2.0), stack=600),
@@ -41,6 +51,7 @@ GAMES = {
     "6p-no-limit": lambda: no_limit_holdem(players=6, stack=2000),
     "6p-limit": lambda: ring_limit_holdem(6),
     "4p-limit-short": _limit_with_stacks,
+    "10p-no-limit-three-stacks": _ten_seats,
 }
 
 
