@@ -194,6 +194,19 @@ def test_an_interrupted_table_resumes_to_the_same_deals(tmp_path):
     assert cut.read_text() == whole.read_text()
 
 
+def test_more_agents_than_seats_play_every_combination(capsys, tmp_path):
+    out = tmp_path / "roster.jsonl"
+    args = _table_args(out, 30)
+    args[args.index("--deals") : args.index("--deals")] = ["--agent", "r3=random"]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "4 agents, 4 table(s)" in printed
+    lines = [json.loads(line) for line in out.read_text().splitlines()[1:]]
+    assert [(row["table"], row["deal"]) for row in lines] == [
+        (k, d) for k in range(4) for d in range(30)
+    ]
+
+
 def test_a_journal_of_another_table_is_refused(capsys, tmp_path):
     out = tmp_path / "t.jsonl"
     assert main(_table_args(out, 5)) == 0

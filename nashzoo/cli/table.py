@@ -1,5 +1,6 @@
-"""``nashzoo table``: a duplicate match at a table of three or more seats (every agent in
-every seat with the same cards), with scores, intervals and rank-broken ratings."""
+"""``nashzoo table``: duplicate matches at tables of three or more seats (every agent in
+every seat with the same cards), with scores, intervals and rank-broken ratings; with
+more agents than seats, a table for every combination of them, pooled."""
 
 from __future__ import annotations
 
@@ -16,31 +17,33 @@ def run(args: argparse.Namespace) -> int:
 
     from nashzoo.agents import AgentSpec
     from nashzoo.envs.registration import make_game
-    from nashzoo.eval.seats import play_table, seatings
+    from nashzoo.eval.seats import play_tables, roster_tables, seatings
     from nashzoo.eval.stats import score_unit
 
     game = make_game(args.game, **parse_params(args.param))
     agents = [AgentSpec(spec, name=name)(game) for name, spec in parse_agents(args.agent)]
     n = game.num_players
+    tables = roster_tables(len(agents), n)
     print(
-        f"{game!r}: {n} seats, {args.deals} duplicate deals x {len(seatings(n))} seatings "
+        f"{game!r}: {n} seats, {len(agents)} agents, {len(tables)} table(s) of {args.deals} "
+        f"duplicate deals x {len(seatings(n))} seatings "
         f"({'all permutations' if n <= 4 else 'rotations'})"
     )
     header = {
-        "table": 1,
+        "table": 2,
         "game": args.game,
         "params": parse_params(args.param),
         "agents": list(args.agent),
         "seed": args.seed,
         "deals": args.deals,
     }
-    done, write = _journal(args.out, header)
-    if len(done):
-        print(f"resuming: {len(done)} of {args.deals} deals already in {args.out}")
+    done, write = _journal(args.out, header, len(tables))
+    if any(len(rows) for rows in done):
+        print(f"resuming: {sum(len(rows) for rows in done)} deals already in {args.out}")
     try:
-        result = play_table(
+        result = play_tables(
             game, agents, deals=args.deals, seed=args.seed, progress=not args.quiet,
-            done=done if len(done) else None, on_deal=write,
+            done=[np.array(rows, dtype=np.float64) for rows in done], on_deal=write,
         )  # fmt: skip
     finally:
         write.close()
@@ -52,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
             f"  {result.names[k]:<16} {result.mean[k] * scale:+10.2f} [{lo:+.2f}, {hi:+.2f}]   "
             f"Elo {result.elo[k]:+7.1f} [{result.elo_low[k]:+.1f}, {result.elo_high[k]:+.1f}]"
         )
-    if not result.position_balanced:
+    if n > 4:
         print(
             "  (rotations: each agent in each seat once per deal; who sits behind whom is "
             "not balanced)"
@@ -69,9 +72,10 @@ class _Writer:
     def __init__(self, path: Path | None) -> None:
         self._file = None if path is None else path.open("a")
 
-    def __call__(self, deal: int, scores: Any) -> None:
+    def __call__(self, table: int, deal: int, scores: Any) -> None:
         if self._file is not None:
-            self._file.write(json.dumps({"deal": deal, "scores": list(map(float, scores))}) + "\n")
+            row = {"table": table, "deal": deal, "scores": [float(v) for v in scores]}
+            self._file.write(json.dumps(row) + "\n")
             self._file.flush()
 
     def close(self) -> None:
@@ -79,27 +83,26 @@ class _Writer:
             self._file.close()
 
 
-def _journal(out: str | None, header: dict[str, Any]) -> tuple[Any, _Writer]:
-    """The deals already recorded in ``out`` (a JSON-lines journal: the table's settings,
-    then one line per deal) and a writer that appends the next ones. A journal of another
-    table is refused; a missing one is started."""
-    import numpy as np
-
+def _journal(out: str | None, header: dict[str, Any], tables: int) -> tuple[list[Any], _Writer]:
+    """Per table, the deals already recorded in ``out`` (a JSON-lines journal: the
+    settings, then one line per deal as it ended) and a writer that appends the next
+    ones. A journal of another table is refused; a missing one is started."""
     from nashzoo.errors import InvalidParameterError
 
+    rows: list[list[list[float]]] = [[] for _ in range(tables)]
     if out is None:
-        return np.zeros((0, 0)), _Writer(None)
+        return rows, _Writer(None)
     path = Path(out)
-    rows: list[list[float]] = []
     if path.exists() and path.stat().st_size:
         lines = path.read_text().splitlines()
         try:
             found = json.loads(lines[0])
-            for k, line in enumerate(lines[1:]):
+            for number, line in enumerate(lines[1:], start=2):
                 entry = json.loads(line)
-                if entry.get("deal") != k:
-                    raise ValueError(f"line {k + 2} is deal {entry.get('deal')!r}, not {k}")
-                rows.append([float(v) for v in entry["scores"]])
+                k, deal = entry["table"], entry["deal"]
+                if not 0 <= k < tables or deal != len(rows[k]):
+                    raise ValueError(f"line {number} is table {k!r} deal {deal!r}, out of order")
+                rows[k].append([float(v) for v in entry["scores"]])
         except (ValueError, KeyError, TypeError, IndexError) as exc:
             raise InvalidParameterError(
                 f"{out} is not a table journal that nashzoo wrote ({exc}); give another --out."
@@ -111,19 +114,23 @@ def _journal(out: str | None, header: dict[str, Any]) -> tuple[Any, _Writer]:
             )
     else:
         path.write_text(json.dumps(header) + "\n")
-    return np.array(rows, dtype=np.float64), _Writer(path)
+    return rows, _Writer(path)
 
 
 def add_parser(sub: Any) -> None:
     """``nashzoo table``."""
     p = sub.add_parser(
         "table",
-        help="duplicate match at a table of 3+ seats: every agent in every seat, same cards",
+        help="duplicate matches at tables of 3+ seats: every agent in every seat, same cards",
     )
     p.add_argument("--game", required=True, help="env id or short name (e.g. kuhn_poker)")
     add_param_option(p)
-    add_agent_option(p, "one per seat, in order; SPEC as for `nashzoo tournament`")
-    p.add_argument("--deals", type=int, default=1000, help="duplicate deals")
+    add_agent_option(
+        p,
+        "at least one per seat; with more agents than seats, every combination of them "
+        "plays a table; SPEC as for `nashzoo tournament`",
+    )
+    p.add_argument("--deals", type=int, default=1000, help="duplicate deals per table")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
         "--out",

@@ -8,11 +8,13 @@ from nashzoo.eval.exploitability import (
     nash_conv_array,
 )
 from nashzoo.eval.matches import MatchResult, exact_duplicate_value, head_to_head
-from nashzoo.eval.seats import TableResult, play_table, seatings
+from nashzoo.eval.seats import RosterResult, TableResult, play_table, play_tables, seatings
 
 __all__ = [
     "TableResult",
     "play_table",
+    "play_tables",
+    "RosterResult",
     "seatings",
     "ExploitabilityResult",
     "MatchResult",

@@ -17,6 +17,12 @@ seatings. Which seatings:
 Agents are reseeded per deal with the same seed in every seating (common random
 numbers), so a deal's seatings differ only by where each agent sits.
 
+**More agents than seats** (:func:`play_tables`): every combination of ``n`` agents of
+the roster plays its own table of ``deals`` deals (``C(m, n)`` tables: 10 for five
+agents at three seats), each with cards of its own; an agent's score is its mean over
+all the deals it played, and the rating is Bradley-Terry on the pairwise outcomes of all
+tables pooled (an agent meets each other agent at every table both sit at).
+
 **Ratings.** Each deal ranks the agents by their deal scores. Scores per agent (chips
 per game, mean over deals, with a 95% interval) are the primary figure; for a rating,
 each deal's ranking is broken into its pairwise outcomes (agent ``i`` beats ``j`` when
@@ -28,6 +34,7 @@ over deals (a deal's outcomes are correlated, so deals, not pairs, are resampled
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable, Sequence
@@ -47,7 +54,7 @@ from nashzoo.games.base import TERMINAL, Game
 from nashzoo.games.observation import ObservationCache
 from nashzoo.validation import check_int
 
-__all__ = ["seatings", "TableResult", "play_table"]
+__all__ = ["seatings", "TableResult", "play_table", "RosterResult", "play_tables"]
 
 
 def seatings(n: int) -> list[tuple[int, ...]]:
@@ -226,4 +233,136 @@ def play_table(
         elo_low=low,
         elo_high=high,
         position_balanced=n <= 4,
+    )
+
+
+@dataclass(frozen=True)
+class RosterResult:
+    """Duplicate tables of every ``n`` agents of a larger roster (:func:`play_tables`).
+
+    Attributes:
+        names: the roster, in the order given.
+        tables: ``(agents, result)`` per table: the roster indices seated (in seat order
+            of the table's first seating) and its :class:`TableResult`.
+        mean, stderr, ci95: per agent, chips per game over every deal it played, its
+            standard error and 95% interval.
+        wins: ``(m, m)`` pairwise outcomes pooled over the tables (ties half).
+        elo, elo_low, elo_high: Bradley-Terry on ``wins`` and its 95% bootstrap interval
+            (deals resampled within each table).
+    """
+
+    names: tuple[str, ...]
+    tables: tuple[tuple[tuple[int, ...], TableResult], ...]
+    mean: np.ndarray
+    stderr: np.ndarray
+    ci95: np.ndarray
+    wins: np.ndarray
+    elo: np.ndarray
+    elo_low: np.ndarray
+    elo_high: np.ndarray
+
+    def __str__(self) -> str:
+        lines = [f"{len(self.tables)} tables of {len(self.tables[0][0])} seats"]
+        for k in np.argsort(-self.mean):
+            lo, hi = self.ci95[k]
+            lines.append(
+                f"  {self.names[k]:<16} {self.mean[k]:+.4f} [{lo:+.4f}, {hi:+.4f}] chips/game, "
+                f"Elo {self.elo[k]:+.1f} [{self.elo_low[k]:+.1f}, {self.elo_high[k]:+.1f}]"
+            )
+        return "\n".join(lines)
+
+
+def roster_tables(num_agents: int, seats: int) -> list[tuple[int, ...]]:
+    """The tables of a roster: every combination of ``seats`` of ``num_agents`` agents,
+    in lexicographic order.
+
+    Raises:
+        InvalidParameterError: fewer agents than seats.
+    """
+    if num_agents < seats:
+        raise InvalidParameterError(
+            f"A table of {seats} seats needs at least {seats} agents, received {num_agents}."
+        )
+    return list(itertools.combinations(range(num_agents), seats))
+
+
+def play_tables(
+    game: Game,
+    agents: Sequence[Any],
+    *,
+    deals: int = 1000,
+    seed: int = 0,
+    bootstrap: int = 200,
+    calls: Calls | None = None,
+    progress: bool = False,
+    done: Sequence[np.ndarray] | None = None,
+    on_deal: Callable[[int, int, np.ndarray], None] | None = None,
+) -> RosterResult:
+    """Every combination of ``game.num_players`` agents of ``agents`` at its own
+    duplicate table (:func:`play_table`, ``deals`` deals each; table ``k`` seeded
+    ``[seed, k]``), pooled into one score and rating per agent (see the module).
+
+    Args:
+        game: a game of ``n >= 2`` players.
+        agents: ``m >= n`` agents, distinct objects.
+        deals, seed, bootstrap, calls, progress: as :func:`play_table`.
+        done: per table, the scores of the deals already played (a resumed run).
+        on_deal: called with the table's index, the deal's index and its scores.
+
+    Raises:
+        InvalidParameterError: fewer agents than seats, or bad numbers.
+        Forfeit: an agent raised or played an illegal action.
+    """
+    n = game.num_players
+    bootstrap = check_int("bootstrap", bootstrap, 0)
+    combos = roster_tables(len(agents), n)
+    played: list[tuple[tuple[int, ...], TableResult]] = []
+    for k, seated in enumerate(combos):
+        table_seed = int(np.random.SeedSequence([seed, k]).generate_state(1)[0])
+        before = None if done is None or k >= len(done) or not len(done[k]) else done[k]
+        result = play_table(
+            game, [agents[i] for i in seated], deals=deals, seed=table_seed, bootstrap=0,
+            calls=calls, progress=progress, done=before,
+            on_deal=None if on_deal is None else functools.partial(on_deal, k),
+        )  # fmt: skip
+        played.append((seated, result))
+    m = len(agents)
+    per_agent: list[list[np.ndarray]] = [[] for _ in range(m)]
+    for seated, result in played:
+        for j, i in enumerate(seated):
+            per_agent[i].append(result.scores[:, j])
+    scores = [np.concatenate(rows) for rows in per_agent]
+    mean = np.array([v.mean() for v in scores])
+    stderr = np.array([v.std(ddof=1) / math.sqrt(v.size) if v.size > 1 else 0.0 for v in scores])
+
+    def pooled(pick: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        wins = np.zeros((m, m))
+        for seated, result in played:
+            index = np.array(seated)
+            wins[np.ix_(index, index)] += _pairwise_wins(pick(result.scores))
+        return wins
+
+    wins = pooled(lambda table: table)
+    elo = bradley_terry(wins)
+    if bootstrap:
+        rng = np.random.default_rng([seed, 40])
+        draws = np.array(
+            [
+                bradley_terry(pooled(lambda t: t[rng.integers(0, len(t), len(t))]))
+                for _ in range(bootstrap)
+            ]
+        )
+        low, high = np.percentile(draws, [2.5, 97.5], axis=0)
+    else:
+        low, high = elo.copy(), elo.copy()
+    return RosterResult(
+        names=tuple(agent_name(a) for a in agents),
+        tables=tuple(played),
+        mean=mean,
+        stderr=stderr,
+        ci95=np.stack([mean - Z95 * stderr, mean + Z95 * stderr], axis=1),
+        wins=wins,
+        elo=elo,
+        elo_low=low,
+        elo_high=high,
     )

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from nashzoo.agents.cfr import TabularPolicyAgent, make_solver
+from nashzoo.agents.random_agent import RandomAgent
 from nashzoo.agents.specs import build_agent
 from nashzoo.errors import InvalidParameterError
 from nashzoo.eval.seats import play_table, seatings
@@ -100,3 +101,25 @@ def test_a_table_needs_one_agent_per_seat():
     game = KuhnPokerGame(players=3)
     with pytest.raises(InvalidParameterError, match="3 seats, received 2 agents"):
         play_table(game, [build_agent("random", game)] * 2, deals=2)
+
+
+def test_a_roster_plays_every_combination_and_pools_the_outcomes():
+    # four agents at three seats: C(4, 3) = 4 tables; each pair of agents sits together
+    # at two of them, so their pooled outcomes count 2 x deals (ties split)
+    from nashzoo.eval.seats import play_tables
+
+    game = KuhnPokerGame(players=3)
+    cfr = TabularPolicyAgent(make_solver("cfr+", game).iterate(200).average_policy(), seed=0)
+    roster = [cfr, *(RandomAgent(seed=k, name=f"random{k}") for k in range(3))]
+    result = play_tables(game, roster, deals=60, seed=1, bootstrap=50)
+    assert [seated for seated, _ in result.tables] == [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]
+    meetings = result.wins + result.wins.T
+    off = ~np.eye(4, dtype=bool)
+    assert np.allclose(meetings[off], 2 * 60)
+    # an agent's score is the mean of its deals at every table it sat at (3 of the 4)
+    cfr_deals = np.concatenate([t.scores[:, 0] for seated, t in result.tables if 0 in seated])
+    assert cfr_deals.size == 180 and result.mean[0] == pytest.approx(cfr_deals.mean())
+    assert result.ci95[0, 0] > 0  # CFR+ wins against the random agents
+    assert result.elo[0] == result.elo.max() and result.elo_low[0] <= result.elo[0]
+    with pytest.raises(InvalidParameterError, match="at least 3 agents"):
+        play_tables(game, roster[:2], deals=2)
