@@ -5,11 +5,11 @@ Each learner trains with ``nashzoo train LEARNER GAME --minutes M --out DIR/LEAR
 (one torch thread; ``--parallel`` runs that many at once, one core each); a trained file
 that exists is kept, so a rerun after an interruption trains only what is missing. Then
 ``nashzoo tournament`` plays every pair of the trained agents and the game's fixed
-baselines in duplicate matches (AIVAT where the game has a value function: Limit
-Hold'em), stored in ``DIR/crosstable.sqlite`` (resumable: a rerun plays only the missing
-blocks), and prints the crosstable, Bradley-Terry ratings with 95% intervals, Nash
-averaging and each agent's LBR lower bound (``--lbr-hands``; Hold'em). The HTML report
-(crosstable, ratings plot) goes to ``DIR/report``.
+baselines in duplicate matches (AIVAT where the game has a value function: heads-up
+Hold'em, limit and no-limit), stored in ``DIR/crosstable.sqlite`` (resumable: a rerun
+plays only the missing blocks), and prints the crosstable, Bradley-Terry ratings with
+95% intervals, Nash averaging and each agent's LBR lower bound (``--lbr-hands``;
+Hold'em). The HTML report (crosstable, ratings plot) goes to ``DIR/report``.
 
 Usage::
 
@@ -42,7 +42,7 @@ BASELINES = {
     "no_limit_holdem": ("random", "poker-rules"),
     "fighting_cards": ("random", "heuristic"),
 }
-AIVAT_GAMES = ("limit_holdem",)
+AIVAT_GAMES = ("limit_holdem", "no_limit_holdem")
 
 
 def _nashzoo(*args: str) -> list[str]:
