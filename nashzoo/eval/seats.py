@@ -101,14 +101,41 @@ class TableResult:
     position_balanced: bool
 
     def __str__(self) -> str:
-        lines = [f"{len(self.scores)} deals x {len(self.seatings)} seatings"]
-        for k in np.argsort(-self.mean):
-            lo, hi = self.ci95[k]
-            lines.append(
-                f"  {self.names[k]:<16} {self.mean[k]:+.4f} [{lo:+.4f}, {hi:+.4f}] chips/game, "
-                f"Elo {self.elo[k]:+.1f} [{self.elo_low[k]:+.1f}, {self.elo_high[k]:+.1f}]"
-            )
-        return "\n".join(lines)
+        return _ranked_lines(f"{len(self.scores)} deals x {len(self.seatings)} seatings", self)
+
+
+def _ranked_lines(head: str, result: Any) -> str:
+    """A table or roster result as text: a heading, then each agent, best first."""
+    lines = [head]
+    for k in np.argsort(-result.mean):
+        lo, hi = result.ci95[k]
+        lines.append(
+            f"  {result.names[k]:<16} {result.mean[k]:+.4f} [{lo:+.4f}, {hi:+.4f}] chips/game, "
+            f"Elo {result.elo[k]:+.1f} [{result.elo_low[k]:+.1f}, {result.elo_high[k]:+.1f}]"
+        )
+    return "\n".join(lines)
+
+
+def _rated(
+    wins_of: Callable[[Callable[[np.ndarray], np.ndarray]], np.ndarray],
+    bootstrap: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(wins, elo, low, high)``: Bradley-Terry on ``wins_of(pick)`` with every table's
+    deals as they are, and its 95% interval over ``bootstrap`` draws that resample each
+    table's deals (``pick`` maps a ``(deals, n)`` score array to the deals used)."""
+    wins = wins_of(lambda table: table)
+    elo = bradley_terry(wins)
+    if not bootstrap:
+        return wins, elo, elo.copy(), elo.copy()
+    draws = np.array(
+        [
+            bradley_terry(wins_of(lambda t: t[rng.integers(0, len(t), len(t))]))
+            for _ in range(bootstrap)
+        ]
+    )
+    low, high = np.percentile(draws, [2.5, 97.5], axis=0)
+    return wins, elo, low, high
 
 
 def _pairwise_wins(scores: np.ndarray) -> np.ndarray:
@@ -208,19 +235,9 @@ def play_table(
         bar.close()
     mean = scores.mean(axis=0)
     stderr = scores.std(axis=0, ddof=1) / math.sqrt(deals) if deals > 1 else np.zeros(n)
-    wins = _pairwise_wins(scores)
-    elo = bradley_terry(wins)
-    if bootstrap:
-        rng = np.random.default_rng([seed, 39])
-        draws = np.array(
-            [
-                bradley_terry(_pairwise_wins(scores[rng.integers(0, deals, deals)]))
-                for _ in range(bootstrap)
-            ]
-        )
-        low, high = np.percentile(draws, [2.5, 97.5], axis=0)
-    else:
-        low, high = elo.copy(), elo.copy()
+    wins, elo, low, high = _rated(
+        lambda pick: _pairwise_wins(pick(scores)), bootstrap, np.random.default_rng([seed, 39])
+    )
     return TableResult(
         names=tuple(agent_name(a) for a in agents),
         seatings=tuple(tables),
@@ -262,14 +279,7 @@ class RosterResult:
     elo_high: np.ndarray
 
     def __str__(self) -> str:
-        lines = [f"{len(self.tables)} tables of {len(self.tables[0][0])} seats"]
-        for k in np.argsort(-self.mean):
-            lo, hi = self.ci95[k]
-            lines.append(
-                f"  {self.names[k]:<16} {self.mean[k]:+.4f} [{lo:+.4f}, {hi:+.4f}] chips/game, "
-                f"Elo {self.elo[k]:+.1f} [{self.elo_low[k]:+.1f}, {self.elo_high[k]:+.1f}]"
-            )
-        return "\n".join(lines)
+        return _ranked_lines(f"{len(self.tables)} tables of {len(self.tables[0][0])} seats", self)
 
 
 def roster_tables(num_agents: int, seats: int) -> list[tuple[int, ...]]:
@@ -342,19 +352,7 @@ def play_tables(
             wins[np.ix_(index, index)] += _pairwise_wins(pick(result.scores))
         return wins
 
-    wins = pooled(lambda table: table)
-    elo = bradley_terry(wins)
-    if bootstrap:
-        rng = np.random.default_rng([seed, 40])
-        draws = np.array(
-            [
-                bradley_terry(pooled(lambda t: t[rng.integers(0, len(t), len(t))]))
-                for _ in range(bootstrap)
-            ]
-        )
-        low, high = np.percentile(draws, [2.5, 97.5], axis=0)
-    else:
-        low, high = elo.copy(), elo.copy()
+    wins, elo, low, high = _rated(pooled, bootstrap, np.random.default_rng([seed, 40]))
     return RosterResult(
         names=tuple(agent_name(a) for a in agents),
         tables=tuple(played),
