@@ -149,11 +149,8 @@ class _Act(_Stepped):
         """A new ACT node over group ``g``'s actions, P conditioned on the group."""
         assert self.flat is not None and self.groups is not None
         members = self.groups[g]
-        prior = self.flat_prior[members]
-        total = float(prior.sum())
-        prior = prior / total if total > 0 else np.full(len(members), 1.0 / len(members))
         return _Act(
-            [self.flat[k] for k in members], prior, self.flat_value[members],
+            [self.flat[k] for k in members], self.group_shares(g), self.flat_value[members],
             float(self.child_value[g]),
         )  # fmt: skip
 
