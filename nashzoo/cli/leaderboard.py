@@ -16,7 +16,9 @@ def _settings(args: argparse.Namespace) -> Any:
 
     settings = Settings(database=args.db, data_dir=Path(args.data))
     if getattr(args, "games", None):
-        settings.games = tuple(args.games.split(","))
+        from nashzoo.envs.registration import split_game_strings
+
+        settings.games = tuple(split_game_strings(args.games))
     common: dict[str, str] = {}
     for item in getattr(args, "gauntlet", None) or []:
         if "=" not in item:
@@ -223,7 +225,11 @@ def _board_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--data", default="leaderboard_data", help="folder for uploads (default: %(default)s)"
     )
-    p.add_argument("--games", help="comma-separated game ids (default: kuhn_poker,leduc_holdem)")
+    p.add_argument(
+        "--games",
+        help="comma-separated game ids, with parameters where they have them, e.g. "
+        "'leduc_holdem,kuhn_poker(players=3)' (default: kuhn_poker,leduc_holdem)",
+    )
     p.add_argument(
         "--gauntlet",
         action="append",

@@ -21,6 +21,7 @@ from nashzoo.envs.aec import GameEnv, IllegalActionWarning, OrderEnforcingWrappe
 from nashzoo.envs.parallel import ParallelGameEnv
 from nashzoo.envs.registration import (
     EnvSpec,
+    load_game,
     make,
     make_game,
     make_parallel,
@@ -35,6 +36,7 @@ from nashzoo.games.matrix import PRESETS
 from nashzoo.games.poker.acpc import limit_holdem_table, no_limit_holdem
 
 __all__ = [
+    "load_game",
     "ParallelGameEnv",
     "GameEnv",
     "IllegalActionWarning",

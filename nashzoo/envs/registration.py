@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,7 +22,17 @@ from nashzoo.errors import InvalidParameterError, UnknownEnvError
 from nashzoo.games import register_game_type
 from nashzoo.games.base import Game
 
-__all__ = ["EnvSpec", "register", "make", "make_parallel", "make_game", "spec", "registry"]
+__all__ = [
+    "EnvSpec",
+    "register",
+    "make",
+    "make_parallel",
+    "make_game",
+    "load_game",
+    "split_game_strings",
+    "spec",
+    "registry",
+]
 
 _ENV_KWARGS = (
     "render_mode",
@@ -142,6 +153,72 @@ def make_game(env_id: str, **params: Any) -> Game:
             f"parameters are {allowed}, and every env takes {list(_ENV_KWARGS)}."
         )
     return s.game_factory(**{**s.default_params, **params})
+
+
+def load_game(text: str) -> Game:
+    """Build the rules named by one string: an env id, optionally with game parameters
+    in OpenSpiel's ``load_game`` form, ``"kuhn_poker(players=3)"`` or
+    ``"nashzoo/limit_holdem-v0(players=3,stack=2000)"``. Values are read as JSON where
+    they parse (``3``, ``true``, ``[1, 2]``) and kept as strings otherwise. Where one
+    string must name a game with its parameters (a leaderboard's board, a bundle's
+    ``games`` list), this is the form.
+
+    Raises:
+        InvalidParameterError: the text is not ``ID`` or ``ID(KEY=VALUE,...)``, or a
+            parameter is unknown or out of range.
+        UnknownEnvError: unknown id.
+    """
+    import json
+
+    if not isinstance(text, str):
+        raise InvalidParameterError(
+            f"A game is named by a string like 'kuhn_poker(players=3)', received {text!r}."
+        )
+    found = re.fullmatch(r"\s*([\w./-]+)\s*(?:\((.*)\))?\s*", text, flags=re.DOTALL)
+    if found is None:
+        raise InvalidParameterError(
+            f"A game string is ID or ID(KEY=VALUE,...), e.g. 'kuhn_poker(players=3)'; "
+            f"received {text!r}."
+        )
+    env_id, inner = found.group(1), found.group(2)
+    params: dict[str, Any] = {}
+    for item in _split_top_level(inner or ""):
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep or not re.fullmatch(r"[A-Za-z_]\w*", key):
+            raise InvalidParameterError(
+                f"A game parameter is KEY=VALUE, received {item.strip()!r} in {text!r}."
+            )
+        if key in params:
+            raise InvalidParameterError(f"Game parameter {key!r} is given twice in {text!r}.")
+        try:
+            params[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            params[key] = raw.strip()
+    return make_game(env_id, **params)
+
+
+def split_game_strings(text: str) -> list[str]:
+    """A comma-separated list of game strings (:func:`load_game`), split at the commas
+    outside their parentheses: ``"kuhn_poker(players=3,deck_size=5),leduc_holdem"``
+    gives two."""
+    return [item.strip() for item in _split_top_level(text) if item.strip()]
+
+
+def _split_top_level(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets (a list value keeps its commas)."""
+    items, depth, start = [], 0, 0
+    for k, ch in enumerate(text):
+        if ch in "[{(":
+            depth += 1
+        elif ch in "]})":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items.append(text[start:k])
+            start = k + 1
+    if text.strip():
+        items.append(text[start:])
+    return items
 
 
 def make(

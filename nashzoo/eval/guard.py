@@ -119,7 +119,8 @@ def forfeit_for(who: int, exc: BaseException, interrupts_before: int) -> BaseExc
     call), a :class:`Forfeit` for everything else (``SystemExit`` and an agent's own
     ``KeyboardInterrupt`` included)."""
     if isinstance(exc, Forfeit):
-        return exc
+        # a proxy (the sandbox) raises its forfeit as seat -1: it is the called agent's
+        return exc if exc.who >= 0 else Forfeit(who, exc.reason, exc.kind)
     if isinstance(exc, KeyboardInterrupt) and _interrupts != interrupts_before:
         return exc
     return Forfeit(who, _describe(exc))

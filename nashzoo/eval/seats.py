@@ -48,7 +48,13 @@ from nashzoo.eval.engine import deal_uniforms
 from nashzoo.eval.guard import Calls, DirectCalls
 from nashzoo.eval.matches import agent_name, deal_seed
 from nashzoo.eval.ratings import bradley_terry
-from nashzoo.eval.referee import Deal, request_for
+from nashzoo.eval.referee import (
+    Deal,
+    ask_probabilities,
+    drawn_action,
+    request_for,
+    stated_row,
+)
 from nashzoo.eval.stats import Z95
 from nashzoo.games.base import TERMINAL, Game
 from nashzoo.games.observation import ObservationCache
@@ -158,6 +164,7 @@ def play_table(
     progress: bool = False,
     done: np.ndarray | None = None,
     on_deal: Callable[[int, np.ndarray], None] | None = None,
+    draw_from: Sequence[bool] | None = None,
 ) -> TableResult:
     """Play ``deals`` duplicate deals of ``game`` with one agent per seat (see the module).
 
@@ -175,6 +182,10 @@ def play_table(
             the rest are the deals an uninterrupted run plays).
         on_deal: called with each newly played deal's index and its ``(n,)`` scores (to
             record them as they come).
+        draw_from: per agent, whether the referee plays it by drawing its move from the
+            probabilities it states (``action_probabilities``, or ``probabilities_many``)
+            instead of asking ``act``, as the leaderboard does for every agent that
+            states them; the draws of a deal are the same in every seating.
 
     Raises:
         InvalidParameterError: not one agent per seat, or bad numbers.
@@ -185,6 +196,11 @@ def play_table(
         raise InvalidParameterError(
             f"play_table needs one agent per seat: {game!r} has {n} seats, received "
             f"{len(agents)} agents."
+        )
+    drawn = [False] * n if draw_from is None else [bool(x) for x in draw_from]
+    if len(drawn) != n:
+        raise InvalidParameterError(
+            f"draw_from needs one flag per agent ({n}), received {len(drawn)}."
         )
     deals = check_int("deals", deals, 1)
     bootstrap = check_int("bootstrap", bootstrap, 0)
@@ -216,10 +232,16 @@ def play_table(
                 if reset is not None:
                     calls.call(i, reset, seed=deal_seed(seed, d, i))
             deal = Deal(game, uniforms[d])
+            referee = np.random.default_rng([seed, 41, d])  # the same draws per seating
             while (p := deal.to_move()) != TERMINAL:
                 observation, info = request_for(cache, deal.state, p)
                 who = seating[p]
-                action = calls.call(who, agents[who].act, observation, info)
+                if drawn[who]:
+                    stated = ask_probabilities(agents[who], who, [(observation, info)])[0]
+                    row = stated_row(who, stated, observation["action_mask"], info["info_state"])
+                    action = drawn_action(row, referee.random())
+                else:
+                    action = calls.call(who, agents[who].act, observation, info)
                 deal.apply(who, action, info["info_state"], num_actions)
             returns = deal.state.returns()
             for s, who in enumerate(seating):

@@ -84,7 +84,10 @@ class Settings:
         database: a SQLAlchemy URL or the path of a SQLite file.
         data_dir: where uploads are kept (created with mode 0700: sandboxed agents, which
             run as other users, cannot read it).
-        games: the game ids with a board.
+        games: the games with a board: env ids, with game parameters in OpenSpiel's
+            form where they have them (``"kuhn_poker(players=3)"``). A game of three or
+            more players gets a board of tables (see :mod:`~nashzoo.leaderboard.matches`);
+            its gauntlet needs one member less than a table has seats.
         gauntlet: the fixed opponents (name → agent spec) every submission plays.
         game_gauntlet: more fixed opponents of one game (game id → name → spec), for
             agents that exist for that game only, such as its best NFSP checkpoint
@@ -144,33 +147,36 @@ class Board:
     def __init__(self, settings: Settings) -> None:
         from sqlalchemy.orm import sessionmaker
 
-        from nashzoo.envs.registration import make_game
+        from nashzoo.envs.registration import load_game
         from nashzoo.leaderboard.db import open_database
 
         self.settings = settings
-        for game in settings.games:
-            try:
-                seats = make_game(game).num_players
-            except NashzooError as exc:
-                raise LeaderboardError(f"Cannot host {game!r}: {exc}") from exc
-            if seats != 2:
-                raise LeaderboardError(
-                    f"Cannot host {game!r}: a board ranks agents by pairwise duplicate "
-                    f"matches of two-player games, and this game has {seats} players (play "
-                    "tables of three or more with `nashzoo table`)."
-                )
         for game in settings.game_gauntlet:
             if game not in settings.games:
                 raise LeaderboardError(
                     f"A gauntlet is given for {game!r}, which has no board here; the boards "
                     f"are {list(settings.games)}."
                 )
+        self._games: dict[str, Any] = {}
+        for game in settings.games:
+            try:
+                self._games[game] = load_game(game)
+            except NashzooError as exc:
+                raise LeaderboardError(f"Cannot host {game!r}: {exc}") from exc
+            seats = self._games[game].num_players
+            fixed = len(self.gauntlet_of(game))
+            if seats > 2 and fixed < seats - 1:
+                raise LeaderboardError(
+                    f"Cannot host {game!r}: its tables have {seats} seats, so a submission "
+                    f"needs at least {seats - 1} gauntlet agents to fill a table, and the "
+                    f"gauntlet has {fixed} ({sorted(self.gauntlet_of(game))}); add some "
+                    "with game_gauntlet."
+                )
         self.data_dir = Path(settings.data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         os.chmod(self.data_dir, 0o700)
         self.engine, self.store = open_database(settings.database)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
-        self._games: dict[str, Any] = {}
         self._agents: dict[tuple[str, str], Any] = {}
         self._exploitability: dict[tuple[str, str], dict[str, Any]] = {}
         self._tabulated: dict[tuple[str, str], Any] = {}  # TabularPolicy or None
@@ -234,16 +240,18 @@ class Board:
         return f"leaderboard/{game}"
 
     def game(self, game_id: str) -> Any:
-        """The rules of a hosted game."""
+        """The rules of a hosted game (a board's id is an env id, with parameters where
+        it has them: ``"kuhn_poker(players=3)"``, see
+        :func:`~nashzoo.envs.registration.load_game`)."""
         if game_id not in self.settings.games:
             raise InvalidParameterError(
                 f"No board for {game_id!r}; this leaderboard hosts {list(self.settings.games)}."
             )
-        if game_id not in self._games:
-            from nashzoo.envs.registration import make_game
-
-            self._games[game_id] = make_game(game_id)
         return self._games[game_id]
+
+    def seats(self, game_id: str) -> int:
+        """The seats at a table of a hosted game (2: a board of pairwise matches)."""
+        return int(self.game(game_id).num_players)
 
     def gauntlet_of(self, game: str) -> dict[str, str]:
         """The fixed opponents of a game's board: the common gauntlet and the game's own

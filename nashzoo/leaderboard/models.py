@@ -83,7 +83,10 @@ class Submission(Base):
 class Job(Base):
     """Work for the match workers: ``validate`` one submission, or play one ``match``
     block between two entrants (``entrant`` plays as A: a submission ``sub:ID`` or, for
-    the gauntlet's own pairings, ``gauntlet:NAME``; ``opponent`` likewise).
+    the gauntlet's own pairings, ``gauntlet:NAME``; ``opponent`` likewise). On a board
+    of three or more seats a match block is a table: ``seats`` holds its entrants (a
+    JSON list), ``entrant`` the one it was scheduled for and ``opponent`` the table's
+    key (``table:`` and a digest of the names).
 
     A worker claims a job by setting ``status='running'`` and a lease; a job whose lease
     ran out (its worker died) is claimed again. Blocks are deterministic in
@@ -101,6 +104,7 @@ class Job(Base):
     entrant: Mapped[str] = mapped_column(String(64), default="")
     opponent: Mapped[str] = mapped_column(String(64), default="")
     block: Mapped[int] = mapped_column(Integer, default=0)
+    seats: Mapped[str | None] = mapped_column(Text, nullable=True)
     deals: Mapped[int] = mapped_column(Integer, default=0)
     priority: Mapped[int] = mapped_column(Integer, default=0)
     status: Mapped[str] = mapped_column(String(16), default="queued")

@@ -54,7 +54,7 @@ def pages_router(site: Site) -> APIRouter:
         unit = rows[0]["unit"] if rows else ""
         return site.page(
             request, "board.html", game=game, rows=rows, unit=unit, pending=pending,
-            jobs=queries.queue_state(site.board, game),
+            jobs=queries.queue_state(site.board, game), seats=site.board.seats(game),
         )  # fmt: skip
 
     @app.get("/games/{game}/rules", response_class=HTMLResponse, include_in_schema=False)
@@ -123,7 +123,7 @@ def pages_router(site: Site) -> APIRouter:
             owner=owner, identical=details.get("identical_to"), history=history,
             names=names, exact=details.get("exact_scores"),
             note=details.get("exploitability_note"),
-            bound=details.get("exploitability_bound"),
+            bound=details.get("exploitability_bound"), seats=site.board.seats(sub.game),
         )  # fmt: skip
 
     @app.get("/hands/{hand_id}", response_class=HTMLResponse, include_in_schema=False)

@@ -100,7 +100,8 @@ class PlayRoom:
         session resumed at its next hand, or a new one.
 
         Raises:
-            LeaderboardError: no such submission, or it is not ranked.
+            LeaderboardError: no such submission, it is not ranked, or its game is not
+                heads-up.
             SandboxError: its code agent cannot start.
         """
         live = self.table(user, submission_id)
@@ -115,6 +116,12 @@ class PlayRoom:
                     f"Submission {submission_id} is not a ranked agent"
                     + ("" if sub is None else f" (it is {sub.status})")
                     + "; only ranked agents can be played."
+                )
+            if self.board.seats(sub.game) != 2:
+                raise LeaderboardError(
+                    f"Submission {submission_id} plays {sub.game}, a game of "
+                    f"{self.board.seats(sub.game)} seats; playing an agent in the browser is "
+                    "heads-up only (its tables are on the board)."
                 )
             row = db.scalar(
                 select(PlaySession)

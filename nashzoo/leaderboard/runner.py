@@ -54,9 +54,9 @@ def _code(exc: BaseException) -> str:
 
 
 def _build(kind: str, path: str, game_id: str) -> Any:
-    from nashzoo.envs.registration import make_game
+    from nashzoo.envs.registration import load_game
 
-    game = make_game(game_id)
+    game = load_game(game_id)
     if kind == "sb3":
         from nashzoo.agents.sb3 import load_sb3_agent
 

@@ -72,6 +72,12 @@ class Scoring(Board):
             out["exploitability_note"] = str(exc)[:300]
             return out
         out["exploitability"] = float(result.exploitability)
+        if self.seats(game) > 2:
+            out["exploitability_note"] = (
+                f"NashConv / {self.seats(game)} of the profile where every seat plays this "
+                "policy (exact); the exact expected scores are for two-player boards"
+            )
+            return out
         try:
             mine = (
                 agent if isinstance(agent, TabularPolicy)
@@ -182,13 +188,15 @@ class Scoring(Board):
 
     def exact_payoffs(self, game: str, names: Sequence[str]) -> np.ndarray:
         """``(n, n)`` exact expected duplicate scores (chips/game, row's view) for every
-        pair of entrants whose policies are known at every information set of a game that
-        compiles; NaN elsewhere (those pairings are measured by play, AIVAT-corrected
-        where the board uses AIVAT). Each pair is computed once per worker."""
+        pair of entrants whose policies are known at every information set of a
+        two-player game that compiles; NaN elsewhere (those pairings are measured by
+        play, AIVAT-corrected where the board uses AIVAT). Each pair is computed once per worker."""
         from nashzoo.eval.matches import exact_duplicate_value
 
         n = len(names)
         out = np.full((n, n), np.nan)
+        if self.seats(game) > 2:  # a pair's score at a table depends on the others seated
+            return out
         policies = [self._tabulated_policy(game, name) for name in names]
         for i in range(n):
             for j in range(i + 1, n):

@@ -12,6 +12,7 @@ entrants), :mod:`~nashzoo.leaderboard.submissions`, :mod:`~nashzoo.leaderboard.m
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
@@ -144,11 +145,12 @@ class Leaderboard(Submissions):
     def run_job(self, job: Job) -> None:
         """Do one claimed job (validation or a match block) and record its outcome (the
         job log: started and finished, with ids, on the ``nashzoo.leaderboard`` logger)."""
-        what = (
-            f"validate {job.entrant}"
-            if job.kind == "validate"
-            else f"match {job.entrant} vs {job.opponent} block {job.block}"
-        )
+        if job.kind == "validate":
+            what = f"validate {job.entrant}"
+        elif job.seats:
+            what = f"table {', '.join(json.loads(job.seats))} block {job.block}"
+        else:
+            what = f"match {job.entrant} vs {job.opponent} block {job.block}"
         logger.info("job %s started: %s (%s)", job.id, what, job.game)
         start = time.perf_counter()
         try:

@@ -5,6 +5,7 @@ compiles) before its matches are scheduled.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
@@ -25,6 +26,7 @@ from nashzoo.eval.engine import deal_uniforms
 from nashzoo.eval.guard import Forfeit
 from nashzoo.eval.lockstep import play_duplicate_lockstep
 from nashzoo.eval.matches import deal_seed
+from nashzoo.eval.seats import play_table
 from nashzoo.eval.stats import score_unit
 from nashzoo.leaderboard.board import KINDS, entrant_of, states_probabilities
 from nashzoo.leaderboard.bundles import classify
@@ -161,7 +163,12 @@ class Submissions(Scoring, Matches):
             session.execute(
                 delete(Job).where(
                     Job.status == "queued",
-                    or_(Job.submission_id == sub.id, Job.entrant == me, Job.opponent == me),
+                    or_(
+                        Job.submission_id == sub.id,
+                        Job.entrant == me,
+                        Job.opponent == me,
+                        Job.seats.contains(json.dumps(me)),  # a table it sits at
+                    ),
                 )
             )
             # a refit on fewer blocks must be allowed to replace the board
@@ -235,6 +242,42 @@ class Submissions(Scoring, Matches):
 
     # -- jobs -------------------------------------------------------------------------
 
+    def _validation_match(self, game: str, agent: Any, sub_id: int) -> float:
+        """The validation match's mean score (chips per game) of ``agent`` against
+        random: duplicate deals heads-up, or a duplicate table with random agents in
+        every other seat.
+
+        Raises:
+            Forfeit: the agent broke the rules or failed.
+        """
+        rules = self.game(game)
+        deals = self.settings.validation_deals
+        others = rules.num_players - 1
+        with contextlib.ExitStack() as stack:
+            randoms = [
+                stack.enter_context(self.open_agent(game, "gauntlet:random", fresh=True))
+                for _ in range(others)
+            ]
+            if others > 1:
+                table = play_table(
+                    rules, [agent, *randoms], deals=deals, bootstrap=0,
+                    seed=deal_seed(self.settings.seed, sub_id, 7),
+                    draw_from=[states_probabilities(agent), *[False] * others],
+                )  # fmt: skip
+                return float(table.mean[0])
+            agent.reset(seed=deal_seed(self.settings.seed, sub_id, 0))
+            randoms[0].reset(seed=deal_seed(self.settings.seed, sub_id, 1))
+            rng = np.random.default_rng([self.settings.seed, sub_id, 7])
+            scores = play_duplicate_lockstep(
+                rules,
+                agent,
+                randoms[0],
+                deal_uniforms(rules, deals, rng),
+                draw_from=(states_probabilities(agent), False),
+                draw_seed=[self.settings.seed, sub_id, 8],
+            )
+            return float(scores.scores.mean())
+
     def _validate(self, job: Job) -> None:
         sub_id = job.submission_id
         if sub_id is None:
@@ -258,28 +301,14 @@ class Submissions(Scoring, Matches):
         try:
             with self.open_agent(game, entrant) as agent:
                 self._log(sub_id, f"agent built ({kind}) in {time.perf_counter() - start:.2f} s")
-                with self.open_agent(game, "gauntlet:random") as random_agent:
-                    agent.reset(seed=deal_seed(self.settings.seed, sub_id, 0))
-                    random_agent.reset(seed=deal_seed(self.settings.seed, sub_id, 1))
-                    rng = np.random.default_rng([self.settings.seed, sub_id, 7])
-                    scores = play_duplicate_lockstep(
-                        rules,
-                        agent,
-                        random_agent,
-                        deal_uniforms(rules, deals, rng),
-                        draw_from=(states_probabilities(agent), False),
-                        draw_seed=[self.settings.seed, sub_id, 8],
-                    )
+                mean = self._validation_match(game, agent, sub_id)
                 scale, unit = score_unit(rules.big_blind)
-                details["validation"] = {
-                    "deals": deals,
-                    "mean": float(scores.scores.mean() * scale),
-                    "unit": unit,
-                }
+                details["validation"] = {"deals": deals, "mean": mean * scale, "unit": unit}
+                against = "random" if rules.num_players == 2 else "random agents in every seat"
                 self._log(
                     sub_id,
-                    f"validation match against random: {deals} duplicate deals, "
-                    f"{scores.scores.mean() * scale:+.1f} {unit}",
+                    f"validation match against {against}: {deals} duplicate deals, "
+                    f"{mean * scale:+.1f} {unit}",
                 )
                 if KINDS[kind] == "data":
                     details.update(self._exact_figures(game, agent))

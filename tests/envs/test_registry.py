@@ -76,3 +76,35 @@ def test_render_modes(capsys):
     env.reset(seed=3)
     env.step(1)
     assert "betting: b" in capsys.readouterr().out
+
+
+def test_load_game_reads_openspiels_game_strings():
+    # OpenSpiel's load_game("kuhn_poker(players=3)") form, as a leaderboard names a board
+    from nashzoo.envs import load_game
+
+    three = load_game("kuhn_poker(players=3)")
+    assert three.num_players == 3 and three == nashzoo.make_game("kuhn_poker", players=3)
+    assert load_game("nashzoo/leduc_holdem-v0") == nashzoo.make_game("leduc_holdem")
+    six = load_game("limit_holdem(players=6)")
+    assert six.num_players == 6
+    assert load_game("kuhn_poker( players = 3 , deck_size=5 )").deck_size == 5
+    for text, match in [
+        ("kuhn_poker(players=3", r"ID or ID\(KEY=VALUE,...\)"),
+        ("kuhn_poker(players)", "KEY=VALUE, received 'players'"),
+        ("kuhn_poker(players=3,players=4)", "'players' is given twice"),
+        ("kuhn_poker(decksize=5)", "has no parameter 'decksize'"),
+        (3, "named by a string"),
+    ]:
+        with pytest.raises(InvalidParameterError, match=match):
+            load_game(text)
+    with pytest.raises(UnknownEnvError):
+        load_game("kuhn_pokr(players=3)")
+
+
+def test_a_list_of_game_strings_splits_outside_parentheses():
+    from nashzoo.envs.registration import split_game_strings
+
+    text = "kuhn_poker(players=3,deck_size=5), leduc_holdem,limit_holdem(players=6)"
+    assert split_game_strings(text) == [
+        "kuhn_poker(players=3,deck_size=5)", "leduc_holdem", "limit_holdem(players=6)"
+    ]  # fmt: skip

@@ -123,3 +123,38 @@ def test_a_roster_plays_every_combination_and_pools_the_outcomes():
     assert result.elo[0] == result.elo.max() and result.elo_low[0] <= result.elo[0]
     with pytest.raises(InvalidParameterError, match="at least 3 agents"):
         play_tables(game, roster[:2], deals=2)
+
+
+def test_drawn_seats_play_their_stated_probabilities_and_a_proxys_forfeit_is_its_seat():
+    """``draw_from``: the referee draws a stating agent's moves from its probabilities
+    (the leaderboard's tables), so a stated policy whose ``act`` always passes plays as
+    stated; a forfeit a proxy raises as seat -1 (the sandbox) names the seat called."""
+    from nashzoo.eval.guard import Forfeit
+
+    game = KuhnPokerGame(players=3)
+    policy = make_solver("cfr+", game).iterate(200).average_policy()
+
+    class SaysOneDoesAnother(TabularPolicyAgent):
+        def act(self, observation, info):
+            return 0  # always check/fold, whatever it states
+
+    liar = SaysOneDoesAnother(policy, seed=0)
+    honest = TabularPolicyAgent(policy, seed=0)
+    others = [RandomAgent(seed=s) for s in (1, 2)]
+    as_stated = play_table(game, [honest, *others], deals=300, seed=5, bootstrap=0,
+                           draw_from=[True, False, False])  # fmt: skip
+    drawn = play_table(game, [liar, *others], deals=300, seed=5, bootstrap=0,
+                       draw_from=[True, False, False])  # fmt: skip
+    acted = play_table(game, [liar, *others], deals=300, seed=5, bootstrap=0)
+    np.testing.assert_array_equal(drawn.scores, as_stated.scores)  # drawn: as stated
+    assert not np.array_equal(acted.scores, as_stated.scores)  # asked: as it acts
+    with pytest.raises(InvalidParameterError, match="one flag per agent"):
+        play_table(game, [honest, *others], deals=1, draw_from=[True])
+
+    class Proxy(RandomAgent):
+        def act(self, observation, info):
+            raise Forfeit(-1, "no answer in time", "timeout")
+
+    with pytest.raises(Forfeit) as caught:
+        play_table(game, [others[0], Proxy(), others[1]], deals=1, seed=0, bootstrap=0)
+    assert caught.value.who == 1 and caught.value.kind == "timeout"

@@ -58,9 +58,10 @@ def test_a_gauntlet_for_a_game_without_a_board_is_refused(tmp_path):
         make_board(tmp_path, game_gauntlet={"kuhn_poker": {"nfsp": "x.pt"}})
 
 
-def test_a_board_for_a_game_of_three_players_is_refused(tmp_path):
-    """Boards rank pairwise duplicate matches; a registered game of three seats is named
-    and refused when the service starts, not met by a crash in the first match."""
+def test_a_registered_game_of_three_players_gets_a_board_of_tables(tmp_path):
+    """A registered id whose game has three seats is hosted as a board of tables (the
+    test of those boards is tests/leaderboard/test_tables.py); its gauntlet must fill
+    a table's other seats, or the service refuses to start and says why."""
     from nashzoo.envs.registration import EnvSpec, register, registry
     from nashzoo.errors import LeaderboardError
     from nashzoo.games import KuhnPokerGame
@@ -68,7 +69,9 @@ def test_a_board_for_a_game_of_three_players_is_refused(tmp_path):
     register(EnvSpec("test/kuhn3-v0", KuhnPokerGame, "nashzoo.envs.kuhn_poker", False,
                      {"players": 3}))  # fmt: skip
     try:
-        with pytest.raises(LeaderboardError, match="has 3 players"):
-            make_board(tmp_path, games=("test/kuhn3-v0",))
+        board = make_board(tmp_path, games=("test/kuhn3-v0",))
+        assert board.seats("test/kuhn3-v0") == 3
+        with pytest.raises(LeaderboardError, match="the gauntlet has 1"):
+            make_board(tmp_path, games=("test/kuhn3-v0",), gauntlet={"random": "random"})
     finally:
         registry.pop("test/kuhn3-v0")
