@@ -118,6 +118,15 @@ class NeuralRegretLearner:
         self.seconds = 0.0
         self._strategies: list[dict[str, np.ndarray]] = [{}, {}]
         self._policy_iterations = -1  # iterations the policy network was fitted after
+        self.tree: Any = None  # the compiled tree where config.tree and the game compiles
+        if getattr(cfg, "tree", False):
+            from nashzoo.errors import GameTooLargeError
+            from nashzoo.tree import compile_game
+
+            try:
+                self.tree = compile_game(game)
+            except GameTooLargeError:
+                self.tree = None  # the rules path
 
     # -- networks ------------------------------------------------------------------------------
     def _network(
@@ -161,6 +170,19 @@ class NeuralRegretLearner:
                 raw = self.regret_nets[player](torch.tensor(tensor[None])).numpy()[0]
             hit = self._strategies[player][key] = regret_matching(raw, mask)
         return hit
+
+    def _strategy_table(self) -> np.ndarray:
+        """Every information set's current strategy on the compiled tree: one forward
+        pass per player."""
+        torch = self._torch
+        tree = self.tree
+        table = np.zeros(tree.legal_mask.shape)
+        for p in (0, 1):
+            rows = tree.infosets_of(p)
+            with torch.inference_mode():
+                raw = self.regret_nets[p](torch.from_numpy(tree.infoset_tensor[rows])).numpy()
+            table[rows] = regret_matching_rows(raw, tree.legal_mask[rows])
+        return table
 
     def _chance(self, state: Any) -> int:
         """A chance outcome drawn with the training stream."""

@@ -79,6 +79,9 @@ class ESCHERConfig(Config):
         batch_size: minibatch size of every network.
         memory_capacity: rows of each reservoir memory (regrets per player, strategies).
         learning_rate: Adam's learning rate for every network.
+        tree: play the episodes over the compiled tree in numba where the game compiles
+            (Kuhn, Leduc: the strategies of all information sets and the values of all
+            histories from one forward pass per network), the rules elsewhere.
         seed: seed of every random choice.
     """
 
@@ -94,4 +97,5 @@ class ESCHERConfig(Config):
     batch_size: int = integer(256, low=1)
     memory_capacity: int = integer(200_000, low=1)
     learning_rate: float = number(0.001, low=0.0, low_inclusive=False)
+    tree: bool = flag(True)
     seed: int | None = seed_field(0)

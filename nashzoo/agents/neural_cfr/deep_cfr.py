@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from nashzoo.agents.neural_cfr.base import NeuralRegretLearner, regret_matching_rows
+from nashzoo.agents.neural_cfr.base import NeuralRegretLearner
 from nashzoo.agents.neural_cfr.config import DeepCFRConfig
 from nashzoo.envs.sampling import sample_index
 from nashzoo.games.base import CHANCE, TERMINAL
@@ -154,30 +154,9 @@ class DeepCFR(NeuralRegretLearner):
         self.losses: list[tuple[float, float]] = []  # per iteration, each player's last loss
         self._regret_rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self._strategy_rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        self.tree: Any = None
-        if self.config.tree:
-            from nashzoo.errors import GameTooLargeError
-            from nashzoo.tree import compile_game
-
-            try:
-                self.tree = compile_game(game)
-            except GameTooLargeError:
-                self.tree = None  # the rules path
         self._capacity = 64 * self.config.traversals
 
     # -- the tree path -------------------------------------------------------------------------
-    def _strategy_table(self) -> np.ndarray:
-        """Every information set's current strategy: one forward pass per player."""
-        torch = self._torch
-        tree = self.tree
-        table = np.zeros(tree.legal_mask.shape)
-        for p in (0, 1):
-            rows = tree.infosets_of(p)
-            with torch.inference_mode():
-                raw = self.regret_nets[p](torch.from_numpy(tree.infoset_tensor[rows])).numpy()
-            table[rows] = regret_matching_rows(raw, tree.legal_mask[rows])
-        return table
-
     def _tree_traversals(self, traverser: int, t: int) -> None:
         """``traversals`` traversals of the compiled tree for ``traverser``, their rows
         offered to the memories (in numba; a full buffer is doubled and the batch rerun

@@ -25,7 +25,13 @@ iteration ``t`` and each player ``p``:
 
 The opponent's strategies met during the regret episodes go to the strategy memory, and
 the average policy is a network fitted to it with a t-weighted cross-entropy (as
-OpenSpiel's ESCHER). The episodes walk the rules, so any two-player game trains.
+OpenSpiel's ESCHER). Where the game compiles (Kuhn, Leduc) both kinds of episode run in
+numba over the compiled tree: the current strategies of all information sets come from
+one forward pass per regret network, and the values of all histories from one forward
+pass per value network over every node's history tensor (built once); elsewhere the
+episodes walk the rules (:class:`~nashzoo.games.base.State`), so any two-player game
+trains. Both paths are the same algorithm (the tests check each path's regret rows and
+value targets against their exact expectations).
 """
 
 from __future__ import annotations
@@ -37,8 +43,115 @@ import numpy as np
 from nashzoo.agents.neural_cfr.base import NeuralRegretLearner, seed_of
 from nashzoo.agents.neural_cfr.config import ESCHERConfig
 from nashzoo.envs.sampling import sample_index
+from nashzoo.games.base import CHANCE, TERMINAL
+from nashzoo.tree.jit import compile_kernels, kernel
+from nashzoo.tree.sampling import next_uniform, sample_chance, sample_child
 
 __all__ = ["ESCHER"]
+
+
+@kernel
+def tree_value_episodes(n_episodes, rng_state, t, sigma, eps, player, nodes, targets, count):
+    """``n_episodes`` episodes of the compiled tree under ``sigma`` mixed with ``eps`` of
+    uniform (both players): each episode's terminal node with ``player``'s return, then
+    its decision nodes, last first, with the return importance-weighted back to
+    ``sigma`` (``sigma(a) / mixed(a)`` per action below the node). Rows go to ``nodes``
+    and ``targets`` from ``count[0]``; returns False (and stops) when they are full."""
+    mover = t.player
+    first_child = t.first_child
+    num_children = t.num_children
+    infoset = t.infoset
+    action = t.action
+    chance_prob = t.chance_prob
+    utility = t.utility
+    path = np.zeros(nodes.shape[0], np.int64)
+    weight = np.zeros(nodes.shape[0])
+    for _ in range(n_episodes):
+        n = 0
+        length = 0
+        while mover[n] != TERMINAL:
+            fc = first_child[n]
+            nc = num_children[n]
+            if mover[n] == CHANCE:
+                n = sample_chance(fc, nc, chance_prob, next_uniform(rng_state))
+                continue
+            row = sigma[infoset[n]]
+            u = next_uniform(rng_state)
+            c = fc + nc - 1
+            for k in range(fc, fc + nc):
+                u -= eps / nc + (1.0 - eps) * row[action[k]]
+                if u < 0.0:
+                    c = k
+                    break
+            path[length] = n
+            weight[length] = row[action[c]] / (eps / nc + (1.0 - eps) * row[action[c]])
+            length += 1
+            n = c
+        if count[0] + length + 1 > nodes.shape[0]:
+            return False
+        value = utility[n, player]
+        nodes[count[0]] = n
+        targets[count[0]] = value
+        count[0] += 1
+        for k in range(length - 1, -1, -1):
+            value *= weight[k]
+            nodes[count[0]] = path[k]
+            targets[count[0]] = value
+            count[0] += 1
+    return True
+
+
+@kernel
+def tree_regret_episodes(
+    n_episodes, rng_state, t, sigma, q, player, regret_nodes, regrets, strategy_nodes, counts
+):
+    """``n_episodes`` episodes of the compiled tree where ``player`` acts uniformly and
+    the opponent by ``sigma``: at each of ``player``'s decision nodes the regret row
+    ``q(child) - sigma . q`` (``q``: ``player``'s value of every node) goes to
+    ``regret_nodes``/``regrets``, each opponent decision node to ``strategy_nodes``
+    (``counts``: rows of each). Returns False (and stops) when a buffer is full."""
+    mover = t.player
+    first_child = t.first_child
+    num_children = t.num_children
+    infoset = t.infoset
+    action = t.action
+    chance_prob = t.chance_prob
+    n_actions = t.legal_mask.shape[1]
+    for _ in range(n_episodes):
+        n = 0
+        while mover[n] != TERMINAL:
+            fc = first_child[n]
+            nc = num_children[n]
+            if mover[n] == CHANCE:
+                n = sample_chance(fc, nc, chance_prob, next_uniform(rng_state))
+            elif mover[n] == player:
+                row = counts[0]
+                if row >= regret_nodes.shape[0]:
+                    return False
+                i = infoset[n]
+                v = 0.0
+                for c in range(fc, fc + nc):
+                    v += sigma[i, action[c]] * q[c]
+                regret_nodes[row] = n
+                for a in range(n_actions):
+                    regrets[row, a] = 0.0
+                for c in range(fc, fc + nc):
+                    regrets[row, action[c]] = q[c] - v
+                counts[0] += 1
+                n = fc + min(int(next_uniform(rng_state) * nc), nc - 1)
+            else:
+                if counts[1] >= strategy_nodes.shape[0]:
+                    return False
+                strategy_nodes[counts[1]] = n
+                counts[1] += 1
+                n = sample_child(
+                    n, first_child, num_children, action, sigma[infoset[n]], next_uniform(rng_state)
+                )
+    return True
+
+
+def _compiled() -> None:
+    compile_kernels(globals())
 
 
 class ESCHER(NeuralRegretLearner):
@@ -70,16 +183,20 @@ class ESCHER(NeuralRegretLearner):
             for p in (0, 1)
         ]
         self.losses: list[tuple[float, ...]] = []  # per iteration: value and regret losses
+        self._histories: np.ndarray | None = None  # every node's history tensor (tree path)
 
     # -- the history value function ------------------------------------------------------------
     def history_tensor(self, state: Any) -> np.ndarray:
-        """The whole history as the value network reads it: both players' tensors."""
-        return np.concatenate(
-            [
-                self.observations.get(state, p, state.information_state_string(p)).tensor
-                for p in (0, 1)
-            ]
-        )
+        """The whole history as the value network reads it: both players' tensors.
+
+        A view built here is not cached: where a player is not to move (a chance node,
+        the opponent's turn) its mask is empty, and its information state may be one it
+        decides at elsewhere (in Kuhn, player 0's before and after player 1's card)."""
+        parts = []
+        for p in (0, 1):
+            view = self.observations.cached(state.information_state_string(p))
+            parts.append(view.tensor if view is not None else self.observations.fresh(state, p)[0])
+        return np.concatenate(parts)
 
     def history_values(self, player: int, histories: np.ndarray) -> np.ndarray:
         """``player``'s value network at ``(n, history_size)`` history tensors."""
@@ -103,9 +220,79 @@ class ESCHER(NeuralRegretLearner):
             values[inner] = self.history_values(player, histories)
         return values
 
+    # -- the tree path -------------------------------------------------------------------------
+    def node_histories(self) -> np.ndarray:
+        """``(num_nodes, history_size)`` history tensors of every node of the compiled
+        tree (built once, walking the tree depth first from the rules)."""
+        if self._histories is None:
+            tree = self.tree
+            out = np.zeros((tree.num_nodes, self.history_size), np.float32)
+            stack = [(0, self.game.new_initial_state())]
+            while stack:
+                n, state = stack.pop()
+                out[n] = self.history_tensor(state)
+                fc = int(tree.first_child[n])
+                for c in range(fc, fc + int(tree.num_children[n])):
+                    stack.append((c, state.child(int(tree.action[c]))))
+            self._histories = out
+        return self._histories
+
+    def node_values(self, player: int) -> np.ndarray:
+        """``player``'s value of every node of the compiled tree: the value network's at
+        one forward pass, the returns at terminal nodes."""
+        tree = self.tree
+        values = self.history_values(player, self.node_histories()).astype(np.float64)
+        terminal = tree.player == TERMINAL
+        values[terminal] = tree.utility[terminal, player]
+        return values
+
+    def _buffer_rows(self, episodes: int) -> int:
+        """Rows enough for ``episodes`` episodes of the compiled tree (one per node on an
+        episode's path at most)."""
+        return episodes * (int(self.tree.depth.max()) + 1)
+
+    def _tree_value_episodes(self, player: int) -> tuple[np.ndarray, np.ndarray]:
+        _compiled()
+        cfg = self.config
+        size = self._buffer_rows(cfg.value_traversals)
+        nodes, targets, count = np.zeros(size, np.int64), np.zeros(size), np.zeros(1, np.int64)
+        rng_state = np.array([self.rng.integers(1, 2**63 - 1)], dtype=np.uint64)
+        done = tree_value_episodes(
+            cfg.value_traversals, rng_state, self.tree.arrays, self._strategy_table(),
+            cfg.value_exploration, player, nodes, targets, count,
+        )  # fmt: skip
+        assert done, "the buffer holds every episode's path"
+        rows = nodes[: count[0]]
+        return self.node_histories()[rows], targets[: count[0]].astype(np.float32)
+
+    def _tree_regret_episodes(self, player: int, t: int) -> None:
+        _compiled()
+        tree = self.tree
+        episodes = self.config.regret_traversals
+        size = self._buffer_rows(episodes)
+        regret_nodes, strategy_nodes = np.zeros(size, np.int64), np.zeros(size, np.int64)
+        regrets, counts = np.zeros((size, self.num_actions)), np.zeros(2, np.int64)
+        sigma = self._strategy_table()
+        rng_state = np.array([self.rng.integers(1, 2**63 - 1)], dtype=np.uint64)
+        done = tree_regret_episodes(
+            episodes, rng_state, tree.arrays, sigma, self.node_values(player), player,
+            regret_nodes, regrets, strategy_nodes, counts,
+        )  # fmt: skip
+        assert done, "the buffers hold every episode's decisions"
+        for memory, nodes, targets in (
+            (self.regret_memory[player], regret_nodes[: counts[0]], regrets[: counts[0]]),
+            (self.strategy_memory, strategy_nodes[: counts[1]], None),
+        ):
+            rows = tree.infoset[nodes]
+            found = sigma[rows] if targets is None else targets
+            self._store_arrays(memory, tree.infoset_tensor[rows], found, tree.legal_mask[rows], t)
+
+    # -- the rules path ------------------------------------------------------------------------
     def _value_episodes(self, player: int) -> tuple[np.ndarray, np.ndarray]:
         """Histories and importance-weighted returns of ``value_traversals`` episodes of
         the current strategies mixed with uniform exploration."""
+        if self.tree is not None:
+            return self._tree_value_episodes(player)
         cfg = self.config
         eps = cfg.value_exploration
         histories: list[np.ndarray] = []
@@ -159,6 +346,10 @@ class ESCHER(NeuralRegretLearner):
         """``regret_traversals`` episodes: ``player`` uniform, the opponent by its current
         strategy; the regret rows of ``player``'s decisions and the opponent's strategies
         go to the memories."""
+        if self.tree is not None:
+            self._tree_regret_episodes(player, t)
+            self.traversals += self.config.regret_traversals
+            return
         regret_rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         strategy_rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         for _ in range(self.config.regret_traversals):
