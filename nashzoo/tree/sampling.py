@@ -12,7 +12,14 @@ import numpy as np
 from nashzoo.games.base import CHANCE, TERMINAL
 from nashzoo.tree.jit import kernel
 
-__all__ = ["rng_state", "next_uniform", "sample_chance", "sample_child", "sample_paths"]
+__all__ = [
+    "rng_state",
+    "next_uniform",
+    "sample_chance",
+    "sample_child",
+    "sample_recorded_child",
+    "sample_paths",
+]
 
 
 def rng_state(seed: int) -> np.ndarray:
@@ -51,6 +58,19 @@ def sample_child(n, first_child, num_children, action, probs_by_action, u):
         if u < 0.0:
             return c
     return last
+
+
+@kernel
+def sample_recorded_child(n, t, probs_by_action, u, nodes, counts, slot):
+    """Node ``n`` appended to ``nodes`` (at ``counts[slot]``, which it advances), then
+    its child that ``u`` picks under ``probs_by_action``; -1 (nothing recorded) when
+    ``nodes`` is full. The neural regret learners record the opponent's decisions this
+    way, for the strategy memory."""
+    if counts[slot] >= nodes.shape[0]:
+        return -1
+    nodes[counts[slot]] = n
+    counts[slot] += 1
+    return sample_child(n, t.first_child, t.num_children, t.action, probs_by_action, u)
 
 
 @kernel

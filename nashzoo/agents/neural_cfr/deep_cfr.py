@@ -45,7 +45,7 @@ from nashzoo.agents.neural_cfr.config import DeepCFRConfig
 from nashzoo.envs.sampling import sample_index
 from nashzoo.games.base import CHANCE, TERMINAL
 from nashzoo.tree.jit import compile_kernels, kernel
-from nashzoo.tree.sampling import next_uniform, sample_chance, sample_child
+from nashzoo.tree.sampling import next_uniform, sample_chance, sample_recorded_child
 
 __all__ = ["DeepCFR"]
 
@@ -89,13 +89,10 @@ def tree_traversals(
             if pl == CHANCE:
                 c = sample_chance(fc, nc, chance_prob, next_uniform(rng_state))
             else:
-                if counts[1] >= strategy_nodes.shape[0]:
+                u = next_uniform(rng_state)
+                c = sample_recorded_child(n, t, sigma[infoset[n]], u, strategy_nodes, counts, 1)
+                if c < 0:
                     return False
-                strategy_nodes[counts[1]] = n
-                counts[1] += 1
-                c = sample_child(
-                    n, first_child, num_children, action, sigma[infoset[n]], next_uniform(rng_state)
-                )
             chosen[n] = c
             active[size] = c
             size += 1

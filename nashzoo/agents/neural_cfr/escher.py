@@ -45,7 +45,7 @@ from nashzoo.agents.neural_cfr.config import ESCHERConfig
 from nashzoo.envs.sampling import sample_index
 from nashzoo.games.base import CHANCE, TERMINAL
 from nashzoo.tree.jit import compile_kernels, kernel
-from nashzoo.tree.sampling import next_uniform, sample_chance, sample_child
+from nashzoo.tree.sampling import next_uniform, sample_chance, sample_recorded_child
 
 __all__ = ["ESCHER"]
 
@@ -140,13 +140,10 @@ def tree_regret_episodes(
                 counts[0] += 1
                 n = fc + min(int(next_uniform(rng_state) * nc), nc - 1)
             else:
-                if counts[1] >= strategy_nodes.shape[0]:
+                u = next_uniform(rng_state)
+                n = sample_recorded_child(n, t, sigma[infoset[n]], u, strategy_nodes, counts, 1)
+                if n < 0:
                     return False
-                strategy_nodes[counts[1]] = n
-                counts[1] += 1
-                n = sample_child(
-                    n, first_child, num_children, action, sigma[infoset[n]], next_uniform(rng_state)
-                )
     return True
 
 
