@@ -186,7 +186,8 @@ class Matches(Board):
         tid = self.tournament(game)
         n = len(names)
         pairs = list(itertools.combinations(range(n), 2))
-        if all((names[i], names[j], job.id) in self.store.done(tid) for i, j in pairs):
+        done = self.store.done(tid)
+        if all((names[i], names[j], job.id) in done for i, j in pairs):
             return  # a retried job whose results were stored before its worker died
         rules = self.game(game)
         seed = deal_seed(self.settings.seed, *[zlib.crc32(x.encode()) for x in names], job.block)

@@ -184,6 +184,32 @@ class NeuralRegretLearner:
             table[rows] = regret_matching_rows(raw, tree.legal_mask[rows])
         return table
 
+    def _kernel_rng(self) -> np.ndarray:
+        """A state for the tree kernels' generator, drawn from the training stream."""
+        return np.array([self.rng.integers(1, 2**63 - 1)], dtype=np.uint64)
+
+    def _store_tree_rows(
+        self,
+        player: int,
+        sigma: np.ndarray,
+        regret_nodes: np.ndarray,
+        regrets: np.ndarray,
+        strategy_nodes: np.ndarray,
+        counts: np.ndarray,
+        t: int,
+    ) -> None:
+        """Offer what a tree kernel recorded to the memories: the first ``counts[0]``
+        of ``player``'s decision nodes with their regret rows, and the first
+        ``counts[1]`` opponent decision nodes with their strategies under ``sigma``."""
+        tree = self.tree
+        for memory, nodes, targets in (
+            (self.regret_memory[player], regret_nodes[: counts[0]], regrets[: counts[0]]),
+            (self.strategy_memory, strategy_nodes[: counts[1]], None),
+        ):
+            rows = tree.infoset[nodes]
+            found = sigma[rows] if targets is None else targets
+            self._store_arrays(memory, tree.infoset_tensor[rows], found, tree.legal_mask[rows], t)
+
     def _chance(self, state: Any) -> int:
         """A chance outcome drawn with the training stream."""
         outcomes = state.chance_outcomes()

@@ -161,7 +161,7 @@ class DeepCFR(NeuralRegretLearner):
         _compiled()
         tree = self.tree
         sigma = self._strategy_table()
-        seed = np.array([self.rng.integers(1, 2**63 - 1)], dtype=np.uint64)
+        seed = self._kernel_rng()
         n = tree.num_nodes
         scratch = (np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n))
         while True:
@@ -177,13 +177,7 @@ class DeepCFR(NeuralRegretLearner):
             if done:
                 break
             self._capacity *= 2
-        for memory, nodes, targets in (
-            (self.regret_memory[traverser], regret_nodes[: counts[0]], regrets[: counts[0]]),
-            (self.strategy_memory, strategy_nodes[: counts[1]], None),
-        ):
-            rows = tree.infoset[nodes]
-            found = sigma[rows] if targets is None else targets
-            self._store_arrays(memory, tree.infoset_tensor[rows], found, tree.legal_mask[rows], t)
+        self._store_tree_rows(traverser, sigma, regret_nodes, regrets, strategy_nodes, counts, t)
 
     def _traverse(self, state: Any, traverser: int) -> float:
         """External-sampling traversal: ``traverser``'s expected value at ``state`` under

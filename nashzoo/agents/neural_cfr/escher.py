@@ -253,7 +253,7 @@ class ESCHER(NeuralRegretLearner):
         cfg = self.config
         size = self._buffer_rows(cfg.value_traversals)
         nodes, targets, count = np.zeros(size, np.int64), np.zeros(size), np.zeros(1, np.int64)
-        rng_state = np.array([self.rng.integers(1, 2**63 - 1)], dtype=np.uint64)
+        rng_state = self._kernel_rng()
         done = tree_value_episodes(
             cfg.value_traversals, rng_state, self.tree.arrays, self._strategy_table(),
             cfg.value_exploration, player, nodes, targets, count,
@@ -270,19 +270,13 @@ class ESCHER(NeuralRegretLearner):
         regret_nodes, strategy_nodes = np.zeros(size, np.int64), np.zeros(size, np.int64)
         regrets, counts = np.zeros((size, self.num_actions)), np.zeros(2, np.int64)
         sigma = self._strategy_table()
-        rng_state = np.array([self.rng.integers(1, 2**63 - 1)], dtype=np.uint64)
+        rng_state = self._kernel_rng()
         done = tree_regret_episodes(
             episodes, rng_state, tree.arrays, sigma, self.node_values(player), player,
             regret_nodes, regrets, strategy_nodes, counts,
         )  # fmt: skip
         assert done, "the buffers hold every episode's decisions"
-        for memory, nodes, targets in (
-            (self.regret_memory[player], regret_nodes[: counts[0]], regrets[: counts[0]]),
-            (self.strategy_memory, strategy_nodes[: counts[1]], None),
-        ):
-            rows = tree.infoset[nodes]
-            found = sigma[rows] if targets is None else targets
-            self._store_arrays(memory, tree.infoset_tensor[rows], found, tree.legal_mask[rows], t)
+        self._store_tree_rows(player, sigma, regret_nodes, regrets, strategy_nodes, counts, t)
 
     # -- the rules path ------------------------------------------------------------------------
     def _value_episodes(self, player: int) -> tuple[np.ndarray, np.ndarray]:
