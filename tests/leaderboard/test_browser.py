@@ -36,6 +36,14 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _submit(page, selector: str) -> None:
+    """Click a form's button and wait until the page it leads to has loaded: reading the
+    page straight after the click can catch the old document or an empty one between the
+    two (CI saw ``page.content() == ''`` right after sign-in)."""
+    with page.expect_navigation(wait_until="load"):
+        page.click(selector)
+
+
 def test_browser_flow(tmp_path, cfr_policy_file):
     board = make_board(tmp_path)
     with board.session() as session:
@@ -61,7 +69,7 @@ def test_browser_flow(tmp_path, cfr_policy_file):
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
             page.goto(f"{base}/signin")
             page.fill("input[name=token]", token)
-            page.click("main button[type=submit]")
+            _submit(page, "main button[type=submit]")
             assert page.url.endswith("/upload")
             assert "signed in as alice" in page.content()
             uploaded = []
@@ -70,7 +78,7 @@ def test_browser_flow(tmp_path, cfr_policy_file):
                 page.select_option("select[name=game]", "leduc_holdem")
                 page.fill("input[name=name]", name)
                 page.set_input_files("input[name=file]", str(path))
-                page.click("main button[type=submit]")
+                _submit(page, "main button[type=submit]")
                 assert "/submissions/" in page.url
                 assert page.inner_text("#status").startswith("queued")
                 uploaded.append(page.url)
@@ -141,11 +149,12 @@ def test_browser_flow(tmp_path, cfr_policy_file):
             page.screenshot(path=str(ARTIFACTS / "leaderboard-docs.png"), full_page=True)
             page.unroute("**/*")
             page.goto(uploaded[0])
-            page.click("#withdraw")
+            _submit(page, "#withdraw")
             assert page.inner_text("#status").startswith("withdrawn")
             page.goto(f"{base}/games/leduc_holdem")
             assert "cfr200" not in page.inner_text("#board")
-            page.click("#signout")
+            _submit(page, "#signout")
+            assert "sign in" in page.inner_text("header")
             assert "signed in as" not in page.content()
             browser.close()
     finally:
