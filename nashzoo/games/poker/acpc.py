@@ -386,6 +386,13 @@ class AcpcPokerGame(Game):
             for r in range(d.num_rounds)
         )
         self.actions_offset = n + d.num_cards * (1 + len(board_rounds))
+        # per card in the order dealt: its board round's tensor offset, -1 for hole cards
+        self.card_slot = (-1,) * (n * d.num_hole_cards) + tuple(
+            self.board_offset[r] for r in range(d.num_rounds) for _ in range(d.num_board_cards[r])
+        )
+        # per round: the seat before the round's first player (where the search for the
+        # first player to act starts)
+        self.before_first = tuple((f - 1) % n for f in d.first_player)
         self.information_state_tensor_size = (
             self.actions_offset + self.num_distinct_actions * self.max_game_length
         )
@@ -571,11 +578,12 @@ class AcpcPokerState(State):
 
     def _next_to_act(self, after: int) -> int:
         """The next player after ``after`` who can act (ACPC: skip folded and all-in)."""
-        n = len(self._spent)
+        spent, stacks, folded = self._spent, self._stacks, self._folded
+        n = len(spent)
         q = after
         for _ in range(n):
-            q = (q + 1) % n
-            if not self._folded[q] and not self._all_in(q):
+            q = q + 1 if q + 1 < n else 0
+            if not folded[q] and spent[q] < stacks[q]:
                 return q
         return after
 
@@ -704,7 +712,7 @@ class AcpcPokerState(State):
             self._round_actions.append((p, "r"))
             self._bets[self._round] += "r" if game.limit else f"r{size}"
             self._live -= size >= d.stacks[p]
-        if self._called() >= self._acting():
+        if self._called() >= self._live:
             self._end_round()
         else:
             self._player = self._next_to_act(p)
@@ -712,9 +720,10 @@ class AcpcPokerState(State):
     def _called(self) -> int:
         """Players who have matched the current bet this round and can still act (the
         ACPC's ``numCalled``)."""
+        spent, stacks = self._spent, self._stacks
         n = 0
         for p, kind in reversed(self._round_actions):
-            if not self._all_in(p):
+            if spent[p] < stacks[p]:
                 n += 1
             if kind == "r":
                 break
@@ -731,8 +740,7 @@ class AcpcPokerState(State):
             if self._pending:
                 self._player = CHANCE
             else:
-                first = d.first_player[self._round]
-                self._player = self._next_to_act((first - 1) % d.num_players)
+                self._player = self._next_to_act(self.game.before_first[self._round])
             return
         self._finished = True
         # the betting is over: deal what is left of the board, then the showdown
@@ -747,32 +755,42 @@ class AcpcPokerState(State):
         """Deal until a player is to move or the game is over: each card the
         ``floor(u * n)``-th of the ``n`` cards left (sorted), the same distribution as
         :meth:`State.advance_chance` without building the outcome list."""
-        while self._player == CHANCE:
-            remaining = self._remaining
-            card = remaining[int(uniform() * len(remaining))]
-            self._history.append(card)
-            self._deal(card)
+        if self._player != CHANCE:
+            return
+        remaining, history, cards, public = (
+            self._remaining,
+            self._history,
+            self._cards,
+            self._public_idx,
+        )
+        slots = self.game.card_slot
+        for _ in range(self._pending):  # the cards owed now (a chance node's only events)
+            card = remaining.pop(int(uniform() * len(remaining)))
+            history.append(card)
+            cards.append(card)
+            slot = slots[len(cards) - 1]
+            if slot >= 0:
+                public.append(slot + card)
+        self._pending = 0
+        self._dealt()
 
     def _deal(self, card: int) -> None:
-        self._cards.append(card)
+        cards = self._cards
+        cards.append(card)
         self._remaining.remove(card)
+        slot = self.game.card_slot[len(cards) - 1]
+        if slot >= 0:  # a board card: the offset of the round it falls in
+            self._public_idx.append(slot + card)
         self._pending -= 1
-        d = self.game.definition
-        board = len(self._cards) - d.num_players * d.num_hole_cards
-        if board > 0:  # a board card: its round is the one whose count it falls in
-            r, seen = 0, d.num_board_cards[0]
-            while seen < board:
-                r += 1
-                seen += d.num_board_cards[r]
-            self._public_idx.append(self.game.board_offset[r] + card)
-        if self._pending:
-            return
+        if not self._pending:
+            self._dealt()
+
+    def _dealt(self) -> None:
+        """Every card owed is dealt: the round's first player acts, or the game is over."""
         if self._finished:
             self._player = TERMINAL
         else:
-            d = self.game.definition
-            first = d.first_player[self._round]
-            self._player = self._next_to_act((first - 1) % d.num_players)
+            self._player = self._next_to_act(self.game.before_first[self._round])
 
     def _betting_key(self) -> tuple[Any, ...]:
         """What the rest of the betting depends on (for counting histories)."""
