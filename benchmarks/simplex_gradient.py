@@ -13,8 +13,9 @@ Sections (``--section``, default all, run in this order):
               suits, 15.5 M histories), exploitability against seconds, one plot.
 ``learners``  simplex-gradient (average and last policy, each variant of the design:
               log-difference, unprojected, per-seat model pairs, magnet, TD targets,
-              direct parametrisation), NFSP and CFR+ (reference) on the small fighting
-              preset and on Leduc, exploitability against seconds.
+              direct parametrisation, the iteration-weighted average), NFSP and CFR+
+              (reference) on the small fighting preset and on Leduc, exploitability
+              against seconds.
 ``profile``   where one iteration's time goes on the default fighting preset.
 ``throughput``, ``default``, ``holdem``: issue 34's sections on games that do not compile
               (:mod:`benchmarks.simplex_gradient_large`).
@@ -315,6 +316,7 @@ def learners(
         "sg unprojected": SimplexGradientConfig(projected=False),
         "sg per-seat model pairs": SimplexGradientConfig(seat_models=True),
         "sg TD(0.5) targets": SimplexGradientConfig(td_lambda=0.5),
+        "sg linear average": SimplexGradientConfig(average_weighting="linear"),
         "sg direct probabilities": SimplexGradientConfig(parametrisation="direct", policy_lr=0.1),
     }
     lines: list[str] = []

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 torch = pytest.importorskip("torch")
 
 import itertools
+from types import SimpleNamespace
 
 from nashzoo.agents.simplex_gradient import (
     SimplexGradient,
@@ -141,6 +142,37 @@ def test_rps_last_iterate_cycles_and_the_average_converges():
     assert len(changes) >= 5 and all(b == (a + 1) % 3 for a, b in changes)
     assert min(last[30:]) > 0.04  # the last iterate does not settle
     assert learner.exploitability() < 0.03 < np.mean(last[30:]) / 2
+
+
+@pytest.mark.parametrize("weighting, expected", [("uniform", 0.5), ("linear", 0.75)])
+def test_the_average_network_fits_the_uniform_or_the_iteration_weighted_average(
+    weighting, expected
+):
+    # iteration 1 plays Rock at every decision, iteration 3 plays Paper, as often: the
+    # plain average is 1/2 Paper; weighted by iteration 3 / (1 + 3) = 3/4
+    learner = SimplexGradient(
+        rock_paper_scissors(),
+        SimplexGradientConfig(
+            average_weighting=weighting, average_steps=300, average_lr=0.01, seed=0
+        ),
+    )
+    obs = np.zeros((1, 5), np.float32)
+    obs[0, 0] = 1.0
+    rows = 512
+    for iteration, action in ((0, 0), (2, 1)):
+        learner.iterations = iteration
+        learner._learn_average(
+            SimpleNamespace(
+                obs=np.repeat(obs, rows, axis=0),
+                mask=np.ones((rows, 3), np.int8),
+                action=np.full(rows, action),
+            )
+        )
+    learner._learn_average(  # fits what the reservoir holds, adding nothing new
+        SimpleNamespace(obs=obs[:0], mask=np.ones((0, 3), np.int8), action=np.zeros(0, int))
+    )
+    paper = learner.probabilities(obs, np.ones((1, 3), bool), average=True)[0, 1]
+    assert paper == pytest.approx(expected, abs=0.05)
 
 
 def test_learning_on_the_tiny_fighting_preset_beats_uniform():

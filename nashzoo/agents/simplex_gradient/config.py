@@ -57,6 +57,10 @@ class SimplexGradientConfig(Config):
             was when the iteration was played); 1 is the Monte Carlo outcome alone.
         reservoir_capacity: ``(s, a)`` pairs (a sampled from g) kept for the average
             network.
+        average_weighting: ``"uniform"`` (the average network fits the plain time-average
+            of g, as NFSP's does) or ``"linear"`` (each pair weighted by its iteration,
+            as Linear CFR and Deep CFR weight their averages: the early, poor policies
+            count less).
         seat_models: one value model f and one policy model g per seat (the design's
             pairs of models playing each other, each seat's f trained on that seat's
             outcomes and scoring that seat's successors), instead of one f and one g
@@ -88,6 +92,7 @@ class SimplexGradientConfig(Config):
     value_capacity: int = integer(50_000, low=1)
     td_lambda: float = number(1.0, low=0.0, high=1.0)
     reservoir_capacity: int = integer(200_000, low=1)
+    average_weighting: str = choice("uniform", ("uniform", "linear"))
     seat_models: bool = flag(False)
     inputs: str = choice("tensor", ("tensor", "summary"))
     seed: int | None = seed_field(0)

@@ -42,7 +42,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from nashzoo.agents.nfsp.buffers import ReservoirBuffer
+from nashzoo.agents.nfsp.buffers import Reservoir
 from nashzoo.agents.simplex_gradient import experience, losses
 from nashzoo.agents.simplex_gradient.agent import SimplexGradientAgent
 from nashzoo.agents.simplex_gradient.config import SimplexGradientConfig
@@ -156,7 +156,13 @@ class SimplexGradient:
         self._value_player = np.zeros(cfg.value_capacity, np.int64)
         self._value_size = 0
         self._value_next = 0
-        self.reservoir = ReservoirBuffer(cfg.reservoir_capacity, n, a)
+        self.reservoir = Reservoir(
+            cfg.reservoir_capacity,
+            n,
+            mask=((a,), bool),
+            actions=((), np.int64),
+            t=((), np.float32),
+        )
         self._low, self._span = game.min_utility, game.max_utility - game.min_utility
         self.iterations = 0
         self.episodes = 0
@@ -371,14 +377,28 @@ class SimplexGradient:
     def _learn_average(self, batch: Decisions) -> None:
         """Cross-entropy of the average network on a reservoir of the policy's own
         sampled actions: every decision of training is kept with equal probability, so
-        the network fits the time-average of g (as NFSP's average network does)."""
+        the network fits the time-average of g (as NFSP's average network does), or with
+        ``average_weighting="linear"`` the average weighted by iteration."""
         torch = _torch()
         cfg = self.config
-        self.reservoir.add(self.rng, self._features(batch.obs), batch.mask, batch.action)
+        self.reservoir.add_rows(
+            self.rng,
+            self._features(batch.obs),
+            mask=batch.mask,
+            actions=batch.action,
+            t=np.full(len(batch.action), self.iterations + 1, np.float32),
+        )
         for _ in range(cfg.average_steps):
-            o, mk, actions = self.reservoir.sample(self.rng, cfg.batch_size)
-            logits = self.average_net(torch.from_numpy(o)).masked_fill(~torch.from_numpy(mk), -1e9)
-            loss = torch.nn.functional.cross_entropy(logits, torch.from_numpy(actions))
+            o, cols = self.reservoir.sample_rows(self.rng, cfg.batch_size)
+            mk = torch.from_numpy(cols["mask"])
+            logits = self.average_net(torch.from_numpy(o)).masked_fill(~mk, -1e9)
+            actions = torch.from_numpy(cols["actions"])
+            if cfg.average_weighting == "linear":
+                t = torch.from_numpy(cols["t"]).double()
+                per_row = torch.nn.functional.cross_entropy(logits, actions, reduction="none")
+                loss = (t / t.mean() * per_row).mean()
+            else:
+                loss = torch.nn.functional.cross_entropy(logits, actions)
             self.average_opt.zero_grad()
             loss.backward()
             self.average_opt.step()
