@@ -578,12 +578,11 @@ class AcpcPokerState(State):
 
     def _next_to_act(self, after: int) -> int:
         """The next player after ``after`` who can act (ACPC: skip folded and all-in)."""
-        spent, stacks, folded = self._spent, self._stacks, self._folded
-        n = len(spent)
+        n = len(self._spent)
         q = after
         for _ in range(n):
-            q = q + 1 if q + 1 < n else 0
-            if not folded[q] and spent[q] < stacks[q]:
+            q = (q + 1) % n
+            if not self._folded[q] and not self._all_in(q):
                 return q
         return after
 
@@ -712,7 +711,7 @@ class AcpcPokerState(State):
             self._round_actions.append((p, "r"))
             self._bets[self._round] += "r" if game.limit else f"r{size}"
             self._live -= size >= d.stacks[p]
-        if self._called() >= self._live:
+        if self._called() >= self._acting():
             self._end_round()
         else:
             self._player = self._next_to_act(p)
@@ -720,10 +719,9 @@ class AcpcPokerState(State):
     def _called(self) -> int:
         """Players who have matched the current bet this round and can still act (the
         ACPC's ``numCalled``)."""
-        spent, stacks = self._spent, self._stacks
         n = 0
         for p, kind in reversed(self._round_actions):
-            if spent[p] < stacks[p]:
+            if not self._all_in(p):
                 n += 1
             if kind == "r":
                 break
@@ -755,38 +753,28 @@ class AcpcPokerState(State):
         """Deal until a player is to move or the game is over: each card the
         ``floor(u * n)``-th of the ``n`` cards left (sorted), the same distribution as
         :meth:`State.advance_chance` without building the outcome list."""
-        if self._player != CHANCE:
-            return
-        remaining, history, cards, public = (
-            self._remaining,
-            self._history,
-            self._cards,
-            self._public_idx,
-        )
-        slots = self.game.card_slot
-        for _ in range(self._pending):  # the cards owed now (a chance node's only events)
+        remaining = self._remaining
+        while self._player == CHANCE:
             card = remaining.pop(int(uniform() * len(remaining)))
-            history.append(card)
-            cards.append(card)
-            slot = slots[len(cards) - 1]
-            if slot >= 0:
-                public.append(slot + card)
-        self._pending = 0
-        self._dealt()
+            self._history.append(card)
+            self._place(card)
 
     def _deal(self, card: int) -> None:
+        self._remaining.remove(card)
+        self._place(card)
+
+    def _place(self, card: int) -> None:
+        """Give out ``card`` (already taken from the deck): a hole card, or a board card
+        at its round's tensor offset; once every card owed is out, the round's first
+        player acts, or the game is over."""
         cards = self._cards
         cards.append(card)
-        self._remaining.remove(card)
         slot = self.game.card_slot[len(cards) - 1]
-        if slot >= 0:  # a board card: the offset of the round it falls in
+        if slot >= 0:
             self._public_idx.append(slot + card)
         self._pending -= 1
-        if not self._pending:
-            self._dealt()
-
-    def _dealt(self) -> None:
-        """Every card owed is dealt: the round's first player acts, or the game is over."""
+        if self._pending:
+            return
         if self._finished:
             self._player = TERMINAL
         else:
