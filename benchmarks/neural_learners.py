@@ -6,10 +6,10 @@ CFR and its ``escher.Config`` for ESCHER), alternating ours and theirs. At three
 checkpoints (a quarter, half and all of the budget) the average policy is fitted and
 its exact exploitability measured (ours by our best response, theirs by OpenSpiel's
 ``exploitability`` on its probabilities renormalised over the legal actions, the raw
-outputs' figure printed beside it); that time is not counted as training. Printed: traversals per
-second of training (one traversal: one episode from the root for one player; Deep CFR's
-``num_traversals`` per player and iteration, ESCHER's regret traversals), each side's
-exploitability at each checkpoint, and the ratios.
+outputs' figure printed beside it); that time is not counted as training. Printed:
+traversals per second of training (one traversal: one episode from the root for one
+player; Deep CFR's ``num_traversals`` per player and iteration, ESCHER's regret
+traversals), each side's exploitability at each checkpoint, and the ratios.
 
 Section ``nash-memory`` (``--section``): Nash memory over agents on Leduc with the exact
 oracle and with the learned one (MaskablePPO, ``--ppo-steps`` per best response, the
@@ -118,11 +118,12 @@ def _theirs(algorithm: str, seconds: float, marks: list[float]) -> tuple[float, 
             escher._train_avg_policy(agent)
 
     def normalised(state: Any) -> dict[int, float]:
-        """The probabilities over the legal actions, summing to 1: OpenSpiel's Deep CFR
-        policy network is a softmax over every action, so its legal actions' outputs
-        sum to less than 1 (0.88 at worst, 0.994 on average after 150 iterations), and
-        ``exploitability`` reads a deficit as if that mass went nowhere, which lowered
-        its figure by 0.01 to 0.02 chips in that check."""
+        """The probabilities over the legal actions, summing to 1 (unchanged where they
+        already do): OpenSpiel's Deep CFR policy network is a softmax over every action,
+        so its legal actions' outputs sum to less than 1 (0.85 at worst, 0.993 to 0.996
+        on average after 150 iterations), and ``exploitability`` reads the deficit as if
+        that mass went nowhere, which lowered its figure by 0.01 to 0.025 chips in six
+        refits (RESULTS.md)."""
         probs = probabilities(state)
         total = sum(probs.values())
         return {a: p / total for a, p in probs.items()}
