@@ -20,6 +20,10 @@ batched envs (``nashzoo.vector``) on Leduc, Kuhn and Limit Hold'em against OpenS
 ``leduc_poker`` and ``universal_poker`` (the same Hold'em definition) stepped one state at
 a time, and pgx's batched JAX Leduc on CPU (pgx has no Limit Hold'em).
 
+The Hold'em envs ``nashzoo.make`` gives are stepped by compiled rules
+(:class:`nashzoo.envs.compiled.CompiledEnv`); each Hold'em section also runs the generic
+``GameEnv`` over the same game (the rules in Python, the same episodes) for comparison.
+
 Interleaved, median of ``--repeats``. Goals: the wrapped Leduc AEC env at least 5x
 PettingZoo's (issue 2); the Hold'em AEC env at least 5x PettingZoo's and above RLCard;
 the batched Leduc env at least 10x OpenSpiel's single-state stepping (issue 15). The
@@ -124,6 +128,14 @@ def rlcard_play(
     return done, games, time.perf_counter() - start
 
 
+def python_rules_env(env_id: str, **params):
+    """The wrapped generic ``GameEnv`` over ``env_id``'s game: the rules stepped in Python,
+    where ``nashzoo.make`` gives the compiled env (the same episodes)."""
+    from nashzoo.envs import GameEnv, OrderEnforcingWrapper
+
+    return OrderEnforcingWrapper(GameEnv(nashzoo.make_game(env_id, **params)))
+
+
 def holdem_contenders(episodes: int) -> dict:
     from nashzoo.games.poker.hands import standard_tables
 
@@ -131,6 +143,9 @@ def holdem_contenders(episodes: int) -> dict:
     runs = {
         "nashzoo limit_holdem-v0 (wrapped AEC)": lambda: random_play(
             nashzoo.make("nashzoo/limit_holdem-v0"), games=episodes
+        ),
+        "nashzoo limit_holdem-v0, GameEnv (rules in Python, wrapped)": lambda: random_play(
+            python_rules_env("nashzoo/limit_holdem-v0"), games=episodes // 2
         ),
     }
     try:
@@ -152,6 +167,11 @@ def ring_contenders(episodes: int, players: int = 6) -> dict:
     runs = {
         f"nashzoo limit_holdem-v0 players={players} (wrapped AEC)": lambda: random_play(
             nashzoo.make("nashzoo/limit_holdem-v0", players=players), games=episodes
+        ),
+        f"nashzoo limit_holdem-v0 players={players}, GameEnv (rules in Python, wrapped)": (
+            lambda: random_play(
+                python_rules_env("nashzoo/limit_holdem-v0", players=players), games=episodes // 2
+            )
         ),
         f"nashzoo vector limit_holdem players={players} (4,096 games, numba)": lambda: vector_play(
             "nashzoo/limit_holdem-v0", 4096, max(1, episodes // 4), players=players
@@ -183,6 +203,9 @@ def nolimit_contenders(episodes: int) -> dict:
     runs = {
         "nashzoo no_limit_holdem-v0 (wrapped AEC)": lambda: random_play(
             nashzoo.make("nashzoo/no_limit_holdem-v0"), games=episodes
+        ),
+        "nashzoo no_limit_holdem-v0, GameEnv (rules in Python, wrapped)": lambda: random_play(
+            python_rules_env("nashzoo/no_limit_holdem-v0"), games=episodes // 2
         ),
         "nashzoo vector no-limit (4,096 games, numba)": lambda: vector_play(
             "nashzoo/no_limit_holdem-v0", 4096, max(1, episodes // 40)
@@ -458,8 +481,10 @@ def main() -> None:
             [
                 (ours, "PettingZoo texas_holdem_v4 (wrapped AEC)", 5, "nashzoo / PettingZoo"),
                 (ours, "RLCard limit-holdem (raw env)", 1, "nashzoo / RLCard"),
+                (ours, "nashzoo limit_holdem-v0, GameEnv (rules in Python, wrapped)", 0,
+                 "compiled env / GameEnv"),
             ],
-        )
+        )  # fmt: skip
     if "nolimit" in sections:
         ours = "nashzoo no_limit_holdem-v0 (wrapped AEC)"
         report(
@@ -471,6 +496,8 @@ def main() -> None:
                 (ours, "PettingZoo texas_holdem_no_limit_v6 (wrapped AEC)", 5,
                  "nashzoo / PettingZoo"),
                 (ours, "RLCard no-limit-holdem (raw env)", 1, "nashzoo / RLCard"),
+                (ours, "nashzoo no_limit_holdem-v0, GameEnv (rules in Python, wrapped)", 0,
+                 "compiled env / GameEnv"),
                 ("nashzoo vector no-limit (4,096 games, numba)",
                  "OpenSpiel universal_poker HUNL fchpa (one state at a time)", 10,
                  "vector no-limit / OpenSpiel"),
@@ -487,6 +514,8 @@ def main() -> None:
                 (ours, "PettingZoo texas_holdem_v4 num_players=6 (wrapped AEC)", 5,
                  "nashzoo / PettingZoo"),
                 (ours, "RLCard limit-holdem 6 players (raw env)", 1, "nashzoo / RLCard"),
+                (ours, "nashzoo limit_holdem-v0 players=6, GameEnv (rules in Python, wrapped)",
+                 0, "compiled env / GameEnv"),
                 ("nashzoo vector limit_holdem players=6 (4,096 games, numba)",
                  "RLCard limit-holdem 6 players (raw env)", 1, "vector 6-player / RLCard"),
             ],

@@ -15,7 +15,7 @@ from typing import Any
 
 from nashzoo.errors import MissingDependencyError
 
-__all__ = ["require", "user_cache_dir", "progress_bar"]
+__all__ = ["require", "user_cache_dir", "use_numba_user_cache", "progress_bar"]
 
 
 def require(module: str, extra: str, feature: str) -> ModuleType:
@@ -44,6 +44,16 @@ def user_cache_dir(*parts: str) -> Path:
     path = base.joinpath("nashzoo", *parts)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def use_numba_user_cache() -> None:
+    """Cache numba's compiled functions in the user's cache directory (every process, Ray
+    workers included, calls this before compiling), never next to the installed package,
+    which may be read-only or shared. ``NUMBA_CACHE_DIR``, when set, wins."""
+    import numba
+
+    if not numba.config.CACHE_DIR:  # type: ignore[attr-defined]
+        numba.config.CACHE_DIR = str(user_cache_dir("numba"))  # type: ignore[attr-defined]
 
 
 def progress_bar(**kwargs: Any) -> Any:

@@ -39,7 +39,7 @@ from nashzoo.abstraction.buckets import equal_weight_buckets
 from nashzoo.abstraction.isomorphism import SCRATCH, HandIndexer, hand_index
 from nashzoo.errors import InvalidParameterError
 from nashzoo.extras import progress_bar, user_cache_dir
-from nashzoo.vector.hands import _POW5, _strength, tables_arrays
+from nashzoo.games.poker.hand_kernel import _POW5, _rank_hand, tables_arrays
 
 __all__ = ["BUCKETS_VERSION", "HoldemBuckets", "holdem_buckets", "SWEEP_VERSION", "strength_sweep"]
 
@@ -127,16 +127,6 @@ def _flop_table(rounds, keys, offsets):
 
 
 @njit(cache=True)
-def _seven(cards, pow5, flush, keys, values):
-    key = 0
-    nibbles = 0
-    for c in cards:
-        key += pow5[c >> 2]
-        nibbles += 1 << (4 * (c & 3))
-    return _strength(key, nibbles, cards, flush, keys, values)
-
-
-@njit(cache=True)
 def board_strengths(board, pow5, flush, hkeys, hvalues, rest, pa, pb, half, strength):
     """Every hole pair of the 47 cards off ``board``: its cards (``rest[pa]``,
     ``rest[pb]``; the pair of positions ``i < j`` is number :func:`pair_slot`), its 7-card
@@ -157,7 +147,7 @@ def board_strengths(board, pow5, flush, hkeys, hvalues, rest, pa, pb, half, stre
         for j in range(i + 1, 47):
             seven[0] = rest[i]
             seven[1] = rest[j]
-            s = _seven(seven, pow5, flush, hkeys, hvalues)
+            s = _rank_hand(seven, pow5, flush, hkeys, hvalues)
             pa[m] = i
             pb[m] = j
             strength[m] = s
@@ -404,7 +394,7 @@ class BucketArrays(NamedTuple):
 @njit(cache=True)
 def hand_rank(seven, b):
     """The 7-card strength of ``seven`` (larger wins) with ``b``'s evaluator tables."""
-    return _seven(seven, b.pow5, b.flush, b.hand_keys, b.hand_values)
+    return _rank_hand(seven, b.pow5, b.flush, b.hand_keys, b.hand_values)
 
 
 @njit(cache=True)
@@ -416,7 +406,7 @@ def river_strength(hole, board, b, seven):
         seven[2 + j] = board[j]
     seven[0] = hole[0]
     seven[1] = hole[1]
-    own = _seven(seven, b.pow5, b.flush, b.hand_keys, b.hand_values)
+    own = _rank_hand(seven, b.pow5, b.flush, b.hand_keys, b.hand_values)
     half = 0
     for x in range(52):
         if x == hole[0] or x == hole[1] or x == board[0] or x == board[1] or x == board[2]:
@@ -430,7 +420,7 @@ def river_strength(hole, board, b, seven):
                 continue
             seven[0] = x
             seven[1] = y
-            theirs = _seven(seven, b.pow5, b.flush, b.hand_keys, b.hand_values)
+            theirs = _rank_hand(seven, b.pow5, b.flush, b.hand_keys, b.hand_values)
             if own > theirs:
                 half += 2
             elif own == theirs:

@@ -21,6 +21,7 @@ from nashzoo.envs.aec import GameEnv, IllegalActionWarning, OrderEnforcingWrappe
 from nashzoo.envs.parallel import ParallelGameEnv
 from nashzoo.envs.registration import (
     EnvSpec,
+    env_class,
     load_game,
     make,
     make_game,
@@ -43,6 +44,7 @@ __all__ = [
     "OrderEnforcingWrapper",
     "EnvSpec",
     "make",
+    "env_class",
     "make_game",
     "make_parallel",
     "register",

@@ -1,7 +1,8 @@
 """The one generic PettingZoo AEC adapter over any :mod:`nashzoo.games` game.
 
-Every registered env is a :class:`GameEnv` around a game's rules, wrapped by
-:class:`OrderEnforcingWrapper`. Per-game reference pages (spaces, observation index
+Every registered env is a :class:`GameEnv` around a game's rules (for the Hold'em games its
+subclass :class:`~nashzoo.envs.compiled.CompiledEnv`, stepped by the rules in numba),
+wrapped by :class:`OrderEnforcingWrapper`. Per-game reference pages (spaces, observation index
 tables, action tables, rewards, version history) live in the per-game env modules.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -170,6 +171,7 @@ class GameEnv(AECEnv):
         )
         self._keys: list[str] | None = []  # None: not built (huge games, see _advance)
         self._decisions = 0
+        self._started = False  # reset() was called
 
     # -- spaces ---------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -192,6 +194,12 @@ class GameEnv(AECEnv):
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
         self._state = self.game.new_initial_state()
+        self._begin_episode()
+        self._advance()
+
+    def _begin_episode(self) -> None:
+        """Every agent in, no rewards, nothing done."""
+        self._started = True
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -200,7 +208,6 @@ class GameEnv(AECEnv):
         self._skip_agent_selection = None
         self._decisions = 0
         self.agent_selection = self.agents[0]
-        self._advance()
 
     def state_of_game(self) -> State:
         """The underlying :class:`~nashzoo.games.base.State` (a clone, safe to mutate)."""
@@ -242,28 +249,48 @@ class GameEnv(AECEnv):
             length = view.history_length
         else:
             public, length = self._observations.public_history(state)
-        infos = {agent: env_info(i, public, length) for i, agent in enumerate(agents)}
+        self._keys = keys
+        self._publish(public, length, keys, lambda i: self._observations.mask_of(state, i))
+        self._move_on(state.current_player(), state.returns)
+
+    def _publish(
+        self,
+        public: np.ndarray,
+        length: int,
+        keys: list[str] | None,
+        mask_of: Callable[[int], np.ndarray],
+    ) -> None:
+        """Set every agent's info: the public history (one array, shared), and the
+        information-state strings and masks when asked for."""
+        agents = self.possible_agents
+        template = env_info(0, public, length)
+        infos = {}
+        for i, agent in enumerate(agents):  # copying a template beats building each dict
+            infos[agent] = info = template.copy()
+            info["player"] = i
         if self.info_strings:
             assert keys is not None
             for agent, key in zip(agents, keys):
                 infos[agent]["info_state"] = key
         if self.info_masks:  # the masks where AgileRL and Shimmy read them
-            mask_of = self._observations.mask_of
             for i, agent in enumerate(agents):
-                infos[agent]["action_mask"] = mask_of(state, i).copy()
-        self._keys, self.infos = keys, infos
-        player = state.current_player()
+                infos[agent]["action_mask"] = mask_of(i).copy()
+        self.infos = infos
+
+    def _move_on(self, player: int, returns: Callable[[], list[float]]) -> None:
+        """Hand the move to ``player``, or end the episode (``returns()`` at the end; a
+        truncation after ``max_cycles``)."""
         if player >= 0:
-            if self.max_cycles is None or self._decisions < self.max_cycles * len(agents):
+            if self.max_cycles is None or self._decisions < self.max_cycles * self._num_players:
                 self.agent_selection = self.possible_agents[player]
                 return
             for agent in self.agents:
                 self.rewards[agent] = 0.0
                 self.truncations[agent] = True
         else:
-            returns = state.returns()
+            final = returns()
             for i, agent in enumerate(self.possible_agents):
-                self.rewards[agent] = returns[i]
+                self.rewards[agent] = final[i]
                 self.terminations[agent] = True
             self._accumulate_rewards()
         self._deads_step_first()
@@ -312,8 +339,7 @@ class GameEnv(AECEnv):
             IllegalActionError: the action is masked out and ``strict=True``.
             GameOverError: a done agent got an action other than ``None``.
         """
-        state = self._state
-        if state is None:
+        if not self._started:
             raise ResetNeededError("Call reset() before using the environment.")
         if not self.agents:
             EnvLogger.warn_step_after_terminated_truncated()
@@ -329,14 +355,23 @@ class GameEnv(AECEnv):
             return
         a = check_action_value(action, self._num_actions)
         self._cumulative_rewards[agent] = 0.0
-        if a not in state.legal_actions():
+        if not self._play_action(a):
             self._illegal(agent, a)
             return
-        state.apply_unchecked(a)
-        self._decisions += 1
-        self._advance()
         if self.render_mode == "human":
             self.render()
+
+    def _play_action(self, action: int) -> bool:
+        """Play ``action`` for the agent to move and move on; False (and nothing done)
+        if it is not legal."""
+        state = self._state
+        assert state is not None
+        if action not in state.legal_actions():
+            return False
+        state.apply_unchecked(action)
+        self._decisions += 1
+        self._advance()
+        return True
 
     def _illegal(self, agent: str, action: int) -> None:
         state = self._require_state()

@@ -56,6 +56,12 @@ saw them, -1 for the other player's cards and padding), ``history_length``,
 (``env.unwrapped.information_state_string(agent)``):
 ``"player=0 hole=AsKd board=Qh7c2d/5s/9h bets=crc/rc/c"``.
 
+Stepping: the env is a :class:`~nashzoo.envs.compiled.CompiledEnv`, the rules in numba
+(one call per decision), about 100,000 (heads-up) to 120,000 (six seats) random decisions
+a second through the AEC loop on one core; ``GameEnv`` over the same game (the rules
+stepped in Python) plays the same episodes (``tests/envs/test_compiled_env.py``). The
+first env made on a machine compiles the rules (a few seconds; cached on disk after).
+
 Actions:
 
 =====  ======  ==============================================================
@@ -93,5 +99,9 @@ def env(**kwargs: Any) -> OrderEnforcingWrapper:
 
 
 def raw_env(**kwargs: Any) -> GameEnv:
-    """The unwrapped :class:`~nashzoo.envs.aec.GameEnv` (env options only)."""
-    return GameEnv(limit_holdem_table(**kwargs), name="limit_holdem_v0")
+    """The unwrapped :class:`~nashzoo.envs.aec.GameEnv` (env options only; a
+    :class:`~nashzoo.envs.compiled.CompiledEnv`: the rules in numba)."""
+    from nashzoo.envs.registration import env_class
+
+    game = limit_holdem_table(**kwargs)
+    return env_class(game)(game, name="limit_holdem_v0")

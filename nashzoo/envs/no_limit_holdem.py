@@ -48,6 +48,12 @@ and the raise-to total).
 Infos (numbers and arrays only, the same keys on every step): ``player``,
 ``public_history``, ``history_length``, ``illegal_action``.
 
+Stepping: the env is a :class:`~nashzoo.envs.compiled.CompiledEnv`, the rules in numba
+(one call per decision), about 100,000 (heads-up) to 120,000 (six seats) random decisions
+a second through the AEC loop on one core; ``GameEnv`` over the same game (the rules
+stepped in Python) plays the same episodes (``tests/envs/test_compiled_env.py``). The
+first env made on a machine compiles the rules (a few seconds; cached on disk after).
+
 Rewards: chips won or lost at the end, zero-sum, at most 20,000 either way
 (``big_blind`` = 100, so 1 chip = 10 mbb). Compare agents with duplicate matches
 (:func:`nashzoo.eval.head_to_head`).
@@ -74,5 +80,9 @@ def env(**kwargs: Any) -> OrderEnforcingWrapper:
 
 
 def raw_env(**kwargs: Any) -> GameEnv:
-    """The unwrapped :class:`~nashzoo.envs.aec.GameEnv` (game parameters only)."""
-    return GameEnv(no_limit_holdem(**kwargs), name="no_limit_holdem_v0")
+    """The unwrapped :class:`~nashzoo.envs.aec.GameEnv` (game parameters only;
+    a :class:`~nashzoo.envs.compiled.CompiledEnv`: the rules in numba)."""
+    from nashzoo.envs.registration import env_class
+
+    game = no_limit_holdem(**kwargs)
+    return env_class(game)(game, name="no_limit_holdem_v0")

@@ -27,6 +27,7 @@ __all__ = [
     "register",
     "make",
     "make_parallel",
+    "env_class",
     "make_game",
     "load_game",
     "split_game_strings",
@@ -253,7 +254,7 @@ def make(
     """
     s = spec(env_id)
     game = make_game(s.id, **params)
-    raw = GameEnv(
+    raw = env_class(game)(
         game,
         render_mode=render_mode,
         strict=strict,
@@ -264,6 +265,15 @@ def make(
         name=s.name,
     )
     return OrderEnforcingWrapper(raw)
+
+
+def env_class(game: Game) -> type[GameEnv]:
+    """The AEC env class that plays ``game`` fastest:
+    :class:`~nashzoo.envs.compiled.CompiledEnv` (the rules in numba) for poker on the
+    52-card deck, else :class:`~nashzoo.envs.aec.GameEnv`; both give the same episodes."""
+    from nashzoo.envs.compiled import CompiledEnv, serves
+
+    return CompiledEnv if serves(game) else GameEnv
 
 
 def make_parallel(env_id: str, **kwargs: Any) -> ParallelGameEnv:

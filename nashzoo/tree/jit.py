@@ -32,15 +32,11 @@ _DISPATCHERS: dict[Any, Any] = {}
 
 
 def use_user_cache() -> None:
-    """Cache compiled kernels in the user's cache directory (every process, Ray workers
-    included, calls this before compiling), never next to the installed package, which
-    may be read-only or shared. ``NUMBA_CACHE_DIR``, when set, wins."""
-    import numba
+    """Cache compiled kernels in the user's cache directory
+    (:func:`nashzoo.extras.use_numba_user_cache`)."""
+    from nashzoo.extras import use_numba_user_cache
 
-    from nashzoo.extras import user_cache_dir
-
-    if not numba.config.CACHE_DIR:  # type: ignore[attr-defined]
-        numba.config.CACHE_DIR = str(user_cache_dir("numba"))  # type: ignore[attr-defined]
+    use_numba_user_cache()
 
 
 def kernel(fn: _F) -> _F:

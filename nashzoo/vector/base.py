@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from nashzoo.errors import IllegalActionError
+from nashzoo.games.pcg import seeded_states
 from nashzoo.vector.batch import Batch, check_actions, check_only, seeds_for
-from nashzoo.vector.pcg import seeded_states
 
 __all__ = ["VectorEnvBase", "MAX_NUM_ENVS"]
 

@@ -6,7 +6,7 @@ each game keeps both hands and decks (counts per card kind), the hit points, the
 player was dealt, the revealed exchanges, each player's draws, player 0's hidden card and
 the phase. Chance is drawn as the rules draw it (:func:`~nashzoo.games.base.
 sample_chance_outcome` over the same outcomes in the same order, one ``random()`` of the
-game's PCG64 per event, :mod:`nashzoo.vector.pcg`), and a view is built from the same
+game's PCG64 per event, :mod:`nashzoo.games.pcg`), and a view is built from the same
 indices as :meth:`~nashzoo.games.fighting.FightingCardState.information_state_indices`.
 So game ``i`` seeded ``seed + i`` plays the episodes of the single env
 ``reset(seed=seed + i)``, with the same observations and masks (tests).
@@ -31,10 +31,10 @@ from numba import njit
 
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.fighting import FightingCardGame
+from nashzoo.games.pcg import generator_row, next_double, sample_rows, write_back
 from nashzoo.validation import check_int
 from nashzoo.vector.base import MAX_NUM_ENVS, VectorEnvBase
 from nashzoo.vector.batch import Batch
-from nashzoo.vector.pcg import generator_row, next_double, sample_rows, write_back
 
 __all__ = ["FightingVectorEnv", "FightingExchanges"]
 

@@ -10,20 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 from numba import njit
 
-from nashzoo.extras import user_cache_dir
+from nashzoo.games.pcg import next_double, seeded_states
+from nashzoo.games.poker.hand_kernel import _POW5, _strength, tables_arrays
 from nashzoo.games.poker.hands import CATEGORIES, standard_tables
-from nashzoo.vector.pcg import next_double, seeded_states
-
-if not numba.config.CACHE_DIR:  # type: ignore[attr-defined]
-    numba.config.CACHE_DIR = str(user_cache_dir("numba"))  # type: ignore[attr-defined]
 
 __all__ = ["strengths", "category_counts", "tables_arrays", "checkdown_signs"]
-
-_POW5 = np.array([5**r for r in range(13)], dtype=np.int64)
 
 
 def check_poker_game(env: str, game: object, kind: type) -> None:
@@ -47,27 +41,6 @@ def check_poker_game(env: str, game: object, kind: type) -> None:
             f"{d.num_cards}-card deck and {d.num_hole_cards + sum(d.num_board_cards)}-card "
             "hands (small games run in TreeVectorEnv or StateVectorEnv)."
         )
-
-
-def tables_arrays() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(flush, multiset_keys, multiset_strengths)`` of the standard tables."""
-    t = standard_tables()
-    return t.flush, t.multiset_keys, t.multiset_strengths
-
-
-@njit(cache=True, inline="always")
-def _strength(key, nibbles, row, flush, keys, values):
-    flushed = (nibbles + 0x3333) & 0x8888
-    if flushed:
-        suit = 0
-        while not (flushed >> (4 * suit + 3)) & 1:
-            suit += 1
-        mask = 0
-        for c in row:
-            if c & 3 == suit:
-                mask |= 1 << (c >> 2)
-        return flush[mask]
-    return values[np.searchsorted(keys, key)]
 
 
 @njit(cache=True)

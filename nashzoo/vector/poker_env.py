@@ -14,7 +14,7 @@ call each for all hands.
 
 Cards are dealt as the engine deals them (:meth:`PokerState.advance_chance`): each card
 is the ``floor(u * n)``-th of the ``n`` cards left, ``u`` the next ``random()`` of the
-game's own PCG64 (:mod:`nashzoo.vector.pcg`). So game ``i`` seeded ``seed + i`` plays
+game's own PCG64 (:mod:`nashzoo.games.pcg`). So game ``i`` seeded ``seed + i`` plays
 exactly the hands of the single env ``reset(seed=seed + i)``: the same cards, the same
 observations and masks, the same returns (test).
 """
@@ -27,121 +27,26 @@ import numpy as np
 from numba import njit
 
 from nashzoo.errors import InvalidParameterError
+from nashzoo.games.pcg import generator_row, sample_rows, write_back
 from nashzoo.games.poker.engine import CALL, FOLD, RAISE, PokerGame
+from nashzoo.games.poker.hand_kernel import _POW5, tables_arrays
+from nashzoo.games.poker.limit_kernel import (
+    _FIELDS,
+    _NACTS,
+    _PLAYER,
+    _ROUND,
+    _act,
+    _deal,
+    _new_hand,
+    _player0_return,
+    _view,
+)
 from nashzoo.validation import check_int
 from nashzoo.vector.base import MAX_NUM_ENVS, VectorEnvBase
 from nashzoo.vector.batch import Batch
-from nashzoo.vector.hands import _POW5, _strength, check_poker_game, tables_arrays
-from nashzoo.vector.pcg import generator_row, next_double, sample_rows, write_back
+from nashzoo.vector.hands import check_poker_game
 
 __all__ = ["PokerVectorEnv", "PokerDecisions"]
-
-_CHANCE = -1
-_TERMINAL = -4
-
-# columns of the per-game integer state
-_PLAYER, _ROUND, _RAISES, _ACTED, _NACTS, _FOLDER, _PENDING, _DEALT, _LEFT, _C0, _C1 = range(11)
-_FIELDS = 11
-
-
-@njit(cache=True)
-def _deal(i, st, cards, deck, pub, rng, r_gen, rules, board_offset, first_player):
-    """Deal the cards pending in game ``i`` (one ``random()`` of generator ``rng[r_gen]``
-    each), then hand the move to the round's first player."""
-    num_hole = rules[0]
-    r = st[i, _ROUND]
-    while st[i, _PENDING] > 0:
-        left = st[i, _LEFT]
-        k = int(next_double(rng, r_gen) * left)
-        card = deck[i, k]
-        for j in range(k, left - 1):
-            deck[i, j] = deck[i, j + 1]
-        st[i, _LEFT] = left - 1
-        n = st[i, _DEALT]
-        cards[i, n] = card
-        st[i, _DEALT] = n + 1
-        st[i, _PENDING] -= 1
-        if n >= 2 * num_hole:
-            pub[i, board_offset[r] + card] = 1.0
-    st[i, _PLAYER] = first_player[r]
-
-
-@njit(cache=True)
-def _new_hand(i, st, cards, deck, pub, rng, r_gen, rules, blinds, board_cards, board_offset, first):
-    num_cards = rules[1]
-    for j in range(num_cards):
-        deck[i, j] = j
-    pub[i, :] = 0.0
-    st[i, _ROUND] = 0
-    st[i, _RAISES] = 0
-    st[i, _ACTED] = 0
-    st[i, _NACTS] = 0
-    st[i, _FOLDER] = -1
-    st[i, _DEALT] = 0
-    st[i, _LEFT] = num_cards
-    st[i, _C0] = blinds[0]
-    st[i, _C1] = blinds[1]
-    st[i, _PENDING] = 2 * rules[0] + board_cards[0]
-    _deal(i, st, cards, deck, pub, rng, r_gen, rules, board_offset, first)
-
-
-@njit(cache=True)
-def _player0_return(i, st, cards, num_hole, hand, pow5, flush, keys, values):
-    """Player 0's return in finished game ``i`` (player 1's is its negative)."""
-    loser = st[i, _FOLDER]
-    if loser < 0:  # showdown: rank hole cards plus board with the 7-card tables
-        dealt = st[i, _DEALT]
-        strength = np.zeros(2, dtype=np.int64)
-        for p in range(2):
-            for j in range(num_hole):
-                hand[j] = cards[i, p * num_hole + j]
-            for j in range(2 * num_hole, dealt):
-                hand[j - num_hole] = cards[i, j]
-            key = 0
-            nibbles = 0
-            for c in hand:
-                key += pow5[c >> 2]
-                nibbles += 1 << (4 * (c & 3))
-            strength[p] = _strength(key, nibbles, hand, flush, keys, values)
-        if strength[0] == strength[1]:
-            return 0.0
-        loser = 0 if strength[0] < strength[1] else 1
-    won = float(st[i, _C0 + loser])
-    return -won if loser == 0 else won
-
-
-@njit(cache=True)
-def _act(i, a, st, pub, raise_sizes, action_offset, nda, num_rounds, board_cards):
-    """Apply action ``a`` of game ``i``'s player to act (the betting only): returns 0 if
-    the round goes on, 1 if the hand is over (a fold, or the last round's closing call),
-    2 if a call closed the round (the next round's cards are then pending)."""
-    p = st[i, _PLAYER]
-    r = st[i, _ROUND]
-    pub[i, action_offset[r] + nda * st[i, _NACTS] + a] = 1.0
-    st[i, _NACTS] += 1
-    st[i, _ACTED] += 1
-    top = max(st[i, _C0], st[i, _C1])
-    if a == 0:  # fold
-        st[i, _FOLDER] = p
-        return 1
-    if a == 1:  # call (check)
-        st[i, _C0 + p] = top
-        if st[i, _ACTED] < 2:
-            st[i, _PLAYER] = 1 - p
-            return 0
-        if r + 1 == num_rounds:
-            return 1
-        r += 1  # the call closes the round
-        st[i, _ROUND] = r
-        st[i, _RAISES] = 0
-        st[i, _ACTED] = 0
-        st[i, _NACTS] = 0
-        st[i, _PENDING] = board_cards[r]
-        return 2
-    st[i, _C0 + p] = top + raise_sizes[r, a - 2]
-    st[i, _RAISES] += 1
-    st[i, _PLAYER] = 1 - p
-    return 0
 
 
 @njit(cache=True)
@@ -176,24 +81,8 @@ def _step(
 @njit(cache=True)
 def _observe(st, cards, pub, rules, max_raises, raise_sizes, num_sizes, obs, mask):
     """Each game's observation and legal mask for its player to act."""
-    num_hole = rules[0]
-    stack = rules[4]
     for i in range(st.shape[0]):
-        p = st[i, _PLAYER]
-        r = st[i, _ROUND]
-        obs[i, :] = pub[i, :]
-        obs[i, p] = 1.0
-        for j in range(num_hole):
-            obs[i, 2 + cards[i, p * num_hole + j]] = 1.0
-        top = max(st[i, _C0], st[i, _C1])
-        mask[i, :] = 0
-        if st[i, _C0 + p] < top:
-            mask[i, 0] = 1
-        mask[i, 1] = 1
-        if st[i, _RAISES] < max_raises[r]:
-            for k in range(num_sizes[r]):
-                if stack < 0 or top + raise_sizes[r, k] <= stack:
-                    mask[i, 2 + k] = 1
+        _view(i, st, cards, pub, rules, max_raises, raise_sizes, num_sizes, obs[i], mask[i])
 
 
 @njit(cache=True)
@@ -300,26 +189,10 @@ def _deal_hands(live, st, cards, deck, pub, rng, rules, blinds, board_cards, boa
 def _views_of(games, st, cards, pub, rules, max_raises, raise_sizes, num_sizes, obs, mask, who):
     """The view and legal mask of the player to act in each listed hand (row ``j`` for
     ``games[j]``)."""
-    num_hole = rules[0]
-    stack = rules[4]
     for j in range(games.size):
         i = games[j]
-        p = st[i, _PLAYER]
-        r = st[i, _ROUND]
-        who[j] = p
-        obs[j, :] = pub[i, :]
-        obs[j, p] = 1.0
-        for k in range(num_hole):
-            obs[j, 2 + cards[i, p * num_hole + k]] = 1.0
-        top = max(st[i, _C0], st[i, _C1])
-        mask[j, :] = 0
-        if st[i, _C0 + p] < top:
-            mask[j, 0] = 1
-        mask[j, 1] = 1
-        if st[i, _RAISES] < max_raises[r]:
-            for k in range(num_sizes[r]):
-                if stack < 0 or top + raise_sizes[r, k] <= stack:
-                    mask[j, 2 + k] = 1
+        who[j] = st[i, _PLAYER]
+        _view(i, st, cards, pub, rules, max_raises, raise_sizes, num_sizes, obs[j], mask[j])
 
 
 @njit(cache=True)

@@ -25,11 +25,11 @@ import numpy as np
 from numba import njit
 
 from nashzoo.games.base import Game
+from nashzoo.games.pcg import next_double
 from nashzoo.tree import GameTree, compile_game
 from nashzoo.validation import check_int
 from nashzoo.vector.base import MAX_NUM_ENVS, VectorEnvBase
 from nashzoo.vector.batch import Batch
-from nashzoo.vector.pcg import next_double
 
 __all__ = ["TreeVectorEnv"]
 

@@ -11,8 +11,8 @@ from nashzoo.errors import (
     InvalidParameterError,
     ResetNeededError,
 )
+from nashzoo.games.pcg import next_double, seeded_states
 from nashzoo.vector import make_vector
-from nashzoo.vector.pcg import next_double, seeded_states
 
 
 def test_pcg64_draws_equal_numpy():

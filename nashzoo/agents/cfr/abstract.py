@@ -39,10 +39,10 @@ from nashzoo.abstraction.spec import AbstractionSpec
 from nashzoo.agents.cfr.abstract_policy import AbstractPolicy
 from nashzoo.agents.cfr.mccfr import regret_matching
 from nashzoo.errors import InvalidParameterError
+from nashzoo.games.pcg import next_double, seeded_states
 from nashzoo.games.poker.engine import PokerGame
 from nashzoo.tree.jit import compile_kernels, kernel
 from nashzoo.validation import check_int
-from nashzoo.vector.pcg import next_double, seeded_states
 
 __all__ = ["AbstractionSolver", "DEFAULT_MAX_MEMORY"]
 

@@ -16,6 +16,10 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
+from nashzoo.extras import use_numba_user_cache
+
+use_numba_user_cache()  # before the first function below is compiled or loaded
+
 __all__ = ["seeded_states", "next_double", "generator_row", "write_back", "sample_rows"]
 
 _MASK64 = (1 << 64) - 1
