@@ -49,9 +49,10 @@ Infos (numbers and arrays only, the same keys on every step): ``player``,
 ``public_history``, ``history_length``, ``illegal_action``.
 
 Stepping: the env is a :class:`~nashzoo.envs.compiled.CompiledEnv`, the rules in numba
-(one call per decision), about 100,000 (heads-up) to 120,000 (six seats) random decisions
-a second through the AEC loop on one core; ``GameEnv`` over the same game (the rules
-stepped in Python) plays the same episodes (``tests/envs/test_compiled_env.py``). The
+(one call per decision): 100,000 to 125,000 random decisions a second through the AEC
+loop on one core (``benchmarks/RESULTS.md``), 1.5x to 2x ``GameEnv`` over the same game
+(the rules stepped in Python), which plays the same episodes
+(``tests/envs/test_compiled_env.py``). The
 first env made on a machine compiles the rules (a few seconds; cached on disk after).
 
 Rewards: chips won or lost at the end, zero-sum, at most 20,000 either way
