@@ -96,7 +96,8 @@ class PokerRulesAgent:
     (:class:`~nashzoo.games.poker.PokerGame`) and no-limit
     (:class:`~nashzoo.games.poker.NoLimitPokerGame`).
 
-    It reads its hole cards and the board from the information-state tensor. Before the
+    It reads its hole cards and the board from the information-state tensor (at a table
+    of any size: heads-up, or the ACPC engine's 3 to 10 seats). Before the
     board: raise a pair or two cards of the top five ranks, call with one such card,
     otherwise fold to a bet (check when free). With a board: raise two pair or better
     that uses a hole card, call a pair that uses one, otherwise fold to a bet (check when
@@ -132,9 +133,9 @@ class PokerRulesAgent:
         legal = np.flatnonzero(action_mask_of(observation))
         if legal.size == 0:
             raise IllegalActionError("PokerRulesAgent was asked to act with no legal action.")
-        c = game.num_cards
-        hole = np.flatnonzero(tensor[2 : 2 + c]).tolist()
-        board = np.flatnonzero(tensor[2 + c : game.actions_offset].reshape(-1, c).sum(0)).tolist()
+        c, n = game.num_cards, game.num_players  # the tensor: seat one-hot, hole, boards
+        hole = np.flatnonzero(tensor[n : n + c]).tolist()
+        board = np.flatnonzero(tensor[n + c : game.actions_offset].reshape(-1, c).sum(0)).tolist()
         ranks = [card // d.num_suits for card in hole]
         if not board:
             strong = len(set(ranks)) < len(ranks) or min(ranks) >= self._high

@@ -46,3 +46,25 @@ def test_nfsp_and_maskable_ppo_train_and_play_no_limit():
 
     found = learned_best_response(HUNL, RandomAgent(seed=0), steps=1024, deals=50, num_envs=4)
     assert found.steps == 1024 and np.isfinite(found.value)
+
+
+def test_the_rule_based_agent_reads_its_cards_at_any_table_and_beats_random_there():
+    # at N seats the tensor starts with an N-wide seat one-hot: the agent must read its
+    # hole cards after it (reading them after a 2-wide one-hot, seat 2's aces become a
+    # deuce and an ace, and it calls instead of raising)
+    from nashzoo.eval import play_table
+    from nashzoo.eval.referee import request_for
+    from nashzoo.games.observation import ObservationCache
+    from nashzoo.games.poker.acpc import ring_limit_holdem
+
+    game = ring_limit_holdem(3)
+    rules = PokerRulesAgent(game)
+    state = game.new_initial_state()
+    for card in (0, 1, 4, 5, 51, 50):  # seats 0 and 1: low cards; seat 2: two aces
+        state.apply_action(card)
+    assert state.current_player() == 2
+    obs, info = request_for(ObservationCache(game), state, 2)
+    assert rules.act(obs, info) == 2  # raise
+    # measured: +8.16 chips per game [+5.40, +10.91] over 300 deals x 6 seatings
+    table = play_table(game, [rules, RandomAgent(seed=1), RandomAgent(seed=2)], deals=300, seed=5)
+    assert table.ci95[0, 0] > 0
