@@ -5,7 +5,7 @@ spec                       agent
 =========================  ======================================================
 ``random``                 :class:`~nashzoo.agents.RandomAgent`
 ``poker-rules``            :class:`~nashzoo.agents.scripted.PokerRulesAgent` (games of
-                           the poker engine: Limit Hold'em)
+                           the poker engines: limit and no-limit Hold'em, any table)
 ``heuristic``              :class:`~nashzoo.agents.scripted.FightingHeuristicAgent`
                            (the fighting-card game)
 ``cfr+:1000``              the average policy of a solver after N iterations (every
