@@ -19,6 +19,8 @@ mixture's exact exploitability after each iteration against seconds.
 Usage::
 
     python benchmarks/neural_learners.py --minutes 20 --repeats 1
+    python benchmarks/neural_learners.py --minutes 10 --repeats 3 --section learners \
+        --algorithm deep-cfr     # three seeds a side, alternating; medians printed
     python benchmarks/neural_learners.py --section nash-memory --nm-minutes 10
 
 Goal (issue 36): at least 5x their traversals per second, and lower exploitability at
@@ -38,13 +40,19 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import machine_line, median, one_thread
 
 
-def _ours(algorithm: str, seconds: float, marks: list[float]) -> tuple[float, list[float]]:
-    """(traversals per second, exploitability at each mark) of our learner."""
+def _ours(
+    algorithm: str, seconds: float, marks: list[float], seed: int = 0
+) -> tuple[float, list[float]]:
+    """(traversals per second, exploitability at each mark) of our learner, seeded."""
     import nashzoo
-    from nashzoo.agents.neural_cfr import ESCHER, DeepCFR
+    from nashzoo.agents.neural_cfr import ESCHER, DeepCFR, DeepCFRConfig, ESCHERConfig
 
     game = nashzoo.make_game("leduc_holdem")
-    learner: Any = DeepCFR(game) if algorithm == "deep-cfr" else ESCHER(game)
+    learner: Any = (
+        DeepCFR(game, DeepCFRConfig(seed=seed))
+        if algorithm == "deep-cfr"
+        else ESCHER(game, ESCHERConfig(seed=seed))
+    )
     found = []
     for mark in marks:
         learner.train(seconds=mark * seconds - learner.seconds)
@@ -54,11 +62,22 @@ def _ours(algorithm: str, seconds: float, marks: list[float]) -> tuple[float, li
     return learner.traversals / learner.seconds, found
 
 
-def _theirs(algorithm: str, seconds: float, marks: list[float]) -> tuple[float, list[float]]:
-    """The same for OpenSpiel's PyTorch Deep CFR or ESCHER on leduc_poker."""
+def _theirs(
+    algorithm: str, seconds: float, marks: list[float], seed: int = 0
+) -> tuple[float, list[float]]:
+    """The same for OpenSpiel's PyTorch Deep CFR or ESCHER on leduc_poker (seeded through
+    the global generators it draws from: Python's, NumPy's and torch's)."""
+    import random
+
+    import numpy as np
     import pyspiel
+    import torch
     from open_spiel.python import policy as os_policy
     from open_spiel.python.algorithms import exploitability
+
+    random.seed(seed)
+    np.random.seed(seed)  # noqa: NPY002  (OpenSpiel draws from the legacy global generator)
+    torch.manual_seed(seed)
 
     game = pyspiel.load_game("leduc_poker")
     trained = 0.0
@@ -175,7 +194,9 @@ def nash_memory(minutes: float, ppo_steps: int, deals: int) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=20.0, help="per learner and side")
-    parser.add_argument("--repeats", type=int, default=1, help="alternating runs per side")
+    parser.add_argument(
+        "--repeats", type=int, default=1, help="alternating runs per side, run r seeded r"
+    )
     parser.add_argument("--algorithm", action="append", choices=["deep-cfr", "escher"])
     parser.add_argument("--section", action="append", choices=["learners", "nash-memory"])
     parser.add_argument("--nm-minutes", type=float, default=10.0)
@@ -194,9 +215,9 @@ def main(argv: list[str] | None = None) -> None:
     for algorithm in args.algorithm or ["deep-cfr", "escher"]:
         print(f"\n{algorithm} on Leduc, {args.minutes:g} min per run", flush=True)
         runs: dict[str, list[tuple[float, list[float]]]] = {"ours": [], "theirs": []}
-        for _ in range(args.repeats):
-            runs["ours"].append(_ours(algorithm, seconds, marks))
-            runs["theirs"].append(_theirs(algorithm, seconds, marks))
+        for seed in range(args.repeats):  # run r of each side seeded r
+            runs["ours"].append(_ours(algorithm, seconds, marks, seed))
+            runs["theirs"].append(_theirs(algorithm, seconds, marks, seed))
         speed = {side: median([r[0] for r in found]) for side, found in runs.items()}
         print(f"  traversals/s: ours {speed['ours']:,.0f}, OpenSpiel {speed['theirs']:,.0f} "
               f"({speed['ours'] / speed['theirs']:.1f}x)")  # fmt: skip
