@@ -15,6 +15,10 @@ id                              game                                   parallel
                                 ``hit_points``, ``copies``); presets
                                 ``fighting_cards_tiny``/``_small``
 ==============================  =====================================  ==========
+
+Every env is a :class:`GameEnv`; the two Hold'em ids give its subclass
+:class:`nashzoo.envs.compiled.CompiledEnv` (the rules in numba, the same episodes;
+:func:`~nashzoo.envs.registration.env_class` says which a game gets).
 """
 
 from nashzoo.envs.aec import GameEnv, IllegalActionWarning, OrderEnforcingWrapper
