@@ -13,7 +13,10 @@ agent, publishes in a shared slot which agent is moving and since when
   propagates, so the caller can stop cleanly; workers ignore SIGINT themselves.
 
 Workers start with the ``spawn`` method (safe beside threads), optionally under an address
-space limit (``RLIMIT_AS``), so an agent that hogs memory gets ``MemoryError``.
+space limit (``RLIMIT_AS``), so an agent that hogs memory gets ``MemoryError``, and with
+their numeric libraries held to ``threads`` threads each (one by default: the pool's
+processes are the parallelism; torch's default of one thread per core in every worker
+put twice as many busy threads as cores on the machine).
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ from __future__ import annotations
 import collections
 import contextlib
 import multiprocessing
+import os
 import signal
+import sys
 import time
 import traceback
 from collections.abc import Callable, Hashable, Iterable, Iterator
@@ -30,6 +35,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from nashzoo.eval.guard import hard_deadline
+from nashzoo.validation import check_int
 
 __all__ = ["Task", "Outcome", "SupervisedPool"]
 
@@ -66,8 +72,25 @@ class Outcome:
     attempts: int = 1
 
 
-def _worker_main(conn: Connection, slot: Any, memory_limit_mb: int | None) -> None:
+_THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+def _limit_threads(threads: int) -> None:
+    """Hold this process's numeric libraries to ``threads`` threads: the variables they
+    read when they start, and torch's pool if torch is already loaded."""
+    for name in _THREAD_VARIABLES:
+        os.environ[name] = str(threads)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(threads)
+
+
+def _worker_main(
+    conn: Connection, slot: Any, memory_limit_mb: int | None, threads: int | None = None
+) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    if threads is not None:
+        _limit_threads(threads)
     if memory_limit_mb is not None:
         import resource
 
@@ -92,14 +115,14 @@ def _worker_main(conn: Connection, slot: Any, memory_limit_mb: int | None) -> No
 
 
 class _Worker:
-    def __init__(self, ctx: Any, memory_limit_mb: int | None) -> None:
+    def __init__(self, ctx: Any, memory_limit_mb: int | None, threads: int | None) -> None:
         self.slot = ctx.RawArray("d", 3)  # agent moving, since when, this call's limit
         self.slot[0] = -1.0
         self.slot[2] = -1.0
         self.conn, child = ctx.Pipe()
         self.process = ctx.Process(
             target=_worker_main,
-            args=(child, self.slot, memory_limit_mb),
+            args=(child, self.slot, memory_limit_mb, threads),
             daemon=True,
             name="nashzoo-worker",
         )
@@ -124,6 +147,9 @@ class SupervisedPool:
         memory_limit_mb: address-space limit of each worker (``None``: none).
         max_attempts: runs of a task whose worker dies before it is reported a crash.
         start_method: ``multiprocessing`` start method (``"spawn"`` by default).
+        threads: threads each worker's numeric libraries (torch, OpenMP, BLAS) may use
+            (``None``: their defaults, which on most machines is one per core in every
+            worker).
     """
 
     poll_seconds = 0.05
@@ -136,8 +162,10 @@ class SupervisedPool:
         memory_limit_mb: int | None = None,
         max_attempts: int = 2,
         start_method: str = "spawn",
+        threads: int | None = 1,
     ) -> None:
         self.workers = workers
+        self.threads = None if threads is None else check_int("threads", threads, 1)
         self.time_limit = time_limit
         self.memory_limit_mb = memory_limit_mb
         self.max_attempts = max_attempts
@@ -168,10 +196,10 @@ class SupervisedPool:
         try:
             pool = self._pool
             while len(pool) < min(self.workers, len(pending)):
-                pool.append(_Worker(self._ctx, self.memory_limit_mb))
+                pool.append(_Worker(self._ctx, self.memory_limit_mb, self.threads))
             while True:
                 if not pool and pending:
-                    pool.append(_Worker(self._ctx, self.memory_limit_mb))
+                    pool.append(_Worker(self._ctx, self.memory_limit_mb, self.threads))
                 for w in pool:
                     if w.task is None and pending:
                         w.task = pending.popleft()
@@ -196,7 +224,7 @@ class SupervisedPool:
                     else:
                         w.kill()
                         if pending:
-                            alive.append(_Worker(self._ctx, self.memory_limit_mb))
+                            alive.append(_Worker(self._ctx, self.memory_limit_mb, self.threads))
                     if outcome is not None and outcome.status != "retry":
                         outcomes.append(outcome)
                 self._pool = pool = alive
