@@ -11,6 +11,12 @@ plays only the missing blocks), and prints the crosstable, Bradley-Terry ratings
 95% intervals, Nash averaging and each agent's LBR lower bound (``--lbr-hands``;
 Hold'em). The HTML report (crosstable, ratings plot) goes to ``DIR/report``.
 
+Cost on a 2-core machine (RESULTS.md): at ``--minutes 10 --deals 100`` on Limit Hold'em,
+45 minutes of training and 51 of tournament (workers then ran two torch threads each,
+since fixed), most of it Nash-ISMCTS's searched moves
+(200 simulations each); the tournament grows with ``--deals`` and the training with
+``--minutes``, so the defaults (60 minutes, 1,000 deals) take most of a day.
+
 Usage::
 
     python benchmarks/learner_crosstable.py --game limit_holdem --minutes 60 --deals 1000 \\
