@@ -86,7 +86,7 @@ def _limit_threads(threads: int) -> None:
 
 
 def _worker_main(
-    conn: Connection, slot: Any, memory_limit_mb: int | None, threads: int | None = None
+    conn: Connection, slot: Any, memory_limit_mb: int | None, threads: int | None
 ) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     if threads is not None:
@@ -184,6 +184,9 @@ class SupervisedPool:
             w.kill()
         self._pool = []
 
+    def _new_worker(self) -> _Worker:
+        return _Worker(self._ctx, self.memory_limit_mb, self.threads)
+
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
         """Run every task; yield each :class:`Outcome` as it completes (any order).
 
@@ -196,10 +199,10 @@ class SupervisedPool:
         try:
             pool = self._pool
             while len(pool) < min(self.workers, len(pending)):
-                pool.append(_Worker(self._ctx, self.memory_limit_mb, self.threads))
+                pool.append(self._new_worker())
             while True:
                 if not pool and pending:
-                    pool.append(_Worker(self._ctx, self.memory_limit_mb, self.threads))
+                    pool.append(self._new_worker())
                 for w in pool:
                     if w.task is None and pending:
                         w.task = pending.popleft()
@@ -224,7 +227,7 @@ class SupervisedPool:
                     else:
                         w.kill()
                         if pending:
-                            alive.append(_Worker(self._ctx, self.memory_limit_mb, self.threads))
+                            alive.append(self._new_worker())
                     if outcome is not None and outcome.status != "retry":
                         outcomes.append(outcome)
                 self._pool = pool = alive
