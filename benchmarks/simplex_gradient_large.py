@@ -189,25 +189,32 @@ def holdem(minutes: float, deals: int, lbr_hands: int, plot: Path, save: Path | 
         f"AIVAT duplicate matches, {deals:,} deals x 2 seats, chips per hand (1 chip = 100 "
         "mbb), 95% CI; LBR lower bounds (chips per hand the local best response wins):",
         "",
-        "| measure | mean | 95% CI |",
-        "|---|---:|---|",
+        "| measure | mean | 95% CI | seconds |",
+        "|---|---:|---|---:|",
     ]
     for name, baseline in base.items():
         r = head_to_head(
             game, sg.agent(seed=1), baseline, deals=deals, seed=11, variance_reduction="aivat"
         )
         lines.append(
-            f"| simplex-gradient vs {name} | {r.mean:+.2f} | {r.ci95[0]:+.2f} .. {r.ci95[1]:+.2f} |"
+            f"| simplex-gradient vs {name} | {r.mean:+.2f} | {r.ci95[0]:+.2f} .. {r.ci95[1]:+.2f} "
+            "| |"
         )
         print(lines[-1], flush=True)
     for name, agent in (
         ("simplex-gradient", sg.agent(seed=1)),
         ("poker-rules", PokerRulesAgent(game)),
     ):
-        found = local_best_response(game, agent, hands=lbr_hands, seed=3)
+        # Monte Carlo action values, 20 rollouts per action as the LBR paper does on
+        # hold'em (exact values enumerate the rest of the hand and are refused here).
+        found = local_best_response(
+            game, agent, hands=lbr_hands, rollouts=20, seed=3, progress=True
+        )
+        scale = 1000.0 / game.big_blind
         lines.append(
-            f"| LBR against {name} ({lbr_hands} hands) | {found.value:+.2f} | "
-            f"{found.ci95[0]:+.2f} .. {found.ci95[1]:+.2f} |"
+            f"| LBR against {name} ({lbr_hands} hands, 20 rollouts) | {found.value:+.2f} "
+            f"({found.value * scale:+.0f} mbb) | {found.ci95[0]:+.2f} .. {found.ci95[1]:+.2f} "
+            f"| {found.seconds:.0f} s |"
         )
         print(lines[-1], flush=True)
     return lines

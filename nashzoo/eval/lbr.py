@@ -34,7 +34,7 @@ import numpy as np
 
 from nashzoo.envs.protocol import StatesBatch, StatesProbabilities
 from nashzoo.envs.sampling import batch_probabilities
-from nashzoo.errors import InvalidParameterError
+from nashzoo.errors import GameTooLargeError, InvalidParameterError
 from nashzoo.eval.referee import request_for
 from nashzoo.eval.stats import ci95, sample_mean_and_stderr
 from nashzoo.games import Game
@@ -142,6 +142,22 @@ class _Policy:
             )
             self.memo.update(zip(todo, rows))
         return [self.memo[k] for k in keys]
+
+
+def _check_exact_values_affordable(game: Game) -> None:
+    """Refuse exact action values (``rollouts=None``) on a game too large to compile:
+    they enumerate every deal of the range and the rest of the hand at each of LBR's
+    decisions, which on Limit Hold'em would not end."""
+    from nashzoo.tree.compile import DEFAULT_MAX_NODES
+
+    bound = game.histories_lower_bound()
+    if bound is not None and bound > DEFAULT_MAX_NODES:
+        raise GameTooLargeError(
+            f"Exact LBR action values enumerate the rest of the game at every decision; "
+            f"{game!r} has at least {bound:,} histories (more than {DEFAULT_MAX_NODES:,}). "
+            "Pass rollouts=k for Monte Carlo action values (`--rollouts k` on the command "
+            "line; 20 is a common choice on Hold'em)."
+        )
 
 
 def _visible(state: State, outcome: int, seat: int) -> bool:
@@ -335,8 +351,8 @@ def local_best_response(
             when present). Its policy must be stationary: LBR asks it about hands it does
             not hold. With ``model``, any Agent (``act``).
         hands: hands to play (half in each seat).
-        rollouts: ``None`` values each action exactly (small games); ``k`` uses ``k``
-            Monte Carlo rollouts per action.
+        rollouts: ``None`` values each action exactly (games that compile; refused on
+            larger ones); ``k`` uses ``k`` Monte Carlo rollouts per action.
         actions: LBR's action set (ids); ``None``: every legal action. When none of the
             set is legal, LBR calls.
         call_action: the action LBR assumes it plays after the current one (check/call,
@@ -354,6 +370,8 @@ def local_best_response(
     Raises:
         InvalidParameterError: not a two-player game, an agent without
             ``action_probabilities``, or bad ``hands``/``rollouts``/``actions``.
+        GameTooLargeError: ``rollouts=None`` on a game with more histories than
+            :data:`~nashzoo.tree.compile.DEFAULT_MAX_NODES` (exact values would not end).
     """
     if not isinstance(game, Game) or game.num_players != 2:
         raise InvalidParameterError(f"LBR needs a two-player Game, received {game!r}.")
@@ -378,6 +396,8 @@ def local_best_response(
     hands = check_int("hands", hands, 2)
     if rollouts is not None:
         rollouts = check_int("rollouts", rollouts, 1)
+    else:
+        _check_exact_values_affordable(game)
     if actions is not None:
         actions = tuple(int(a) for a in actions)
         if not actions or min(actions) < 0 or max(actions) >= game.num_distinct_actions:

@@ -6,7 +6,7 @@ import pytest
 
 from nashzoo.agents.cfr import CFRPlusSolver, TabularPolicyAgent
 from nashzoo.agents.random_agent import RandomAgent
-from nashzoo.errors import InvalidParameterError
+from nashzoo.errors import GameTooLargeError, InvalidParameterError
 from nashzoo.eval import exploitability
 from nashzoo.eval.lbr import local_best_response
 from nashzoo.games import KuhnPokerGame, LeducHoldemGame
@@ -118,6 +118,24 @@ def test_cli_bounds_a_limit_holdem_agent_and_plots_the_bound(tmp_path, capsys):
     assert "lbr (3 rollouts)" in out and "mbb/hand" in out and plot.stat().st_size > 1000
     assert main(["exploitability", "random", "--game", "kuhn_poker"]) == 0
     assert "exploitability  0.458333 chips" in capsys.readouterr().out  # exact, 11/24
+
+
+def test_exact_values_are_refused_where_the_game_does_not_compile(capsys):
+    """Exact action values enumerate the rest of the hand at every LBR decision: on Limit
+    Hold'em (about 2e19 histories) and the default fighting preset they would never end,
+    so they are refused at once, naming the way out (rollouts), from Python and the CLI;
+    a game under the compile limit (Leduc, 9,457 histories) keeps them."""
+    from nashzoo.cli import main
+    from nashzoo.envs.registration import make_game
+
+    agent = RandomAgent(seed=0)
+    for name in ("limit_holdem", "fighting_cards"):
+        with pytest.raises(GameTooLargeError, match="rollouts=k"):
+            local_best_response(make_game(name), agent, hands=2)
+    args = ["exploitability", "random", "--game", "limit_holdem", "--method", "lbr"]
+    assert main([*args, "--hands", "2"]) == 2
+    assert "--rollouts k" in capsys.readouterr().err
+    assert local_best_response(LEDUC, agent, hands=2).method == "lbr (exact values)"
 
 
 def test_tournament_reports_the_lbr_bound_where_exact_is_out_of_reach(tmp_path):
