@@ -42,7 +42,7 @@ from nashzoo.games.base import CHANCE, State, sample_chance_outcome
 from nashzoo.games.observation import ObservationCache
 from nashzoo.validation import check_int, check_seed
 
-__all__ = ["LBRResult", "local_best_response"]
+__all__ = ["LBRResult", "exact_values_affordable", "local_best_response"]
 
 
 @dataclass(frozen=True)
@@ -144,19 +144,27 @@ class _Policy:
         return [self.memo[k] for k in keys]
 
 
-def _check_exact_values_affordable(game: Game) -> None:
-    """Refuse exact action values (``rollouts=None``) on a game too large to compile:
-    they enumerate every deal of the range and the rest of the hand at each of LBR's
-    decisions, which on Limit Hold'em would not end."""
+def exact_values_affordable(game: Game) -> bool:
+    """Whether LBR may value actions exactly (``rollouts=None``) on ``game``: its number
+    of histories, known or bounded from below, is within
+    :data:`~nashzoo.tree.compile.DEFAULT_MAX_NODES`. Exact values enumerate every deal of
+    the range and the rest of the hand at each of LBR's decisions, which on Limit Hold'em
+    would not end."""
     from nashzoo.tree.compile import DEFAULT_MAX_NODES
 
     bound = game.histories_lower_bound()
-    if bound is not None and bound > DEFAULT_MAX_NODES:
+    return bound is None or bound <= DEFAULT_MAX_NODES
+
+
+def _check_exact_values_affordable(game: Game) -> None:
+    if not exact_values_affordable(game):
+        from nashzoo.tree.compile import DEFAULT_MAX_NODES
+
         raise GameTooLargeError(
             f"Exact LBR action values enumerate the rest of the game at every decision; "
-            f"{game!r} has at least {bound:,} histories (more than {DEFAULT_MAX_NODES:,}). "
-            "Pass rollouts=k for Monte Carlo action values (`--rollouts k` on the command "
-            "line; 20 is a common choice on Hold'em)."
+            f"{game!r} has at least {game.histories_lower_bound():,} histories (more than "
+            f"{DEFAULT_MAX_NODES:,}). Pass rollouts=k for Monte Carlo action values "
+            "(`--rollouts k` on the command line; 20 is a common choice on Hold'em)."
         )
 
 

@@ -483,11 +483,11 @@ def test_the_bayes_rule_term_pulls_h_toward_bayes_rule_after_an_opponent_action(
     assert end < 0.1 * start, (start, end)
 
 
-def test_a_search_agents_lbr_keeps_its_range_with_its_prior(tmp_path):
+def test_a_search_agents_lbr_keeps_its_range_with_its_prior(tmp_path, capsys):
     """A search agent's stated distribution costs a search, so LBR's range and rollouts
     ask its prior P instead (``policy_model``) while the agent plays its own moves; the
-    prior answers as the knowledge's P does, and a Hold'em tournament reports the bound
-    with the model named."""
+    prior answers as the knowledge's P does, and a Hold'em tournament and `nashzoo
+    exploitability` report the bound with the model named."""
     from nashzoo.agents import AgentSpec
     from nashzoo.agents.ismcts.rules_agent import KnowledgePolicy
     from nashzoo.eval.referee import request_for
@@ -516,6 +516,11 @@ def test_a_search_agents_lbr_keeps_its_range_with_its_prior(tmp_path):
     assert result.exploitability_method["search"] == "lbr"
     assert "range from a model" in result.exploitability_note["search"]
     assert "range from a model" not in result.exploitability_note["rules"]
+    from nashzoo.cli import main  # the command line measures it the same way
+
+    args = ["exploitability", str(path), "--game", "limit_holdem", "--method", "lbr"]
+    assert main([*args, "--hands", "2", "--rollouts", "2"]) == 0
+    assert "lbr (2 rollouts, range from a model)" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("kind", ["prior", "knowledge"])

@@ -123,8 +123,9 @@ def test_cli_bounds_a_limit_holdem_agent_and_plots_the_bound(tmp_path, capsys):
 def test_exact_values_are_refused_where_the_game_does_not_compile(capsys):
     """Exact action values enumerate the rest of the hand at every LBR decision: on Limit
     Hold'em (about 2e19 histories) and the default fighting preset they would never end,
-    so they are refused at once, naming the way out (rollouts), from Python and the CLI;
-    a game under the compile limit (Leduc, 9,457 histories) keeps them."""
+    so they are refused at once, naming the way out (rollouts); the CLI, where the user
+    did not choose, samples them; a game under the compile limit (Leduc, 9,457
+    histories) keeps them."""
     from nashzoo.cli import main
     from nashzoo.envs.registration import make_game
 
@@ -132,9 +133,11 @@ def test_exact_values_are_refused_where_the_game_does_not_compile(capsys):
     for name in ("limit_holdem", "fighting_cards"):
         with pytest.raises(GameTooLargeError, match="rollouts=k"):
             local_best_response(make_game(name), agent, hands=2)
+    # the CLI, not asked for exact values, says it samples them instead
     args = ["exploitability", "random", "--game", "limit_holdem", "--method", "lbr"]
-    assert main([*args, "--hands", "2"]) == 2
-    assert "--rollouts k" in capsys.readouterr().err
+    assert main([*args, "--hands", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "20 rollouts per action" in out and "lbr (20 rollouts)" in out
     assert local_best_response(LEDUC, agent, hands=2).method == "lbr (exact values)"
 
 
