@@ -7,8 +7,9 @@ object with ``isinstance``): :class:`Agent` (``name``, ``act``, ``reset``; requi
 exact exploitability, LBR and AIVAT), and the
 optional batch forms :class:`ActsMany` (``act_many``), :class:`StatesMany`
 (``probabilities_many``), :class:`StatesBatch` (``batch_probabilities``) and
-:class:`ChecksGame` (``check_game``), and :class:`HasPolicyModel` (``policy_model``,
-the cheap model LBR keeps a search agent's range with). They are defined in
+:class:`ChecksGame` (``check_game``), :class:`HasPolicyModel` (``policy_model``,
+the cheap model LBR keeps a search agent's range with), and :class:`MixedStrategy`
+(``members`` and ``weights``: one member drawn per game, as Nash memory plays). They are defined in
 :mod:`nashzoo.envs.protocol`, whose docstring says what an agent receives; import them
 from here or ``nashzoo``.
 
@@ -34,6 +35,7 @@ from nashzoo.envs.protocol import (
     AgentInfo,
     ChecksGame,
     HasPolicyModel,
+    MixedStrategy,
     Observation,
     PolicyAgent,
     Request,
@@ -53,6 +55,7 @@ __all__ = [
     "StatesBatch",
     "ChecksGame",
     "HasPolicyModel",
+    "MixedStrategy",
     "Observation",
     "Request",
     "RandomAgent",

@@ -53,6 +53,7 @@ __all__ = [
     "StatesBatch",
     "ChecksGame",
     "HasPolicyModel",
+    "MixedStrategy",
     "AgentInfo",
     "Observation",
     "Request",
@@ -126,6 +127,17 @@ class HasPolicyModel(Protocol):
     def policy_model(self) -> StatesProbabilities:
         """A PolicyAgent close to this agent's play (e.g. a search's prior network)."""
         ...
+
+
+@runtime_checkable
+class MixedStrategy(Protocol):
+    """An agent that draws one of its ``members`` by ``weights`` at every ``reset`` and
+    lets it play the whole game (a mixed strategy, as Nash memory plays;
+    :class:`~nashzoo.agents.nash_memory.population.MixtureAgent`). LBR keeps its range
+    over (member, private deal) pairs when every member states its probabilities."""
+
+    members: Sequence[Any]
+    weights: np.ndarray
 
 
 Request = tuple[Observation, AgentInfo]

@@ -17,6 +17,9 @@ the range, every later card and every later action of the agent; fine for Leduc)
 Monte Carlo rollouts (``rollouts=k``: ``k`` samples of a deal from the range and of the
 rest of the hand, as the paper does for hold'em).
 
+Against a mixed strategy (one member drawn per hand) the range holds (member, deal)
+pairs, so what LBR has seen also updates which member it believes it faces.
+
 The code works on any two-player game of :mod:`nashzoo.games`: a chance event is private
 to the agent when changing it leaves LBR's information-state string unchanged (tested at
 the event), so the range is found by replay, with no knowledge of the game's cards.
@@ -32,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.envs.protocol import StatesBatch, StatesProbabilities
+from nashzoo.envs.protocol import MixedStrategy, StatesBatch, StatesProbabilities
 from nashzoo.envs.sampling import batch_probabilities
 from nashzoo.errors import GameTooLargeError, InvalidParameterError
 from nashzoo.eval.referee import request_for
@@ -179,6 +182,28 @@ def _visible(state: State, outcome: int, seat: int) -> bool:
     return a.information_state_string(seat) != b.information_state_string(seat)
 
 
+def _mixture(agent: Any) -> tuple[list[Any], np.ndarray] | None:
+    """The members and weights of a mixed strategy
+    (:class:`~nashzoo.envs.protocol.MixedStrategy`: one member drawn per game) whose
+    members state their probabilities, else ``None``."""
+    if not isinstance(agent, MixedStrategy):
+        return None
+    members = list(agent.members)
+    for member in members:
+        if not isinstance(member, (StatesProbabilities, StatesBatch)):
+            raise InvalidParameterError(
+                "LBR against a mixture needs every member to be a PolicyAgent (with "
+                f"action_probabilities), received a {type(member).__name__} member."
+            )
+    return members, np.asarray(agent.weights, dtype=np.float64)
+
+
+# One entry of LBR's range: a state consistent with what LBR saw, its weight (chance
+# times the agent's probabilities of its actions, times the member's prior), and the
+# member of a mixed strategy that plays in it (0 for a single policy).
+_Entry = tuple[State, float, int]
+
+
 class _LBR:
     def __init__(
         self,
@@ -191,7 +216,11 @@ class _LBR:
         player: Any = None,
     ) -> None:
         self.game = game
-        self.policy = _Policy(game, agent)
+        mixture = None if player is not None else _mixture(agent)
+        members, priors = mixture if mixture is not None else ([agent], np.ones(1))
+        self.policies = [_Policy(game, member) for member in members]
+        self.priors = priors
+        self.mixed = mixture is not None
         self.player = player  # plays the agent's moves where its model keeps the range
         self.requests = ObservationCache(game)
         self.rollouts = rollouts
@@ -204,9 +233,9 @@ class _LBR:
         legal = state.legal_actions()
         return self.call if self.call in legal else legal[0]
 
-    def _exact(self, state: State, seat: int) -> float:
+    def _exact(self, state: State, seat: int, member: int) -> float:
         """Expected return of ``seat`` when it only calls from here and the agent plays
-        its policy (every card and action enumerated)."""
+        its policy (``member``'s, in a mixture; every card and action enumerated)."""
         if state.is_terminal():
             return state.returns()[seat]
         p = state.current_player()
@@ -215,21 +244,21 @@ class _LBR:
             for outcome, prob in state.chance_outcomes():
                 child = state.clone()
                 child.apply_action(outcome)
-                total += prob * self._exact(child, seat)
+                total += prob * self._exact(child, seat, member)
             return total
         if p == seat:
             child = state.clone()
             child.apply_action(self._calling(state))
-            return self._exact(child, seat)
-        probs = self.policy.probs([state], p)[0]
+            return self._exact(child, seat, member)
+        probs = self.policies[member].probs([state], p)[0]
         total = 0.0
         for a in np.flatnonzero(probs).tolist():
             child = state.clone()
             child.apply_action(a)
-            total += probs[a] * self._exact(child, seat)
+            total += probs[a] * self._exact(child, seat, member)
         return total
 
-    def _rollout(self, state: State, seat: int) -> float:
+    def _rollout(self, state: State, seat: int, member: int) -> float:
         state = state.clone()
         while not state.is_terminal():
             p = state.current_player()
@@ -239,34 +268,35 @@ class _LBR:
             elif p == seat:
                 state.apply_action(self._calling(state))
             else:
-                probs = self.policy.probs([state], p)[0]
+                probs = self.policies[member].probs([state], p)[0]
                 state.apply_action(int(self.rng.choice(len(probs), p=probs)))
         return state.returns()[seat]
 
-    def choose(self, range_: list[tuple[State, float]], seat: int) -> int:
+    def choose(self, range_: list[_Entry], seat: int) -> int:
         """LBR's action: the best expected value against the range."""
         legal = list(range_[0][0].legal_actions())
         options = [a for a in legal if self.actions is None or a in self.actions]
         if not options:
             options = [self._calling(range_[0][0])]
-        states = [s for s, _ in range_]
-        weights = np.array([w for _, w in range_])
+        states = [s for s, _, _ in range_]
+        weights = np.array([w for _, w, _ in range_])
         weights = weights / weights.sum()
+        members = [m for _, _, m in range_]
         values = []
         for a in options:
             if self.rollouts is None:
                 value = 0.0
-                for s, w in zip(states, weights):
+                for s, w, m in zip(states, weights, members):
                     child = s.clone()
                     child.apply_action(a)
-                    value += w * self._exact(child, seat)
+                    value += w * self._exact(child, seat, m)
             else:
                 picks = self.rng.choice(len(states), size=self.rollouts, p=weights)
                 total = 0.0
                 for i in picks.tolist():
                     child = states[i].clone()
                     child.apply_action(a)
-                    total += self._rollout(child, seat)
+                    total += self._rollout(child, seat, members[i])
                 value = total / self.rollouts
             values.append(value)
         return options[int(np.argmax(values))]
@@ -274,7 +304,12 @@ class _LBR:
     # -- one hand -------------------------------------------------------------------------
     def play(self, seat: int, agent_rng: np.random.Generator) -> float:
         state = self.game.new_initial_state()
-        range_: list[tuple[State, float]] = [(state.clone(), 1.0)]
+        range_: list[_Entry] = [
+            (state.clone(), float(w), m) for m, w in enumerate(self.priors) if w > 0
+        ]
+        playing = 0  # the member of a mixture that plays this hand, drawn as the agent does
+        if self.mixed:
+            playing = int(agent_rng.choice(len(self.priors), p=self.priors / self.priors.sum()))
         agent_seat = 1 - seat
         while not state.is_terminal():
             p = state.current_player()
@@ -282,34 +317,38 @@ class _LBR:
                 outcome = sample_chance_outcome(state.chance_outcomes(), self.rng.random())
                 if _visible(state, outcome, seat):
                     kept = []
-                    for s, w in range_:
+                    for s, w, m in range_:
                         prob = dict(s.chance_outcomes()).get(outcome, 0.0)
                         if prob > 0:
                             s.apply_action(outcome)
-                            kept.append((s, w * prob))
+                            kept.append((s, w * prob, m))
                     range_ = kept
                 else:  # dealt to the agent in secret: every outcome stays possible
                     branched = []
-                    for s, w in range_:
+                    for s, w, m in range_:
                         for o, prob in s.chance_outcomes():
                             child = s.clone()
                             child.apply_action(o)
-                            branched.append((child, w * prob))
+                            branched.append((child, w * prob, m))
                     range_ = branched
                 state.apply_action(outcome)
             elif p == agent_seat:
-                action = self._agent_move(state, p, agent_rng)
-                likelihood = self.policy.probs([s for s, _ in range_], p)
+                action = self._agent_move(state, p, agent_rng, playing)
                 kept = []
-                for (s, w), row in zip(range_, likelihood):
-                    if row[action] > 0:
-                        s.apply_action(action)
-                        kept.append((s, w * row[action]))
+                for m, policy in enumerate(self.policies):  # each member's states at once
+                    entries = [e for e in range_ if e[2] == m]
+                    if not entries:
+                        continue
+                    likelihood = policy.probs([s for s, _, _ in entries], p)
+                    for (s, w, _), row in zip(entries, likelihood):
+                        if row[action] > 0:
+                            s.apply_action(action)
+                            kept.append((s, w * row[action], m))
                 range_ = kept
                 state.apply_action(action)
             else:
                 action = self.choose(range_, seat)
-                for s, _ in range_:
+                for s, _, _ in range_:
                     s.apply_action(action)
                 state.apply_action(action)
             if not range_:
@@ -323,11 +362,11 @@ class _LBR:
                 )
         return state.returns()[seat]
 
-    def _agent_move(self, state: State, p: int, agent_rng: np.random.Generator) -> int:
-        """The agent's move: drawn from its stated distribution, or (with a model) what
-        the agent itself plays."""
+    def _agent_move(self, state: State, p: int, agent_rng: np.random.Generator, member: int) -> int:
+        """The agent's move: drawn from its stated distribution (``member``'s, in a
+        mixture), or (with a model) what the agent itself plays."""
         if self.player is None:
-            probs = self.policy.probs([state], p)[0]
+            probs = self.policies[member].probs([state], p)[0]
             return int(agent_rng.choice(len(probs), p=probs))
         observation, info = request_for(self.requests, state, p)
         action = self.player.act(observation, info)
@@ -357,7 +396,11 @@ def local_best_response(
         game: a two-player :class:`~nashzoo.games.Game`.
         agent: a PolicyAgent (``action_probabilities``; ``batch_probabilities`` is used
             when present). Its policy must be stationary: LBR asks it about hands it does
-            not hold. With ``model``, any Agent (``act``).
+            not hold. Or a mixed strategy of PolicyAgents
+            (:class:`~nashzoo.agents.nash_memory.population.MixtureAgent`, one member
+            drawn per hand, as Nash memory plays): the range is then kept over (member,
+            private deal) pairs, each member weighted by its prior times its
+            probabilities of the agent's actions. With ``model``, any Agent (``act``).
         hands: hands to play (half in each seat).
         rollouts: ``None`` values each action exactly (games that compile; refused on
             larger ones); ``k`` uses ``k`` Monte Carlo rollouts per action.
@@ -396,7 +439,7 @@ def local_best_response(
                 f"{type(model).__name__}."
             )
         player, agent = agent, model
-    if not isinstance(agent, (StatesProbabilities, StatesBatch)):
+    if not isinstance(agent, (StatesProbabilities, StatesBatch)) and _mixture(agent) is None:
         raise InvalidParameterError(
             "LBR needs a PolicyAgent (with action_probabilities), received "
             f"{type(agent).__name__}; for other agents use the learned best response."
