@@ -267,11 +267,16 @@ def _lbr_report(
     for the exact figure; with ``model`` (a search agent's prior,
     :class:`~nashzoo.envs.protocol.HasPolicyModel`) LBR keeps the agent's range with the
     model and plays against the agent's own moves."""
-    from nashzoo.eval.lbr import local_best_response
+    from nashzoo.eval.lbr import DEFAULT_ROLLOUTS, local_best_response
 
     try:
         bound = local_best_response(
-            game, agent, hands=config.info.lbr_hands, rollouts=20, seed=config.seed, model=model
+            game,
+            agent,
+            hands=config.info.lbr_hands,
+            rollouts=DEFAULT_ROLLOUTS,
+            seed=config.seed,
+            model=model,
         )
     except Forfeit as exc:
         return AgentReport(name, note=f"action_probabilities failed: {exc.reason}")

@@ -45,7 +45,11 @@ from nashzoo.games.base import CHANCE, State, sample_chance_outcome
 from nashzoo.games.observation import ObservationCache
 from nashzoo.validation import check_int, check_seed
 
-__all__ = ["LBRResult", "exact_values_affordable", "local_best_response"]
+__all__ = ["DEFAULT_ROLLOUTS", "LBRResult", "exact_values_affordable", "local_best_response"]
+
+DEFAULT_ROLLOUTS = 20
+"""Rollouts per action where a game is too large for exact action values: the number
+Lisý & Bowling use on hold'em (the command line, tournaments and the leaderboard)."""
 
 
 @dataclass(frozen=True)
@@ -167,7 +171,8 @@ def _check_exact_values_affordable(game: Game) -> None:
             f"Exact LBR action values enumerate the rest of the game at every decision; "
             f"{game!r} has at least {game.histories_lower_bound():,} histories (more than "
             f"{DEFAULT_MAX_NODES:,}). Pass rollouts=k for Monte Carlo action values "
-            "(`--rollouts k` on the command line; 20 is a common choice on Hold'em)."
+            f"(`--rollouts k` on the command line; {DEFAULT_ROLLOUTS} as on Hold'em in the "
+            "LBR paper)."
         )
 
 
@@ -214,9 +219,9 @@ class _LBR:
         call: int,
         rng: np.random.Generator,
         player: Any = None,
+        mixture: tuple[list[Any], np.ndarray] | None = None,
     ) -> None:
         self.game = game
-        mixture = None if player is not None else _mixture(agent)
         members, priors = mixture if mixture is not None else ([agent], np.ones(1))
         self.policies = [_Policy(game, member) for member in members]
         self.priors = priors
@@ -439,7 +444,8 @@ def local_best_response(
                 f"{type(model).__name__}."
             )
         player, agent = agent, model
-    if not isinstance(agent, (StatesProbabilities, StatesBatch)) and _mixture(agent) is None:
+    mixture = _mixture(agent) if player is None else None
+    if not isinstance(agent, (StatesProbabilities, StatesBatch)) and mixture is None:
         raise InvalidParameterError(
             "LBR needs a PolicyAgent (with action_probabilities), received "
             f"{type(agent).__name__}; for other agents use the learned best response."
@@ -460,7 +466,7 @@ def local_best_response(
     rng = np.random.default_rng(seed)
     winnings: list[float] = []
     agent_rng = np.random.default_rng(None if seed is None else seed + 1)
-    lbr = _LBR(game, agent, rollouts, actions, int(call_action), rng, player)
+    lbr = _LBR(game, agent, rollouts, actions, int(call_action), rng, player, mixture)
     start = time.perf_counter()
     bar = None
     if progress:

@@ -101,7 +101,7 @@ class Scoring(Board):
         Raises:
             Forfeit: a sandboxed agent failed or ran out of time while answering.
         """
-        from nashzoo.eval.lbr import local_best_response
+        from nashzoo.eval.lbr import DEFAULT_ROLLOUTS, local_best_response
 
         hands = self.settings.lbr_hands
         too_large = f"{game} is too large to compute exactly"
@@ -109,7 +109,11 @@ class Scoring(Board):
             return {"exploitability_note": too_large}
         try:
             bound = local_best_response(
-                self.game(game), agent, hands=hands, rollouts=20, seed=self.settings.seed
+                self.game(game),
+                agent,
+                hands=hands,
+                rollouts=DEFAULT_ROLLOUTS,
+                seed=self.settings.seed,
             )
         except NashzooError as exc:
             return {"exploitability_note": f"{too_large}; LBR failed: {exc}"[:300]}
