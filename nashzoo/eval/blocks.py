@@ -18,7 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.envs.protocol import ChecksGame, HasPolicyModel, StatesBatch, StatesProbabilities
+from nashzoo.envs.protocol import (
+    ChecksGame,
+    HasPolicyModel,
+    MixedStrategy,
+    StatesBatch,
+    StatesProbabilities,
+)
 from nashzoo.errors import GameTooLargeError, NashzooError
 from nashzoo.eval.aivat import ValueFunction, default_value_function, play_deals
 from nashzoo.eval.engine import deal_agent_seeds, deal_uniforms
@@ -187,11 +193,35 @@ class _GuardedPolicy:
         return repr(self.agent)
 
 
+class _GuardedMixture:
+    """A mixed strategy (:class:`~nashzoo.envs.protocol.MixedStrategy`) whose members'
+    every call goes through ``calls``: measured like the mixture it is (its behavioural
+    equivalent exactly, or LBR's range over members and cards)."""
+
+    def __init__(self, agent: Any, calls: Calls) -> None:
+        self.agent = agent
+        self.members = [_GuardedPolicy(member, calls) for member in agent.members]
+        self.weights = agent.weights
+
+    def __repr__(self) -> str:
+        return repr(self.agent)
+
+
+def _measurable(agent: Any) -> bool:
+    """Whether exploitability can be measured: a PolicyAgent, or a mixed strategy whose
+    members are."""
+    if isinstance(agent, MixedStrategy):
+        return all(isinstance(m, StatesProbabilities) for m in agent.members)
+    return isinstance(agent, StatesProbabilities)
+
+
 def check_agent(
     config: TournamentConfig, k: int, measure: bool, calls: Calls | None = None
 ) -> AgentReport:
     """Build agent ``k``, check it can play the game, and (if ``measure``) compute its
-    exact exploitability where it is a PolicyAgent and the game compiles."""
+    exploitability where it is a PolicyAgent or a mixture of them
+    (:class:`~nashzoo.envs.protocol.MixedStrategy`): exact where the game compiles, an
+    LBR lower bound elsewhere when ``lbr_hands`` is set."""
     name = config.agents[k][0]
     calls = calls or make_calls(config.info.move_time_limit, config.info.setup_time_limit)
     game = config.make_game()
@@ -209,13 +239,16 @@ def check_agent(
             return AgentReport(name, error=f"cannot play {game!r}: {exc.reason}")
     if not measure:
         return AgentReport(name)
-    if not isinstance(agent, StatesProbabilities):
+    if not _measurable(agent):
         return AgentReport(name, note="not a PolicyAgent")
     from nashzoo.eval.exploitability import exploitability
     from nashzoo.tree import compile_game
 
+    mixed = isinstance(agent, MixedStrategy)
+    guarded = _GuardedMixture(agent, calls) if mixed else _GuardedPolicy(agent, calls)
     try:  # its cold start is paid for here, not by the first measured information set
-        warm_up(game, (agent,), calls, act=False)
+        for member in agent.members if mixed else (agent,):
+            warm_up(game, (member,), calls, act=False)
     except Forfeit as exc:
         return AgentReport(name, note=f"action_probabilities failed: {exc.reason}")
     try:
@@ -223,10 +256,10 @@ def check_agent(
     except GameTooLargeError as exc:
         if config.info.lbr_hands:
             model = agent.policy_model() if isinstance(agent, HasPolicyModel) else None
-            return _lbr_report(config, name, _GuardedPolicy(agent, calls), game, model)
+            return _lbr_report(config, name, guarded, game, model)
         return AgentReport(name, note=f"game too large to compile: {exc}")
     try:
-        value = exploitability(_GuardedPolicy(agent, calls), tree).exploitability
+        value = exploitability(guarded, tree).exploitability
     except Forfeit as exc:
         return AgentReport(name, note=f"action_probabilities failed: {exc.reason}")
     except NashzooError as exc:  # e.g. probabilities that are not distributions

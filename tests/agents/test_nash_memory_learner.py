@@ -85,6 +85,33 @@ def test_train_cli_and_agent_files(tmp_path):
     assert classify("nm.pt", out.read_bytes(), KUHN, "kuhn_poker", Limits()) == "nash-memory"
 
 
+def test_a_saved_mixture_is_measured_as_the_mixture_in_tournaments_and_the_cli(tmp_path, capsys):
+    # A Nash memory file plays a mixture (one member drawn per game), not a PolicyAgent,
+    # but its exploitability is defined: a tournament and `nashzoo exploitability` report
+    # the exact figure the learner computes from its own members (a second code path:
+    # the learner mixes its members' arrays, the tournament tabulates the loaded agents).
+    from nashzoo.agents import AgentSpec
+    from nashzoo.cli import main
+    from nashzoo.eval.tournament import TournamentConfig, run_tournament
+
+    learner = NashMemoryLearner(KUHN, NashMemoryConfig(seed=3)).train(steps=3)
+    expected = learner.exploitability()
+    assert expected > 0.01  # not yet an equilibrium: a figure that can be told apart
+    path = learner.save(tmp_path / "nm.pt")
+    config = TournamentConfig(
+        game="nashzoo/kuhn_poker-v0",
+        agents=(("nm", AgentSpec(str(path))), ("rnd", AgentSpec("random"))),
+        deals=20,
+        block_size=20,
+    )
+    result = run_tournament(config, tmp_path / "t.sqlite", workers=0, bootstrap=0)
+    assert result.exploitability_method["nm"] == "exact"
+    assert result.exploitability["nm"] == pytest.approx(expected, abs=1e-12)
+    assert result.exploitability["rnd"] == pytest.approx(UNIFORM_KUHN)
+    assert main(["exploitability", str(path), "--game", "kuhn_poker"]) == 0
+    assert f"exploitability  {expected:.6g} chips" in capsys.readouterr().out
+
+
 def test_refusals(tmp_path):
     from nashzoo.games.poker import limit_holdem
 
