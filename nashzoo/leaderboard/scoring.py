@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from nashzoo.envs.protocol import MixedStrategy
 from nashzoo.errors import (
     GameTooLargeError,
     NashzooError,
@@ -56,7 +57,7 @@ class Scoring(Board):
     def _exact_figures(self, game: str, agent: Any) -> dict[str, Any]:
         """Exact exploitability and exact expected scores against the gauntlet's policy
         agents, where the game compiles."""
-        from nashzoo.eval.exploitability import exploitability
+        from nashzoo.eval.exploitability import as_tabular_policy, exploitability
         from nashzoo.eval.matches import exact_duplicate_value
         from nashzoo.tree.policy import TabularPolicy
 
@@ -64,13 +65,14 @@ class Scoring(Board):
         if agent is None:
             out["exploitability_note"] = f"{game} is too large to compute exactly"
             return out
-        try:
-            result = exploitability(agent, self.game(game))
+        try:  # a mixed strategy (Nash memory) as the behavioural policy it plays like
+            mine = as_tabular_policy(agent, self.game(game))
         except GameTooLargeError:
             return self._lbr_figures(game, agent)
         except (NashzooError, TypeError) as exc:
             out["exploitability_note"] = str(exc)[:300]
             return out
+        result = exploitability(mine)
         out["exploitability"] = float(result.exploitability)
         if self.seats(game) > 2:
             out["exploitability_note"] = (
@@ -79,10 +81,6 @@ class Scoring(Board):
             )
             return out
         try:
-            mine = (
-                agent if isinstance(agent, TabularPolicy)
-                else TabularPolicy.from_agent(agent, self.game(game))
-            )  # fmt: skip
             exact = {}
             for name in self.gauntlet_of(game):
                 other = self._in_process(game, f"gauntlet:{name}", None)
@@ -162,7 +160,7 @@ class Scoring(Board):
         key = (game, entrant)
         if key not in self._exploitability:
             agent = self._in_process(game, entrant, None)
-            if hasattr(agent, "action_probabilities"):
+            if hasattr(agent, "action_probabilities") or isinstance(agent, MixedStrategy):
                 self._exploitability[key] = self._exact_figures(game, agent)
             else:
                 note = "the agent states no action probabilities"

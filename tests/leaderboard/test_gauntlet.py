@@ -51,6 +51,34 @@ def test_keep_best_checkpoint_in_a_game_gauntlet(tmp_path, capsys):
     assert rows["gauntlet:nfsp"]["games"] > 0
 
 
+def test_a_nash_memory_file_in_a_gauntlet_is_ranked_with_its_mixtures_exploitability(tmp_path):
+    """A Nash memory file plays a mixture (one member drawn per game) and states no
+    probabilities of its own; the board ranks it with the exact exploitability of the
+    mixture, the figure the learner computes from its members, not with "states no
+    action probabilities"."""
+    from fastapi.testclient import TestClient
+
+    from nashzoo.bounds.nash_memory import NashMemoryConfig, NashMemoryLearner
+    from nashzoo.games import KuhnPokerGame
+    from nashzoo.leaderboard.app import create_app
+
+    learner = NashMemoryLearner(KuhnPokerGame(), NashMemoryConfig(seed=3)).train(steps=3)
+    expected = learner.exploitability()
+    assert expected > 0.01  # three iterations: not yet an equilibrium
+    path = learner.save(tmp_path / "nm.pt")
+    board = make_board(
+        tmp_path,
+        games=("kuhn_poker",),
+        game_gauntlet={"kuhn_poker": {"nm": str(path)}},
+        deals_per_block=50,
+    )
+    board.work("w")
+    rows = {r["entrant"]: r for r in TestClient(create_app(board)).get(
+        "/api/games/kuhn_poker/board").json()}  # fmt: skip
+    assert rows["gauntlet:nm"]["exploitability"] == pytest.approx(expected, abs=1e-12)
+    assert rows["gauntlet:nm"]["games"] > 0
+
+
 def test_a_gauntlet_for_a_game_without_a_board_is_refused(tmp_path):
     from nashzoo.errors import LeaderboardError
 
