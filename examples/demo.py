@@ -27,14 +27,17 @@
 7. Writes ``report.md``, ``convergence.png``, ``crosstable.png``, ``tournament/index.html``
    and the policies to ``--out``.
 
-Usage: ``python examples/demo.py [--out demo_output] [--game leduc_holdem] [--deals 300]``
+Usage: ``python examples/demo.py [--out demo_output] [--game leduc_holdem] [--deals 200]``
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
+import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -65,29 +68,42 @@ BUDGETS = [
     ("os-mccfr", 200_000),
     ("nash-memory", 150),
 ]
-NFSP_SECONDS = 25.0
-SIMPLEX_GRADIENT_SECONDS = 25.0
-NEURAL_CFR_SECONDS = 12.0  # Deep CFR and ESCHER each, on Leduc
+NFSP_SECONDS = 15.0
+SIMPLEX_GRADIENT_SECONDS = 15.0
+NEURAL_CFR_SECONDS = 10.0  # Deep CFR and ESCHER each, on Leduc
 FIGHTING_GAME = "nashzoo/fighting_cards_small-v0"
-FIGHTING_SECONDS = 30.0  # per learner on the fighting-card preset
-FIGHTING_DEFAULT_SECONDS = 20.0  # per learner on the default preset (does not compile)
+FIGHTING_SECONDS = 15.0  # per learner on the fighting-card preset
+FIGHTING_DEFAULT_SECONDS = 15.0  # per learner on the default preset (does not compile)
 PPO_STEPS = 8192
 HOLDEM_GAME = "nashzoo/limit_holdem-v0"
-HOLDEM_SECONDS = 25.0  # NFSP self-play on Limit Hold'em
+HOLDEM_SECONDS = 20.0  # NFSP self-play on Limit Hold'em
 # the CFR family on Limit Hold'em: ES-MCCFR on a card abstraction small enough for the
 # demo (10 preflop buckets, none on the flop and turn, 8 on the river, perfect recall;
 # its bucket tables need only the preflop and river strengths, ~20 s once, then cached)
 HOLDEM_ABSTRACTION = "ehs2:10,1,1,8:perfect"
-HOLDEM_CFR_SECONDS = 15.0
+HOLDEM_CFR_SECONDS = 10.0
 HOLDEM_PPO_STEPS = 16384  # MaskablePPO against random on Limit Hold'em
-HOLDEM_LBR_HANDS = 60  # local best response hands per Limit Hold'em agent (20 rollouts)
-HOLDEM_SEARCH_LBR_HANDS = 40  # LBR hands against the trained Nash-ISMCTS (a search a move)
+HOLDEM_LBR_HANDS = 20  # local best response hands per Limit Hold'em agent (20 rollouts)
+HOLDEM_SEARCH_LBR_HANDS = 20  # LBR hands against the trained Nash-ISMCTS (a search a move)
 HOLDEM_SEARCH = "mt-ismcts:100"  # MT-ISMCTS over the rules (Hold'em does not compile)
-HOLDEM_SEARCH_DEALS = 120  # duplicate deals against each baseline
-HOLDEM_NASH_SECONDS = 20.0  # Nash-ISMCTS self-play over the rules on Limit Hold'em
+HOLDEM_SEARCH_DEALS = 60  # duplicate deals against each baseline
+HOLDEM_NASH_SECONDS = 15.0  # Nash-ISMCTS self-play over the rules on Limit Hold'em
 HOLDEM_NASH_SIMULATIONS = 20  # its simulations per move in the round robin
-NASH_ISMCTS_SECONDS = 60.0
+NASH_ISMCTS_SECONDS = 40.0
 SEARCH_SIMULATIONS = 300  # per move, for both search agents
+
+SECTIONS: dict[str, float] = {}  # wall seconds of each part of the demo, in order
+
+
+@contextlib.contextmanager
+def section(name: str) -> Iterator[None]:
+    """Time one part of the demo (printed when it ends and listed in the report)."""
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        SECTIONS[name] = time.perf_counter() - start
+        print(f"[demo] {name}: {SECTIONS[name]:.0f} s", file=sys.stderr, flush=True)
 
 
 def search_agents(game, out: Path, scale: float) -> dict[str, tuple[str, object, float, str]]:
@@ -104,6 +120,10 @@ def search_agents(game, out: Path, scale: float) -> dict[str, tuple[str, object,
     config = TrainConfig(
         games_per_generation=64, eval_simulations=SEARCH_SIMULATIONS, search_every=10, seed=0
     )
+    # one tiny generation first compiles the numba kernels (tens of seconds on a fresh
+    # machine, cached afterwards), so that the budget below is spent training
+    warm = TrainConfig(games_per_generation=2, eval_simulations=10, search_every=1, seed=0)
+    NashISMCTS(game, warm).train(steps=1)
     start = time.perf_counter()
     trainer = NashISMCTS(game, config).train(seconds=NASH_ISMCTS_SECONDS * scale, progress=True)
     trainer.save(out / "nash-ismcts.pt")
@@ -633,7 +653,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="demo_output")
     parser.add_argument("--game", default="nashzoo/leduc_holdem-v0")
-    parser.add_argument("--deals", type=int, default=300, help="duplicate deals per pairing")
+    parser.add_argument("--deals", type=int, default=200, help="duplicate deals per pairing")
     parser.add_argument("--scale", type=float, default=1.0, help="multiply solver budgets")
     args = parser.parse_args()
     out = Path(args.out)
@@ -650,15 +670,18 @@ def main() -> None:
 
     # 1. solve
     curves = []
-    for algo, iterations in BUDGETS:
-        solver = make_solver(algo, tree, seed=0 if get_family(algo).samples else None)
-        curves.append(
-            run_solver(solver, max(1, int(iterations * args.scale)), points=25, progress=True)
-        )
-        curves[-1].policy.save(out / f"policy-{algo.replace('+', 'plus')}.npz")
-    plot_convergence(curves, out / "convergence.png", title=f"{args.game}: exploitability")
-    learners = train_learners(game, out, args.scale)
-    learners.update(search_agents(game, out, args.scale))
+    with section("Leduc: tabular solvers"):
+        for algo, iterations in BUDGETS:
+            solver = make_solver(algo, tree, seed=0 if get_family(algo).samples else None)
+            curves.append(
+                run_solver(solver, max(1, int(iterations * args.scale)), points=25, progress=True)
+            )
+            curves[-1].policy.save(out / f"policy-{algo.replace('+', 'plus')}.npz")
+        plot_convergence(curves, out / "convergence.png", title=f"{args.game}: exploitability")
+    with section("Leduc: learners"):
+        learners = train_learners(game, out, args.scale)
+    with section("Leduc: search agents"):
+        learners.update(search_agents(game, out, args.scale))
 
     # 3. duplicate round robin through the tournament harness (stored, resumable, rated)
     policy_files = {
@@ -675,28 +698,30 @@ def main() -> None:
             *((k, AgentSpec(v[0])) for k, v in learners.items()),
         ),
     )
-    result = run_tournament(config, out / "results.sqlite", progress=True, bootstrap=100)
-    write_tournament_report(result, out / "tournament")
+    with section("Leduc: round robin"):
+        result = run_tournament(config, out / "results.sqlite", progress=True, bootstrap=100)
+        write_tournament_report(result, out / "tournament")
     names = list(result.crosstable.names)
     unit = "mbb/game" if game.big_blind else "milli-units/game"
     scale = 1000.0 / (game.big_blind or 1.0)
     policies = {c.algorithm: c.policy for c in curves}
     policies["random"] = TabularPolicy.uniform(tree)
-    for name, (_, agent, _, _) in learners.items():
-        policies[name] = TabularPolicy.from_agent(agent, tree)
-    exact = np.full((len(names), len(names)), np.nan)
-    for i, j in itertools.permutations(range(len(names)), 2):
-        exact[i, j] = (
-            head_to_head(tree, policies[names[i]], policies[names[j]], exact=True).mean * scale
+    with section("Leduc: exact scores and exploitability"):
+        for name, (_, agent, _, _) in learners.items():
+            policies[name] = TabularPolicy.from_agent(agent, tree)
+        exact = np.full((len(names), len(names)), np.nan)
+        for i, j in itertools.permutations(range(len(names)), 2):
+            exact[i, j] = (
+                head_to_head(tree, policies[names[i]], policies[names[j]], exact=True).mean * scale
+            )
+        plot_crosstable(
+            names,
+            exact,
+            out / "crosstable.png",
+            unit=unit,
+            title=f"row agent's exact duplicate score vs column agent ({unit})",
         )
-    plot_crosstable(
-        names,
-        exact,
-        out / "crosstable.png",
-        unit=unit,
-        title=f"row agent's exact duplicate score vs column agent ({unit})",
-    )
-    expl = {name: exploitability(policies[name]) for name in names}
+        expl = {name: exploitability(policies[name]) for name in names}
 
     # 4. report
     lines = [
@@ -767,11 +792,18 @@ def main() -> None:
         "",
         "Tournament report with ratings plot: [tournament/index.html](tournament/index.html)",
     ]
-    lines += fighting_cards(out, args.scale, max(args.deals // 3, 10))
-    lines += fighting_cards_default(out, args.scale, max(args.deals // 2, 10))
-    lines += limit_holdem(out, args.scale, max(args.deals, 10))
-    lines += no_limit_holdem(out, args.scale, max(args.deals, 10))
-    lines += three_player_kuhn()
+    with section("Fighting cards, small preset"):
+        lines += fighting_cards(out, args.scale, max(args.deals // 3, 10))
+    with section("Fighting cards, default preset"):
+        lines += fighting_cards_default(out, args.scale, max(args.deals // 2, 10))
+    with section("Limit Hold'em"):
+        lines += limit_holdem(out, args.scale, max(args.deals // 2, 10))
+    with section("No-limit Hold'em"):
+        lines += no_limit_holdem(out, args.scale, max(args.deals, 10))
+    with section("Kuhn poker, three players"):
+        lines += three_player_kuhn()
+    lines += ["", "## Where the time went", "", "| part | seconds |", "|---|---:|"]
+    lines += [f"| {name} | {seconds:.0f} |" for name, seconds in SECTIONS.items()]
     lines += [
         "",
         f"Generated in {time.perf_counter() - started:.1f} s by examples/demo.py.",
