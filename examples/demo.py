@@ -73,7 +73,7 @@ SIMPLEX_GRADIENT_SECONDS = 15.0
 NEURAL_CFR_SECONDS = 10.0  # Deep CFR and ESCHER each, on Leduc
 FIGHTING_GAME = "nashzoo/fighting_cards_small-v0"
 FIGHTING_SECONDS = 15.0  # per learner on the fighting-card preset
-FIGHTING_DEFAULT_SECONDS = 15.0  # per learner on the default preset (does not compile)
+FIGHTING_DEFAULT_SECONDS = 12.0  # per learner on the default preset (does not compile)
 PPO_STEPS = 8192
 HOLDEM_GAME = "nashzoo/limit_holdem-v0"
 HOLDEM_SECONDS = 20.0  # NFSP self-play on Limit Hold'em
@@ -89,7 +89,7 @@ HOLDEM_SEARCH = "mt-ismcts:100"  # MT-ISMCTS over the rules (Hold'em does not co
 HOLDEM_SEARCH_DEALS = 60  # duplicate deals against each baseline
 HOLDEM_NASH_SECONDS = 15.0  # Nash-ISMCTS self-play over the rules on Limit Hold'em
 HOLDEM_NASH_SIMULATIONS = 20  # its simulations per move in the round robin
-NASH_ISMCTS_SECONDS = 40.0
+NASH_ISMCTS_SECONDS = 30.0
 SEARCH_SIMULATIONS = 300  # per move, for both search agents
 
 SECTIONS: dict[str, float] = {}  # wall seconds of each part of the demo, in order
