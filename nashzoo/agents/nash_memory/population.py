@@ -123,11 +123,9 @@ class MixtureAgent:
 
 def _mixture_profile(tree: Any, policies: list[np.ndarray], weights: np.ndarray) -> np.ndarray:
     """Both seats' behavioural form of a mixture of policies (realization weights)."""
-    from nashzoo.tree.mixture import behavioural_mixture
+    from nashzoo.tree.mixture import mix_policies
 
-    profile: np.ndarray = tree.uniform_probs()
-    for p in (0, 1):
-        behavioural_mixture(tree, p, policies, weights, out=profile)
+    profile: np.ndarray = mix_policies(tree, [(policies, weights)] * 2).probs
     return profile
 
 
