@@ -44,8 +44,8 @@ def learned_oracle(*, steps: int = 50_000, num_envs: int = 16, n_steps: int = 12
 
 def duplicate_measure(deals: int = 2000) -> Any:
     """A measure that plays ``deals`` duplicate deals (both seats each), with AIVAT where
-    both agents state their probabilities and the game has a value function, common
-    random numbers otherwise.
+    the game has a value function (the chance events corrected always, and each agent's
+    draws where it states its probabilities), common random numbers otherwise.
 
     Raises:
         InvalidParameterError: ``deals`` is not a positive integer.
@@ -60,8 +60,7 @@ def duplicate_measure(deals: int = 2000) -> Any:
                 f"duplicate_measure needs agents, received {type(a).__name__} and "
                 f"{type(b).__name__}."
             )
-        states = hasattr(a, "action_probabilities") and hasattr(b, "action_probabilities")
-        method = variance_reduction_for(game) if states else "crn"
+        method = variance_reduction_for(game)
         result = head_to_head(game, a, b, deals=deals, seed=seed, variance_reduction=method)
         return result.mean, result.stderr
 

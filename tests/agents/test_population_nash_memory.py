@@ -112,3 +112,25 @@ def test_nash_memory_refuses_what_it_cannot_solve():
     with pytest.raises(InvalidParameterError, match="deals"):
         duplicate_measure(deals=0)
     assert len(memory.members) == 1
+
+
+def test_the_duplicate_measure_corrects_chance_when_an_agent_only_acts():
+    # a mixture draws one member per game and states no probabilities; its matches still
+    # get AIVAT's chance corrections (and the other agent's), so the meta-game's entries
+    # are as precise as the game's value function allows, not only common random numbers
+    from nashzoo.agents.cfr import CFRPlusSolver, TabularPolicyAgent
+    from nashzoo.eval import head_to_head
+
+    solver = CFRPlusSolver(KUHN)
+    solver.iterate(3)
+    stated = TabularPolicyAgent(solver.average_policy(), name="cfr+3")
+    uniform = TabularPolicyAgent(CFRPlusSolver(KUHN).average_policy(), name="uniform")
+    act_only = MixtureAgent([uniform], np.array([1.0]), seed=0)
+    mean, stderr = duplicate_measure(deals=2000)(KUHN, stated, act_only, 4)
+    aivat = head_to_head(KUHN, stated, act_only, deals=2000, seed=4, variance_reduction="aivat")
+    crn = head_to_head(KUHN, stated, act_only, deals=2000, seed=4, variance_reduction="crn")
+    assert (mean, stderr) == (aivat.mean, aivat.stderr)
+    # uniform play's values on Kuhn: measured 0.0104 against common random numbers' 0.0125
+    assert stderr < crn.stderr, (stderr, crn.stderr)
+    exact = head_to_head(KUHN, stated, uniform, exact=True).mean
+    assert abs(mean - exact) <= 4.5 * stderr
