@@ -9,9 +9,11 @@ Sections (``--section``, repeatable; default all):
 * ``solve``: ``--minutes`` of ES-MCCFR on ``--abstraction``, saved to ``--policy``
   (skipped when that file exists and ``--resolve`` is not given).
 * ``matches``: the solved agent in duplicate matches with AIVAT against the rule-based
-  agent and NFSP (``--nfsp``, a ``.pt`` trained for the same time), and with common
-  random numbers against OpenSpiel's ``ISMCTSBot`` at ``--openspiel-sims`` simulations
-  per move on ``universal_poker``, lockstepped with our engine.
+  agent, NFSP (``--nfsp``, a ``.pt`` trained for the same time) and OpenSpiel's
+  ``ISMCTSBot`` at ``--openspiel-sims`` simulations per move on ``universal_poker``,
+  lockstepped with our engine. The bot states its search's final policy (the one its
+  ``step`` samples from), so AIVAT corrects its draws as well as the cards and ours;
+  the uncorrected mean of the same games is printed beside each corrected one.
 * ``lbr``: LBR lower bounds (``--lbr-hands``, 20 rollouts) of the abstraction agent, NFSP,
   the rule-based agent, and of always-call and always-raise beside their exact
   best-response values published by Johanson et al. (IJCAI 2011): 1,163 and 3,697 mbb/g.
@@ -183,19 +185,26 @@ def _split(count: int, workers: int) -> list[int]:
     return [count // workers + (i < count % workers) for i in range(workers)]
 
 
-def _os_part(job: tuple[str, int, int, int]) -> tuple[float, float, int]:
-    """One worker's share of the match against OpenSpiel's bot: (mean, stderr, deals)."""
+Part = tuple[tuple[float, float, int], tuple[float, float, int], str]
+
+
+def _os_part(job: tuple[str, int, int, int]) -> Part:
+    """One worker's share of the match against OpenSpiel's bot: the estimate and the
+    uncorrected one of the same games, each ``(mean, stderr, deals)``, and the method."""
     one_thread()
     import nashzoo
     from nashzoo.agents.cfr.abstract_policy import AbstractionAgent
+    from nashzoo.eval.curves import variance_reduction_for
     from nashzoo.eval.matches import head_to_head
 
     path, sims, deals, seed = job
     game = nashzoo.make_game(HOLDEM)
     ours = AbstractionAgent(Path(path), game, seed=0, name="abstraction")
     bot = OpenSpielISMCTS(game, sims)
-    result = head_to_head(game, ours, bot, deals=deals, seed=seed, variance_reduction="crn")
-    return result.mean, result.stderr, deals
+    method = variance_reduction_for(game)
+    r = head_to_head(game, ours, bot, deals=deals, seed=seed, variance_reduction=method)
+    plain = (r.plain_mean, r.plain_stderr) if r.plain_mean is not None else (r.mean, r.stderr)
+    return (r.mean, r.stderr, deals), (plain[0], plain[1], deals), method
 
 
 def _os_match(path: Path, deals: int, sims: int, workers: int) -> None:
@@ -205,20 +214,24 @@ def _os_match(path: Path, deals: int, sims: int, workers: int) -> None:
     label = f"OpenSpiel ISMCTSBot ({sims} sims)"
     start = time.perf_counter()
     jobs = [(str(path), sims, n, i) for i, n in enumerate(_split(deals, workers))]
-    parts = []
+    parts: list[Part] = []
     with multiprocessing.get_context("spawn").Pool(len(jobs)) as pool:
         for part in pool.imap_unordered(_os_part, jobs):  # each part printed as it ends
             parts.append(part)
-            print(f"    part {len(parts)}/{len(jobs)}: {part[0]:+.3f} +- {part[1]:.3f}, "
-                  f"{part[2]} deals", flush=True)  # fmt: skip
-    mean, stderr, total = _pool(parts)
+            (m, se, n), (pm, pse, _), method = part
+            print(f"    part {len(parts)}/{len(jobs)}: {m:+.3f} +- {se:.3f} ({method}; "
+                  f"uncorrected {pm:+.3f} +- {pse:.3f}), {n} deals", flush=True)  # fmt: skip
+    mean, stderr, total = _pool([p[0] for p in parts])
+    plain_mean, plain_stderr, _ = _pool([p[1] for p in parts])
     lo, hi = mean - 1.96 * stderr, mean + 1.96 * stderr
     verdict = "beats" if lo > 0 else ("loses to" if hi < 0 else "not separated from")
     short = "" if total >= 300 else "  (goal's count 300: NOT reached)"
     print(
-        f"  vs {label:34s} {mean:+8.3f} chips/game  95% [{lo:+.3f}, {hi:+.3f}]  crn, "
-        f"{total:,} deals in {len(jobs)} processes (seeds 0-{len(jobs) - 1}), "
-        f"{time.perf_counter() - start:,.0f} s: {verdict}{short}",
+        f"  vs {label:34s} {mean:+8.3f} chips/game  95% [{lo:+.3f}, {hi:+.3f}]  "
+        f"{parts[0][2]}, {total:,} deals in {len(jobs)} processes (seeds 0-{len(jobs) - 1}), "
+        f"{time.perf_counter() - start:,.0f} s: {verdict}{short}\n"
+        f"     uncorrected (the same games): {plain_mean:+.3f}  95% "
+        f"[{plain_mean - 1.96 * plain_stderr:+.3f}, {plain_mean + 1.96 * plain_stderr:+.3f}]",
         flush=True,
     )
 

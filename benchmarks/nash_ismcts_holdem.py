@@ -18,8 +18,9 @@ first and the opponents that search get the same time per move: MT-ISMCTS over t
 rules and OpenSpiel's bot each with the simulations they run in that time, measured on the
 same states (fixed counts, so the machine's load during the matches changes no side's
 strength). Every match is a duplicate match (each deal in both
-seatings) with AIVAT where the opponent states its probabilities (poker-rules, NFSP)
-and common random numbers otherwise, reported as our mean chips per game with its 95%
+seatings) with AIVAT where the game has a value function (Hold'em: the cards always,
+and each side's draws where it states its probabilities, OpenSpiel's bot included) and
+common random numbers otherwise, reported as our mean chips per game with its 95%
 interval. Then LBR (``--lbr-hands``, 20 rollouts) against our network's P alone, NFSP's
 average policy, the rule-based agent, and our search itself (LBR's range kept with P,
 the moves the search's own).
@@ -81,13 +82,26 @@ class OpenSpielISMCTS:
     def reset(self, *, seed: int | None = None) -> None:
         self._bot = self._make(int(seed or 0) % (2**31))
 
-    def act(self, observation: Any, info: dict[str, Any]) -> int:
+    def _their_state(self, info: dict[str, Any]) -> Any:
         public = [int(a) for a in np.asarray(info["public_history"])[: int(info["history_length"])]]
         view = self.game.view_state(int(info["player"]), str(info["info_state"]), public)
         state = self.theirs.new_initial_state()
         for action in view.history():
             state.apply_action(int(action))
-        return int(self._bot.step(state))
+        return state
+
+    def act(self, observation: Any, info: dict[str, Any]) -> int:
+        return int(self._bot.step(self._their_state(info)))
+
+    def action_probabilities(self, observation: Any, info: dict[str, Any]) -> np.ndarray:
+        """The search's final policy (normalised visit counts): the distribution the bot's
+        ``step`` samples its move from (OpenSpiel's ``ISMCTSBot::Step`` runs the search
+        and samples from ``GetPolicy``'s result), so a referee that draws the move from
+        it plays the bot as it is, and AIVAT can correct the draw."""
+        row = np.zeros(self.game.num_distinct_actions)
+        for action, prob in self._bot.get_policy(self._their_state(info)):
+            row[int(action)] = prob
+        return row / row.sum()
 
 
 def seconds_per_move(agent: Any, game: Any, states: list[Any]) -> float:
@@ -120,19 +134,29 @@ def decision_states(game: Any, count: int, seed: int, poker: bool = True) -> lis
 
 
 def match(game: Any, ours: Any, theirs: Any, deals: int, goal: int, label: str) -> None:
+    """A duplicate match, printed: AIVAT where the game has a value function (each side's
+    draws corrected when it states its probabilities, the chance events always), with the
+    uncorrected mean of the same games beside it; common random numbers otherwise."""
     from nashzoo.eval.curves import variance_reduction_for
     from nashzoo.eval.matches import head_to_head
 
-    states_probs = hasattr(theirs, "action_probabilities")
-    method = variance_reduction_for(game) if states_probs else "crn"
+    method = variance_reduction_for(game)
     start = time.perf_counter()
     result = head_to_head(game, ours, theirs, deals=deals, seed=0, variance_reduction=method)
     lo, hi = result.ci95
     verdict = "beats" if lo > 0 else ("loses to" if hi < 0 else "not separated from")
     short = "" if deals >= goal else f"  (goal's count {goal:,}: NOT reached)"
+    plain = ""
+    if result.plain_mean is not None:
+        p_lo, p_hi = result.plain_ci95
+        plain = (
+            f"\n     uncorrected (the same games): {result.plain_mean:+.3f}  "
+            f"95% [{p_lo:+.3f}, {p_hi:+.3f}]"
+        )
     print(
         f"  vs {label:34s} {result.mean:+8.3f} chips/game  95% [{lo:+.3f}, {hi:+.3f}]  "
-        f"{method}, {deals:,} deals, {time.perf_counter() - start:,.0f} s: {verdict}{short}",
+        f"{method}, {deals:,} deals, {time.perf_counter() - start:,.0f} s: {verdict}{short}"
+        f"{plain}",
         flush=True,
     )
 
