@@ -211,6 +211,8 @@ def _os_match(path: Path, deals: int, sims: int, workers: int) -> None:
     """The match against OpenSpiel's bot over ``workers`` processes (seeds 0, 1, ...)."""
     import multiprocessing
 
+    from nashzoo.eval.stats import ci95
+
     label = f"OpenSpiel ISMCTSBot ({sims} sims)"
     start = time.perf_counter()
     jobs = [(str(path), sims, n, i) for i, n in enumerate(_split(deals, workers))]
@@ -223,7 +225,8 @@ def _os_match(path: Path, deals: int, sims: int, workers: int) -> None:
                   f"uncorrected {pm:+.3f} +- {pse:.3f}), {n} deals", flush=True)  # fmt: skip
     mean, stderr, total = _pool([p[0] for p in parts])
     plain_mean, plain_stderr, _ = _pool([p[1] for p in parts])
-    lo, hi = mean - 1.96 * stderr, mean + 1.96 * stderr
+    lo, hi = ci95(mean, stderr)
+    plain_lo, plain_hi = ci95(plain_mean, plain_stderr)
     verdict = "beats" if lo > 0 else ("loses to" if hi < 0 else "not separated from")
     short = "" if total >= 300 else "  (goal's count 300: NOT reached)"
     print(
@@ -231,7 +234,7 @@ def _os_match(path: Path, deals: int, sims: int, workers: int) -> None:
         f"{parts[0][2]}, {total:,} deals in {len(jobs)} processes (seeds 0-{len(jobs) - 1}), "
         f"{time.perf_counter() - start:,.0f} s: {verdict}{short}\n"
         f"     uncorrected (the same games): {plain_mean:+.3f}  95% "
-        f"[{plain_mean - 1.96 * plain_stderr:+.3f}, {plain_mean + 1.96 * plain_stderr:+.3f}]",
+        f"[{plain_lo:+.3f}, {plain_hi:+.3f}]",
         flush=True,
     )
 
