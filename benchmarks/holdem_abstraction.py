@@ -17,6 +17,7 @@ Sections (``--section``, repeatable; default all):
 * ``lbr``: LBR lower bounds (``--lbr-hands``, 20 rollouts) of the abstraction agent, NFSP,
   the rule-based agent, and of always-call and always-raise beside their exact
   best-response values published by Johanson et al. (IJCAI 2011): 1,163 and 3,697 mbb/g.
+  ``--lbr-agents a,b`` measures only those (e.g. ``abstraction,poker-rules``).
 
 ``--workers N`` splits the match against OpenSpiel's bot and each LBR run over N
 processes, each with its own seed (independent deals or hands, ``seed + i``); their means
@@ -293,14 +294,21 @@ def _lbr_part(job: tuple[str, str | None, str, int, int]) -> tuple[float, float,
     return found.value, found.stderr, hands
 
 
-def lbr(path: Path, nfsp: str | None, hands: int, workers: int = 1) -> None:
+def lbr(
+    path: Path, nfsp: str | None, hands: int, workers: int = 1, agents: list[str] | None = None
+) -> None:
     import multiprocessing
 
     import nashzoo
+    from nashzoo.eval.stats import ci95
 
     game = nashzoo.make_game(HOLDEM)
     mbb = 1000 / game.big_blind
     names = list(_lbr_policies(path, nfsp))
+    unknown = sorted(set(agents or []) - set(names))
+    if unknown:
+        raise SystemExit(f"--lbr-agents: expected some of {names}, got {unknown}")
+    names = [name for name in names if agents is None or name in agents]
     print(f"\nLBR, {hands:,} hands, 20 rollouts (mbb/hand LBR wins: a lower bound)")
     for name in names:
         start = time.perf_counter()
@@ -313,7 +321,7 @@ def lbr(path: Path, nfsp: str | None, hands: int, workers: int = 1) -> None:
             with multiprocessing.get_context("spawn").Pool(len(jobs)) as pool:
                 parts = pool.map(_lbr_part, jobs)
         value, stderr, _ = _pool(parts)
-        lo, hi = value - 1.96 * stderr, value + 1.96 * stderr
+        lo, hi = ci95(value, stderr)
         published = PUBLISHED_BR.get(name)
         extra = "" if published is None else f"  published best response {published:,.0f}"
         print(
@@ -340,6 +348,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--lbr-hands", type=int, default=500)
     parser.add_argument("--curve-lbr-hands", type=int, default=50)
     parser.add_argument(
+        "--lbr-agents",
+        type=lambda text: text.split(","),
+        help="comma-separated names of the agents LBR measures (default all): abstraction, "
+        "NFSP, poker-rules, always-call, always-raise",
+    )
+    parser.add_argument(
         "--workers", type=int, default=1, help="processes for OpenSpiel's match and LBR"
     )
     args = parser.parse_args(argv)
@@ -358,7 +372,7 @@ def main(argv: list[str] | None = None) -> None:
             path, args.nfsp, args.deals, args.openspiel_deals, args.openspiel_sims, args.workers
         )
     if "lbr" in sections:
-        lbr(path, args.nfsp, args.lbr_hands, args.workers)
+        lbr(path, args.nfsp, args.lbr_hands, args.workers, args.lbr_agents)
 
 
 if __name__ == "__main__":
