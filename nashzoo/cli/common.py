@@ -13,6 +13,7 @@ __all__ = [
     "add_param_option",
     "add_agent_option",
     "parse_agents",
+    "lbr_hands_arg",
     "out_path",
     "print_curve",
 ]
@@ -63,6 +64,21 @@ def parse_agents(items: Sequence[str]) -> list[tuple[str, str]]:
             raise SystemExit(f"--agent expects NAME=SPEC (e.g. cfr=cfr+:1000), received {item!r}")
         pairs.append((name, spec))
     return pairs
+
+
+def lbr_hands_arg(text: str) -> int:
+    """``--lbr-hands``: an even count of hands, 0 or more (LBR plays duplicate pairs)."""
+    from nashzoo.errors import InvalidParameterError
+    from nashzoo.eval.lbr import check_lbr_hands
+
+    try:
+        return check_lbr_hands("--lbr-hands", int(text), 0)
+    except (ValueError, InvalidParameterError) as exc:
+        raise argparse.ArgumentTypeError(
+            str(exc)
+            if isinstance(exc, InvalidParameterError)
+            else f"expected an even int, received {text!r}"
+        ) from exc
 
 
 def out_path(base: str, algo: str, several: bool) -> Path:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from nashzoo.cli.common import add_param_option, out_path, parse_params, print_curve
+from nashzoo.cli.common import add_param_option, lbr_hands_arg, out_path, parse_params, print_curve
 from nashzoo.errors import GameTooLargeError, InvalidParameterError
 
 
@@ -196,7 +196,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--lbr-hands",
-        type=int,
+        type=lbr_hands_arg,
         default=0,
         help="LBR hands per measured point, 0: none (default: %(default)s)",
     )

@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from nashzoo.cli.common import add_agent_option, add_param_option, parse_agents, parse_params
+from nashzoo.cli.common import (
+    add_agent_option,
+    add_param_option,
+    lbr_hands_arg,
+    parse_agents,
+    parse_params,
+)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -69,7 +75,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--lbr-hands",
-        type=int,
+        type=lbr_hands_arg,
         default=0,
         help="where exact exploitability is out of reach, report each agent's local best "
         "response lower bound from this many hands (default 0: none)",

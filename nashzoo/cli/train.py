@@ -16,7 +16,7 @@ import dataclasses
 import re
 from typing import Any
 
-from nashzoo.cli.common import add_param_option, parse_params
+from nashzoo.cli.common import add_param_option, lbr_hands_arg, parse_params
 from nashzoo.errors import GameTooLargeError, InvalidParameterError, NashzooError
 
 __all__ = ["add_parser", "run", "config_options"]
@@ -141,7 +141,7 @@ def add_parser(sub: Any, *, learners: bool = True) -> None:
         )
         q.add_argument(
             "--lbr-hands",
-            type=int,
+            type=lbr_hands_arg,
             default=0,
             help="LBR hands per measured point, 0: none (default: %(default)s)",
         )

@@ -26,7 +26,7 @@ from typing import Any
 
 from nashzoo.errors import InvalidParameterError
 from nashzoo.eval.aivat import check_aivat_game
-from nashzoo.eval.lbr import local_best_response
+from nashzoo.eval.lbr import check_lbr_hands, local_best_response
 from nashzoo.eval.matches import head_to_head
 from nashzoo.games.base import Game
 from nashzoo.validation import check_int
@@ -115,7 +115,7 @@ def measure_point(
         InvalidParameterError: bad ``deals`` or ``lbr_hands``, or no baseline.
     """
     deals = check_int("deals", deals, 1)
-    lbr_hands = check_int("lbr_hands", lbr_hands, 0)
+    lbr_hands = check_lbr_hands("lbr_hands", lbr_hands, 0)
     if not baselines and not lbr_hands:
         raise InvalidParameterError(
             "measure_point needs a baseline or lbr_hands > 0, received neither."

@@ -17,6 +17,13 @@ the range, every later card and every later action of the agent; fine for Leduc)
 Monte Carlo rollouts (``rollouts=k``: ``k`` samples of a deal from the range and of the
 rest of the hand, as the paper does for hold'em).
 
+Hands are played in duplicate pairs by default: the second hand of a pair deals the same
+cards as the first (the same uniforms drive every chance event) with the seats swapped,
+so LBR holds in one hand the cards the agent held in the other, and most of the luck of
+the cards cancels within the pair. Each hand is still dealt from the game's own chance
+distribution, so the mean is the same unbiased estimate of LBR's winnings; its standard
+error comes from the pairs' means, which are independent of one another.
+
 Against a mixed strategy (one member drawn per hand) the range holds (member, deal)
 pairs, so what LBR has seen also updates which member it believes it faces.
 
@@ -45,11 +52,33 @@ from nashzoo.games.base import CHANCE, State, sample_chance_outcome
 from nashzoo.games.observation import ObservationCache
 from nashzoo.validation import check_int, check_seed
 
-__all__ = ["DEFAULT_ROLLOUTS", "LBRResult", "exact_values_affordable", "local_best_response"]
+__all__ = [
+    "DEFAULT_ROLLOUTS",
+    "LBRResult",
+    "check_lbr_hands",
+    "exact_values_affordable",
+    "local_best_response",
+]
 
 DEFAULT_ROLLOUTS = 20
 """Rollouts per action where a game is too large for exact action values: the number
 Lisý & Bowling use on hold'em (the command line, tournaments and the leaderboard)."""
+
+
+def check_lbr_hands(name: str, value: Any, minimum: int = 0) -> int:
+    """``value`` checked as a number of LBR hands: an int at least ``minimum`` and even,
+    since LBR plays its hands in duplicate pairs (0 means none where ``minimum`` is 0).
+
+    Raises:
+        InvalidParameterError: not an int, below ``minimum``, or odd.
+    """
+    count = check_int(name, value, minimum)
+    if count % 2:
+        raise InvalidParameterError(
+            f"`{name}` must be even: LBR plays hands in duplicate pairs (the same cards, "
+            f"seats swapped); received {count}."
+        )
+    return count
 
 
 @dataclass(frozen=True)
@@ -68,6 +97,8 @@ class LBRResult:
         method: ``"lbr"`` with the value estimate, e.g. ``"lbr (exact values)"``.
         winnings: LBR's winnings in each hand, in play order (seats alternate, seat 0
             first): :meth:`running` and the plot read them.
+        duplicate: whether hands were played in duplicate pairs (the same cards, seats
+            swapped), the standard error then taken over the pairs' means.
     """
 
     value: float
@@ -79,6 +110,7 @@ class LBRResult:
     big_blind: float | None
     method: str
     winnings: tuple[float, ...] = ()
+    duplicate: bool = False
 
     def running(self, points: int = 30) -> list[tuple[int, float, float, float]]:
         """``(hands, value, ci_low, ci_high)`` after growing numbers of hands (even
@@ -89,7 +121,7 @@ class LBRResult:
         for n in sizes.tolist():
             if n < 4:
                 continue
-            value, stderr = _seat_mean(values[:n])
+            value, stderr = _estimate(values[:n], self.duplicate)
             lo, hi = ci95(value, stderr)
             out.append((n, value, lo, hi))
         return out
@@ -106,6 +138,15 @@ class LBRResult:
             scale = 1000.0 / self.big_blind
             text += f" ({self.value * scale:.0f} mbb/hand [{lo * scale:.0f}, {hi * scale:.0f}])"
         return text + f", {self.hands} hands"
+
+
+def _estimate(values: np.ndarray, duplicate: bool) -> tuple[float, float]:
+    """LBR's value and its standard error from its winnings in play order (seats
+    alternate, seat 0 first): the mean of the pairs' means when the two hands of a pair
+    share their cards (they are correlated), else :func:`_seat_mean`."""
+    if not duplicate:
+        return _seat_mean(values)
+    return sample_mean_and_stderr((values[0::2] + values[1::2]) / 2)
 
 
 def _seat_mean(values: np.ndarray) -> tuple[float, float]:
@@ -307,7 +348,8 @@ class _LBR:
         return options[int(np.argmax(values))]
 
     # -- one hand -------------------------------------------------------------------------
-    def play(self, seat: int, agent_rng: np.random.Generator) -> float:
+    def play(self, seat: int, agent_rng: np.random.Generator, chance: np.random.Generator) -> float:
+        """One hand with LBR in ``seat``: its winnings. ``chance`` draws the cards."""
         state = self.game.new_initial_state()
         range_: list[_Entry] = [
             (state.clone(), float(w), m) for m, w in enumerate(self.priors) if w > 0
@@ -319,7 +361,7 @@ class _LBR:
         while not state.is_terminal():
             p = state.current_player()
             if p == CHANCE:
-                outcome = sample_chance_outcome(state.chance_outcomes(), self.rng.random())
+                outcome = sample_chance_outcome(state.chance_outcomes(), chance.random())
                 if _visible(state, outcome, seat):
                     kept = []
                     for s, w, m in range_:
@@ -394,6 +436,7 @@ def local_best_response(
     seed: int | None = 0,
     progress: bool = False,
     model: Any = None,
+    duplicate: bool = True,
 ) -> LBRResult:
     """Play LBR against ``agent`` for ``hands`` hands (seats alternating).
 
@@ -406,7 +449,7 @@ def local_best_response(
             drawn per hand, as Nash memory plays): the range is then kept over (member,
             private deal) pairs, each member weighted by its prior times its
             probabilities of the agent's actions. With ``model``, any Agent (``act``).
-        hands: hands to play (half in each seat).
+        hands: hands to play (half in each seat; even with ``duplicate``).
         rollouts: ``None`` values each action exactly (games that compile; refused on
             larger ones); ``k`` uses ``k`` Monte Carlo rollouts per action.
         actions: LBR's action set (ids); ``None``: every legal action. When none of the
@@ -422,6 +465,8 @@ def local_best_response(
             its prior network as the model: :class:`~nashzoo.envs.protocol.HasPolicyModel`).
             The result is still a lower bound on ``agent``'s exploitability: it is what
             one fixed strategy wins against ``agent``; the closer the model, the tighter.
+        duplicate: play hands in pairs with the same cards and the seats swapped (the
+            same estimate, a smaller standard error); ``False`` deals every hand afresh.
 
     Raises:
         InvalidParameterError: not a two-player game, an agent without
@@ -450,7 +495,9 @@ def local_best_response(
             "LBR needs a PolicyAgent (with action_probabilities), received "
             f"{type(agent).__name__}; for other agents use the learned best response."
         )
-    hands = check_int("hands", hands, 2)
+    if not isinstance(duplicate, (bool, np.bool_)):
+        raise InvalidParameterError(f"`duplicate` must be a bool, received {duplicate!r}.")
+    hands = check_lbr_hands("hands", hands, 2) if duplicate else check_int("hands", hands, 2)
     if rollouts is not None:
         rollouts = check_int("rollouts", rollouts, 1)
     else:
@@ -474,18 +521,23 @@ def local_best_response(
 
         bar = tqdm(total=hands, desc="LBR", unit="hand")
     try:
+        pair_seed = 0
         for h in range(hands):
             seat = h % 2
             if player is not None and callable(getattr(player, "reset", None)):
                 player.reset(seed=int(agent_rng.integers(2**31)))
-            winnings.append(lbr.play(seat, agent_rng))
+            if duplicate and seat == 0:
+                pair_seed = int(rng.integers(2**63))
+            # a pair's two hands replay the same uniforms at their chance events
+            chance = np.random.default_rng(pair_seed) if duplicate else rng
+            winnings.append(lbr.play(seat, agent_rng, chance))
             if bar is not None:
                 bar.update(1)
     finally:
         if bar is not None:
             bar.close()
     values = np.asarray(winnings)
-    value, stderr = _seat_mean(values)
+    value, stderr = _estimate(values, bool(duplicate))
     method = "lbr (exact values)" if rollouts is None else f"lbr ({rollouts} rollouts)"
     if player is not None:
         method = method[:-1] + ", range from a model)"
@@ -499,4 +551,5 @@ def local_best_response(
         big_blind=getattr(game, "big_blind", None),
         method=method,
         winnings=tuple(values.tolist()),
+        duplicate=bool(duplicate),
     )

@@ -26,6 +26,7 @@ from nashzoo.envs.protocol import Agent
 from nashzoo.errors import InvalidParameterError
 from nashzoo.eval.aivat import check_aivat_game, check_variance_reduction
 from nashzoo.eval.guard import SETUP_TIME_LIMIT
+from nashzoo.eval.lbr import check_lbr_hands
 from nashzoo.games.base import Game
 from nashzoo.validation import check_int, check_number, check_seed, check_time_limit
 
@@ -271,7 +272,7 @@ class TournamentConfig:
         check_int("block_size", self.block_size, 1)
         check_seed(self.seed)
         reduction = check_variance_reduction(self.variance_reduction)
-        check_int("lbr_hands", self.lbr_hands, 0)
+        check_lbr_hands("lbr_hands", self.lbr_hands, 0)
         limit = check_time_limit(self.move_time_limit)
         setup = check_number(
             "setup_time_limit", self.setup_time_limit, low=0.0, low_inclusive=False
