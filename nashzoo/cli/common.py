@@ -72,13 +72,13 @@ def lbr_hands_arg(text: str) -> int:
     from nashzoo.eval.lbr import check_lbr_hands
 
     try:
-        return check_lbr_hands("--lbr-hands", int(text), 0)
-    except (ValueError, InvalidParameterError) as exc:
-        raise argparse.ArgumentTypeError(
-            str(exc)
-            if isinstance(exc, InvalidParameterError)
-            else f"expected an even int, received {text!r}"
-        ) from exc
+        count = int(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected an even int, received {text!r}") from exc
+    try:
+        return check_lbr_hands("--lbr-hands", count, 0)
+    except InvalidParameterError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 def out_path(base: str, algo: str, several: bool) -> Path:
