@@ -52,6 +52,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import machine_line, one_thread
 from nash_ismcts_holdem import OpenSpielISMCTS, match
 
+from nashzoo.cli.common import lbr_hands_arg
+
 HOLDEM = "nashzoo/limit_holdem-v0"
 PUBLISHED_BR = {"always-call": 1163.0, "always-raise": 3697.0}  # mbb/g, Johanson et al. 2011
 LEDUC_TABLE = [
@@ -345,8 +347,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--openspiel-deals", type=int, default=300)
     parser.add_argument("--openspiel-sims", type=int, default=1000)
-    parser.add_argument("--lbr-hands", type=int, default=500)
-    parser.add_argument("--curve-lbr-hands", type=int, default=50)
+    parser.add_argument("--lbr-hands", type=lbr_hands_arg, default=500)
+    parser.add_argument("--curve-lbr-hands", type=lbr_hands_arg, default=50)
     parser.add_argument(
         "--lbr-agents",
         type=lambda text: text.split(","),

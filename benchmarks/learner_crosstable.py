@@ -42,6 +42,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from common import machine_line
 
+from nashzoo.cli.common import lbr_hands_arg
+
 LEARNERS = ("deep-cfr", "escher", "nash-memory", "nfsp", "simplex-gradient", "nash-ismcts")
 BASELINES = {
     "limit_holdem": ("random", "poker-rules"),
@@ -99,7 +101,7 @@ def main() -> None:
     parser.add_argument("--learner", action="append", choices=LEARNERS)
     parser.add_argument("--agent", action="append", default=[], metavar="NAME=SPEC")
     parser.add_argument("--deals", type=int, default=1000, help="duplicate deals per pairing")
-    parser.add_argument("--lbr-hands", type=int, default=0)
+    parser.add_argument("--lbr-hands", type=lbr_hands_arg, default=0)
     parser.add_argument("--parallel", type=int, default=2, help="learners trained at once")
     parser.add_argument("--workers", type=int, default=2, help="tournament worker processes")
     parser.add_argument("--dir", default="crosstable", help="trained files, store, report")

@@ -45,6 +45,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from common import machine_line, one_thread
 
+from nashzoo.cli.common import lbr_hands_arg
+
 UCT_C = 2.0
 
 
@@ -172,7 +174,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--move-seconds", type=float, help="our seconds per move instead")
     parser.add_argument("--deals", type=int, default=1000)
     parser.add_argument("--openspiel-deals", type=int, default=300)
-    parser.add_argument("--lbr-hands", type=int, default=1000)
+    parser.add_argument("--lbr-hands", type=lbr_hands_arg, default=1000)
     parser.add_argument(
         "--sections",
         default="match,mt,openspiel,lbr",

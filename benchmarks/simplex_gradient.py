@@ -45,6 +45,7 @@ import numpy as np
 
 from benchmarks.common import interleaved, machine_line, median, one_thread, runs_text
 from nashzoo.agents.cfr import make_solver
+from nashzoo.cli.common import lbr_hands_arg
 from nashzoo.games import KuhnPokerGame, LeducHoldemGame
 from nashzoo.tree import compile_game
 
@@ -484,7 +485,9 @@ def main() -> None:
     p.add_argument("--before", help="throughput: a checkout of the code to compare with")
     p.add_argument("--large-minutes", type=float, default=30.0, help="default: per learner")
     p.add_argument("--holdem-minutes", type=float, default=60.0)
-    p.add_argument("--lbr-hands", type=int, default=200, help="holdem: LBR hands per agent")
+    p.add_argument(
+        "--lbr-hands", type=lbr_hands_arg, default=200, help="holdem: LBR hands per agent"
+    )
     p.add_argument("--save", type=Path, help="default, holdem: save the trained learners here")
     args = p.parse_args()
     one_thread()

@@ -67,7 +67,8 @@ def parse_agents(items: Sequence[str]) -> list[tuple[str, str]]:
 
 
 def lbr_hands_arg(text: str) -> int:
-    """``--lbr-hands``: an even count of hands, 0 or more (LBR plays duplicate pairs)."""
+    """An LBR hand count option (``--lbr-hands``): an even int, 0 or more (LBR plays
+    duplicate pairs)."""
     from nashzoo.errors import InvalidParameterError
     from nashzoo.eval.lbr import check_lbr_hands
 
@@ -76,7 +77,7 @@ def lbr_hands_arg(text: str) -> int:
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"expected an even int, received {text!r}") from exc
     try:
-        return check_lbr_hands("--lbr-hands", count, 0)
+        return check_lbr_hands("hands", count, 0)
     except InvalidParameterError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
 
