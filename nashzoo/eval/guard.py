@@ -38,6 +38,7 @@ __all__ = [
     "hard_deadline",
     "forfeit_for",
     "interrupt_count",
+    "interrupts_held",
 ]
 
 
@@ -103,6 +104,44 @@ def user_interrupts() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+_HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def interrupts_held() -> Iterator[None]:
+    """Hold the user's Ctrl-C (and a SIGTERM that has a Python handler, such as
+    :func:`stop_handler`) until the block ends, then deliver it to the handler that was in
+    place, so the ``KeyboardInterrupt`` arrives just after the block.
+
+    For calls into libraries whose locks a ``KeyboardInterrupt`` can break: one raised
+    inside SQLAlchemy's connection pool (between taking a lock and entering the ``try``
+    that releases it) left the pool's lock unreleased and came out as ``RuntimeError:
+    cannot release un-acquired lock``, so a tournament stopped with Ctrl-C exited as if it
+    had crashed. A signal whose handler is the default or ``SIG_IGN`` is left alone, and
+    so is every signal outside the main thread (Python runs handlers only there)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived: list[int] = []
+
+    def hold(signum: int, frame: Any) -> None:
+        arrived.append(signum)
+
+    previous: dict[int, Any] = {}
+    for held in _HELD_SIGNALS:
+        handler = signal.getsignal(held)
+        if callable(handler):
+            previous[held] = handler
+            signal.signal(held, hold)
+    try:
+        yield
+    finally:
+        for restored, handler in previous.items():
+            signal.signal(restored, handler)
+        for delivered in dict.fromkeys(arrived):
+            signal.raise_signal(delivered)
 
 
 def _describe(exc: BaseException) -> str:

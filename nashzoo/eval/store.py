@@ -23,6 +23,7 @@ from typing import Any, NamedTuple, TypeVar
 import numpy as np
 
 from nashzoo.errors import StoreError
+from nashzoo.eval.guard import interrupts_held
 from nashzoo.extras import require
 
 __all__ = ["BlockResult", "ResultStore", "StoredExploitability", "SCHEMA_VERSION"]
@@ -148,12 +149,15 @@ def _url(target: str | Path) -> str:
 
 
 def _wrapped(method: Callable[..., T]) -> Callable[..., T]:
-    """Turn database errors of a store method into :class:`StoreError`."""
+    """Turn database errors of a store method into :class:`StoreError`, and hold the
+    user's Ctrl-C until the call is over (:func:`~nashzoo.eval.guard.interrupts_held`):
+    the database library's locks stay whole and the interrupt arrives just after."""
 
     @functools.wraps(method)
     def run(self: ResultStore, *args: Any, **kwargs: Any) -> T:
         try:
-            return method(self, *args, **kwargs)
+            with interrupts_held():
+                return method(self, *args, **kwargs)
         except StoreError:
             raise
         except self._sa.exc.SQLAlchemyError as exc:

@@ -2,6 +2,7 @@
 (issue 11). The same registration race runs on PostgreSQL in test_store_postgres.py."""
 
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from nashzoo.errors import StoreError
+from nashzoo.eval.guard import interrupts_held
 from nashzoo.eval.store import BlockResult, ResultStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -117,3 +119,95 @@ def test_errors_after_opening_are_store_errors(tmp_path):
 def test_a_missing_folder_is_a_store_error(tmp_path):
     with pytest.raises(StoreError, match="folder of the result store"):
         ResultStore(tmp_path / "no" / "such" / "dir" / "s.sqlite")
+
+
+INTERRUPTED_WRITES = """
+import signal, sys
+from nashzoo.eval.guard import interrupts_held
+from nashzoo.eval.store import BlockResult, ResultStore
+
+store = ResultStore(sys.argv[1])
+store.register("t", {"game": "x"})
+
+
+def block(i):
+    return BlockResult("a", "b", i, 10, 1.0, 1.0, 1, 0, 0, 0.1)
+
+
+def interrupt_at(k, seen):
+    # trace the lines run inside SQLAlchemy's connection pool; SIGINT at the k-th
+    def tracer(frame, event, arg):
+        name = frame.f_code.co_filename
+        if event == "line" and "sqlalchemy" in name and "pool" in name:
+            seen[0] += 1
+            if seen[0] == k:
+                signal.raise_signal(signal.SIGINT)
+        return tracer
+
+    return tracer
+
+
+store.add_block("t", block(0))  # the pool holds a connection from here on
+lines = [0]
+sys.settrace(interrupt_at(0, lines))
+store.add_block("t", block(1))
+sys.settrace(None)
+interrupts = 0
+for k in range(1, lines[0] + 1):
+    sys.settrace(interrupt_at(k, [0]))
+    try:
+        store.add_block("t", block(k + 1))
+    except KeyboardInterrupt:
+        interrupts += 1
+    finally:
+        sys.settrace(None)
+print(lines[0], interrupts, len(store.done("t")))
+"""
+
+
+def test_ctrl_c_at_any_line_of_the_connection_pool_leaves_the_store_working(tmp_path):
+    # A CI run's tournament, stopped with Ctrl-C, exited 1 instead of 130: the
+    # KeyboardInterrupt landed inside SQLAlchemy's pool, between a lock's acquire and the
+    # try that releases it. Before the store held interrupts, a SIGINT at the 62nd pool
+    # line of a write left the pool's lock taken and the next write hung forever.
+    # Here a SIGINT arrives at each line in turn that one write runs in the pool: every
+    # one must come out as KeyboardInterrupt after its write is stored, and the store
+    # keeps working.
+    try:
+        run = subprocess.run(
+            [sys.executable, "-c", INTERRUPTED_WRITES, str(tmp_path / "s.sqlite")],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("the store hung on a write after an interrupted one")
+    assert run.returncode == 0, run.stderr
+    lines, interrupts, stored = map(int, run.stdout.split())
+    assert lines > 20  # the pool's checkout and checkin were traced
+    assert interrupts == lines  # each SIGINT surfaced, as KeyboardInterrupt
+    assert stored == lines + 2  # ... after its write was stored whole
+
+
+def test_interrupts_held_delivers_the_signal_after_the_block_to_the_handler_in_place():
+    seen = []
+
+    def handler(signum, frame):
+        seen.append("handler")
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        with interrupts_held():
+            signal.raise_signal(signal.SIGINT)
+            signal.raise_signal(signal.SIGINT)  # a second Ctrl-C while held: one delivery
+            seen.append("block ran to its end")
+        assert seen == ["block ran to its end", "handler"]
+        assert signal.getsignal(signal.SIGINT) is handler
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        with interrupts_held():  # an ignored Ctrl-C stays ignored
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            signal.raise_signal(signal.SIGINT)
+        assert seen == ["block ran to its end", "handler"]
+    finally:
+        signal.signal(signal.SIGINT, previous)

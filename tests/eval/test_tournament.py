@@ -253,6 +253,7 @@ def test_killed_or_interrupted_then_resumed_loses_and_doubles_nothing(tmp_path, 
         assert proc.returncode == 130 and "interrupted; what finished is stored" in err, (
             proc.returncode,
             signal.getsignal(signal.SIGINT),
+            err,
         )
     else:
         os.kill(proc.pid, signal.SIGKILL)  # the parent only: its workers must not linger
