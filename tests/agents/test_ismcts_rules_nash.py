@@ -604,14 +604,16 @@ def test_the_compiled_search_and_mt_ismcts_refuse_p_splitting():
 
 @pytest.mark.slow
 def test_p_split_and_flat_searches_are_equally_exploitable_on_a_small_no_limit_game():
-    # A 6-card no-limit game with three pot fractions (4,656 information sets), CFR+
-    # (300 iterations) oracle tables, Nash-ISMCTS eps 0.2 at 100 simulations. Measured:
-    # flat .068 / .087 / .093, split .070 / .086 / .105 (seeds 0-2).
+    # A 6-card no-limit game with three pot fractions and stacks of 10 (1,536 information
+    # sets), CFR+ (300 iterations) oracle tables, Nash-ISMCTS eps 0.2 at 100 simulations.
+    # Measured: flat .039 / .068 / .036, split .021 / .058 / .042 (seeds 0-2); uniform
+    # play is 2.057 exploitable. (Stacks of 20, 4,656 information sets, took 649 s of a
+    # CI run; stacks of 8 are too shallow: split .009 - .021 against flat .029 - .035.)
     from nashzoo.agents.cfr import make_solver
     from nashzoo.games.poker.acpc import AcpcDefinition, AcpcPokerGame
 
     d = AcpcDefinition(
-        num_rounds=2, blinds=(2, 1), stacks=(20, 20), first_player=(1, 0),
+        num_rounds=2, blinds=(2, 1), stacks=(10, 10), first_player=(1, 0),
         num_board_cards=(0, 1), num_suits=2, num_ranks=3, num_hole_cards=1,
     )  # fmt: skip
     game = AcpcPokerGame(d, raises=(0.5, 1.0, 2.0))
