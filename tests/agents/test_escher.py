@@ -41,17 +41,26 @@ def _mixed_strategies(learner):
 
 def _exact_value(learner, state, player):
     """``player``'s expected return at ``state`` under the learner's current strategies
-    (brute force over the rules; independent of the code under test's estimators)."""
-    if state.is_terminal():
-        return state.returns()[player]
-    if state.is_chance_node():
-        return sum(
-            p * _exact_value(learner, state.child(a), player) for a, p in state.chance_outcomes()
-        )
-    sigma = learner._view(state, state.current_player())[2]
-    return sum(
-        sigma[a] * _exact_value(learner, state.child(a), player) for a in state.legal_actions()
-    )
+    (brute force over the rules; independent of the code under test's estimators). The
+    strategies stay fixed through a test, so values are kept by history."""
+    cache = learner.__dict__.setdefault("_test_exact_values", {})
+    key = (player, tuple(state.history()))
+    if key not in cache:
+        if state.is_terminal():
+            value = state.returns()[player]
+        elif state.is_chance_node():
+            value = sum(
+                p * _exact_value(learner, state.child(a), player)
+                for a, p in state.chance_outcomes()
+            )
+        else:
+            sigma = learner._view(state, state.current_player())[2]
+            value = sum(
+                sigma[a] * _exact_value(learner, state.child(a), player)
+                for a in state.legal_actions()
+            )
+        cache[key] = value
+    return cache[key]
 
 
 def _expected_rows(learner, state, player, own, others, out, uniform_own=True):
