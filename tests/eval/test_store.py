@@ -123,7 +123,6 @@ def test_a_missing_folder_is_a_store_error(tmp_path):
 
 INTERRUPTED_WRITES = """
 import signal, sys
-from nashzoo.eval.guard import interrupts_held
 from nashzoo.eval.store import BlockResult, ResultStore
 
 store = ResultStore(sys.argv[1])
