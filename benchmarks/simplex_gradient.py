@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
 import time
 from pathlib import Path
 
@@ -489,6 +490,14 @@ def main() -> None:
         "--lbr-hands", type=lbr_hands_arg, default=200, help="holdem: LBR hands per agent"
     )
     p.add_argument("--save", type=Path, help="default, holdem: save the trained learners here")
+    p.add_argument(
+        "--sg-config",
+        type=json.loads,
+        default={},
+        metavar="JSON",
+        help="default, holdem: simplex-gradient settings other than the defaults, e.g. "
+        "'{\"entropy\": 0.005}'",
+    )
     args = p.parse_args()
     one_thread()
     sections = args.section or ["tabular", "gemp", "fp", "learners", "profile"]
@@ -579,7 +588,11 @@ def main() -> None:
                 f"{args.large_minutes:g} minutes each (issue 34)",
                 "",
                 *big.default_preset(
-                    args.large_minutes, args.deals, HERE / "simplex_gradient_default.png", args.save
+                    args.large_minutes,
+                    args.deals,
+                    HERE / "simplex_gradient_default.png",
+                    args.save,
+                    args.sg_config,
                 ),
             ]
         )
@@ -595,6 +608,7 @@ def main() -> None:
                     args.lbr_hands,
                     HERE / "simplex_gradient_holdem.png",
                     args.save,
+                    args.sg_config,
                 ),
             ]
         )
