@@ -12,7 +12,8 @@ rule over the public history under the network's P; item 5 of the issue).
 Goal: the search at or below 0.3 chips at 1,000 simulations after 15 minutes (the
 compiled path reaches 0.24), and not rising from 100 to 3,000 simulations.
 
-Usage: ``python benchmarks/nash_ismcts_rules_leduc.py [--minutes 15] [--sims 100,1000,3000]``
+Usage: ``python benchmarks/nash_ismcts_rules_leduc.py [--minutes 15] [--sims 100,1000,3000]
+[--workers 2] [--self-play-sims 200]``
 """
 
 from __future__ import annotations
@@ -37,6 +38,12 @@ def main(argv: list[str] | None = None) -> None:
         "--every", type=int, default=10, help="generations between P's measurements"
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--workers", type=int, default=0, help="self-play worker processes (0: in this process)"
+    )
+    parser.add_argument(
+        "--self-play-sims", type=int, default=200, help="simulations per self-play move"
+    )
     parser.add_argument("--out", default="leduc_rules.pt")
     args = parser.parse_args(argv)
     one_thread()
@@ -49,7 +56,7 @@ def main(argv: list[str] | None = None) -> None:
     game = presets.leduc()
     config = RulesTrainConfig(
         games_per_generation=64,
-        simulations=200,
+        simulations=args.self_play_sims,
         eval_simulations=1000,
         hidden_sizes=(128, 128),
         embed_size=32,
@@ -58,6 +65,7 @@ def main(argv: list[str] | None = None) -> None:
         steps_per_generation=100,
         batch_size=256,
         replay_generations=20,
+        workers=args.workers,
         seed=args.seed,
     )
     print(f"config: {config.to_dict()}")
