@@ -499,6 +499,13 @@ def main() -> None:
         "'{\"entropy\": 0.005}'",
     )
     args = p.parse_args()
+    from nashzoo.agents.simplex_gradient import SimplexGradientConfig
+    from nashzoo.errors import InvalidParameterError
+
+    try:
+        sg_config = SimplexGradientConfig.from_dict(args.sg_config)
+    except InvalidParameterError as e:
+        p.error(f"--sg-config: {e}")
     one_thread()
     sections = args.section or ["tabular", "gemp", "fp", "learners", "profile"]
     large = {"throughput", "default", "holdem"} & set(sections)
@@ -592,7 +599,7 @@ def main() -> None:
                     args.deals,
                     HERE / "simplex_gradient_default.png",
                     args.save,
-                    args.sg_config,
+                    sg_config,
                 ),
             ]
         )
@@ -608,7 +615,7 @@ def main() -> None:
                     args.lbr_hands,
                     HERE / "simplex_gradient_holdem.png",
                     args.save,
-                    args.sg_config,
+                    sg_config,
                 ),
             ]
         )

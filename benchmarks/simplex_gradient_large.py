@@ -120,22 +120,21 @@ def _plot(curves: dict[str, list[Any]], path: Path, title: str) -> None:
 
 
 def default_preset(
-    minutes: float, deals: int, plot: Path, save: Path | None, sg_config: dict | None = None
+    minutes: float, deals: int, plot: Path, save: Path | None, sg_config: Any = None
 ) -> list[str]:
-    """Simplex-gradient (its defaults, or those with ``sg_config``'s settings) and NFSP
-    (its defaults), ``minutes`` each, on the default fighting preset."""
+    """Simplex-gradient (with ``sg_config``, a ``SimplexGradientConfig``, or its defaults)
+    and NFSP (its defaults), ``minutes`` each, on the default fighting preset."""
     import nashzoo
     from nashzoo.agents.nfsp import NFSP
     from nashzoo.agents.scripted import baselines
-    from nashzoo.agents.simplex_gradient import SimplexGradient, SimplexGradientConfig
+    from nashzoo.agents.simplex_gradient import SimplexGradient
     from nashzoo.eval.matches import head_to_head
 
     game = nashzoo.make_game("fighting_cards")
     base = baselines(game)
     every = minutes / 6
-    config = SimplexGradientConfig(**(sg_config or {}))
-    print(f"simplex-gradient, {minutes} min, {config.to_dict()}", flush=True)
-    sg = SimplexGradient(game, config)
+    sg = SimplexGradient(game, sg_config)
+    print(f"simplex-gradient, {minutes} min, {sg.config.to_dict()}", flush=True)
     curves = {"simplex-gradient": _curve(sg, game, base, minutes, every)}
     print(f"NFSP, {minutes} min", flush=True)
     nfsp = NFSP(game)
@@ -178,21 +177,20 @@ def holdem(
     lbr_hands: int,
     plot: Path,
     save: Path | None,
-    sg_config: dict | None = None,
+    sg_config: Any = None,
 ) -> list[str]:
-    """Simplex-gradient (its defaults, or those with ``sg_config``'s settings) on Limit
-    Hold'em for ``minutes``."""
+    """Simplex-gradient (with ``sg_config``, a ``SimplexGradientConfig``, or its defaults)
+    on Limit Hold'em for ``minutes``."""
     import nashzoo
     from nashzoo.agents.scripted import PokerRulesAgent, baselines
-    from nashzoo.agents.simplex_gradient import SimplexGradient, SimplexGradientConfig
+    from nashzoo.agents.simplex_gradient import SimplexGradient
     from nashzoo.eval.lbr import local_best_response
     from nashzoo.eval.matches import head_to_head
 
     game = nashzoo.make_game("limit_holdem")
     base = baselines(game)
-    config = SimplexGradientConfig(**(sg_config or {}))
-    print(f"simplex-gradient on Limit Hold'em, {minutes} min, {config.to_dict()}", flush=True)
-    sg = SimplexGradient(game, config)
+    sg = SimplexGradient(game, sg_config)
+    print(f"simplex-gradient on Limit Hold'em, {minutes} min, {sg.config.to_dict()}", flush=True)
     curves = {"simplex-gradient": _curve(sg, game, base, minutes, minutes / 6)}
     _plot(curves, plot, f"limit_holdem: simplex-gradient, {minutes:g} minutes")
     if save is not None:
