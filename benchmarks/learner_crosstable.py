@@ -60,7 +60,10 @@ def _nashzoo(*args: str) -> list[str]:
 def train_all(game: str, learners: list[str], minutes: float, out: Path, parallel: int) -> None:
     """Train every learner whose file is missing, ``parallel`` at a time (one thread each);
     a learner's log goes to ``out/LEARNER.log``."""
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    env = {
+        **os.environ,
+        **{name: "1" for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")},
+    }
     todo = [name for name in learners if not (out / f"{name}.pt").exists()]
     for name in learners:
         if name not in todo:

@@ -14,9 +14,10 @@ agent, publishes in a shared slot which agent is moving and since when
 
 Workers start with the ``spawn`` method (safe beside threads), optionally under an address
 space limit (``RLIMIT_AS``), so an agent that hogs memory gets ``MemoryError``, and with
-their numeric libraries held to ``threads`` threads each (one by default: the pool's
-processes are the parallelism; torch's default of one thread per core in every worker
-put twice as many busy threads as cores on the machine).
+their numeric libraries (torch, OpenMP, numpy's BLAS) held to ``threads`` threads each,
+from the moment they start (one by default: the pool's processes are the parallelism;
+torch's and OpenBLAS's default of one thread per core in every worker put twice as many
+busy threads as cores on the machine).
 """
 
 from __future__ import annotations
@@ -85,6 +86,28 @@ def _limit_threads(threads: int) -> None:
         torch.set_num_threads(threads)
 
 
+@contextlib.contextmanager
+def _started_with_threads(threads: int | None) -> Iterator[None]:
+    """While a worker starts, put the thread variables in this process's environment, so
+    the worker has them from its first instruction: numpy's OpenBLAS sizes its thread
+    pool once, when numpy is imported, which a spawned worker does (unpickling its
+    target) before :func:`_limit_threads` runs, and its idle threads spin on the cores
+    the other workers need."""
+    if threads is None:
+        yield
+        return
+    saved = {name: os.environ.get(name) for name in _THREAD_VARIABLES}
+    os.environ.update({name: str(threads) for name in _THREAD_VARIABLES})
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def _worker_main(
     conn: Connection, slot: Any, memory_limit_mb: int | None, threads: int | None
 ) -> None:
@@ -126,7 +149,8 @@ class _Worker:
             daemon=True,
             name="nashzoo-worker",
         )
-        self.process.start()
+        with _started_with_threads(threads):
+            self.process.start()
         child.close()
         self.task: Task | None = None
         self.ready = False

@@ -29,6 +29,41 @@ def test_each_worker_runs_torch_on_the_pools_thread_count(threads):
     assert [o.value for o in outcomes] == [(str(threads), threads)] * 2
 
 
+def _os_threads_after_blas(*, slot: Any) -> int:
+    """The worker's OS threads after a numpy matrix product (OpenBLAS's pool included)."""
+    import numpy as np
+
+    a = np.ones((300, 300))
+    float((a @ a).sum())
+    return len(os.listdir("/proc/self/task"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc")
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="BLAS starts one thread on one core")
+def test_each_worker_runs_numpys_blas_on_one_thread():
+    # numpy's OpenBLAS sizes its pool when numpy loads, which a spawned worker does
+    # before it runs any code of the pool's; with one OS thread per core it then kept
+    # a second thread per worker spinning (2 threads here before the fix)
+    with SupervisedPool(1, threads=1) as pool:
+        outcomes = list(pool.run([Task(0, _os_threads_after_blas, ())]))
+    assert [o.status for o in outcomes] == ["ok"]
+    assert outcomes[0].value == 1
+
+
+def test_the_pool_leaves_the_parents_environment_as_it_was(monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "7")
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    with SupervisedPool(1, threads=1) as pool:
+        outcomes = list(pool.run([Task(0, _threads_seen_env, ())]))
+    assert outcomes[0].value == ("1", "1")
+    assert os.environ["OMP_NUM_THREADS"] == "7"
+    assert "OPENBLAS_NUM_THREADS" not in os.environ
+
+
+def _threads_seen_env(*, slot: Any) -> tuple[str | None, str | None]:
+    return os.environ.get("OMP_NUM_THREADS"), os.environ.get("OPENBLAS_NUM_THREADS")
+
+
 def test_the_thread_count_is_checked():
     with pytest.raises(InvalidParameterError, match="threads"):
         SupervisedPool(1, threads=0)
