@@ -25,9 +25,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import multiprocessing
-import os
 import signal
-import sys
 import time
 import traceback
 from collections.abc import Callable, Hashable, Iterable, Iterator
@@ -36,6 +34,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from nashzoo.eval.guard import hard_deadline
+from nashzoo.processes import limit_threads, thread_environment
 from nashzoo.validation import check_int
 
 __all__ = ["Task", "Outcome", "SupervisedPool"]
@@ -73,47 +72,12 @@ class Outcome:
     attempts: int = 1
 
 
-_THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
-
-
-def _limit_threads(threads: int) -> None:
-    """Hold this process's numeric libraries to ``threads`` threads: the variables they
-    read when they start, and torch's pool if torch is already loaded."""
-    for name in _THREAD_VARIABLES:
-        os.environ[name] = str(threads)
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.set_num_threads(threads)
-
-
-@contextlib.contextmanager
-def _started_with_threads(threads: int | None) -> Iterator[None]:
-    """While a worker starts, put the thread variables in this process's environment, so
-    the worker has them from its first instruction: numpy's OpenBLAS sizes its thread
-    pool once, when numpy is imported, which a spawned worker does (unpickling its
-    target) before :func:`_limit_threads` runs, and its idle threads spin on the cores
-    the other workers need."""
-    if threads is None:
-        yield
-        return
-    saved = {name: os.environ.get(name) for name in _THREAD_VARIABLES}
-    os.environ.update({name: str(threads) for name in _THREAD_VARIABLES})
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
 def _worker_main(
     conn: Connection, slot: Any, memory_limit_mb: int | None, threads: int | None
 ) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     if threads is not None:
-        _limit_threads(threads)
+        limit_threads(threads)
     if memory_limit_mb is not None:
         import resource
 
@@ -149,7 +113,7 @@ class _Worker:
             daemon=True,
             name="nashzoo-worker",
         )
-        with _started_with_threads(threads):
+        with thread_environment(threads):
             self.process.start()
         child.close()
         self.task: Task | None = None

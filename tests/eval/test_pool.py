@@ -69,3 +69,25 @@ def test_the_thread_count_is_checked():
         SupervisedPool(1, threads=0)
     with pytest.raises(InvalidParameterError, match="threads"):
         SupervisedPool(1, threads=1.5)  # type: ignore[arg-type]
+
+
+def test_a_spawn_context_starts_processes_with_one_blas_thread():
+    # the self-play workers of Nash-ISMCTS start through this context
+    from concurrent.futures import ProcessPoolExecutor
+
+    from nashzoo.processes import spawn_context
+
+    if not os.path.isdir("/proc/self/task") or (os.cpu_count() or 1) < 2:
+        pytest.skip("counts BLAS threads in /proc on two or more cores")
+    with ProcessPoolExecutor(1, mp_context=spawn_context(1)) as pool:
+        # 2 with multiprocessing's own "spawn" context: numpy's BLAS thread beside it
+        assert pool.submit(_os_threads_after_blas, slot=None).result() == 1
+    with ProcessPoolExecutor(1, mp_context=spawn_context(1)) as pool:
+        assert pool.submit(_threads_seen_env, slot=None).result() == ("1", "1")
+
+
+def test_spawn_context_checks_its_thread_count():
+    from nashzoo.processes import spawn_context
+
+    with pytest.raises(InvalidParameterError, match="threads"):
+        spawn_context(0)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from multiprocessing import get_context
 from typing import Any
 
 import numpy as np
@@ -21,6 +20,7 @@ from nashzoo.errors import WorkerError
 from nashzoo.extras import require
 from nashzoo.games import load_game
 from nashzoo.games.base import CHANCE, TERMINAL
+from nashzoo.processes import spawn_context
 from nashzoo.tree.compile import compile_game
 from nashzoo.tree.reach import edge_probabilities
 from nashzoo.tree.views import ViewTable, views_of
@@ -179,7 +179,7 @@ class _Players:
             actor = self.ray.remote(num_cpus=1)(SelfPlayWorker)
             self.actors = [actor.remote() for _ in range(max(1, config.workers))]
         elif config.workers > 0:
-            self.pool = ProcessPoolExecutor(config.workers, mp_context=get_context("spawn"))
+            self.pool = ProcessPoolExecutor(config.workers, mp_context=spawn_context(1))
 
     def play(
         self, tables: SearchTables, generation: int, progress: float
