@@ -43,6 +43,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import machine_line
 
 from nashzoo.cli.common import lbr_hands_arg
+from nashzoo.processes import THREAD_VARIABLES
 
 LEARNERS = ("deep-cfr", "escher", "nash-memory", "nfsp", "simplex-gradient", "nash-ismcts")
 BASELINES = {
@@ -60,10 +61,7 @@ def _nashzoo(*args: str) -> list[str]:
 def train_all(game: str, learners: list[str], minutes: float, out: Path, parallel: int) -> None:
     """Train every learner whose file is missing, ``parallel`` at a time (one thread each);
     a learner's log goes to ``out/LEARNER.log``."""
-    env = {
-        **os.environ,
-        **{name: "1" for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")},
-    }
+    env = {**os.environ, **{name: "1" for name in THREAD_VARIABLES}}
     todo = [name for name in learners if not (out / f"{name}.pt").exists()]
     for name in learners:
         if name not in todo:

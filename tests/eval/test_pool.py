@@ -38,8 +38,13 @@ def _os_threads_after_blas(*, slot: Any) -> int:
     return len(os.listdir("/proc/self/task"))
 
 
-@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc")
-@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="BLAS starts one thread on one core")
+counts_blas_threads = pytest.mark.skipif(
+    not os.path.isdir("/proc/self/task") or (os.cpu_count() or 1) < 2,
+    reason="counts OS threads in /proc; BLAS starts one thread on one core anyway",
+)
+
+
+@counts_blas_threads
 def test_each_worker_runs_numpys_blas_on_one_thread():
     # numpy's OpenBLAS sizes its pool when numpy loads, which a spawned worker does
     # before it runs any code of the pool's; with one OS thread per core it then kept
@@ -71,18 +76,16 @@ def test_the_thread_count_is_checked():
         SupervisedPool(1, threads=1.5)  # type: ignore[arg-type]
 
 
+@counts_blas_threads
 def test_a_spawn_context_starts_processes_with_one_blas_thread():
     # the self-play workers of Nash-ISMCTS start through this context
     from concurrent.futures import ProcessPoolExecutor
 
     from nashzoo.processes import spawn_context
 
-    if not os.path.isdir("/proc/self/task") or (os.cpu_count() or 1) < 2:
-        pytest.skip("counts BLAS threads in /proc on two or more cores")
     with ProcessPoolExecutor(1, mp_context=spawn_context(1)) as pool:
         # 2 with multiprocessing's own "spawn" context: numpy's BLAS thread beside it
         assert pool.submit(_os_threads_after_blas, slot=None).result() == 1
-    with ProcessPoolExecutor(1, mp_context=spawn_context(1)) as pool:
         assert pool.submit(_threads_seen_env, slot=None).result() == ("1", "1")
 
 
