@@ -9,7 +9,9 @@ baselines in duplicate matches (AIVAT where the game has a value function: heads
 Hold'em, limit and no-limit), stored in ``DIR/crosstable.sqlite`` (resumable: a rerun
 plays only the missing blocks), and prints the crosstable, Bradley-Terry ratings with
 95% intervals, Nash averaging and each agent's LBR lower bound (``--lbr-hands``;
-Hold'em). The HTML report (crosstable, ratings plot) goes to ``DIR/report``.
+Hold'em). The HTML report (crosstable, ratings plot) goes to ``DIR/report``, and every
+learner's training curve (its duplicate scores against the baselines, from
+``nashzoo train``'s ``LEARNER.pt.curve.json``) to ``DIR/curves.png``.
 
 Cost on a 2-core machine (RESULTS.md): at ``--minutes 10 --deals 100`` on Limit Hold'em,
 45 minutes of training and 51 of tournament (workers then ran two torch threads each,
@@ -43,6 +45,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import machine_line
 
 from nashzoo.cli.common import lbr_hands_arg
+from nashzoo.eval.curves import read_points
+from nashzoo.eval.plots import require_matplotlib
 from nashzoo.processes import THREAD_VARIABLES
 
 LEARNERS = ("deep-cfr", "escher", "nash-memory", "nfsp", "simplex-gradient", "nash-ismcts")
@@ -95,6 +99,41 @@ def train_all(game: str, learners: list[str], minutes: float, out: Path, paralle
             print(f"  {name}: trained in {time.time() - start:.0f} s", flush=True)
 
 
+def plot_curves(game: str, learners: list[str], out: Path) -> Path | None:
+    """Every learner's training curve on one figure, ``out/curves.png``: one panel per
+    baseline, the duplicate score (mean and 95% interval, chips per game) against minutes
+    of training, read from each ``LEARNER.pt.curve.json`` that ``nashzoo train`` wrote.
+    Minutes, not steps, on the x axis: the learners count different steps (iterations,
+    episodes, generations) but were given the same time."""
+    curves = {n: read_points(p) for n in learners if (p := out / f"{n}.pt.curve.json").exists()}
+    if not curves:
+        return None
+    plt = require_matplotlib()
+    baselines = BASELINES[game]
+    fig, axes = plt.subplots(1, len(baselines), figsize=(5.5 * len(baselines), 4.2))
+    for ax, baseline in zip(axes, baselines, strict=True):
+        for k, (name, points) in enumerate(curves.items()):
+            pts = [p for p in points if baseline in p.duplicate]
+            x = [p.seconds / 60 + 0.15 * (k - len(curves) / 2) for p in pts]  # spread bars
+            mean = [p.duplicate[baseline][0] for p in pts]
+            below = [p.duplicate[baseline][0] - p.duplicate[baseline][1] for p in pts]
+            above = [p.duplicate[baseline][2] - p.duplicate[baseline][0] for p in pts]
+            ax.errorbar(x, mean, yerr=[below, above], marker=".", capsize=2, label=name)
+        method = next(iter(curves.values()))[0].method if curves else ""
+        ax.axhline(0.0, color="grey", linewidth=0.8)
+        ax.set_xlabel("minutes of training")
+        ax.set_title(f"against {baseline}", fontsize=10)
+        ax.set_ylabel(f"duplicate score, chips per game ({method}, 95%)")
+        ax.grid(True, alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.suptitle(f"{game}: every learner's curve against the baselines", fontsize=10)
+    fig.tight_layout()
+    path = out / "curves.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="limit_holdem", choices=sorted(BASELINES))
@@ -113,6 +152,9 @@ def main() -> None:
     print(machine_line())
     print(f"\n{args.game}: {len(learners)} learners, {args.minutes:g} minutes each\n")
     train_all(args.game, learners, args.minutes, out, args.parallel)
+    drawn = plot_curves(args.game, learners, out)
+    if drawn:
+        print(f"\nthe learners' curves: {drawn}")
     agents = [f"{name}={out / f'{name}.pt'}" for name in learners]
     agents += [f"{b}={b}" for b in BASELINES[args.game]] + list(args.agent)
     cmd = _nashzoo("tournament", "--game", args.game, "--deals", str(args.deals))
