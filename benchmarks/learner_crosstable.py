@@ -3,7 +3,9 @@
 
 Each learner trains with ``nashzoo train LEARNER GAME --minutes M --out DIR/LEARNER.pt``
 (one torch thread; ``--parallel`` runs that many at once, one core each); a trained file
-that exists is kept, so a rerun after an interruption trains only what is missing. Then
+that exists is kept, and a stopped run's checkpoint (``LEARNER.partial.pt``) is continued
+with ``--resume`` to the same budget, so a rerun after an interruption trains only what is
+missing. Then
 ``nashzoo tournament`` plays every pair of the trained agents and the game's fixed
 baselines in duplicate matches (AIVAT where the game has a value function: heads-up
 Hold'em, limit and no-limit), stored in ``DIR/crosstable.sqlite`` (resumable: a rerun
@@ -74,12 +76,16 @@ def train_all(game: str, learners: list[str], minutes: float, out: Path, paralle
     while todo or running:
         while todo and len(running) < parallel:
             name = todo.pop(0)
-            log = open(out / f"{name}.log", "w")  # noqa: SIM115 (closed with the process)
+            partial = out / f"{name}.partial.pt"
+            # a stopped run's last checkpoint: continue it (the budget counts the whole run)
+            resume = ["--resume", str(partial)] if partial.exists() else []
+            log = open(out / f"{name}.log", "a" if resume else "w")  # noqa: SIM115 (closed with the process)
             cmd = _nashzoo(
-                "train", name, game, "--minutes", str(minutes), "--out",
-                str(out / f"{name}.partial.pt"), "--quiet",
+                "train", name, game, "--minutes", str(minutes), "--out", str(partial),
+                "--quiet", *resume,
             )  # fmt: skip
-            print(f"  training {name} for {minutes:g} min: {' '.join(cmd[2:])}", flush=True)
+            doing = "resuming" if resume else "training"
+            print(f"  {doing} {name} for {minutes:g} min: {' '.join(cmd[2:])}", flush=True)
             proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
             running.append((name, proc, time.time()))
         time.sleep(2.0)

@@ -6,7 +6,8 @@ An option left out takes the config's default; one given (0 too) goes to the con
 check, so a bad value is refused with the field's name. Then: train for the budget,
 measure exact exploitability every ``--eval-every`` seconds where the game compiles
 (print it, keep the curve, save the checkpoint so an interrupted run loses nothing),
-plot, save.
+plot, save. ``--resume FILE`` continues a saved run: its learner and config from the
+file, its measured curve from ``FILE.curve.json``, the budget counting the whole run.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ __all__ = ["add_parser", "run", "config_options"]
 # the options every learner has; a config field may not take one of these names
 _COMMON = {"param", "minutes", "steps", "eval_every", "threads", "out", "keep_best", "plot"}
 _COMMON |= {"quiet", "game", "learner", "help", "measure_deals", "measure_every", "lbr_hands"}
+_COMMON |= {"resume"}
 
 
 def _plain(text: str) -> str:
@@ -145,6 +147,15 @@ def add_parser(sub: Any, *, learners: bool = True) -> None:
             default=0,
             help="LBR hands per measured point, 0: none (default: %(default)s)",
         )
+        q.add_argument(
+            "--resume",
+            metavar="FILE",
+            help="continue the run saved in FILE (its learner, config and measured curve); "
+            "--minutes and --steps then count the whole run, so an interrupted command "
+            "given again with --resume OUT ends where it would have; --out defaults to "
+            "FILE; config options are refused (the file holds the config); replay "
+            "buffers a learner does not save (NFSP, Nash-ISMCTS) start empty",
+        )
         q.add_argument("--quiet", action="store_true", help="no progress bar")
         try:
             fields = config_options(q, entry.load_class().config_type)  # type: ignore[attr-defined]
@@ -161,6 +172,36 @@ def _unavailable(name: str, exc: Exception) -> Any:
     return report
 
 
+def _resumed(cls: Any, path: str, game: Any, given: dict[str, Any]) -> Any:
+    """The learner saved in ``path``, checked against the command line: the same game,
+    and no config option (the file holds the run's config)."""
+    if given:
+        options = ", ".join("--" + name.replace("_", "-") for name in sorted(given))
+        raise InvalidParameterError(
+            f"--resume continues the run saved in {path} with the config it holds; "
+            f"received config options too ({options}): leave them out."
+        )
+    learner = cls.load(path)
+    if learner.game != game:
+        raise InvalidParameterError(
+            f"--resume {path}: the file holds a {cls.name} learner for {learner.game!r}, "
+            f"not for {game!r}."
+        )
+    return learner
+
+
+def _measured_so_far(path: str | None, learner: Any) -> list[Any]:
+    """The measured points of the run being resumed (``PATH.curve.json``), up to the
+    steps its saved learner holds (a point written after the last save is dropped)."""
+    from pathlib import Path
+
+    if path is None or not Path(str(path) + ".curve.json").exists():
+        return []
+    from nashzoo.eval.curves import read_points
+
+    return [p for p in read_points(str(path) + ".curve.json") if p.step <= learner.steps]
+
+
 def run(args: argparse.Namespace) -> int:
     """Train ``args.learner`` on ``args.game``."""
     from nashzoo.agents.learner import (
@@ -173,6 +214,8 @@ def run(args: argparse.Namespace) -> int:
 
     entry = get_learner(args.learner)
     cls: Any = entry.load_class()
+    if args.resume is not None and not args.out:
+        args.out = args.resume  # a continued run is saved where it was
     if args.keep_best and not args.out:
         raise SystemExit("--keep-best needs --out (where the best checkpoint goes)")
     if args.steps is not None and args.steps < 1:
@@ -181,22 +224,28 @@ def run(args: argparse.Namespace) -> int:
     given = {k: getattr(args, k) for k in args.config_fields if getattr(args, k) is not None}
     given = {k: tuple(v) if isinstance(v, list) else v for k, v in given.items()}
     game = make_game(args.game, **parse_params(args.param))
-    # a learner whose config depends on the game (Nash-ISMCTS over the rules) says so
-    config_type = cls.config_type_for(game) if hasattr(cls, "config_type_for") else cls.config_type
-    config = config_type(**given)
     try:
         import torch
 
         torch.set_num_threads(args.threads)
     except ImportError:
         pass
-    learner = cls(game, config)
+    if args.resume is not None:
+        learner = _resumed(cls, args.resume, game, given)
+    else:
+        # a learner whose config depends on the game (Nash-ISMCTS over the rules) says so
+        config_type = (
+            cls.config_type_for(game) if hasattr(cls, "config_type_for") else cls.config_type
+        )
+        learner = cls(game, config_type(**given))
     given_deals = args.measure_deals is not None
     if not given_deals:
         args.measure_deals = 100
     curves: dict[str, list[ConvergencePoint]] = {entry.name: []}
     state = {"exact": True, "best": float("inf"), "measured": -float("inf")}
-    measured: list[Any] = []
+    measured: list[Any] = _measured_so_far(args.resume, learner)
+    if measured:
+        state["measured"] = measured[-1].seconds
 
     def measure(m: Any, *, final: bool = False) -> str:
         """A measured point (duplicate scores, LBR) where exploitability is unavailable:
@@ -265,13 +314,23 @@ def run(args: argparse.Namespace) -> int:
             m.save(args.out)
         print(line + kept, flush=True)
 
-    learner.train(
-        steps=args.steps,
-        seconds=None if minutes is None else 60 * minutes,
-        callback=record,
-        callback_every=args.eval_every,
-        progress=not args.quiet,
-    )
+    steps, seconds = args.steps, None if minutes is None else 60.0 * minutes
+    if args.resume is not None:  # the budget counts the whole run
+        steps = None if steps is None else steps - learner.steps
+        seconds = None if seconds is None else seconds - learner.seconds
+    if (steps is not None and steps <= 0) or (seconds is not None and seconds <= 0):
+        print(
+            f"{args.resume} holds {learner.steps:,} {learner.step_unit} in "
+            f"{learner.seconds:.1f} s of training: the budget is spent, nothing to train"
+        )
+    else:
+        learner.train(
+            steps=steps,
+            seconds=seconds,
+            callback=record,
+            callback_every=args.eval_every,
+            progress=not args.quiet,
+        )
     if not state["exact"] or given_deals:
         line = measure(learner, final=True)
         if line:

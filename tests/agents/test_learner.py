@@ -6,6 +6,9 @@ Reference: the uniform policy's exploitability in Kuhn poker is 11/24 = 0.458 ch
 (Kuhn 1950); CFR+ reaches below 0.01 in a few hundred iterations.
 """
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -202,3 +205,57 @@ def test_keep_best_on_a_game_that_does_not_compile_still_saves_the_learner(
     text = capsys.readouterr().out
     assert "does not compile" in text and "best checkpoint" not in text
     assert TabularLearner.load(out).steps == 20
+
+
+def test_resume_ends_where_the_uninterrupted_run_ends(tmp_path, capsys):
+    # CFR+ is deterministic: 40 iterations, then --resume to a budget of 100, is the same
+    # solver state as 100 at once (the budget counts the whole run)
+    full, part = tmp_path / "full.npz", tmp_path / "part.npz"
+    base = ["train", "cfr", "kuhn_poker", "--quiet"]
+    assert main([*base, "--steps", "100", "--out", str(full)]) == 0
+    assert main([*base, "--steps", "40", "--out", str(part)]) == 0
+    assert TabularLearner.load(part).steps == 40
+    assert main([*base, "--steps", "100", "--resume", str(part)]) == 0  # saved back to part
+    resumed, uninterrupted = TabularLearner.load(part), TabularLearner.load(full)
+    assert resumed.steps == 100
+    np.testing.assert_array_equal(
+        resumed.average_policy().probs, uninterrupted.average_policy().probs
+    )
+    capsys.readouterr()
+    # a budget already spent trains nothing and says so
+    assert main([*base, "--steps", "60", "--resume", str(part)]) == 0
+    assert "the budget is spent" in capsys.readouterr().out
+    assert TabularLearner.load(part).steps == 100
+
+
+def test_resume_refuses_config_options_another_game_and_a_missing_file(tmp_path, capsys):
+    saved = tmp_path / "kuhn.npz"
+    assert main(["train", "cfr", "kuhn_poker", "--steps", "5", "--out", str(saved)]) == 0
+    capsys.readouterr()
+    argv = ["train", "cfr", "kuhn_poker", "--steps", "10", "--resume", str(saved)]
+    assert main([*argv, "--algorithm", "dcfr"]) == 2
+    assert "received config options too (--algorithm)" in capsys.readouterr().err
+    assert main(["train", "cfr", "leduc_holdem", "--steps", "10", "--resume", str(saved)]) == 2
+    err = capsys.readouterr().err
+    assert "holds a cfr learner for" in err and "leduc" in err.lower()
+    assert main([*argv[:-1], str(tmp_path / "missing.npz")]) != 0
+    assert TabularLearner.load(saved).steps == 5  # untouched
+
+
+def test_resume_continues_nash_ismcts_over_the_rules_and_its_measured_curve(tmp_path):
+    # Limit Hold'em does not compile: NashISMCTS trains (and loads) the rules trainer, and
+    # the measured curve (duplicate scores) carries on from the file beside the checkpoint
+    out = tmp_path / "hulh.pt"
+    tiny = ["--games-per-generation", "2", "--simulations", "4", "--eval-simulations", "4"]
+    tiny += ["--belief-games", "4", "--steps-per-generation", "2", "--batch-size", "8"]
+    tiny += ["--hidden-sizes", "8"]
+    base = ["train", "nash-ismcts", "limit_holdem", "--quiet", "--measure-deals", "2"]
+    assert main([*base, *tiny, "--steps", "1", "--out", str(out)]) == 0
+    assert [p["step"] for p in json.loads(Path(f"{out}.curve.json").read_text())] == [1]
+    assert main([*base, "--steps", "2", "--resume", str(out)]) == 0
+    trainer = get_learner("nash-ismcts").load_class().load(out)
+    assert type(trainer).__name__ == "NashISMCTSRules" and trainer.steps == 2
+    assert trainer.config.simulations == 4  # the file's config, not the defaults
+    points = json.loads(Path(f"{out}.curve.json").read_text())
+    assert [p["step"] for p in points] == [1, 2]
+    assert points[1]["seconds"] > points[0]["seconds"]

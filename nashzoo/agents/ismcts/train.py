@@ -417,19 +417,26 @@ class NashISMCTS:
         return self.agent().save(path, network=network)
 
     @classmethod
-    def load(cls, path: str | Path) -> NashISMCTS:
-        """The trainer a file written by :meth:`save` holds.
+    def load(cls, path: str | Path) -> Any:
+        """The trainer a file written by :meth:`save` holds: a
+        :class:`~nashzoo.agents.ismcts.rules_train.NashISMCTSRules` where the file is one
+        (as ``NashISMCTS(game)`` builds one where the game does not compile).
 
         Raises:
             PolicyFileError: not a Nash-ISMCTS file, or an agent file without the
                 trainer's state (e.g. one saved by ``ISMCTSAgent.save``).
             FileNotFoundError: no such file.
         """
+        from nashzoo.agents.ismcts.rules_agent import FORMAT_NAME as RULES_FORMAT
         from nashzoo.agents.torch_files import load_modules, read_torch_file
         from nashzoo.errors import PolicyFileError
 
-        agent = ISMCTSAgent.load(path)
         state = read_torch_file(path)
+        if cls is NashISMCTS and state.get("format") == RULES_FORMAT:
+            from nashzoo.agents.ismcts.rules_train import NashISMCTSRules
+
+            return NashISMCTSRules.load(path)
+        agent = ISMCTSAgent.load(path)
         network = state.get("network")
         if not isinstance(network, dict) or not isinstance(network.get("trainer"), dict):
             raise PolicyFileError(
