@@ -116,6 +116,7 @@ def plot_curves(game: str, learners: list[str], out: Path) -> Path | None:
         return None
     plt = require_matplotlib()
     baselines = BASELINES[game]
+    method = next((p.method for points in curves.values() for p in points), "")
     fig, axes = plt.subplots(1, len(baselines), figsize=(5.5 * len(baselines), 4.2))
     for ax, baseline in zip(axes, baselines, strict=True):
         for k, (name, points) in enumerate(curves.items()):
@@ -125,7 +126,6 @@ def plot_curves(game: str, learners: list[str], out: Path) -> Path | None:
             below = [p.duplicate[baseline][0] - p.duplicate[baseline][1] for p in pts]
             above = [p.duplicate[baseline][2] - p.duplicate[baseline][0] for p in pts]
             ax.errorbar(x, mean, yerr=[below, above], marker=".", capsize=2, label=name)
-        method = next(iter(curves.values()))[0].method if curves else ""
         ax.axhline(0.0, color="grey", linewidth=0.8)
         ax.set_xlabel("minutes of training")
         ax.set_title(f"against {baseline}", fontsize=10)
