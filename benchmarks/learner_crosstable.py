@@ -13,7 +13,10 @@ plays only the missing blocks), and prints the crosstable, Bradley-Terry ratings
 95% intervals, Nash averaging and each agent's LBR lower bound (``--lbr-hands``;
 Hold'em). The HTML report (crosstable, ratings plot) goes to ``DIR/report``, and every
 learner's training curve (its duplicate scores against the baselines, from
-``nashzoo train``'s ``LEARNER.pt.curve.json``) to ``DIR/curves.png``.
+``nashzoo train``'s ``LEARNER.pt.curve.json``) to ``DIR/curves.png``. Deep CFR's and
+ESCHER's ``LEARNER.pt`` is their agent file (networks only); the checkpoint with their
+reservoir memories, hundreds of MB on Hold'em, is kept beside it as
+``LEARNER.checkpoint.pt``, which git ignores.
 
 Cost on a 2-core machine (RESULTS.md): at ``--minutes 10 --deals 100`` on Limit Hold'em,
 45 minutes of training and 51 of tournament (workers then ran two torch threads each,
@@ -36,6 +39,7 @@ policy, ``mt-ismcts:1000``).
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import subprocess
 import sys
@@ -48,7 +52,7 @@ from common import machine_line
 
 from nashzoo.cli.common import lbr_hands_arg
 from nashzoo.eval.curves import read_points
-from nashzoo.eval.plots import require_matplotlib
+from nashzoo.eval.plots import plot_learner_curves
 from nashzoo.processes import THREAD_VARIABLES
 
 LEARNERS = ("deep-cfr", "escher", "nash-memory", "nfsp", "simplex-gradient", "nash-ismcts")
@@ -103,41 +107,35 @@ def train_all(game: str, learners: list[str], minutes: float, out: Path, paralle
             for path in out.glob(f"{prefix}*"):  # the .pt and its curve
                 path.rename(out / (f"{name}.pt" + path.name[len(prefix) :]))
             print(f"  {name}: trained in {time.time() - start:.0f} s", flush=True)
+            keep_agent_file(name, out)
+
+
+def keep_agent_file(name: str, out: Path) -> None:
+    """Deep CFR's and ESCHER's checkpoints carry their reservoir memories (hundreds of MB
+    on Hold'em): the checkpoint moves to ``LEARNER.checkpoint.pt`` (git ignores it) and
+    ``LEARNER.pt`` becomes the agent file the tournament reads (the same networks, no
+    memories). Other learners' files are small and stay as they are."""
+    from nashzoo.agents.learner import get_learner
+
+    cls = get_learner(name).load_class()
+    full, checkpoint = out / f"{name}.pt", out / f"{name}.checkpoint.pt"
+    if "memories" not in inspect.signature(cls.save).parameters or checkpoint.exists():
+        return
+    full.rename(checkpoint)
+    cls.load(checkpoint).save(full, memories=False)
+    mb = full.stat().st_size / 2**20, checkpoint.stat().st_size / 2**20
+    print(f"  {name}: agent file {full} ({mb[0]:.1f} MB; checkpoint {mb[1]:.0f} MB)")
 
 
 def plot_curves(game: str, learners: list[str], out: Path) -> Path | None:
-    """Every learner's training curve on one figure, ``out/curves.png``: one panel per
-    baseline, the duplicate score (mean and 95% interval, chips per game) against minutes
-    of training, read from each ``LEARNER.pt.curve.json`` that ``nashzoo train`` wrote.
-    Minutes, not steps, on the x axis: the learners count different steps (iterations,
-    episodes, generations) but were given the same time."""
+    """Every learner's training curve on one figure, ``out/curves.png`` (one panel per
+    baseline, duplicate score against minutes of training), read from each
+    ``LEARNER.pt.curve.json`` that ``nashzoo train`` wrote; ``None`` when none exists."""
     curves = {n: read_points(p) for n in learners if (p := out / f"{n}.pt.curve.json").exists()}
-    if not curves:
+    if not any(curves.values()):
         return None
-    plt = require_matplotlib()
-    baselines = BASELINES[game]
-    method = next((p.method for points in curves.values() for p in points), "")
-    fig, axes = plt.subplots(1, len(baselines), figsize=(5.5 * len(baselines), 4.2))
-    for ax, baseline in zip(axes, baselines, strict=True):
-        for k, (name, points) in enumerate(curves.items()):
-            pts = [p for p in points if baseline in p.duplicate]
-            x = [p.seconds / 60 + 0.15 * (k - len(curves) / 2) for p in pts]  # spread bars
-            mean = [p.duplicate[baseline][0] for p in pts]
-            below = [p.duplicate[baseline][0] - p.duplicate[baseline][1] for p in pts]
-            above = [p.duplicate[baseline][2] - p.duplicate[baseline][0] for p in pts]
-            ax.errorbar(x, mean, yerr=[below, above], marker=".", capsize=2, label=name)
-        ax.axhline(0.0, color="grey", linewidth=0.8)
-        ax.set_xlabel("minutes of training")
-        ax.set_title(f"against {baseline}", fontsize=10)
-        ax.set_ylabel(f"duplicate score, chips per game ({method}, 95%)")
-        ax.grid(True, alpha=0.3)
-    axes[0].legend(fontsize=8)
-    fig.suptitle(f"{game}: every learner's curve against the baselines", fontsize=10)
-    fig.tight_layout()
-    path = out / "curves.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    title = f"{game}: every learner's curve against the baselines"
+    return plot_learner_curves(curves, out / "curves.png", title=title)
 
 
 def main() -> None:

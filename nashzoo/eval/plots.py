@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from nashzoo.errors import InvalidParameterError
 from nashzoo.extras import require
 
 __all__ = [
@@ -13,6 +14,8 @@ __all__ = [
     "plot_convergence",
     "plot_exact_and_measured",
     "plot_crosstable",
+    "plot_learner_curves",
+    "plot_measured",
     "plot_panels",
     "plot_ratings",
     "plot_search_curves",
@@ -281,24 +284,84 @@ def plot_exact_and_measured(
     return path
 
 
+def _interval_bars(ax: Any, x: Sequence[float], triples: Sequence[Any], **style: Any) -> None:
+    """Means with their 95% intervals as error bars; ``triples`` holds
+    ``(mean, ci_low, ci_high)``."""
+    ax.errorbar(
+        list(x),
+        [t[0] for t in triples],
+        yerr=[[t[0] - t[1] for t in triples], [t[2] - t[0] for t in triples]],
+        marker=".",
+        **style,
+    )
+
+
+def _duplicate_axes(ax: Any, xlabel: str, method: str) -> None:
+    ax.axhline(0.0, color="grey", linewidth=0.8)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(f"duplicate score, chips per game ({method}, 95%)")
+    ax.grid(True, alpha=0.3)
+
+
 def _duplicate_panel(ax: Any, points: Sequence[Any]) -> None:
     """Each baseline's duplicate score with its 95% interval against training steps."""
     names = list(dict.fromkeys(n for p in points for n in p.duplicate))
     for name in names:
         pts = [p for p in points if name in p.duplicate]
-        x = [p.step for p in pts]
-        mean = [p.duplicate[name][0] for p in pts]
-        lo = [p.duplicate[name][0] - p.duplicate[name][1] for p in pts]
-        hi = [p.duplicate[name][2] - p.duplicate[name][0] for p in pts]
-        ax.errorbar(x, mean, yerr=[lo, hi], marker=".", capsize=3, label=f"vs {name}")
-    ax.axhline(0.0, color="grey", linewidth=0.8)
+        scores = [p.duplicate[name] for p in pts]
+        _interval_bars(ax, [p.step for p in pts], scores, capsize=3, label=f"vs {name}")
     unit = points[0].step_unit if points else "steps"
-    method = points[0].method if points else ""
-    ax.set_xlabel(unit)
-    ax.set_ylabel(f"duplicate score, chips per game ({method}, 95%)")
-    ax.grid(True, alpha=0.3)
+    _duplicate_axes(ax, unit, points[0].method if points else "")
     if names:
         ax.legend()
+
+
+def plot_learner_curves(
+    curves: Mapping[str, Sequence[Any]], path: str | Path, *, title: str | None = None
+) -> Path:
+    """Several learners' measured curves on one figure: one panel per baseline, each
+    learner's duplicate score against it (mean and 95% interval) against minutes of
+    training. Minutes rather than steps, because learners count different steps
+    (iterations, episodes, generations) and are compared at equal time; the points of
+    different learners are spread a little sideways so that their bars do not hide each
+    other.
+
+    Args:
+        curves: learner name to its :class:`~nashzoo.eval.curves.MeasuredPoint` list (an
+            empty list draws nothing for that learner).
+        path: where the PNG goes.
+        title: the figure's title.
+
+    Returns:
+        ``path``.
+
+    Raises:
+        InvalidParameterError: no point of any curve has a duplicate score.
+    """
+    points = [p for pts in curves.values() for p in pts]
+    baselines = list(dict.fromkeys(n for p in points for n in p.duplicate))
+    if not baselines:
+        raise InvalidParameterError(
+            f"expected measured curves with duplicate scores, received {len(curves)} curves "
+            f"with {len(points)} points and no duplicate score"
+        )
+    plt = require_matplotlib()
+    fig, axes = plt.subplots(1, len(baselines), figsize=(5.5 * len(baselines), 4.2), squeeze=False)
+    for ax, baseline in zip(axes[0], baselines, strict=True):
+        for k, (name, own) in enumerate(curves.items()):
+            pts = [p for p in own if baseline in p.duplicate]
+            shift = 0.15 * (k - len(curves) / 2)
+            x = [p.seconds / 60 + shift for p in pts]
+            _interval_bars(ax, x, [p.duplicate[baseline] for p in pts], capsize=2, label=name)
+        _duplicate_axes(ax, "minutes of training", points[0].method)
+        ax.set_title(f"against {baseline}", fontsize=10)
+    axes[0][0].legend(fontsize=8)
+    fig.suptitle(title or "", fontsize=10)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
 
 
 def plot_measured(points: Sequence[Any], path: str | Path, *, title: str | None = None) -> Path:
@@ -315,14 +378,7 @@ def plot_measured(points: Sequence[Any], path: str | Path, *, title: str | None 
     unit = points[0].step_unit if points else "steps"
     lbr = [p for p in points if p.lbr is not None]
     if lbr:
-        ax_l.errorbar(
-            [p.step for p in lbr],
-            [p.lbr[0] for p in lbr],
-            yerr=[[p.lbr[0] - p.lbr[1] for p in lbr], [p.lbr[2] - p.lbr[0] for p in lbr]],
-            marker=".",
-            capsize=3,
-            color="C3",
-        )
+        _interval_bars(ax_l, [p.step for p in lbr], [p.lbr for p in lbr], capsize=3, color="C3")
         ax_l.set_ylabel("LBR winnings, chips per hand (lower bound)")
     else:
         ax_l.text(0.5, 0.5, "no LBR measured", ha="center", va="center", transform=ax_l.transAxes)

@@ -110,3 +110,26 @@ def test_nashzoo_train_measures_and_plots_where_the_game_does_not_compile(tmp_pa
     )
     assert np.isfinite(points[-1]["lbr"][0])
     assert plot.stat().st_size > 10_000 and out.is_file()
+
+
+def test_several_learners_curves_share_one_panel_per_baseline(tmp_path):
+    pytest.importorskip("matplotlib")
+    from matplotlib.image import imread
+
+    from nashzoo.eval.curves import MeasuredPoint
+    from nashzoo.eval.plots import plot_learner_curves
+
+    def point(minutes: float, score: float) -> MeasuredPoint:
+        duplicate = {
+            "random": (score, score - 1, score + 1),
+            "poker-rules": (-score, -score - 2, 0.0),
+        }
+        return MeasuredPoint(step=int(minutes), seconds=60 * minutes, step_unit="episodes",
+                             duplicate=duplicate, deals=100)  # fmt: skip
+
+    curves = {"nfsp": [point(1, 3.0), point(2, 5.0)], "cfr": [point(2, 1.0)], "idle": []}
+    path = plot_learner_curves(curves, tmp_path / "curves.png", title="two learners")
+    image = imread(path)
+    assert image.shape[1] > 1.8 * image.shape[0]  # two panels side by side, one per baseline
+    with pytest.raises(InvalidParameterError, match="received 1 curves with 0 points"):
+        plot_learner_curves({"idle": []}, tmp_path / "none.png")
