@@ -138,6 +138,27 @@ def test_a_saved_run_resumes_exactly(tmp_path):
     assert agent.name == "dcfr"
 
 
+def test_an_agent_file_plays_like_the_checkpoint_and_refuses_to_resume(tmp_path, capsys):
+    # saved without its memories, the file is a small agent file: the same average policy,
+    # loadable by every tool, but training (and `nashzoo train --resume`) refuse it
+    from nashzoo.cli import main
+
+    learner = DeepCFR(KUHN, replace(SMALL, seed=7)).train(steps=3)
+    full = learner.save(tmp_path / "full.pt")
+    slim = learner.save(tmp_path / "slim.pt", memories=False)
+    assert slim.stat().st_size < full.stat().st_size
+    loaded = DeepCFR.load(slim)
+    assert not loaded.resumable and DeepCFR.load(full).resumable
+    assert loaded.strategy_memory.size == 0 and loaded.iterations == 3
+    np.testing.assert_array_equal(loaded.average_policy().probs, learner.average_policy().probs)
+    assert build_agent(str(slim), KUHN).name == "slim"
+    with pytest.raises(InvalidParameterError, match="agent file saved without its memories"):
+        loaded.train(steps=1)
+    capsys.readouterr()
+    assert main(["train", "deep-cfr", "kuhn_poker", "--steps", "4", "--resume", str(slim)]) == 2
+    assert "agent file, saved without the learner's memories" in capsys.readouterr().err
+
+
 def test_deep_cfr_refuses_what_is_wrong(tmp_path):
     with pytest.raises(InvalidParameterError, match="DeepCFRConfig"):
         DeepCFR(KUHN, NFSPConfig())

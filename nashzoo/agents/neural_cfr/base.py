@@ -116,6 +116,7 @@ class NeuralRegretLearner:
         self.iterations = 0
         self.traversals = 0
         self.seconds = 0.0
+        self.resumable = True  # False when loaded from a file saved without its memories
         self._strategies: list[dict[str, np.ndarray]] = [{}, {}]
         self._policy_iterations = -1  # iterations the policy network was fitted after
         self.tree: Any = None  # the compiled tree where config.tree and the game compiles
@@ -357,7 +358,18 @@ class NeuralRegretLearner:
         progress: bool = False,
     ) -> Any:
         """Run ``steps`` iterations or ``seconds`` of training (see
-        :func:`~nashzoo.agents.training.train_loop`)."""
+        :func:`~nashzoo.agents.training.train_loop`).
+
+        Raises:
+            InvalidParameterError: the learner was loaded from an agent file (saved with
+                ``memories=False``): its regrets and strategies are gone.
+        """
+        if not self.resumable:
+            raise InvalidParameterError(
+                f"this {self.name} learner was loaded from an agent file saved without its "
+                "memories: it plays, but training cannot continue from it (expected a "
+                "checkpoint saved with memories=True)"
+            )
 
         def step(left: int | None) -> int:
             self._iteration()
@@ -396,9 +408,18 @@ class NeuralRegretLearner:
     def _memories(self) -> list[Reservoir]:
         return [*self.regret_memory, self.strategy_memory, *self._extra_memories()]
 
-    def save(self, path: str | Path) -> Path:
+    def save(self, path: str | Path, *, memories: bool = True) -> Path:
         """Save networks, optimisers, memories, counters, the random stream and the
-        config: :meth:`load` resumes the same run."""
+        config: :meth:`load` resumes the same run.
+
+        Args:
+            path: the file.
+            memories: keep the reservoir memories. Without them the file is an agent
+                file: it plays (its policy network is fitted before saving) and loads
+                like any other, but training cannot resume from it. The memories are
+                most of a checkpoint's size (on Limit Hold'em, hundreds of MB against
+                well under 1 MB of networks).
+        """
         from nashzoo.agents.torch_files import write_torch_file
 
         torch = self._torch
@@ -421,7 +442,7 @@ class NeuralRegretLearner:
             "seconds": self.seconds,
             "rng": self.rng.bit_generator.state,
             "networks": {k: m.state_dict() for k, m in self._modules().items()},
-            "memories": [memory(m) for m in self._memories()],
+            "memories": [memory(m) for m in self._memories()] if memories else None,
         }
         return write_torch_file(state, path)
 
@@ -440,7 +461,14 @@ class NeuralRegretLearner:
         try:
             learner = cls(load_game(state["game"]), cls.config_type.from_dict(state["config"]))
             load_modules(path, state["networks"], learner._modules(), "networks")
-            for m, saved in zip(learner._memories(), state["memories"], strict=True):
+            learner.resumable = state["memories"] is not None
+            saved_memories = state["memories"] if learner.resumable else []
+            if learner.resumable and len(saved_memories) != len(learner._memories()):
+                raise PolicyFileError(
+                    f"{path} holds {len(saved_memories)} memories, expected "
+                    f"{len(learner._memories())} for {cls.name}"
+                )
+            for m, saved in zip(learner._memories(), saved_memories, strict=False):
                 obs = saved["obs"].numpy()
                 n = obs.shape[0]
                 m.obs.accept(obs)
