@@ -5,9 +5,10 @@ field, typed and checked by the field's rule, described by the field's documenta
 An option left out takes the config's default; one given (0 too) goes to the config's
 check, so a bad value is refused with the field's name. Then: train for the budget,
 measure exact exploitability every ``--eval-every`` seconds where the game compiles
-(print it, keep the curve, save the checkpoint so an interrupted run loses nothing),
-plot, save. ``--resume FILE`` continues a saved run: its learner and config from the
-file, its measured curve from ``FILE.curve.json``, the budget counting the whole run.
+(print it, keep the curve), save a checkpoint every ``--checkpoint-every`` seconds and
+at every measured point (an interrupted run loses at most that), plot, save.
+``--resume FILE`` continues a saved run: its learner and config from the file, its
+measured curve from ``FILE.curve.json``, the budget counting the whole run.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ __all__ = ["add_parser", "run", "config_options"]
 # the options every learner has; a config field may not take one of these names
 _COMMON = {"param", "minutes", "steps", "eval_every", "threads", "out", "keep_best", "plot"}
 _COMMON |= {"quiet", "game", "learner", "help", "measure_deals", "measure_every", "lbr_hands"}
-_COMMON |= {"resume"}
+_COMMON |= {"resume", "checkpoint_every"}
 
 
 def _plain(text: str) -> str:
@@ -116,6 +117,14 @@ def add_parser(sub: Any, *, learners: bool = True) -> None:
         )
         q.add_argument("--threads", type=int, default=1, help="torch threads (default: 1)")
         q.add_argument("--out", help=f"save the learner here ({entry.suffix})")
+        q.add_argument(
+            "--checkpoint-every",
+            type=float,
+            default=60.0,
+            help="seconds of training between checkpoints written to --out (besides one "
+            "at every measured point and at the end; default: %(default)s): what an "
+            "interrupted run can lose, against the time a big checkpoint takes to write",
+        )
         q.add_argument(
             "--keep-best",
             action="store_true",
@@ -225,6 +234,10 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("--keep-best needs --out (where the best checkpoint goes)")
     if args.steps is not None and args.steps < 1:
         raise InvalidParameterError(f"--steps must be >= 1, received {args.steps}.")
+    if not args.checkpoint_every >= 0:
+        raise InvalidParameterError(
+            f"--checkpoint-every must be >= 0 seconds, received {args.checkpoint_every}."
+        )
     minutes = args.minutes if args.minutes is not None or args.steps is not None else 1.0
     given = {k: getattr(args, k) for k in args.config_fields if getattr(args, k) is not None}
     given = {k: tuple(v) if isinstance(v, list) else v for k, v in given.items()}
@@ -248,6 +261,7 @@ def run(args: argparse.Namespace) -> int:
         args.measure_deals = 100
     curves: dict[str, list[ConvergencePoint]] = {entry.name: []}
     state = {"exact": True, "best": float("inf"), "measured": -float("inf")}
+    state["saved"] = learner.seconds
     measured: list[Any] = _measured_so_far(args.resume, learner)
     if measured:
         state["measured"] = measured[-1].seconds
@@ -311,12 +325,15 @@ def run(args: argparse.Namespace) -> int:
                     state["best"] = value
                     m.save(args.out)
                     kept = "  (best so far, saved)"
-        if not state["exact"] or given_deals:  # where it compiles: asked for, beside
-            line += measure(m)
-        if args.out and not (args.keep_best and state["exact"]):
-            # at every measurement: an interrupted run keeps its work (with --keep-best on
-            # a game that does not compile there is no best to keep: the last is saved)
+        took = measure(m) if not state["exact"] or given_deals else ""  # where it compiles:
+        line += took  # asked for, beside exploitability
+        due = m.seconds - state["saved"] >= args.checkpoint_every
+        if args.out and not (args.keep_best and state["exact"]) and (took or due):
+            # at every measured point and every --checkpoint-every seconds: an interrupted
+            # run keeps its work (with --keep-best on a game that does not compile there is
+            # no best to keep: the last is saved)
             m.save(args.out)
+            state["saved"] = m.seconds
         print(line + kept, flush=True)
 
     steps, seconds = args.steps, None if minutes is None else 60.0 * minutes

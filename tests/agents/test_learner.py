@@ -207,6 +207,31 @@ def test_keep_best_on_a_game_that_does_not_compile_still_saves_the_learner(
     assert TabularLearner.load(out).steps == 20
 
 
+def test_checkpoints_are_written_every_checkpoint_every_seconds(tmp_path, monkeypatch, capsys):
+    # --checkpoint-every 0: a checkpoint at every record (--eval-every); a long interval:
+    # only the final save (a big checkpoint, Deep CFR's memories, is slow to write)
+    saves: list[int] = []
+    original = TabularLearner.save
+
+    def counting(self, path, *args, **kwargs):
+        saves.append(self.steps)
+        return original(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(TabularLearner, "save", counting)
+    out = tmp_path / "cfr.npz"
+    argv = ["train", "cfr", "leduc_holdem", "--steps", "60", "--eval-every", "0.002"]
+    argv += ["--out", str(out), "--quiet"]
+    assert main([*argv, "--checkpoint-every", "0"]) == 0
+    every = list(saves)
+    saves.clear()
+    assert main([*argv, "--checkpoint-every", "1e6"]) == 0
+    assert len(every) >= 4 and every == sorted(every) and every[-1] == 60, every
+    assert saves == [60], (every, saves)
+    capsys.readouterr()
+    assert main([*argv, "--checkpoint-every", "-1"]) == 2
+    assert "--checkpoint-every must be >= 0 seconds, received -1.0" in capsys.readouterr().err
+
+
 def test_resume_ends_where_the_uninterrupted_run_ends(tmp_path, capsys):
     # CFR+ is deterministic: 40 iterations, then --resume to a budget of 100, is the same
     # solver state as 100 at once (the budget counts the whole run)
