@@ -30,6 +30,17 @@ def require_matplotlib() -> Any:
     return require("matplotlib.pyplot", "plot", "Plots")
 
 
+def _save(plt: Any, fig: Any, path: str | Path, *, suptitle: str | None = None) -> Path:
+    """Lay out, title (when given), write the PNG and close the figure."""
+    if suptitle is not None:
+        fig.suptitle(suptitle, fontsize=10)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def plot_convergence(
     curves: Sequence[Any],
     path: str | Path,
@@ -70,12 +81,7 @@ def plot_convergence(
         ax.set_ylabel("exploitability (chips)")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend()
-    fig.suptitle(title or (curves[0].game if curves else ""), fontsize=10)
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path, suptitle=title or (curves[0].game if curves else ""))
 
 
 def plot_bound(
@@ -115,11 +121,7 @@ def plot_bound(
     ax.legend()
     if title:
         ax.set_title(title, fontsize=10)
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def plot_crosstable(
@@ -150,11 +152,7 @@ def plot_crosstable(
             ax.text(j, i, f"{table[i, j]:+.3g}", ha="center", va="center", fontsize=8, color=color)
     ax.set_title(title or f"row agent's score vs column agent ({unit})", fontsize=9)
     fig.colorbar(im, ax=ax, shrink=0.8)
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def plot_ratings(names: Sequence[str], elo: Any, low: Any, high: Any, path: str | Path) -> Path:
@@ -172,11 +170,7 @@ def plot_ratings(names: Sequence[str], elo: Any, low: Any, high: Any, path: str 
     ax.set_yticks(ys, [names[k] for k in order])
     ax.set_xlabel("Bradley-Terry rating (Elo scale, mean 0) with 95% bootstrap interval")
     ax.grid(True, axis="x", alpha=0.3)
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def plot_panels(
@@ -213,11 +207,7 @@ def plot_panels(
         )
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def plot_search_curves(
@@ -245,11 +235,7 @@ def plot_search_curves(
     ax.set_title(title, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def plot_exact_and_measured(
@@ -276,12 +262,7 @@ def plot_exact_and_measured(
     ax_e.grid(True, which="both", alpha=0.3)
     ax_e.legend()
     _duplicate_panel(ax_d, points)
-    fig.suptitle(title or "", fontsize=10)
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path, suptitle=title or "")
 
 
 def _interval_bars(ax: Any, x: Sequence[float], triples: Sequence[Any], **style: Any) -> None:
@@ -356,12 +337,7 @@ def plot_learner_curves(
         _duplicate_axes(ax, "minutes of training", points[0].method)
         ax.set_title(f"against {baseline}", fontsize=10)
     axes[0][0].legend(fontsize=8)
-    fig.suptitle(title or "", fontsize=10)
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path, suptitle=title or "")
 
 
 def plot_measured(points: Sequence[Any], path: str | Path, *, title: str | None = None) -> Path:
@@ -384,9 +360,4 @@ def plot_measured(points: Sequence[Any], path: str | Path, *, title: str | None 
         ax_l.text(0.5, 0.5, "no LBR measured", ha="center", va="center", transform=ax_l.transAxes)
     ax_l.set_xlabel(unit)
     ax_l.grid(True, alpha=0.3)
-    fig.suptitle(title or "", fontsize=10)
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path, suptitle=title or "")
