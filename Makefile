@@ -41,11 +41,12 @@ bench: install
 # The test suite under coverage (subprocesses included), its report, and the floor set in
 # pyproject.toml ([tool.coverage.report] fail_under). The tests run in TEST_WORKERS
 # processes (pytest-xdist; work stealing evens out the few long tests).
+# Every test's time goes to test-artifacts/junit.xml (the 15 longest are printed).
 TEST_WORKERS ?= 2
 coverage: install
 	rm -f .coverage .coverage.*
 	COVERAGE_PROCESS_START=$(CURDIR)/pyproject.toml $(PY) -m coverage run -m pytest -q \
-		-n $(TEST_WORKERS) --dist worksteal --durations=15
+		-n $(TEST_WORKERS) --dist worksteal --durations=15 --junitxml=test-artifacts/junit.xml
 	$(PY) -m coverage combine -q
 	$(PY) -m coverage report --skip-covered --sort=cover
 
