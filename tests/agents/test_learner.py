@@ -208,8 +208,10 @@ def test_keep_best_on_a_game_that_does_not_compile_still_saves_the_learner(
 
 
 def test_checkpoints_are_written_every_checkpoint_every_seconds(tmp_path, monkeypatch, capsys):
-    # --checkpoint-every 0: a checkpoint at every record (--eval-every); a long interval:
-    # only the final save (a big checkpoint, Deep CFR's memories, is slow to write)
+    # --checkpoint-every 0: a checkpoint at every record (--eval-every; 1e-9 s records after
+    # every batch of iterations, which doubles from 1: 1, 3, 7, 15, 31, 60 whatever the
+    # machine's speed); a long interval: only the final save (a big checkpoint, Deep CFR's
+    # memories, is slow to write)
     saves: list[int] = []
     original = TabularLearner.save
 
@@ -219,7 +221,7 @@ def test_checkpoints_are_written_every_checkpoint_every_seconds(tmp_path, monkey
 
     monkeypatch.setattr(TabularLearner, "save", counting)
     out = tmp_path / "cfr.npz"
-    argv = ["train", "cfr", "leduc_holdem", "--steps", "60", "--eval-every", "0.002"]
+    argv = ["train", "cfr", "leduc_holdem", "--steps", "60", "--eval-every", "1e-9"]
     argv += ["--out", str(out), "--quiet"]
     assert main([*argv, "--checkpoint-every", "0"]) == 0
     every = list(saves)

@@ -125,6 +125,10 @@ INTERRUPTED_WRITES = """
 import signal, sys
 from nashzoo.eval.store import BlockResult, ResultStore
 
+# a shell that starts the test run in the background hands it SIGINT ignored, and Python
+# then raises no KeyboardInterrupt: restore the default, as an interactive process has
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
 store = ResultStore(sys.argv[1])
 store.register("t", {"game": "x"})
 
