@@ -461,14 +461,10 @@ class NeuralRegretLearner:
         try:
             learner = cls(load_game(state["game"]), cls.config_type.from_dict(state["config"]))
             load_modules(path, state["networks"], learner._modules(), "networks")
-            learner.resumable = state["memories"] is not None
+            learner.resumable = state["memories"] is not None  # None: an agent file
             saved_memories = state["memories"] if learner.resumable else []
-            if learner.resumable and len(saved_memories) != len(learner._memories()):
-                raise PolicyFileError(
-                    f"{path} holds {len(saved_memories)} memories, expected "
-                    f"{len(learner._memories())} for {cls.name}"
-                )
-            for m, saved in zip(learner._memories(), saved_memories, strict=False):
+            memories = learner._memories() if learner.resumable else []
+            for m, saved in zip(memories, saved_memories, strict=True):
                 obs = saved["obs"].numpy()
                 n = obs.shape[0]
                 m.obs.accept(obs)
