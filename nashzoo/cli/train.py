@@ -261,7 +261,7 @@ def run(args: argparse.Namespace) -> int:
         args.measure_deals = 100
     curves: dict[str, list[ConvergencePoint]] = {entry.name: []}
     state = {"exact": True, "best": float("inf"), "measured": -float("inf")}
-    state["saved"] = learner.seconds
+    state["saved"] = learner.seconds  # training seconds at the last checkpoint
     measured: list[Any] = _measured_so_far(args.resume, learner)
     if measured:
         state["measured"] = measured[-1].seconds
@@ -325,8 +325,9 @@ def run(args: argparse.Namespace) -> int:
                     state["best"] = value
                     m.save(args.out)
                     kept = "  (best so far, saved)"
-        took = measure(m) if not state["exact"] or given_deals else ""  # where it compiles:
-        line += took  # asked for, beside exploitability
+        # measured where the game does not compile, and where it does only when asked for
+        took = measure(m) if not state["exact"] or given_deals else ""
+        line += took
         due = m.seconds - state["saved"] >= args.checkpoint_every
         if args.out and not (args.keep_best and state["exact"]) and (took or due):
             # at every measured point and every --checkpoint-every seconds: an interrupted
