@@ -276,37 +276,40 @@ def _check_agents(
     config: TournamentConfig, store: ResultStore, tid: str, pool: SupervisedPool | None
 ) -> None:
     """Build every agent once (refusing the tournament if one cannot play) and store the
-    exploitability of those not measured yet."""
+    exploitability of those not measured yet, each as soon as it is measured: an LBR
+    bound on Hold'em takes minutes, and a run stopped while the others are still being
+    measured keeps the finished ones."""
     measured = store.exploitabilities(tid)
     todo = [(k, name not in measured) for k, name in enumerate(config.names)]
-    reports: list[AgentReport] = []
+    errors: list[str] = []
+
+    def record(report: AgentReport) -> None:
+        if report.error:
+            errors.append(f"{report.name!r} {report.error}")
+        elif report.name not in measured:
+            r = report
+            store.set_exploitability(tid, r.name, r.exploitability, r.note, r.method, r.ci95)
+
     if pool is None:
-        reports = [check_agent(config, k, measure) for k, measure in todo]
+        for k, measure in todo:
+            record(check_agent(config, k, measure))
     else:
         for outcome in pool.run(Task(("agent", k), agent_task, (config, k, m)) for k, m in todo):
             k = outcome.task.args[1]
             name = config.names[k]
             if outcome.status == "ok":
-                reports.append(outcome.value)
+                record(outcome.value)
             elif outcome.status == "error":
                 raise RuntimeError(
                     f"checking agent {name!r} failed inside nashzoo: {outcome.detail}"
                 )
             else:
-                reports.append(
-                    AgentReport(
-                        name,
-                        error=f"{outcome.status}: {outcome.detail} while being built or measured",
-                    )
-                )
-    errors = [f"{r.name!r} {r.error}" for r in reports if r.error]
+                detail = f"{outcome.status}: {outcome.detail} while being built or measured"
+                record(AgentReport(name, error=detail))
     if errors:
         raise InvalidParameterError(
             "Agents refused at the start of the tournament: " + "; ".join(errors)
         )
-    for r in reports:
-        if r.name not in measured:
-            store.set_exploitability(tid, r.name, r.exploitability, r.note, r.method, r.ci95)
 
 
 def _ray_backend(

@@ -66,6 +66,37 @@ def test_running_again_adds_nothing(tmp_path):
     assert rows(store) == before and again.blocks_done == 12
 
 
+def test_an_agent_measured_before_a_stop_is_not_measured_again(tmp_path, monkeypatch):
+    # An LBR bound on Hold'em takes minutes per agent: a run stopped while the later agents
+    # are still being measured must keep the earlier ones' measures, and a rerun must not
+    # measure them again.
+    import nashzoo.eval.tournament as tournament
+
+    real, measured = tournament.check_agent, []
+
+    def stopped_at_the_third(cfg, k, measure, calls=None):
+        if k == 2:
+            raise KeyboardInterrupt
+        return real(cfg, k, measure, calls)
+
+    def counted(cfg, k, measure, calls=None):
+        measured.extend([cfg.names[k]] if measure else [])
+        return real(cfg, k, measure, calls)
+
+    path = tmp_path / "t.sqlite"
+    monkeypatch.setattr(tournament, "check_agent", stopped_at_the_third)
+    with pytest.raises(KeyboardInterrupt):
+        run_tournament(config(), path, workers=0, bootstrap=0)
+    store = ResultStore(path)
+    first = store.exploitabilities(config().id)
+    store.close()
+    assert sorted(first) == ["cfr", "rnd"] and first["cfr"][0] < 0.05
+    monkeypatch.setattr(tournament, "check_agent", counted)
+    result = run_tournament(config(), path, workers=0, bootstrap=0)
+    assert measured == ["raiser"]  # the two stored before the stop are kept
+    assert result.exploitability["cfr"] == first["cfr"][0] and result.complete
+
+
 def test_forfeits_are_recorded_and_the_tournament_goes_on(tmp_path):
     cfg = config(
         agents=specs(
