@@ -86,25 +86,35 @@ def test_sampled_regrets_are_zero_in_expectation_under_the_strategy():
 
 
 @pytest.mark.parametrize("path", ["tree", "rules"])
-@pytest.mark.parametrize("game", [KUHN, LeducHoldemGame()], ids=["kuhn", "leduc"])
-def test_both_traversal_paths_record_unbiased_regret_rows(path, game):
+@pytest.mark.parametrize(
+    "game, sampled",
+    [(KUHN, 0), (LeducHoldemGame(), 0), (KUHN, 1), (LeducHoldemGame(), 2)],
+    ids=["kuhn", "leduc", "kuhn-robust-1", "leduc-robust-2"],
+)
+def test_both_traversal_paths_record_unbiased_regret_rows(path, game, sampled):
     # External sampling explores all the traverser's actions and draws the rest: at each of
     # its information sets, the mean over N traversals of the stored regret rows is, in
     # expectation, the sum over the set's histories of (chance and opponent reach) x
     # (q(h, a) - sigma . q(h)), computed here by brute force over the rules. Both paths
     # (numba over the compiled tree, Python over the rules) must agree with it at every
-    # information set met at least 50 times (within 4.5 standard errors).
+    # information set met at least 50 times (within 4.5 standard errors). With
+    # ``sampled_actions`` = k (robust sampling) a traversal explores k of the legal actions
+    # (1 of Kuhn's 2; 2 of Leduc's 3 where raising is legal), weighted by |A| / k: the
+    # rows stay unbiased, and a history's weight is also the chance that its own actions
+    # were explored.
     from collections import defaultdict
 
     from tests.agents.test_escher import _check_rows, _expected_rows, _mixed_strategies
 
-    traversals = 4000 if game is KUHN else 1500
-    config = replace(SMALL, seed=5, traversals=traversals, tree=path == "tree")
+    traversals = (4000 if game is KUHN else 1500) * (2 if sampled else 1)
+    config = replace(
+        SMALL, seed=5, traversals=traversals, tree=path == "tree", sampled_actions=sampled
+    )
     learner = DeepCFR(game, config)
     assert (learner.tree is not None) == (path == "tree")
     _mixed_strategies(learner)
     expected: dict[bytes, np.ndarray] = defaultdict(lambda: np.zeros(learner.num_actions))
-    _expected_rows(learner, game.new_initial_state(), 0, 1.0, 1.0, expected, uniform_own=False)
+    _expected_rows(learner, game.new_initial_state(), 0, 1.0, 1.0, expected, explored=sampled)
     learner._fit_regrets = lambda player, t, steps, reinitialize: 0.0  # keep the networks
     learner._iteration()
     _check_rows(learner.regret_memory[0], expected, traversals, 6 if game is KUHN else 12)

@@ -63,15 +63,16 @@ def _exact_value(learner, state, player):
     return cache[key]
 
 
-def _expected_rows(learner, state, player, own, others, out, uniform_own=True):
+def _expected_rows(learner, state, player, own, others, out, explored=1):
     """Sum over the histories h of each of ``player``'s information sets of
-    (uniform reach of ``player``'s own actions, or 1 when ``uniform_own`` is False: all
-    of them explored) x (chance and opponent reach of h) x (q(h, a) - sigma . q(h))."""
+    (the probability that a traversal explores ``player``'s own actions to h, when each
+    of its decisions explores ``explored`` of its legal actions drawn uniformly, or all
+    of them for 0) x (chance and opponent reach of h) x (q(h, a) - sigma . q(h))."""
     if state.is_terminal():
         return
     if state.is_chance_node():
         for a, p in state.chance_outcomes():
-            _expected_rows(learner, state.child(a), player, own, others * p, out, uniform_own)
+            _expected_rows(learner, state.child(a), player, own, others * p, out, explored)
         return
     mover = state.current_player()
     _, view, sigma = learner._view(state, mover)
@@ -83,14 +84,14 @@ def _expected_rows(learner, state, player, own, others, out, uniform_own=True):
         regrets = np.zeros(learner.num_actions)
         regrets[legal] = q[legal] - sigma @ q
         out[view.tensor.tobytes()] += own * others * regrets
-        share = own / len(legal) if uniform_own else own
+        share = own * min(explored, len(legal)) / len(legal) if explored else own
         for a in legal:
-            _expected_rows(learner, state.child(a), player, share, others, out, uniform_own)
+            _expected_rows(learner, state.child(a), player, share, others, out, explored)
     else:
         for a in legal:
             if sigma[a] > 0:
                 child = state.child(a)
-                _expected_rows(learner, child, player, own, others * sigma[a], out, uniform_own)
+                _expected_rows(learner, child, player, own, others * sigma[a], out, explored)
 
 
 def _exact_node_values(learner, player):

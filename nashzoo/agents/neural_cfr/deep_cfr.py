@@ -6,7 +6,9 @@ Paper: Brown, Lerer, Gross & Sandholm, "Deep Counterfactual Regret Minimization"
 CFR without tables. Each iteration ``t`` and each player ``p``:
 
 1. **Traverse.** ``traversals`` external-sampling traversals from the root for ``p``:
-   at ``p``'s decisions every legal action is explored; at the opponent's one action is
+   at ``p``'s decisions every legal action is explored (or, with ``sampled_actions`` =
+   k, k of them drawn uniformly, their values weighted by (legal actions) / k: robust
+   sampling, for games too long to explore every branch); at the opponent's one action is
    drawn from the opponent's current strategy; chance is drawn. A player's current
    strategy at an information set is regret matching on what its *advantage network*
    predicts there (the action of highest predicted advantage when none is positive).
@@ -52,11 +54,13 @@ __all__ = ["DeepCFR"]
 
 @kernel
 def tree_traversals(
-    n_traversals, rng_state, t, sigma, traverser, active, chosen, value, regret_nodes,
-    regrets, strategy_nodes, counts,
+    n_traversals, rng_state, t, sigma, traverser, sampled, active, chosen, explored, value,
+    regret_nodes, regrets, strategy_nodes, counts,
 ):  # fmt: skip
     """``n_traversals`` external-sampling traversals of the compiled tree for
-    ``traverser`` under the strategies ``sigma`` (one row per information set). Each
+    ``traverser`` under the strategies ``sigma`` (one row per information set), exploring
+    ``sampled`` of the traverser's children at each of its decisions (0: all; the
+    explored ones are drawn by selection sampling and marked in ``explored``). Each
     traverser decision's node goes to ``regret_nodes`` with its sampled regrets in
     ``regrets``; each opponent decision's node to ``strategy_nodes``; ``counts`` holds how
     many of each. Returns False (and stops) when a buffer is full."""
@@ -82,9 +86,17 @@ def tree_traversals(
             fc = first_child[n]
             nc = num_children[n]
             if pl == traverser:
+                need = nc if sampled == 0 or sampled >= nc else sampled
                 for c in range(fc, fc + nc):
-                    active[size] = c
-                    size += 1
+                    # selection sampling: kept with probability (still needed) / (left);
+                    # exploring them all draws nothing
+                    left = fc + nc - c
+                    keep = need == left or (need > 0 and next_uniform(rng_state) * left < need)
+                    explored[c] = 1 if keep else 0
+                    if keep:
+                        need -= 1
+                        active[size] = c
+                        size += 1
                 continue
             if pl == CHANCE:
                 c = sample_chance(fc, nc, chance_prob, next_uniform(rng_state))
@@ -104,9 +116,12 @@ def tree_traversals(
             elif pl == traverser:
                 i = infoset[n]
                 fc = first_child[n]
+                nc = num_children[n]
+                weight = 1.0 if sampled == 0 or sampled >= nc else nc / sampled
                 v = 0.0
-                for c in range(fc, fc + num_children[n]):
-                    v += sigma[i, action[c]] * value[c]
+                for c in range(fc, fc + nc):
+                    if explored[c]:
+                        v += sigma[i, action[c]] * (weight * value[c])
                 value[n] = v
                 row = counts[0]
                 if row >= regret_nodes.shape[0]:
@@ -114,8 +129,8 @@ def tree_traversals(
                 regret_nodes[row] = n
                 for a in range(n_actions):
                     regrets[row, a] = 0.0
-                for c in range(fc, fc + num_children[n]):
-                    regrets[row, action[c]] = value[c] - v
+                for c in range(fc, fc + nc):
+                    regrets[row, action[c]] = (weight * value[c] if explored[c] else 0.0) - v
                 counts[0] += 1
             else:
                 value[n] = value[chosen[n]]
@@ -163,7 +178,7 @@ class DeepCFR(NeuralRegretLearner):
         sigma = self._strategy_table()
         seed = self._kernel_rng()
         n = tree.num_nodes
-        scratch = (np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n))
+        scratch = (np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int8), np.zeros(n))
         while True:
             rng_state = seed.copy()
             regret_nodes = np.zeros(self._capacity, np.int64)
@@ -171,7 +186,8 @@ class DeepCFR(NeuralRegretLearner):
             strategy_nodes = np.zeros(self._capacity, np.int64)
             counts = np.zeros(2, np.int64)
             done = tree_traversals(
-                self.config.traversals, rng_state, tree.arrays, sigma, traverser, *scratch,
+                self.config.traversals, rng_state, tree.arrays, sigma, traverser,
+                self.config.sampled_actions, *scratch,
                 regret_nodes, regrets, strategy_nodes, counts,
             )  # fmt: skip
             if done:
@@ -180,8 +196,9 @@ class DeepCFR(NeuralRegretLearner):
         self._store_tree_rows(traverser, sigma, regret_nodes, regrets, strategy_nodes, counts, t)
 
     def _traverse(self, state: Any, traverser: int) -> float:
-        """External-sampling traversal: ``traverser``'s expected value at ``state`` under
-        the current strategies, recording the memories' rows."""
+        """External-sampling traversal: an unbiased estimate of ``traverser``'s expected
+        value at ``state`` under the current strategies (exact over the explored actions
+        when all are explored), recording the memories' rows."""
         if state.is_terminal():
             return float(state.returns()[traverser])
         if state.is_chance_node():
@@ -190,8 +207,14 @@ class DeepCFR(NeuralRegretLearner):
         _, view, sigma = self._view(state, player)
         if player == traverser:
             values = np.zeros(self.num_actions)
-            for legal in np.flatnonzero(view.mask):
-                values[legal] = self._traverse(state.child(int(legal)), traverser)
+            legal = np.flatnonzero(view.mask)
+            sampled = self.config.sampled_actions
+            weight = 1.0
+            if 0 < sampled < len(legal):  # robust sampling: k uniformly, weighted |A| / k
+                weight = len(legal) / sampled
+                legal = np.sort(self.rng.choice(legal, sampled, replace=False))
+            for a in legal:
+                values[a] = weight * self._traverse(state.child(int(a)), traverser)
             value = float(sigma @ values)
             regrets = np.where(view.mask.astype(bool), values - value, 0.0)
             self._regret_rows.append((view.tensor, regrets, view.mask))
