@@ -170,8 +170,15 @@ def main() -> None:
     drawn = plot_curves(args.game, learners, out)
     if drawn:
         print(f"\nthe learners' curves: {drawn}")
-    agents = [f"{name}={out / f'{name}.pt'}" for name in learners]
-    agents += [f"{b}={b}" for b in BASELINES[args.game]] + list(args.agent)
+    # The tournament runs inside DIR with the learners' files named relative to it, so its
+    # id (a hash of the configuration, agent specs included) does not depend on where DIR
+    # is: a copy of the folder in another checkout finds its stored blocks. A file named
+    # with --agent is made absolute, since it is relative to the caller's directory.
+    agents = [f"{name}={name}.pt" for name in learners]
+    agents += [f"{b}={b}" for b in BASELINES[args.game]]
+    for agent in args.agent:
+        name, _, spec = agent.partition("=")
+        agents.append(f"{name}={os.path.abspath(spec)}" if os.path.isfile(spec) else agent)
     cmd = _nashzoo("tournament", "--game", args.game, "--deals", str(args.deals))
     for agent in agents:
         cmd += ["--agent", agent]
@@ -179,10 +186,15 @@ def main() -> None:
         cmd += ["--variance-reduction", "aivat"]
     if args.lbr_hands:
         cmd += ["--lbr-hands", str(args.lbr_hands)]
-    cmd += ["--workers", str(args.workers), "--store", str(out / "crosstable.sqlite")]
-    cmd += ["--report", str(out / "report")]
-    print(f"\n{' '.join(cmd[2:])}\n", flush=True)
-    raise SystemExit(subprocess.call(cmd))
+    cmd += ["--workers", str(args.workers), "--store", "crosstable.sqlite", "--report", "report"]
+    print(f"\nin {out}: {' '.join(cmd[2:])}\n", flush=True)
+    # the same nashzoo as this script's, wherever it was imported from (a relative
+    # PYTHONPATH would not survive the change of directory)
+    import nashzoo
+
+    path = [str(Path(nashzoo.__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in path if p)}
+    raise SystemExit(subprocess.call(cmd, cwd=out, env=env))
 
 
 if __name__ == "__main__":
