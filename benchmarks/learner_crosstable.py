@@ -52,6 +52,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from common import machine_line
 
+import nashzoo
 from nashzoo.cli.common import lbr_hands_arg
 from nashzoo.eval.curves import read_points
 from nashzoo.eval.plots import plot_learner_curves
@@ -190,8 +191,6 @@ def main() -> None:
     print(f"\nin {out}: {' '.join(cmd[2:])}\n", flush=True)
     # the same nashzoo as this script's, wherever it was imported from (a relative
     # PYTHONPATH would not survive the change of directory)
-    import nashzoo
-
     path = [str(Path(nashzoo.__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in path if p)}
     raise SystemExit(subprocess.call(cmd, cwd=out, env=env))

@@ -287,8 +287,9 @@ def _check_agents(
         if report.error:
             errors.append(f"{report.name!r} {report.error}")
         elif report.name not in measured:
-            r = report
-            store.set_exploitability(tid, r.name, r.exploitability, r.note, r.method, r.ci95)
+            store.set_exploitability(
+                tid, report.name, report.exploitability, report.note, report.method, report.ci95
+            )
 
     if pool is None:
         for k, measure in todo:
