@@ -171,10 +171,10 @@ def main() -> None:
     drawn = plot_curves(args.game, learners, out)
     if drawn:
         print(f"\nthe learners' curves: {drawn}")
-    # The tournament runs inside DIR with the learners' files named relative to it, so its
-    # id (a hash of the configuration, agent specs included) does not depend on where DIR
-    # is: a copy of the folder in another checkout finds its stored blocks. A file named
-    # with --agent is made absolute, since it is relative to the caller's directory.
+    # The tournament runs inside DIR with the learners' files named relative to it (a
+    # tournament names an agent file by its file name and content, so a copy of the
+    # folder in another checkout finds its stored blocks). A file named with --agent is
+    # made absolute, since it is relative to the caller's directory.
     agents = [f"{name}={name}.pt" for name in learners]
     agents += [f"{b}={b}" for b in BASELINES[args.game]]
     for agent in args.agent:

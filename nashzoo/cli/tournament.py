@@ -16,7 +16,8 @@ from nashzoo.cli.common import (
 
 def run(args: argparse.Namespace) -> int:
     from nashzoo.agents import AgentSpec
-    from nashzoo.eval.tournament import TournamentConfig, run_tournament
+    from nashzoo.eval.store import ResultStore
+    from nashzoo.eval.tournament import TournamentConfig, run_tournament, stored_info
 
     agents = [(name, AgentSpec(spec, name=name)) for name, spec in parse_agents(args.agent)]
     config = TournamentConfig(
@@ -32,13 +33,15 @@ def run(args: argparse.Namespace) -> int:
         variance_reduction=args.variance_reduction,
         lbr_hands=args.lbr_hands,
     )
+    store = ResultStore(args.store)
+    tid = stored_info(config, store).id
     print(
-        f"tournament {config.id}: {len(agents)} agents, {len(config.blocks())} blocks of up "
+        f"tournament {tid}: {len(agents)} agents, {len(config.blocks())} blocks of up "
         f"to {config.block_size} duplicate deals, store {args.store}"
     )
     result = run_tournament(
         config,
-        args.store,
+        store,
         workers=args.workers,
         backend=args.backend,
         ray_address=args.ray_address,

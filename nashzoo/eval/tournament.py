@@ -61,6 +61,7 @@ __all__ = [
     "TournamentConfig",
     "TournamentInfo",
     "TournamentResult",
+    "stored_info",
     "AgentReport",
     "run_tournament",
     "summarize",
@@ -174,6 +175,19 @@ def _progress(total: int, initial: int, tid: str) -> Any:
     return progress_bar(total=total, initial=initial, unit="block", desc=f"tournament {tid[:8]}")
 
 
+def stored_info(config: TournamentConfig, store: ResultStore) -> TournamentInfo:
+    """The configuration ``store`` keeps ``config``'s results under (its ``id`` names
+    them): ``config.info``, or the one an earlier version stored for the same tournament
+    (agent files named by their paths) where the store holds only that, so that a run
+    begun then resumes instead of starting over."""
+    legacy = config.legacy_info
+    if legacy is not None:
+        ids = set(store.tournament_ids())
+        if config.id not in ids and legacy.id in ids:
+            return legacy
+    return config.info
+
+
 def run_tournament(
     config: TournamentConfig,
     store: ResultStore | str | Path,
@@ -219,8 +233,9 @@ def run_tournament(
         check_picklable(config)
     if not isinstance(store, ResultStore):
         store = ResultStore(store)
-    tid = config.id
-    if not store.register(tid, config.to_dict()):
+    stored = stored_info(config, store)
+    tid = stored.id
+    if not store.register(tid, stored.to_dict()):
         logger.info("resuming tournament %s", tid)
     info = config.info
     pool = (

@@ -18,7 +18,7 @@ import itertools
 import json
 import pickle
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -73,13 +73,24 @@ def _as_factory(name: str, source: Any) -> Any:
     )
 
 
-def _identity(factory: Any) -> str:
+def _spec_text(factory: Any) -> str:
     spec = getattr(factory, "spec", None)
     if isinstance(spec, str):
         return spec
     return (
         f"{getattr(factory, '__module__', '?')}:{getattr(factory, '__qualname__', repr(factory))}"
     )
+
+
+def _identity(factory: Any) -> str:
+    """How an agent is named in the stored configuration, and so in the id: its spec, but
+    a file spec by the file's name alone. The file's content is fingerprinted, so where
+    the folder lies does not matter: the same files in another checkout, or named by
+    another relative or absolute path, are the same tournament."""
+    spec = _spec_text(factory)
+    if _files(factory) == (spec,) and Path(spec).is_file():
+        return Path(spec).name
+    return spec
 
 
 def _files(factory: Any) -> tuple[str, ...]:
@@ -251,6 +262,7 @@ class TournamentConfig:
     lbr_hands: int = 0
     setup_time_limit: float = SETUP_TIME_LIMIT
     info: TournamentInfo = field(init=False, repr=False, compare=False)
+    legacy_info: TournamentInfo | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.game, str) or not self.game:
@@ -328,6 +340,11 @@ class TournamentConfig:
                 setup_time_limit=setup,
             ),
         )
+        # Up to 0.2 a file spec was stored as typed (its path): a store made then holds
+        # this tournament under that configuration's id, which run_tournament resumes.
+        typed = tuple((n, _spec_text(f)) for n, f in factories)
+        legacy = None if typed == self.info.agents else replace(self.info, agents=typed)
+        object.__setattr__(self, "legacy_info", legacy)
 
     def to_dict(self) -> dict[str, Any]:
         """The stored identity (see :class:`TournamentInfo`)."""
@@ -337,6 +354,12 @@ class TournamentConfig:
     def id(self) -> str:
         """Hash of the configuration."""
         return self.info.id
+
+    @property
+    def legacy_id(self) -> str | None:
+        """The id earlier versions gave this configuration, where it differs (agents built
+        from files, which were then identified by their paths); ``None`` otherwise."""
+        return None if self.legacy_info is None else self.legacy_info.id
 
     @property
     def names(self) -> tuple[str, ...]:

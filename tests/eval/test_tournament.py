@@ -356,3 +356,66 @@ def test_replacing_any_agent_file_makes_a_new_tournament(tmp_path, monkeypatch):
     assert len({first, second, third}) == 3
     info = config(agents=specs(("mine", "my_agents:make"), ("rnd", "random"))).info
     assert [n for n, _ in info.fingerprints] == ["mine"]  # random has no file
+
+
+def _kuhn_policy_files(*folders):
+    from nashzoo.envs.registration import make_game
+    from nashzoo.tree import TabularPolicy
+
+    policy = TabularPolicy.uniform(make_game("nashzoo/kuhn_poker-v0"))
+    paths = []
+    for folder in folders:
+        folder.mkdir(parents=True, exist_ok=True)
+        paths.append(policy.save(folder / "uniform.npz"))
+    return paths
+
+
+def _kuhn_config(policy_spec, deals=200):
+    return TournamentConfig(
+        game="nashzoo/kuhn_poker-v0",
+        agents=specs(("pol", policy_spec), ("rnd", "random")),
+        deals=deals,
+        block_size=100,
+        seed=1,
+    )
+
+
+def test_the_same_agent_files_elsewhere_are_the_same_tournament(tmp_path, monkeypatch):
+    # The id named a file agent by its path, so a folder moved or a checkout elsewhere
+    # started the tournament over; the file's content is what identifies it.
+    here, there = _kuhn_policy_files(tmp_path / "a", tmp_path / "b")
+    first = _kuhn_config(str(here))
+    assert dict(first.info.agents)["pol"] == "uniform.npz"
+    assert _kuhn_config(str(there)).id == first.id
+    monkeypatch.chdir(tmp_path / "a")
+    assert _kuhn_config("uniform.npz").id == first.id
+    assert _kuhn_config("./uniform.npz").id == first.id
+    assert first.legacy_id is not None and first.legacy_id != first.id
+    assert _kuhn_config("random").legacy_id is None  # no file agents: one id as before
+    there.write_bytes(there.read_bytes() + b"\0")  # another content: another tournament
+    assert _kuhn_config(str(there)).id != first.id
+
+
+def test_a_store_from_before_resumes_under_its_earlier_id(tmp_path, monkeypatch):
+    # A store written when file agents were named by their paths keeps its blocks: the
+    # run finds them under the earlier id instead of playing them again.
+    import nashzoo.eval.tournament as tournament
+
+    (policy,) = _kuhn_policy_files(tmp_path)
+    config = _kuhn_config(str(policy), deals=200)
+    old = config.legacy_info
+    store = ResultStore(tmp_path / "old.sqlite")
+    store.register(old.id, old.to_dict())  # as the earlier version did, then one block
+    store.add_block(old.id, tournament.run_block(config, 0, 1, 0, 100))
+    played = []
+    real = tournament.run_block
+    monkeypatch.setattr(
+        tournament, "run_block", lambda c, *block: played.append(block) or real(c, *block)
+    )
+    result = run_tournament(_kuhn_config(str(policy), deals=200), store, workers=0)
+    assert played == [(0, 1, 1, 100)]  # only the missing block
+    assert store.tournament_ids() == [old.id] and result.tournament_id == old.id
+    assert len(store.results(old.id)) == 2
+    fresh = ResultStore(tmp_path / "new.sqlite")  # a new store uses the new id
+    assert run_tournament(config, fresh, workers=0).tournament_id == config.id != old.id
+    assert fresh.tournament_ids() == [config.id]
