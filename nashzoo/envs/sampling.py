@@ -23,15 +23,36 @@ __all__ = ["sample_index", "sample_rows", "batch_probabilities"]
 
 def sample_index(cumulative: np.ndarray, u: float) -> int:
     """The index a uniform ``u`` in [0, 1) picks from cumulative probabilities (their
-    total need not be exactly 1; the last index absorbs rounding)."""
-    index = int(np.searchsorted(cumulative, u * cumulative[-1], side="right"))
-    return min(index, cumulative.size - 1)
+    total need not be exactly 1). Never an index of zero weight: where rounding carries
+    ``u`` past the total, the last index of positive weight.
+
+    Raises:
+        InvalidParameterError: the weights' total is not positive (all zero, or NaN).
+    """
+    # In float64: u times a float32 total in float32 rounds up to the total when u is
+    # within 2**-25 of 1, which picked the last index even where its weight was zero.
+    total = float(cumulative[-1])
+    if not total > 0.0:
+        raise InvalidParameterError(
+            f"Cannot sample from weights whose total is {total} (expected a positive total)."
+        )
+    index = int(np.searchsorted(cumulative, u * total, side="right"))
+    if index < cumulative.size:
+        return index
+    return int(np.searchsorted(cumulative, total, side="left"))
 
 
 def sample_rows(cumulative: np.ndarray, u: np.ndarray) -> np.ndarray:
     """:func:`sample_index` for every row of ``(n, k)`` cumulative weights at once, with
-    one uniform ``u[i]`` in [0, 1) per row (rows need not sum to 1)."""
-    return (u[:, None] * cumulative[:, -1:] < cumulative).argmax(axis=1)
+    one uniform ``u[i]`` in [0, 1) per row (rows need not sum to 1); never an index of
+    zero weight."""
+    totals = np.asarray(cumulative[:, -1:], dtype=np.float64)
+    hits = np.asarray(u, dtype=np.float64)[:, None] * totals < cumulative
+    index = hits.argmax(axis=1)
+    past = ~hits[np.arange(hits.shape[0]), index]  # rounding carried u past the total
+    if past.any():
+        index[past] = (cumulative[past] >= cumulative[past, -1:]).argmax(axis=1)
+    return index
 
 
 def batch_probabilities(

@@ -50,12 +50,16 @@ def sample_chance(fc, nc, chance_prob, u):
 
 @kernel
 def sample_child(n, first_child, num_children, action, probs_by_action, u):
-    """The child of node ``n`` that ``u`` in [0, 1) picks under ``probs_by_action``."""
+    """The child of node ``n`` that ``u`` in [0, 1) picks under ``probs_by_action``;
+    never a child of probability 0 (unless all are)."""
     fc = first_child[n]
     last = fc + num_children[n] - 1
     for c in range(fc, last):
         u -= probs_by_action[action[c]]
         if u < 0.0:
+            return c
+    for c in range(last, fc - 1, -1):  # rounding left u >= 0: the last child with mass
+        if probs_by_action[action[c]] > 0.0:
             return c
     return last
 

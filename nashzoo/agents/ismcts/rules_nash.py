@@ -73,6 +73,7 @@ from nashzoo.agents.ismcts.rules import (
     view_from,
 )
 from nashzoo.agents.ismcts.search import SearchConfig
+from nashzoo.envs.sampling import sample_index
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, Game, State
 from nashzoo.games.hidden import HiddenWorlds
@@ -547,12 +548,7 @@ class RulesNashSearch:
         yield from self._ensure([(state, q)])
         prior, _, _ = self.knowledge.act(state, q)
         legal = state.legal_actions()
-        u = ctx.random() * prior.sum()
-        for j in range(len(legal) - 1):
-            u -= prior[j]
-            if u < 0.0:
-                return int(legal[j])
-        return int(legal[-1])
+        return int(legal[sample_index(np.cumsum(prior), ctx.random())])
 
     # -- one simulation -----------------------------------------------------------------------
     def _simulate(self, ctx: _Context, root: tuple[int, str], view: State, level: int) -> Sim:
