@@ -81,13 +81,15 @@ def _nashzoo(*args: str) -> list[str]:
 
 def train_all(game: str, learners: list[str], minutes: float, out: Path, parallel: int) -> None:
     """Train every learner whose file is missing, ``parallel`` at a time (one thread each);
-    a learner's log goes to ``out/LEARNER.log``."""
+    a learner's log goes to ``out/LEARNER.log``. A learner that fails does not stop the
+    others: they train to the end, and the failures are reported after them."""
     env = {**os.environ, **{name: "1" for name in THREAD_VARIABLES}}
     todo = [name for name in learners if not (out / f"{name}.pt").exists()]
     for name in learners:
         if name not in todo:
             print(f"  {name}: {out / f'{name}.pt'} exists, kept")
     running: list[tuple[str, subprocess.Popen, float]] = []
+    failed: list[str] = []
     while todo or running:
         while todo and len(running) < parallel:
             name = todo.pop(0)
@@ -112,14 +114,16 @@ def train_all(game: str, learners: list[str], minutes: float, out: Path, paralle
             running.remove(item)
             partial = out / f"{name}.partial.pt"
             if proc.returncode != 0 or not partial.exists():
-                raise SystemExit(
-                    f"{name} failed (exit {proc.returncode}); see {out / f'{name}.log'}"
-                )
+                failed.append(f"{name} failed (exit {proc.returncode}); see {out / f'{name}.log'}")
+                print(f"  {failed[-1]}", flush=True)
+                continue
             prefix = partial.name  # only a finished run counts as trained: rename its files
             for path in out.glob(f"{prefix}*"):  # the .pt and its curve
                 path.rename(out / (f"{name}.pt" + path.name[len(prefix) :]))
             print(f"  {name}: trained in {time.time() - start:.0f} s", flush=True)
             keep_agent_file(name, out)
+    if failed:  # no tournament without every learner; a rerun resumes the failed ones
+        raise SystemExit("\n".join(failed))
 
 
 def keep_agent_file(name: str, out: Path) -> None:
