@@ -262,7 +262,6 @@ class TournamentConfig:
     lbr_hands: int = 0
     setup_time_limit: float = SETUP_TIME_LIMIT
     info: TournamentInfo = field(init=False, repr=False, compare=False)
-    legacy_info: TournamentInfo | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.game, str) or not self.game:
@@ -340,11 +339,6 @@ class TournamentConfig:
                 setup_time_limit=setup,
             ),
         )
-        # Up to 0.2 a file spec was stored as typed (its path): a store made then holds
-        # this tournament under that configuration's id, which run_tournament resumes.
-        typed = tuple((n, _spec_text(f)) for n, f in factories)
-        legacy = None if typed == self.info.agents else replace(self.info, agents=typed)
-        object.__setattr__(self, "legacy_info", legacy)
 
     def to_dict(self) -> dict[str, Any]:
         """The stored identity (see :class:`TournamentInfo`)."""
@@ -354,6 +348,14 @@ class TournamentConfig:
     def id(self) -> str:
         """Hash of the configuration."""
         return self.info.id
+
+    @property
+    def legacy_info(self) -> TournamentInfo | None:
+        """The configuration as versions up to 0.2 stored it, where it differs: a file
+        spec as typed (its path). A store made then holds this tournament under its id,
+        which :func:`~nashzoo.eval.tournament.run_tournament` resumes."""
+        typed = tuple((n, _spec_text(f)) for n, f in self.agents)
+        return None if typed == self.info.agents else replace(self.info, agents=typed)
 
     @property
     def legacy_id(self) -> str | None:
