@@ -107,25 +107,14 @@ def sample_paths(n, rng_state, t, pi, beta, eta, max_len, n_players, forced, exp
             fc = first_child[node]
             nc = num_children[node]
             u = next_uniform(rng_state)
-            c = 0.0
-            nxt = fc + nc - 1
             if pl == CHANCE:
-                for ch in range(fc, fc + nc):
-                    c += chance_prob[ch]
-                    if u < c:
-                        nxt = ch
-                        break
+                nxt = sample_chance(fc, nc, chance_prob, u)
             elif explore > 0.0 and pl == e % n_players and u < explore:
                 nxt = fc + min(int(next_uniform(rng_state) * nc), nc - 1)
             else:
                 if explore > 0.0 and pl == e % n_players:
                     u = (u - explore) / (1.0 - explore)  # reuse the draw, uniform again
-                i = infoset[node]
                 probs = beta if use_beta[e, pl] else pi
-                for ch in range(fc, fc + nc):
-                    c += probs[i, action[ch]]
-                    if u < c:
-                        nxt = ch
-                        break
+                nxt = sample_child(node, first_child, num_children, action, probs[infoset[node]], u)
             node = nxt
     return paths, use_beta

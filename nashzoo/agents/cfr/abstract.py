@@ -42,6 +42,7 @@ from nashzoo.errors import InvalidParameterError
 from nashzoo.games.pcg import next_double, seeded_states
 from nashzoo.games.poker.engine import PokerGame
 from nashzoo.tree.jit import compile_kernels, kernel
+from nashzoo.tree.sampling import sample_child
 from nashzoo.validation import check_int
 
 __all__ = ["AbstractionSolver", "DEFAULT_MAX_MEMORY"]
@@ -142,13 +143,7 @@ def _es_mccfr(
                 regret_matching(regret, row, legal_mask[n], sig)
                 for a in range(n_actions):
                     avg[row, a] += sig[a]
-                u = next_double(rng, 0)
-                c = fc + nc - 1
-                for cc in range(fc, fc + nc):
-                    u -= sig[action[cc]]
-                    if u < 0.0:
-                        c = cc
-                        break
+                c = sample_child(n, first_child, num_children, action, sig, next_double(rng, 0))
                 chosen[n] = c
                 active[size] = c
                 size += 1

@@ -563,6 +563,9 @@ def _policy_move(g, kn, prm, rng, i):
         u -= kn.prior[i, g.legal[i, j]]
         if u < 0.0:
             return j
+    for j in range(n_legal - 1, -1, -1):  # rounding left u >= 0: the last slot with mass
+        if kn.prior[i, g.legal[i, j]] > 0.0:
+            return j
     return n_legal - 1
 
 
