@@ -151,7 +151,8 @@ def plot_curves(game: str, learners: list[str], out: Path) -> Path | None:
     if not any(curves.values()):
         return None
     title = f"{game}: every learner's curve against the baselines"
-    return plot_learner_curves(curves, out / "curves.png", title=title)
+    unit = nashzoo.make_game(game).payoff_unit
+    return plot_learner_curves(curves, out / "curves.png", title=title, unit=unit)
 
 
 def main() -> None:

@@ -73,7 +73,8 @@ def _compiled(game: Any, tree: Any, abstract: Any, args: argparse.Namespace) -> 
     if args.plot:
         from nashzoo.eval.plots import plot_convergence
 
-        print(f"plot written to {plot_convergence(curves, args.plot)}")
+        path = plot_convergence(curves, args.plot, unit=game.payoff_unit)
+        print(f"plot written to {path}")
     return 0
 
 
@@ -140,7 +141,8 @@ def _sampled(game: Any, args: argparse.Namespace) -> int:
         from nashzoo.eval.plots import plot_measured
 
         title = f"ES-MCCFR on {ab.spec}, {game.short_name}"
-        print(f"plot written to {plot_measured(points, args.plot, title=title)}")
+        path = plot_measured(points, args.plot, title=title, unit=game.payoff_unit)
+        print(f"plot written to {path}")
     return 0
 
 

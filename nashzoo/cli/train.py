@@ -368,17 +368,21 @@ def run(args: argparse.Namespace) -> int:
             from nashzoo.eval.plots import plot_exact_and_measured
 
             lines = [ConvergenceCurve(k, repr(game), tuple(v)) for k, v in curves.items()]
-            path = plot_exact_and_measured(lines, measured, args.plot, title=title)
+            path = plot_exact_and_measured(
+                lines, measured, args.plot, title=title, unit=game.payoff_unit
+            )
             print(f"plot written to {path}")
         elif measured:
             from nashzoo.eval.plots import plot_measured
 
-            print(f"plot written to {plot_measured(measured, args.plot, title=title)}")
+            path = plot_measured(measured, args.plot, title=title, unit=game.payoff_unit)
+            print(f"plot written to {path}")
         elif not curves[entry.name]:
             print("no plot: the game does not compile and nothing was measured")
         else:
             from nashzoo.eval.plots import plot_convergence
 
             lines = [ConvergenceCurve(k, repr(game), tuple(v)) for k, v in curves.items()]
-            print(f"plot written to {plot_convergence(lines, args.plot)}")
+            path = plot_convergence(lines, args.plot, unit=game.payoff_unit)
+            print(f"plot written to {path}")
     return 0

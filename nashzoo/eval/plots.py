@@ -47,6 +47,7 @@ def plot_convergence(
     *,
     title: str | None = None,
     steps_label: str | None = None,
+    unit: str = "chips",
 ) -> Path:
     """Exploitability against training steps and against seconds, log-log, one line per
     curve.
@@ -58,6 +59,8 @@ def plot_convergence(
         title: figure title (default: the first curve's game).
         steps_label: the x label of the left panel (default: the first point's
             ``step_unit``, e.g. ``"iterations"``, ``"episodes"``).
+        unit: what a payoff counts (:attr:`Game.payoff_unit
+            <nashzoo.games.base.Game.payoff_unit>`).
 
     Returns:
         ``path``.
@@ -78,7 +81,7 @@ def plot_convergence(
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(xlabel)
-        ax.set_ylabel("exploitability (chips)")
+        ax.set_ylabel(f"exploitability ({unit})")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend()
     return _save(plt, fig, path, suptitle=title or (curves[0].game if curves else ""))
@@ -239,7 +242,12 @@ def plot_search_curves(
 
 
 def plot_exact_and_measured(
-    curves: Sequence[Any], points: Sequence[Any], path: str | Path, *, title: str | None = None
+    curves: Sequence[Any],
+    points: Sequence[Any],
+    path: str | Path,
+    *,
+    title: str | None = None,
+    unit: str = "chips",
 ) -> Path:
     """On a game that compiles, both measures of one run side by side against training
     steps: exact exploitability (left, log scale) and the duplicate scores against the
@@ -255,13 +263,12 @@ def plot_exact_and_measured(
         pts = [p for p in curve.points if p.exploitability > 0]
         ax_e.plot([p.step for p in pts], [p.exploitability for p in pts], marker=".")
         ax_e.lines[-1].set_label(curve.algorithm)
-    unit = points[0].step_unit if points else "steps"
     ax_e.set_yscale("log")
-    ax_e.set_xlabel(unit)
-    ax_e.set_ylabel("exact exploitability (chips)")
+    ax_e.set_xlabel(points[0].step_unit if points else "steps")
+    ax_e.set_ylabel(f"exact exploitability ({unit})")
     ax_e.grid(True, which="both", alpha=0.3)
     ax_e.legend()
-    _duplicate_panel(ax_d, points)
+    _duplicate_panel(ax_d, points, unit)
     return _save(plt, fig, path, suptitle=title or "")
 
 
@@ -277,28 +284,32 @@ def _interval_bars(ax: Any, x: Sequence[float], triples: Sequence[Any], **style:
     )
 
 
-def _duplicate_axes(ax: Any, xlabel: str, method: str) -> None:
+def _duplicate_axes(ax: Any, xlabel: str, method: str, unit: str) -> None:
     ax.axhline(0.0, color="grey", linewidth=0.8)
     ax.set_xlabel(xlabel)
-    ax.set_ylabel(f"duplicate score, chips per game ({method}, 95%)")
+    ax.set_ylabel(f"duplicate score, {unit} per game ({method}, 95%)")
     ax.grid(True, alpha=0.3)
 
 
-def _duplicate_panel(ax: Any, points: Sequence[Any]) -> None:
+def _duplicate_panel(ax: Any, points: Sequence[Any], unit: str) -> None:
     """Each baseline's duplicate score with its 95% interval against training steps."""
     names = list(dict.fromkeys(n for p in points for n in p.duplicate))
     for name in names:
         pts = [p for p in points if name in p.duplicate]
         scores = [p.duplicate[name] for p in pts]
         _interval_bars(ax, [p.step for p in pts], scores, capsize=3, label=f"vs {name}")
-    unit = points[0].step_unit if points else "steps"
-    _duplicate_axes(ax, unit, points[0].method if points else "")
+    step_unit = points[0].step_unit if points else "steps"
+    _duplicate_axes(ax, step_unit, points[0].method if points else "", unit)
     if names:
         ax.legend()
 
 
 def plot_learner_curves(
-    curves: Mapping[str, Sequence[Any]], path: str | Path, *, title: str | None = None
+    curves: Mapping[str, Sequence[Any]],
+    path: str | Path,
+    *,
+    title: str | None = None,
+    unit: str = "chips",
 ) -> Path:
     """Several learners' measured curves on one figure: one panel per baseline, each
     learner's duplicate score against it (mean and 95% interval) against minutes of
@@ -312,6 +323,8 @@ def plot_learner_curves(
             empty list draws nothing for that learner).
         path: where the PNG goes.
         title: the figure's title.
+        unit: what a payoff counts (:attr:`Game.payoff_unit
+            <nashzoo.games.base.Game.payoff_unit>`).
 
     Returns:
         ``path``.
@@ -334,30 +347,32 @@ def plot_learner_curves(
             shift = 0.15 * (k - len(curves) / 2)
             x = [p.seconds / 60 + shift for p in pts]
             _interval_bars(ax, x, [p.duplicate[baseline] for p in pts], capsize=2, label=name)
-        _duplicate_axes(ax, "minutes of training", points[0].method)
+        _duplicate_axes(ax, "minutes of training", points[0].method, unit)
         ax.set_title(f"against {baseline}", fontsize=10)
     axes[0][0].legend(fontsize=8)
     return _save(plt, fig, path, suptitle=title or "")
 
 
-def plot_measured(points: Sequence[Any], path: str | Path, *, title: str | None = None) -> Path:
+def plot_measured(
+    points: Sequence[Any], path: str | Path, *, title: str | None = None, unit: str = "chips"
+) -> Path:
     """A learner's measured curve (:class:`~nashzoo.eval.curves.MeasuredPoint`): the
     duplicate score against each baseline with its 95% interval (left) and LBR's bound
-    with its interval (right), against training steps.
+    with its interval (right), against training steps. ``unit`` names what a payoff
+    counts (:attr:`Game.payoff_unit <nashzoo.games.base.Game.payoff_unit>`).
 
     Returns:
         ``path``.
     """
     plt = require_matplotlib()
     fig, (ax_d, ax_l) = plt.subplots(1, 2, figsize=(11, 4.2))
-    _duplicate_panel(ax_d, points)
-    unit = points[0].step_unit if points else "steps"
+    _duplicate_panel(ax_d, points, unit)
     lbr = [p for p in points if p.lbr is not None]
     if lbr:
         _interval_bars(ax_l, [p.step for p in lbr], [p.lbr for p in lbr], capsize=3, color="C3")
-        ax_l.set_ylabel("LBR winnings, chips per hand (lower bound)")
+        ax_l.set_ylabel(f"LBR winnings, {unit} per hand (lower bound)")
     else:
         ax_l.text(0.5, 0.5, "no LBR measured", ha="center", va="center", transform=ax_l.transAxes)
-    ax_l.set_xlabel(unit)
+    ax_l.set_xlabel(points[0].step_unit if points else "steps")
     ax_l.grid(True, alpha=0.3)
     return _save(plt, fig, path, suptitle=title or "")

@@ -160,6 +160,7 @@ class Game(ABC):
         information_state_tensor_size: length of :meth:`State.information_state_tensor`.
         big_blind: chips per big blind for mbb/game reports (``None`` for non-poker games).
         game_type: stable family name used in saved files (see :func:`nashzoo.games.load_game`).
+        payoff_unit: what a payoff counts, for labels and reports (``"chips"`` in poker).
     """
 
     short_name: str = ""
@@ -175,6 +176,7 @@ class Game(ABC):
     information_state_tensor_size: int
     big_blind: float | None = None
     game_type: str = ""
+    payoff_unit: str = "payoff"
     action_names: tuple[str, ...] = ()
     """Names of the player actions, when they do not depend on the state or the player."""
 

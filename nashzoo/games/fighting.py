@@ -178,6 +178,7 @@ class FightingCardGame(Game):
 
     short_name = "fighting_cards"
     game_type = "fighting_cards"
+    payoff_unit = "points"  # a game is won (+1), lost (-1) or drawn (0)
     simultaneous = True
 
     def __init__(

@@ -76,6 +76,7 @@ class KuhnPokerGame(Game):
 
     short_name = "kuhn_poker"
     game_type = "kuhn_poker"
+    payoff_unit = "chips"
 
     def __init__(self, deck_size: int | None = None, players: int = 2) -> None:
         self.num_players = check_int("players", players, 2, MAX_PLAYERS)

@@ -96,6 +96,7 @@ class LeducHoldemGame(Game):
 
     short_name = "leduc_holdem"
     game_type = "leduc_holdem"
+    payoff_unit = "chips"
 
     def __init__(
         self,

@@ -133,3 +133,38 @@ def test_several_learners_curves_share_one_panel_per_baseline(tmp_path):
     assert image.shape[1] > 1.8 * image.shape[0]  # two panels side by side, one per baseline
     with pytest.raises(InvalidParameterError, match="received 1 curves with 0 points"):
         plot_learner_curves({"idle": []}, tmp_path / "none.png")
+
+
+def test_the_plots_name_the_games_payoff_unit(tmp_path, monkeypatch):
+    # the fighting game pays +1 for a win and -1 for a loss, not chips: its curves said
+    # "chips per game" before the games named their payoff unit
+    pytest.importorskip("matplotlib")
+    from nashzoo.eval import plots
+    from nashzoo.eval.curves import MeasuredPoint
+
+    fighting = nashzoo.make_game("fighting_cards")
+    assert (fighting.payoff_unit, HOLDEM.payoff_unit, KuhnPokerGame().payoff_unit) == (
+        "points",
+        "chips",
+        "chips",
+    )
+    labels: list[str] = []
+    save = plots._save
+
+    def keep_labels(plt, fig, path, **kwargs):
+        labels.extend(ax.get_ylabel() for ax in fig.axes)
+        return save(plt, fig, path, **kwargs)
+
+    monkeypatch.setattr(plots, "_save", keep_labels)
+    point = MeasuredPoint(
+        step=1,
+        seconds=60.0,
+        step_unit="generations",
+        duplicate={"heuristic": (0.1, -0.1, 0.3)},
+        deals=100,
+        method="crn",
+    )
+    plots.plot_learner_curves({"a": [point]}, tmp_path / "c.png", unit=fighting.payoff_unit)
+    plots.plot_measured([point], tmp_path / "m.png", unit=fighting.payoff_unit)
+    assert labels[0] == "duplicate score, points per game (crn, 95%)"
+    assert labels[1] == labels[0] and "chips" not in " ".join(labels)

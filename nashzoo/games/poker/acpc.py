@@ -305,6 +305,7 @@ class AcpcPokerGame(Game):
     """
 
     game_type = "acpc_poker"
+    payoff_unit = "chips"
 
     def __init__(
         self,

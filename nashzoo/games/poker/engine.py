@@ -88,6 +88,7 @@ class PokerGame(Game):
     """
 
     game_type = "poker"
+    payoff_unit = "chips"
 
     def __init__(self, definition: PokerDefinition | dict[str, Any], name: str = "poker") -> None:
         if isinstance(definition, dict):
