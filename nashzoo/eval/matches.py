@@ -38,7 +38,7 @@ class MatchResult:
         agent_a, agent_b: display names.
         game: the game's repr.
         deals: deals played (each twice, seats swapped); 0 for an exact result.
-        mean: A's mean payoff per game, chips (positive: A is stronger).
+        mean: A's mean payoff per game, in ``unit`` (positive: A is stronger).
         stderr: standard error of ``mean`` (0 when exact).
         ci95: 95% confidence interval of ``mean``.
         exact: whether ``mean`` is the exact expectation.
@@ -46,6 +46,8 @@ class MatchResult:
         variance_reduction: ``None``, ``"crn"`` or ``"aivat"`` (see :func:`head_to_head`).
         plain_mean, plain_stderr: with ``"aivat"``, the uncorrected estimate from the
             same games (``mean`` and ``stderr`` are the corrected one); else ``None``.
+        unit: what a payoff counts (the game's :attr:`~nashzoo.games.base.Game.payoff_unit`:
+            chips in poker, points in the fighting game).
     """
 
     agent_a: str
@@ -60,6 +62,7 @@ class MatchResult:
     variance_reduction: str | None = None
     plain_mean: float | None = None
     plain_stderr: float | None = None
+    unit: str = "chips"
 
     @property
     def mean_mbb(self) -> float | None:
@@ -84,7 +87,7 @@ class MatchResult:
         if self.variance_reduction:
             how += f", {self.variance_reduction}"
         text = (
-            f"{self.agent_a} vs {self.agent_b}: {self.mean:+.4f} chips/game "
+            f"{self.agent_a} vs {self.agent_b}: {self.mean:+.4f} {self.unit}/game "
             f"(95% CI {self.ci95[0]:+.4f} .. {self.ci95[1]:+.4f}; {how})"
         )
         plain = self.plain_ci95
@@ -220,6 +223,7 @@ def head_to_head(
             ci95=(value, value),
             exact=True,
             big_blind=g.big_blind,
+            unit=g.payoff_unit,
         )
     deals = check_int("deals", deals, 1)
     agents = (agent_a, agent_b)
@@ -270,6 +274,7 @@ def head_to_head(
         ci95=ci95(mean, stderr),
         exact=False,
         big_blind=g.big_blind,
+        unit=g.payoff_unit,
         variance_reduction=reduction,
         plain_mean=plain_mean,
         plain_stderr=plain_stderr,

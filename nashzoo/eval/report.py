@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from nashzoo.eval.plots import plot_crosstable, plot_ratings
-from nashzoo.eval.stats import score_unit
+from nashzoo.eval.stats import score_digits, score_unit
 
 if TYPE_CHECKING:
     from nashzoo.eval.tournament import TournamentResult
@@ -27,7 +27,9 @@ def write_tournament_report(result: TournamentResult, out_dir: str | Path) -> Pa
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     cfg = result.config
-    scale, unit = score_unit(cfg.make_game().big_blind)
+    game = cfg.make_game()
+    scale, unit = score_unit(game.big_blind, game.payoff_unit)
+    d = score_digits(scale)
     ct, r = result.crosstable, result.ratings
     names = list(ct.names)
     plot_crosstable(names, ct.mean * scale, out / "crosstable.png", unit=unit)
@@ -46,11 +48,11 @@ def write_tournament_report(result: TournamentResult, out_dir: str | Path) -> Pa
                 beside = (
                     ""
                     if plain is None
-                    else f"<br><small>uncorrected {plain[0]:+.1f} ±{plain[1]:.1f}</small>"
+                    else f"<br><small>uncorrected {plain[0]:+.{d}f} ±{plain[1]:.{d}f}</small>"
                 )
                 cells.append(
-                    f"<td>{mean:+.1f}<br><small>[{mean - half:+.1f}, "
-                    f"{mean + half:+.1f}]</small>{beside}</td>"
+                    f"<td>{mean:+.{d}f}<br><small>[{mean - half:+.{d}f}, "
+                    f"{mean + half:+.{d}f}]</small>{beside}</td>"
                 )
         rows.append(f"<tr><th>{esc(a)}</th>{''.join(cells)}</tr>")
     rating_rows = []
@@ -58,7 +60,7 @@ def write_tournament_report(result: TournamentResult, out_dir: str | Path) -> Pa
         rating_rows.append(
             f"<tr><td>{esc(names[k])}</td><td>{esc(dict(cfg.agents)[names[k]])}</td>"
             f"<td>{r.elo[k]:+.1f}</td><td>[{r.elo_low[k]:+.1f}, {r.elo_high[k]:+.1f}]</td>"
-            f"<td>{r.nash_mixture[k]:.3f}</td><td>{r.nash_score[k] * scale:+.1f}</td>"
+            f"<td>{r.nash_mixture[k]:.3f}</td><td>{r.nash_score[k] * scale:+.{d}f}</td>"
             f"<td>{esc(result.exploitability_text(names[k]))}</td></tr>"
         )
     forfeits = (

@@ -26,7 +26,7 @@ from nashzoo.eval.engine import deal_uniforms
 from nashzoo.eval.guard import Forfeit
 from nashzoo.eval.matches import deal_seed
 from nashzoo.eval.referee import Deal, ask_agent, checked_action, on_behalf_of, request_for
-from nashzoo.eval.stats import ci95, sample_mean_and_stderr, score_unit
+from nashzoo.eval.stats import ci95, sample_mean_and_stderr, score_digits, score_unit
 from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, check_action_value
 from nashzoo.games.observation import ObservationCache
 from nashzoo.validation import check_seed
@@ -122,14 +122,16 @@ class Score:
         if self.hands == 0:
             return "no hand played yet"
         mean = self.mean * self.scale
+        d = score_digits(self.scale, mbb=0)
         if math.isfinite(self.low):
-            ci = f" (95% CI {self.low * self.scale:+.0f} to {self.high * self.scale:+.0f})"
+            low, high = self.low * self.scale, self.high * self.scale
+            ci = f" (95% CI {low:+.{d}f} to {high:+.{d}f})"
         else:
             ci = ""
         hands = f"{self.hands} hand{'s' * (self.hands != 1)}"
         if self.deals:
             hands += f" ({self.deals} duplicate deal{'s' * (self.deals != 1)})"
-        return f"{mean:+.0f} {self.unit}{ci} over {hands}"
+        return f"{mean:+.{d}f} {self.unit}{ci} over {hands}"
 
 
 @dataclass
@@ -355,7 +357,7 @@ class DuplicateSession:
     # -- the score --------------------------------------------------------------------
     def score(self) -> Score:
         """The person's mean per hand with its 95% interval (see :class:`Score`)."""
-        scale, unit = score_unit(getattr(self.game, "big_blind", None))
+        scale, unit = score_unit(self.game.big_blind, self.game.payoff_unit)
         if not self.finished:
             return Score(0, math.nan, math.nan, math.nan, scale, unit, 0)
         deals: dict[int, list[float]] = {}

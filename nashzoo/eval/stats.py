@@ -7,7 +7,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["Z95", "mean_and_stderr", "sample_mean_and_stderr", "ci95", "score_unit"]
+__all__ = [
+    "Z95",
+    "mean_and_stderr",
+    "sample_mean_and_stderr",
+    "ci95",
+    "score_unit",
+    "score_digits",
+]
 
 Z95 = 1.959963984540054
 """Two-sided 95% quantile of the standard normal distribution."""
@@ -51,9 +58,17 @@ def ci95(mean: float, stderr: float) -> tuple[float, float]:
     return mean - Z95 * stderr, mean + Z95 * stderr
 
 
-def score_unit(big_blind: float | None) -> tuple[float, str]:
-    """``(scale, unit)`` to report chip scores: mbb/game (1000 / big blind) for poker,
-    chips/game otherwise."""
+def score_unit(big_blind: float | None, payoff_unit: str = "chips") -> tuple[float, str]:
+    """``(scale, unit)`` to report scores: mbb/game (1000 / big blind) for poker, the
+    game's own unit per game otherwise (``payoff_unit``: :attr:`Game.payoff_unit
+    <nashzoo.games.base.Game.payoff_unit>`; the fighting game's win is 1 point)."""
     if big_blind:
         return 1000.0 / big_blind, "mbb/game"
-    return 1.0, "chips/game"
+    return 1.0, f"{payoff_unit}/game"
+
+
+def score_digits(scale: float, mbb: int = 1) -> int:
+    """Decimals to print a score in :func:`score_unit`'s ``scale`` with: ``mbb`` in
+    mbb/game, 3 in a game's own unit (payoffs of a few units, where +0.0 would hide a
+    score of +0.04)."""
+    return mbb if scale != 1.0 else 3

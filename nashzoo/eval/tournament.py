@@ -46,7 +46,7 @@ from nashzoo.eval.blocks import (
 from nashzoo.eval.guard import user_interrupts
 from nashzoo.eval.pool import SupervisedPool, Task
 from nashzoo.eval.ratings import Crosstable, Ratings, crosstable, rate
-from nashzoo.eval.stats import score_unit
+from nashzoo.eval.stats import score_digits, score_unit
 from nashzoo.eval.store import BlockResult, ResultStore, StoredExploitability
 from nashzoo.eval.tournament_config import (
     AgentFactory,
@@ -119,7 +119,9 @@ class TournamentResult:
     def format(self) -> str:
         """The crosstable and ratings as text tables (mbb/game for poker)."""
         names = self.crosstable.names
-        scale, unit = score_unit(self.config.make_game().big_blind)
+        game = self.config.make_game()
+        scale, unit = score_unit(game.big_blind, game.payoff_unit)
+        d = score_digits(scale)
         width = max(10, max(len(n) for n in names) + 1)
         ct = self.crosstable
         reduction = self.config.variance_reduction
@@ -137,7 +139,9 @@ class TournamentResult:
                 out.append(
                     f"{a:<{width}}"
                     + "".join(
-                        f"{'-':>{width + 8}}" if c is None else f"{c[0]:>+{width}.1f} ±{c[1]:<6.1f}"
+                        f"{'-':>{width + 8}}"
+                        if c is None
+                        else f"{c[0]:>+{width}.{d}f} ±{c[1]:<6.{d}f}"
                         for c in cells
                     )
                 )
@@ -157,7 +161,7 @@ class TournamentResult:
             lines.append(
                 f"{names[k]:<{width}} {r.elo[k]:>+9.1f} [{r.elo_low[k]:>+7.1f},"
                 f"{r.elo_high[k]:>+7.1f}] {r.nash_mixture[k]:>9.3f} "
-                f"{r.nash_score[k] * scale:>+11.1f} {e_txt:>15}"
+                f"{r.nash_score[k] * scale:>+11.{d}f} {e_txt:>15}"
             )
         if ct.forfeits:
             lines += [

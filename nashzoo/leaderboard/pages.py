@@ -74,7 +74,8 @@ def pages_router(site: Site) -> APIRouter:
         if sub is None:
             return site.missing(request, f"There is no submission {submission_id}.")
         me = entrant_of(sub.id)
-        scale, unit = score_unit(site.board.game(sub.game).big_blind)
+        rules = site.board.game(sub.game)
+        scale, unit = score_unit(rules.big_blind, rules.payoff_unit)
         with site.board.session() as session:
             owner_row = session.get(User, sub.user_id)
             owner = owner_row.name if owner_row is not None else "?"

@@ -20,7 +20,8 @@ def board_rows(board: Leaderboard, game: str) -> list[dict[str, Any]]:
 
     from nashzoo.eval.stats import score_unit
 
-    _, unit = score_unit(board.game(game).big_blind)
+    rules = board.game(game)
+    _, unit = score_unit(rules.big_blind, rules.payoff_unit)
     with board.session() as session:
         names = board.entrant_names(session, game)
         ratings = list(

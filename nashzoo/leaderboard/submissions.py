@@ -27,7 +27,7 @@ from nashzoo.eval.guard import Forfeit
 from nashzoo.eval.lockstep import play_duplicate_lockstep
 from nashzoo.eval.matches import deal_seed
 from nashzoo.eval.seats import play_table
-from nashzoo.eval.stats import score_unit
+from nashzoo.eval.stats import score_digits, score_unit
 from nashzoo.leaderboard.board import KINDS, entrant_of, states_probabilities
 from nashzoo.leaderboard.bundles import classify
 from nashzoo.leaderboard.matches import Matches
@@ -302,13 +302,13 @@ class Submissions(Scoring, Matches):
             with self.open_agent(game, entrant) as agent:
                 self._log(sub_id, f"agent built ({kind}) in {time.perf_counter() - start:.2f} s")
                 mean = self._validation_match(game, agent, sub_id)
-                scale, unit = score_unit(rules.big_blind)
+                scale, unit = score_unit(rules.big_blind, rules.payoff_unit)
                 details["validation"] = {"deals": deals, "mean": mean * scale, "unit": unit}
                 against = "random" if rules.num_players == 2 else "random agents in every seat"
                 self._log(
                     sub_id,
                     f"validation match against {against}: {deals} duplicate deals, "
-                    f"{mean * scale:+.1f} {unit}",
+                    f"{mean * scale:+.{score_digits(scale)}f} {unit}",
                 )
                 if KINDS[kind] == "data":
                     details.update(self._exact_figures(game, agent))

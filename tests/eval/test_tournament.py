@@ -419,3 +419,32 @@ def test_a_store_from_before_resumes_under_its_earlier_id(tmp_path, monkeypatch)
     fresh = ResultStore(tmp_path / "new.sqlite")  # a new store uses the new id
     assert run_tournament(config, fresh, workers=0).tournament_id == config.id != old.id
     assert fresh.tournament_ids() == [config.id]
+
+
+def test_a_game_without_blinds_is_scored_in_its_own_unit_to_three_decimals(tmp_path):
+    # the fighting game pays +1 a win: its tables said "chips/game" and rounded every
+    # score to one decimal, so that +0.045 printed as +0.0
+    import nashzoo
+    from nashzoo.agents.random_agent import RandomAgent
+    from nashzoo.eval.matches import head_to_head
+    from nashzoo.eval.report import write_tournament_report
+
+    cfg = TournamentConfig(
+        game="fighting_cards_tiny",
+        agents=specs(("heuristic", "heuristic"), ("rnd", "random")),
+        deals=200,
+        block_size=100,
+        seed=0,
+    )
+    result = run_tournament(cfg, tmp_path / "f.sqlite", workers=0, bootstrap=20)
+    text = result.format()
+    assert "points/game" in text and "chips" not in text
+    mean, half = result.crosstable.cell(0, 1, 1.0)
+    assert f"{mean:+.3f} ±{half:.3f}" in text
+    page = write_tournament_report(result, tmp_path / "report").read_text()
+    assert f"{mean:+.3f}" in page and "points/game" in page
+    match = head_to_head(
+        nashzoo.make_game("fighting_cards_tiny"), RandomAgent(seed=0), RandomAgent(seed=1),
+        deals=20, seed=0,
+    )  # fmt: skip
+    assert " points/game (95% CI " in str(match) and match.unit == "points"
