@@ -202,4 +202,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:  # what finished is kept; a rerun continues from there
+        raise SystemExit("interrupted: run the same command again to resume") from None
