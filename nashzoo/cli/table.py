@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         )  # fmt: skip
     finally:
         write.close()
-    scale, unit = score_unit(game.big_blind, game.payoff_unit)
+    scale, unit = score_unit(game)
     print(f"\nScore per game ({unit}, mean [95% CI]) and Bradley-Terry Elo on each deal's ranking:")
     for k in np.argsort(-result.mean):
         lo, hi = result.ci95[k] * scale

@@ -28,7 +28,7 @@ def write_tournament_report(result: TournamentResult, out_dir: str | Path) -> Pa
     out.mkdir(parents=True, exist_ok=True)
     cfg = result.config
     game = cfg.make_game()
-    scale, unit = score_unit(game.big_blind, game.payoff_unit)
+    scale, unit = score_unit(game)
     d = score_digits(scale)
     ct, r = result.crosstable, result.ratings
     names = list(ct.names)

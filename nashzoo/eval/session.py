@@ -357,7 +357,7 @@ class DuplicateSession:
     # -- the score --------------------------------------------------------------------
     def score(self) -> Score:
         """The person's mean per hand with its 95% interval (see :class:`Score`)."""
-        scale, unit = score_unit(self.game.big_blind, self.game.payoff_unit)
+        scale, unit = score_unit(self.game)
         if not self.finished:
             return Score(0, math.nan, math.nan, math.nan, scale, unit, 0)
         deals: dict[int, list[float]] = {}

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from nashzoo.games.base import Game
 
 __all__ = [
     "Z95",
@@ -58,13 +62,13 @@ def ci95(mean: float, stderr: float) -> tuple[float, float]:
     return mean - Z95 * stderr, mean + Z95 * stderr
 
 
-def score_unit(big_blind: float | None, payoff_unit: str = "chips") -> tuple[float, str]:
-    """``(scale, unit)`` to report scores: mbb/game (1000 / big blind) for poker, the
-    game's own unit per game otherwise (``payoff_unit``: :attr:`Game.payoff_unit
+def score_unit(game: Game) -> tuple[float, str]:
+    """``(scale, unit)`` to report a game's scores in: mbb/game (1000 / big blind) where
+    the game has a big blind, its own unit per game otherwise (:attr:`Game.payoff_unit
     <nashzoo.games.base.Game.payoff_unit>`; the fighting game's win is 1 point)."""
-    if big_blind:
-        return 1000.0 / big_blind, "mbb/game"
-    return 1.0, f"{payoff_unit}/game"
+    if game.big_blind:
+        return 1000.0 / game.big_blind, "mbb/game"
+    return 1.0, f"{game.payoff_unit}/game"
 
 
 def score_digits(scale: float, mbb: int = 1) -> int:

@@ -120,7 +120,7 @@ class TournamentResult:
         """The crosstable and ratings as text tables (mbb/game for poker)."""
         names = self.crosstable.names
         game = self.config.make_game()
-        scale, unit = score_unit(game.big_blind, game.payoff_unit)
+        scale, unit = score_unit(game)
         d = score_digits(scale)
         width = max(10, max(len(n) for n in names) + 1)
         ct = self.crosstable

@@ -55,6 +55,7 @@ def pages_router(site: Site) -> APIRouter:
         return site.page(
             request, "board.html", game=game, rows=rows, unit=unit, pending=pending,
             jobs=queries.queue_state(site.board, game), seats=site.board.seats(game),
+            payoff=site.board.game(game).payoff_unit,
         )  # fmt: skip
 
     @app.get("/games/{game}/rules", response_class=HTMLResponse, include_in_schema=False)
@@ -75,7 +76,7 @@ def pages_router(site: Site) -> APIRouter:
             return site.missing(request, f"There is no submission {submission_id}.")
         me = entrant_of(sub.id)
         rules = site.board.game(sub.game)
-        scale, unit = score_unit(rules.big_blind, rules.payoff_unit)
+        scale, unit = score_unit(rules)
         with site.board.session() as session:
             owner_row = session.get(User, sub.user_id)
             owner = owner_row.name if owner_row is not None else "?"
@@ -125,6 +126,7 @@ def pages_router(site: Site) -> APIRouter:
             names=names, exact=details.get("exact_scores"),
             note=details.get("exploitability_note"),
             bound=details.get("exploitability_bound"), seats=site.board.seats(sub.game),
+            payoff=rules.payoff_unit,
         )  # fmt: skip
 
     @app.get("/hands/{hand_id}", response_class=HTMLResponse, include_in_schema=False)
@@ -188,6 +190,7 @@ def pages_router(site: Site) -> APIRouter:
             request, "hand.html", hand=hand, steps=steps, seat0=who[0], seat1=who[1],
             returns=returns, current=current, summary=summary, links=links,
             before=str(rules.new_initial_state()) if current == 0 else None,
+            payoff=rules.payoff_unit,
         )  # fmt: skip
 
     @app.get("/signin", response_class=HTMLResponse, include_in_schema=False)

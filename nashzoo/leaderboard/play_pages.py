@@ -48,7 +48,7 @@ def play_router(site: Site) -> APIRouter:
             legal=session.legal_actions(), pot=None if over else session.pot(),
             showdown=str(session.state) if over else None,
             last=last, last_id=table.hand_ids.get(last.hand) if last else None, summary=summary,
-            score=session.score(), finished=[
+            score=session.score(), payoff=session.game.payoff_unit, finished=[
                 {"hand": r.hand, "id": table.hand_ids.get(r.hand), "won": r.person_return,
                  "seat": r.seat, "forfeit": r.forfeit}
                 for r in reversed(session.finished[-20:])

@@ -21,7 +21,7 @@ def board_rows(board: Leaderboard, game: str) -> list[dict[str, Any]]:
     from nashzoo.eval.stats import score_unit
 
     rules = board.game(game)
-    _, unit = score_unit(rules.big_blind, rules.payoff_unit)
+    _, unit = score_unit(rules)
     with board.session() as session:
         names = board.entrant_names(session, game)
         ratings = list(

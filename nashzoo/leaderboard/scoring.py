@@ -232,7 +232,7 @@ class Scoring(Board):
         table = crosstable(results, playing)
         exact = self.exact_payoffs(game, playing)
         ratings = rate(results, playing, table=table, seed=self.settings.seed, exact=exact)
-        scale, _ = score_unit(self.game(game).big_blind)
+        scale, _ = score_unit(self.game(game))
         with self.session() as session:
             # Claim the board for a fit on len(results) blocks; a concurrent refit that saw
             # more blocks has claimed it already (or waits on this row until we commit).

@@ -243,7 +243,7 @@ class Submissions(Scoring, Matches):
     # -- jobs -------------------------------------------------------------------------
 
     def _validation_match(self, game: str, agent: Any, sub_id: int) -> float:
-        """The validation match's mean score (chips per game) of ``agent`` against
+        """The validation match's mean score (the game's unit per game) of ``agent`` against
         random: duplicate deals heads-up, or a duplicate table with random agents in
         every other seat.
 
@@ -302,7 +302,7 @@ class Submissions(Scoring, Matches):
             with self.open_agent(game, entrant) as agent:
                 self._log(sub_id, f"agent built ({kind}) in {time.perf_counter() - start:.2f} s")
                 mean = self._validation_match(game, agent, sub_id)
-                scale, unit = score_unit(rules.big_blind, rules.payoff_unit)
+                scale, unit = score_unit(rules)
                 details["validation"] = {"deals": deals, "mean": mean * scale, "unit": unit}
                 against = "random" if rules.num_players == 2 else "random agents in every seat"
                 self._log(
@@ -342,7 +342,11 @@ class Submissions(Scoring, Matches):
         self._log(
             sub_id,
             "validated; ranked"
-            + (f" (exploitability {value:.5f} chips/game)" if value is not None else ""),
+            + (
+                f" (exploitability {value:.5f} {rules.payoff_unit}/game)"
+                if value is not None
+                else ""
+            ),
             status="ranked",
             exploitability=value,
             details=json.dumps(details),
