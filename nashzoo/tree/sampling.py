@@ -16,6 +16,7 @@ __all__ = [
     "rng_state",
     "next_uniform",
     "sample_chance",
+    "sample_slot",
     "sample_child",
     "sample_recorded_child",
     "sample_paths",
@@ -49,19 +50,26 @@ def sample_chance(fc, nc, chance_prob, u):
 
 
 @kernel
+def sample_slot(weights, ids, start, count, u):
+    """The slot ``k`` of ``start .. start+count-1`` that ``u`` in [0, 1) picks when slot
+    ``k`` weighs ``weights[ids[k]]``; never a slot of weight 0 (unless all are): when
+    rounding leaves ``u`` past the total, the last slot with weight."""
+    last = start + count - 1
+    for k in range(start, last):
+        u -= weights[ids[k]]
+        if u < 0.0:
+            return k
+    for k in range(last, start - 1, -1):
+        if weights[ids[k]] > 0.0:
+            return k
+    return last
+
+
+@kernel
 def sample_child(n, first_child, num_children, action, probs_by_action, u):
     """The child of node ``n`` that ``u`` in [0, 1) picks under ``probs_by_action``;
     never a child of probability 0 (unless all are)."""
-    fc = first_child[n]
-    last = fc + num_children[n] - 1
-    for c in range(fc, last):
-        u -= probs_by_action[action[c]]
-        if u < 0.0:
-            return c
-    for c in range(last, fc - 1, -1):  # rounding left u >= 0: the last child with mass
-        if probs_by_action[action[c]] > 0.0:
-            return c
-    return last
+    return sample_slot(probs_by_action, action, first_child[n], num_children[n], u)
 
 
 @kernel

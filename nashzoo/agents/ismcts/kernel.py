@@ -53,9 +53,9 @@ from numba import njit
 from nashzoo.agents.ismcts.interval import ball_max_kernel
 from nashzoo.games.base import CHANCE, TERMINAL
 from nashzoo.tree.jit import compile_kernels
-from nashzoo.tree.sampling import next_uniform
+from nashzoo.tree.sampling import next_uniform, sample_chance, sample_slot
 
-compile_kernels(globals())  # next_uniform, compiled for the search below
+compile_kernels(globals())  # the draws, compiled for the search below
 
 # -- parameter vector indices ------------------------------------------------------------
 P_EXPLORE = 0  # UCB1 constant (MT) or c_puct (AZ)
@@ -559,26 +559,13 @@ def _policy_move(g, kn, prm, rng, i):
     u = next_uniform(rng)
     if prm[P_MODE] == 0.0:
         return min(int(u * n_legal), n_legal - 1)
-    for j in range(n_legal - 1):
-        u -= kn.prior[i, g.legal[i, j]]
-        if u < 0.0:
-            return j
-    for j in range(n_legal - 1, -1, -1):  # rounding left u >= 0: the last slot with mass
-        if kn.prior[i, g.legal[i, j]] > 0.0:
-            return j
-    return n_legal - 1
+    return sample_slot(kn.prior[i], g.legal[i], 0, n_legal, u)
 
 
 @search_inline
 def _chance_index(g, n, rng):
     fc = g.first_child[n]
-    u = next_uniform(rng)
-    nc = g.num_children[n]
-    for j in range(nc - 1):
-        u -= g.chance_prob[fc + j]
-        if u < 0.0:
-            return j
-    return nc - 1
+    return sample_chance(fc, g.num_children[n], g.chance_prob, next_uniform(rng)) - fc
 
 
 @search_inline
