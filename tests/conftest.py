@@ -58,11 +58,12 @@ def _compile_numba_quickly() -> None:
     - coverage's tracer: it is paused during a compile. Nothing of nashzoo's runs as
       Python then, and a kernel's lines are never traced once compiled, so no measured
       line is lost.
-    - CPython before 3.13 frees a chunk of its frame stack as soon as the frames in it
-      return; deep in pytest, the compiler's calls kept crossing a chunk boundary, and
-      strace counted 10 million 16 KiB mmap/munmap pairs in one compile
-      (python/cpython#142183). The compile runs from a frame that reserves 1 MiB, so
-      that the frame and the compiler's calls beneath it share one fresh 2 MiB chunk.
+    - CPython 3.11 and 3.12 free a chunk of the frame stack as soon as the frames in it
+      return (python/cpython#142183; 3.13 and 3.14 got a one-chunk cache in 2026);
+      deep in pytest, the compiler's calls kept crossing a chunk boundary, and strace
+      counted 10 million 16 KiB mmap/munmap pairs in one compile. The compile runs
+      from a frame that reserves 1 MiB, so that the frame and the compiler's calls
+      beneath it share one fresh 2 MiB chunk.
     """
     import threading
 
