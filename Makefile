@@ -42,10 +42,13 @@ bench: install
 # pyproject.toml ([tool.coverage.report] fail_under). The tests run in TEST_WORKERS
 # processes (pytest-xdist; work stealing evens out the few long tests).
 # Every test's time goes to test-artifacts/junit.xml (the 15 longest are printed).
+# PYTHONPATH=tests/startup: the processes the tests start compile numba untraced, as the
+# pytest processes do (tests/startup/numba_compile.py).
 TEST_WORKERS ?= 2
 coverage: install
 	rm -f .coverage .coverage.*
-	COVERAGE_PROCESS_START=$(CURDIR)/pyproject.toml $(PY) -m coverage run -m pytest -q \
+	COVERAGE_PROCESS_START=$(CURDIR)/pyproject.toml PYTHONPATH=$(CURDIR)/tests/startup \
+		$(PY) -m coverage run -m pytest -q \
 		-n $(TEST_WORKERS) --dist worksteal --durations=15 --junitxml=test-artifacts/junit.xml
 	$(PY) -m coverage combine -q
 	$(PY) -m coverage report --skip-covered --sort=cover

@@ -13,27 +13,8 @@ import pytest
 from hypothesis import settings
 
 from nashzoo.games.base import Game, State
-
-
-def _pause_coverage() -> list:
-    """Stop every coverage measurement running in this process; returns them for
-    ``_resume_coverage``. Outside `coverage run` it does nothing."""
-    try:
-        import coverage
-    except ImportError:
-        return []
-    paused = []  # `coverage run` with COVERAGE_PROCESS_START starts two in the main process
-    while (current := coverage.Coverage.current()) is not None:
-        current.stop()
-        paused.append(current)
-    return paused
-
-
-def _resume_coverage(paused: list) -> None:
-    for instance in reversed(paused):
-        # its import check, already done at the first start, trips on torch.ops
-        instance._warn_preimported_source = False
-        instance.start()
+from tests.startup.numba_compile import install_on_import as install_numba_compile
+from tests.startup.numba_compile import pause_coverage, resume_coverage
 
 
 @pytest.fixture
@@ -43,52 +24,11 @@ def untraced():
     For the statistical validations whose learning and rollout loops run 4-5x slower when
     traced (tests/eval/test_lbr.py's ranking test: 55 s plain, 230-310 s traced) and whose
     lines the unit tests beside them cover. Outside `coverage run` it does nothing."""
-    paused = _pause_coverage()
+    paused = pause_coverage()
     try:
         yield
     finally:
-        _resume_coverage(paused)
-
-
-def _compile_numba_quickly() -> None:
-    """Numba's compiler is Python code, and a cold cache in CI made it 3-4x slower there
-    than in a script (the first MT-ISMCTS test: 125 s in the suite, 35 s alone, on
-    2026-11-29). Two causes, both removed here for every compile in a test process:
-
-    - coverage's tracer: it is paused during a compile. Nothing of nashzoo's runs as
-      Python then, and a kernel's lines are never traced once compiled, so no measured
-      line is lost.
-    - CPython 3.11 and 3.12 free a chunk of the frame stack as soon as the frames in it
-      return (python/cpython#142183; 3.13 and 3.14 got a one-chunk cache in 2026);
-      deep in pytest, the compiler's calls kept crossing a chunk boundary, and strace
-      counted 10 million 16 KiB mmap/munmap pairs in one compile. The compile runs
-      from a frame that reserves 1 MiB, so that the frame and the compiler's calls
-      beneath it share one fresh 2 MiB chunk.
-    """
-    import threading
-
-    from numba.core.dispatcher import Dispatcher
-
-    compile_ = Dispatcher.compile
-    inside = threading.local()
-
-    def roomy(f, *args):
-        return f(*args)
-
-    roomy.__code__ = roomy.__code__.replace(co_stacksize=1 << 17)
-
-    def compile(self, sig):
-        if getattr(inside, "compiling", False):
-            return compile_(self, sig)
-        inside.compiling = True
-        paused = _pause_coverage()
-        try:
-            return roomy(compile_, self, sig)
-        finally:
-            _resume_coverage(paused)
-            inside.compiling = False
-
-    Dispatcher.compile = compile
+        resume_coverage(paused)
 
 
 @dataclass
@@ -161,4 +101,5 @@ def pytest_configure(config):
         import torch
 
         torch.set_num_threads(1)
-    _compile_numba_quickly()
+    # numba compiles untraced and in a roomy frame (tests/startup/numba_compile.py)
+    install_numba_compile()

@@ -1,0 +1,113 @@
+"""Numba compiles at full speed in the test processes, traced by coverage or not.
+
+Numba's compiler is Python code, and a cold cache in CI made it 3-4x slower there than in
+a script (the first MT-ISMCTS test: 125 s in the suite, 35 s alone, on 2026-11-29). Two
+causes, both removed by :func:`install` for every compile in the process:
+
+- coverage's tracer: it is paused during a compile. Nothing of nashzoo's runs as Python
+  then, and a kernel's lines are never traced once compiled, so no measured line is lost.
+- CPython 3.11 and 3.12 free a chunk of the frame stack as soon as the frames in it return
+  (python/cpython#142183; 3.13 and 3.14 got a one-chunk cache in 2026); deep in pytest,
+  the compiler's calls kept crossing a chunk boundary, and strace counted 10 million
+  16 KiB mmap/munmap pairs in one compile. The compile runs from a frame that reserves
+  1 MiB, so that the frame and the compiler's calls beneath it share one fresh 2 MiB chunk.
+
+``tests/conftest.py`` installs it in the pytest processes. The processes the tests start
+(Ray actors, tournament workers, the CLI, the demo) get it from ``sitecustomize.py`` in
+this folder, which ``make coverage`` puts on their PYTHONPATH: there it waits for numba's
+dispatcher to be imported, so a process that never compiles never loads numba.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import sys
+import threading
+from types import ModuleType
+
+DISPATCHER = "numba.core.dispatcher"
+
+
+def pause_coverage() -> list:
+    """Stop every coverage measurement running in this process; returns them for
+    :func:`resume_coverage`. Outside `coverage run` it does nothing."""
+    coverage = sys.modules.get("coverage")
+    if coverage is None:  # never started here, so nothing to pause
+        return []
+    paused = []  # `coverage run` with COVERAGE_PROCESS_START starts two in the main process
+    while (current := coverage.Coverage.current()) is not None:
+        current.stop()
+        paused.append(current)
+    return paused
+
+
+def resume_coverage(paused: list) -> None:
+    for instance in reversed(paused):
+        # its import check, already done at the first start, trips on torch.ops
+        instance._warn_preimported_source = False
+        instance.start()
+
+
+def _roomy(f, *args):
+    return f(*args)
+
+
+_roomy.__code__ = _roomy.__code__.replace(co_stacksize=1 << 17)
+
+
+def install(dispatcher: ModuleType | None = None) -> None:
+    """Wrap ``Dispatcher.compile`` (the outermost compile of a thread only) as described
+    in the module's docstring. Installing twice does nothing more."""
+    if dispatcher is None:
+        import numba.core.dispatcher as dispatcher
+    cls = dispatcher.Dispatcher
+    if getattr(cls.compile, "_untraced", False):
+        return
+    compile_ = cls.compile
+    inside = threading.local()
+
+    def compile(self, sig):
+        if getattr(inside, "compiling", False):
+            return compile_(self, sig)
+        inside.compiling = True
+        paused = pause_coverage()
+        try:
+            return _roomy(compile_, self, sig)
+        finally:
+            resume_coverage(paused)
+            inside.compiling = False
+
+    compile._untraced = True
+    cls.compile = compile
+
+
+class _InstallOnImport(importlib.abc.MetaPathFinder):
+    """Finds nothing itself: when numba's dispatcher module is about to be loaded, it has
+    the other finders find it and runs :func:`install` right after the module executes."""
+
+    def find_spec(self, name, path, target=None):
+        if name != DISPATCHER:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(name, path, target)
+        if spec is None or spec.loader is None:
+            return spec
+        exec_module = spec.loader.exec_module
+
+        def exec_then_install(module: ModuleType) -> None:
+            exec_module(module)
+            install(module)
+
+        spec.loader.exec_module = exec_then_install  # type: ignore[method-assign]
+        return spec
+
+
+def install_on_import() -> None:
+    """:func:`install` now if numba's dispatcher is loaded, else as soon as it is."""
+    if DISPATCHER in sys.modules:
+        install(sys.modules[DISPATCHER])
+    elif not any(type(f).__name__ == "_InstallOnImport" for f in sys.meta_path):
+        # by name: sitecustomize imports this file as `numba_compile`, conftest as
+        # `tests.startup.numba_compile`
+        sys.meta_path.insert(0, _InstallOnImport())
