@@ -94,7 +94,8 @@ def test_a_ismcts_over_the_rules_is_the_compiled_search_on_kuhn():
 
 @pytest.mark.slow
 def test_nash_ismcts_over_the_rules_is_the_compiled_search_on_leduc(untraced):
-    # Untraced: the Kuhn case above covers the same lines. The poker engine's Leduc (its
+    # Untraced: the Kuhn cases above run the same search code, and
+    # tests/games/test_hidden.py checks the fast path. The poker engine's Leduc (its
     # fast path lists the worlds). Measured at 100
     # simulations on CFR+ (300 iterations) oracle tables: compiled .058 / .064 / .079,
     # over the rules .070 / .069 / .097.
@@ -605,13 +606,13 @@ def test_the_compiled_search_and_mt_ismcts_refuse_p_splitting():
 
 @pytest.mark.slow
 def test_p_split_and_flat_searches_are_equally_exploitable_on_a_small_no_limit_game(untraced):
-    # Untraced (57 s alone, 150-179 s traced in CI): the two tests above cover the split
-    # search's lines. A 6-card no-limit game with three pot fractions and stacks of 10
-    # (1,536 information sets), CFR+ (300 iterations) oracle tables, Nash-ISMCTS eps 0.2
-    # at 100 simulations. Measured: flat .039 / .068 / .036, split .021 / .058 / .042
-    # (seeds 0-2); uniform play is 2.057 exploitable. (Stacks of 20, 4,656 information
-    # sets, took 649 s of a CI run; stacks of 8 are too shallow: split .009 - .021
-    # against flat .029 - .035.)
+    # Untraced (57 s alone, 150-179 s traced in CI): the split search's lines are run by
+    # the two P-splitting searches above (no-limit's root, Leduc). A 6-card no-limit game
+    # with three pot fractions and stacks of 10 (1,536 information sets), CFR+ (300
+    # iterations) oracle tables, Nash-ISMCTS eps 0.2 at 100 simulations. Measured: flat
+    # .039 / .068 / .036, split .021 / .058 / .042 (seeds 0-2); uniform play is 2.057
+    # exploitable. (Stacks of 20, 4,656 information sets, took 649 s of a CI run; stacks
+    # of 8 are too shallow: split .009 - .021 against flat .029 - .035.)
     from nashzoo.agents.cfr import make_solver
     from nashzoo.games.poker.acpc import AcpcDefinition, AcpcPokerGame
 

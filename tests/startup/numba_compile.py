@@ -56,11 +56,10 @@ def _roomy(f, *args):
 _roomy.__code__ = _roomy.__code__.replace(co_stacksize=1 << 17)
 
 
-def install(dispatcher: ModuleType | None = None) -> None:
-    """Wrap ``Dispatcher.compile`` (the outermost compile of a thread only) as described
-    in the module's docstring. Installing twice does nothing more."""
-    if dispatcher is None:
-        import numba.core.dispatcher as dispatcher
+def install(dispatcher: ModuleType) -> None:
+    """Wrap ``Dispatcher.compile`` of numba's loaded dispatcher module (the outermost
+    compile of a thread only) as described in the module's docstring. Installing twice
+    does nothing more."""
     cls = dispatcher.Dispatcher
     if getattr(cls.compile, "_untraced", False):
         return
