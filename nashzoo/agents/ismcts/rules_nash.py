@@ -50,6 +50,7 @@ actions), so even one search evaluates several views per forward pass.
 
 from __future__ import annotations
 
+import bisect
 import math
 import time
 from collections.abc import Generator, Sequence
@@ -166,16 +167,22 @@ class _Act(_Stepped):
 class _Sample:
     """SAMPLE: after the owner's action; its children are the view's worlds."""
 
-    __slots__ = ("belief", "vstar", "visits", "child", "exact", "qlo", "qhi", "split")
+    __slots__ = ("belief", "cumulative", "vstar", "visits", "child", "exact", "qlo", "qhi",
+                 "split", "base")  # fmt: skip
 
     def __init__(self, belief: np.ndarray, vstar: np.ndarray, exact: bool) -> None:
         self.belief = belief
+        # H's running total, for drawing worlds (a list where short: bisecting it is
+        # quicker than a numpy call)
+        cumulative = np.cumsum(belief)
+        self.cumulative = cumulative.tolist() if cumulative.size <= 64 else cumulative
         self.vstar = vstar  # V_w of (world, action) for every world; exact at terminals
         self.exact = exact  # the action ends the game: vstar is the payoff
         self.visits: dict[int, int] = {}
         self.child: dict[int, Any] = {}
         self.qlo = self.qhi = 0.0
         self.split: _SplitValues | None = None  # H-splitting: the series' static values
+        self.base: tuple[float, float] | None = None  # the ball over vstar (static), once
 
 
 class _Pieces:
@@ -602,7 +609,7 @@ class RulesNashSearch:
             worlds = node.worlds
             assert worlds is not None
             if state is None:
-                k = _draw(sample.belief, ctx.random())
+                k = _draw_cumulative(sample.cumulative, ctx.random())
                 state = worlds.state(k)
             else:
                 k = _world_index(worlds, state, p)
@@ -684,33 +691,39 @@ class RulesNashSearch:
         choices, self-play only); records the step. Returns the choice's index and the
         mixed step's distribution (``None`` for a pure step)."""
         c_puct = self.config.c_puct
-        sq = math.sqrt(node.visits.sum())
-        prior = node.prior
+        # Python floats throughout: the nodes' arrays are a few entries long, where each
+        # numpy operation costs more than the arithmetic (the same numbers either way)
+        visits = node.visits.tolist()
+        prior = node.prior.tolist()
+        sq = math.sqrt(sum(visits))
         if noise is not None:
             frac = self.config.noise_fraction
-            prior_u = (1.0 - frac) * prior + frac * noise
+            prior_u = [(1.0 - frac) * q + frac * z for q, z in zip(prior, noise.tolist())]
         else:
             prior_u = prior
-        n = len(node.actions)
-        lo = node.child_value.copy()
-        hi = node.child_value.copy()
-        for j in range(n):
+        values = node.child_value.tolist()
+        n = len(visits)
+        high = [0.0] * n
+        best, best_low = 0, 0.0
+        for j in range(n):  # the first maximum of the lower ends, as the kernel
             child = node.child[j]
-            if child is not None and node.visits[j] > 0:
-                lo[j], hi[j] = child.qlo, child.qhi
-        u = c_puct * prior_u * sq / (1.0 + node.visits)
-        low, high = lo + u, hi + u
-        best = 0
-        for j in range(1, n):  # the first maximum, as the kernel
-            if low[j] > low[best]:
-                best = j
-        members = high >= low[best]
-        members[best] = True
-        mass = float(prior[members].sum())
+            if child is not None and visits[j] > 0:
+                lo, hi = child.qlo, child.qhi
+            else:
+                lo = hi = values[j]
+            u = c_puct * prior_u[j] * sq / (1.0 + visits[j])
+            high[j] = hi + u
+            if j == 0 or lo + u > best_low:
+                best, best_low = j, lo + u
+        members = [j == best or high[j] >= best_low for j in range(n)]
+        mass = 0.0
+        for j in range(n):
+            if members[j]:
+                mass += prior[j]
         mix = None
         chosen = best
-        if members.sum() > 1 and mass > 0.0:
-            mix = np.where(members, prior, 0.0) / mass
+        if sum(members) > 1 and mass > 0.0:
+            mix = np.where(members, node.prior, 0.0) / mass
             r = ctx.random() * mass
             chosen = -1
             for j in range(n):
@@ -764,10 +777,10 @@ class RulesNashSearch:
                 if not node.exact:
                     node.qlo, node.qhi = self._split_interval(node)
                 return
+            if node.base is None:  # the ball over the prior values: the same every time
+                node.base = _ball(node.belief, node.vstar, self.config.effective_eps, self._done)
             if node.exact:
-                node.qlo, node.qhi = _ball(
-                    node.belief, node.vstar, self.config.effective_eps, self._done
-                )
+                node.qlo, node.qhi = node.base
                 return
             total = sum(node.visits.values())
             eps = self.config.effective_eps
@@ -781,36 +794,44 @@ class RulesNashSearch:
                 node.qhi = _ball(node.belief, high, eps, self._done)[1]
                 return
             res_lo = res_hi = 0.0
+            children = node.child
+            vstar = node.vstar
             for k, n in node.visits.items():
-                child = node.child.get(k)
+                child = children.get(k)
                 if child is None:
                     continue
-                res_lo += n / total * (child.qlo - node.vstar[k])
-                res_hi += n / total * (child.qhi - node.vstar[k])
-            lo, hi = _ball(node.belief, node.vstar, eps, self._done)
+                share = n / total
+                prior_k = float(vstar[k])
+                res_lo += share * (child.qlo - prior_k)
+                res_hi += share * (child.qhi - prior_k)
+            lo, hi = node.base
             node.qlo, node.qhi = lo + res_lo, hi + res_hi
             return
         if isinstance(node, _Act):
             steps = node.nmix + node.npure
             if steps <= 0.0:
                 return
-            weight = node.mixsum + node.purecnt
+            weight = (node.mixsum + node.purecnt).tolist()
+            visits = node.visits.tolist()
+            values = node.child_value.tolist()
             lo = hi = 0.0
-            for j in np.flatnonzero(weight > 0):
+            for j, w in enumerate(weight):
+                if w <= 0.0:
+                    continue
                 child = node.child[j]
-                if child is not None and node.visits[j] > 0:
-                    lo += weight[j] * child.qlo
-                    hi += weight[j] * child.qhi
+                if child is not None and visits[j] > 0:
+                    lo += w * child.qlo
+                    hi += w * child.qhi
                 else:
-                    lo += weight[j] * node.child_value[j]
-                    hi += weight[j] * node.child_value[j]
+                    lo += w * values[j]
+                    hi += w * values[j]
             node.qlo, node.qhi = lo / steps, hi / steps
             return
         # a GAME node
         if node.chance:
             if node.values is None:  # many outcomes: the average of those drawn
                 lo = hi = count = 0.0
-                for j in np.flatnonzero(node.visits):
+                for j in np.flatnonzero(node.visits).tolist():
                     child = node.child[j]
                     if child is not None:  # (None: not kept, the cap was reached)
                         count += node.visits[j]
@@ -819,23 +840,27 @@ class RulesNashSearch:
                 if count > 0:
                     node.qlo, node.qhi = lo / count, hi / count
                 return
-            weight = node.weights
+            weight = node.weights.tolist()
             steps = 1.0
         else:
             steps = node.nmix + node.npure
             if steps <= 0.0:
                 return
-            weight = node.mixsum + node.purecnt
+            weight = (node.mixsum + node.purecnt).tolist()
+        visits = node.visits.tolist()
+        values = node.values.tolist() if node.values is not None else None
         lo = hi = 0.0
-        for j in np.flatnonzero(weight > 0):
+        for j, w in enumerate(weight):
+            if w <= 0.0:
+                continue
             child = node.child[j]
-            if node.visits[j] > 0 and child is not None:
-                lo += weight[j] * _low(child)
-                hi += weight[j] * _high(child)
+            if visits[j] > 0 and child is not None:
+                lo += w * _low(child)
+                hi += w * _high(child)
             else:
-                v = node.values[j] if node.values is not None else 0.0
-                lo += weight[j] * v
-                hi += weight[j] * v
+                v = values[j] if values is not None else 0.0
+                lo += w * v
+                hi += w * v
         node.qlo, node.qhi = lo / steps, hi / steps
 
 
@@ -958,9 +983,27 @@ def _world_index(worlds: HiddenWorlds, state: State, p: int) -> int:
 
 def _draw(weights: np.ndarray, u: float) -> int:
     """The index whose cumulative weight first exceeds ``u`` times the total."""
-    cumulative = np.cumsum(weights)
+    if weights.size <= 16:  # a chance node's few outcomes: a running sum, no arrays
+        listed = weights.tolist()
+        total = 0.0
+        running = []
+        for w in listed:
+            total += w
+            running.append(total)
+        x = u * total
+        for k, c in enumerate(running):
+            if c > x:
+                return k
+        return len(listed) - 1
+    return _draw_cumulative(np.cumsum(weights), u)
+
+
+def _draw_cumulative(cumulative: np.ndarray | list[float], u: float) -> int:
+    """:func:`_draw` given the weights' running total (an array, or a list)."""
+    if isinstance(cumulative, list):
+        return min(bisect.bisect_right(cumulative, u * cumulative[-1]), len(cumulative) - 1)
     k = int(np.searchsorted(cumulative, u * cumulative[-1], side="right"))
-    return min(k, weights.size - 1)
+    return min(k, cumulative.size - 1)
 
 
 def run_searches(

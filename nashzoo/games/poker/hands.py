@@ -248,6 +248,10 @@ def standard_tables() -> HandTables:
     return HandTables()
 
 
+STRENGTH_CACHE = 1 << 16
+"""Hands each small-deck strength function remembers (then it starts over)."""
+
+
 def strength_function(
     num_ranks: int, num_suits: int, hand_cards: int
 ) -> tuple[bool, Callable[[Sequence[int]], Any]]:
@@ -255,8 +259,32 @@ def strength_function(
     ``num_ranks`` x ``num_suits``: the standard 52-card tables for 5 to 7 cards of the full
     deck (``standard`` True), else :func:`hand_value` on this deck. Both poker engines use
     it."""
-    import functools
-
     if num_ranks * num_suits == 52 and 5 <= hand_cards <= 7:
         return True, standard_tables().strength
-    return False, functools.partial(hand_value, num_ranks=num_ranks, num_suits=num_suits)
+    return False, _RememberedValue(num_ranks, num_suits)
+
+
+class _RememberedValue:
+    """:func:`hand_value` on one deck, remembering up to :data:`STRENGTH_CACHE` hands
+    (then starting over): searches value the same few again and again (Leduc has 30
+    ordered pairs). Pickles without what it remembers."""
+
+    def __init__(self, num_ranks: int, num_suits: int) -> None:
+        self.num_ranks = num_ranks
+        self.num_suits = num_suits
+        self.known: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+    def __call__(self, cards: Sequence[int]) -> tuple[int, ...]:
+        key = tuple(cards)
+        found = self.known.get(key)
+        if found is None:
+            if len(self.known) >= STRENGTH_CACHE:
+                self.known.clear()
+            found = self.known[key] = hand_value(key, self.num_ranks, self.num_suits)
+        return found
+
+    def __getstate__(self) -> dict[str, int]:
+        return {"num_ranks": self.num_ranks, "num_suits": self.num_suits}
+
+    def __setstate__(self, state: dict[str, int]) -> None:
+        self.__init__(state["num_ranks"], state["num_suits"])  # type: ignore[misc]
