@@ -199,10 +199,12 @@ class Combinations(Sequence[tuple[int, ...]]):
 
     def take(self, indices: Sequence[int] | np.ndarray) -> np.ndarray:
         """The combinations at ``indices`` as an ``(n, k)`` integer array (vectorized
-        for pairs)."""
+        for single items and pairs)."""
         idx = np.asarray(indices, dtype=np.int64)
         if idx.size and (idx.min() < 0 or idx.max() >= self._size):
             raise IndexError(f"combination indices must lie in [0, {self._size})")
+        if self.k == 1:
+            return np.asarray(self.items, dtype=np.int64)[idx].reshape(-1, 1)
         if self.k != 2:
             return np.array([self[int(i)] for i in idx], dtype=np.int64).reshape(-1, self.k)
         m = len(self.items)

@@ -408,6 +408,32 @@ def test_the_games_name_the_pieces_of_their_hidden_values():
     assert presets.leduc().hidden_value_pieces([(3,), (4,)]) is None  # one card: one piece
 
 
+def test_hs_negatives_are_drawn_uniformly_without_replacement():
+    """H's sampled softmax: column 0 is the true world, the others distinct worlds other
+    than it, each drawn with probability (drawn) / (others); too few others leave
+    columns invalid, and the correction is log(others / drawn) on the drawn ones only."""
+    from nashzoo.agents.ismcts.rules_train import _negatives
+
+    rng = np.random.default_rng(0)
+    counts = np.zeros(10)
+    trials = 20_000
+    for _ in range(trials):
+        index, valid, correction = _negatives(rng, [(10, 3), (3, 2), (1, 0)], 4)
+        assert (index[:, 0] == [3, 2, 0]).all() and valid[:, 0].all()
+        drawn = index[0, 1:]
+        assert valid[0].all() and len(set(drawn.tolist())) == 4 and 3 not in drawn
+        counts[drawn] += 1
+        # two others for a row of three worlds: both drawn, two columns padded
+        assert valid[1].sum() == 3 and set(index[1][valid[1]][1:].tolist()) == {0, 1}
+        assert (index[1][~valid[1]] == 2).all()
+        assert valid[2].sum() == 1 and (correction[1:] == 0).all()
+    np.testing.assert_allclose(correction[0, 1:], np.log(9 / 4), rtol=1e-6)
+    share = counts / trials
+    assert share[3] == 0
+    # each of the nine others: 4/9 of the draws; binomial sd sqrt(p(1-p)/n) = 0.0035
+    np.testing.assert_allclose(np.delete(share, 3), 4 / 9, atol=0.015)
+
+
 def test_h_splitting_is_refused_where_there_are_no_sample_nodes_to_split():
     config = SearchConfig(variant="mt", split_hidden=True)
     with pytest.raises(InvalidParameterError, match="MT-ISMCTS has none"):

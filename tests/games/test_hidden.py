@@ -245,8 +245,12 @@ def test_combinations_on_demand_are_itertools_order(n: int, k: int) -> None:
     assert all(c in lazy for c in expected[:: max(1, len(expected) // 7)])
     assert tuple(reversed(expected[0])) not in lazy or k == 1
     assert (items[0] - 1,) * k not in lazy
+    picks = np.array([len(expected) - 1, 0, len(expected) // 2, 0])
+    assert [tuple(row) for row in lazy.take(picks)] == [expected[i] for i in picks]
     with pytest.raises(IndexError):
         lazy[len(expected)]
+    with pytest.raises(IndexError):
+        lazy.take([len(expected)])
 
 
 @pytest.mark.parametrize(

@@ -290,8 +290,9 @@ class NashISMCTSRules:
     # -- the loss ----------------------------------------------------------------------------
     def _dense(self, rows: Sequence[np.ndarray]) -> Any:
         x = np.zeros((len(rows), self.network.shape.input_size), dtype=np.float32)
-        for r, idx in enumerate(rows):
-            x[r, idx] = 1.0
+        if rows:  # every row's active indices set in one assignment
+            lengths = np.fromiter((len(idx) for idx in rows), dtype=np.int64, count=len(rows))
+            x[np.repeat(np.arange(len(rows)), lengths), np.concatenate(rows).astype(np.int64)] = 1.0
         return torch.from_numpy(x)
 
     def _fit(self) -> dict[str, float]:
@@ -368,20 +369,16 @@ class NashISMCTSRules:
             return torch.zeros(())
         pick = [beliefs[i] for i in rng.integers(0, len(beliefs), c.batch_size)]
         m = c.negatives
-        rows: list[np.ndarray] = []
-        correction = np.zeros((len(pick), m + 1), dtype=np.float32)
-        valid = np.zeros((len(pick), m + 1), dtype=bool)
-        for r, (_, vals, true) in enumerate(pick):
-            others = len(vals) - 1
-            take = min(m, others)
-            drawn = rng.choice(others, size=take, replace=False) if take else np.zeros(0, int)
-            index = np.full(m + 1, true, dtype=np.int64)  # padding repeats the true world
-            index[1 : take + 1] = drawn + (drawn >= true)  # skip the true world
-            rows.append(_features(self.game, vals, index))
-            valid[r, : take + 1] = True
-            if take:
-                correction[r, 1 : take + 1] = np.log(others / take)
-        e = net.encode(torch.from_numpy(np.stack(rows)))
+        index, valid, correction = _negatives(rng, [(len(v), t) for _, v, t in pick], m)
+        chosen = [_chosen(vals, index[r]) for r, (_, vals, _) in enumerate(pick)]
+        flat: Any = (
+            np.concatenate(chosen)
+            if all(isinstance(x, np.ndarray) for x in chosen)
+            else [v for x in chosen for v in x]
+        )
+        feats = self.game.hidden_value_features(flat)
+        assert feats is not None
+        e = net.encode(torch.from_numpy(feats.reshape(len(pick), m + 1, -1)))
         q = net(self._dense([x for x, _, _ in pick]))["query"]
         logits = (e * q[:, None, :d]).sum(-1) + torch.from_numpy(correction)
         logits = logits.masked_fill(~torch.from_numpy(valid), float("-inf"))
@@ -503,13 +500,41 @@ class NashISMCTSRules:
         return trainer
 
 
-def _features(game: Game, values: Any, index: np.ndarray) -> np.ndarray:
-    """``game.hidden_value_features`` of ``values[index]`` (vectorized where the values
-    can ``take`` many at once, as poker's hole-card pairs)."""
+def _negatives(
+    rng: np.random.Generator, rows: Sequence[tuple[int, int]], m: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """H's sampled-softmax columns for rows of ``(worlds, true world)``: column 0 the true
+    world, columns 1 to ``m`` up to ``m`` of the other worlds drawn uniformly without
+    replacement (the ``m`` smallest of one uniform key per other world, all rows in one
+    draw); a column with nothing drawn repeats the true world and is not ``valid``.
+    ``correction`` is ``log(others / drawn)`` on the drawn columns. Returns ``(index,
+    valid, correction)``, each ``(rows, m + 1)``."""
+    n = len(rows)
+    others = np.array([w - 1 for w, _ in rows], dtype=np.int64)
+    true = np.array([t for _, t in rows], dtype=np.int64)
+    index = np.repeat(true[:, None], m + 1, axis=1)
+    valid = np.zeros((n, m + 1), dtype=bool)
+    valid[:, 0] = True
+    correction = np.zeros((n, m + 1), dtype=np.float32)
+    width = int(others.max()) if n else 0
+    if width == 0:
+        return index, valid, correction
+    keys = rng.random((n, width))
+    keys[np.arange(width)[None, :] >= others[:, None]] = np.inf
+    drawn = np.argpartition(keys, m - 1, axis=1)[:, :m] if m < width else np.argsort(keys, axis=1)
+    ok = drawn < others[:, None]
+    cols = slice(1, drawn.shape[1] + 1)
+    index[:, cols] = np.where(ok, drawn + (drawn >= true[:, None]), true[:, None])
+    valid[:, cols] = ok
+    take = np.minimum(others, m)
+    ratio = np.log(np.maximum(others, 1) / np.maximum(take, 1)).astype(np.float32)
+    correction[:, cols] = np.where(ok, ratio[:, None], 0.0)
+    return index, valid, correction
+
+
+def _chosen(values: Any, index: np.ndarray) -> Any:
+    """``values[index]`` (vectorized where the values can ``take`` many at once, as
+    poker's hole cards)."""
     if hasattr(values, "take"):
-        chosen: Any = values.take(index)
-    else:
-        chosen = [values[int(k)] for k in index]
-    feats = game.hidden_value_features(chosen)
-    assert feats is not None
-    return feats
+        return values.take(index)
+    return [values[int(k)] for k in index]
