@@ -13,7 +13,7 @@ Goal: the search at or below 0.3 chips at 1,000 simulations after 15 minutes (th
 compiled path reaches 0.24), and not rising from 100 to 3,000 simulations.
 
 Usage: ``python benchmarks/nash_ismcts_rules_leduc.py [--minutes 15] [--sims 100,1000,3000]
-[--workers 2] [--self-play-sims 200] [--lr-final 1e-4]``
+[--workers 2] [--self-play-sims 200]``
 """
 
 from __future__ import annotations
@@ -44,12 +44,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--self-play-sims", type=int, default=200, help="simulations per self-play move"
     )
-    parser.add_argument(
-        "--lr-final",
-        type=float,
-        default=None,
-        help="Adam's step size at the end of the budget (geometric from 1e-3; default: constant)",
-    )
     parser.add_argument("--out", default="leduc_rules.pt")
     args = parser.parse_args(argv)
     one_thread()
@@ -72,7 +66,6 @@ def main(argv: list[str] | None = None) -> None:
         batch_size=256,
         replay_generations=20,
         workers=args.workers,
-        learning_rate_final=args.lr_final,
         seed=args.seed,
     )
     print(f"config: {config.to_dict()}")

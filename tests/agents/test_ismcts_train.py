@@ -169,25 +169,11 @@ def test_cli_train_nash_ismcts_writes_agent_and_curve(tmp_path, capsys):
         ("play_eps", float("nan")),
         ("backend", "mpi"),
         ("workers", -1),
-        ("learning_rate_final", 0.0),
     ],
 )
 def test_bad_training_settings_are_refused_by_name(field, value):
     with pytest.raises(InvalidParameterError, match=field):
         TrainConfig(**{field: value})
-
-
-def test_the_step_size_moves_geometrically_to_learning_rate_final_over_a_call():
-    config = TrainConfig(**SMALL, learning_rate=1e-3, learning_rate_final=1e-5)
-    rates = [config.learning_rate_at(x) for x in (-1.0, 0.0, 0.5, 1.0, 2.0)]
-    np.testing.assert_allclose(rates, [1e-3, 1e-3, 1e-4, 1e-5, 1e-5], rtol=1e-12)
-    assert TrainConfig(**SMALL).learning_rate_at(0.7) == 1e-3  # unset: constant
-    # the trainer's optimizer takes each generation's rate: the last of three generations
-    # is at the end of the call (fraction 1), the next call starts over
-    trainer = NashISMCTS(KUHN, config).train(steps=3)
-    assert [g["lr"] for g in trainer.optimizer.param_groups] == [pytest.approx(1e-5)]
-    trainer.train(steps=1)
-    assert trainer.optimizer.param_groups[0]["lr"] == pytest.approx(1e-3)
 
 
 def test_the_trainer_refuses_what_is_not_a_game_a_config_or_a_pt_path(tmp_path):

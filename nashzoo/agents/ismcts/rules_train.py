@@ -50,7 +50,7 @@ from nashzoo.agents.ismcts.nets import RulesNetwork, RulesNetworkShape, masked_l
 from nashzoo.agents.ismcts.rules_agent import PriorAgent, RulesNashAgent
 from nashzoo.agents.ismcts.rules_selfplay import belief_games, play_rules_games
 from nashzoo.agents.ismcts.search import SearchConfig
-from nashzoo.agents.ismcts.selfplay import _Players, set_learning_rate, train_generations
+from nashzoo.agents.ismcts.selfplay import _Players, train_generations
 from nashzoo.agents.ismcts.train import TrainConfig
 from nashzoo.errors import GameTooLargeError, InvalidParameterError
 from nashzoo.extras import require
@@ -266,7 +266,6 @@ class NashISMCTSRules:
             *self._beliefs,
             belief_games(self.game, knowledge, self.rng, c.belief_games, self._values),
         ][-c.replay_generations :]
-        set_learning_rate(self.optimizer, c.learning_rate_at(fraction))
         parts = self._fit()
         elapsed = self.seconds + time.perf_counter() - start
         sims = sum(g["simulations"] for g in games)

@@ -241,13 +241,6 @@ def _concat(games: list[dict[str, np.ndarray]], key: str) -> np.ndarray:
     return np.concatenate([g[key] for g in games])
 
 
-def set_learning_rate(optimizer: Any, rate: float) -> None:
-    """Give every parameter group of a torch ``optimizer`` the step size ``rate`` (both
-    trainers' ``learning_rate_final`` schedule)."""
-    for group in optimizer.param_groups:
-        group["lr"] = rate
-
-
 def train_generations(
     learner: Any,
     generation: Callable[[_Players, float], int],

@@ -38,13 +38,7 @@ from nashzoo.agents.ismcts.agent import ISMCTSAgent
 from nashzoo.agents.ismcts.losses import _losses, _structure, belief_kl
 from nashzoo.agents.ismcts.nets import NetworkShape, SearchNetwork, tabulate
 from nashzoo.agents.ismcts.search import Search, SearchConfig
-from nashzoo.agents.ismcts.selfplay import (
-    _concat,
-    _Players,
-    _prior_games,
-    set_learning_rate,
-    train_generations,
-)
+from nashzoo.agents.ismcts.selfplay import _concat, _Players, _prior_games, train_generations
 from nashzoo.agents.ismcts.tables import SearchTables
 from nashzoo.errors import InvalidParameterError
 from nashzoo.extras import require
@@ -101,12 +95,6 @@ class TrainConfig(Config):
             The policy target is the visit distribution either way.
         hidden_sizes: widths of the network's torso.
         learning_rate: Adam's step size.
-        learning_rate_final: when set, the step size moves geometrically from
-            ``learning_rate`` to ``learning_rate_final`` over each :meth:`NashISMCTS.train`
-            call, as eps does toward ``eps_final`` (a constant step leaves the last
-            network as noisy as the steps are large: on Leduc over the rules P moved
-            between 0.37 and 0.41 chips from one measurement to the next over its last 50
-            generations).
         batch_size: decisions (and twice as many view records) per gradient step.
         steps_per_generation: gradient steps per generation.
         replay_generations: generations of self-play data the buffer keeps.
@@ -137,7 +125,6 @@ class TrainConfig(Config):
     self_play_moves: Literal["lcb", "visits"] = choice("lcb", ("lcb", "visits"))
     hidden_sizes: tuple[int, ...] = integers((128, 128))
     learning_rate: float = number(1e-3, low=0.0)
-    learning_rate_final: float | None = number(None, low=0.0, low_inclusive=False, optional=True)
     batch_size: int = integer(256, low=1)
     steps_per_generation: int = integer(100, low=1)
     replay_generations: int = integer(20, low=1)
@@ -147,13 +134,6 @@ class TrainConfig(Config):
     workers: int = integer(0, low=0)
     backend: str = choice("local", ("local", "ray"))
     seed: int = integer(0, low=0)
-
-    def learning_rate_at(self, progress: float) -> float:
-        """Adam's step size ``progress`` (in [0, 1]) of the way through a training call."""
-        if self.learning_rate_final is None or self.learning_rate <= 0.0:
-            return self.learning_rate
-        ratio = self.learning_rate_final / self.learning_rate
-        return self.learning_rate * ratio ** min(max(progress, 0.0), 1.0)
 
     def search_config(self, *, play: bool = False, progress: float = 0.0) -> SearchConfig:
         """The Nash-ISMCTS settings of self-play (``progress`` in [0, 1] of the run
@@ -327,7 +307,6 @@ class NashISMCTS:
         data = [g for gen in self._buffer for g in gen]
         arrays = {k: _concat(data, k) for k in ("infosets", "views", "worlds", "returns")}
         arrays["targets"] = np.concatenate([g["targets"] for g in data])
-        set_learning_rate(self.optimizer, config.learning_rate_at(fraction))
         net.train()
         parts: dict[str, float] = {}
         for _ in range(config.steps_per_generation):
