@@ -51,6 +51,7 @@ actions), so even one search evaluates several views per forward pass.
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import time
 from collections.abc import Generator, Sequence
@@ -172,10 +173,7 @@ class _Sample:
 
     def __init__(self, belief: np.ndarray, vstar: np.ndarray, exact: bool) -> None:
         self.belief = belief
-        # H's running total, for drawing worlds (a list where short: bisecting it is
-        # quicker than a numpy call)
-        cumulative = np.cumsum(belief)
-        self.cumulative = cumulative.tolist() if cumulative.size <= 64 else cumulative
+        self.cumulative = _running_total(belief)  # H's, for drawing worlds
         self.vstar = vstar  # V_w of (world, action) for every world; exact at terminals
         self.exact = exact  # the action ends the game: vstar is the payoff
         self.visits: dict[int, int] = {}
@@ -983,23 +981,20 @@ def _world_index(worlds: HiddenWorlds, state: State, p: int) -> int:
 
 def _draw(weights: np.ndarray, u: float) -> int:
     """The index whose cumulative weight first exceeds ``u`` times the total."""
-    if weights.size <= 16:  # a chance node's few outcomes: a running sum, no arrays
-        listed = weights.tolist()
-        total = 0.0
-        running = []
-        for w in listed:
-            total += w
-            running.append(total)
-        x = u * total
-        for k, c in enumerate(running):
-            if c > x:
-                return k
-        return len(listed) - 1
-    return _draw_cumulative(np.cumsum(weights), u)
+    return _draw_cumulative(_running_total(weights), u)
+
+
+def _running_total(weights: np.ndarray) -> np.ndarray | list[float]:
+    """The running total of ``weights``: a list where they are few (a chance node's
+    outcomes, a Leduc view's worlds: bisecting a list is quicker than a numpy call), an
+    array otherwise (a Hold'em view's 1,225 worlds). The same sums either way."""
+    if weights.size <= 64:
+        return list(itertools.accumulate(weights.tolist()))
+    return np.cumsum(weights)
 
 
 def _draw_cumulative(cumulative: np.ndarray | list[float], u: float) -> int:
-    """:func:`_draw` given the weights' running total (an array, or a list)."""
+    """:func:`_draw` given the weights' running total (:func:`_running_total`)."""
     if isinstance(cumulative, list):
         return min(bisect.bisect_right(cumulative, u * cumulative[-1]), len(cumulative) - 1)
     k = int(np.searchsorted(cumulative, u * cumulative[-1], side="right"))

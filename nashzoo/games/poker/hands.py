@@ -283,8 +283,5 @@ class _RememberedValue:
             found = self.known[key] = hand_value(key, self.num_ranks, self.num_suits)
         return found
 
-    def __getstate__(self) -> dict[str, int]:
-        return {"num_ranks": self.num_ranks, "num_suits": self.num_suits}
-
-    def __setstate__(self, state: dict[str, int]) -> None:
-        self.__init__(state["num_ranks"], state["num_suits"])  # type: ignore[misc]
+    def __reduce__(self) -> tuple[type, tuple[int, int]]:
+        return (_RememberedValue, (self.num_ranks, self.num_suits))
