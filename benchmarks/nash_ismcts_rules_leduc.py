@@ -13,7 +13,11 @@ Goal: the search at or below 0.3 chips at 1,000 simulations after 15 minutes (th
 compiled path reaches 0.24), and not rising from 100 to 3,000 simulations.
 
 Usage: ``python benchmarks/nash_ismcts_rules_leduc.py [--minutes 15] [--sims 100,1000,3000]
-[--workers 2] [--self-play-sims 200]``
+[--workers 2] [--self-play-sims 200] [--games 64] [--steps 100] [--average-decay 0.97]``
+
+With ``--average-decay`` the trained agent, and so every measurement here, plays the
+moving average of the network's parameters (``TrainConfig.average_decay``); self-play
+still plays the current network.
 """
 
 from __future__ import annotations
@@ -44,6 +48,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--self-play-sims", type=int, default=200, help="simulations per self-play move"
     )
+    parser.add_argument("--games", type=int, default=64, help="self-play games per generation")
+    parser.add_argument("--steps", type=int, default=100, help="gradient steps per generation")
+    parser.add_argument(
+        "--average-decay", type=float, default=None, help="play a moving average of the network"
+    )
     parser.add_argument("--out", default="leduc_rules.pt")
     args = parser.parse_args(argv)
     one_thread()
@@ -55,14 +64,15 @@ def main(argv: list[str] | None = None) -> None:
     print(machine_line())
     game = presets.leduc()
     config = RulesTrainConfig(
-        games_per_generation=64,
+        games_per_generation=args.games,
         simulations=args.self_play_sims,
         eval_simulations=1000,
         hidden_sizes=(128, 128),
         embed_size=32,
         negatives=4,  # Leduc's views have at most 5 worlds: the softmax is exact
         belief_games=1024,
-        steps_per_generation=100,
+        steps_per_generation=args.steps,
+        average_decay=args.average_decay,
         batch_size=256,
         replay_generations=20,
         workers=args.workers,
@@ -94,7 +104,7 @@ def main(argv: list[str] | None = None) -> None:
         for sims in counts:
             agent = trainer.agent()
             agent.search.config = replace(agent.config, simulations=sims)
-            agent.search.knowledge = NetworkKnowledge(game, trainer.network, belief=belief)
+            agent.search.knowledge = NetworkKnowledge(game, trainer.playing_network, belief=belief)
             start = time.perf_counter()
             value = exploitability(agent, game).exploitability
             print(

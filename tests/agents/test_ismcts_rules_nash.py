@@ -666,3 +666,32 @@ def test_p_split_and_flat_searches_are_equally_exploitable_on_a_small_no_limit_g
         )  # fmt: skip
     assert_same_within_spread(found[False], found[True])
     assert found[True].mean() < 0.15
+
+
+def test_over_the_rules_the_agent_plays_the_parameter_average_and_a_file_keeps_both(tmp_path):
+    """average_decay over the rules: the agent and P read the average, self-play the
+    current network (the same network as without it); a saved trainer loads both
+    networks and the count of updates, and its agent file plays the average."""
+    config = RulesTrainConfig(**TINY, average_decay=0.9)
+    trainer = NashISMCTSRules(HOLDEM, config).train(steps=2)
+    plain = NashISMCTSRules(HOLDEM, RulesTrainConfig(**TINY)).train(steps=2)
+    for key, value in plain.network.state_dict().items():
+        assert torch.equal(value, trainer.network.state_dict()[key]), key
+    assert trainer.agent().search.knowledge.network is trainer.average.network
+    assert trainer.prior_agent().network is trainer.average.network
+    assert not torch.equal(
+        trainer.network.state_dict()["policy.weight"],
+        trainer.average.network.state_dict()["policy.weight"],
+    )
+    path = trainer.save(tmp_path / "avg.pt")
+    again = NashISMCTSRules.load(path)
+    assert again.average.updates == 2
+    played = build_agent(str(path), HOLDEM).search.knowledge.network
+    for mine, theirs in (
+        (trainer.network, again.network),
+        (trainer.average.network, again.average.network),
+        (trainer.average.network, played),
+    ):
+        for key, value in mine.state_dict().items():
+            assert torch.equal(value, theirs.state_dict()[key]), key
+    assert again.train(steps=1).average.updates == 3

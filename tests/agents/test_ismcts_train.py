@@ -185,3 +185,55 @@ def test_the_trainer_refuses_what_is_not_a_game_a_config_or_a_pt_path(tmp_path):
         NashISMCTS(KUHN, TrainConfig(**SMALL)).save(tmp_path / "agent.npz")
     with pytest.raises(InvalidParameterError, match="`steps` or `seconds`"):
         NashISMCTS(KUHN, TrainConfig(**SMALL)).train()
+
+
+def test_the_parameter_average_is_the_warmed_up_moving_average():
+    """ParameterAverage after n updates: each update keeps min(decay, (1 + n) / (10 + n))
+    of the average (computed here by hand from the networks it was given)."""
+    from nashzoo.agents.ismcts.nets import ParameterAverage
+
+    net = torch.nn.Linear(3, 2)
+    average = ParameterAverage(net, 0.5)
+    expected = net.weight.detach().clone()
+    for n in range(1, 13):
+        with torch.no_grad():
+            net.weight.add_(torch.randn_like(net.weight))
+        keep = min(0.5, (1 + n) / (10 + n))  # 0.18, 0.25, ..., then 0.5 from n = 8
+        expected = keep * expected + (1 - keep) * net.weight.detach()
+        average.update(net)
+        torch.testing.assert_close(average.network.weight, expected)
+    assert average.updates == 12 and not average.network.weight.requires_grad
+    copy = ParameterAverage(torch.nn.Linear(3, 2), 0.5)
+    copy.restore(average.state())
+    assert copy.updates == 12 and torch.equal(copy.network.weight, average.network.weight)
+    for bad in (1.0, -0.1):
+        with pytest.raises(InvalidParameterError, match=r"decay must be in \[0, 1\)"):
+            ParameterAverage(net, bad)
+    with pytest.raises(InvalidParameterError, match="average_decay"):
+        TrainConfig(average_decay=1.0)
+
+
+def test_the_agent_plays_the_parameter_average_and_a_file_keeps_both_networks(tmp_path):
+    """With average_decay the agent's tables come from the average, self-play from the
+    current network (the same as without the setting); a saved trainer loads both
+    networks and the count of updates (the replay buffer is not saved, so training on
+    from the file is not the straight run)."""
+    from nashzoo.agents.ismcts.nets import tabulate
+
+    trainer = _train(generations=2, average_decay=0.9, seed=2)
+    plain = _train(generations=2, seed=2)
+    for a, b in zip(plain.network.state_dict().values(), trainer.network.state_dict().values()):
+        assert torch.equal(a, b)
+    average = tabulate(trainer.average.network, trainer.views).prior
+    np.testing.assert_array_equal(trainer.agent().tables.prior, average)
+    assert not np.array_equal(average, tabulate(trainer.network, trainer.views).prior)
+    again = NashISMCTS.load(trainer.save(tmp_path / "avg.pt"))
+    assert again.average.updates == 2
+    for one, other in (
+        (trainer.network, again.network),
+        (trainer.average.network, again.average.network),
+    ):
+        for a, b in zip(one.state_dict().values(), other.state_dict().values()):
+            assert torch.equal(a, b)
+    np.testing.assert_array_equal(build_agent(str(tmp_path / "avg.pt"), KUHN).tables.prior, average)
+    assert again.train(steps=1).average.updates == 3

@@ -42,6 +42,7 @@ __all__ = [
     "RulesNetwork",
     "tabulate",
     "masked_log_softmax",
+    "ParameterAverage",
 ]
 
 torch = require("torch", "torch", "Nash-ISMCTS networks")
@@ -250,6 +251,54 @@ class RulesNetwork(torch.nn.Module):  # type: ignore[name-defined]
 def masked_log_softmax(logits: Any, mask: Any) -> Any:
     """``log_softmax`` over the entries where ``mask`` is true (-inf elsewhere)."""
     return torch.log_softmax(logits.masked_fill(~mask, float("-inf")), dim=-1)
+
+
+class ParameterAverage:
+    """An exponential moving average of a network's parameters, one update per
+    generation (``TrainConfig.average_decay``).
+
+    Self-play keeps training and playing the current network; the trained agent plays
+    this average, which smooths the generation-to-generation swings of self-play's fixed
+    point the way averaging a learner's iterates does. The first updates use the smaller
+    decay ``(1 + n) / (10 + n)`` (``n`` updates so far), so the average follows the
+    network early instead of remembering its random start.
+
+    Args:
+        network: the network being trained (copied; the copy is the average).
+        decay: the weight the average keeps at each update, in [0, 1).
+    """
+
+    def __init__(self, network: Any, decay: float) -> None:
+        import copy
+
+        if not 0.0 <= decay < 1.0:
+            raise InvalidParameterError(f"decay must be in [0, 1), received {decay!r}.")
+        self.decay = float(decay)
+        self.updates = 0
+        self.network = copy.deepcopy(network).eval()
+        for parameter in self.network.parameters():
+            parameter.requires_grad_(False)
+
+    def update(self, network: Any) -> None:
+        """Move the average toward ``network``'s parameters (buffers are copied)."""
+        self.updates += 1
+        keep = min(self.decay, (1.0 + self.updates) / (10.0 + self.updates))
+        with torch.no_grad():
+            mine = self.network.state_dict()
+            for name, value in network.state_dict().items():
+                if value.is_floating_point():
+                    mine[name].mul_(keep).add_(value, alpha=1.0 - keep)
+                else:
+                    mine[name].copy_(value)
+
+    def state(self) -> dict[str, Any]:
+        """What a file keeps to resume the average exactly."""
+        return {"state": self.network.state_dict(), "updates": self.updates}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Undo :meth:`state`."""
+        self.network.load_state_dict(state["state"])
+        self.updates = int(state["updates"])
 
 
 def tabulate(net: SearchNetwork, views: ViewTable, *, source: str = "network") -> SearchTables:

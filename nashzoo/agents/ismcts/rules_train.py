@@ -46,7 +46,12 @@ from typing import Any, ClassVar
 import numpy as np
 
 from nashzoo.agents.ismcts.knowledge import NetworkKnowledge
-from nashzoo.agents.ismcts.nets import RulesNetwork, RulesNetworkShape, masked_log_softmax
+from nashzoo.agents.ismcts.nets import (
+    ParameterAverage,
+    RulesNetwork,
+    RulesNetworkShape,
+    masked_log_softmax,
+)
 from nashzoo.agents.ismcts.rules_agent import PriorAgent, RulesNashAgent
 from nashzoo.agents.ismcts.rules_selfplay import belief_games, play_rules_games
 from nashzoo.agents.ismcts.search import SearchConfig
@@ -187,6 +192,9 @@ class NashISMCTSRules:
         )
         self.network = RulesNetwork(shape)
         self.network.eval()
+        self.average = (
+            None if c.average_decay is None else ParameterAverage(self.network, c.average_decay)
+        )
         self.optimizer = torch.optim.Adam(self.network.parameters(), lr=c.learning_rate)
         self._buffer: list[list[dict[str, Any]]] = []
         self._beliefs: list[list[tuple[np.ndarray, Any, int]]] = []
@@ -267,6 +275,8 @@ class NashISMCTSRules:
             belief_games(self.game, knowledge, self.rng, c.belief_games, self._values),
         ][-c.replay_generations :]
         parts = self._fit()
+        if self.average is not None:
+            self.average.update(net)
         elapsed = self.seconds + time.perf_counter() - start
         sims = sum(g["simulations"] for g in games)
         secs = sum(g["seconds"] for g in games)
@@ -424,6 +434,12 @@ class NashISMCTSRules:
         )
         return -(target * post.masked_fill(~ok, 0.0)).sum(1).mean()
 
+    @property
+    def playing_network(self) -> Any:
+        """The network the trained agent plays: the parameter average where
+        ``average_decay`` is set, the current network otherwise."""
+        return self.network if self.average is None else self.average.network
+
     def exploitability(self) -> float:
         """Not available: the game does not compile (the curve is the duplicate score
         and LBR, :attr:`history`).
@@ -440,7 +456,9 @@ class NashISMCTSRules:
         """The search on the current network (``eval_simulations`` per move, ``play_eps``,
         ``play_c_puct``) as an agent."""
         config = self.eval_config if seed is None else replace(self.eval_config, seed=seed)
-        knowledge = NetworkKnowledge(self.game, self.network, belief=self.config.belief_source)
+        knowledge = NetworkKnowledge(
+            self.game, self.playing_network, belief=self.config.belief_source
+        )
         return RulesNashAgent(
             self.game,
             knowledge,
@@ -452,7 +470,7 @@ class NashISMCTSRules:
 
     def prior_agent(self) -> PriorAgent:
         """The network's P alone as a PolicyAgent (what LBR measures)."""
-        return PriorAgent(self.game, self.network)
+        return PriorAgent(self.game, self.playing_network)
 
     # -- files ---------------------------------------------------------------------------------
     def save(self, path: str | Path) -> Path:
@@ -465,6 +483,9 @@ class NashISMCTSRules:
             "history": [asdict(r) for r in self.history],
             "optimizer": self.optimizer.state_dict(),
         }
+        if self.average is not None:  # the agent's network is the average: keep the current one
+            trainer["current"] = self.network.state_dict()
+            trainer["average_updates"] = self.average.updates
         return self.agent().save(path, trainer=trainer)
 
     @classmethod
@@ -488,7 +509,12 @@ class NashISMCTSRules:
             )
         try:
             trainer = cls(agent.game, RulesTrainConfig.from_dict(saved["config"]))
-            load_modules(path, state["network"], {"state": trainer.network}, "network")
+            if trainer.average is None:
+                load_modules(path, state["network"], {"state": trainer.network}, "network")
+            else:
+                load_modules(path, state["network"], {"state": trainer.average.network}, "network")
+                load_modules(path, saved, {"current": trainer.network}, "trainer")
+                trainer.average.updates = int(saved["average_updates"])
             load_modules(path, saved, {"optimizer": trainer.optimizer}, "trainer")
             trainer.history = [RulesGenerationRecord(**r) for r in saved["history"]]
             trainer.seconds = float(saved["seconds"])

@@ -36,7 +36,7 @@ import numpy as np
 
 from nashzoo.agents.ismcts.agent import ISMCTSAgent
 from nashzoo.agents.ismcts.losses import _losses, _structure, belief_kl
-from nashzoo.agents.ismcts.nets import NetworkShape, SearchNetwork, tabulate
+from nashzoo.agents.ismcts.nets import NetworkShape, ParameterAverage, SearchNetwork, tabulate
 from nashzoo.agents.ismcts.search import Search, SearchConfig
 from nashzoo.agents.ismcts.selfplay import _concat, _Players, _prior_games, train_generations
 from nashzoo.agents.ismcts.tables import SearchTables
@@ -95,6 +95,15 @@ class TrainConfig(Config):
             The policy target is the visit distribution either way.
         hidden_sizes: widths of the network's torso.
         learning_rate: Adam's step size.
+        average_decay: when set, the trained agent (and every measurement: P's and the
+            search's exploitability, LBR, the duplicate scores) plays an exponential
+            moving average of the network's parameters, updated after each generation
+            with this decay (:class:`~nashzoo.agents.ismcts.nets.ParameterAverage`);
+            self-play keeps the current network. Measured on Leduc with the compiled
+            trainer (32 games and 50 steps per generation, two seeds): 0.97 put the
+            search at 1,000 simulations at 0.264 and 0.281 chips after 220 generations,
+            the last network at 0.287 and 0.301, and kept it there while the last
+            network moved by 0.03 from one measurement to the next.
         batch_size: decisions (and twice as many view records) per gradient step.
         steps_per_generation: gradient steps per generation.
         replay_generations: generations of self-play data the buffer keeps.
@@ -125,6 +134,9 @@ class TrainConfig(Config):
     self_play_moves: Literal["lcb", "visits"] = choice("lcb", ("lcb", "visits"))
     hidden_sizes: tuple[int, ...] = integers((128, 128))
     learning_rate: float = number(1e-3, low=0.0)
+    average_decay: float | None = number(
+        None, low=0.0, high=1.0, high_inclusive=False, optional=True
+    )
     batch_size: int = integer(256, low=1)
     steps_per_generation: int = integer(100, low=1)
     replay_generations: int = integer(20, low=1)
@@ -255,6 +267,11 @@ class NashISMCTS:
         self.seconds = 0.0
         self.eval_config = config.search_config(play=True)
         self.network.eval()
+        self.average = (
+            None
+            if config.average_decay is None
+            else ParameterAverage(self.network, config.average_decay)
+        )
         self.tables = tabulate(self.network, self.views)
         self._search: tuple[int, float] | None = None  # (generation, exploitability)
 
@@ -329,7 +346,9 @@ class NashISMCTS:
             loss.backward()
             self.optimizer.step()
         net.eval()
-        self.tables = tabulate(net, self.views)
+        if self.average is not None:
+            self.average.update(net)
+        self.tables = tabulate(self.playing_network, self.views)
         prior = nash_conv_array(self.tree, self.tables.prior) / self.tree.num_players
         elapsed = self.seconds + time.perf_counter() - start
         self.history.append(
@@ -348,6 +367,12 @@ class NashISMCTS:
                 self.history[-1], search_exploitability=self.exploitability()
             )
         return 1
+
+    @property
+    def playing_network(self) -> Any:
+        """The network the trained agent plays: the parameter average where
+        ``average_decay`` is set, the current network otherwise."""
+        return self.network if self.average is None else self.average.network
 
     def other_exploitabilities(self) -> dict[str, float]:
         """Exact exploitability of the network's policy P alone (without search)."""
@@ -414,6 +439,8 @@ class NashISMCTS:
                 "history": [asdict(r) for r in self.history],
             },
         }
+        if self.average is not None:
+            network["average"] = self.average.state()
         return self.agent().save(path, network=network)
 
     @classmethod
@@ -451,7 +478,9 @@ class NashISMCTS:
             trainer.history = [GenerationRecord(**r) for r in saved["history"]]
             trainer.seconds = float(saved["seconds"])
             trainer.network.eval()
-            trainer.tables = tabulate(trainer.network, trainer.views)
+            if trainer.average is not None:
+                trainer.average.restore(network["average"])
+            trainer.tables = tabulate(trainer.playing_network, trainer.views)
         except PolicyFileError:
             raise
         except Exception as exc:
