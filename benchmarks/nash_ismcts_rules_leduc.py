@@ -57,6 +57,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     one_thread()
     from nashzoo.agents.ismcts.knowledge import NetworkKnowledge
+    from nashzoo.agents.ismcts.rules_agent import PriorAgent
     from nashzoo.agents.ismcts.rules_train import NashISMCTSRules, RulesTrainConfig
     from nashzoo.eval.exploitability import exploitability
     from nashzoo.games.poker import presets
@@ -85,8 +86,13 @@ def main(argv: list[str] | None = None) -> None:
         if t.steps and t.steps % args.every == 0:
             r = t.history[-1]
             p = exploitability(t.prior_agent(), game).exploitability
+            current = ""
+            if t.average is not None:  # P of the network self-play is training, beside
+                now = exploitability(PriorAgent(game, t.network), game).exploitability
+                current = f" (current network {now:.4f})"
             print(
-                f"  {t.seconds:7.1f} s  generation {t.steps:4d}  P exploitability {p:.4f}  "
+                f"  {t.seconds:7.1f} s  generation {t.steps:4d}  P exploitability {p:.4f}"
+                f"{current}  "
                 f"{r.simulations_per_second:,.0f} sims/s  "
                 f"{r.views / max(r.forward_passes, 1):.1f} views per forward pass",
                 flush=True,
@@ -112,6 +118,16 @@ def main(argv: list[str] | None = None) -> None:
                 f"({time.perf_counter() - start:,.0f} s)",
                 flush=True,
             )
+    if trainer.average is not None:  # the same run's last network, for comparison
+        p = exploitability(PriorAgent(game, trainer.network), game).exploitability
+        agent = trainer.agent()
+        agent.search.knowledge = NetworkKnowledge(game, trainer.network)
+        value = exploitability(agent, game).exploitability
+        print(
+            f"the last network instead of the average: P {p:.4f} chips, the search at "
+            f"{agent.config.simulations:,} simulations {value:.4f} chips",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":
