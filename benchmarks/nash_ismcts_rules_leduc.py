@@ -13,11 +13,13 @@ Goal: the search at or below 0.3 chips at 1,000 simulations after 15 minutes (th
 compiled path reaches 0.24), and not rising from 100 to 3,000 simulations.
 
 Usage: ``python benchmarks/nash_ismcts_rules_leduc.py [--minutes 15] [--sims 100,1000,3000]
-[--workers 2] [--self-play-sims 200] [--games 64] [--steps 100] [--average-decay 0.97]``
+[--workers 2] [--self-play-sims 200] [--games 32] [--steps 50] [--average-decay 0.97]``
 
-With ``--average-decay`` the trained agent, and so every measurement here, plays the
-moving average of the network's parameters (``TrainConfig.average_decay``); self-play
-still plays the current network.
+The trained agent, and so every measurement here, plays the moving average of the
+network's parameters (``TrainConfig.average_decay``; ``--average-decay -1``: the last
+network); self-play still plays the current network. Runs recorded before 2026-11-30
+used 64 games and 100 steps per generation and the last network
+(``--games 64 --steps 100 --average-decay -1``).
 """
 
 from __future__ import annotations
@@ -48,10 +50,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--self-play-sims", type=int, default=200, help="simulations per self-play move"
     )
-    parser.add_argument("--games", type=int, default=64, help="self-play games per generation")
-    parser.add_argument("--steps", type=int, default=100, help="gradient steps per generation")
+    parser.add_argument("--games", type=int, default=32, help="self-play games per generation")
+    parser.add_argument("--steps", type=int, default=50, help="gradient steps per generation")
     parser.add_argument(
-        "--average-decay", type=float, default=None, help="play a moving average of the network"
+        "--average-decay",
+        type=float,
+        default=0.97,
+        help="play a moving average of the network (a negative value: the last network)",
     )
     parser.add_argument("--out", default="leduc_rules.pt")
     args = parser.parse_args(argv)
@@ -73,7 +78,7 @@ def main(argv: list[str] | None = None) -> None:
         negatives=4,  # Leduc's views have at most 5 worlds: the softmax is exact
         belief_games=1024,
         steps_per_generation=args.steps,
-        average_decay=args.average_decay,
+        average_decay=args.average_decay if args.average_decay >= 0 else None,
         batch_size=256,
         replay_generations=20,
         workers=args.workers,
