@@ -453,7 +453,8 @@ class NashISMCTSRules:
         )
 
     def agent(self, *, name: str | None = None, seed: int | None = None) -> RulesNashAgent:
-        """The search on the current network (``eval_simulations`` per move, ``play_eps``,
+        """The search on :attr:`playing_network` (the parameter average where
+        ``average_decay`` is set; ``eval_simulations`` per move, ``play_eps``,
         ``play_c_puct``) as an agent."""
         config = self.eval_config if seed is None else replace(self.eval_config, seed=seed)
         knowledge = NetworkKnowledge(

@@ -390,7 +390,8 @@ class NashISMCTS:
         return self._search[1]
 
     def agent(self, *, name: str | None = None, seed: int | None = None) -> ISMCTSAgent:
-        """The search on the current networks (``eval_simulations`` per move, ``play_eps``,
+        """The search on :attr:`playing_network`'s tables (the parameter average where
+        ``average_decay`` is set; ``eval_simulations`` per move, ``play_eps``,
         ``play_c_puct``) as an agent."""
         config = self.eval_config if seed is None else replace(self.eval_config, seed=seed)
         return ISMCTSAgent(
