@@ -108,9 +108,9 @@ def test_upload_validate_rank_and_show(board, cfr_policy_file):
     assert hands and all("history" in line for line in hands)
 
 
-DEALS = 12_000
-"""Deals per block in the kill test: about a second per block here, so that a kill
-aimed at a block already running for a moment lands inside it."""
+DEALS = 4_000
+"""Deals per block in the kill test: about 1.2 s per block here (12,000 took 3.5 s), so
+that a kill aimed at a block already running for 0.1 s lands inside it."""
 
 
 def _worker(database: str, data_dir: str) -> None:
