@@ -25,6 +25,7 @@ evaluation per view then answers for any number of worlds
 
 from __future__ import annotations
 
+import copy
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -269,8 +270,6 @@ class ParameterAverage:
     """
 
     def __init__(self, network: Any, decay: float) -> None:
-        import copy
-
         if not 0.0 <= decay < 1.0:
             raise InvalidParameterError(f"decay must be in [0, 1), received {decay!r}.")
         self.decay = float(decay)
