@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
 
+import copy
+import dataclasses
 import itertools
 from types import SimpleNamespace
 
@@ -213,6 +215,52 @@ def test_same_seed_same_networks_and_file_round_trip(tmp_path):
         SimplexGradient.load(tmp_path / "bad.pt")
 
 
+def _same_parameters(a, b):
+    return all(torch.equal(x, y) for x, y in zip(a.parameters(), b.parameters(), strict=True))
+
+
+@pytest.mark.parametrize("seat_models", [False, True])
+def test_the_lagged_magnet_is_g_as_it_was_at_the_last_refresh(tmp_path, seat_models):
+    """With ``magnet="lagged"`` the KL term pulls g towards a frozen copy of g taken
+    every ``magnet_every`` iterations: the copy stays fixed while g moves, becomes g at
+    each refresh, and a saved run keeps it (a resumed run is the same run)."""
+    config = SimplexGradientConfig(
+        hidden_sizes=(16,),
+        batch_games=8,
+        entropy=0.0,
+        magnet="lagged",
+        magnet_strength=0.05,
+        magnet_every=3,
+        seat_models=seat_models,
+        seed=4,
+    )
+    learner = SimplexGradient(fighting_cards_tiny(), config)
+    pairs = list(zip(learner.magnet_nets, learner.policy_nets, strict=True))
+    assert len(pairs) == (2 if seat_models else 1)
+    start = [copy.deepcopy(magnet) for magnet, _ in pairs]
+    learner.train(steps=2)
+    for (magnet, g), first in zip(pairs, start, strict=True):
+        assert _same_parameters(magnet, first)  # not refreshed yet
+        assert not _same_parameters(magnet, g)  # while g has moved
+        assert not any(q.requires_grad for q in magnet.parameters())
+    learner.train(steps=1)
+    assert all(_same_parameters(magnet, g) for magnet, g in pairs)  # the third: refreshed
+    learner.train(steps=1)
+    path = learner.save(tmp_path / "lagged.pt")
+    resumed = SimplexGradient.load(path)
+    for name in ("magnet_net", "magnet_net_1")[: len(pairs)]:
+        assert _same_parameters(getattr(resumed, name), getattr(learner, name))
+    # the pull: at a refresh g is its own magnet, where KL's gradient is 0, so the first
+    # step is the unregularised one; once g has moved the term changes g's steps
+    pulled = SimplexGradient(fighting_cards_tiny(), config)
+    free = SimplexGradient(fighting_cards_tiny(), dataclasses.replace(config, magnet="none"))
+    for step, same in ((1, True), (2, False)):
+        pulled.train(steps=1)
+        free.train(steps=1)
+        a, b = (x.tabular_policy(average=False).probs for x in (pulled, free))
+        assert np.allclose(a, b, atol=1e-12) is same, step
+
+
 @pytest.mark.parametrize(
     "kwargs, match",
     [
@@ -223,6 +271,7 @@ def test_same_seed_same_networks_and_file_round_trip(tmp_path):
         ({"batch_games": 0}, "batch_games"),
         ({"hidden_sizes": (0,)}, "hidden_sizes"),
         ({"magnet": "previous"}, "magnet"),
+        ({"magnet_every": 0}, "magnet_every"),
     ],
 )
 def test_bad_config(kwargs, match):

@@ -21,7 +21,9 @@ network's logits or the Euclidean projection of its output onto the simplex.
 The last iterate of such dynamics cycles in zero-sum games. Two stabilisers: entropy
 regularisation (``entropy``, tau) and a magnet (Sokota et al., "A Unified Approach to
 Reinforcement Learning, Quantal Response Equilibria, and Two-Player Zero-Sum Games",
-ICLR 2023: ``+ alpha KL(g || rho)``, rho uniform or the average policy). And one output
+ICLR 2023: ``+ alpha KL(g || rho)``, rho uniform, the average policy, or a frozen copy
+of g refreshed every ``magnet_every`` iterations, whose fixed point moves towards a Nash
+equilibrium where a fixed magnet's stays at a regularised one). And one output
 that converges where the last iterate does not: the *average policy*, a third network
 trained by supervised learning on a reservoir of ``(s, a ~ g(s))`` pairs from all of
 training (NFSP's average network and buffer). Both policies are PolicyAgents;
@@ -36,6 +38,7 @@ Stochastic Optimization", ICLR 2024.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -73,6 +76,9 @@ _SAVED_MODULES = (
 _SEAT_MODULES = ("value_net_1", "policy_net_1")
 """Seat 1's own f and g under ``seat_models`` (seat 0's are ``value_net`` and
 ``policy_net``)."""
+
+_MAGNET_MODULES = ("magnet_net", "magnet_net_1")
+"""The ``"lagged"`` magnet's frozen copies of g (the second only under ``seat_models``)."""
 
 
 # -- 2. networks -----------------------------------------------------------------------------
@@ -142,6 +148,11 @@ class SimplexGradient:
             self.value_nets.append(self.value_net_1)
             self.policy_nets.append(self.policy_net_1)
         self.average_net = mlp(torch, [n, *cfg.hidden_sizes, a])
+        self.magnet_nets: list[Any] = []
+        if cfg.magnet == "lagged":  # frozen copies of g, refreshed every magnet_every
+            for name, net in zip(_MAGNET_MODULES, self.policy_nets, strict=False):
+                setattr(self, name, copy.deepcopy(net).requires_grad_(False))
+                self.magnet_nets.append(getattr(self, name))
         # one optimiser per role over every seat's network (Adam and SGD act parameter
         # by parameter, so this is the same as one optimiser per network)
         value_params = [q for net in self.value_nets for q in net.parameters()]
@@ -351,6 +362,13 @@ class SimplexGradient:
         elif cfg.magnet == "average":
             with torch.no_grad():
                 magnet = losses.masked_softmax(self.average_net(x), m).double()
+        elif cfg.magnet == "lagged":
+            with torch.no_grad():
+                out = self._seats(self.magnet_nets, x, batch.player)
+                if cfg.parametrisation == "softmax":
+                    magnet = losses.masked_softmax(out, m).double()
+                else:  # a vertex of the simplex has no KL: keep every legal action alive
+                    magnet = losses.simplex_projection(out, m).double().clamp(min=1e-6)
         total = 0.0
         for _ in range(cfg.policy_steps):
             out = self._seats(self.policy_nets, x, batch.player)
@@ -411,6 +429,9 @@ class SimplexGradient:
         self._learn_policy(batch)
         self._learn_average(batch)
         self.iterations += 1
+        if self.magnet_nets and self.iterations % self.config.magnet_every == 0:
+            for magnet, net in zip(self.magnet_nets, self.policy_nets, strict=True):
+                magnet.load_state_dict(net.state_dict())
 
     @property
     def steps(self) -> int:
@@ -498,7 +519,8 @@ class SimplexGradient:
 
     # -- files -------------------------------------------------------------------------------
     def _saved_modules(self) -> tuple[str, ...]:
-        return _SAVED_MODULES + (_SEAT_MODULES if self.config.seat_models else ())
+        seats = _SEAT_MODULES if self.config.seat_models else ()
+        return _SAVED_MODULES + seats + _MAGNET_MODULES[: len(self.magnet_nets)]
 
     def save(self, path: str | Path) -> Path:
         """Save the networks, optimisers, counters and config (not the buffers)."""
