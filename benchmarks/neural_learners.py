@@ -21,6 +21,8 @@ Usage::
     python benchmarks/neural_learners.py --minutes 20 --repeats 1
     python benchmarks/neural_learners.py --minutes 10 --repeats 3 --section learners \
         --algorithm deep-cfr     # three seeds a side, alternating; medians printed
+    python benchmarks/neural_learners.py --minutes 5 --repeats 5 --first-seed 3 \
+        --section learners --algorithm deep-cfr   # seeds 3 to 7: fresh seeds
     python benchmarks/neural_learners.py --section nash-memory --nm-minutes 10
 
 Goal (issue 36): at least 5x their traversals per second, and lower exploitability at
@@ -195,7 +197,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=20.0, help="per learner and side")
     parser.add_argument(
-        "--repeats", type=int, default=1, help="alternating runs per side, run r seeded r"
+        "--repeats",
+        type=int,
+        default=1,
+        help="alternating runs per side, run r seeded first-seed + r",
+    )
+    parser.add_argument(
+        "--first-seed", type=int, default=0, help="the first run's seed (then one more each run)"
     )
     parser.add_argument("--algorithm", action="append", choices=["deep-cfr", "escher"])
     parser.add_argument("--section", action="append", choices=["learners", "nash-memory"])
@@ -215,7 +223,7 @@ def main(argv: list[str] | None = None) -> None:
     for algorithm in args.algorithm or ["deep-cfr", "escher"]:
         print(f"\n{algorithm} on Leduc, {args.minutes:g} min per run", flush=True)
         runs: dict[str, list[tuple[float, list[float]]]] = {"ours": [], "theirs": []}
-        for seed in range(args.repeats):  # run r of each side seeded r
+        for seed in range(args.first_seed, args.first_seed + args.repeats):
             runs["ours"].append(_ours(algorithm, seconds, marks, seed))
             runs["theirs"].append(_theirs(algorithm, seconds, marks, seed))
         speed = {side: median([r[0] for r in found]) for side, found in runs.items()}
