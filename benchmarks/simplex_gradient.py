@@ -16,6 +16,9 @@ Sections (``--section``, default all, run in this order):
               direct parametrisation, the iteration-weighted average), NFSP and CFR+
               (reference) on the small fighting preset and on Leduc, exploitability
               against seconds.
+``leduc-seeds`` simplex-gradient (defaults, and ``--sg-config`` where given) and NFSP on
+              Leduc for ``--leduc-minutes`` each, per seed of ``--seeds``: exact
+              exploitability of the average policy, each seed and the median.
 ``profile``   where one iteration's time goes on the default fighting preset.
 ``throughput``, ``default``, ``holdem``: issue 34's sections on games that do not compile
               (:mod:`benchmarks.simplex_gradient_large`).
@@ -37,10 +40,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import io
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -408,6 +413,58 @@ PROFILE_PARTS = {
 }
 
 
+def leduc_seeds(minutes: float, seeds: list[int], sg_config: Any) -> list[str]:
+    """Issue 34's Leduc goal over seeds: simplex-gradient with its defaults, with
+    ``--sg-config`` and NFSP, each ``minutes`` of training per seed (the three alternating
+    within each seed, each seeded by it), exact exploitability of the average policy at
+    half and all of the budget; the medians over seeds."""
+    import nashzoo
+    from nashzoo.agents.nfsp import NFSP, NFSPConfig
+    from nashzoo.agents.simplex_gradient import SimplexGradient, SimplexGradientConfig
+
+    game = nashzoo.make_game("leduc_holdem")
+    marks = [minutes * 30, minutes * 60]
+    defaults = SimplexGradientConfig().to_dict()
+    changed = {k: v for k, v in sg_config.to_dict().items() if v != defaults[k]}
+    contenders = {"sg defaults": SimplexGradientConfig()}
+    if changed:
+        contenders[f"sg {json.dumps(changed)}"] = sg_config
+    contenders["nfsp"] = None
+    found: dict[str, list[list[float]]] = {name: [] for name in contenders}
+    work: dict[str, list[int]] = {name: [] for name in contenders}
+    for seed in seeds:
+        for name, cfg in contenders.items():
+            learner: Any = (
+                NFSP(game, NFSPConfig(seed=seed))
+                if cfg is None
+                else SimplexGradient(game, dataclasses.replace(cfg, seed=seed))
+            )
+            row = []
+            for mark in marks:
+                learner.train(seconds=mark - learner.seconds)
+                row.append(learner.exploitability())
+            found[name].append(row)
+            work[name].append(learner.steps)
+            print(f"  seed {seed} {name}: {learner.steps:,} {learner.step_unit} in "
+                  f"{learner.seconds:.0f} s, exploitability {runs_text(row, '.4f')}",
+                  flush=True)  # fmt: skip
+    half, full = (f"{m / 60:g} min" for m in marks)
+    lines = [
+        f"Leduc, {minutes:g} minutes per learner and seed, seeds {runs_text(seeds, 'd')}: "
+        "exact exploitability of the average policy (chips)",
+        "",
+        f"| learner | {half}: each seed | median | {full}: each seed | median | steps (median) |",
+        "|---|---|---:|---|---:|---:|",
+    ]
+    for name, rows in found.items():
+        a, b = ([r[k] for r in rows] for k in range(2))
+        lines.append(
+            f"| {name} | {runs_text(a, '.4f')} | {median(a):.4f} | {runs_text(b, '.4f')} | "
+            f"**{median(b):.4f}** | {median(work[name]):,.0f} |"
+        )
+    return lines
+
+
 def profile(iterations: int) -> list[str]:
     """Where one simplex-gradient iteration's time goes on the default fighting preset
     (cProfile over ``iterations`` iterations after one warm-up)."""
@@ -466,7 +523,17 @@ def main() -> None:
     p.add_argument(
         "--section",
         action="append",
-        choices=["tabular", "gemp", "fp", "learners", "profile", "throughput", "default", "holdem"],
+        choices=[
+            "tabular",
+            "gemp",
+            "fp",
+            "learners",
+            "leduc-seeds",
+            "profile",
+            "throughput",
+            "default",
+            "holdem",
+        ],
     )
     p.add_argument("--profile-iterations", type=int, default=20)
     p.add_argument("--kuhn-iterations", type=int, default=20_000)
@@ -482,6 +549,7 @@ def main() -> None:
     )
     p.add_argument("--variant-minutes", type=float, default=2.0)
     p.add_argument("--leduc-minutes", type=float, default=3.0)
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="leduc-seeds: the seeds")
     p.add_argument("--deals", type=int, default=2000, help="per match of default, holdem")
     p.add_argument("--before", help="throughput: a checkout of the code to compare with")
     p.add_argument("--large-minutes", type=float, default=30.0, help="default: per learner")
@@ -495,7 +563,8 @@ def main() -> None:
         type=json.loads,
         default={},
         metavar="JSON",
-        help="default, holdem: simplex-gradient settings other than the defaults, e.g. "
+        help="default, holdem, leduc-seeds: simplex-gradient settings other than the "
+        "defaults, e.g. "
         "'{\"entropy\": 0.005}'",
     )
     args = p.parse_args()
@@ -564,6 +633,15 @@ def main() -> None:
                     args.leduc_minutes,
                     HERE / "simplex_gradient.png",
                 ),
+            ]
+        )
+    if "leduc-seeds" in sections:
+        report(
+            [
+                "",
+                "## Simplex-gradient and NFSP on Leduc over seeds (issue 34)",
+                "",
+                *leduc_seeds(args.leduc_minutes, args.seeds, sg_config),
             ]
         )
     if "profile" in sections:
