@@ -207,12 +207,15 @@ class SimplexGradient:
             if average:
                 probs = losses.masked_softmax(self._outputs([self.average_net], rows, None), m)
             else:
-                out = self._outputs(self.policy_nets, rows, players)
-                if self.config.parametrisation == "softmax":
-                    probs = losses.masked_softmax(out, m)
-                else:
-                    probs = losses.simplex_projection(out, m)
+                probs = self._distribution(self._outputs(self.policy_nets, rows, players), m)
             return probs.double().numpy()
+
+    def _distribution(self, out: Any, mask: Any) -> Any:
+        """g's probabilities from its network's outputs: the masked softmax, or the
+        Euclidean projection onto the simplex (``config.parametrisation``)."""
+        if self.config.parametrisation == "softmax":
+            return losses.masked_softmax(out, mask)
+        return losses.simplex_projection(out, mask)
 
     def _outputs(self, nets: list[Any], rows: np.ndarray, players: Any) -> Any:
         """Each row through its seat's network without gradients, at the cost of its
@@ -350,41 +353,42 @@ class SimplexGradient:
             scores = np.log(np.maximum(values, floor)) - np.log(np.maximum(base_np, floor))[:, None]
         return np.where(mask, scores, 0.0)
 
+    def _magnet(self, x: Any, mask: Any, players: np.ndarray) -> Any:
+        """The magnet rho at a batch of decisions, or ``None`` where the magnet term does
+        not count (no magnet, or ``magnet_strength`` 0)."""
+        torch = _torch()
+        cfg = self.config
+        if cfg.magnet == "none" or not cfg.magnet_strength:
+            return None
+        if cfg.magnet == "uniform":
+            return mask.double() / mask.sum(-1, keepdim=True)
+        with torch.no_grad():
+            if cfg.magnet == "average":
+                return losses.masked_softmax(self.average_net(x), mask).double()
+            rho = self._distribution(self._seats(self.magnet_nets, x, players), mask).double()
+        # a vertex of the simplex has no KL: keep every legal action alive
+        return rho.clamp(min=1e-6) if cfg.parametrisation == "direct" else rho
+
     def _learn_policy(self, batch: Decisions) -> float:
         torch = _torch()
         cfg = self.config
         f = torch.from_numpy(self.action_scores(batch))
         x = torch.from_numpy(self._features(batch.obs))
         m = torch.from_numpy(batch.mask.astype(bool))
-        magnet = None
-        if cfg.magnet == "uniform":
-            magnet = m.double() / m.sum(-1, keepdim=True)
-        elif cfg.magnet == "average":
-            with torch.no_grad():
-                magnet = losses.masked_softmax(self.average_net(x), m).double()
-        elif cfg.magnet == "lagged":
-            with torch.no_grad():
-                out = self._seats(self.magnet_nets, x, batch.player)
-                if cfg.parametrisation == "softmax":
-                    magnet = losses.masked_softmax(out, m).double()
-                else:  # a vertex of the simplex has no KL: keep every legal action alive
-                    magnet = losses.simplex_projection(out, m).double().clamp(min=1e-6)
+        magnet = self._magnet(x, m, batch.player)
         total = 0.0
         for _ in range(cfg.policy_steps):
             out = self._seats(self.policy_nets, x, batch.player)
-            if cfg.parametrisation == "softmax":
-                g = losses.masked_softmax(out, m).double()
-                loss = losses.policy_loss(f, g, m, projected=cfg.projected)
-            else:
-                g = losses.simplex_projection(out, m).double()
-                loss = losses.policy_loss(f, g, m, projected=cfg.projected)
+            g = self._distribution(out, m).double()
+            loss = losses.policy_loss(f, g, m, projected=cfg.projected)
+            if cfg.parametrisation == "direct":
                 # keep the raw output on the simplex, where the projection passes
                 # gradients to every legal action (a vertex would freeze the policy)
                 gap = torch.where(m, out.double() - g.detach(), torch.zeros_like(g))
                 loss = loss + 0.5 * (gap**2).sum(-1).mean()
             if cfg.entropy:
                 loss = loss - cfg.entropy * losses.entropy(g, m).mean()
-            if magnet is not None and cfg.magnet_strength:
+            if magnet is not None:
                 loss = loss + cfg.magnet_strength * losses.kl_divergence(g, magnet, m).mean()
             self.policy_opt.zero_grad()
             loss.backward()
