@@ -358,6 +358,25 @@ def test_searches_are_seeded_and_simulations_are_a_setting():
     assert [a.act(obs, info) for _ in range(20)] == first
 
 
+def test_read_only_tables_search_with_the_same_compiled_kernel(kuhn):
+    # Tables that arrive through Ray's object store are read-only; numba types a read-only
+    # array apart from a writeable one, so passing them on compiled the whole search again
+    # in every Ray worker. The search's inputs have one type whatever the tables' flags.
+    import numba
+
+    tree, _, tables = kuhn
+    frozen = {}
+    for name in ("prior", "child_value", "view_value", "belief", "world_value"):
+        frozen[name] = getattr(tables, name).copy()
+        frozen[name].setflags(write=False)
+    locked = SearchTables(tables.views, **frozen)
+    config = SearchConfig(variant="nash", simulations=200)
+    plain, ro = Search(tables, config), Search(locked, config)
+    assert numba.typeof(ro._knowledge) == numba.typeof(plain._knowledge)
+    i = tree.infoset_index[Q_FACING_BET]
+    assert np.array_equal(plain.run(i, 1).visits, ro.run(i, 1).visits)
+
+
 def test_a_time_budget_replaces_the_simulation_count():
     agent = ISMCTSAgent(KUHN, config=SearchConfig(variant="mt", time_budget=0.02))
     obs, info = compile_game(KUHN).agent_inputs(1)

@@ -210,9 +210,13 @@ def _knowledge(tables: SearchTables) -> K.SearchKnowledge:
                 kids = np.arange(fc, fc + nc)
                 weights = tree.chance_prob[kids] if tree.player[n] < 0 else np.full(nc, 1.0 / nc)
                 leaf[p, n] = float(weights @ leaf[p, kids])
+    # Always new, writeable arrays: tables that came through Ray's object store are
+    # read-only, and a read-only array is another numba type, so passing them as they are
+    # compiled (and cached) a second specialization of the whole search in every Ray
+    # worker (90 s of a 2-core machine's time on a cold cache).
     return K.SearchKnowledge(
-        prior=np.ascontiguousarray(tables.prior, dtype=np.float64),
-        child_value=np.ascontiguousarray(tables.child_value, dtype=np.float64),
+        prior=np.array(tables.prior, dtype=np.float64, order="C"),
+        child_value=np.array(tables.child_value, dtype=np.float64, order="C"),
         act_value=np.ascontiguousarray(tables.view_value[views.infoset_view], dtype=np.float64),
         set_belief=set_belief,
         leaf_value=leaf,
