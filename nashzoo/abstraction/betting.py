@@ -21,6 +21,7 @@ import numpy as np
 
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.poker.engine import CALL, FOLD, RAISE, PokerGame
+from nashzoo.tree.jit import ReadOnlyTables
 
 __all__ = ["BettingTree", "betting_tree", "FOLDED", "SHOWDOWN"]
 
@@ -31,7 +32,7 @@ SHOWDOWN = -3
 
 
 @dataclass(frozen=True, eq=False)
-class BettingTree:
+class BettingTree(ReadOnlyTables):
     """The betting tree as arrays (read-only).
 
     Attributes:
@@ -206,8 +207,4 @@ def _betting_tree(game: PokerGame) -> BettingTree:
         decisions=decisions,
         legal_mask=mask,
     )
-    for array in (tree.player, tree.round, tree.first_child, tree.num_children, tree.action,
-                  tree.parent, tree.contrib, tree.folder, tree.slot, tree.decisions,
-                  tree.legal_mask):  # fmt: skip
-        array.setflags(write=False)
     return tree

@@ -40,6 +40,7 @@ from nashzoo.abstraction.isomorphism import SCRATCH, HandIndexer, hand_index
 from nashzoo.errors import InvalidParameterError
 from nashzoo.extras import progress_bar, user_cache_dir
 from nashzoo.games.poker.hand_kernel import _POW5, _rank_hand, tables_arrays
+from nashzoo.tree.jit import ReadOnlyTables
 
 __all__ = ["BUCKETS_VERSION", "HoldemBuckets", "holdem_buckets", "SWEEP_VERSION", "strength_sweep"]
 
@@ -457,7 +458,7 @@ def _river_edges(hist: np.ndarray, count: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class HoldemBuckets:
+class HoldemBuckets(ReadOnlyTables):
     """Per-round card buckets of Texas Hold'em by E[HS] (``kind="ehs"``) or E[HS^2]
     (``"ehs2"``): ``counts`` buckets per round (preflop, flop, turn, river; 169 or more
     preflop is the lossless 169 classes).
@@ -606,9 +607,6 @@ def _finish(
         array = np.ascontiguousarray(array)
         digest.update(array.dtype.str.encode())
         digest.update(array.tobytes())
-    for array in (preflop, flop, turn, edges):
-        array.setflags(write=False)
-    return HoldemBuckets(
-        kind, counts, np.asarray(preflop, np.int32), np.asarray(flop, np.int32),
-        np.asarray(turn, np.int32), np.asarray(edges, np.int64), digest.hexdigest()[:16],
-    )  # fmt: skip
+    preflop, flop, turn = (np.asarray(a, np.int32) for a in (preflop, flop, turn))
+    edges = np.asarray(edges, np.int64)
+    return HoldemBuckets(kind, counts, preflop, flop, turn, edges, digest.hexdigest()[:16])

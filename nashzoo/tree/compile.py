@@ -19,6 +19,7 @@ import numpy as np
 from nashzoo.errors import GameTooLargeError, InvalidParameterError
 from nashzoo.games.base import CHANCE, TERMINAL, Game, State
 from nashzoo.games.observation import agent_info
+from nashzoo.tree.jit import ReadOnlyTables
 from nashzoo.validation import check_int
 
 __all__ = ["GameTree", "TreeArrays", "compile_game", "DEFAULT_MAX_NODES"]
@@ -43,7 +44,7 @@ class TreeArrays(NamedTuple):
 
 
 @dataclass(frozen=True, eq=False)
-class GameTree:
+class GameTree(ReadOnlyTables):
     """A game's extensive-form tree as arrays (read-only; share freely).
 
     Node arrays (length ``num_nodes``):
@@ -405,8 +406,6 @@ def _compile_cached(game: Game, max_nodes: int) -> GameTree:
         infoset_public_history=public_history,
         infoset_history_length=np.asarray([len(h) for h in publics], dtype=np.int32),
     )
-    for arr in arrays.values():
-        arr.setflags(write=False)
     return GameTree(
         game=game,
         infoset_keys=all_keys,

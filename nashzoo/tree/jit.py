@@ -24,7 +24,9 @@ from collections.abc import Callable, MutableMapping
 from types import FunctionType
 from typing import Any, TypeVar
 
-__all__ = ["kernel", "compile_kernels", "use_user_cache"]
+import numpy as np
+
+__all__ = ["kernel", "compile_kernels", "use_user_cache", "ReadOnlyTables"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 _MARK = "__nashzoo_kernel__"
@@ -65,3 +67,29 @@ def compile_kernels(namespace: MutableMapping[str, Any], **dispatchers: Any) -> 
             if obj not in _DISPATCHERS:
                 _DISPATCHERS[obj] = njit(cache=True)(obj)
             namespace[name] = _DISPATCHERS[obj]
+
+
+class ReadOnlyTables:
+    """Base of a frozen dataclass of arrays that kernels only read: every array attribute
+    (and every array in a tuple attribute, such as a cached named tuple of them) is made
+    read-only when the object is built, by ``dataclasses.replace`` too, and again when it
+    is unpickled (protocols below 5, which multiprocessing uses, restore arrays
+    writeable).
+
+    Numba types a read-only array apart from a writeable one: the same tables reaching a
+    kernel both ways (built in one process, unpickled in a worker) compiled it twice, and
+    on a cold cache a large kernel takes tens of seconds to compile."""
+
+    def __post_init__(self) -> None:
+        _freeze(vars(self))
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        _freeze(state)
+        self.__dict__.update(state)
+
+
+def _freeze(attributes: dict[str, Any]) -> None:
+    for value in attributes.values():
+        for item in value if isinstance(value, tuple) else (value,):
+            if isinstance(item, np.ndarray):
+                item.setflags(write=False)

@@ -32,12 +32,13 @@ import numpy as np
 
 from nashzoo.games.base import TERMINAL, State
 from nashzoo.tree.compile import GameTree
+from nashzoo.tree.jit import ReadOnlyTables
 
 __all__ = ["ViewTable", "views_of"]
 
 
 @dataclass(frozen=True, eq=False)
-class ViewTable:
+class ViewTable(ReadOnlyTables):
     """Per-player views and worlds of a compiled game (read-only arrays; see the module
     docstring).
 
@@ -221,6 +222,4 @@ def _views_cached(tree: GameTree) -> ViewTable:
         chance_reach=chance_reach,
         action_slot=action_slot,
     )
-    for arr in arrays.values():
-        arr.setflags(write=False)
     return ViewTable(tree=tree, view_keys=tuple(view_keys), world_keys=world_keys, **arrays)
