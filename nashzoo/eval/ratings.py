@@ -38,7 +38,6 @@ import numpy as np
 from nashzoo.errors import StoreError
 from nashzoo.eval.stats import Z95, mean_and_stderr
 from nashzoo.eval.store import BlockResult
-from nashzoo.tree.lp import solve_zero_sum
 
 __all__ = ["Crosstable", "Ratings", "crosstable", "bradley_terry", "rate", "nash_averaging"]
 
@@ -231,12 +230,19 @@ def nash_averaging(payoffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Maximum-entropy Nash equilibrium of the symmetric zero-sum game with antisymmetric
     ``payoffs`` (row player's payoff), and each agent's payoff against it.
 
+    Two steps, both exact up to floating point: one LP finds the agents in the support
+    of some equilibrium and an equilibrium using all of them; then Newton's method
+    maximises the entropy over the equilibria, an affine set there (every such agent
+    earns the value 0 against every equilibrium), keeping the other agents' payoffs at
+    most 0. (A general-purpose SLSQP over all agents took up to seconds a matrix, most
+    of a tournament's rating time, where weights tend to 0 at the support's edge.)
+
     Returns:
-        ``(mixture, scores)``; agents in the support score 0, the others below 0. Both
+        ``(mixture, scores)``; agents in the support score 0, the others at most 0. Both
         are NaN when some off-diagonal entry is missing (NaN): an unplayed pairing is not
         a draw.
     """
-    from scipy.optimize import minimize
+    from scipy.optimize import linprog
 
     a = np.array(payoffs, dtype=float)
     n = a.shape[0]
@@ -245,31 +251,83 @@ def nash_averaging(payoffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return np.full(n, np.nan), np.full(n, np.nan)
     np.fill_diagonal(a, 0.0)
     a = 0.5 * (a - a.T)
-    # A Nash equilibrium by LP (v = 0 at the optimum of a symmetric zero-sum game).
-    p0, _, _ = solve_zero_sum(a)
-    slack = 1e-9 * max(1.0, np.abs(a).max())
+    # The equilibria's cone {q >= 0, a q <= 0} holds the sum of all equilibria, so
+    # maximising sum(min(q_i, 1)) over it gives 1 exactly to the agents of some support.
+    lp = linprog(
+        np.r_[np.zeros(n), -np.ones(n)],
+        A_ub=np.block([[a, np.zeros((n, n))], [-np.eye(n), np.eye(n)]]),
+        b_ub=np.zeros(2 * n),
+        bounds=[(0, None)] * n + [(0, 1)] * n,
+        method="highs",
+    )
+    if not lp.success:  # pragma: no cover - q = 0 is feasible and the objective bounded
+        raise RuntimeError(f"Nash averaging's support LP failed: {lp.message}")
+    support = np.flatnonzero(lp.x[n:] > 0.5)
+    others = np.setdiff1d(np.arange(n), support)
+    x = lp.x[support] / lp.x[support].sum()
+    x = _max_entropy(a[np.ix_(support, support)], a[np.ix_(others, support)], x)
+    p = np.zeros(n)
+    p[support] = x
+    return p, a @ p
 
-    def neg_entropy(p: np.ndarray) -> float:
-        q = np.clip(p, 1e-15, None)
-        return float(np.sum(q * np.log(q)))
+
+def _max_entropy(inner: np.ndarray, outer: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The maximum-entropy ``x`` with ``inner @ x = inner @ x0`` (0), ``sum(x) = 1`` and
+    ``outer @ x <= 0``, from a feasible ``x0 > 0``: Newton's method in the null space of
+    ``[inner; 1]``, backtracking to stay feasible; where a constraint of ``outer`` stops
+    it, SLSQP finishes in that null space (small, and away from the weights' bound 0)."""
+    from scipy.linalg import null_space
+    from scipy.optimize import minimize
+
+    tol = 1e-9 * max(1.0, float(np.abs(outer).max(initial=0.0)))
+    basis = null_space(np.vstack([inner, np.ones(x.size)]))
+    if basis.shape[1] == 0:  # one equilibrium
+        return x
+
+    def feasible(y: np.ndarray) -> bool:
+        return bool((y > 0).all() and (outer @ y <= tol).all())
+
+    def entropy(y: np.ndarray) -> float:
+        return -float(y @ np.log(y))
+
+    blocked = False
+    for _ in range(200):
+        gradient = basis.T @ (-np.log(x) - 1.0)
+        step = np.linalg.solve(basis.T @ (basis / x[:, None]), gradient)
+        decrement = float(gradient @ step)  # twice the entropy a full step gains, about
+        if decrement < 1e-24:
+            return x
+        direction, t, h = basis @ step, 1.0, entropy(x)
+        while t > 1e-12:
+            y = x + t * direction
+            if feasible(y) and entropy(y) >= h + 0.25 * t * decrement:
+                break
+            blocked = blocked or not feasible(y)
+            t *= 0.5
+        else:
+            break
+        x = y
+    if not blocked:
+        return x
+    start = x
+
+    def slack(z: np.ndarray) -> np.ndarray:  # minus the other agents' payoffs (tol spare)
+        out: np.ndarray = -(outer @ (start + basis @ z))
+        return out
 
     res = minimize(
-        neg_entropy,
-        x0=0.5 * p0 + 0.5 / n,
+        lambda z: -entropy(start + basis @ z),
+        np.zeros(basis.shape[1]),
+        jac=lambda z: basis.T @ (np.log(start + basis @ z) + 1.0),
         method="SLSQP",
-        jac=lambda p: np.log(np.clip(p, 1e-15, None)) + 1.0,
-        bounds=[(0.0, 1.0)] * n,
         constraints=[
-            {"type": "ineq", "fun": lambda p: slack - a @ p, "jac": lambda p: -a},
-            {"type": "eq", "fun": lambda p: p.sum() - 1.0, "jac": lambda p: np.ones(n)},
+            {"type": "ineq", "fun": slack, "jac": lambda z: -outer @ basis},
+            {"type": "ineq", "fun": lambda z: start + basis @ z - 1e-300, "jac": lambda z: basis},
         ],
-        options={"ftol": 1e-12, "maxiter": 2000},
+        options={"ftol": 1e-15, "maxiter": 500},
     )
-    p = np.clip(res.x, 0.0, None) if res.success else p0
-    if (a @ p).max() > 1e-6 * max(1.0, np.abs(a).max()):
-        p = np.clip(p0, 0.0, None)
-    p = p / p.sum()
-    return p, a @ p
+    y = start + basis @ res.x
+    return y if feasible(y) and entropy(y) > entropy(start) else start
 
 
 def rate(

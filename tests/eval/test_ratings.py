@@ -34,6 +34,35 @@ def test_nash_averaging_uniform_on_a_cycle_and_clone_invariant():
     assert scores[3] < -1
 
 
+def test_nash_averaging_is_the_maximum_entropy_equilibrium_where_an_outsider_binds():
+    # Rock three times (R1, R2, R3), paper, scissors, and an outsider X: X wins 1 against
+    # R1, loses 0.5 against R2, draws R3, loses 0.2 against paper and wins 0.1 against
+    # scissors. The equilibria: paper = scissors = 1/3 and r1 + r2 + r3 = 1/3 with X
+    # earning at most 0, r1 - r2/2 - 1/30 <= 0. The clones' even split (1/9 each) breaks
+    # that, so the maximum entropy lies on r1 = r2/2 + 1/30, where setting the entropy's
+    # derivative in r2 to 0 gives sqrt(r1) * r2 = r3^1.5 (r3 = 0.3 - 1.5 r2): solved
+    # below by bisection, apart from the code under test.
+    from scipy.optimize import brentq
+
+    rps = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0.0]])
+    payoffs = np.zeros((6, 6))
+    payoffs[:5, :5] = rps[np.ix_([0, 0, 0, 1, 2], [0, 0, 0, 1, 2])]
+    payoffs[5, :5] = [1.0, -0.5, 0.0, -0.2, 0.1]
+    payoffs[:, 5] = -payoffs[5, :]
+    r2 = brentq(
+        lambda r: 0.5 * np.log(r / 2 + 1 / 30) + np.log(r) - 1.5 * np.log(0.3 - 1.5 * r),
+        1e-9,
+        0.2 - 1e-9,
+    )
+    mix, scores = nash_averaging(payoffs)
+    expected = [r2 / 2 + 1 / 30, r2, 0.3 - 1.5 * r2, 1 / 3, 1 / 3, 0.0]
+    np.testing.assert_allclose(mix, expected, atol=1e-7)  # 0.09542, 0.12417, 0.11374
+    np.testing.assert_allclose(scores, 0.0, atol=1e-9)  # X is held to 0 exactly
+    # and without X the clones split evenly
+    mix, _ = nash_averaging(payoffs[:5, :5])
+    np.testing.assert_allclose(mix, [1 / 9] * 3 + [1 / 3] * 2, atol=1e-9)
+
+
 def synthetic_blocks(seed=0):
     rng = np.random.default_rng(seed)
     out = []
