@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,18 +19,26 @@ from tests.startup.numba_compile import install_on_import as install_numba_compi
 from tests.startup.numba_compile import pause_coverage, resume_coverage
 
 
-@pytest.fixture
-def untraced():
-    """Pause coverage measurement in this process for the test's body.
+@contextlib.contextmanager
+def coverage_paused() -> Iterator[None]:
+    """Pause coverage measurement in this process inside the block.
 
-    For the statistical validations whose learning and rollout loops run 4-5x slower when
-    traced (tests/eval/test_lbr.py's ranking test: 55 s plain, 230-310 s traced) and whose
-    lines the unit tests beside them cover. Outside `coverage run` it does nothing."""
+    For statistical validations whose learning and rollout loops run 3-5x slower when
+    traced (tests/eval/test_lbr.py's ranking test: 55 s plain, 230-310 s traced), whose
+    lines a short traced call beside them, or the unit tests, cover. Outside `coverage
+    run` it does nothing."""
     paused = pause_coverage()
     try:
         yield
     finally:
         resume_coverage(paused)
+
+
+@pytest.fixture
+def untraced():
+    """:func:`coverage_paused` for the test's whole body."""
+    with coverage_paused():
+        yield
 
 
 @dataclass

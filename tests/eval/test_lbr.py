@@ -11,6 +11,7 @@ from nashzoo.eval import exploitability
 from nashzoo.eval.lbr import local_best_response
 from nashzoo.games import KuhnPokerGame, LeducHoldemGame
 from nashzoo.tree import TabularPolicy, compile_game
+from tests.conftest import coverage_paused
 
 LEDUC = LeducHoldemGame()
 
@@ -196,10 +197,15 @@ def test_lbr_against_an_agent_that_only_acts_keeps_its_range_with_a_model():
     tree = compile_game(LEDUC)
     call = TabularPolicyAgent(fixed(tree, 1), name="always-call")
     exact = exploitability(call, tree).exploitability
-    plain = local_best_response(LEDUC, call, hands=2000, seed=4)
-    right = local_best_response(LEDUC, _Acting(call), model=call, hands=2000, seed=4)
-    wrong = local_best_response(LEDUC, _Acting(call), model=RandomAgent(seed=0), hands=2000, seed=4)
-    assert right.method == "lbr (exact values, range from a model)"
+    short = local_best_response(LEDUC, _Acting(call), model=call, hands=10, seed=4)
+    assert short.method == "lbr (exact values, range from a model)"
+    with coverage_paused():  # the statistics (the short run above is traced)
+        plain = local_best_response(LEDUC, call, hands=2000, seed=4)
+        right = local_best_response(LEDUC, _Acting(call), model=call, hands=2000, seed=4)
+        wrong = local_best_response(
+            LEDUC, _Acting(call), model=RandomAgent(seed=0), hands=2000, seed=4
+        )
+    assert right.method == short.method
     assert abs(right.value - plain.value) < 4 * max(right.stderr, plain.stderr), (right, plain)
     for bound in (right, wrong):
         assert bound.ci95[0] <= exact, (bound, exact)
@@ -241,8 +247,9 @@ def test_lbr_against_a_mixed_strategy_keeps_its_range_over_members_and_cards():
         behavioural_mixture(tree, p, members, weights, out=profile)
     behavioural = TabularPolicyAgent(TabularPolicy(tree, profile), name="behavioural")
     exact = exploitability(behavioural, tree).exploitability  # measured: 1.687
-    mixed = local_best_response(LEDUC, mixture, hands=1500, seed=5)
-    same = local_best_response(LEDUC, behavioural, hands=1500, seed=5)
+    with coverage_paused():  # the statistics (the 40-hand runs below are traced)
+        mixed = local_best_response(LEDUC, mixture, hands=1500, seed=5)
+        same = local_best_response(LEDUC, behavioural, hands=1500, seed=5)
     assert abs(mixed.value - same.value) < 4 * max(mixed.stderr, same.stderr), (mixed, same)
     assert mixed.ci95[0] <= exact, (mixed, exact)
     assert local_best_response(LEDUC, mixture, hands=40, seed=1).winnings == (
@@ -280,8 +287,9 @@ def test_duplicate_pairs_deal_the_same_cards_and_narrow_the_interval(monkeypatch
         first_uniforms.clear()
         local_best_response(LEDUC, agent, hands=6, seed=5, duplicate=False)
         assert first_uniforms[0] != first_uniforms[1]
-    pairs = local_best_response(LEDUC, agent, hands=2000, seed=6)
-    fresh = local_best_response(LEDUC, agent, hands=2000, seed=6, duplicate=False)
+    with coverage_paused():  # the statistics (the 6-hand runs above are traced)
+        pairs = local_best_response(LEDUC, agent, hands=2000, seed=6)
+        fresh = local_best_response(LEDUC, agent, hands=2000, seed=6, duplicate=False)
     assert pairs.duplicate and not fresh.duplicate
     joint = float(np.hypot(pairs.stderr, fresh.stderr))
     assert abs(pairs.value - fresh.value) < 4 * joint, (pairs, fresh)
