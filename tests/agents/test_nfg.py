@@ -110,6 +110,20 @@ def test_gemp_on_weighted_rps_approaches_the_nash_mix():
         far = err
 
 
+def test_gemp_runs_one_compiled_loop_for_read_only_and_writeable_matrices():
+    # A matrix game's payoffs are read-only, a reduced normal form's writeable; numba types
+    # the two apart, so the solver passing them on compiled its loop twice.
+    import numba
+
+    game = weighted_rock_paper_scissors()
+    pair = (np.array(game.row_payoffs), np.array(game.col_payoffs))
+    assert not game.row_payoffs.flags.writeable and pair[0].flags.writeable
+    read_only, writeable = GempSolver(game, seed=1), GempSolver(pair, seed=1)
+    assert numba.typeof(read_only.a) == numba.typeof(writeable.a)
+    assert numba.typeof(read_only.b) == numba.typeof(writeable.b)
+    np.testing.assert_array_equal(read_only.iterate(50).x[0], writeable.iterate(50).x[0])
+
+
 def test_gemp_on_kuhn_reduced_normal_form_reaches_the_value_within_the_qre_bound():
     solver = GempSolver(KUHN_RNF, tau=0.05, learning_rate=1.0).iterate(20_000)
     assert solver.loss() < 1e-6  # measured 5.2e-10

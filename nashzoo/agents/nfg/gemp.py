@@ -251,8 +251,10 @@ class GempSolver:
         self.config = config
         self.game = game
         a, b = bimatrix(game)
-        self.a = np.ascontiguousarray(a, dtype=np.float64)
-        self.b = np.ascontiguousarray(b, dtype=np.float64)
+        # its own writeable copies: a read-only payoff matrix (a reduced normal form's) is
+        # another numba type, and passing it on compiled the descent loop a second time
+        self.a = np.array(a, dtype=np.float64, order="C")
+        self.b = np.array(b, dtype=np.float64, order="C")
         m0, m1 = self.a.shape
         tau = config.tau
         self._floor = tuple((np.exp(-1.0 / tau) / m if tau > 0 else 0.0) for m in (m0, m1))
