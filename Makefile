@@ -41,15 +41,19 @@ bench: install
 # The test suite under coverage (subprocesses included), its report, and the floor set in
 # pyproject.toml ([tool.coverage.report] fail_under). The tests run in TEST_WORKERS
 # processes (pytest-xdist; work stealing evens out the few long tests).
-# Every test's time goes to test-artifacts/junit.xml (the 15 longest are printed).
+# Every test's time goes to test-artifacts/junit.xml (the 15 longest are printed), and
+# every numba compile's to test-artifacts/numba-compiles.tsv (summed in one line).
 # PYTHONPATH=tests/startup: the processes the tests start compile numba untraced, as the
 # pytest processes do (tests/startup/numba_compile.py).
 TEST_WORKERS ?= 2
 coverage: install
-	rm -f .coverage .coverage.*
+	rm -f .coverage .coverage.* test-artifacts/numba-compiles.tsv
+	mkdir -p test-artifacts
 	COVERAGE_PROCESS_START=$(CURDIR)/pyproject.toml PYTHONPATH=$(CURDIR)/tests/startup \
+		NASHZOO_TEST_COMPILE_LOG=$(CURDIR)/test-artifacts/numba-compiles.tsv \
 		$(PY) -m coverage run -m pytest -q \
 		-n $(TEST_WORKERS) --dist worksteal --durations=15 --junitxml=test-artifacts/junit.xml
+	$(PY) tests/startup/numba_compile.py test-artifacts/numba-compiles.tsv
 	$(PY) -m coverage combine -q
 	$(PY) -m coverage report --skip-covered --sort=cover
 
