@@ -108,18 +108,18 @@ def section(name: str) -> Iterator[None]:
 
 def search_agents(game, out: Path, scale: float) -> dict[str, tuple[str, object, float, str]]:
     """MT-ISMCTS (random rollouts, no training) and Nash-ISMCTS with networks trained by
-    self-play for ``NASH_ISMCTS_SECONDS * scale`` (torch needed for the latter)."""
+    self-play for ``NASH_ISMCTS_SECONDS * scale`` (torch needed for the latter), both
+    searching ``SEARCH_SIMULATIONS * scale`` times a move (20 at least)."""
 
-    spec = f"mt-ismcts:{SEARCH_SIMULATIONS}"
-    agents = {"mt-ismcts": (spec, build_agent(spec, game), 0.0, f"{SEARCH_SIMULATIONS} sims/move")}
+    sims = max(int(SEARCH_SIMULATIONS * scale), 20)
+    spec = f"mt-ismcts:{sims}"
+    agents = {"mt-ismcts": (spec, build_agent(spec, game), 0.0, f"{sims} sims/move")}
     try:
         from nashzoo.agents.ismcts.train import NashISMCTS, TrainConfig
     except ImportError:
         print("torch not installed: skipping Nash-ISMCTS (pip install 'nashzoo[torch]')")
         return agents
-    config = TrainConfig(
-        games_per_generation=64, eval_simulations=SEARCH_SIMULATIONS, search_every=10, seed=0
-    )
+    config = TrainConfig(games_per_generation=64, eval_simulations=sims, search_every=10, seed=0)
     # one tiny generation first compiles the numba kernels (tens of seconds on a fresh
     # machine, cached afterwards), so that the budget below is spent training
     warm = TrainConfig(games_per_generation=2, eval_simulations=10, search_every=1, seed=0)
@@ -132,7 +132,7 @@ def search_agents(game, out: Path, scale: float) -> dict[str, tuple[str, object,
         str(out / "nash-ismcts.pt"),
         trainer.agent(name="nash-ismcts"),
         time.perf_counter() - start,
-        f"{last.generation} generations, {last.games:,} games; {SEARCH_SIMULATIONS} sims/move",
+        f"{last.generation} generations, {last.games:,} games; {sims} sims/move",
     )
     return agents
 
