@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import untraced_env
 from tests.rounding import lp_rounding
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,6 +45,7 @@ def test_demo_runs_with_a_tiny_budget(tmp_path):
         ],
         check=True,
         capture_output=True,
+        env=untraced_env(),  # run as a user would; the unit tests cover its lines
     )
     report = (out / "report.md").read_text()
     assert "## Agents: exact exploitability" in report and "| random |" in report
@@ -113,7 +115,7 @@ def test_readme_shell_commands_run(tmp_path):
             if command.startswith("nashzoo "):
                 commands.append(command.split("#")[0].split())
     assert any(c[1] == "tournament" for c in commands) and any(c[1] == "solve" for c in commands)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**untraced_env(), "PYTHONPATH": str(ROOT)}  # as a user would run them
     server = None  # the README's leaderboard: add-user, serve (in the background), submit
     token = port = None
     try:

@@ -44,7 +44,9 @@ def test_the_mt_ismcts_spec_searches_over_the_rules_where_the_game_does_not_comp
     assert isinstance(build_agent("mt-ismcts:50", KUHN), ISMCTSAgent)
 
 
-def test_mt_ismcts_over_the_rules_beats_random_at_limit_holdem():
+def test_mt_ismcts_over_the_rules_beats_random_at_limit_holdem(untraced):
+    # Untraced (12 s plain, 49 s traced in CI): the search over the rules is traced by the
+    # tests below, and Hold'em's worlds by tests/games/test_hidden.py.
     # Duplicate deals with AIVAT (the check-down values): measured +4.0 chips per game,
     # 95% interval +1.8 .. +6.3 (uncorrected +6.4, +2.3 .. +10.5).
     game = nashzoo.make_game("limit_holdem")
@@ -144,7 +146,8 @@ def test_mt_ismcts_over_the_rules_plays_heads_up_no_limit():
     assert agent.last_result is not None and agent.last_result.nodes > 0
 
 
-def test_mt_ismcts_over_the_rules_beats_random_at_a_small_no_limit_game():
+def test_mt_ismcts_over_the_rules_beats_random_at_a_small_no_limit_game(untraced):
+    # Untraced (6 s plain, 32 s traced in CI), as the Hold'em match above.
     # Leduc-sized no-limit (6 cards, stacks of 10 big blinds), searched over the rules:
     # measured +1.24 chips per game, 95% interval +0.49 .. +1.99 (200 deals, CRN).
     from nashzoo.games.poker.acpc import AcpcDefinition, AcpcPokerGame

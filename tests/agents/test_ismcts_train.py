@@ -23,6 +23,7 @@ from nashzoo.errors import InvalidParameterError
 from nashzoo.eval.matches import head_to_head
 from nashzoo.games import KuhnPokerGame
 from nashzoo.tree import TabularPolicy, compile_game, nash_conv_array
+from tests.conftest import untraced_children
 
 KUHN = KuhnPokerGame()
 SMALL = dict(games_per_generation=32, simulations=30, eval_simulations=100, steps_per_generation=40)
@@ -100,7 +101,8 @@ def test_ray_actors_give_the_same_networks_as_one_process():
     ray = pytest.importorskip("ray")
     alone = _train(search_every=2, seed=4)
     try:
-        on_ray = _train(search_every=2, seed=4, backend="ray", workers=2)
+        with untraced_children():  # Ray's processes run untraced (tests/conftest.py)
+            on_ray = _train(search_every=2, seed=4, backend="ray", workers=2)
     finally:
         ray.shutdown()
     for a, b in zip(alone.network.state_dict().values(), on_ray.network.state_dict().values()):

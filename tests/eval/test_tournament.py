@@ -14,6 +14,7 @@ from nashzoo.cli import main
 from nashzoo.errors import InvalidParameterError, StoreError
 from nashzoo.eval.store import ResultStore
 from nashzoo.eval.tournament import TournamentConfig, run_tournament
+from tests.conftest import untraced_children, untraced_env
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -183,8 +184,9 @@ def test_ray_backend_matches_serial(tmp_path):
         move_time_limit=0.2,
     )
     try:
-        ray_run = run_tournament(config(), tmp_path / "b.sqlite", backend="ray", bootstrap=0)
-        faults = run_tournament(hostile_cfg, tmp_path / "h.sqlite", backend="ray", bootstrap=0)
+        with untraced_children():  # Ray's processes, traced, took 4x as long as untraced
+            ray_run = run_tournament(config(), tmp_path / "b.sqlite", backend="ray", bootstrap=0)
+            faults = run_tournament(hostile_cfg, tmp_path / "h.sqlite", backend="ray", bootstrap=0)
     finally:
         ray.shutdown()
     assert rows(tmp_path / "a.sqlite") == rows(tmp_path / "b.sqlite")
@@ -263,6 +265,8 @@ def test_killed_or_interrupted_then_resumed_loses_and_doubles_nothing(tmp_path, 
         str(workers),
     ]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if how == signal.SIGKILL:  # a killed process leaves no coverage data: the Ctrl-C
+        env = untraced_env(env)  # case traces the interruption and the resumption
     killed = tmp_path / "killed.sqlite"
     # A child inherits an ignored SIGINT, and an earlier test of the same pytest process
     # may leave it ignored (the full suite did, twice, on fresh clones): the tournament
@@ -295,9 +299,13 @@ def test_killed_or_interrupted_then_resumed_loses_and_doubles_nothing(tmp_path, 
     subprocess.run(
         [*args, "--store", str(killed)], cwd=ROOT, env=env, check=True, capture_output=True
     )
-    fresh = tmp_path / "fresh.sqlite"
+    fresh = tmp_path / "fresh.sqlite"  # the reference, untraced: other tests cover a run
     subprocess.run(
-        [*args, "--store", str(fresh)], cwd=ROOT, env=env, check=True, capture_output=True
+        [*args, "--store", str(fresh)],
+        cwd=ROOT,
+        env=untraced_env(env),
+        check=True,
+        capture_output=True,
     )
     resumed = rows(killed)
     assert len(resumed) == 120 and len(set((r[0], r[1], r[2]) for r in resumed)) == 120

@@ -24,6 +24,7 @@ from nashzoo.games.fighting import FightingCardGame, fighting_cards_small, fight
 from nashzoo.games.poker import presets
 from nashzoo.games.poker.acpc import AcpcDefinition, AcpcPokerGame, no_limit_holdem
 from nashzoo.games.worlds import consistent_histories, hidden_worlds, state_from_history
+from tests.conftest import traced_sample
 
 
 def _small_no_limit() -> AcpcPokerGame:
@@ -104,7 +105,7 @@ def test_hidden_worlds_equal_the_tree_walk_on_every_information_set(name: str) -
     game = GAMES[name]()
     states = decision_states(game)
     assert len(states) > 10
-    for state in states:
+    for state in traced_sample(states, every=10):  # every state checked, a tenth traced
         player = state.current_player()
         info, public = state.information_state_string(player), state.public_history()
         fast = state.hidden_worlds(player)
@@ -139,7 +140,7 @@ def test_hidden_worlds_equal_the_tree_walk_on_every_information_set(name: str) -
 def test_fighting_cards_hidden_worlds_match_the_walk_on_sampled_sets(
     game: FightingCardGame, sample: int
 ) -> None:
-    for state in decision_states(game, limit=sample, seed=3):
+    for state in traced_sample(decision_states(game, limit=sample, seed=3), every=5):
         player = state.current_player()
         got = state.hidden_worlds(player).as_dict()
         expected = walked(game, state, player)

@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from nashzoo.leaderboard.accounts import add_user
 from nashzoo.leaderboard.app import create_app
 from nashzoo.leaderboard.models import Job, Rating
+from tests.conftest import untraced_children
 
 from .conftest import LAST_LEGAL, bundle, make_board, needs_sandbox
 
@@ -199,7 +200,8 @@ def test_ray_workers_fill_the_same_board(tmp_path, cfr_policy_file):
             board.work("local")
         else:
             try:
-                ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+                with untraced_children():  # Ray's processes run untraced (tests/conftest.py)
+                    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
                 done = ray.get(ray_workers(board.settings, 2, stop_when_idle=True), timeout=300)
             finally:
                 ray.shutdown()
