@@ -215,3 +215,33 @@ def test_a_journal_of_another_table_is_refused(capsys, tmp_path):
     out.write_text("not json\n")
     assert main(_table_args(out, 5)) == 2
     assert "not a table journal" in capsys.readouterr().err
+
+
+def test_the_envs_command_lists_every_registered_env_with_its_parameters(capsys):
+    import nashzoo
+
+    assert main(["envs"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert sorted(line.split()[0] for line in lines) == sorted(nashzoo.registry)
+    for line in lines:  # each env's API: AEC, and the parallel one where it has one
+        parallel = nashzoo.registry[line.split()[0]].parallel
+        assert ("AEC + parallel" in line) == bool(parallel), line
+    kuhn = next(line for line in lines if line.startswith("nashzoo/kuhn_poker-v0"))
+    assert "deck_size" in kuhn  # the README's `--param deck_size=8`
+
+
+def test_exploitability_by_a_learned_best_response_prints_a_lower_bound(capsys):
+    # Kuhn's uniform policy is 0.458 exploitable (exact); a learned best response is a
+    # lower bound: its interval starts below that (2,048 steps measured 0.038, 95%
+    # interval -0.035 .. +0.110)
+    import re
+
+    argv = ["exploitability", "random", "--game", "kuhn_poker", "--method", "learned-br"]
+    assert main([*argv, "--steps", "2048", "--hands", "400"]) == 0
+    out = capsys.readouterr().out
+    found = re.search(r"lower bound +learned-br \(maskable-ppo, 2,048 steps\): (\S+) chips/game "
+                      r"\[(\S+), (\S+)\]", out)  # fmt: skip
+    assert found is not None, out
+    mean, low, high = (float(v) for v in found.groups())
+    assert low < mean < high and low < 0.458
+    assert "random in KuhnPokerGame(deck_size=3)" in out and "training," in out
