@@ -14,7 +14,7 @@ from nashzoo.cli import main
 from nashzoo.errors import InvalidParameterError, StoreError
 from nashzoo.eval.store import ResultStore
 from nashzoo.eval.tournament import TournamentConfig, run_tournament
-from tests.conftest import untraced_children, untraced_env
+from tests.conftest import untraced_children
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -264,9 +264,9 @@ def test_killed_or_interrupted_then_resumed_loses_and_doubles_nothing(tmp_path, 
         "--workers",
         str(workers),
     ]
+    # Traced: the pool's worker processes are measured here only (they save their data
+    # when they exit, a killed parent's workers included).
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    if how == signal.SIGKILL:  # a killed process leaves no coverage data: the Ctrl-C
-        env = untraced_env(env)  # case traces the interruption and the resumption
     killed = tmp_path / "killed.sqlite"
     # A child inherits an ignored SIGINT, and an earlier test of the same pytest process
     # may leave it ignored (the full suite did, twice, on fresh clones): the tournament
@@ -299,13 +299,9 @@ def test_killed_or_interrupted_then_resumed_loses_and_doubles_nothing(tmp_path, 
     subprocess.run(
         [*args, "--store", str(killed)], cwd=ROOT, env=env, check=True, capture_output=True
     )
-    fresh = tmp_path / "fresh.sqlite"  # the reference, untraced: other tests cover a run
+    fresh = tmp_path / "fresh.sqlite"
     subprocess.run(
-        [*args, "--store", str(fresh)],
-        cwd=ROOT,
-        env=untraced_env(env),
-        check=True,
-        capture_output=True,
+        [*args, "--store", str(fresh)], cwd=ROOT, env=env, check=True, capture_output=True
     )
     resumed = rows(killed)
     assert len(resumed) == 120 and len(set((r[0], r[1], r[2]) for r in resumed)) == 120
