@@ -15,7 +15,9 @@ where the game has one and the agent states its action probabilities; otherwise 
 from __future__ import annotations
 
 import importlib.util
+import sys
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -136,9 +138,13 @@ def learned_best_response(
             device="cpu",
             verbose=0,
         )
-        # SB3's progress bar needs rich (not a dependency of the sb3 extra)
-        bar = progress and importlib.util.find_spec("rich") is not None
-        model.learn(steps, progress_bar=bar)
+        # SB3's progress bar needs rich (not a dependency of the sb3 extra); like every
+        # bar of ours it draws on a terminal only, never into a log (it has no off-TTY
+        # mode), and tqdm's "rich is experimental" warning is not the user's concern
+        bar = progress and importlib.util.find_spec("rich") is not None and sys.stdout.isatty()
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "rich is experimental")
+            model.learn(steps, progress_bar=bar)
     train_seconds = time.perf_counter() - start
     learner = SB3Agent(model, seed=seed, name="learned-br")
     start = time.perf_counter()
