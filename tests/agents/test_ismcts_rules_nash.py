@@ -13,6 +13,7 @@ is evaluated view by view, batched across searches, and trained by self-play.
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import numpy as np
 import pytest
@@ -254,7 +255,7 @@ def test_the_same_seed_gives_the_same_network_in_worker_processes_or_ray(backend
     # worker plays them, nor on which other games share its forward passes
     if backend == "ray":
         ray = pytest.importorskip("ray")
-    alone = NashISMCTSRules(HOLDEM, RulesTrainConfig(**TINY)).train(steps=2)
+    alone = _trained_in_one_process(TINY["seed"])
     try:
         with untraced_children() if backend == "ray" else contextlib.nullcontext():
             elsewhere = NashISMCTSRules(
@@ -263,12 +264,17 @@ def test_the_same_seed_gives_the_same_network_in_worker_processes_or_ray(backend
     finally:
         if backend == "ray":
             ray.shutdown()
-    for key, value in alone.network.state_dict().items():
+    for key, value in alone.items():
         assert torch.equal(value, elsewhere.network.state_dict()[key]), key
-    other = NashISMCTSRules(HOLDEM, RulesTrainConfig(**{**TINY, "seed": 5})).train(steps=2)
-    assert not torch.equal(
-        other.network.state_dict()["policy.weight"], alone.network.state_dict()["policy.weight"]
-    )
+    other = _trained_in_one_process(5)
+    assert not torch.equal(other["policy.weight"], alone["policy.weight"])
+
+
+@functools.cache
+def _trained_in_one_process(seed: int) -> dict:
+    """The network of two TINY generations in this process (one run for both backends)."""
+    config = RulesTrainConfig(**{**TINY, "seed": seed})
+    return NashISMCTSRules(HOLDEM, config).train(steps=2).network.state_dict()
 
 
 @pytest.mark.slow

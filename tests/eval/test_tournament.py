@@ -14,7 +14,7 @@ from nashzoo.cli import main
 from nashzoo.errors import InvalidParameterError, StoreError
 from nashzoo.eval.store import ResultStore
 from nashzoo.eval.tournament import TournamentConfig, run_tournament
-from tests.conftest import untraced_children
+from tests.conftest import untraced_children, untraced_env
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -232,14 +232,10 @@ def process_group_gone(pgid, timeout=15):
     return False
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(
-    "workers, how",
-    [(0, signal.SIGKILL), (2, signal.SIGKILL), (2, signal.SIGINT)],
-    ids=["kill9", "kill9-2workers", "ctrl-c-2workers"],
-)
-def test_killed_or_interrupted_then_resumed_loses_and_doubles_nothing(tmp_path, workers, how):
-    args = [
+def kill_test_args(workers):
+    """The tournament of the kill tests below: 120 blocks of Leduc (3 agents, 6,000 deals
+    a pairing), the command line a user would type."""
+    return [
         sys.executable,
         "-m",
         "nashzoo",
@@ -264,6 +260,36 @@ def test_killed_or_interrupted_then_resumed_loses_and_doubles_nothing(tmp_path, 
         "--workers",
         str(workers),
     ]
+
+
+@pytest.fixture(scope="module")
+def uninterrupted_rows(tmp_path_factory):
+    """The kill tests' tournament run through once, in one process: what a killed and
+    resumed run must store. Untraced (it runs the lines the resumed runs run) and shared
+    by the three kill tests; serial and pooled runs store the same rows (the first test
+    of this file)."""
+    path = tmp_path_factory.mktemp("uninterrupted") / "fresh.sqlite"
+    env = untraced_env({**os.environ, "PYTHONPATH": str(ROOT)})
+    subprocess.run(
+        [*kill_test_args(0), "--store", str(path)],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    return rows(path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "workers, how",
+    [(0, signal.SIGKILL), (2, signal.SIGKILL), (2, signal.SIGINT)],
+    ids=["kill9", "kill9-2workers", "ctrl-c-2workers"],
+)
+def test_killed_or_interrupted_then_resumed_loses_and_doubles_nothing(
+    tmp_path, workers, how, uninterrupted_rows
+):
+    args = kill_test_args(workers)
     # Traced: the pool's worker processes are measured here only (they save their data
     # when they exit, a killed parent's workers included).
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -299,13 +325,9 @@ def test_killed_or_interrupted_then_resumed_loses_and_doubles_nothing(tmp_path, 
     subprocess.run(
         [*args, "--store", str(killed)], cwd=ROOT, env=env, check=True, capture_output=True
     )
-    fresh = tmp_path / "fresh.sqlite"
-    subprocess.run(
-        [*args, "--store", str(fresh)], cwd=ROOT, env=env, check=True, capture_output=True
-    )
     resumed = rows(killed)
     assert len(resumed) == 120 and len(set((r[0], r[1], r[2]) for r in resumed)) == 120
-    assert resumed == rows(fresh)
+    assert resumed == uninterrupted_rows
 
 
 def test_cli_tournament_writes_report(tmp_path, capsys):
