@@ -42,6 +42,17 @@ def test_history_counts_and_lengths_are_exact(stacks, raises):
     assert longest <= game.max_game_length
 
 
+def test_a_finished_hand_has_no_player_and_no_legal_actions():
+    game = NoLimitPokerGame(SMALL, raises=(0.5, 1.0))
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+    state.apply_action(0)  # player 1, the small blind (1 chip), acts first and folds
+    assert state.is_terminal() and state.current_player() < 0
+    assert tuple(state.legal_actions()) == ()
+    assert state.returns() == [1.0, -1.0]  # player 0, the big blind, wins its 1 chip
+
+
 def test_pettingzoo_actions_and_the_rules_of_a_hand():
     game = no_limit_holdem()
     assert game.action_names == ("Fold", "Check/Call", "Raise Half Pot", "Raise Full Pot", "All-In")
