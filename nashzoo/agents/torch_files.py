@@ -31,7 +31,7 @@ name it."""
 
 # Files read in this process, by (resolved path, modification time, size, inode): a
 # tournament builds both agents afresh for every block, and torch's weights-only unpickler
-# took 20-50 ms a read (a demo round robin of 14 agents in blocks of 2 deals: 24 of its 61
+# took 20-50 ms a read (a demo round robin of 18 agents in blocks of 2 deals: 24 of its 61
 # s). Writing a file (write_torch_file renames a new one over it) changes its key.
 _CACHE: OrderedDict[tuple[str, int, int, int], dict[str, Any]] = OrderedDict()
 _CACHE_LOCK = threading.Lock()
@@ -82,20 +82,26 @@ def read_torch_file(path: str | Path) -> dict[str, Any]:
 
 
 def _copied(value: Any) -> Any:
-    """A deep copy of a file's contents (what a weights-only file holds: dicts, lists,
-    tuples, tensors, numbers and strings), ten times faster than ``copy.deepcopy`` on a
+    """A deep copy of a file's contents (what a weights-only file holds: dicts, ordered
+    dicts such as a module's ``state_dict`` with its ``_metadata``, lists, tuples,
+    tensors, numbers and strings), ten times faster than ``copy.deepcopy`` on a
     learner's checkpoint."""
     import torch
 
-    if isinstance(value, dict):
+    kind = type(value)
+    if kind is dict:
         return {k: _copied(v) for k, v in value.items()}
-    if isinstance(value, list):
+    if kind is OrderedDict:
+        ordered = OrderedDict((k, _copied(v)) for k, v in value.items())
+        ordered.__dict__.update(copy.deepcopy(vars(value)))
+        return ordered
+    if kind is list:
         return [_copied(v) for v in value]
-    if isinstance(value, tuple) and type(value) is tuple:
+    if kind is tuple:
         return tuple(_copied(v) for v in value)
     if isinstance(value, torch.Tensor):
         return value.clone()
-    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+    if value is None or kind in (bool, int, float, complex, str, bytes):
         return value
     return copy.deepcopy(value)
 

@@ -57,6 +57,17 @@ def test_an_unchanged_file_is_unpickled_once_and_each_reader_owns_its_copy(tmp_p
     assert len(loads) == 2 and torch.equal(third["weights"]["w"], torch.full((3,), 2.0))
 
 
+def test_a_modules_state_dict_comes_back_with_its_metadata(tmp_path):
+    # load_state_dict reads each submodule's version from the state dict's _metadata
+    net = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.LayerNorm(4))
+    path = write_torch_file({"format": "test", "net": net.state_dict()}, tmp_path / "n.pt")
+    for _ in range(2):  # read from the file, then from memory
+        weights = read_torch_file(path)["net"]
+        assert weights._metadata == net.state_dict()._metadata
+        assert list(weights) == list(net.state_dict())
+        torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.LayerNorm(4)).load_state_dict(weights)
+
+
 def test_large_files_are_read_each_time_and_the_cache_is_bounded(tmp_path, loads, monkeypatch):
     monkeypatch.setattr(torch_files, "CACHE_FILE_BYTES", 0)
     path = write_torch_file(_state(1.0), tmp_path / "big.pt")
