@@ -37,6 +37,8 @@ _CACHE: OrderedDict[tuple[str, int, int, int], dict[str, Any]] = OrderedDict()
 _CACHE_LOCK = threading.Lock()
 CACHE_FILES = 16
 """At most this many files' contents are kept per process."""
+CACHE_BYTES = 256 * 2**20
+"""At most this many bytes of files are kept per process (the least recently read go)."""
 CACHE_FILE_BYTES = 64 * 2**20
 """Files larger than this (a learner with its buffers) are read each time."""
 
@@ -45,8 +47,9 @@ def read_torch_file(path: str | Path) -> dict[str, Any]:
     """A nashzoo ``.pt`` file's contents, read with ``weights_only=True``.
 
     A file read before in this process, unchanged since (same modification time, size
-    and inode) and at most :data:`CACHE_FILE_BYTES`, is not read again: the caller gets
-    a deep copy of what was read, its own to change.
+    and inode) and at most :data:`CACHE_FILE_BYTES`, is not read again while it is among
+    the :data:`CACHE_FILES` most recently read (:data:`CACHE_BYTES` in all): the caller
+    gets a deep copy of what was read, its own to change.
 
     Raises:
         FileNotFoundError: no such file.
@@ -76,7 +79,7 @@ def read_torch_file(path: str | Path) -> dict[str, Any]:
             return state
         with _CACHE_LOCK:
             _CACHE[key] = state
-            while len(_CACHE) > CACHE_FILES:
+            while len(_CACHE) > CACHE_FILES or sum(k[2] for k in _CACHE) > CACHE_BYTES:
                 _CACHE.popitem(last=False)
     return _copied(state)
 

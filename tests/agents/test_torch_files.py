@@ -82,6 +82,13 @@ def test_large_files_are_read_each_time_and_the_cache_is_bounded(tmp_path, loads
     read_torch_file(paths[0])  # pushed out by the third: read again
     assert len(loads) == 2 + 3 + 1
     assert len(torch_files._CACHE) == 2
+    # and by bytes: room for two of these files, not three
+    monkeypatch.setattr(torch_files, "CACHE_FILES", 16)
+    monkeypatch.setattr(torch_files, "CACHE_BYTES", int(2.5 * paths[0].stat().st_size))
+    for p in paths:  # kept: 2 and 0. 0 from memory; 1 read, 2 pushed out; 2 read
+        read_torch_file(p)
+    assert len(loads) == 2 + 3 + 1 + 2
+    assert len(torch_files._CACHE) == 2
 
 
 def test_bad_files_are_still_refused_by_name(tmp_path):
