@@ -121,10 +121,10 @@ def _tabular_file(game: Game, path: str | None) -> Any:
 
 def _torch_file(game: Game, path: str | None) -> Any:
     from nashzoo.agents.learner import learner_for_format, learners
-    from nashzoo.agents.torch_files import read_torch_file
+    from nashzoo.agents.torch_files import torch_file_format
     from nashzoo.errors import PolicyFileError
 
-    kind = read_torch_file(str(path)).get("format")
+    kind = torch_file_format(str(path))
     entry = learner_for_format(kind) if isinstance(kind, str) else None
     if entry is None:
         known = sorted(str(e.file_format) for e in learners().values() if e.suffix == ".pt")

@@ -10,6 +10,7 @@ from typing import Any
 
 __all__ = [
     "read_torch_file",
+    "torch_file_format",
     "write_torch_file",
     "check_checkpoint",
     "load_modules",
@@ -55,33 +56,55 @@ def read_torch_file(path: str | Path) -> dict[str, Any]:
         FileNotFoundError: no such file.
         PolicyFileError: not a readable torch file holding a dict.
     """
+    state, kept = _read(path)
+    return _copied(state) if kept else state
+
+
+def torch_file_format(path: str | Path) -> object:
+    """The ``"format"`` entry of a nashzoo ``.pt`` file (``None`` if it has none), read
+    as :func:`read_torch_file` reads (and keeps) the file, without copying its contents.
+
+    Raises:
+        FileNotFoundError: no such file.
+        PolicyFileError: not a readable torch file holding a dict.
+    """
+    return _read(path)[0].get("format")
+
+
+def _read(path: str | Path) -> tuple[dict[str, Any], bool]:
+    """A file's contents and whether they are the kept ones (not to be changed)."""
+    import stat as stat_module
+
     from nashzoo.errors import PolicyFileError
     from nashzoo.extras import require
 
     torch = require("torch", "torch", "Reading a .pt agent file")
     path = Path(path)
-    if not path.is_file():
+    try:
+        stat = path.stat()
+    except OSError:
+        stat = None
+    if stat is None or not stat_module.S_ISREG(stat.st_mode):
         raise FileNotFoundError(f"No agent file at {path}")
-    stat = path.stat()
     key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, stat.st_ino)
     with _CACHE_LOCK:
         state = _CACHE.get(key)
         if state is not None:
             _CACHE.move_to_end(key)
-    if state is None:
-        try:
-            state = torch.load(path, map_location="cpu", weights_only=True)
-        except Exception as exc:
-            raise PolicyFileError(f"{path} is not a readable nashzoo agent file: {exc}") from exc
-        if not isinstance(state, dict):
-            raise PolicyFileError(f"{path} holds a {type(state).__name__}, not a nashzoo agent.")
-        if stat.st_size > CACHE_FILE_BYTES:
-            return state
-        with _CACHE_LOCK:
-            _CACHE[key] = state
-            while len(_CACHE) > CACHE_FILES or sum(k[2] for k in _CACHE) > CACHE_BYTES:
-                _CACHE.popitem(last=False)
-    return _copied(state)
+            return state, True
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:
+        raise PolicyFileError(f"{path} is not a readable nashzoo agent file: {exc}") from exc
+    if not isinstance(state, dict):
+        raise PolicyFileError(f"{path} holds a {type(state).__name__}, not a nashzoo agent.")
+    if stat.st_size > CACHE_FILE_BYTES:
+        return state, False
+    with _CACHE_LOCK:
+        _CACHE[key] = state
+        while len(_CACHE) > CACHE_FILES or sum(k[2] for k in _CACHE) > CACHE_BYTES:
+            _CACHE.popitem(last=False)
+    return state, True
 
 
 def _copied(value: Any) -> Any:

@@ -9,7 +9,7 @@ import pytest
 
 from nashzoo.agents import torch_files
 from nashzoo.agents.specs import build_agent
-from nashzoo.agents.torch_files import read_torch_file, write_torch_file
+from nashzoo.agents.torch_files import read_torch_file, torch_file_format, write_torch_file
 from nashzoo.errors import PolicyFileError
 from nashzoo.games import KuhnPokerGame
 
@@ -51,6 +51,7 @@ def test_an_unchanged_file_is_unpickled_once_and_each_reader_owns_its_copy(tmp_p
     assert torch.equal(second["weights"]["w"], torch.full((3,), 1.0))
     assert second["rows"].tolist() == [0, 1, 2, 3] and second["sizes"] == [8, (2, 3)]
     assert second["format"] == "test"
+    assert torch_file_format(path) == "test" and len(loads) == 1  # the kept contents
     # a rewritten file (renamed over the old one) is read again
     write_torch_file(_state(2.0), path)
     third = read_torch_file(path)
@@ -94,6 +95,8 @@ def test_large_files_are_read_each_time_and_the_cache_is_bounded(tmp_path, loads
 def test_bad_files_are_still_refused_by_name(tmp_path):
     with pytest.raises(FileNotFoundError, match="No agent file"):
         read_torch_file(tmp_path / "missing.pt")
+    with pytest.raises(FileNotFoundError, match="No agent file"):
+        torch_file_format(tmp_path)  # a folder
     junk = tmp_path / "junk.pt"
     junk.write_bytes(b"not a torch file")
     with pytest.raises(PolicyFileError, match="not a readable nashzoo agent file"):
