@@ -9,10 +9,12 @@ EXTRAS ?= dev,plot,peers,ray,sb3,postgres,server,docs
 .PHONY: demo test quick lint bench install clean coverage wheel-check release-check docs \
 	docs-linkcheck
 
+# --no-compile: Python compiles each module when first imported, and only a small part of
+# torch, ray and the rest is ever imported; compiling all of it took most of the install.
 $(VENV)/.installed-$(EXTRAS): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet -c constraints.txt -e ".[$(EXTRAS)]"
+	$(PIP) install --quiet --no-compile -c constraints.txt -e ".[$(EXTRAS)]"
 	rm -f $(VENV)/.installed-*
 	touch $@
 
