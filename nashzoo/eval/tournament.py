@@ -342,7 +342,10 @@ def _ray_backend(
 
     ray = require("ray", "ray", "--backend ray")
     if not ray.is_initialized():
-        ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
+        # no dashboard: a local instance started here is for this tournament alone
+        ray.init(
+            address=address, ignore_reinit_error=True, log_to_driver=False, include_dashboard=False
+        )
     remote = ray.remote(max_retries=0)(ray_block)
     refs = {remote.remote(config, *b): b for b in pending}
     failed = []
