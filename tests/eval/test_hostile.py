@@ -24,7 +24,7 @@ LIMIT = 0.2  # seconds per move
 EXPECTED = {
     "raises": ({}, r"raised RuntimeError: hostile agent"),
     "garbage": ({}, r"answered an invalid action"),
-    "sleeper": ({"seconds": 5.0}, r"exceeded the per-move time limit of 0\.2 s"),
+    "sleeper": ({"seconds": 1.5}, r"exceeded the per-move time limit of 0\.2 s"),
     "sys_exit": ({}, r"called sys\.exit\(3\)"),
     "interrupter": ({}, r"raised KeyboardInterrupt"),
     "reset_raiser": ({}, r"raised ValueError: hostile agent: cannot reset"),
@@ -74,7 +74,7 @@ def test_the_time_limit_works_outside_the_main_thread_and_keeps_the_callers_time
             future = pool.submit(
                 head_to_head,
                 LEDUC,
-                hostile.make("sleeper", seconds=5.0),
+                hostile.make("sleeper", seconds=1.5),
                 nashzoo.RandomAgent(),
                 deals=2,
                 move_time_limit=LIMIT,

@@ -175,7 +175,7 @@ def test_ray_backend_matches_serial(tmp_path):
     serial = run_tournament(config(), tmp_path / "a.sqlite", workers=0, bootstrap=0)
     hostile_cfg = config(
         agents=(
-            ("sleeper", hostile.make("sleeper", seconds=5.0)),
+            ("sleeper", hostile.make("sleeper", seconds=1.5)),
             ("crash", hostile.make("hard_exit")),
             ("rnd", AgentSpec("random")),
         ),
