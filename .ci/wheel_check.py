@@ -69,8 +69,7 @@ def main() -> None:
             venv = work / f"venv-{extras}"
             run(sys.executable, "-m", "venv", venv)
             python = venv / "bin" / "python"
-            pip = (python, "-m", "pip", "install", "--quiet", "--no-compile")  # as the Makefile
-            pip += ("-c", ROOT / "constraints.txt")
+            pip = (python, "-m", "pip", "install", "--quiet", "-c", ROOT / "constraints.txt")
             run(*pip, f"{wheel}[all]" if extras == "all" else str(wheel))
             outside = work / f"run-{extras}"
             outside.mkdir()
