@@ -48,9 +48,9 @@ bench: install
 # PYTHONPATH=tests/startup: the processes the tests start compile numba untraced, as the
 # pytest processes do (tests/startup/numba_compile.py).
 # Before the tests, nashzoo's and the tests' modules are byte-compiled once (BYTECODE):
-# where PYTHONDONTWRITEBYTECODE is set (as on the CI machine), every process the tests
-# start (tournament workers, CLI commands, sandboxes) compiled them afresh otherwise, 16%
-# of the CPU of the tournament and hostile-agent tests. A later edit is recompiled in
+# where PYTHONDONTWRITEBYTECODE is set, every process the tests start (tournament
+# workers, CLI commands, sandboxes) compiled them afresh otherwise: 16% of the CPU of the
+# tournament and hostile-agent tests run without coverage. A later edit is recompiled in
 # memory as usual.
 TEST_WORKERS ?= 2
 BYTECODE := $(PY) -m compileall -q -j 0 nashzoo tests examples
