@@ -43,9 +43,10 @@ logger = logging.getLogger("nashzoo")
 _COMMANDS = (listing, solve, tournament, table, train, exploitability, play, leaderboard)
 
 
-def build_parser(*, learners: bool = True) -> argparse.ArgumentParser:
-    """The ``nashzoo`` command's argument parser (``learners=False`` leaves out the
-    per-learner parsers of ``nashzoo train``, which import every learner)."""
+def build_parser(*, learners: bool | str = True) -> argparse.ArgumentParser:
+    """The ``nashzoo`` command's argument parser. ``learners``: the per-learner parsers
+    of ``nashzoo train`` with every learner's config options (``True``, which imports
+    every learner), with one learner's (its name), or none (``False``)."""
     return _parser_and_commands(learners)[0]
 
 
@@ -55,7 +56,7 @@ def subcommand_parsers() -> dict[str, argparse.ArgumentParser]:
     return dict(_parser_and_commands(True)[1].choices)
 
 
-def _parser_and_commands(learners: bool) -> tuple[argparse.ArgumentParser, Any]:
+def _parser_and_commands(learners: bool | str) -> tuple[argparse.ArgumentParser, Any]:
     parser = argparse.ArgumentParser(prog="nashzoo", description="nashzoo command line")
     sub = parser.add_subparsers(dest="command", required=True)
     for command in _COMMANDS:
@@ -70,7 +71,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``nashzoo`` command."""
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser(learners=argv[:1] == ["train"]).parse_args(argv)
+    # `nashzoo train LEARNER ...` loads that learner's options alone
+    learners: bool | str = argv[:1] == ["train"]
+    if learners and len(argv) > 1 and not argv[1].startswith("-"):
+        learners = argv[1]
+    args = build_parser(learners=learners).parse_args(argv)
     try:
         return int(args.func(args))
     except (NashzooError, FileNotFoundError, KeyError) as exc:

@@ -82,9 +82,13 @@ def config_options(parser: argparse.ArgumentParser, config_type: type) -> list[s
     return names
 
 
-def add_parser(sub: Any, *, learners: bool = True) -> None:
-    """``nashzoo train`` with one sub-parser per registered learner (built only with
-    ``learners``: they import the learners' modules)."""
+def add_parser(sub: Any, *, learners: bool | str = True) -> None:
+    """``nashzoo train`` with one sub-parser per registered learner.
+
+    ``learners``: ``True`` gives every learner's sub-parser its config options, which
+    imports every learner's module; a learner's name gives only that learner's (the
+    others are listed by name and description: ``nashzoo train cfr`` need not import
+    torch for the neural learners); ``False`` lists no learner."""
     p = sub.add_parser(
         "train",
         help="train a learner (cfr, nfsp, deep-cfr, escher, nash-memory, nash-ismcts, "
@@ -166,6 +170,9 @@ def add_parser(sub: Any, *, learners: bool = True) -> None:
             "buffers a learner does not save (NFSP, Nash-ISMCTS) start empty",
         )
         q.add_argument("--quiet", action="store_true", help="no progress bar")
+        if learners is not True and name != learners:
+            q.set_defaults(func=_unavailable(name, "its options were not loaded"))
+            continue
         try:
             fields = config_options(q, entry.load_class().config_type)  # type: ignore[attr-defined]
         except NashzooError as exc:  # e.g. the torch extra is missing
@@ -174,7 +181,7 @@ def add_parser(sub: Any, *, learners: bool = True) -> None:
         q.set_defaults(func=run, config_fields=fields)
 
 
-def _unavailable(name: str, exc: Exception) -> Any:
+def _unavailable(name: str, exc: Exception | str) -> Any:
     def report(args: argparse.Namespace) -> int:
         raise InvalidParameterError(f"The learner {name!r} cannot be used here: {exc}")
 
