@@ -5,6 +5,12 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 EXTRAS ?= dev,plot,peers,ray,sb3,postgres,server,docs
+# Before the demo and the tests, nashzoo's, the tests' and the examples' modules are
+# byte-compiled once: where PYTHONDONTWRITEBYTECODE is set, every process they start
+# (tournament workers, CLI commands, sandboxes) compiled them afresh otherwise: 16% of the
+# CPU of the tournament and hostile-agent tests run without coverage. A later edit is
+# recompiled in memory as usual.
+BYTECODE := $(PY) -m compileall -q -j 0 nashzoo tests examples
 
 .PHONY: demo test quick lint bench install clean coverage wheel-check release-check docs \
 	docs-linkcheck
@@ -47,13 +53,7 @@ bench: install
 # every numba compile's to test-artifacts/numba-compiles.tsv (summed in one line).
 # PYTHONPATH=tests/startup: the processes the tests start compile numba untraced, as the
 # pytest processes do (tests/startup/numba_compile.py).
-# Before the tests, nashzoo's and the tests' modules are byte-compiled once (BYTECODE):
-# where PYTHONDONTWRITEBYTECODE is set, every process the tests start (tournament
-# workers, CLI commands, sandboxes) compiled them afresh otherwise: 16% of the CPU of the
-# tournament and hostile-agent tests run without coverage. A later edit is recompiled in
-# memory as usual.
 TEST_WORKERS ?= 2
-BYTECODE := $(PY) -m compileall -q -j 0 nashzoo tests examples
 coverage: install
 	rm -f .coverage .coverage.* test-artifacts/numba-compiles.tsv
 	$(BYTECODE)
