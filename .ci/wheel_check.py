@@ -33,8 +33,12 @@ PACKAGE_DATA = (
 
 
 def run(*cmd: str | Path, cwd: Path | None = None) -> None:
+    """Run ``cmd``, failing the check if it fails; its seconds are printed after it, to
+    see where the check's time goes."""
     print("+", " ".join(str(c) for c in cmd), flush=True)
+    started = time.perf_counter()
     subprocess.run([str(c) for c in cmd], check=True, cwd=cwd)
+    print(f"  ({time.perf_counter() - started:.0f} s)", flush=True)
 
 
 def check_wheel_contents(wheel: Path) -> None:

@@ -3,7 +3,9 @@
 ``python wheel_smoke.py none``: the package with no extras: it imports, every registered
 env steps through PettingZoo's ``api_test``, the ``nashzoo`` command runs ``envs`` and
 ``solve``, and every feature that needs an extra says which ``pip install
-'nashzoo[extra]'`` to run. ``python wheel_smoke.py all``: the same features work.
+'nashzoo[extra]'`` to run. ``python wheel_smoke.py all``: the same features work (the
+envs' ``api_test`` is left to the first venv: the envs need no extra, and a second venv
+would only compile numba's kernels again).
 """
 
 from __future__ import annotations
@@ -54,14 +56,15 @@ def main() -> None:
     for name in ("py.typed", "leaderboard/templates/board.html", "leaderboard/static/style.css"):
         check(files.joinpath(name).is_file(), f"package data {name}")
 
-    from pettingzoo.test import api_test
+    if mode == "none":  # the envs need no extra: [all] would compile numba's kernels again
+        from pettingzoo.test import api_test
 
-    for env_id in sorted(nashzoo.registry):
-        env = nashzoo.make(env_id)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            api_test(env, num_cycles=20)
-        check(True, f"api_test {env_id}")
+        for env_id in sorted(nashzoo.registry):
+            env = nashzoo.make(env_id)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                api_test(env, num_cycles=20)
+            check(True, f"api_test {env_id}")
     check("leduc_holdem" in cli("envs"), "nashzoo envs lists the games")
     out = cli("solve", "kuhn_poker", "--algo", "cfr+", "--iterations", "50")
     check("exploitability" in out, "nashzoo solve kuhn_poker")
