@@ -291,8 +291,10 @@ def test_killed_or_interrupted_then_resumed_loses_and_doubles_nothing(
 ):
     args = kill_test_args(workers)
     # Traced: the pool's worker processes are measured here only (they save their data
-    # when they exit, a killed parent's workers included).
+    # when they exit, a killed parent's workers included). A process killed with -9
+    # saves nothing, so with no workers the killed run goes untraced.
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    killed_env = untraced_env(env) if workers == 0 and how == signal.SIGKILL else env
     killed = tmp_path / "killed.sqlite"
     # A child inherits an ignored SIGINT, and an earlier test of the same pytest process
     # may leave it ignored (the full suite did, twice, on fresh clones): the tournament
@@ -300,7 +302,7 @@ def test_killed_or_interrupted_then_resumed_loses_and_doubles_nothing(
     proc = subprocess.Popen(
         [*args, "--store", str(killed)],
         cwd=ROOT,
-        env=env,
+        env=killed_env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
