@@ -13,6 +13,7 @@ Usage: ``python .ci/wheel_check.py [--extras none,all] [--no-rllib] [--keep]``
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -32,12 +33,17 @@ PACKAGE_DATA = (
 )
 
 
+# pip installs without byte-compiling and Python writes the bytecode of what is imported,
+# as `make install` does (the Makefile says why): PYTHONDONTWRITEBYTECODE is left out.
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def run(*cmd: str | Path, cwd: Path | None = None) -> None:
     """Run ``cmd``, failing the check if it fails; its seconds are printed after it, to
     see where the check's time goes."""
     print("+", " ".join(str(c) for c in cmd), flush=True)
     started = time.perf_counter()
-    subprocess.run([str(c) for c in cmd], check=True, cwd=cwd)
+    subprocess.run([str(c) for c in cmd], check=True, cwd=cwd, env=ENV)
     print(f"  ({time.perf_counter() - started:.0f} s)", flush=True)
 
 
@@ -73,7 +79,8 @@ def main() -> None:
             venv = work / f"venv-{extras}"
             run(sys.executable, "-m", "venv", venv)
             python = venv / "bin" / "python"
-            pip = (python, "-m", "pip", "install", "--quiet", "-c", ROOT / "constraints.txt")
+            pip = (python, "-m", "pip", "install", "--quiet", "--no-compile")
+            pip = (*pip, "-c", ROOT / "constraints.txt")
             run(*pip, f"{wheel}[all]" if extras == "all" else str(wheel))
             outside = work / f"run-{extras}"
             outside.mkdir()
