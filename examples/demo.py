@@ -28,9 +28,10 @@
    and the policies to ``--out``.
 
 Parts 4 and 5 (the fighting cards and Limit Hold'em) run in a second process beside the
-others where there are two cores (``--jobs 1`` runs everything in one): on 2 cores the
-demo takes a little over half the time (its output goes to ``big_games.log`` in
-``--out``).
+others where there are two cores (``--jobs 1`` runs everything in one; the second
+process writes its output to ``big_games.log`` in ``--out``). On a fresh 2-core machine
+the demo took 388 s so, 626 s in one process (2026-12-01, numba compiling every kernel
+for the first time).
 
 Usage: ``python examples/demo.py [--out demo_output] [--game leduc_holdem] [--deals 200]
 [--jobs 2]``
