@@ -661,6 +661,13 @@ def three_player_kuhn() -> list[str]:
     return lines
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity where the OS reports it)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 def big_games(out: Path, scale: float, deals: int) -> tuple[list[str], dict[str, float]]:
     """The fighting-card presets and Limit Hold'em: their report lines, and the seconds of
     each of these parts."""
@@ -754,7 +761,7 @@ def main() -> None:
         "--jobs",
         type=int,
         choices=(1, 2),
-        default=2 if len(os.sched_getaffinity(0)) >= 2 else 1,
+        default=2 if usable_cores() >= 2 else 1,
         help="2: the fighting cards and Limit Hold'em run in a second process beside the rest "
         "(the default where there are two cores or more)",
     )

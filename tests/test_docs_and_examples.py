@@ -49,6 +49,9 @@ def test_demo_runs_with_a_tiny_budget(tmp_path):
     )
     report = (out / "report.md").read_text()
     assert "## Agents: exact exploitability" in report and "| random |" in report
+    if len(os.sched_getaffinity(0)) >= 2:  # the big games ran beside Leduc, logged apart
+        assert "ran in a second process beside the others" in report
+        assert "[demo] Limit Hold'em:" in (out / "big_games.log").read_text()
     assert "## Ratings (from the sampled matches)" in report
     # every agent family that exists is measured and plays (issue 12 added the search agents)
     agents = ("cfr+", "pcfr+", "mmd", "fsp", "nfsp", "ppo-vs-random", "mt-ismcts", "nash-ismcts")
