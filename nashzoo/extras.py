@@ -6,16 +6,28 @@ imported only when used; :func:`require` imports one or says which extra to inst
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import logging
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from nashzoo.errors import MissingDependencyError
 
-__all__ = ["require", "user_cache_dir", "use_numba_user_cache", "progress_bar"]
+__all__ = [
+    "require",
+    "user_cache_dir",
+    "cache_lock",
+    "temporary_sibling",
+    "use_numba_user_cache",
+    "progress_bar",
+]
+
+log = logging.getLogger(__name__)
 
 
 def require(module: str, extra: str, feature: str) -> ModuleType:
@@ -44,6 +56,40 @@ def user_cache_dir(*parts: str) -> Path:
     path = base.joinpath("nashzoo", *parts)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@contextlib.contextmanager
+def cache_lock(path: Path, what: str) -> Iterator[None]:
+    """Hold an exclusive lock on ``<path>.lock`` while the block runs, so that processes
+    (or threads) about to compute the same cache entry take turns: the ones that waited
+    find the file written and read it instead of computing it again. POSIX ``flock``;
+    where there is none (Windows) the block runs unlocked, as before. ``what`` names the
+    entry in the message logged while waiting."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    with open(path.with_name(path.name + ".lock"), "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            log.info("waiting for another process computing %s (%s)", what, path)
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def temporary_sibling(path: Path) -> Path:
+    """A name beside ``path``, unique to this process and thread, to write a file under
+    before renaming it onto ``path`` (``Path.replace`` is atomic): two writers of the
+    same file never write into, or rename, each other's temporary file. Keeps the
+    suffix (``np.savez`` adds ``.npz`` to a name without it)."""
+    import threading
+
+    return path.with_name(f"{path.stem}.{os.getpid()}-{threading.get_ident()}.tmp{path.suffix}")
 
 
 def use_numba_user_cache() -> None:

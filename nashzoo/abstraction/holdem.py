@@ -38,7 +38,7 @@ from numba import njit, prange
 from nashzoo.abstraction.buckets import equal_weight_buckets
 from nashzoo.abstraction.isomorphism import SCRATCH, HandIndexer, hand_index
 from nashzoo.errors import InvalidParameterError
-from nashzoo.extras import progress_bar, user_cache_dir
+from nashzoo.extras import cache_lock, progress_bar, temporary_sibling, user_cache_dir
 from nashzoo.games.poker.hand_kernel import _POW5, _rank_hand, tables_arrays
 from nashzoo.tree.jit import ReadOnlyTables
 
@@ -333,23 +333,46 @@ def strength_sweep(
         cache: read and write the on-disk cache.
     """
     rounds = (bool(rounds[0]), bool(rounds[1]))
-    if cache:
-        options = (rounds, (True, False), (False, True), (True, True))
-        for have in dict.fromkeys(options):
-            if have[0] < rounds[0] or have[1] < rounds[1]:
-                continue  # a sweep without the classes asked for
-            path = _sweep_path(have)
-            if not path.is_file():
-                continue
-            try:
-                with np.load(path, allow_pickle=False) as data:
-                    if int(data["version"]) == SWEEP_VERSION:
-                        fields = StrengthSweep.__dataclass_fields__
-                        return StrengthSweep(**{k: data[k] for k in fields})
-            except Exception as exc:  # a damaged cache is rebuilt, never trusted
-                log.warning(
-                    "rebuilding the Hold'em strength sweep: %s is unreadable (%s)", path, exc
-                )
+    if not cache:
+        return _compute_sweep(rounds, progress)
+    found = _cached_sweep(rounds)
+    if found is not None:
+        return found
+    path = _sweep_path(rounds)
+    # processes that need the same sweep at once (a tournament's workers, a test suite's)
+    # take turns: the first computes it, the others then read its file
+    with cache_lock(path, "the Hold'em strength sweep"):
+        found = _cached_sweep(rounds)
+        if found is not None:
+            return found
+        sweep = _compute_sweep(rounds, progress)
+        tmp = temporary_sibling(path)
+        np.savez(tmp, version=SWEEP_VERSION, **sweep.__dict__)
+        tmp.replace(path)
+    return sweep
+
+
+def _cached_sweep(rounds: tuple[bool, bool]) -> StrengthSweep | None:
+    """A cached sweep with at least the classes of ``rounds``, or None."""
+    options = (rounds, (True, False), (False, True), (True, True))
+    for have in dict.fromkeys(options):
+        if have[0] < rounds[0] or have[1] < rounds[1]:
+            continue  # a sweep without the classes asked for
+        path = _sweep_path(have)
+        if not path.is_file():
+            continue
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                if int(data["version"]) == SWEEP_VERSION:
+                    fields = StrengthSweep.__dataclass_fields__
+                    return StrengthSweep(**{k: data[k] for k in fields})
+        except Exception as exc:  # a damaged cache is rebuilt, never trusted
+            log.warning("rebuilding the Hold'em strength sweep: %s is unreadable (%s)", path, exc)
+    return None
+
+
+def _compute_sweep(rounds: tuple[bool, bool], progress: bool) -> StrengthSweep:
+    """Every canonical board swept, on numba's threads."""
     boards, weights = canonical_boards()
     bar = (
         progress_bar(total=len(boards), desc="Hold'em hand strength", unit="board")
@@ -360,11 +383,6 @@ def strength_sweep(
     sweep = sweep_boards(boards, weights, parts=parts, bar=bar, rounds=rounds)
     if bar is not None:
         bar.close()
-    if cache:
-        path = _sweep_path(rounds)
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez(tmp, version=SWEEP_VERSION, **sweep.__dict__)
-        tmp.replace(path)
     return sweep
 
 
@@ -587,7 +605,7 @@ def holdem_buckets(
     )
     edges = _river_edges(sweep.river, counts[3])
     if cache:
-        tmp = path.with_name(path.name + ".tmp.npz")
+        tmp = temporary_sibling(path)
         header = json.dumps({"kind": kind, "counts": list(counts), "version": version})
         np.savez(tmp, header=header, preflop=preflop, flop=flop, turn=turn, river_edges=edges)
         tmp.replace(path)

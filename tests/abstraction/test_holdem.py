@@ -7,8 +7,11 @@ marked slow; the rest use a sweep of a few boards or stand-in tables.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -113,6 +116,58 @@ def _fake_sweep(seed: int) -> StrengthSweep:
         return np.stack([w, w * rng.integers(0, HALF_UNITS, n), w * rng.integers(0, 4e6, n)], 1)
 
     return StrengthSweep(table(169), table(200), table(300), rng.integers(0, 50, HALF_UNITS + 1))
+
+
+def _sweep_twice_at_once(monkeypatch, home) -> tuple[int, list]:
+    """Two threads ask for the same (absent) cached sweep at once; returns how many times
+    it was computed and what each thread got."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    computed = []
+
+    def compute(rounds, progress):
+        computed.append(rounds)
+        time.sleep(0.5)  # long enough for the other thread to ask meanwhile
+        return _fake_sweep(len(computed))
+
+    monkeypatch.setattr(holdem, "_compute_sweep", compute)
+    got: list = [None, None]
+
+    def ask(k):
+        got[k] = holdem.strength_sweep(rounds=(False, False), progress=False)
+
+    threads = [threading.Thread(target=ask, args=(k,)) for k in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return len(computed), got
+
+
+def test_a_sweep_wanted_by_two_at_once_is_computed_once(tmp_path, monkeypatch):
+    # the lock of the cache entry: the second caller waits, then reads the first's file
+    count, got = _sweep_twice_at_once(monkeypatch, tmp_path / "locked")
+    assert count == 1
+    for name in ("preflop", "flop", "turn", "river"):
+        np.testing.assert_array_equal(getattr(got[0], name), getattr(got[1], name))
+    folder = tmp_path / "locked" / "nashzoo" / "abstraction"
+    assert sorted(p.name for p in folder.iterdir() if ".tmp" in p.name) == []
+    # the check fails without the lock: both threads compute it
+    monkeypatch.setattr(holdem, "cache_lock", lambda path, what: contextlib.nullcontext())
+    count, _ = _sweep_twice_at_once(monkeypatch, tmp_path / "unlocked")
+    assert count == 2
+
+
+def test_temporary_siblings_differ_by_process_and_thread_and_keep_the_suffix(tmp_path):
+    from nashzoo.extras import temporary_sibling
+
+    target = tmp_path / "table.npz"
+    names: list = []
+    worker = threading.Thread(target=lambda: names.append(temporary_sibling(target)))
+    worker.start()
+    worker.join()
+    mine = temporary_sibling(target)
+    assert mine != names[0] and mine.parent == target.parent
+    assert mine.suffix == names[0].suffix == ".npz" and mine.name.startswith("table.")
 
 
 @pytest.fixture

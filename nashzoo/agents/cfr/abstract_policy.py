@@ -14,6 +14,7 @@ from nashzoo.abstraction.layout import HoldemAbstraction, check_holdem
 from nashzoo.agents.sampled import SampledPolicyAgent
 from nashzoo.envs.protocol import AgentInfo, Observation
 from nashzoo.errors import InvalidParameterError, PolicyFileError
+from nashzoo.extras import temporary_sibling
 from nashzoo.games import load_game
 from nashzoo.games.poker.engine import PokerGame
 
@@ -125,7 +126,7 @@ class AbstractPolicy:
             "fingerprint": self.abstraction.buckets.fingerprint,
             "metadata": self.metadata,
         }
-        tmp = path.with_name(path.name + ".tmp.npz")
+        tmp = temporary_sibling(path)
         np.savez_compressed(tmp, header=json.dumps(header), probs=self.probs.astype(np.float32))
         tmp.replace(path)
         return path
