@@ -30,8 +30,8 @@
 Parts 4 and 5 (the fighting cards and Limit Hold'em) run in a second process beside the
 others where there are two cores (``--jobs 1`` runs everything in one; the second
 process writes its output to ``big_games.log`` in ``--out``). On a fresh 2-core machine
-the demo took 388 s so, 626 s in one process (2026-12-01, numba compiling every kernel
-for the first time).
+the demo took 388 s, against 626 s in one process (2026-12-01, numba compiling every
+kernel for the first time).
 
 Usage: ``python examples/demo.py [--out demo_output] [--game leduc_holdem] [--deals 200]
 [--jobs 2]``
@@ -43,7 +43,6 @@ import argparse
 import contextlib
 import io
 import itertools
-import multiprocessing
 import os
 import sys
 import time
@@ -65,6 +64,7 @@ from nashzoo.eval.lbr import local_best_response
 from nashzoo.eval.plots import plot_convergence, plot_crosstable
 from nashzoo.eval.report import write_tournament_report
 from nashzoo.eval.tournament import TournamentConfig, run_tournament
+from nashzoo.processes import spawn_context
 from nashzoo.tree import TabularPolicy, compile_game
 
 # (algorithm, iterations) budgets that take a few seconds in all on a laptop.
@@ -706,11 +706,11 @@ def _big_games_beside(send: Connection, log: Path, out: Path, scale: float, deal
 class SecondProcess:
     """:func:`big_games` running in a spawned process (one core) while this one runs
     the other parts on another: the two halves take about the same time, so two cores
-    finish the demo in a little over half of one core's time."""
+    finish the demo in about 60% of one core's time."""
 
     def __init__(self, out: Path, scale: float, deals: int) -> None:
         self.log = out / "big_games.log"
-        context = multiprocessing.get_context("spawn")
+        context = spawn_context(threads=1)  # one numeric-library thread in each process
         self._receive, send = context.Pipe(duplex=False)
         self._process = context.Process(
             target=_big_games_beside, args=(send, self.log, out, scale, deals)

@@ -135,11 +135,11 @@ def _copied(value: Any) -> Any:
 def write_torch_file(state: dict[str, Any], path: str | Path) -> Path:
     """Write ``state`` to ``path`` atomically (a temporary file beside it, renamed over
     it), so a process killed while saving leaves the previous file whole."""
-    from nashzoo.extras import require
+    from nashzoo.extras import require, temporary_sibling
 
     torch = require("torch", "torch", "Saving a .pt agent file")
     path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = temporary_sibling(path)
     torch.save(state, tmp)
     tmp.replace(path)
     return path

@@ -28,6 +28,7 @@ from nashzoo.errors import InvalidParameterError
 from nashzoo.eval.aivat import check_aivat_game
 from nashzoo.eval.lbr import check_lbr_hands, local_best_response
 from nashzoo.eval.matches import head_to_head
+from nashzoo.extras import temporary_sibling
 from nashzoo.games.base import Game
 from nashzoo.validation import check_int
 
@@ -152,7 +153,7 @@ def measure_point(
 def write_points(points: Sequence[MeasuredPoint], path: str | Path) -> Path:
     """Write ``points`` as JSON, atomically (a temporary file renamed over ``path``)."""
     path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = temporary_sibling(path)
     tmp.write_text(json.dumps([asdict(p) for p in points], indent=1))
     os.replace(tmp, path)
     return path

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from nashzoo.errors import InvalidParameterError, PolicyFileError
+from nashzoo.extras import temporary_sibling
 from nashzoo.games import Game, load_game
 from nashzoo.tree.compile import GameTree, compile_game
 
@@ -279,11 +280,11 @@ class TabularPolicy:
         }
         if path.suffix == ".json":
             doc = dict(header, infosets={k: row.tolist() for k, row in zip(self.keys, self.probs)})
-            tmp = path.with_suffix(".json.tmp")
+            tmp = temporary_sibling(path)
             tmp.write_text(json.dumps(doc, indent=1))
             tmp.replace(path)
         elif path.suffix == ".npz":
-            tmp = path.with_name(path.name + ".tmp.npz")
+            tmp = temporary_sibling(path)
             np.savez_compressed(
                 tmp,
                 header=np.array(json.dumps(header)),
