@@ -270,6 +270,7 @@ class _LBR:
         self.player = player  # plays the agent's moves where its model keeps the range
         self.requests = ObservationCache(game)
         self.rollouts = rollouts
+        self.values: dict[tuple[tuple[int, ...], int, int], float] = {}
         self.actions = actions
         self.call = call
         self.rng = rng
@@ -281,7 +282,21 @@ class _LBR:
 
     def _exact(self, state: State, seat: int, member: int) -> float:
         """Expected return of ``seat`` when it only calls from here and the agent plays
-        its policy (``member``'s, in a mixture; every card and action enumerated)."""
+        its policy (``member``'s, in a mixture; every card and action enumerated).
+
+        The value is a function of the history (the agent's policy is stationary, as
+        LBR's range already assumes), so it is remembered: the hands of one run walk the
+        same subtrees again and again (on Leduc, 3,000 hands against a random agent took
+        13 s without the memo)."""
+        key = (tuple(state.history()), seat, member)
+        value = self.values.get(key)
+        if value is None:
+            if len(self.values) > _Policy.max_memo:  # bounded, like the policy's memo
+                self.values.clear()
+            value = self.values[key] = self._exact_walk(state, seat, member)
+        return value
+
+    def _exact_walk(self, state: State, seat: int, member: int) -> float:
         if state.is_terminal():
             return state.returns()[seat]
         p = state.current_player()
