@@ -17,10 +17,19 @@ unexport PYTHONDONTWRITEBYTECODE
 .PHONY: demo test quick lint bench install clean coverage wheel-check release-check docs \
 	docs-linkcheck
 
+# uv installs the packages (pip installs uv first): it fetches and unpacks them in
+# parallel, 100 s instead of 160 s for pip on a fresh 2-core machine with empty caches
+# (2026-12-01, the same versions resolved). uv does not read pip's configuration, so
+# pip's find-links (where a machine keeps wheels such as its CPU build of torch) are
+# passed on (.ci/find_links.py). Where uv cannot be had or fails, pip installs everything.
 $(VENV)/.installed-$(EXTRAS): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP) install --quiet --no-compile --upgrade pip
-	$(PIP) install --quiet --no-compile -c constraints.txt -e ".[$(EXTRAS)]"
+	if $(PIP) install --quiet --no-compile "uv>=0.5" && $(VENV)/bin/uv pip install --quiet \
+		--python $(PY) $$($(PY) .ci/find_links.py) -c constraints.txt -e ".[$(EXTRAS)]"; \
+	then :; else \
+		$(PIP) install --quiet --no-compile --upgrade pip && \
+		$(PIP) install --quiet --no-compile -c constraints.txt -e ".[$(EXTRAS)]"; \
+	fi
 	rm -f $(VENV)/.installed-*
 	touch $@
 
