@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nashzoo.errors import StoreError
+from nashzoo.errors import InvalidParameterError, StoreError
 from nashzoo.eval.stats import Z95, mean_and_stderr
 from nashzoo.eval.store import BlockResult
 
@@ -198,32 +198,52 @@ def _means(acc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def bradley_terry(
     wins: np.ndarray, *, prior: float = 0.5, tol: float = 1e-10, max_iter: int = 10_000
 ) -> np.ndarray:
-    """Bradley-Terry ratings (Elo scale, mean 0) from a matrix of wins.
+    """Bradley-Terry ratings (Elo scale, mean 0) from a matrix of wins, or from a batch of
+    them at once (a bootstrap's draws: one fit each, all advanced together until each
+    has converged, the same figures as one at a time).
 
     Args:
-        wins: ``wins[i, j]`` = times ``i`` beat ``j`` (ties already split).
+        wins: ``wins[..., i, j]`` = times ``i`` beat ``j`` (ties already split); leading
+            axes are a batch.
         prior: pseudo-wins added both ways for every pair that met, so an undefeated agent
             gets a finite rating.
+
+    Returns:
+        ``wins.shape[:-1]``: each matrix's ratings.
+
+    Raises:
+        InvalidParameterError: ``wins`` is not made of square matrices.
     """
     w = np.array(wins, dtype=float)
-    n = w.shape[0]
-    met = (w + w.T) > 0
+    if w.ndim < 2 or w.shape[-1] != w.shape[-2]:
+        raise InvalidParameterError(
+            f"bradley_terry takes square (n, n) win matrices (or a batch of them), "
+            f"received an array of shape {w.shape}"
+        )
+    n = w.shape[-1]
+    if n == 0:
+        return np.zeros(w.shape[:-1])
+    w = w.reshape(int(np.prod(w.shape[:-2], dtype=np.int64)), n, n)
+    met = (w + w.transpose(0, 2, 1)) > 0
     w = w + prior * met
-    games = w + w.T
-    total_wins = w.sum(axis=1)
-    strength = np.ones(n)
+    games = w + w.transpose(0, 2, 1)
+    total_wins = w.sum(axis=2)
+    strength = np.ones((len(w), n))
+    todo = np.arange(len(w))  # the fits still moving (Hunter's MM updates)
     for _ in range(max_iter):
-        denom = (games / (strength[:, None] + strength[None, :])).sum(axis=1)
-        new = np.where(denom > 0, total_wins / np.where(denom > 0, denom, 1.0), 1.0)
-        new = np.maximum(new, 1e-300)
-        new /= np.exp(np.mean(np.log(new)))
-        if np.max(np.abs(np.log(new) - np.log(strength))) < tol:
-            strength = new
+        if not todo.size:
             break
-        strength = new
-    elo: np.ndarray = 400.0 * np.log10(strength)
-    centred: np.ndarray = elo - elo.mean()
-    return centred
+        old = strength[todo]
+        denom = (games[todo] / (old[:, :, None] + old[:, None, :])).sum(axis=2)
+        new = np.where(denom > 0, total_wins[todo] / np.where(denom > 0, denom, 1.0), 1.0)
+        new = np.maximum(new, 1e-300)
+        new /= np.exp(np.mean(np.log(new), axis=1, keepdims=True))
+        moved = np.max(np.abs(np.log(new) - np.log(old)), axis=1, initial=0.0)
+        strength[todo] = new
+        todo = todo[moved >= tol]
+    elo = 400.0 * np.log10(strength)
+    centred: np.ndarray = elo - elo.mean(axis=1, keepdims=True)
+    return centred.reshape(np.shape(wins)[:-1])
 
 
 def nash_averaging(payoffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -379,13 +399,12 @@ def rate(
     rows = np.array([k[0] for k in keys], dtype=np.int64)
     cols = np.array([k[1] for k in keys], dtype=np.int64)
     rng = np.random.default_rng(seed)
-    samples = np.empty((bootstrap, n))
-    for s in range(bootstrap):
-        drawn = rng.multinomial(totals, shares) if keys else np.zeros((0, 3))
-        resampled = np.zeros((n, n))
-        np.add.at(resampled, (rows, cols), drawn[:, 0] + 0.5 * drawn[:, 1])
-        np.add.at(resampled, (cols, rows), drawn[:, 2] + 0.5 * drawn[:, 1])
-        samples[s] = bradley_terry(resampled)
+    # every draw's resampled wins (each pairing once: rows < cols), fitted in one batch
+    drawn = rng.multinomial(totals, shares, size=(bootstrap, len(keys))).astype(float)
+    resampled = np.zeros((bootstrap, n, n))
+    resampled[:, rows, cols] = drawn[..., 0] + 0.5 * drawn[..., 1]
+    resampled[:, cols, rows] = drawn[..., 2] + 0.5 * drawn[..., 1]
+    samples = bradley_terry(resampled)
     low, high = (
         np.percentile(samples, [2.5, 97.5], axis=0) if bootstrap else (elo.copy(), elo.copy())
     )

@@ -134,12 +134,8 @@ def _rated(
     elo = bradley_terry(wins)
     if not bootstrap:
         return wins, elo, elo.copy(), elo.copy()
-    draws = np.array(
-        [
-            bradley_terry(wins_of(lambda t: t[rng.integers(0, len(t), len(t))]))
-            for _ in range(bootstrap)
-        ]
-    )
+    resampled = [wins_of(lambda t: t[rng.integers(0, len(t), len(t))]) for _ in range(bootstrap)]
+    draws = bradley_terry(np.array(resampled))  # fitted in one batch
     low, high = np.percentile(draws, [2.5, 97.5], axis=0)
     return wins, elo, low, high
 

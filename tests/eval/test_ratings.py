@@ -1,9 +1,27 @@
 import numpy as np
 import pytest
 
+from nashzoo.errors import InvalidParameterError
 from nashzoo.eval.ratings import bradley_terry, crosstable, nash_averaging, rate
 from nashzoo.eval.store import BlockResult
 from tests.rounding import lp_rounding
+
+
+def test_bradley_terry_fits_a_batch_as_it_fits_each_matrix_alone():
+    # rate()'s bootstrap fits all its draws in one batch; each fit must stop where it
+    # would alone (its own convergence), so the figures are the same
+    rng = np.random.default_rng(0)
+    wins = rng.integers(0, 50, (30, 6, 6)).astype(float)
+    wins[:, range(6), range(6)] = 0
+    wins[3, 0, :] = wins[3, :, 0] = 0  # an entrant that met nobody
+    wins[4, 1, :] = 0  # one that never won
+    alone = np.array([bradley_terry(w) for w in wins])
+    np.testing.assert_array_equal(bradley_terry(wins), alone)
+    np.testing.assert_array_equal(bradley_terry(wins.reshape(5, 6, 6, 6)), alone.reshape(5, 6, 6))
+    assert np.isfinite(alone).all() and alone[4, 1] == alone[4].min()
+    assert bradley_terry(np.zeros((0, 0))).shape == (0,)
+    with pytest.raises(InvalidParameterError, match=r"square .* shape \(2, 3\)"):
+        bradley_terry(np.zeros((2, 3)))
 
 
 def test_bradley_terry_recovers_known_ratings():
