@@ -12,17 +12,19 @@ causes, both removed by :func:`install` for every compile in the process:
   16 KiB mmap/munmap pairs in one compile. The compile runs from a frame that reserves
   1 MiB, so that the frame and the compiler's calls beneath it share one fresh 2 MiB chunk.
 
-With ``NASHZOO_TEST_COMPILE_LOG`` set (``make test`` and ``make coverage`` set it), each outermost compile
-appends a line to that file: process, function, seconds compiling or loading, and whether
-it compiled or loaded from numba's cache; :func:`summarize` sums them. A function compiled
-twice is worth a look: it met a second type of argument (a read-only array where it had a
-writeable one compiles everything again), or two processes compiled it at once. A cold
-run on 2026-11-30 (2 cores): 70 compiles, 247 s, and 226 loads, 40 s, over every process.
+With ``NASHZOO_TEST_COMPILE_LOG`` set (``make test`` and ``make coverage`` set it), each
+outermost compile appends a line to that file: process, function, seconds compiling or
+loading, and whether it compiled or loaded from numba's cache; :func:`summarize` sums
+them. A function compiled twice is worth a look: it met a second type of argument (a
+read-only array where it had a writeable one compiles everything again), or two processes
+compiled it at once. A cold run on 2026-11-30 (2 cores): 70 compiles, 247 s, and 226
+loads, 40 s, over every process.
 
 ``tests/conftest.py`` installs it in the pytest processes. The processes the tests start
 (Ray actors, tournament workers, the CLI, the demo) get it from ``sitecustomize.py`` in
-this folder, which ``make test`` and ``make coverage`` put on their PYTHONPATH: there it waits for numba's
-dispatcher to be imported, so a process that never compiles never loads numba.
+this folder, which ``make test`` and ``make coverage`` put on their PYTHONPATH: there it
+waits for numba's dispatcher to be imported, so a process that never compiles never loads
+numba.
 """
 
 from __future__ import annotations
