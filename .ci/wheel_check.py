@@ -2,10 +2,10 @@
 look inside the wheel for the package data, install the wheel into fresh venvs (no
 extras with pip, then ``[all]`` with uv where it is installed) and run
 ``.ci/wheel_smoke.py`` in each, from a folder outside the checkout so that nothing is
-imported from the source tree. Last, RLlib (which pins its own
-Gymnasium, so it gets no extra of ours) is installed into the ``[all]`` venv and the
-documentation's RLlib page (``docs/howto/rllib.md``) runs there against the wheel: it
-trains PPO with action masks and asserts no illegal action and a win over random.
+imported from the source tree. Last, RLlib (which pins its own Gymnasium, so it gets no
+extra of ours) is installed into the ``[all]`` venv and the documentation's RLlib page
+(``docs/howto/rllib.md``) runs there against the wheel: it trains PPO with action masks
+and asserts no illegal action and a win over random.
 
 Usage: ``python .ci/wheel_check.py [--extras none,all] [--no-rllib] [--keep]``
 (``make wheel-check``).
