@@ -6,6 +6,7 @@ from nashzoo.tree.lp import solve_zero_sum
 from nashzoo.tree.mixture import behavioural_mixture, mix_policies
 from nashzoo.tree.policy import TabularPolicy, seat_profiles, tree_of
 from nashzoo.tree.reach import realization_weights
+from nashzoo.tree.sequence_form import equilibrium_score_range, solve_sequence_form
 
 __all__ = [
     "GameTree",
@@ -21,4 +22,6 @@ __all__ = [
     "nash_conv_array",
     "policy_values",
     "solve_zero_sum",
+    "solve_sequence_form",
+    "equilibrium_score_range",
 ]
