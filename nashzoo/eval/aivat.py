@@ -182,14 +182,18 @@ def check_variance_reduction(value: Any) -> str | None:
 def check_aivat_game(game: Game) -> None:
     """Raise unless AIVAT's player-0 values describe the game (two players, zero-sum).
 
+    Simultaneous moves qualify: the referee plays them one after the other, the later
+    mover not seeing the earlier one's choice, so each is an event with a known
+    distribution like any other decision (the value function sees the whole history,
+    the hidden choice included).
+
     Raises:
         InvalidParameterError: naming what the game is.
     """
-    if game.num_players != 2 or not game.zero_sum or game.simultaneous:
+    if game.num_players != 2 or not game.zero_sum:
         raise InvalidParameterError(
-            "AIVAT needs a two-player zero-sum game with sequential moves; received "
-            f"{game!r} ({game.num_players} players, zero_sum={game.zero_sum}, "
-            f"simultaneous={game.simultaneous})."
+            "AIVAT needs a two-player zero-sum game; received "
+            f"{game!r} ({game.num_players} players, zero_sum={game.zero_sum})."
         )
 
 

@@ -80,7 +80,7 @@ class MeasuredPoint:
 
 def variance_reduction_for(game: Game) -> str:
     """``"aivat"`` where AIVAT's value function describes the game (two players,
-    zero-sum, sequential moves) and the game has a default one
+    zero-sum) and the game has a default one
     (:func:`~nashzoo.eval.aivat.default_value_function`), else ``"crn"`` (common random
     numbers)."""
     from nashzoo.eval.aivat import default_value_function

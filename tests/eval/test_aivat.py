@@ -18,7 +18,7 @@ from nashzoo.envs.registration import make_game
 from nashzoo.errors import AgentForfeitError, InvalidParameterError
 from nashzoo.eval import head_to_head
 from nashzoo.eval.aivat import TreeValues, default_value_function
-from nashzoo.games import KuhnPokerGame, LeducHoldemGame
+from nashzoo.games import KuhnPokerGame, LeducHoldemGame, MatrixGame
 from nashzoo.tree import TabularPolicy, compile_game
 from nashzoo.vector.checkdown import CheckdownValues
 
@@ -71,6 +71,32 @@ def test_own_values_make_every_corrected_deal_the_exact_expectation(leduc_pair):
     h, b = LEDUC.max_history_length, max(LEDUC.max_chance_outcomes, LEDUC.num_distinct_actions)
     rounding = 4 * h * h * (b + 1) * 2.0**-53 * LEDUC.max_payoff_magnitude
     assert result.plain_stderr > 0.1
+    assert result.stderr < rounding
+    assert result.mean == pytest.approx(exact, abs=rounding)
+
+
+@pytest.mark.parametrize("env_id", ["nashzoo/rps-v0", "nashzoo/fighting_cards_tiny-v0"])
+def test_simultaneous_moves_are_corrected_like_any_other(env_id):
+    """A simultaneous move is played as two hidden decisions, each drawn from what its
+    agent states: with the agents' own values every corrected deal is the exact
+    expectation (as on Leduc above), where the plain scores vary."""
+    game = make_game(env_id)
+    solver = CFRPlusSolver(game)
+    solver.iterate(3)
+    a, b = TabularPolicyAgent(solver.average_policy(), name="cfr+3"), RandomAgent(seed=0)
+    exact = head_to_head(game, a, b, exact=True).mean
+    result = head_to_head(
+        game,
+        a,
+        b,
+        deals=100,
+        seed=2,
+        variance_reduction="aivat",
+        value_function=TreeValues.of_match(game, a, b),
+    )
+    h, n = game.max_history_length, max(game.max_chance_outcomes, game.num_distinct_actions)
+    rounding = 4 * h * h * (n + 1) * 2.0**-53 * game.max_payoff_magnitude  # as on Leduc
+    assert result.plain_stderr > 0.05
     assert result.stderr < rounding
     assert result.mean == pytest.approx(exact, abs=rounding)
 
@@ -240,8 +266,9 @@ def test_bad_parameters():
         head_to_head(LEDUC, a, b, deals=5, value_function=TreeValues(LEDUC))
     with pytest.raises(InvalidParameterError, match="child_values"):
         head_to_head(LEDUC, a, b, deals=5, variance_reduction="aivat", value_function=42)
-    with pytest.raises(InvalidParameterError, match="sequential moves"):
-        head_to_head(make_game("nashzoo/rps-v0"), a, b, deals=5, variance_reduction="aivat")
+    dilemma = MatrixGame([[3, 0], [5, 1]], [[3, 5], [0, 1]])  # not zero-sum
+    with pytest.raises(InvalidParameterError, match="two-player zero-sum game.*zero_sum=False"):
+        head_to_head(dilemma, a, b, deals=5, variance_reduction="aivat")
     with pytest.raises(InvalidParameterError, match="shape"):
         TreeValues(LEDUC, np.ones((3, 3)))
 
@@ -277,13 +304,14 @@ def test_tournament_with_aivat(tmp_path):
     assert "aivat" in text and "uncorrected" in text
     with pytest.raises(InvalidParameterError, match="variance_reduction must be one of"):
         config(variance_reduction="controlvariates")
-    with pytest.raises(InvalidParameterError, match="sequential moves"):  # refused at once
-        TournamentConfig(
-            game="nashzoo/rps-v0",
-            agents=(("a", AgentSpec("random")), ("b", AgentSpec("random"))),
-            deals=10,
-            variance_reduction="aivat",
-        )
+    # simultaneous moves are accepted: the tiny fighting preset's default values are exact
+    fighting = TournamentConfig(
+        game="nashzoo/fighting_cards_tiny-v0",
+        agents=(("a", AgentSpec("random")), ("b", AgentSpec("random"))),
+        deals=10,
+        variance_reduction="aivat",
+    )
+    assert fighting.to_dict()["variance_reduction"] == "aivat"
 
 
 def build_pair():

@@ -28,7 +28,8 @@ def test_the_baselines_are_random_and_the_games_rule_based_agent():
     assert isinstance(baselines(fighting)["heuristic"], FightingHeuristicAgent)
     assert list(baselines(KuhnPokerGame())) == ["random"]
     assert variance_reduction_for(HOLDEM) == "aivat"
-    assert variance_reduction_for(fighting) == "crn"  # simultaneous moves: no AIVAT
+    assert variance_reduction_for(fighting) == "crn"  # no default value function: too large
+    assert variance_reduction_for(nashzoo.make_game("fighting_cards_small")) == "aivat"
 
 
 def test_a_measured_point_scores_an_agent_against_each_baseline(tmp_path):
