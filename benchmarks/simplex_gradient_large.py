@@ -9,7 +9,8 @@ is out of reach (run through ``python benchmarks/simplex_gradient.py --section .
                 each on the default preset (one after the other on a quiet machine),
                 their curves (duplicate score against the scripted heuristic and random,
                 CRN, every sixth of the budget), then duplicate matches of ``--deals``
-                deals: each learner against the heuristic, random and the other.
+                deals: each learner against the heuristic, random and the other, with
+                CRN and again with AIVAT (simplex-gradient's f as the value function).
 ``holdem``      simplex-gradient trained ``--holdem-minutes`` on Limit Hold'em: its curve
                 (AIVAT duplicate score against the rule-based agent and random), then
                 ``--deals`` AIVAT deals against the rule-based agent and random, and the
@@ -151,12 +152,16 @@ def default_preset(
     lines = [
         f"Training: simplex-gradient {sg.iterations:,} iterations ({sg.episodes:,} games) in "
         f"{sg.seconds:.0f} s; NFSP {nfsp.episodes:,} episodes in {nfsp.seconds:.0f} s. "
-        f"Duplicate matches, {deals:,} deals x 2 seats (CRN), mean score of A (+1 win, -1 "
-        "loss), 95% CI:",
+        f"Duplicate matches, {deals:,} deals x 2 seats, mean score of A (+1 win, -1 "
+        "loss), 95% CI: with common random numbers (CRN), then the same deals with AIVAT "
+        "as well (the value function: the trained simplex-gradient learner's f from both "
+        "players' views, fixed before the matches; unbiased whatever it is):",
         "",
-        "| A | B | A's mean score | 95% CI |",
-        "|---|---|---:|---|",
+        "| A | B | CRN: A's mean score | 95% CI | AIVAT: A's mean score | 95% CI | "
+        "variance ratio |",
+        "|---|---|---:|---|---:|---|---:|",
     ]
+    values = sg.value_function()
     pairs = [
         ("simplex-gradient", "heuristic"),
         ("simplex-gradient", "NFSP"),
@@ -166,7 +171,20 @@ def default_preset(
     ]
     for a, b in pairs:
         r = head_to_head(game, agents[a], agents[b], deals=deals, seed=11, variance_reduction="crn")
-        lines.append(f"| {a} | {b} | {r.mean:+.3f} | {r.ci95[0]:+.3f} .. {r.ci95[1]:+.3f} |")
+        v = head_to_head(
+            game,
+            agents[a],
+            agents[b],
+            deals=deals,
+            seed=11,
+            variance_reduction="aivat",
+            value_function=values,
+        )
+        lines.append(
+            f"| {a} | {b} | {r.mean:+.3f} | {r.ci95[0]:+.3f} .. {r.ci95[1]:+.3f} | "
+            f"{v.mean:+.3f} | {v.ci95[0]:+.3f} .. {v.ci95[1]:+.3f} | "
+            f"{(r.stderr / v.stderr) ** 2:.2f} |"
+        )
         print(lines[-1], flush=True)
     return lines
 

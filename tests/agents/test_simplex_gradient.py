@@ -573,3 +573,58 @@ def test_summary_inputs_read_the_present_without_the_order_of_exchanges():
     )
     with pytest.raises(InvalidParameterError, match="inputs='summary' needs a game"):
         SimplexGradient(nashzoo.make_game("leduc_holdem"), SimplexGradientConfig(inputs="summary"))
+
+
+def test_f_as_aivat_values_keeps_matches_unbiased_and_narrows_them():
+    """The learner's f as an AIVAT value function (the default preset has no exact one):
+    on the tiny preset, where the exact expectation is known, the corrected means of
+    several matches pool to it, and the corrections remove variance. The values
+    themselves: payoffs at the end, a simultaneous round's middle valued as the mean over
+    the answers, everything within the payoffs' range."""
+    from nashzoo.agents.scripted import FightingHeuristicAgent
+    from nashzoo.agents.simplex_gradient import SimplexGradientValues
+    from nashzoo.eval.matches import head_to_head
+
+    game = fighting_cards_tiny()
+    learner = SimplexGradient(game, SimplexGradientConfig(seed=1, entropy=0.05)).train(steps=150)
+    values = learner.value_function()
+    heuristic = FightingHeuristicAgent(game)
+    exact = head_to_head(game, learner.tabular_policy(), heuristic, exact=True).mean
+    results = [
+        head_to_head(
+            game, learner.agent(seed=s), heuristic, deals=150, seed=s,
+            variance_reduction="aivat", value_function=values,
+        )
+        for s in range(6)
+    ]  # fmt: skip
+    pooled = np.mean([r.mean for r in results])
+    pooled_se = np.sqrt(np.sum([r.stderr**2 for r in results])) / len(results)
+    assert abs(pooled - exact) < 4 * pooled_se, (pooled, exact, pooled_se)
+    ratio = np.mean([(r.plain_stderr / r.stderr) ** 2 for r in results])
+    assert ratio > 1.2, ratio
+    # the values at one history: the start of an exchange, its middle, the last exchange
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    assert state.current_player() == 0
+    actions = list(state.legal_actions())
+    mids = values.child_values(state, actions)
+    for a, mid in zip(actions, mids, strict=True):
+        middle = state.child(a)
+        answers = list(middle.legal_actions())
+        # one forward pass or another: float32 rows batched differently
+        assert mid == pytest.approx(values.child_values(middle, answers).mean(), abs=1e-6)
+    assert np.all(np.abs(mids) <= 1.0)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[0][0])
+            continue
+        last = state
+        state = state.child(state.legal_actions()[0])
+    ends = values.child_values(last, list(last.legal_actions()))
+    for a, value in zip(last.legal_actions(), ends, strict=True):
+        child = last.child(a)
+        if child.is_terminal():
+            assert value == child.returns()[0]
+    with pytest.raises(InvalidParameterError, match="SimplexGradient learner, received"):
+        SimplexGradientValues(object())

@@ -5,10 +5,17 @@
   average policies as PolicyAgents (:class:`SimplexGradientAgent`, :mod:`.agent`).
 * :mod:`.losses` — the projection, the simplex projection and the losses.
 * :class:`SimplexGradientConfig` — its settings (:mod:`.config`).
+* :class:`SimplexGradientValues` — f as an AIVAT value function (:mod:`.values`).
 """
 
 from nashzoo.agents.simplex_gradient.agent import SimplexGradientAgent
 from nashzoo.agents.simplex_gradient.config import SimplexGradientConfig
 from nashzoo.agents.simplex_gradient.selfplay import SimplexGradient
+from nashzoo.agents.simplex_gradient.values import SimplexGradientValues
 
-__all__ = ["SimplexGradient", "SimplexGradientAgent", "SimplexGradientConfig"]
+__all__ = [
+    "SimplexGradient",
+    "SimplexGradientAgent",
+    "SimplexGradientConfig",
+    "SimplexGradientValues",
+]

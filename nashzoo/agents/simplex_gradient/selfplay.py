@@ -50,6 +50,7 @@ from nashzoo.agents.simplex_gradient import experience, losses
 from nashzoo.agents.simplex_gradient.agent import SimplexGradientAgent
 from nashzoo.agents.simplex_gradient.config import SimplexGradientConfig
 from nashzoo.agents.simplex_gradient.experience import Decisions
+from nashzoo.agents.simplex_gradient.values import SimplexGradientValues
 from nashzoo.agents.sparse_input import forward_sparse, rows_csr
 from nashzoo.agents.training import mlp, train_loop
 from nashzoo.errors import InvalidParameterError, PolicyFileError
@@ -512,6 +513,12 @@ class SimplexGradient:
         """The last iterate's exact exploitability (the average's is
         :meth:`exploitability`): the last iterate may cycle where the average converges."""
         return {"last": self.exploitability(average=False)}
+
+    def value_function(self) -> SimplexGradientValues:
+        """f as player 0's value of histories: an AIVAT value function for matches on
+        games that do not compile (:mod:`nashzoo.agents.simplex_gradient.values`; it
+        reads the networks at each call, so train no further during such a match)."""
+        return SimplexGradientValues(self)
 
     def agent(
         self, *, name: str | None = None, seed: int | None = None, average: bool = True
