@@ -374,9 +374,14 @@ def rate(
         nash_bootstrap: Nash-averaging bootstrap draws (0: no interval).
 
     Raises:
+        InvalidParameterError: no agents, or an agent named twice.
         ValueError: ``exact`` is not ``(n, n)``.
     """
     names = tuple(names)
+    if not names or len(set(names)) != len(names):
+        raise InvalidParameterError(
+            f"rate() needs the agents' distinct names, at least one; received {list(names)!r}."
+        )
     index = {name: k for k, name in enumerate(names)}
     n = len(names)
     ordered = _sorted(results)

@@ -24,6 +24,15 @@ def test_bradley_terry_fits_a_batch_as_it_fits_each_matrix_alone():
         bradley_terry(np.zeros((2, 3)))
 
 
+def test_rate_refuses_no_agents_and_a_name_given_twice():
+    # no agents used to fail inside scipy's LP with a message about its shapes
+    with pytest.raises(InvalidParameterError, match=r"at least one; received \[\]"):
+        rate([], [])
+    with pytest.raises(InvalidParameterError, match=r"distinct names.*\['a', 'b', 'a'\]"):
+        rate([], ["a", "b", "a"])
+    assert rate([], ["a", "b"], bootstrap=10).elo.tolist() == [0.0, 0.0]
+
+
 def test_bradley_terry_recovers_known_ratings():
     true = np.array([0.0, 100.0, 200.0, -150.0])
     strength = 10 ** (true / 400)
