@@ -20,6 +20,11 @@ Sections (``--section``, default all, run in this order):
               Leduc for ``--leduc-minutes`` each, per seed of ``--seeds``: exact
               exploitability of the average policy, each seed and the median.
 ``profile``   where one iteration's time goes on the default fighting preset.
+``edge``      what equilibria can win against the scripted heuristic where the fighting
+              game compiles (the tiny and small presets): the least and the most of any
+              equilibrium (sequence-form LPs), a best response's score, and the exact
+              scores of simplex-gradient and NFSP against it as they train on the small
+              preset (``--edge-minutes`` each), beside their exploitability; one plot.
 ``throughput``, ``default``, ``holdem``: issue 34's sections on games that do not compile
               (:mod:`benchmarks.simplex_gradient_large`).
 
@@ -401,6 +406,85 @@ def learners(
     return lines
 
 
+def edge(minutes: float, plot: Path) -> list[str]:
+    """How much an equilibrium can win against the scripted heuristic, exactly, on the
+    fighting presets that compile, and where two learners' average policies land as they
+    train (exact duplicate scores and exploitability, ``minutes`` each, seed 0)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from nashzoo.agents.nfsp import NFSP
+    from nashzoo.agents.scripted import FightingHeuristicAgent
+    from nashzoo.agents.simplex_gradient import SimplexGradient
+    from nashzoo.eval.matches import head_to_head
+    from nashzoo.games.fighting import fighting_cards_small, fighting_cards_tiny
+    from nashzoo.tree import TabularPolicy
+    from nashzoo.tree.sequence_form import equilibrium_score_range
+
+    def signed(x: float) -> str:
+        return f"{round(x, 4) + 0.0:+.4f}"  # no "-0.0000" for an LP's -1e-8
+
+    lines = [
+        "Exact duplicate scores against the scripted heuristic (payoff +1 / -1 / 0 per game, "
+        "mean of the two seats):",
+        "",
+        "| preset | histories | every equilibrium scores | a best response | uniform play | "
+        "LP seconds |",
+        "|---|---:|---|---:|---:|---:|",
+    ]
+    small = fighting_cards_small()
+    for name, game in (("tiny", fighting_cards_tiny()), ("small", small)):
+        tree = compile_game(game)
+        heuristic = TabularPolicy.from_agent(FightingHeuristicAgent(game), tree)
+        start = time.perf_counter()
+        found = equilibrium_score_range(tree, heuristic)
+        seconds = time.perf_counter() - start
+        uniform = head_to_head(tree, TabularPolicy.uniform(tree), heuristic, exact=True).mean
+        lines.append(
+            f"| {name} | {tree.num_nodes:,} | {signed(found.low)} to {signed(found.high)} | "
+            f"{signed(found.best_response_score)} | {signed(uniform)} | {seconds:.1f} |"
+        )
+        if game is small:
+            small_range, tree_small, heuristic_small = found, tree, heuristic
+    curves: dict[str, list[tuple[float, float, float]]] = {}
+    for name in ("simplex-gradient", "nfsp"):
+        learner: Any = SimplexGradient(small) if name == "simplex-gradient" else NFSP(small)
+        curve = curves[name] = []
+
+        def record(m: Any) -> None:
+            policy = m.tabular_policy() if name == "simplex-gradient" else m.average_policy()
+            score = head_to_head(tree_small, policy, heuristic_small, exact=True).mean
+            curve.append((m.seconds, score, m.exploitability()))
+
+        print(f"small preset: {name} for {minutes:g} min", flush=True)
+        learner.train(seconds=minutes * 60, callback=record, callback_every=minutes * 6)
+    lines += [
+        "",
+        f"The small preset's learners, {minutes:g} minutes each (average policy, exact):",
+        "",
+        "| learner | seconds | score against the heuristic | exploitability |",
+        "|---|---:|---:|---:|",
+    ]
+    for name, curve in curves.items():
+        for k in sorted({len(curve) // 2 - 1, len(curve) - 1}):
+            secs, score, expl = curve[k]
+            lines.append(f"| {name} | {secs:.0f} | {score:+.4f} | {expl:.4f} |")
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    ax.axhspan(small_range.low, small_range.high, color="0.85", label="every equilibrium")
+    ax.axhline(small_range.best_response_score, color="black", ls="--", label="a best response")
+    for name, curve in curves.items():
+        ax.plot([c[0] for c in curve], [c[1] for c in curve], marker=".", label=name)
+    ax.set_xlabel("training seconds (evaluation not timed)")
+    ax.set_ylabel("exact duplicate score against the heuristic")
+    ax.set_title("fighting cards, small preset: what equilibria win against the heuristic")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(plot, dpi=110)
+    return lines
+
+
 PROFILE_PARTS = {
     # the part of one iteration each function's cumulative time belongs to (outermost
     # first: a part's time excludes the parts listed after it that it calls)
@@ -530,6 +614,7 @@ def main() -> None:
             "learners",
             "leduc-seeds",
             "profile",
+            "edge",
             "throughput",
             "default",
             "holdem",
@@ -549,6 +634,7 @@ def main() -> None:
     )
     p.add_argument("--variant-minutes", type=float, default=2.0)
     p.add_argument("--leduc-minutes", type=float, default=3.0)
+    p.add_argument("--edge-minutes", type=float, default=5.0, help="edge: per learner")
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="leduc-seeds: the seeds")
     p.add_argument("--deals", type=int, default=2000, help="per match of default, holdem")
     p.add_argument("--before", help="throughput: a checkout of the code to compare with")
@@ -651,6 +737,15 @@ def main() -> None:
                 "## Where a simplex-gradient iteration's time goes (issue 34)",
                 "",
                 *profile(args.profile_iterations),
+            ]
+        )
+    if "edge" in sections:
+        report(
+            [
+                "",
+                "## What equilibria win against the fighting game's heuristic (issues 33, 34)",
+                "",
+                *edge(args.edge_minutes, HERE / "fighting_equilibrium_edge.png"),
             ]
         )
     if large:
