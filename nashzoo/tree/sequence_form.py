@@ -313,7 +313,7 @@ def equilibrium_score_range(
 
     from nashzoo.tree.best_response import best_response_value
 
-    if not isinstance(tol, (int, float)) or not 0 <= tol < 1:
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 <= tol < 1:
         raise InvalidParameterError(f"tol must be a number in [0, 1), received {tol!r}.")
     form = sequence_form(game_or_tree)
     _zero_sum(form)

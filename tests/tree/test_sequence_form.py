@@ -112,6 +112,8 @@ def test_bad_input_is_refused_by_name():
         solve_sequence_form(dilemma)
     with pytest.raises(InvalidParameterError, match="tol must be a number in"):
         equilibrium_score_range(KuhnPokerGame(), TabularPolicy.uniform(KuhnPokerGame()), tol=-1)
+    with pytest.raises(InvalidParameterError, match="received True"):
+        equilibrium_score_range(KuhnPokerGame(), TabularPolicy.uniform(KuhnPokerGame()), tol=True)
     with pytest.raises(PolicyFileError, match="shape"):
         equilibrium_score_range(KuhnPokerGame(), np.ones((3, 2)))
     with pytest.raises(InvalidParameterError, match="action_probabilities"):
