@@ -46,17 +46,32 @@ class ActOnly:
         self.agent.reset(seed=seed)
 
 
-def test_own_values_make_every_corrected_deal_the_exact_expectation(leduc_pair):
-    a, b = leduc_pair
-    exact = head_to_head(LEDUC, a, b, exact=True).mean
+@pytest.mark.parametrize(
+    ("env_id", "deals", "seed", "plain_above"),
+    [
+        ("nashzoo/leduc_holdem-v0", 200, 3, 0.1),
+        # simultaneous moves: played as two hidden decisions, each drawn from what its
+        # agent states, and corrected like any other
+        ("nashzoo/rps-v0", 100, 2, 0.05),
+        ("nashzoo/fighting_cards_tiny-v0", 100, 2, 0.05),
+    ],
+)
+def test_own_values_make_every_corrected_deal_the_exact_expectation(
+    env_id, deals, seed, plain_above
+):
+    game = make_game(env_id)
+    solver = CFRPlusSolver(game)
+    solver.iterate(10)
+    a, b = TabularPolicyAgent(solver.average_policy(), name="cfr+10"), RandomAgent(seed=0)
+    exact = head_to_head(game, a, b, exact=True).mean
     result = head_to_head(
-        LEDUC,
+        game,
         a,
         b,
-        deals=200,
-        seed=3,
+        deals=deals,
+        seed=seed,
         variance_reduction="aivat",
-        value_function=TreeValues.of_match(LEDUC, a, b),
+        value_function=TreeValues.of_match(game, a, b),
     )
     # the plain scores of the same games vary; the corrected ones are all the expectation,
     # up to rounding. A bound on that rounding (u = 2**-53): every node value is a nest of
@@ -68,35 +83,9 @@ def test_own_values_make_every_corrected_deal_the_exact_expectation(leduc_pair):
     # error of samples that all lie within that distance is below it, and it is computed
     # from the samples in two passes, so no cancellation floor (about 1e-9 here, the
     # one-pass sum-of-squares formula's) sits above it.
-    h, b = LEDUC.max_history_length, max(LEDUC.max_chance_outcomes, LEDUC.num_distinct_actions)
-    rounding = 4 * h * h * (b + 1) * 2.0**-53 * LEDUC.max_payoff_magnitude
-    assert result.plain_stderr > 0.1
-    assert result.stderr < rounding
-    assert result.mean == pytest.approx(exact, abs=rounding)
-
-
-@pytest.mark.parametrize("env_id", ["nashzoo/rps-v0", "nashzoo/fighting_cards_tiny-v0"])
-def test_simultaneous_moves_are_corrected_like_any_other(env_id):
-    """A simultaneous move is played as two hidden decisions, each drawn from what its
-    agent states: with the agents' own values every corrected deal is the exact
-    expectation (as on Leduc above), where the plain scores vary."""
-    game = make_game(env_id)
-    solver = CFRPlusSolver(game)
-    solver.iterate(3)
-    a, b = TabularPolicyAgent(solver.average_policy(), name="cfr+3"), RandomAgent(seed=0)
-    exact = head_to_head(game, a, b, exact=True).mean
-    result = head_to_head(
-        game,
-        a,
-        b,
-        deals=100,
-        seed=2,
-        variance_reduction="aivat",
-        value_function=TreeValues.of_match(game, a, b),
-    )
     h, n = game.max_history_length, max(game.max_chance_outcomes, game.num_distinct_actions)
-    rounding = 4 * h * h * (n + 1) * 2.0**-53 * game.max_payoff_magnitude  # as on Leduc
-    assert result.plain_stderr > 0.05
+    rounding = 4 * h * h * (n + 1) * 2.0**-53 * game.max_payoff_magnitude
+    assert result.plain_stderr > plain_above
     assert result.stderr < rounding
     assert result.mean == pytest.approx(exact, abs=rounding)
 
