@@ -305,8 +305,8 @@ def equilibrium_score_range(
         tol: slack on the guaranteed value, relative to the largest payoff.
 
     Raises:
-        InvalidParameterError: not a two-player zero-sum game, a bad ``tol``, or an
-            opponent that is none of the above.
+        InvalidParameterError: not a two-player zero-sum game, a bad ``tol``, a policy
+            for another game, or an opponent that is none of the above.
         GameTooLargeError: the game does not compile.
     """
     from scipy import sparse
@@ -319,7 +319,11 @@ def equilibrium_score_range(
     _zero_sum(form)
     tree = form.tree
     if isinstance(opponent, TabularPolicy):
-        probs = TabularPolicy(tree, opponent.probs).probs
+        if opponent.game != tree.game:
+            raise InvalidParameterError(
+                f"The opponent's policy is for {opponent.game!r}, not for {tree.game!r}."
+            )
+        probs = opponent.probs
     elif isinstance(opponent, np.ndarray):
         probs = TabularPolicy(tree, opponent).probs
     else:

@@ -114,6 +114,8 @@ def test_bad_input_is_refused_by_name():
         equilibrium_score_range(KuhnPokerGame(), TabularPolicy.uniform(KuhnPokerGame()), tol=-1)
     with pytest.raises(InvalidParameterError, match="received True"):
         equilibrium_score_range(KuhnPokerGame(), TabularPolicy.uniform(KuhnPokerGame()), tol=True)
+    with pytest.raises(InvalidParameterError, match=r"for LeducHoldemGame.*not for KuhnPokerGame"):
+        equilibrium_score_range(KuhnPokerGame(), TabularPolicy.uniform(LeducHoldemGame()))
     with pytest.raises(PolicyFileError, match="shape"):
         equilibrium_score_range(KuhnPokerGame(), np.ones((3, 2)))
     with pytest.raises(InvalidParameterError, match="action_probabilities"):
