@@ -18,7 +18,7 @@ from nashzoo.errors import InvalidParameterError
 __all__ = [
     "check_int", "check_bool", "check_number", "check_seed", "check_time_limit",
     "Config", "Rule", "integer", "number", "choice", "flag", "seed_field", "integers",
-    "numbers",
+    "numbers", "text",
 ]  # fmt: skip
 
 _C = TypeVar("_C", bound="Config")
@@ -140,7 +140,8 @@ class Rule:
 
     Attributes:
         kind: ``"int"``, ``"number"``, ``"bool"``, ``"choice"``, ``"ints"`` (a non-empty
-            tuple of integers) or ``"numbers"`` (a tuple of ``length`` numbers).
+            tuple of integers), ``"numbers"`` (a tuple of ``length`` numbers) or
+            ``"text"`` (a non-empty string, which the code reading it parses).
         low, high: the bounds of a number or integer (or of each element of a tuple).
         low_inclusive, high_inclusive: whether a bound itself is allowed.
         choices: the allowed values of a ``"choice"``.
@@ -163,6 +164,8 @@ class Rule:
             text = "one of " + ", ".join(repr(c) for c in self.choices)
         elif self.kind == "bool":
             text = "True or False"
+        elif self.kind == "text":
+            text = "a non-empty string"
         else:
             noun = {"int": "an integer", "number": "a finite number"}.get(self.kind)
             if noun is None:
@@ -219,6 +222,8 @@ class Rule:
             clean = bool(value) if isinstance(value, (bool, np.bool_)) else _BAD
         elif self.kind == "choice":
             clean = value if isinstance(value, Hashable) and value in self.choices else _BAD
+        elif self.kind == "text":
+            clean = value if isinstance(value, str) and value.strip() else _BAD
         elif self.kind in ("int", "number"):
             clean = self._scalar(value)
         elif isinstance(value, (list, tuple)) and (
@@ -268,6 +273,12 @@ def number(
 def choice(default: Any, choices: tuple[Any, ...], *, help: str = "") -> Any:
     """A config field holding one of ``choices`` (``None`` may be one of them)."""
     return _setting(default, Rule("choice", choices=tuple(choices)), help)
+
+
+def text(default: str, *, help: str = "") -> Any:
+    """A config field holding a non-empty string (a spec that the code using it parses
+    and checks, such as a card abstraction's ``"ehs2:169,50,50,50"``)."""
+    return _setting(default, Rule("text"), help)
 
 
 def flag(default: bool, *, help: str = "") -> Any:

@@ -10,6 +10,8 @@ The CFR family then solves the abstract game and the solution plays the real gam
 * :mod:`~nashzoo.abstraction.small`: games that compile (Leduc and kin): the real tree
   with merged information sets, on which every tabular solver runs unchanged;
 * :mod:`~nashzoo.abstraction.holdem`: Texas Hold'em's E[HS]/E[HS^2] bucket tables;
+* :mod:`~nashzoo.abstraction.features`: hand-strength columns read from Hold'em tensor
+  rows, for the networks of learners that read them;
 * :mod:`~nashzoo.abstraction.betting`: the betting tree of a limit poker game, which the
   sampled-deal solver (:mod:`nashzoo.agents.cfr.abstract`) walks;
 * :mod:`~nashzoo.abstraction.layout`: where each abstract information set of a Hold'em

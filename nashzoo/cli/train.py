@@ -70,6 +70,8 @@ def config_options(parser: argparse.ArgumentParser, config_type: type) -> list[s
             kind = kinds.pop() if len(kinds) == 1 else str
             kw["type"] = _optional(kind) if None in rule.choices else kind
             kw["choices"] = list(rule.choices)
+        elif rule.kind == "text":
+            kw["type"] = str
         elif rule.kind in ("ints", "numbers"):
             kw["type"] = int if rule.kind == "ints" else float
             kw["nargs"] = "+" if rule.length is None else rule.length

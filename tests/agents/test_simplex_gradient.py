@@ -575,6 +575,46 @@ def test_summary_inputs_read_the_present_without_the_order_of_exchanges():
         SimplexGradient(nashzoo.make_game("leduc_holdem"), SimplexGradientConfig(inputs="summary"))
 
 
+def test_strength_inputs_add_hand_strength_columns_on_holdem(monkeypatch, tmp_path):
+    """inputs='strength': on Hold'em the networks read the whole tensor and the 14
+    hand-strength columns (stand-in bucket tables here: the plumbing, not strength);
+    the columns come after the tensor unchanged; a saved
+    learner comes back with the same outputs; other games are refused by name."""
+    import nashzoo
+    from nashzoo.abstraction import features
+    from tests.abstraction.stand_in import use_stand_in_strength
+
+    use_stand_in_strength(monkeypatch)
+    game = nashzoo.make_game("limit_holdem")
+    config = SimplexGradientConfig(
+        inputs="strength", strength_abstraction="ehs2:169,7,5,6", batch_games=8, seed=0
+    )
+    learner = SimplexGradient(game, config)
+    width = game.information_state_tensor_size + features.HoldemStrengthColumns.width
+    assert learner.value_net[0].in_features == width == learner.average_net[0].in_features
+    learner.train(steps=2)
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    row = np.asarray(state.information_state_tensor(0), np.float32)
+    x = learner._features(row[None])
+    assert x.shape == (1, width) and np.array_equal(x[0, : row.size], row)
+    mask = np.zeros((1, game.num_distinct_actions), bool)
+    mask[0, state.legal_actions()] = True
+    path = learner.save(tmp_path / "sg.pt")
+    loaded = SimplexGradient.load(path)
+    assert loaded.config == learner.config
+    for average in (False, True):
+        assert np.array_equal(
+            loaded.probabilities(row[None], mask, average=average, players=np.array([0])),
+            learner.probabilities(row[None], mask, average=average, players=np.array([0])),
+        )
+    with pytest.raises(InvalidParameterError, match="inputs='strength' needs heads-up Texas"):
+        SimplexGradient(nashzoo.make_game("leduc_holdem"), SimplexGradientConfig(inputs="strength"))
+    with pytest.raises(InvalidParameterError, match="strength_abstraction` must be a non-empty"):
+        SimplexGradientConfig(inputs="strength", strength_abstraction="")
+
+
 def test_f_as_aivat_values_keeps_matches_unbiased_and_narrows_them():
     """The learner's f as an AIVAT value function (the default preset has no exact one):
     on the tiny preset, where the exact expectation is known, the corrected means of

@@ -12,6 +12,7 @@ from nashzoo.validation import (
     integers,
     number,
     seed_field,
+    text,
 )
 
 __all__ = ["SimplexGradientConfig"]
@@ -77,7 +78,12 @@ class SimplexGradientConfig(Config):
         inputs: what the networks read: ``"tensor"`` (the whole information-state
             tensor, perfect recall) or ``"summary"`` (the columns the game names as a
             summary of the present, ``Game.information_state_summary_columns``: the
-            fighting game's 74 of 434, without the order of the exchanges).
+            fighting game's 74 of 434, without the order of the exchanges) or
+            ``"strength"`` (heads-up Texas Hold'em only: the whole tensor and 14
+            hand-strength columns read from card buckets,
+            :class:`~nashzoo.abstraction.features.HoldemStrengthColumns`).
+        strength_abstraction: the ``ehs``/``ehs2`` buckets ``inputs="strength"`` reads
+            the strengths from (built once per machine and cached).
         seed: seed of every random choice (networks, self-play, buffers).
     """
 
@@ -103,5 +109,6 @@ class SimplexGradientConfig(Config):
     reservoir_capacity: int = integer(200_000, low=1)
     average_weighting: str = choice("uniform", ("uniform", "linear"))
     seat_models: bool = flag(False)
-    inputs: str = choice("tensor", ("tensor", "summary"))
+    inputs: str = choice("tensor", ("tensor", "summary", "strength"))
+    strength_abstraction: str = text("ehs2:169,50,50,50")
     seed: int | None = seed_field(0)

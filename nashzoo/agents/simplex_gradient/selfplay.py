@@ -130,6 +130,17 @@ class SimplexGradient:
         torch.manual_seed(seed)
         self.rng = np.random.default_rng(seed)
         self._columns = None
+        self._strength: Any = None
+        if cfg.inputs == "strength":
+            from nashzoo.abstraction.features import HoldemStrengthColumns
+
+            try:
+                self._strength = HoldemStrengthColumns(game, cfg.strength_abstraction)
+            except InvalidParameterError as exc:
+                raise InvalidParameterError(
+                    f"SimplexGradientConfig.inputs='strength' needs heads-up Texas Hold'em "
+                    f"and Hold'em buckets: {exc}"
+                ) from None
         if cfg.inputs == "summary":
             self._columns = game.information_state_summary_columns()
             if self._columns is None:
@@ -139,6 +150,8 @@ class SimplexGradient:
                 )
         a = game.num_distinct_actions
         n = game.information_state_tensor_size if self._columns is None else self._columns.size
+        if self._strength is not None:
+            n += self._strength.width
         self.value_net = mlp(torch, [n, *cfg.hidden_sizes, 1])
         self.policy_net = mlp(torch, [n, *cfg.hidden_sizes, a])
         self.value_nets = [self.value_net]  # per seat under seat_models, else one shared
@@ -183,6 +196,8 @@ class SimplexGradient:
     def _features(self, rows: np.ndarray) -> np.ndarray:
         """What the networks read of information-state tensors (``config.inputs``)."""
         rows = np.asarray(rows, np.float32)
+        if self._strength is not None:
+            return np.concatenate([rows, self._strength(rows)], axis=1)
         return rows if self._columns is None else rows[:, self._columns]
 
     # -- policies ----------------------------------------------------------------------------
