@@ -194,6 +194,27 @@ def test_config_messages_have_one_form(field, value, message):
     assert str(caught.value) == f"`NFSPConfig.{field}` {message}"
 
 
+@pytest.mark.parametrize("value", ["", "   ", 3, None, b"ehs2:169,50,50,50"])
+def test_a_text_field_takes_a_non_empty_string_and_the_cli_passes_one(value):
+    import argparse
+
+    from nashzoo.agents.simplex_gradient import SimplexGradientConfig
+    from nashzoo.cli.train import config_options
+
+    with pytest.raises(InvalidParameterError) as caught:
+        SimplexGradientConfig(strength_abstraction=value)
+    assert str(caught.value) == (
+        f"`SimplexGradientConfig.strength_abstraction` must be a non-empty string, "
+        f"received {value!r}."
+    )
+    parser = argparse.ArgumentParser()
+    config_options(parser, SimplexGradientConfig)
+    args = parser.parse_args(["--strength-abstraction", "ehs:169,10,10,10"])
+    assert args.strength_abstraction == "ehs:169,10,10,10"
+    config = SimplexGradientConfig(strength_abstraction=args.strength_abstraction)
+    assert config.to_dict()["strength_abstraction"] == "ehs:169,10,10,10"
+
+
 def test_config_values_are_cleaned_once():
     from nashzoo.agents.nfg import GempConfig
     from nashzoo.agents.nfsp import NFSPConfig
