@@ -82,6 +82,9 @@ def test_bad_input_is_refused_by_name(stand_in):
     game = nashzoo.make_game(HOLDEM)
     with pytest.raises(InvalidParameterError, match="poker-engine games, received LeducHoldemGame"):
         HoldemStrengthColumns(nashzoo.make_game("nashzoo/leduc_holdem-v0"))
+    # the no-limit games' tensors are laid out otherwise
+    with pytest.raises(InvalidParameterError, match="poker-engine games, received AcpcPokerGame"):
+        HoldemStrengthColumns(nashzoo.make_game("nashzoo/no_limit_holdem-v0"))
     with pytest.raises(InvalidParameterError, match="'ehs' or 'ehs2' buckets with four counts"):
         HoldemStrengthColumns(game, "iso")
     with pytest.raises(InvalidParameterError, match="must be a string"):

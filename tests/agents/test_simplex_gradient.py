@@ -609,7 +609,7 @@ def test_strength_inputs_add_hand_strength_columns_on_holdem(monkeypatch, tmp_pa
             loaded.probabilities(row[None], mask, average=average, players=np.array([0])),
             learner.probabilities(row[None], mask, average=average, players=np.array([0])),
         )
-    with pytest.raises(InvalidParameterError, match="inputs='strength' needs heads-up Texas"):
+    with pytest.raises(InvalidParameterError, match="inputs='strength' needs heads-up Limit"):
         SimplexGradient(nashzoo.make_game("leduc_holdem"), SimplexGradientConfig(inputs="strength"))
     with pytest.raises(InvalidParameterError, match="strength_abstraction` must be a non-empty"):
         SimplexGradientConfig(inputs="strength", strength_abstraction="")

@@ -79,7 +79,7 @@ class SimplexGradientConfig(Config):
             tensor, perfect recall) or ``"summary"`` (the columns the game names as a
             summary of the present, ``Game.information_state_summary_columns``: the
             fighting game's 74 of 434, without the order of the exchanges) or
-            ``"strength"`` (heads-up Texas Hold'em only: the whole tensor and 14
+            ``"strength"`` (heads-up Limit Hold'em only: the whole tensor and 14
             hand-strength columns read from card buckets,
             :class:`~nashzoo.abstraction.features.HoldemStrengthColumns`).
         strength_abstraction: the ``ehs``/``ehs2`` buckets ``inputs="strength"`` reads

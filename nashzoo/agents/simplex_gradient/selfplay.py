@@ -138,7 +138,7 @@ class SimplexGradient:
                 self._strength = HoldemStrengthColumns(game, cfg.strength_abstraction)
             except InvalidParameterError as exc:
                 raise InvalidParameterError(
-                    f"SimplexGradientConfig.inputs='strength' needs heads-up Texas Hold'em "
+                    f"SimplexGradientConfig.inputs='strength' needs heads-up Limit Hold'em "
                     f"and Hold'em buckets: {exc}"
                 ) from None
         if cfg.inputs == "summary":
