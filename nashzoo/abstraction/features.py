@@ -4,7 +4,8 @@ A network that reads a Hold'em information-state tensor sees its cards as one-ho
 for the hole cards, 52 per board round) and has to learn from play alone which of the
 1,326 hole-card pairs and 2.6 million flops make a strong hand. The card abstractions
 already know: their buckets (:mod:`nashzoo.abstraction.holdem`) order a round's hands by
-expected hand strength, in groups of equal probability. :class:`HoldemStrengthColumns`
+expected hand strength, in groups of about equal probability (one class a bucket where
+there are as many buckets as classes, as preflop's 169). :class:`HoldemStrengthColumns`
 reads the cards back out of tensor rows and appends, for each row, the bucket of every
 round the row has reached as a fraction (bucket over buckets minus one: the hand's
 strength percentile in that round, 0 for the weakest, 1 for the strongest; 0.5 in a
