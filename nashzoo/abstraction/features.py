@@ -22,10 +22,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from nashzoo.abstraction.holdem import BucketArrays, bucket_of, holdem_buckets
+from nashzoo.abstraction.holdem import BucketArrays, bucket_of
 from nashzoo.abstraction.isomorphism import SCRATCH
-from nashzoo.abstraction.layout import check_holdem
-from nashzoo.abstraction.spec import AbstractionSpec, parse_abstraction
+from nashzoo.abstraction.layout import holdem_bucket_tables
 from nashzoo.errors import InvalidParameterError
 
 __all__ = ["DEFAULT_STRENGTH_ABSTRACTION", "HoldemStrengthColumns", "STRENGTH_TENTHS"]
@@ -104,22 +103,9 @@ class HoldemStrengthColumns:
     def __init__(
         self, game: Any, abstraction: str = DEFAULT_STRENGTH_ABSTRACTION, *, progress: bool = True
     ) -> None:
-        check_holdem(game)
-        if not isinstance(abstraction, str):
-            raise InvalidParameterError(
-                f"abstraction must be a string such as {DEFAULT_STRENGTH_ABSTRACTION!r}, "
-                f"received {type(abstraction).__name__}."
-            )
-        spec: AbstractionSpec = parse_abstraction(abstraction, game.definition.num_rounds)
-        if spec.kind not in ("ehs", "ehs2") or len(spec.counts) != 4:
-            raise InvalidParameterError(
-                f"Hand-strength columns come from 'ehs' or 'ehs2' buckets with four counts "
-                f"(e.g. {DEFAULT_STRENGTH_ABSTRACTION!r}), received {abstraction!r}."
-            )
+        spec, self.buckets = holdem_bucket_tables(game, abstraction, progress=progress)
         self.game = game
         self.abstraction = str(spec)
-        counts = (spec.counts[0], spec.counts[1], spec.counts[2], spec.counts[3])
-        self.buckets = holdem_buckets(spec.kind, counts, progress=progress)
         self._arrays: BucketArrays = self.buckets.arrays()
         self._sizes = np.array(self.buckets.sizes, np.int64)
         self._hole = 2  # the tensor: player one-hot, hole cards, each board round's cards

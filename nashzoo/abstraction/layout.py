@@ -15,7 +15,7 @@ from nashzoo.abstraction.spec import AbstractionSpec, parse_abstraction
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.poker.engine import PokerGame
 
-__all__ = ["HoldemAbstraction", "check_holdem"]
+__all__ = ["HoldemAbstraction", "check_holdem", "holdem_bucket_tables"]
 
 
 def check_holdem(game: Any) -> PokerGame:
@@ -39,6 +39,32 @@ def check_holdem(game: Any) -> PokerGame:
             f"boards of {shape[2]}."
         )
     return game
+
+
+def holdem_bucket_tables(
+    game: Any, abstraction: str | AbstractionSpec, *, progress: bool = True
+) -> tuple[AbstractionSpec, HoldemBuckets]:
+    """The parsed ``abstraction`` for Hold'em ``game`` and its bucket tables, loaded (or
+    built, once) from the cache: what the abstract solver and the hand-strength columns
+    (:mod:`nashzoo.abstraction.features`) both start from.
+
+    Raises:
+        InvalidParameterError: not Hold'em, or an abstraction that does not parse, or
+            not ``ehs``/``ehs2`` with four counts.
+    """
+    check_holdem(game)
+    spec = (
+        abstraction
+        if isinstance(abstraction, AbstractionSpec)
+        else parse_abstraction(abstraction, game.definition.num_rounds)
+    )
+    if spec.kind not in ("ehs", "ehs2") or len(spec.counts) != 4:
+        raise InvalidParameterError(
+            f"Texas Hold'em takes an 'ehs' or 'ehs2' abstraction with four counts "
+            f"(e.g. 'ehs2:169,50,50,50'), received {spec}."
+        )
+    counts = (spec.counts[0], spec.counts[1], spec.counts[2], spec.counts[3])
+    return spec, holdem_buckets(spec.kind, counts, progress=progress)
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,19 +101,7 @@ class HoldemAbstraction:
             InvalidParameterError: not Hold'em, or an abstraction that does not parse, or
                 not ``ehs``/``ehs2`` with four counts.
         """
-        check_holdem(game)
-        spec = (
-            abstraction
-            if isinstance(abstraction, AbstractionSpec)
-            else parse_abstraction(abstraction, game.definition.num_rounds)
-        )
-        if spec.kind not in ("ehs", "ehs2") or len(spec.counts) != 4:
-            raise InvalidParameterError(
-                f"Texas Hold'em takes an 'ehs' or 'ehs2' abstraction with four counts "
-                f"(e.g. 'ehs2:169,50,50,50'), received {spec}."
-            )
-        counts = (spec.counts[0], spec.counts[1], spec.counts[2], spec.counts[3])
-        buckets = holdem_buckets(spec.kind, counts, progress=progress)
+        spec, buckets = holdem_bucket_tables(game, abstraction, progress=progress)
         tree = betting_tree(game)
         sizes = np.array(buckets.sizes, np.int64)
         width = np.cumprod(sizes) if spec.perfect_recall else sizes

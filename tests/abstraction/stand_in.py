@@ -30,14 +30,3 @@ def use_stand_in_buckets(monkeypatch: Any) -> None:
         return stand_in_buckets(kind, tuple(counts))
 
     monkeypatch.setattr(layout, "holdem_buckets", fake)
-
-
-def use_stand_in_strength(monkeypatch: Any) -> None:
-    """Make every hand-strength column reader built in this test use
-    :func:`stand_in_buckets`."""
-    from nashzoo.abstraction import features
-
-    def fake(kind: str, counts: Any, *, progress: bool = True) -> Any:
-        return stand_in_buckets(kind, tuple(counts))
-
-    monkeypatch.setattr(features, "holdem_buckets", fake)

@@ -13,7 +13,7 @@ from nashzoo.abstraction import features
 from nashzoo.abstraction.features import STRENGTH_TENTHS, HoldemStrengthColumns
 from nashzoo.errors import InvalidParameterError
 
-from .stand_in import use_stand_in_strength
+from .stand_in import use_stand_in_buckets
 
 HOLDEM = "nashzoo/limit_holdem-v0"
 
@@ -39,7 +39,7 @@ def _views(game, count, seed):
 
 @pytest.fixture
 def stand_in(monkeypatch):
-    use_stand_in_strength(monkeypatch)
+    use_stand_in_buckets(monkeypatch)
 
 
 def test_every_row_gets_the_buckets_of_its_own_cards_round_by_round(stand_in, monkeypatch):
@@ -85,9 +85,9 @@ def test_bad_input_is_refused_by_name(stand_in):
     # the no-limit games' tensors are laid out otherwise
     with pytest.raises(InvalidParameterError, match="poker-engine games, received AcpcPokerGame"):
         HoldemStrengthColumns(nashzoo.make_game("nashzoo/no_limit_holdem-v0"))
-    with pytest.raises(InvalidParameterError, match="'ehs' or 'ehs2' buckets with four counts"):
+    with pytest.raises(InvalidParameterError, match="'ehs' or 'ehs2' abstraction with four counts"):
         HoldemStrengthColumns(game, "iso")
-    with pytest.raises(InvalidParameterError, match="must be a string"):
+    with pytest.raises(InvalidParameterError, match="An abstraction is text such as"):
         HoldemStrengthColumns(game, 169)  # type: ignore[arg-type]
     cols = HoldemStrengthColumns(game, "ehs2:169,7,5,6")
     rows, _, _ = _views(game, 3, seed=1)

@@ -582,9 +582,9 @@ def test_strength_inputs_add_hand_strength_columns_on_holdem(monkeypatch, tmp_pa
     learner comes back with the same outputs; other games are refused by name."""
     import nashzoo
     from nashzoo.abstraction import features
-    from tests.abstraction.stand_in import use_stand_in_strength
+    from tests.abstraction.stand_in import use_stand_in_buckets
 
-    use_stand_in_strength(monkeypatch)
+    use_stand_in_buckets(monkeypatch)
     game = nashzoo.make_game("limit_holdem")
     config = SimplexGradientConfig(
         inputs="strength", strength_abstraction="ehs2:169,7,5,6", batch_games=8, seed=0
