@@ -14,7 +14,9 @@ is out of reach (run through ``python benchmarks/simplex_gradient.py --section .
 ``holdem``      simplex-gradient trained ``--holdem-minutes`` on Limit Hold'em: its curve
                 (AIVAT duplicate score against the rule-based agent and random), then
                 ``--deals`` AIVAT deals against the rule-based agent and random, and the
-                LBR bound (``--lbr-hands``) of it and of the rule-based agent.
+                LBR bound (``--lbr-hands``) of it and of the rule-based agent; each of
+                simplex-gradient's two policies, the average network and the last
+                iterate g, is measured.
 
 Goals (issue 34): 20x the exchanges per second; beat the heuristic and NFSP on the
 default preset (95% interval excluding 0); beat the rule-based agent on Hold'em.
@@ -27,6 +29,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -67,28 +70,39 @@ def throughput(before: str, repeats: int = 3) -> list[str]:
     return lines
 
 
-def _curve(learner: Any, game: Any, baselines: dict[str, Any], minutes: float, every: float):
-    """Train ``learner`` for ``minutes``, measuring its agent every ``every`` minutes
-    (the measurements are not timed)."""
+def _curve(
+    learner: Any,
+    game: Any,
+    baselines: dict[str, Any],
+    minutes: float,
+    every: float,
+    agents: dict[str, Any] | None = None,
+) -> dict[str, list[Any]]:
+    """Train ``learner`` for ``minutes``, measuring its agents every ``every`` minutes
+    (the measurements are not timed). ``agents`` maps a curve's label to a function of
+    the learner that builds the agent measured (by default one curve, ``m.agent()``,
+    labelled with the learner's class name)."""
     from nashzoo.eval.curves import measure_point
 
-    points = []
+    agents = agents or {type(learner).__name__: lambda m: m.agent()}
+    points: dict[str, list[Any]] = {label: [] for label in agents}
 
     def record(m: Any) -> None:
-        points.append(
-            measure_point(
-                game,
-                m.agent(),
-                baselines,
-                deals=200,
-                seed=len(points),
-                step=m.steps,
-                seconds=m.seconds,
-                step_unit=m.step_unit,
+        for label, build in agents.items():
+            points[label].append(
+                measure_point(
+                    game,
+                    build(m),
+                    baselines,
+                    deals=200,
+                    seed=len(points[label]),
+                    step=m.steps,
+                    seconds=m.seconds,
+                    step_unit=m.step_unit,
+                )
             )
-        )
-        last = points[-1]
-        print(f"  {type(m).__name__} {m.seconds:7.0f} s {m.steps:>9,}  {last.text()}", flush=True)
+            last = points[label][-1]
+            print(f"  {label} {m.seconds:7.0f} s {m.steps:>9,}  {last.text()}", flush=True)
 
     learner.train(seconds=minutes * 60, callback=record, callback_every=every * 60, progress=True)
     return points
@@ -136,10 +150,10 @@ def default_preset(
     every = minutes / 6
     sg = SimplexGradient(game, sg_config)
     print(f"simplex-gradient, {minutes} min, {sg.config.to_dict()}", flush=True)
-    curves = {"simplex-gradient": _curve(sg, game, base, minutes, every)}
+    curves = {"simplex-gradient": _curve(sg, game, base, minutes, every)["SimplexGradient"]}
     print(f"NFSP, {minutes} min", flush=True)
     nfsp = NFSP(game)
-    curves["NFSP"] = _curve(nfsp, game, base, minutes, every)
+    curves["NFSP"] = _curve(nfsp, game, base, minutes, every)["NFSP"]
     _plot(curves, plot, f"fighting_cards (default preset): {minutes:g} minutes each")
     if save is not None:
         sg.save(save / "fighting_sg.pt")
@@ -209,7 +223,13 @@ def holdem(
     base = baselines(game)
     sg = SimplexGradient(game, sg_config)
     print(f"simplex-gradient on Limit Hold'em, {minutes} min, {sg.config.to_dict()}", flush=True)
-    curves = {"simplex-gradient": _curve(sg, game, base, minutes, minutes / 6)}
+    # Both policies: the average network (the learner's default agent) and the last
+    # iterate g, the policy the design note itself plays.
+    policies = {
+        "simplex-gradient (average)": lambda m: m.agent(seed=1),
+        "simplex-gradient (last)": lambda m: m.agent(seed=1, average=False),
+    }
+    curves = _curve(sg, game, base, minutes, minutes / 6, policies)
     _plot(curves, plot, f"limit_holdem: simplex-gradient, {minutes:g} minutes")
     if save is not None:
         sg.save(save / "holdem_sg.pt")
@@ -221,17 +241,19 @@ def holdem(
         "| measure | mean | 95% CI | seconds |",
         "|---|---:|---|---:|",
     ]
-    for name, baseline in base.items():
-        r = head_to_head(
-            game, sg.agent(seed=1), baseline, deals=deals, seed=11, variance_reduction="aivat"
-        )
-        lines.append(
-            f"| simplex-gradient vs {name} | {r.mean:+.2f} | {r.ci95[0]:+.2f} .. {r.ci95[1]:+.2f} "
-            "| |"
-        )
-        print(lines[-1], flush=True)
+    for label, build in policies.items():
+        for name, baseline in base.items():
+            started = time.perf_counter()
+            r = head_to_head(
+                game, build(sg), baseline, deals=deals, seed=11, variance_reduction="aivat"
+            )
+            lines.append(
+                f"| {label} vs {name} | {r.mean:+.2f} | {r.ci95[0]:+.2f} .. {r.ci95[1]:+.2f} "
+                f"| {time.perf_counter() - started:.0f} |"
+            )
+            print(lines[-1], flush=True)
     for name, agent in (
-        ("simplex-gradient", sg.agent(seed=1)),
+        *((label, build(sg)) for label, build in policies.items()),
         ("poker-rules", PokerRulesAgent(game)),
     ):
         # Monte Carlo action values, 20 rollouts per action as the LBR paper does on
