@@ -17,8 +17,9 @@ spec                       agent
 ``nash-ismcts-oracle:1000`` Nash-ISMCTS with N simulations on oracle networks computed
                            from a CFR+ solution (the spec's experiments' setting)
 ``path/to/agent.pt``       a saved NFSP, Deep CFR, ESCHER or simplex-gradient agent (its
-                           average policy) or a trained Nash-ISMCTS agent (torch
-                           extra)
+                           average policy; simplex-gradient's last iterate where its
+                           config says ``play="last"``) or a trained Nash-ISMCTS agent
+                           (torch extra)
 ``path/to/model.zip``      a saved stable-baselines3 model (sb3 extra). SB3 files are
                            pickles: loading one runs code; never load one from someone
                            you do not trust outside a sandbox.
@@ -320,7 +321,8 @@ def _register() -> None:
         AgentFamily(
             "pt-file",
             _torch_file,
-            "a saved NFSP, Deep CFR, ESCHER or simplex-gradient agent's average policy, or a "
+            "a saved NFSP, Deep CFR, ESCHER or simplex-gradient agent's average policy "
+            "(simplex-gradient: the last iterate where its config says play=last), or a "
             "trained Nash-ISMCTS agent (compiled, or over the rules for big games) (torch extra)",
             suffixes=(".pt",),
         )

@@ -217,6 +217,28 @@ def test_same_seed_same_networks_and_file_round_trip(tmp_path):
         SimplexGradient.load(tmp_path / "bad.pt")
 
 
+def test_play_last_makes_the_agent_and_a_saved_file_play_the_last_iterate(tmp_path):
+    """``play="last"`` changes which policy the learner's agent and a saved file play,
+    and nothing in training: the same seed gives the same networks either way."""
+    game = fighting_cards_tiny()
+    config = SimplexGradientConfig(hidden_sizes=(16,), batch_games=8, seed=5)
+    plays_average = SimplexGradient(game, config).train(steps=4)
+    plays_last = SimplexGradient(game, dataclasses.replace(config, play="last")).train(steps=4)
+    for name in ("value_net", "policy_net", "average_net"):
+        assert _same_parameters(getattr(plays_average, name), getattr(plays_last, name))
+    assert plays_average.agent().average and not plays_last.agent().average
+    assert plays_last.agent(average=True).average  # asked for, the average still plays
+    last = plays_last.tabular_policy(average=False).probs
+    assert not np.allclose(last, plays_last.tabular_policy(average=True).probs)
+    from nashzoo.agents.specs import build_agent
+
+    agent = build_agent(str(plays_last.save(tmp_path / "last.pt")), game)
+    assert not agent.average
+    assert np.allclose(TabularPolicy.from_agent(agent, compile_game(game)).probs, last)
+    with pytest.raises(InvalidParameterError, match="play"):
+        SimplexGradientConfig(play="best")
+
+
 def _same_parameters(a, b):
     return all(torch.equal(x, y) for x, y in zip(a.parameters(), b.parameters(), strict=True))
 

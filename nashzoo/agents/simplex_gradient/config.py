@@ -84,6 +84,14 @@ class SimplexGradientConfig(Config):
             :class:`~nashzoo.abstraction.features.HoldemStrengthColumns`).
         strength_abstraction: the ``ehs``/``ehs2`` buckets ``inputs="strength"`` reads
             the strengths from (built once per machine and cached).
+        play: the policy the learner's agent plays unless told otherwise
+            (:meth:`~nashzoo.agents.simplex_gradient.SimplexGradient.agent`, the curve of
+            ``nashzoo train``, a saved file played as an agent):
+            ``"average"``, the average network, or ``"last"``, the last iterate g (the
+            policy the design note plays). It changes nothing in training. Where the
+            average converges and the last iterate cycles (games that compile), play
+            the average; on Limit Hold'em the last iterate of the same networks has
+            scored higher against the rule-based agent (``benchmarks/RESULTS.md``).
         seed: seed of every random choice (networks, self-play, buffers).
     """
 
@@ -111,4 +119,5 @@ class SimplexGradientConfig(Config):
     seat_models: bool = flag(False)
     inputs: str = choice("tensor", ("tensor", "summary", "strength"))
     strength_abstraction: str = text("ehs2:169,50,50,50")
+    play: str = choice("average", ("average", "last"))
     seed: int | None = seed_field(0)

@@ -536,9 +536,12 @@ class SimplexGradient:
         return SimplexGradientValues(self)
 
     def agent(
-        self, *, name: str | None = None, seed: int | None = None, average: bool = True
+        self, *, name: str | None = None, seed: int | None = None, average: bool | None = None
     ) -> SimplexGradientAgent:
-        """The average (or last) policy as a PolicyAgent (shares the networks)."""
+        """The average (``average=True``) or last (``False``) policy as a PolicyAgent
+        (shares the networks); ``None`` plays the one ``config.play`` names."""
+        if average is None:
+            average = self.config.play == "average"
         return SimplexGradientAgent(
             self, average=average, seed=seed, name=name or "simplex-gradient"
         )
