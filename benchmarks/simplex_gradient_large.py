@@ -76,15 +76,13 @@ def _curve(
     baselines: dict[str, Any],
     minutes: float,
     every: float,
-    agents: dict[str, Any] | None = None,
+    agents: dict[str, Any],
 ) -> dict[str, list[Any]]:
     """Train ``learner`` for ``minutes``, measuring its agents every ``every`` minutes
-    (the measurements are not timed). ``agents`` maps a curve's label to a function of
-    the learner that builds the agent measured (by default one curve, ``m.agent()``,
-    labelled with the learner's class name)."""
+    (the measurements are not timed): one curve per entry of ``agents``, which maps the
+    curve's label to a function of the learner that builds the agent measured."""
     from nashzoo.eval.curves import measure_point
 
-    agents = agents or {type(learner).__name__: lambda m: m.agent()}
     points: dict[str, list[Any]] = {label: [] for label in agents}
 
     def record(m: Any) -> None:
@@ -150,10 +148,10 @@ def default_preset(
     every = minutes / 6
     sg = SimplexGradient(game, sg_config)
     print(f"simplex-gradient, {minutes} min, {sg.config.to_dict()}", flush=True)
-    curves = {"simplex-gradient": _curve(sg, game, base, minutes, every)["SimplexGradient"]}
+    curves = _curve(sg, game, base, minutes, every, {"simplex-gradient": lambda m: m.agent()})
     print(f"NFSP, {minutes} min", flush=True)
     nfsp = NFSP(game)
-    curves["NFSP"] = _curve(nfsp, game, base, minutes, every)["NFSP"]
+    curves.update(_curve(nfsp, game, base, minutes, every, {"NFSP": lambda m: m.agent()}))
     _plot(curves, plot, f"fighting_cards (default preset): {minutes:g} minutes each")
     if save is not None:
         sg.save(save / "fighting_sg.pt")
