@@ -707,3 +707,51 @@ def test_over_the_rules_the_agent_plays_the_parameter_average_and_a_file_keeps_b
         for key, value in mine.state_dict().items():
             assert torch.equal(value, theirs.state_dict()[key]), key
     assert again.train(steps=1).average.updates == 3
+
+
+def test_strength_inputs_feed_hand_strength_columns_to_the_network(monkeypatch, tmp_path):
+    """inputs='strength' on Hold'em: the torso reads the tensor and, after it, the 14
+    hand-strength columns of the view's cards (stand-in bucket tables here: the plumbing,
+    not strength), in self-play and in a saved agent alike; other games, and a strength
+    network without its game, are refused by name."""
+    from nashzoo.abstraction.features import HoldemStrengthColumns
+    from nashzoo.agents.ismcts import nets
+    from tests.abstraction.stand_in import use_stand_in_buckets
+
+    use_stand_in_buckets(monkeypatch)
+    monkeypatch.setattr(nets, "_STRENGTH", {})  # no stand-in tables outlive the test
+    spec = "ehs2:169,7,5,6"
+    trainer = NashISMCTSRules(
+        HOLDEM, RulesTrainConfig(**TINY, inputs="strength", strength_abstraction=spec)
+    ).train(steps=1)
+    net = trainer.network
+    size = HOLDEM.information_state_tensor_size
+    assert net.torso[0].in_features == size + HoldemStrengthColumns.width == size + 14
+    state = HOLDEM.new_initial_state()
+    for card in (0, 51, 5, 22):  # As2c for player 0, 7h3d for player 1: other classes
+        state.apply_action(card)
+    state.apply_action(state.legal_actions()[-1])
+    rows = [state.information_state_indices(p) for p in (0, 1)]
+    x = net.dense(rows).numpy()
+    tensors = np.array([state.information_state_tensor(p) for p in (0, 1)], np.float32)
+    columns = HoldemStrengthColumns(HOLDEM, spec)(tensors)
+    assert np.array_equal(x, np.concatenate([tensors, columns], axis=1))
+    assert not np.array_equal(columns[0], columns[1])  # the two players' hands differ
+    masks = np.array([state.legal_actions_mask()] * 2)
+    with torch.no_grad():
+        logits = net(net.dense(rows))["policy"]
+        p = torch.softmax(logits.masked_fill(~torch.tensor(masks > 0), -np.inf), 1)
+    prior = trainer.prior_agent().batch_probabilities(tensors, masks, np.array([0, 1]))
+    assert np.allclose(prior, p.double().numpy())  # P alone reads the columns too
+    played = build_agent(str(trainer.save(tmp_path / "strength.pt")), HOLDEM)
+    loaded = played.search.knowledge.network
+    assert loaded.shape == net.shape and loaded.shape.strength == spec
+    with torch.no_grad():
+        assert torch.equal(loaded(loaded.dense(rows))["policy"], net(net.dense(rows))["policy"])
+    assert NashISMCTSRules.load(tmp_path / "strength.pt").config.inputs == "strength"
+    with pytest.raises(InvalidParameterError, match="Hand-strength inputs need heads-up Limit"):
+        NashISMCTSRules(presets.leduc(), RulesTrainConfig(**TINY, inputs="strength"))
+    with pytest.raises(InvalidParameterError, match="needs its game .* received game=None"):
+        RulesNetwork(net.shape)
+    with pytest.raises(InvalidParameterError, match="inputs"):
+        RulesTrainConfig(inputs="pixels")

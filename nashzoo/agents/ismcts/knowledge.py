@@ -252,7 +252,6 @@ class NetworkKnowledge(Knowledge):
         self._embedded_rows = 0
         self._one: dict[Hashable, np.ndarray] = {}  # single values' embeddings
         self._encoder = network.encoder_arrays()
-        self._width = network.shape.input_size
         self.forward_passes = 0
         self.evaluated = 0
 
@@ -272,11 +271,9 @@ class NetworkKnowledge(Knowledge):
         if not requests:
             return
         torch = self._torch
-        x = np.zeros((len(requests), self._width), dtype=np.float32)
-        for row, (_, state, player) in enumerate(requests):
-            x[row, state.information_state_indices(player)] = 1.0
+        x = self.network.dense([state.information_state_indices(p) for _, state, p in requests])
         with torch.no_grad():
-            out = self.network(torch.from_numpy(x))
+            out = self.network(x)
         arrays = [out[k].double().numpy() for k in ("policy", "child_value", "value", "query")]
         if len(self._views) + len(requests) > self.cache_size:
             self._views.clear()
@@ -368,11 +365,8 @@ class NetworkKnowledge(Knowledge):
         if rows:
             torch = self._torch
             k = len(worlds)
-            x = np.zeros((len(rows), self._width), dtype=np.float32)
-            for r, indices in enumerate(rows):
-                x[r, indices] = 1.0
             with torch.no_grad():
-                logits = self.network(torch.from_numpy(x))["policy"].double().numpy()
+                logits = self.network(self.network.dense(rows))["policy"].double().numpy()
             self.forward_passes += 1
             for j, action in enumerate(taken):
                 z = logits[j * k : (j + 1) * k]

@@ -21,11 +21,19 @@ torso emits two query vectors; H's logit of a world is the dot product of its em
 with the first, V_w the tanh of its dot product with the second (plus a bias). One
 evaluation per view then answers for any number of worlds
 (:class:`~nashzoo.agents.ismcts.knowledge.NetworkKnowledge`).
+
+A :class:`RulesNetwork` whose shape names a card abstraction (``strength``, heads-up Limit
+Hold'em) reads the tensor and, after it, the hand-strength columns of
+:class:`~nashzoo.abstraction.features.HoldemStrengthColumns`: which of the 1,326 hole-card
+pairs and the boards make a strong hand, which the one-hots leave to be learned from play.
+Every view reaches the network through :meth:`RulesNetwork.dense`.
 """
 
 from __future__ import annotations
 
 import copy
+import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -41,6 +49,7 @@ __all__ = [
     "SearchNetwork",
     "RulesNetworkShape",
     "RulesNetwork",
+    "strength_columns",
     "tabulate",
     "masked_log_softmax",
     "ParameterAverage",
@@ -136,6 +145,33 @@ class SearchNetwork(torch.nn.Module):  # type: ignore[name-defined]
         }
 
 
+_STRENGTH: dict[tuple[str, str], Any] = {}
+
+
+def strength_columns(game: Any, abstraction: str, *, progress: bool = False) -> Any:
+    """The :class:`~nashzoo.abstraction.features.HoldemStrengthColumns` of ``game`` and
+    ``abstraction``, one per process (its tables are loaded, or built once per machine,
+    on first use; the networks of a process share it).
+
+    Raises:
+        InvalidParameterError: not heads-up Limit Hold'em, or not an ``ehs``/``ehs2``
+            abstraction with four counts (naming what was received).
+    """
+    from nashzoo.abstraction.features import HoldemStrengthColumns
+
+    key = (json.dumps(game.to_spec(), sort_keys=True), str(abstraction))
+    found = _STRENGTH.get(key)
+    if found is None:
+        try:
+            found = HoldemStrengthColumns(game, abstraction, progress=progress)
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(
+                f"Hand-strength inputs need heads-up Limit Hold'em and Hold'em buckets: {exc}"
+            ) from None
+        _STRENGTH[key] = found
+    return found
+
+
 @dataclass(frozen=True)
 class RulesNetworkShape(_ShapeDict):
     """Sizes of a :class:`RulesNetwork` (saved with it).
@@ -146,6 +182,9 @@ class RulesNetworkShape(_ShapeDict):
         feature_size: width of ``Game.hidden_value_features``.
         embed_size: width of a world's embedding and of each query vector.
         hidden_sizes: widths of the ReLU torso.
+        strength: the card abstraction whose hand-strength columns the torso reads after
+            the tensor (``"ehs2:169,50,50,50"``; heads-up Limit Hold'em), or ``""``:
+            the tensor alone.
     """
 
     input_size: int
@@ -153,16 +192,33 @@ class RulesNetworkShape(_ShapeDict):
     feature_size: int
     embed_size: int = 64
     hidden_sizes: tuple[int, ...] = (256, 256)
+    strength: str = ""
+
+    @property
+    def torso_input(self) -> int:
+        """Width of what the torso reads: the tensor, and the strength columns if any."""
+        if not self.strength:
+            return self.input_size
+        from nashzoo.abstraction.features import HoldemStrengthColumns
+
+        return self.input_size + HoldemStrengthColumns.width
 
     @classmethod
     def for_game(
-        cls, game: Any, *, embed_size: int = 64, hidden_sizes: tuple[int, ...] = (256, 256)
+        cls,
+        game: Any,
+        *,
+        embed_size: int = 64,
+        hidden_sizes: tuple[int, ...] = (256, 256),
+        strength: str = "",
     ) -> RulesNetworkShape:
         """The shape for ``game``.
 
         Raises:
             InvalidParameterError: the game does not name its hidden values
-                (``hidden_value_features`` returns ``None``).
+                (``hidden_value_features`` returns ``None``), or ``strength`` is set and
+                the game is not heads-up Limit Hold'em or the abstraction is not one
+                Hold'em buckets take.
         """
         features = game.hidden_value_features([])
         if features is None:
@@ -170,12 +226,15 @@ class RulesNetworkShape(_ShapeDict):
                 f"{game!r} does not list its hidden information (State.hidden_worlds and "
                 "Game.hidden_value_features); a search network over the rules needs both."
             )
+        if strength:
+            strength_columns(game, strength, progress=True)  # checks it, builds the tables
         return cls(
             input_size=int(game.information_state_tensor_size),
             num_actions=int(game.num_distinct_actions),
             feature_size=int(features.shape[1]),
             embed_size=int(embed_size),
             hidden_sizes=tuple(int(h) for h in hidden_sizes),
+            strength=str(strength),
         )
 
 
@@ -185,21 +244,59 @@ class RulesNetwork(torch.nn.Module):  # type: ignore[name-defined]
 
     ``forward(x)`` returns ``policy`` logits, ``value``, ``child_value`` and ``query``
     (``2 * embed_size + 1``: H's query, V_w's query, V_w's bias); :meth:`encode` embeds
-    value features; :meth:`world_scores` combines the two.
+    value features; :meth:`world_scores` combines the two. :meth:`dense` builds ``x``.
+
+    Args:
+        shape: the sizes.
+        game: the game whose views it reads; needed where ``shape.strength`` is set (the
+            columns are computed from its cards).
+
+    Raises:
+        InvalidParameterError: ``embed_size`` below 1, or a ``strength`` shape without
+            a game.
     """
 
-    def __init__(self, shape: RulesNetworkShape) -> None:
+    def __init__(self, shape: RulesNetworkShape, game: Any = None) -> None:
         super().__init__()
         if shape.embed_size < 1:
             raise InvalidParameterError(f"embed_size must be >= 1, received {shape.embed_size}.")
+        if shape.strength and game is None:
+            raise InvalidParameterError(
+                f"A network with hand-strength inputs ({shape.strength!r}) needs its game to "
+                "compute them, received game=None."
+            )
         self.shape = shape
-        self.torso, width = _torso(shape.input_size, shape.hidden_sizes)
+        # the columns live in a per-process table (strength_columns), not in the module,
+        # so copies of the network (the parameter average) share them
+        self._strength_key = (game, shape.strength) if shape.strength else None
+        self.torso, width = _torso(shape.torso_input, shape.hidden_sizes)
         self.policy = nn.Linear(width, shape.num_actions)
         self.value = nn.Linear(width, 1)
         self.child_value = nn.Linear(width, shape.num_actions)
         self.query = nn.Linear(width, 2 * shape.embed_size + 1)
         d = shape.embed_size
         self.encoder = nn.Sequential(nn.Linear(shape.feature_size, d), nn.ReLU(), nn.Linear(d, d))
+
+    def dense(self, rows: Sequence[Any]) -> Any:
+        """The input ``x`` (a float32 tensor) for views given as their information-state
+        tensors' active indices (``State.information_state_indices``): the one-hots, then
+        the hand-strength columns where the shape names an abstraction."""
+        x = np.zeros((len(rows), self.shape.input_size), dtype=np.float32)
+        if len(rows):  # every row's active indices set in one assignment
+            lengths = np.fromiter((len(idx) for idx in rows), dtype=np.int64, count=len(rows))
+            flat = np.concatenate([np.asarray(idx, np.int64) for idx in rows])
+            x[np.repeat(np.arange(len(rows)), lengths), flat] = 1.0
+        return self.features(x)
+
+    def features(self, tensors: np.ndarray) -> Any:
+        """The input ``x`` (a float32 tensor) for views given as information-state
+        tensors (rows of ``input_size``): the rows, then the hand-strength columns where
+        the shape names an abstraction."""
+        x = np.asarray(tensors, dtype=np.float32)
+        if self._strength_key is not None:
+            game, abstraction = self._strength_key
+            x = np.concatenate([x, strength_columns(game, abstraction)(x)], axis=1)
+        return torch.from_numpy(np.ascontiguousarray(x))
 
     def forward(self, x: Any) -> dict[str, Any]:
         z = self.torso(x)
@@ -240,7 +337,10 @@ class RulesNetwork(torch.nn.Module):  # type: ignore[name-defined]
             InvalidParameterError: naming both shapes.
         """
         want = RulesNetworkShape.for_game(
-            game, embed_size=self.shape.embed_size, hidden_sizes=self.shape.hidden_sizes
+            game,
+            embed_size=self.shape.embed_size,
+            hidden_sizes=self.shape.hidden_sizes,
+            strength=self.shape.strength,
         )
         if want != self.shape:
             raise InvalidParameterError(

@@ -172,8 +172,8 @@ class RulesNashAgent(RulesAgentBase):
             raise PolicyFileError(f"{path} is not a valid search agent file: {exc}") from exc
         if game is not None and file_game != game:
             raise PolicyFileError(f"{path} holds an agent for {file_game!r}, not for {game!r}.")
-        network = RulesNetwork(shape)
         try:
+            network = RulesNetwork(shape, file_game)
             network.check_game(file_game)
         except InvalidParameterError as exc:
             raise PolicyFileError(f"{path}: {exc}") from exc
@@ -222,7 +222,7 @@ class PriorAgent(SampledPolicyAgent):
         """P at many views in one forward pass (rows of observation tensors and masks)."""
         from nashzoo.agents.ismcts.nets import masked_log_softmax, torch
 
-        x = torch.from_numpy(np.array(observation, dtype=np.float32))
+        x = self.network.features(np.array(observation, dtype=np.float32))
         mask = torch.as_tensor(np.asarray(action_mask) > 0)
         with torch.no_grad():
             probs = masked_log_softmax(self.network(x)["policy"], mask).exp()

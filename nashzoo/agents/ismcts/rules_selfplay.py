@@ -38,7 +38,7 @@ def _indices(state: State, player: int) -> np.ndarray:
 
 def _network_from(payload: dict[str, Any]) -> tuple[Game, RulesNetwork]:
     game = load_game(payload["game"])
-    net = RulesNetwork(RulesNetworkShape.from_dict(payload["shape"]))
+    net = RulesNetwork(RulesNetworkShape.from_dict(payload["shape"]), game)
     net.load_state_dict(payload["state"])
     net.eval()
     return game, net

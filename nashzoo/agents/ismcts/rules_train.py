@@ -60,7 +60,7 @@ from nashzoo.agents.ismcts.train import TrainConfig
 from nashzoo.errors import GameTooLargeError, InvalidParameterError
 from nashzoo.extras import require
 from nashzoo.games import Game
-from nashzoo.validation import choice, flag, integer, integers
+from nashzoo.validation import choice, flag, integer, integers, text
 
 __all__ = ["RulesTrainConfig", "RulesGenerationRecord", "NashISMCTSRules"]
 
@@ -92,6 +92,13 @@ class RulesTrainConfig(TrainConfig):
         split_actions: P-splitting in self-play and in the trained agent's search (no-limit
             poker decides whether to raise, then by how much;
             ``SearchConfig.split_actions``).
+        inputs: what the network reads of a view: ``"tensor"`` (the information-state
+            tensor) or ``"strength"`` (heads-up Limit Hold'em only: the tensor and 14
+            hand-strength columns read from card buckets,
+            :class:`~nashzoo.abstraction.features.HoldemStrengthColumns`; the world
+            encoder is unchanged).
+        strength_abstraction: the ``ehs``/``ehs2`` buckets ``inputs="strength"`` reads
+            the strengths from (built once per machine and cached).
     """
 
     games_per_generation: int = integer(32, low=1)
@@ -108,6 +115,8 @@ class RulesTrainConfig(TrainConfig):
     bayes_worlds: int = integer(32, low=0)
     split_hidden: bool = flag(False)
     split_actions: bool = flag(False)
+    inputs: str = choice("tensor", ("tensor", "strength"))
+    strength_abstraction: str = text("ehs2:169,50,50,50")
 
     def search_config(self, *, play: bool = False, progress: float = 0.0) -> SearchConfig:
         """:meth:`TrainConfig.search_config`, with ``split_hidden`` and ``split_actions``."""
@@ -188,9 +197,12 @@ class NashISMCTSRules:
         torch.manual_seed(c.seed)
         self.rng = np.random.default_rng(np.random.SeedSequence([c.seed, 10**6]))
         shape = RulesNetworkShape.for_game(
-            game, embed_size=c.embed_size, hidden_sizes=c.hidden_sizes
+            game,
+            embed_size=c.embed_size,
+            hidden_sizes=c.hidden_sizes,
+            strength=c.strength_abstraction if c.inputs == "strength" else "",
         )
-        self.network = RulesNetwork(shape)
+        self.network = RulesNetwork(shape, game)
         self.network.eval()
         self.average = (
             None if c.average_decay is None else ParameterAverage(self.network, c.average_decay)
@@ -298,13 +310,6 @@ class NashISMCTSRules:
         return 1
 
     # -- the loss ----------------------------------------------------------------------------
-    def _dense(self, rows: Sequence[np.ndarray]) -> Any:
-        x = np.zeros((len(rows), self.network.shape.input_size), dtype=np.float32)
-        if rows:  # every row's active indices set in one assignment
-            lengths = np.fromiter((len(idx) for idx in rows), dtype=np.int64, count=len(rows))
-            x[np.repeat(np.arange(len(rows)), lengths), np.concatenate(rows).astype(np.int64)] = 1.0
-        return torch.from_numpy(x)
-
     def _fit(self) -> dict[str, float]:
         c, net, rng = self.config, self.network, self.rng
         games = [g for gen in self._buffer for g in gen]
@@ -320,7 +325,7 @@ class NashISMCTSRules:
         for _ in range(c.steps_per_generation):
             # P and V_c at decisions
             pick = [dec[i] for i in rng.integers(0, len(dec), c.batch_size)]
-            x = self._dense([g["x"][k] for g, k in pick])
+            x = net.dense([g["x"][k] for g, k in pick])
             legal = torch.from_numpy(np.stack([g["legal"][k] for g, k in pick]))
             target = torch.from_numpy(np.stack([g["target"][k] for g, k in pick]))
             out = net(x)
@@ -337,13 +342,13 @@ class NashISMCTSRules:
                         xs.append(idx)
             if xs:
                 with torch.no_grad():
-                    child_target[rows, cols] = net(self._dense(xs))["value"].numpy()
+                    child_target[rows, cols] = net(net.dense(xs))["value"].numpy()
             ct = torch.from_numpy(child_target)
             known = ~torch.isnan(ct)
             child_value = ((out["child_value"] - ct.nan_to_num()) ** 2 * known).sum() / known.sum()
             # V and V_w at every player's view
             pick_v = [views[i] for i in rng.integers(0, len(views), 2 * c.batch_size)]
-            out_v = net(self._dense([g["view_x"][k] for g, k in pick_v]))
+            out_v = net(net.dense([g["view_x"][k] for g, k in pick_v]))
             z = torch.from_numpy(np.array([g["view_return"][k] for g, k in pick_v]))
             value = ((out_v["value"] - z) ** 2).mean()
             feats = self.game.hidden_value_features([g["view_value"][k] for g, k in pick_v])
@@ -389,7 +394,7 @@ class NashISMCTSRules:
         feats = self.game.hidden_value_features(flat)
         assert feats is not None
         e = net.encode(torch.from_numpy(feats.reshape(len(pick), m + 1, -1)))
-        q = net(self._dense([x for x, _, _ in pick]))["query"]
+        q = net(net.dense([x for x, _, _ in pick]))["query"]
         logits = (e * q[:, None, :d]).sum(-1) + torch.from_numpy(correction)
         logits = logits.masked_fill(~torch.from_numpy(valid), float("-inf"))
         return -(logits[:, 0] - torch.logsumexp(logits, dim=1)).mean()
@@ -421,14 +426,14 @@ class NashISMCTSRules:
         e = net.encode(torch.from_numpy(np.stack(feats)))
         ok = torch.from_numpy(valid)
         with torch.no_grad():
-            before = net(self._dense([t[0] for t in pick]))["query"]
+            before = net(net.dense([t[0] for t in pick]))["query"]
             prior = (e.detach() * before[:, None, :d]).sum(-1)
-            opp = net(self._dense(rows))["policy"].reshape(len(pick), k, -1)
+            opp = net(net.dense(rows))["policy"].reshape(len(pick), k, -1)
             logp = masked_log_softmax(opp, torch.from_numpy(np.stack(legal)))
             act = torch.tensor(acts)[:, None, None].expand(-1, k, 1)
             likelihood = logp.gather(2, act).squeeze(2)
             target = torch.softmax((prior + likelihood).masked_fill(~ok, float("-inf")), dim=1)
-        after = net(self._dense([t[1] for t in pick]))["query"]
+        after = net(net.dense([t[1] for t in pick]))["query"]
         post = torch.log_softmax(
             (e * after[:, None, :d]).sum(-1).masked_fill(~ok, float("-inf")), dim=1
         )
