@@ -40,7 +40,7 @@ CACHE_ROWS = 1 << 17
 
 
 @njit(cache=True)
-def _strength_columns(rows, hole_off, board_off, b, sizes, out):  # pragma: no cover - numba
+def _strength_columns(rows, hole_off, board_off, b, sizes, partial, out):  # pragma: no cover
     hole = np.zeros(2, np.int64)
     board = np.zeros(5, np.int64)
     hand = np.zeros(6, np.int64)
@@ -55,23 +55,25 @@ def _strength_columns(rows, hole_off, board_off, b, sizes, out):  # pragma: no c
                     hole[k] = c
                 k += 1
         if k != 2:
+            if partial and k < 2:
+                continue  # the hole cards are being dealt: no strength yet
             return i  # a row without exactly two hole cards: the caller names it
         shown = 0
         for r in range(3):
             seen = 0
             for c in range(52):
                 if rows[i, board_off[r] + c] != 0.0:
-                    if shown < 5:
-                        board[shown] = c
-                    shown += 1
+                    if shown + seen < 5:
+                        board[shown + seen] = c
                     seen += 1
-            if seen != 0 and seen != counts[r]:
-                return i
             if seen == 0:
                 break
+            if seen != counts[r]:
+                if partial and seen < counts[r]:
+                    break  # a round dealt partway: the rounds completed so far
+                return i
+            shown += seen
         last = 0 if shown == 0 else shown - 2
-        if shown != 0 and shown != 3 and shown != 4 and shown != 5:
-            return i
         for r in range(last + 1):
             bucket = bucket_of(hole, board, r, b, hand, scratch, seven)
             out[i, r] = bucket / (sizes[r] - 1) if sizes[r] > 1 else 0.5
@@ -91,6 +93,10 @@ class HoldemStrengthColumns:
             counts); the tables are built once per machine and cached (the default's
             flop and turn tables take a few minutes the first time).
         progress: show a progress bar while the tables are built.
+        partial: accept rows dealt partway through a round (a search over the rules
+            evaluates views between two chance outcomes: one or two flop cards, one hole
+            card): they take the columns of the rounds completed so far (all zero before
+            both hole cards). Otherwise such rows are refused.
 
     Raises:
         InvalidParameterError: another game, or an abstraction that is not
@@ -101,8 +107,14 @@ class HoldemStrengthColumns:
     """Columns appended: the four rounds' strengths, then the current round's tenth."""
 
     def __init__(
-        self, game: Any, abstraction: str = DEFAULT_STRENGTH_ABSTRACTION, *, progress: bool = True
+        self,
+        game: Any,
+        abstraction: str = DEFAULT_STRENGTH_ABSTRACTION,
+        *,
+        progress: bool = True,
+        partial: bool = False,
     ) -> None:
+        self.partial = bool(partial)
         spec, self.buckets = holdem_bucket_tables(game, abstraction, progress=progress)
         self.game = game
         self.abstraction = str(spec)
@@ -154,6 +166,7 @@ class HoldemStrengthColumns:
                 self._boards,
                 self._arrays,
                 self._sizes,
+                self.partial,
                 fresh,
             )
             if bad >= 0:

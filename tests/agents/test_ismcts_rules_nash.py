@@ -743,6 +743,15 @@ def test_strength_inputs_feed_hand_strength_columns_to_the_network(monkeypatch, 
         p = torch.softmax(logits.masked_fill(~torch.tensor(masks > 0), -np.inf), 1)
     prior = trainer.prior_agent().batch_probabilities(tensors, masks, np.array([0, 1]))
     assert np.allclose(prior, p.double().numpy())  # P alone reads the columns too
+    # views between two chance outcomes (one flop card dealt), which the search evaluates
+    # too, take the columns of the rounds completed so far; the strict columns refuse them
+    state.apply_action(state.legal_actions()[1])  # call: the flop is dealt card by card
+    state.apply_action(state.chance_outcomes()[0][0])
+    assert state.is_chance_node()
+    middle = net.dense([state.information_state_indices(0)]).numpy()[0]
+    assert np.array_equal(middle[size:], x[0, size:])
+    with pytest.raises(InvalidParameterError, match="is not a Hold'em view"):
+        HoldemStrengthColumns(HOLDEM, spec)(middle[None, :size])
     played = build_agent(str(trainer.save(tmp_path / "strength.pt")), HOLDEM)
     loaded = played.search.knowledge.network
     assert loaded.shape == net.shape and loaded.shape.strength == spec

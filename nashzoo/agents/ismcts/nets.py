@@ -163,7 +163,8 @@ def strength_columns(game: Any, abstraction: str, *, progress: bool = False) -> 
     found = _STRENGTH.get(key)
     if found is None:
         try:
-            found = HoldemStrengthColumns(game, abstraction, progress=progress)
+            # partial: the search evaluates views between two chance outcomes too
+            found = HoldemStrengthColumns(game, abstraction, progress=progress, partial=True)
         except InvalidParameterError as exc:
             raise InvalidParameterError(
                 f"Hand-strength inputs need heads-up Limit Hold'em and Hold'em buckets: {exc}"
