@@ -25,12 +25,10 @@ from numba import njit
 from nashzoo.abstraction.holdem import BucketArrays, bucket_of
 from nashzoo.abstraction.isomorphism import SCRATCH
 from nashzoo.abstraction.layout import holdem_bucket_tables
+from nashzoo.abstraction.spec import DEFAULT_STRENGTH_ABSTRACTION
 from nashzoo.errors import InvalidParameterError
 
 __all__ = ["DEFAULT_STRENGTH_ABSTRACTION", "HoldemStrengthColumns", "STRENGTH_TENTHS"]
-
-DEFAULT_STRENGTH_ABSTRACTION = "ehs2:169,50,50,50"
-"""The buckets the columns come from unless told (issue 35's abstraction)."""
 
 STRENGTH_TENTHS = 10
 """Width of the one-hot of the current round's strength (tenths of the scale)."""

@@ -25,7 +25,11 @@ from dataclasses import dataclass
 
 from nashzoo.errors import InvalidParameterError
 
-__all__ = ["AbstractionSpec", "parse_abstraction"]
+__all__ = ["DEFAULT_STRENGTH_ABSTRACTION", "AbstractionSpec", "parse_abstraction"]
+
+DEFAULT_STRENGTH_ABSTRACTION = "ehs2:169,50,50,50"
+"""The buckets that hand-strength inputs read unless told (issue 35's abstraction); here,
+in a module without numba, so that configs can name it without loading the tables."""
 
 _KINDS = ("identity", "iso", "ehs", "ehs2")
 

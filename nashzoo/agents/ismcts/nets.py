@@ -148,6 +148,11 @@ class SearchNetwork(torch.nn.Module):  # type: ignore[name-defined]
 _STRENGTH: dict[tuple[str, str], Any] = {}
 
 
+def _strength_key(game: Any, abstraction: str) -> tuple[str, str]:
+    """Where :func:`strength_columns` keeps the columns of ``game`` and ``abstraction``."""
+    return (json.dumps(game.to_spec(), sort_keys=True), str(abstraction))
+
+
 def strength_columns(game: Any, abstraction: str, *, progress: bool = False) -> Any:
     """The :class:`~nashzoo.abstraction.features.HoldemStrengthColumns` of ``game`` and
     ``abstraction``, one per process (its tables are loaded, or built once per machine,
@@ -159,7 +164,7 @@ def strength_columns(game: Any, abstraction: str, *, progress: bool = False) -> 
     """
     from nashzoo.abstraction.features import HoldemStrengthColumns
 
-    key = (json.dumps(game.to_spec(), sort_keys=True), str(abstraction))
+    key = _strength_key(game, abstraction)
     found = _STRENGTH.get(key)
     if found is None:
         try:
@@ -269,7 +274,8 @@ class RulesNetwork(torch.nn.Module):  # type: ignore[name-defined]
         self.shape = shape
         # the columns live in a per-process table (strength_columns), not in the module,
         # so copies of the network (the parameter average) share them
-        self._strength_key = (game, shape.strength) if shape.strength else None
+        self._strength_game = game
+        self._strength_key = _strength_key(game, shape.strength) if shape.strength else None
         self.torso, width = _torso(shape.torso_input, shape.hidden_sizes)
         self.policy = nn.Linear(width, shape.num_actions)
         self.value = nn.Linear(width, 1)
@@ -295,8 +301,11 @@ class RulesNetwork(torch.nn.Module):  # type: ignore[name-defined]
         the shape names an abstraction."""
         x = np.asarray(tensors, dtype=np.float32)
         if self._strength_key is not None:
-            game, abstraction = self._strength_key
-            x = np.concatenate([x, strength_columns(game, abstraction)(x)], axis=1)
+            # the key was worked out once, in __init__: a forward pass only looks it up
+            columns = _STRENGTH.get(self._strength_key)
+            if columns is None:
+                columns = strength_columns(self._strength_game, self.shape.strength)
+            x = np.concatenate([x, columns(x)], axis=1)
         return torch.from_numpy(np.ascontiguousarray(x))
 
     def forward(self, x: Any) -> dict[str, Any]:

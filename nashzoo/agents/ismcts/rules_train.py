@@ -45,6 +45,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from nashzoo.abstraction.spec import DEFAULT_STRENGTH_ABSTRACTION
 from nashzoo.agents.ismcts.knowledge import NetworkKnowledge
 from nashzoo.agents.ismcts.nets import (
     ParameterAverage,
@@ -116,7 +117,7 @@ class RulesTrainConfig(TrainConfig):
     split_hidden: bool = flag(False)
     split_actions: bool = flag(False)
     inputs: str = choice("tensor", ("tensor", "strength"))
-    strength_abstraction: str = text("ehs2:169,50,50,50")
+    strength_abstraction: str = text(DEFAULT_STRENGTH_ABSTRACTION)
 
     def search_config(self, *, play: bool = False, progress: float = 0.0) -> SearchConfig:
         """:meth:`TrainConfig.search_config`, with ``split_hidden`` and ``split_actions``."""

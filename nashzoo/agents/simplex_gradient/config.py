@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from nashzoo.abstraction.spec import DEFAULT_STRENGTH_ABSTRACTION
 from nashzoo.validation import (
     Config,
     choice,
@@ -118,6 +119,6 @@ class SimplexGradientConfig(Config):
     average_weighting: str = choice("uniform", ("uniform", "linear"))
     seat_models: bool = flag(False)
     inputs: str = choice("tensor", ("tensor", "summary", "strength"))
-    strength_abstraction: str = text("ehs2:169,50,50,50")
+    strength_abstraction: str = text(DEFAULT_STRENGTH_ABSTRACTION)
     play: str = choice("average", ("average", "last"))
     seed: int | None = seed_field(0)
