@@ -308,6 +308,34 @@ def numbers(
     return _setting(default, Rule("numbers", low, None, low_inclusive, length=length), help)
 
 
+def _attributes_section(doc: str) -> dict[str, str]:
+    """Each name's paragraph in the ``Attributes:`` section of a Google-style docstring
+    (``a, b: text`` describes both)."""
+    documented: dict[str, str] = {}
+    inside, indent = False, 0
+    names: list[str] = []
+    for line in inspect.cleandoc(doc).splitlines():
+        if line.strip() == "Attributes:":
+            inside, names = True, []
+            continue
+        if not inside:
+            continue
+        if line and not line[0].isspace():
+            break  # the section has ended
+        text = line.strip()
+        head = re.match(r"^([A-Za-z_][\w, ]*):\s*(.*)$", text)
+        depth = len(line) - len(line.lstrip())
+        if head and (not names or depth <= indent):
+            names = [n.strip() for n in head.group(1).split(",")]
+            indent = depth
+            for n in names:
+                documented[n] = head.group(2)
+        elif names and text:
+            for n in names:
+                documented[n] = f"{documented[n]} {text}".strip()
+    return documented
+
+
 class Config:
     """Base of the package's frozen config dataclasses: checks every field's declared
     rule once, at construction, and reads and writes plain dicts.
@@ -336,31 +364,13 @@ class Config:
     @classmethod
     def field_help(cls) -> dict[str, str]:
         """Each field's one-paragraph description: its ``help`` metadata, else its entry in
-        the class docstring's ``Attributes:`` section (``a, b: text`` describes both);
+        the class docstring's ``Attributes:`` section (``a, b: text`` describes both), else
+        a base class's (a subclass that only changes defaults keeps their descriptions);
         what ``nashzoo train`` shows for each option."""
         documented: dict[str, str] = {}
-        lines = inspect.cleandoc(cls.__doc__ or "").splitlines()
-        inside, indent = False, 0
-        names: list[str] = []
-        for line in lines:
-            if line.strip() == "Attributes:":
-                inside, names = True, []
-                continue
-            if not inside:
-                continue
-            if line and not line[0].isspace():
-                break  # the section has ended
-            text = line.strip()
-            head = re.match(r"^([A-Za-z_][\w, ]*):\s*(.*)$", text)
-            depth = len(line) - len(line.lstrip())
-            if head and (not names or depth <= indent):
-                names = [n.strip() for n in head.group(1).split(",")]
-                indent = depth
-                for n in names:
-                    documented[n] = head.group(2)
-            elif names and text:
-                for n in names:
-                    documented[n] = f"{documented[n]} {text}".strip()
+        for klass in reversed(cls.__mro__):  # the subclass's own entries last, so they win
+            if "__doc__" in vars(klass) and issubclass(klass, Config):
+                documented.update(_attributes_section(klass.__doc__ or ""))
         out = {}
         for f in fields(cls):  # type: ignore[arg-type]
             out[f.name] = f.metadata.get("help") or documented.get(f.name, "")

@@ -44,10 +44,19 @@ def _optional(kind: Any) -> Any:
     return parse
 
 
-def config_options(parser: argparse.ArgumentParser, config_type: type) -> list[str]:
+def config_options(
+    parser: argparse.ArgumentParser, config_type: type, narrow: type | None = None
+) -> list[str]:
     """Add one option per field of ``config_type`` (a :class:`~nashzoo.validation.Config`)
-    to ``parser``; returns the field names. Every default is ``None`` (not given)."""
+    to ``parser``; returns the field names. Every default is ``None`` (not given).
+
+    ``narrow``: a base class of ``config_type`` that some games use instead (Nash-ISMCTS's
+    :class:`TrainConfig` where the game compiles); the help then names both defaults
+    where they differ, and the fields ``narrow`` lacks."""
     helps = config_type.field_help()  # type: ignore[attr-defined]
+    narrow_defaults = (
+        {f.name: f.default for f in dataclasses.fields(narrow)} if narrow is not None else {}
+    )
     names = []
     for f in dataclasses.fields(config_type):
         rule = f.metadata.get("rule")
@@ -61,7 +70,15 @@ def config_options(parser: argparse.ArgumentParser, config_type: type) -> list[s
         names.append(f.name)
         flag = "--" + f.name.replace("_", "-")
         default = f.default if f.default is not dataclasses.MISSING else None
-        text = f"{_plain(helps.get(f.name, ''))} (default: {default})".replace("%", "%%")
+        where = f"(default: {default})"
+        if narrow is not None and f.name not in narrow_defaults:
+            where = f"({config_type.__name__} only; default: {default})"
+        elif narrow is not None and narrow_defaults[f.name] != f.default:
+            where = (
+                f"(default: {default} with {config_type.__name__}, "
+                f"{narrow_defaults[f.name]} with {narrow.__name__})"
+            )
+        text = f"{_plain(helps.get(f.name, ''))} {where}".replace("%", "%%")
         kw: dict[str, Any] = {"default": None, "dest": f.name, "help": text}
         if rule.kind == "bool":
             kw["action"] = argparse.BooleanOptionalAction
@@ -176,11 +193,59 @@ def add_parser(sub: Any, *, learners: bool | str = True) -> None:
             q.set_defaults(func=_unavailable(name, "its options were not loaded"))
             continue
         try:
-            fields = config_options(q, entry.load_class().config_type)  # type: ignore[attr-defined]
+            cls: Any = entry.load_class()
+            wide = _options_config_type(cls)
+            fields = config_options(
+                q, wide, cls.config_type if wide is not cls.config_type else None
+            )
         except NashzooError as exc:  # e.g. the torch extra is missing
             q.set_defaults(func=_unavailable(name, exc))
             continue
         q.set_defaults(func=run, config_fields=fields)
+
+
+def _options_config_type(cls: Any) -> type:
+    """The config whose fields become a learner's options: its ``config_type``, or, for a
+    learner whose config depends on the game, the widest of them
+    (``options_config_type``)."""
+    if hasattr(cls, "options_config_type"):
+        return cls.options_config_type()
+    return cls.config_type
+
+
+def _config_for(cls: Any, game: Any, game_name: str, given: dict[str, Any]) -> Any:
+    """``given`` as the config ``cls`` takes for ``game``; an option of another game's
+    config (Nash-ISMCTS's settings over the rules, on a game that compiles) is refused
+    by name."""
+    config_type = cls.config_type_for(game) if hasattr(cls, "config_type_for") else cls.config_type
+    known = {f.name for f in dataclasses.fields(config_type)}
+    foreign = sorted(set(given) - known)
+    if foreign:
+        options = ", ".join("--" + name.replace("_", "-") for name in foreign)
+        raise InvalidParameterError(
+            f"{options}: settings of {_options_config_type(cls).__name__}, which "
+            f"{cls.name} uses on games that do not compile; {game_name} compiles, so its "
+            f"settings are {config_type.__name__}'s. Leave them out, or train a game "
+            "that does not compile."
+        )
+    return config_type(**given)
+
+
+def _make_folder_of(option: str, path: str | None) -> None:
+    """Make the folder ``--OPTION PATH`` writes into before training starts (as SB3's
+    ``save`` does), so that a run is never lost at its end to a missing folder."""
+    if not path:
+        return
+    from pathlib import Path
+
+    folder = Path(path).parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InvalidParameterError(
+            f"--{option} {path}: expected a path in a folder that exists or can be made; "
+            f"making {folder} failed: {exc}"
+        ) from None
 
 
 def _unavailable(name: str, exc: Exception | str) -> Any:
@@ -241,6 +306,8 @@ def run(args: argparse.Namespace) -> int:
         args.out = args.resume  # a continued run is saved where it was
     if args.keep_best and not args.out:
         raise SystemExit("--keep-best needs --out (where the best checkpoint goes)")
+    for option in ("out", "plot"):
+        _make_folder_of(option, getattr(args, option, None))
     if args.steps is not None and args.steps < 1:
         raise InvalidParameterError(f"--steps must be >= 1, received {args.steps}.")
     if not args.checkpoint_every >= 0:
@@ -261,10 +328,7 @@ def run(args: argparse.Namespace) -> int:
         learner = _resumed(cls, args.resume, game, given)
     else:
         # a learner whose config depends on the game (Nash-ISMCTS over the rules) says so
-        config_type = (
-            cls.config_type_for(game) if hasattr(cls, "config_type_for") else cls.config_type
-        )
-        learner = cls(game, config_type(**given))
+        learner = cls(game, _config_for(cls, game, args.game, given))
     given_deals = args.measure_deals is not None
     if not given_deals:
         args.measure_deals = 100

@@ -286,3 +286,56 @@ def test_resume_continues_nash_ismcts_over_the_rules_and_its_measured_curve(tmp_
     points = json.loads(Path(f"{out}.curve.json").read_text())
     assert [p["step"] for p in points] == [1, 2]
     assert points[1]["seconds"] > points[0]["seconds"]
+
+
+def test_nash_ismcts_settings_over_the_rules_are_options_that_a_compiling_game_refuses(
+    tmp_path, capsys
+):
+    # RulesTrainConfig's own fields (node_cap, split_hidden, inputs...) are options of
+    # `nashzoo train nash-ismcts`; Limit Hold'em takes them, Kuhn (which compiles, and
+    # trains with TrainConfig) refuses them by name rather than dropping them
+    out = tmp_path / "hulh.pt"
+    tiny = ["--games-per-generation", "2", "--simulations", "4", "--eval-simulations", "4"]
+    tiny += ["--belief-games", "4", "--steps-per-generation", "2", "--batch-size", "8"]
+    tiny += ["--hidden-sizes", "8", "--quiet", "--measure-deals", "0"]
+    rules = ["--node-cap", "50", "--split-hidden"]
+    assert main(["train", "nash-ismcts", "limit_holdem", *tiny, *rules, "--steps", "1",
+                 "--out", str(out)]) == 0  # fmt: skip
+    trainer = get_learner("nash-ismcts").load_class().load(out)
+    assert (trainer.config.node_cap, trainer.config.split_hidden) == (50, True)
+    capsys.readouterr()
+    assert main(["train", "nash-ismcts", "kuhn_poker", *tiny, *rules, "--steps", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "--node-cap, --split-hidden: settings of RulesTrainConfig" in err
+    assert "kuhn_poker compiles" in err
+    with pytest.raises(SystemExit) as done:
+        main(["train", "nash-ismcts", "--help"])
+    assert done.value.code == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "(RulesTrainConfig only; default: 200000)" in shown
+    assert "(default: 100 with RulesTrainConfig, 400 with TrainConfig)" in shown
+
+
+def test_a_config_that_only_changes_defaults_keeps_its_base_class_descriptions():
+    from nashzoo.agents.ismcts.rules_train import RulesTrainConfig
+    from nashzoo.agents.ismcts.train import TrainConfig
+
+    wide, base = RulesTrainConfig.field_help(), TrainConfig.field_help()
+    assert base["simulations"].startswith("search simulations per self-play move")
+    assert wide["simulations"] == base["simulations"]  # RulesTrainConfig changes the default
+    assert wide["node_cap"] and "node_cap" not in base
+
+
+def test_train_makes_the_out_folder_first_and_refuses_one_it_cannot_make(tmp_path, capsys):
+    # the folder is made before training, so a run is never lost at its end to it
+    out = tmp_path / "new" / "deeper" / "kuhn.npz"
+    assert main(["train", "cfr", "kuhn_poker", "--steps", "5", "--quiet", "--out", str(out)]) == 0
+    assert TabularLearner.load(out).steps == 5
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    capsys.readouterr()
+    bad = str(blocker / "sub" / "kuhn.npz")
+    assert main(["train", "cfr", "kuhn_poker", "--steps", "5", "--quiet", "--out", bad]) == 2
+    err = capsys.readouterr()
+    assert f"--out {bad}: expected a path in a folder that exists or can be made" in err.err
+    assert "iterations" not in err.out  # refused before any training

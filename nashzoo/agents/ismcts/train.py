@@ -243,6 +243,16 @@ class NashISMCTS:
 
         return RulesTrainConfig
 
+    @classmethod
+    def options_config_type(cls) -> type:
+        """The config whose fields ``nashzoo train nash-ismcts`` offers as options:
+        :class:`~nashzoo.agents.ismcts.rules_train.RulesTrainConfig`, which is
+        :class:`TrainConfig` and the settings of training over the rules (a game that
+        compiles refuses those, :meth:`config_type_for` says which applies)."""
+        from nashzoo.agents.ismcts.rules_train import RulesTrainConfig
+
+        return RulesTrainConfig
+
     def __init__(self, game: Game, config: TrainConfig | None = None) -> None:
         config = TrainConfig() if config is None else config
         if not isinstance(config, TrainConfig):
