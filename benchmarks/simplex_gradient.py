@@ -666,6 +666,13 @@ def main() -> None:
     large = {"throughput", "default", "holdem"} & set(sections)
     if "throughput" in sections and not args.before:
         p.error("--section throughput needs --before DIR (a checkout to compare with)")
+    if args.save is not None:
+        # made (or refused) now, not after an hour of training: a 60-minute run once lost
+        # its learner to a --save folder that did not exist
+        try:
+            args.save.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            p.error(f"--save {args.save}: cannot make the folder ({e})")
     print(machine_line())
     out: list[str] = []
 
