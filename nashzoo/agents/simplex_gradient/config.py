@@ -38,7 +38,11 @@ class SimplexGradientConfig(Config):
         parametrisation: ``"softmax"`` (g = masked softmax of logits) or ``"direct"``
             (g = Euclidean projection of the output onto the simplex).
         projected: use ``-(Pi f)^T g``; ``False`` uses the unprojected ``-f^T g``.
-        entropy: tau, weight of the entropy bonus ``-tau H(g)`` in the policy loss.
+        entropy: tau, weight of the entropy bonus ``-tau H(g)`` in the policy loss. f
+            reads outcomes rescaled to [0, 1] over the game's utility range, so tau acts
+            as a softmax temperature of tau times that range in the game's units: 0.02
+            is 0.52 chips on Leduc (range 26) but 9.6 chips on Limit Hold'em (range 480),
+            about a big blind at every decision.
         magnet: ``"none"``, ``"uniform"``, ``"average"`` (the average policy) or
             ``"lagged"`` (a frozen copy of g, refreshed every ``magnet_every``
             iterations): the MMD magnet rho of the term ``magnet_strength * KL(g || rho)``.
