@@ -306,8 +306,6 @@ def run(args: argparse.Namespace) -> int:
         args.out = args.resume  # a continued run is saved where it was
     if args.keep_best and not args.out:
         raise SystemExit("--keep-best needs --out (where the best checkpoint goes)")
-    for option in ("out", "plot"):
-        _make_folder_of(option, getattr(args, option, None))
     if args.steps is not None and args.steps < 1:
         raise InvalidParameterError(f"--steps must be >= 1, received {args.steps}.")
     if not args.checkpoint_every >= 0:
@@ -329,6 +327,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         # a learner whose config depends on the game (Nash-ISMCTS over the rules) says so
         learner = cls(game, _config_for(cls, game, args.game, given))
+    # after every check of the command line, before any training
+    for option in ("out", "plot"):
+        _make_folder_of(option, getattr(args, option, None))
     given_deals = args.measure_deals is not None
     if not given_deals:
         args.measure_deals = 100
