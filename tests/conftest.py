@@ -5,8 +5,10 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -161,3 +163,16 @@ def pytest_configure(config):
         torch.set_num_threads(1)
     # numba compiles untraced and in a roomy frame (tests/startup/numba_compile.py)
     install_numba_compile()
+    # SB3's learn() makes an empty tempdir/SB3-<date> folder per call unless told where
+    # to log: the tests' SB3 models all log (nothing) into one folder, removed at the end
+    if "SB3_LOGDIR" not in os.environ:
+        os.environ["SB3_LOGDIR"] = config._nashzoo_sb3_logdir = tempfile.mkdtemp(
+            prefix="nashzoo-tests-sb3-"
+        )
+
+
+def pytest_unconfigure(config):
+    folder = getattr(config, "_nashzoo_sb3_logdir", None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+        os.environ.pop("SB3_LOGDIR", None)

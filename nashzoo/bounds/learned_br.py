@@ -123,6 +123,8 @@ def learned_best_response(
     seed = check_seed(seed)
     contrib = require("sb3_contrib", "sb3", "The learned best response")
     torch = require("torch", "sb3", "The learned best response")
+    from stable_baselines3.common.logger import Logger
+
     from nashzoo.agents.sb3 import SB3Agent
 
     env, batched = _train_env(game, agent, num_envs, seed)
@@ -138,6 +140,10 @@ def learned_best_response(
             device="cpu",
             verbose=0,
         )
+        # SB3's default logger makes an empty tempdir/SB3-<date> folder at every learn()
+        # even with verbose=0 (stable_baselines3.common.logger.configure); this one writes
+        # nowhere, so a call leaves nothing behind in the user's temporary folder
+        model.set_logger(Logger(folder=None, output_formats=[]))
         # SB3's progress bar needs rich (not a dependency of the sb3 extra); like every
         # bar of ours it draws on a terminal only, never into a log (it has no off-TTY
         # mode), and tqdm's "rich is experimental" warning is not the user's concern

@@ -55,3 +55,15 @@ def test_learned_best_response_is_a_lower_bound_above_uniform(opponent):
     # best response 2.37, uniform 0.00); 0.94 [0.77, 1.11] against the raiser (exact 2.37,
     # uniform -1.90).
     assert result.value > uniform_score + 0.3, (result, uniform_score)
+
+
+def test_learned_best_response_leaves_nothing_in_the_temporary_folder(tmp_path, monkeypatch):
+    """SB3's default logger makes an empty ``SB3-<date>`` folder in the temporary folder
+    at every learn(), even silent; the learned best response trains with one that
+    writes nowhere. (torch may make its own cache folder there; that is not ours.)"""
+    import tempfile
+
+    monkeypatch.delenv("SB3_LOGDIR", raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    learned_best_response(LEDUC, RandomAgent(seed=0), steps=256, deals=10, num_envs=2, seed=0)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("SB3-")] == []
