@@ -21,9 +21,10 @@ in play. One generation:
    world against ``negatives`` worlds drawn uniformly from the others (sampled softmax,
    corrected for the sampling);
 3. take ``steps_per_generation`` gradient steps on the last ``replay_generations``
-   generations (P cross-entropy + V, V_w, V_c squared errors + H cross-entropy). The
-   compiled trainer's Bayes-rule term needs P at every world's opponent information
-   set on a transition, which is not tabulated here; it is left out;
+   generations (P cross-entropy + V, V_w, V_c squared errors + H cross-entropy, and
+   ``bayes_weight`` times the Bayes-rule term: nothing is tabulated here, so it is
+   computed on ``bayes_worlds`` worlds drawn at each of self-play's opponent actions,
+   rebuilding the opponent's view in each).
 
 There is no exact exploitability to measure; the curve is measured from outside the
 learner (:func:`nashzoo.eval.curves.measure_point`: the search agent's duplicate score
