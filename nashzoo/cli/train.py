@@ -214,9 +214,9 @@ def _options_config_type(cls: Any) -> type:
 
 
 def _config_for(cls: Any, game: Any, game_name: str, given: dict[str, Any]) -> Any:
-    """``given`` as the config ``cls`` takes for ``game``; an option of another game's
-    config (Nash-ISMCTS's settings over the rules, on a game that compiles) is refused
-    by name."""
+    """``given`` as the config ``cls`` takes for ``game`` (its ``config_type_for``, where
+    the config depends on the game); an option of the learner's other configs is refused
+    by name rather than dropped."""
     config_type = cls.config_type_for(game) if hasattr(cls, "config_type_for") else cls.config_type
     known = {f.name for f in dataclasses.fields(config_type)}
     foreign = sorted(set(given) - known)
@@ -224,9 +224,9 @@ def _config_for(cls: Any, game: Any, game_name: str, given: dict[str, Any]) -> A
         options = ", ".join("--" + name.replace("_", "-") for name in foreign)
         raise InvalidParameterError(
             f"{options}: settings of {_options_config_type(cls).__name__}, which "
-            f"{cls.name} uses on games that do not compile; {game_name} compiles, so its "
-            f"settings are {config_type.__name__}'s. Leave them out, or train a game "
-            "that does not compile."
+            f"{cls.name} uses on other games; on {game_name} it trains with "
+            f"{config_type.__name__}, which has no such settings. Leave them out, or "
+            "train a game that takes them."
         )
     return config_type(**given)
 

@@ -307,7 +307,7 @@ def test_nash_ismcts_settings_over_the_rules_are_options_that_a_compiling_game_r
     assert main(["train", "nash-ismcts", "kuhn_poker", *tiny, *rules, "--steps", "1"]) == 2
     err = capsys.readouterr().err
     assert "--node-cap, --split-hidden: settings of RulesTrainConfig" in err
-    assert "kuhn_poker compiles" in err
+    assert "on kuhn_poker it trains with TrainConfig" in err
     with pytest.raises(SystemExit) as done:
         main(["train", "nash-ismcts", "--help"])
     assert done.value.code == 0
