@@ -68,7 +68,7 @@ def config_options(
                 f"option ({sorted(_COMMON)}); rename the field."
             )
         names.append(f.name)
-        flag = "--" + f.name.replace("_", "-")
+        flag = _flag(f.name)
         default = f.default if f.default is not dataclasses.MISSING else None
         where = f"(default: {default})"
         if narrow is not None and f.name not in narrow_defaults:
@@ -204,6 +204,11 @@ def add_parser(sub: Any, *, learners: bool | str = True) -> None:
         q.set_defaults(func=run, config_fields=fields)
 
 
+def _flag(name: str) -> str:
+    """The ``nashzoo train`` option of a config field: ``node_cap`` is ``--node-cap``."""
+    return "--" + name.replace("_", "-")
+
+
 def _options_config_type(cls: Any) -> type:
     """The config whose fields become a learner's options: its ``config_type``, or, for a
     learner whose config depends on the game, the widest of them
@@ -221,7 +226,7 @@ def _config_for(cls: Any, game: Any, game_name: str, given: dict[str, Any]) -> A
     known = {f.name for f in dataclasses.fields(config_type)}
     foreign = sorted(set(given) - known)
     if foreign:
-        options = ", ".join("--" + name.replace("_", "-") for name in foreign)
+        options = ", ".join(_flag(name) for name in foreign)
         raise InvalidParameterError(
             f"{options}: settings of {_options_config_type(cls).__name__}, which "
             f"{cls.name} uses on other games; on {game_name} it trains with "
@@ -259,7 +264,7 @@ def _resumed(cls: Any, path: str, game: Any, given: dict[str, Any]) -> Any:
     """The learner saved in ``path``, checked against the command line: the same game,
     and no config option (the file holds the run's config)."""
     if given:
-        options = ", ".join("--" + name.replace("_", "-") for name in sorted(given))
+        options = ", ".join(_flag(name) for name in sorted(given))
         raise InvalidParameterError(
             f"--resume continues the run saved in {path} with the config it holds; "
             f"received config options too ({options}): leave them out."
