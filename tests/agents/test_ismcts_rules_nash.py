@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -764,3 +765,52 @@ def test_strength_inputs_feed_hand_strength_columns_to_the_network(monkeypatch, 
         RulesNetwork(net.shape)
     with pytest.raises(InvalidParameterError, match="inputs"):
         RulesTrainConfig(inputs="pixels")
+
+
+def test_strength_only_inputs_read_the_cards_as_strengths_alone(monkeypatch, tmp_path):
+    """inputs='strength_only': the torso reads what inputs='strength' reads with the card
+    one-hots zeroed (seat, betting, the 14 columns), so two deals whose cards have the same
+    strengths are one input; the shape is saved with the agent, files written before the
+    setting existed load as the full tensor, and a shape without cards or strengths is
+    refused by name."""
+    from nashzoo.agents.ismcts import nets
+    from tests.abstraction.stand_in import use_stand_in_buckets
+
+    use_stand_in_buckets(monkeypatch)
+    monkeypatch.setattr(nets, "_STRENGTH", {})
+    spec = "ehs2:169,7,5,6"
+    trainer = NashISMCTSRules(
+        HOLDEM, RulesTrainConfig(**TINY, inputs="strength_only", strength_abstraction=spec)
+    ).train(steps=1)
+    net = trainer.network
+    assert net.shape.strength == spec and net.shape.cards is False
+    full = RulesNetwork(replace(net.shape, cards=True), HOLDEM)
+    size = HOLDEM.information_state_tensor_size
+
+    def view(cards: tuple[int, ...]) -> list[int]:
+        state = HOLDEM.new_initial_state()
+        for card in cards:
+            state.apply_action(card)
+        state.apply_action(state.legal_actions()[-1])  # player 0 raises
+        return state.information_state_indices(1)
+
+    # player 0 holds 2c 3c; player 1 a pair of aces twice (one preflop class), then 4c 5d
+    rows = [view((0, 4, 48, 49)), view((0, 4, 50, 51)), view((0, 4, 8, 13))]
+    x, x_full = net.dense(rows).numpy(), full.dense(rows).numpy()
+    cards = slice(HOLDEM.num_players, HOLDEM.actions_offset)
+    assert not x[:, cards].any() and x_full[:, cards].any()
+    mask = np.ones(x.shape[1], bool)
+    mask[cards] = False
+    assert np.array_equal(x[:, mask], x_full[:, mask])  # seat, betting, columns kept
+    assert np.array_equal(x[0], x[1])  # two pairs of aces: one input
+    assert not np.array_equal(x_full[0], x_full[1])  # which the one-hots tell apart
+    assert not np.array_equal(x[0, size:], x[2, size:])  # other strengths differ
+    played = build_agent(str(trainer.save(tmp_path / "only.pt")), HOLDEM)
+    loaded = played.search.knowledge.network
+    assert loaded.shape == net.shape and loaded.shape.cards is False
+    with torch.no_grad():
+        assert torch.equal(loaded(loaded.dense(rows))["value"], net(net.dense(rows))["value"])
+    before = {k: v for k, v in net.shape.to_dict().items() if k != "cards"}
+    assert RulesNetworkShape.from_dict(before).cards is True
+    with pytest.raises(InvalidParameterError, match="cards=False.*received strength=''"):
+        RulesNetworkShape.for_game(HOLDEM, cards=False)

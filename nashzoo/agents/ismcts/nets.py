@@ -26,7 +26,10 @@ A :class:`RulesNetwork` whose shape names a card abstraction (``strength``, head
 Hold'em) reads the tensor and, after it, the hand-strength columns of
 :class:`~nashzoo.abstraction.features.HoldemStrengthColumns`: which of the 1,326 hole-card
 pairs and the boards make a strong hand, which the one-hots leave to be learned from play.
-Every view reaches the network through :meth:`RulesNetwork.dense`.
+Every view reaches the network through :meth:`RulesNetwork.dense`. A shape with
+``cards=False`` also zeroes the tensor's card one-hots, so the torso reads the seat, the
+betting and the strength columns only: a network fitted to a few thousand self-play
+outcomes can then not tell one deal from another and memorize its payoff.
 """
 
 from __future__ import annotations
@@ -191,6 +194,8 @@ class RulesNetworkShape(_ShapeDict):
         strength: the card abstraction whose hand-strength columns the torso reads after
             the tensor (``"ehs2:169,50,50,50"``; heads-up Limit Hold'em), or ``""``:
             the tensor alone.
+        cards: whether the torso reads the tensor's card one-hots; ``False`` (only with
+            ``strength``) zeroes them, so the cards reach the torso as strengths alone.
     """
 
     input_size: int
@@ -199,6 +204,7 @@ class RulesNetworkShape(_ShapeDict):
     embed_size: int = 64
     hidden_sizes: tuple[int, ...] = (256, 256)
     strength: str = ""
+    cards: bool = True
 
     @property
     def torso_input(self) -> int:
@@ -217,15 +223,23 @@ class RulesNetworkShape(_ShapeDict):
         embed_size: int = 64,
         hidden_sizes: tuple[int, ...] = (256, 256),
         strength: str = "",
+        cards: bool = True,
     ) -> RulesNetworkShape:
         """The shape for ``game``.
 
         Raises:
             InvalidParameterError: the game does not name its hidden values
-                (``hidden_value_features`` returns ``None``), or ``strength`` is set and
+                (``hidden_value_features`` returns ``None``), ``strength`` is set and
                 the game is not heads-up Limit Hold'em or the abstraction is not one
-                Hold'em buckets take.
+                Hold'em buckets take, or ``cards`` is ``False`` without ``strength``
+                (the network would read no cards at all).
         """
+        if not cards and not strength:
+            raise InvalidParameterError(
+                "A network without the card one-hots (cards=False) reads the cards through "
+                "the hand-strength columns; it needs a strength abstraction, received "
+                "strength=''."
+            )
         features = game.hidden_value_features([])
         if features is None:
             raise InvalidParameterError(
@@ -241,6 +255,7 @@ class RulesNetworkShape(_ShapeDict):
             embed_size=int(embed_size),
             hidden_sizes=tuple(int(h) for h in hidden_sizes),
             strength=str(strength),
+            cards=bool(cards),
         )
 
 
@@ -276,6 +291,11 @@ class RulesNetwork(torch.nn.Module):  # type: ignore[name-defined]
         # so copies of the network (the parameter average) share them
         self._strength_game = game
         self._strength_key = _strength_key(game, shape.strength) if shape.strength else None
+        # the tensor's cards: after the seat one-hot, up to the betting (the poker engine's
+        # layout, the only one strength columns read)
+        self._cards = (
+            slice(int(game.num_players), int(game.actions_offset)) if not shape.cards else None
+        )
         self.torso, width = _torso(shape.torso_input, shape.hidden_sizes)
         self.policy = nn.Linear(width, shape.num_actions)
         self.value = nn.Linear(width, 1)
@@ -306,6 +326,8 @@ class RulesNetwork(torch.nn.Module):  # type: ignore[name-defined]
             if columns is None:
                 columns = strength_columns(self._strength_game, self.shape.strength)
             x = np.concatenate([x, columns(x)], axis=1)
+            if self._cards is not None:  # the strengths are read: the one-hots go
+                x[:, self._cards] = 0.0
         return torch.from_numpy(np.ascontiguousarray(x))
 
     def forward(self, x: Any) -> dict[str, Any]:
@@ -351,6 +373,7 @@ class RulesNetwork(torch.nn.Module):  # type: ignore[name-defined]
             embed_size=self.shape.embed_size,
             hidden_sizes=self.shape.hidden_sizes,
             strength=self.shape.strength,
+            cards=self.shape.cards,
         )
         if want != self.shape:
             raise InvalidParameterError(

@@ -98,9 +98,15 @@ class RulesTrainConfig(TrainConfig):
             tensor) or ``"strength"`` (heads-up Limit Hold'em only: the tensor and 14
             hand-strength columns read from card buckets,
             :class:`~nashzoo.abstraction.features.HoldemStrengthColumns`; the world
-            encoder is unchanged).
-        strength_abstraction: the ``ehs``/``ehs2`` buckets ``inputs="strength"`` reads
-            the strengths from (built once per machine and cached).
+            encoder is unchanged) or ``"strength_only"`` (the same without the tensor's
+            card one-hots: the seat, the betting and the columns. Measured on Limit
+            Hold'em, a network of the default shape fitted to the outcomes of 10,000
+            games memorizes the deals through the one-hots and predicts held-out
+            outcomes worse than a constant; without them it does not; see
+            ``benchmarks/RESULTS.md``).
+        strength_abstraction: the ``ehs``/``ehs2`` buckets ``inputs="strength"`` and
+            ``"strength_only"`` read the strengths from (built once per machine and
+            cached).
     """
 
     games_per_generation: int = integer(32, low=1)
@@ -117,7 +123,7 @@ class RulesTrainConfig(TrainConfig):
     bayes_worlds: int = integer(32, low=0)
     split_hidden: bool = flag(False)
     split_actions: bool = flag(False)
-    inputs: str = choice("tensor", ("tensor", "strength"))
+    inputs: str = choice("tensor", ("tensor", "strength", "strength_only"))
     strength_abstraction: str = text(DEFAULT_STRENGTH_ABSTRACTION)
 
     def search_config(self, *, play: bool = False, progress: float = 0.0) -> SearchConfig:
@@ -202,7 +208,8 @@ class NashISMCTSRules:
             game,
             embed_size=c.embed_size,
             hidden_sizes=c.hidden_sizes,
-            strength=c.strength_abstraction if c.inputs == "strength" else "",
+            strength=c.strength_abstraction if c.inputs != "tensor" else "",
+            cards=c.inputs != "strength_only",
         )
         self.network = RulesNetwork(shape, game)
         self.network.eval()
