@@ -814,3 +814,5 @@ def test_strength_only_inputs_read_the_cards_as_strengths_alone(monkeypatch, tmp
     assert RulesNetworkShape.from_dict(before).cards is True
     with pytest.raises(InvalidParameterError, match="cards=False.*received strength=''"):
         RulesNetworkShape.for_game(HOLDEM, cards=False)
+    with pytest.raises(InvalidParameterError, match="cards=False.*received strength=''"):
+        RulesNetwork(replace(net.shape, strength=""), HOLDEM)

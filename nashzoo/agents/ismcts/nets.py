@@ -273,14 +273,20 @@ class RulesNetwork(torch.nn.Module):  # type: ignore[name-defined]
             columns are computed from its cards).
 
     Raises:
-        InvalidParameterError: ``embed_size`` below 1, or a ``strength`` shape without
-            a game.
+        InvalidParameterError: ``embed_size`` below 1, a ``strength`` shape without
+            a game, or a shape without cards (``cards=False``) and without ``strength``.
     """
 
     def __init__(self, shape: RulesNetworkShape, game: Any = None) -> None:
         super().__init__()
         if shape.embed_size < 1:
             raise InvalidParameterError(f"embed_size must be >= 1, received {shape.embed_size}.")
+        if not shape.cards and not shape.strength:
+            raise InvalidParameterError(
+                "A network without the card one-hots (cards=False) reads the cards through "
+                "the hand-strength columns; its shape needs a strength abstraction, "
+                "received strength=''."
+            )
         if shape.strength and game is None:
             raise InvalidParameterError(
                 f"A network with hand-strength inputs ({shape.strength!r}) needs its game to "
