@@ -299,7 +299,7 @@ class RulesNetwork(torch.nn.Module):  # type: ignore[name-defined]
         self._strength_key = _strength_key(game, shape.strength) if shape.strength else None
         # the tensor's cards: after the seat one-hot, up to the betting (the poker engine's
         # layout, the only one strength columns read)
-        self._cards = (
+        self._card_columns = (
             slice(int(game.num_players), int(game.actions_offset)) if not shape.cards else None
         )
         self.torso, width = _torso(shape.torso_input, shape.hidden_sizes)
@@ -332,8 +332,8 @@ class RulesNetwork(torch.nn.Module):  # type: ignore[name-defined]
             if columns is None:
                 columns = strength_columns(self._strength_game, self.shape.strength)
             x = np.concatenate([x, columns(x)], axis=1)
-            if self._cards is not None:  # the strengths are read: the one-hots go
-                x[:, self._cards] = 0.0
+            if self._card_columns is not None:  # the strengths are read: the one-hots go
+                x[:, self._card_columns] = 0.0
         return torch.from_numpy(np.ascontiguousarray(x))
 
     def forward(self, x: Any) -> dict[str, Any]:
