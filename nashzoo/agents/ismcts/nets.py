@@ -196,6 +196,9 @@ class RulesNetworkShape(_ShapeDict):
             the tensor alone.
         cards: whether the torso reads the tensor's card one-hots; ``False`` (only with
             ``strength``) zeroes them, so the cards reach the torso as strengths alone.
+
+    Raises:
+        InvalidParameterError: ``cards`` is ``False`` without ``strength``.
     """
 
     input_size: int
@@ -205,6 +208,14 @@ class RulesNetworkShape(_ShapeDict):
     hidden_sizes: tuple[int, ...] = (256, 256)
     strength: str = ""
     cards: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.cards and not self.strength:
+            raise InvalidParameterError(
+                "A network without the card one-hots (cards=False) reads the cards through "
+                "the hand-strength columns; its shape needs a strength abstraction, "
+                "received strength=''."
+            )
 
     @property
     def torso_input(self) -> int:
@@ -234,12 +245,6 @@ class RulesNetworkShape(_ShapeDict):
                 Hold'em buckets take, or ``cards`` is ``False`` without ``strength``
                 (the network would read no cards at all).
         """
-        if not cards and not strength:
-            raise InvalidParameterError(
-                "A network without the card one-hots (cards=False) reads the cards through "
-                "the hand-strength columns; it needs a strength abstraction, received "
-                "strength=''."
-            )
         features = game.hidden_value_features([])
         if features is None:
             raise InvalidParameterError(
@@ -273,20 +278,14 @@ class RulesNetwork(torch.nn.Module):  # type: ignore[name-defined]
             columns are computed from its cards).
 
     Raises:
-        InvalidParameterError: ``embed_size`` below 1, a ``strength`` shape without
-            a game, or a shape without cards (``cards=False``) and without ``strength``.
+        InvalidParameterError: ``embed_size`` below 1, or a ``strength`` shape without
+            a game.
     """
 
     def __init__(self, shape: RulesNetworkShape, game: Any = None) -> None:
         super().__init__()
         if shape.embed_size < 1:
             raise InvalidParameterError(f"embed_size must be >= 1, received {shape.embed_size}.")
-        if not shape.cards and not shape.strength:
-            raise InvalidParameterError(
-                "A network without the card one-hots (cards=False) reads the cards through "
-                "the hand-strength columns; its shape needs a strength abstraction, "
-                "received strength=''."
-            )
         if shape.strength and game is None:
             raise InvalidParameterError(
                 f"A network with hand-strength inputs ({shape.strength!r}) needs its game to "
