@@ -36,10 +36,12 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _submit(page, selector: str) -> None:
-    """Click a form's button and wait until the page it leads to has loaded: reading the
-    page straight after the click can catch the old document or an empty one between the
-    two (CI saw ``page.content() == ''`` right after sign-in)."""
+def _follow(page, selector: str) -> None:
+    """Click a link or a form's button and wait until the page it leads to has loaded.
+    Reading the page straight after the click can catch the old document or an empty one
+    between the two: CI saw ``page.content() == ''`` right after sign-in, and a play loop
+    that read ``#result`` on the old page and then waited 30 s for an action button the
+    new page (the hand over) no longer had."""
     with page.expect_navigation(wait_until="load"):
         page.click(selector)
 
@@ -69,7 +71,7 @@ def test_browser_flow(tmp_path, cfr_policy_file):
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
             page.goto(f"{base}/signin")
             page.fill("input[name=token]", token)
-            _submit(page, "main button[type=submit]")
+            _follow(page, "main button[type=submit]")
             assert page.url.endswith("/upload")
             assert "signed in as alice" in page.content()
             uploaded = []
@@ -78,7 +80,7 @@ def test_browser_flow(tmp_path, cfr_policy_file):
                 page.select_option("select[name=game]", "leduc_holdem")
                 page.fill("input[name=name]", name)
                 page.set_input_files("input[name=file]", str(path))
-                _submit(page, "main button[type=submit]")
+                _follow(page, "main button[type=submit]")
                 assert "/submissions/" in page.url
                 assert page.inner_text("#status").startswith("queued")
                 uploaded.append(page.url)
@@ -89,30 +91,30 @@ def test_browser_flow(tmp_path, cfr_policy_file):
             assert "random (gauntlet)" in rows and "cfr+ (gauntlet)" in rows
             page.screenshot(path=str(ARTIFACTS / "leaderboard-board.png"), full_page=True)
             assert page.evaluate("window.__pwned") is None and not dialogs
-            page.click("text=cfr200")
+            _follow(page, "text=cfr200")
             assert page.inner_text("#status").startswith("ranked")
             assert "random (gauntlet)" in page.inner_text("#crosstable")
             assert page.locator("svg#history circle").count() >= 1  # its rating history
             page.screenshot(path=str(ARTIFACTS / "leaderboard-submission.png"), full_page=True)
-            page.click("#hands a >> nth=0")
+            _follow(page, "#hands a >> nth=0")
             assert page.inner_text("#position").startswith("step 0 of ")
             total = int(page.inner_text("#position").split()[-1])
             assert total >= 3
             for k in range(1, total + 1):  # step through the match hand, one move a page
-                page.click("#step-next")
+                _follow(page, "#step-next")
                 assert page.inner_text("#position") == f"step {k} of {total}"
             assert page.locator("#step-next").count() == 0
             page.screenshot(path=str(ARTIFACTS / "leaderboard-replay.png"), full_page=True)
 
             # Play one hand against the ranked code agent (it runs in its sandbox).
             page.goto(uploaded[1])
-            page.click("#play-link")
-            page.click("#start")
+            _follow(page, "#play-link")
+            _follow(page, "#start")
             assert "you are seat 0" in page.content()
             assert page.inner_text("#view").startswith("player=0 card=")
             moves = 0
             while page.locator("#result").count() == 0:
-                page.click("#actions button >> nth=0")
+                _follow(page, "#actions button >> nth=0")
                 moves += 1
                 assert moves < 10
             assert "Hand over:" in page.inner_text("#result")
@@ -121,10 +123,10 @@ def test_browser_flow(tmp_path, cfr_policy_file):
             assert summary.nth(0).inner_text().split("\t")[:2] == ["0", "you"]
             assert "over 1 hand" in page.inner_text("#score")
             page.screenshot(path=str(ARTIFACTS / "leaderboard-play.png"), full_page=True)
-            page.click("#replay-link")
+            _follow(page, "#replay-link")
             total = int(page.inner_text("#position").split()[-1])
             for k in range(1, total + 1):
-                page.click("#step-next")
+                _follow(page, "#step-next")
                 assert page.inner_text("#position") == f"step {k} of {total}"
             assert page.evaluate("window.__pwned") is None and not dialogs
 
@@ -149,11 +151,11 @@ def test_browser_flow(tmp_path, cfr_policy_file):
             page.screenshot(path=str(ARTIFACTS / "leaderboard-docs.png"), full_page=True)
             page.unroute("**/*")
             page.goto(uploaded[0])
-            _submit(page, "#withdraw")
+            _follow(page, "#withdraw")
             assert page.inner_text("#status").startswith("withdrawn")
             page.goto(f"{base}/games/leduc_holdem")
             assert "cfr200" not in page.inner_text("#board")
-            _submit(page, "#signout")
+            _follow(page, "#signout")
             assert "sign in" in page.inner_text("header")
             assert "signed in as" not in page.content()
             browser.close()
