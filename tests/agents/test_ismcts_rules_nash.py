@@ -179,6 +179,8 @@ def test_the_world_caches_are_bounded(monkeypatch):
     for k, state in enumerate(decision_states(HOLDEM, 6, seed=9)):
         search.run_state(state, k)
         assert knowledge._embedded_rows <= 2000 + 1225 and knowledge._bayes_rows <= 2000 + 1225
+        step_rows = sum(len(a) for _, a in knowledge._bayes_steps.values())
+        assert step_rows <= knowledge._bayes_step_rows <= 2000 + 12 * 1225
     rows = sum(len(e) for e in knowledge._embedded.values())
     assert rows == knowledge._embedded_rows
 
@@ -343,6 +345,44 @@ def test_online_bayes_belief_is_bayes_rule_under_the_networks_policy():
     assert checked > 10
     with pytest.raises(InvalidParameterError, match="belief must be"):
         NetworkKnowledge(game, net, belief="prior")
+
+
+def test_the_bayes_step_cache_gives_the_belief_a_fresh_computation_gives():
+    # views that share a history prefix reuse the opponent's log P at the shared
+    # decisions; the belief must not depend on what was evaluated before, also where the
+    # cached decision saw more worlds (preflop) than the view that reuses it (the flop)
+    net = random_network(HOLDEM, seed=5)
+    with torch.no_grad():  # a P that depends on the cards enough to move the belief
+        net.policy.weight.mul_(30.0)
+    warm = NetworkKnowledge(HOLDEM, net, belief="bayes")
+    search = RulesNashSearch(HOLDEM, warm, SearchConfig(simulations=100))
+    rng = np.random.default_rng(3)
+    moved = reused = 0
+    for k in range(6):
+        state = HOLDEM.new_initial_state()
+        state.advance_chance(rng.random)
+        state.apply_action(2)  # the first to act raises: a decision of the opponent
+        views = [state.clone()]
+        state.apply_action(1)  # called: the flop comes
+        state.advance_chance(rng.random)
+        views.append(state.clone())
+        search.run_state(views[0], k)
+        p = views[0].current_player()
+        for view in views:
+            worlds = search._worlds_at(view, p)
+            steps = len(warm._bayes_steps)
+            h = warm.belief(view, p, worlds)
+            reused += len(warm._bayes_steps) == steps
+            fresh = NetworkKnowledge(HOLDEM, net, belief="bayes").belief(view, p, worlds)
+            np.testing.assert_allclose(h, fresh, rtol=1e-5, atol=1e-9)
+            moved += not np.allclose(h, worlds.weights, rtol=0.05, atol=0)
+        backward = NetworkKnowledge(HOLDEM, net, belief="bayes")  # fewer worlds cached first
+        for view in reversed(views):
+            worlds = search._worlds_at(view, p)
+            fresh = NetworkKnowledge(HOLDEM, net, belief="bayes").belief(view, p, worlds)
+            np.testing.assert_allclose(backward.belief(view, p, worlds), fresh, rtol=1e-5)
+    assert reused == 12  # the flop views added no decision of the opponent
+    assert moved >= 6  # the opponent's raise moved the belief
 
 
 def test_bad_settings_are_refused():

@@ -211,8 +211,9 @@ class NetworkKnowledge(Knowledge):
       probability P gives, in that world, to every action the opponent took. It reaches
       the start of the game, so it replaces H entirely; it needs a game whose opponent
       keeps its private value all game and whose states answer
-      ``information_state_indices_as`` (the poker engine), and costs one forward pass
-      over (worlds x opponent decisions) rows per view.
+      ``information_state_indices_as`` (the poker engine), and costs, per view, one
+      forward pass over the worlds at each opponent decision that no earlier view
+      shared (the decisions are cached).
 
     Args:
         game: the game (its ``hidden_value_features`` names the worlds' inputs).
@@ -239,6 +240,9 @@ class NetworkKnowledge(Knowledge):
         self.belief_source = belief
         self._bayes: dict[tuple[int, str], np.ndarray] = {}
         self._bayes_rows = 0
+        # the opponent's log P at one of its decisions, in every world: (value -> row, rows)
+        self._bayes_steps: dict[tuple[int, str], tuple[dict[Hashable, int], np.ndarray]] = {}
+        self._bayes_step_rows = 0
         if not isinstance(network, RulesNetwork):
             raise InvalidParameterError(
                 f"NetworkKnowledge needs a RulesNetwork, received {type(network).__name__}."
@@ -335,6 +339,12 @@ class NetworkKnowledge(Knowledge):
         """H by Bayes' rule over the public history under the network's P (see the class
         docstring); cached by view.
 
+        The opponent's log-probabilities at each of its past decisions are cached too,
+        keyed by ``player``'s view at that decision (the public history and the
+        player's own private value fix the opponent's view in every world): views that
+        share a history prefix, as the nodes of one search do, evaluate only the
+        decisions they add, all of them in one forward pass.
+
         Raises:
             InvalidParameterError: the game's states do not answer
                 ``information_state_indices_as``.
@@ -344,35 +354,30 @@ class NetworkKnowledge(Knowledge):
         if found is not None:
             return found
         opp = 1 - player
+        values = worlds.values
         replay = self.game.new_initial_state()
-        rows: list[list[int]] = []
-        taken: list[int] = []  # the opponent's actions, one per decision
-        legal_masks: list[np.ndarray] = []
+        steps: list[tuple[tuple[int, str], int]] = []  # (player's view there, action)
+        known: dict[tuple[int, str], tuple[dict[Hashable, int], np.ndarray]] = {}
+        missing: dict[tuple[int, str], tuple[list[list[int]], np.ndarray]] = {}
+        wanted = set(values)
         for action in state.history():
             if replay.current_player() == opp:
-                taken.append(int(action))
-                legal_masks.append(replay.legal_actions_mask().astype(bool))
-                for value in worlds.values:
-                    indices = replay.information_state_indices_as(opp, value)
-                    if indices is None:
-                        raise InvalidParameterError(
-                            f"belief='bayes' needs states that answer "
-                            f"information_state_indices_as; {self.game!r}'s do not."
-                        )
-                    rows.append(indices)
+                at = view_key(replay, player)
+                steps.append((at, int(action)))
+                entry = self._bayes_steps.get(at)
+                if entry is not None and entry[0].keys() >= wanted:
+                    known[at] = entry
+                elif at not in missing:
+                    rows = self._opponent_rows(replay, opp, values)
+                    missing[at] = (rows, replay.legal_actions_mask())
             replay.apply_unchecked(action)
+        if missing:
+            known.update(self._evaluate_steps(missing, values))
         log_h = np.log(np.maximum(worlds.weights, 1e-300))
-        if rows:
-            torch = self._torch
-            k = len(worlds)
-            with torch.no_grad():
-                logits = self.network(self.network.dense(rows))["policy"].double().numpy()
-            self.forward_passes += 1
-            for j, action in enumerate(taken):
-                z = logits[j * k : (j + 1) * k]
-                z = np.where(legal_masks[j], z, -np.inf)
-                z = z - z.max(axis=1, keepdims=True)
-                log_h += z[:, action] - np.log(np.exp(z).sum(axis=1))
+        for at, action in steps:
+            index, log_p = known[at]
+            rows_of = np.fromiter((index[v] for v in values), np.int64, len(values))
+            log_h += log_p[rows_of, action]
         h = np.exp(log_h - log_h.max())
         h /= h.sum()
         self._bayes_rows += h.size
@@ -381,6 +386,48 @@ class NetworkKnowledge(Knowledge):
             self._bayes_rows = h.size
         self._bayes[key] = h
         return h
+
+    def _opponent_rows(
+        self, replay: State, opp: int, values: Sequence[Hashable]
+    ) -> list[list[int]]:
+        """The opponent's information-state indices at ``replay`` in each world."""
+        rows = []
+        for value in values:
+            indices = replay.information_state_indices_as(opp, value)
+            if indices is None:
+                raise InvalidParameterError(
+                    f"belief='bayes' needs states that answer "
+                    f"information_state_indices_as; {self.game!r}'s do not."
+                )
+            rows.append(indices)
+        return rows
+
+    def _evaluate_steps(
+        self,
+        missing: dict[tuple[int, str], tuple[list[list[int]], np.ndarray]],
+        values: Sequence[Hashable],
+    ) -> dict[tuple[int, str], tuple[dict[Hashable, int], np.ndarray]]:
+        """P's log-probabilities at the opponent decisions in ``missing``, in every world
+        of ``values``: one forward pass; returned, and kept in the step cache (emptied
+        when its share of :data:`ROWS_CACHE` is full)."""
+        rows = [row for step_rows, _ in missing.values() for row in step_rows]
+        with self._torch.no_grad():
+            x = self.network.dense(rows)
+            logits = self.network.policy(self.network.torso(x)).double().numpy()
+        self.forward_passes += 1
+        if self._bayes_step_rows + len(rows) > ROWS_CACHE // 2:
+            self._bayes_steps.clear()
+            self._bayes_step_rows = 0
+        k = len(values)
+        index = {v: i for i, v in enumerate(values)}
+        found = {}
+        for j, (at, (_, legal)) in enumerate(missing.items()):
+            z = np.where(legal.astype(bool), logits[j * k : (j + 1) * k], -np.inf)
+            z = z - z.max(axis=1, keepdims=True)
+            found[at] = (index, z - np.log(np.exp(z).sum(axis=1, keepdims=True)))
+        self._bayes_steps.update(found)
+        self._bayes_step_rows += len(rows)
+        return found
 
     def world_values(self, state: State, player: int, worlds: HiddenWorlds) -> np.ndarray:
         query = self._view(state, player)[3]
