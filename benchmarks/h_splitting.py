@@ -16,14 +16,25 @@ construction (``Game.hidden_value_pieces`` names no pieces there): nothing to me
 With ``eps`` 0 the split is the flat search exactly (a test); with ``eps`` > 0 each node
 of the series takes its own ball, so the interval is wider than the flat node's.
 
+``--split belief`` measures online H refinement (``RulesTrainConfig.belief_source`` /
+``NetworkKnowledge(belief="bayes")``) against the belief head on the same network: H of a
+view is Bayes' rule over the public history with the network's own P as the opponent's
+policy, from the start of the game, instead of the H head's output. Nothing is split; the
+"split" side of the output is the refined search.
+
 ``--split actions`` measures P-splitting (``SearchConfig.split_actions``) the same way on
 a no-limit network (``--game no_limit_holdem``): an ACT node picks fold, call or raise,
 then the raise size. Limit games and Leduc have one raise: nothing to split there. With
 ``--small`` it also measures the search operator's exact exploitability, flat and split,
 on a 6-card no-limit game that compiles (CFR+ oracle tables, seeds 0-2).
 
+Simulations per second are measured with cold caches: every timed pass starts from a
+fresh :class:`~nashzoo.agents.ismcts.knowledge.NetworkKnowledge`, so no view evaluated in
+an earlier pass (or in the warm-up) is answered from the cache.
+
 Usage: ``python benchmarks/h_splitting.py --ours hulh.pt [--game limit_holdem]
-[--split hidden|actions] [--simulations 200] [--deals 200] [--repeats 3] [--small]``.
+[--split hidden|actions|belief] [--simulations 200] [--deals 200] [--repeats 3]
+[--small]``.
 """
 
 from __future__ import annotations
@@ -42,22 +53,32 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import interleaved, machine_line, median, one_thread, runs_text
 from nash_ismcts_holdem import decision_states, match
 
-SPLITS = {"hidden": "split_hidden", "actions": "split_actions"}
+SPLITS = {"hidden": "split_hidden", "actions": "split_actions", "belief": "belief_source"}
 
 
 def agents(path: str, simulations: int, split_kind: str = "hidden") -> tuple[Any, Any, Any]:
-    """The game and the flat and split search agents on the file's network."""
+    """The game and the flat and split search agents on the file's network (for
+    ``split_kind="belief"``: the belief head's H and the online Bayes refinement's)."""
+    from nashzoo.agents.ismcts.knowledge import NetworkKnowledge
     from nashzoo.agents.ismcts.rules_train import NashISMCTSRules
 
     trainer = NashISMCTSRules.load(path)
-    flat = trainer.agent(name="flat")
+    names = ("head", "bayes") if split_kind == "belief" else ("flat", "split")
+    flat = trainer.agent(name=names[0])
     config = replace(
         flat.config, simulations=simulations, time_budget=None, split_hidden=False,
         split_actions=False,
     )  # fmt: skip
     flat.search.config = config
-    split = trainer.agent(name="split")
-    split.search.config = replace(config, **{SPLITS[split_kind]: True})
+    flat.search.knowledge = NetworkKnowledge(trainer.game, trainer.playing_network)
+    split = trainer.agent(name=names[1])
+    if split_kind == "belief":
+        split.search.config = config
+        split.search.knowledge = NetworkKnowledge(
+            trainer.game, trainer.playing_network, belief="bayes"
+        )
+    else:
+        split.search.config = replace(config, **{SPLITS[split_kind]: True})
     return trainer.game, flat, split
 
 
@@ -95,6 +116,12 @@ def small_no_limit(simulations: int) -> None:
 
 
 def searches_per_second(agent: Any, states: list[Any]) -> float:
+    """Simulations per second over ``states``, from a cold cache (a fresh knowledge on the
+    same network)."""
+    from nashzoo.agents.ismcts.knowledge import NetworkKnowledge
+
+    old = agent.search.knowledge
+    agent.search.knowledge = NetworkKnowledge(old.game, old.network, belief=old.belief_source)
     start = time.perf_counter()
     for k, state in enumerate(states):
         agent.search.run_state(state, k)
@@ -135,7 +162,7 @@ def main(argv: list[str] | None = None) -> None:
     from nashzoo.agents.specs import build_agent
 
     print(machine_line())
-    print(f"splitting: {SPLITS[args.split]}")
+    print(f"compared: {SPLITS[args.split]} (off against on)")
     if args.small:
         small_no_limit(args.simulations)
     game, flat, split = agents(args.ours, args.simulations, args.split)
@@ -152,9 +179,10 @@ def main(argv: list[str] | None = None) -> None:
         repeats=args.repeats,
     )
     f, s = median(runs["flat"]), median(runs["split"])
+    a, b = flat.name, split.name
     print(
-        f"simulations/s  flat {f:,.0f} ({runs_text(runs['flat'])})  split {s:,.0f} "
-        f"({runs_text(runs['split'])})  split/flat {s / f:.2f}x"
+        f"simulations/s  {a} {f:,.0f} ({runs_text(runs['flat'])})  {b} {s:,.0f} "
+        f"({runs_text(runs['split'])})  {b}/{a} {s / f:.2f}x"
     )
     for kind in ("flat", "split"):
         out = subprocess.run(
@@ -176,9 +204,10 @@ def main(argv: list[str] | None = None) -> None:
             text=True,
             check=True,
         )
-        print(f"peak resident memory, {kind} search: {float(out.stdout.split()[-1]):,.0f} MB")
-    print("\nduplicate matches (the split search's mean per game)")
-    match(game, split, flat, args.deals, args.deals, "the flat search")
+        name = flat.name if kind == "flat" else split.name
+        print(f"peak resident memory, {name} search: {float(out.stdout.split()[-1]):,.0f} MB")
+    print(f"\nduplicate matches (the {split.name} search's mean per game)")
+    match(game, split, flat, args.deals, args.deals, f"the {flat.name} search")
     baseline = "poker-rules" if poker else "heuristic"
     for agent in (flat, split):
         print(f"{agent.name}:", end="")
