@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--game", default="limit_holdem")
     parser.add_argument("--simulations", type=int, default=200)
     parser.add_argument("--states", type=int, default=20)
-    parser.add_argument("--deals", type=int, default=200)
+    parser.add_argument("--deals", type=int, default=200, help="0: speed and memory only")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--split", choices=sorted(SPLITS), default="hidden")
     parser.add_argument("--small", action="store_true", help="also the small no-limit game")
@@ -206,6 +206,8 @@ def main(argv: list[str] | None = None) -> None:
         )
         name = flat.name if kind == "flat" else split.name
         print(f"peak resident memory, {name} search: {float(out.stdout.split()[-1]):,.0f} MB")
+    if args.deals <= 0:
+        return
     print(f"\nduplicate matches (the {split.name} search's mean per game)")
     match(game, split, flat, args.deals, args.deals, f"the {flat.name} search")
     baseline = "poker-rules" if poker else "heuristic"
