@@ -64,6 +64,26 @@ def one_thread() -> None:
         pass
 
 
+def peak_rss_mib() -> float:
+    """This process's peak resident memory in MiB: ``VmHWM`` from ``/proc/self/status``
+    where Linux has it. ``getrusage``'s ``ru_maxrss`` is not used there: a process
+    started by ``subprocess`` from a larger one reports the parent's resident size at the
+    fork (the figure survives the exec), so a "process of its own" would measure its
+    parent. Elsewhere (macOS), ``ru_maxrss`` (bytes there)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+    import sys
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 1024
+
+
 def random_legal(rng: np.random.Generator, mask: np.ndarray) -> int:
     legal = np.flatnonzero(mask)
     return int(legal[int(rng.random() * legal.size)])

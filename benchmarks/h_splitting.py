@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -50,7 +49,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from common import interleaved, machine_line, median, one_thread, runs_text
+from common import interleaved, machine_line, median, one_thread, peak_rss_mib, runs_text
 from nash_ismcts_holdem import decision_states, match
 
 SPLITS = {"hidden": "split_hidden", "actions": "split_actions", "belief": "belief_source"}
@@ -138,7 +137,7 @@ def memory_child(path: str, simulations: int, split: bool, game_name: str, kind:
         decision_states(agent.game, 3, seed=11, poker=game_name != "fighting_cards")
     ):
         agent.search.run_state(state, k)
-    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    print(peak_rss_mib())
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -205,7 +204,7 @@ def main(argv: list[str] | None = None) -> None:
             check=True,
         )
         name = flat.name if kind == "flat" else split.name
-        print(f"peak resident memory, {name} search: {float(out.stdout.split()[-1]):,.0f} MB")
+        print(f"peak resident memory, {name} search: {float(out.stdout.split()[-1]):,.0f} MiB")
     if args.deals <= 0:
         return
     print(f"\nduplicate matches (the {split.name} search's mean per game)")

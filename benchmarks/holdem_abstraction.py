@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import sys
 import time
 from pathlib import Path
@@ -49,7 +48,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from common import machine_line, one_thread
+from common import machine_line, one_thread, peak_rss_mib
 from nash_ismcts_holdem import OpenSpielISMCTS, match
 
 from nashzoo.cli.common import lbr_hands_arg
@@ -131,7 +130,7 @@ def speed(abstraction: str) -> None:
         f"\nES-MCCFR on {ab.spec}: {ab.num_infosets:,} sets x 3 actions, tables "
         f"{ab.memory_bytes() / 2**20:,.1f} MiB; {np.median(rates):,.0f} iterations/s "
         f"(median of 3 x 200,000; {', '.join(f'{r:,.0f}' for r in rates)}); peak RSS "
-        f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10:,.0f} MiB"
+        f"{peak_rss_mib():,.0f} MiB"
     )
 
 

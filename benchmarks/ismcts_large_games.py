@@ -113,8 +113,9 @@ def openspiel(game: Any, states: list[Any], simulations: int) -> float:
 
 
 _MEMORY = """
-import resource, sys, numpy as np
+import sys, numpy as np
 sys.path.insert(0, {here!r})
+from common import peak_rss_mib
 from ismcts_large_games import decision_states
 from nashzoo.agents.ismcts import RulesSearch, SearchConfig
 from nashzoo.games.poker import limit_holdem
@@ -123,7 +124,7 @@ search = RulesSearch(game, SearchConfig(variant="mt", simulations={sims}))
 nodes = []
 for k, state in enumerate(decision_states(game, {states}, {seed})):
     nodes.append(search.run_state(state, k).nodes)
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, max(nodes), int(np.mean(nodes)))
+print(peak_rss_mib(), max(nodes), int(np.mean(nodes)))
 """
 
 
@@ -135,7 +136,7 @@ def peak_memory(states: int, simulations: int, seed: int) -> tuple[float, int, i
     out = subprocess.run(
         [sys.executable, "-c", code], check=True, capture_output=True, text=True
     ).stdout.split()
-    return int(out[0]) / 1024, int(out[1]), int(out[2])
+    return float(out[0]), int(out[1]), int(out[2])
 
 
 def fighting(simulations: int, deals: int) -> Any:
