@@ -357,26 +357,38 @@ class NetworkKnowledge(Knowledge):
         values = worlds.values
         replay = self.game.new_initial_state()
         steps: list[tuple[tuple[int, str], int]] = []  # (player's view there, action)
-        known: dict[tuple[int, str], tuple[dict[Hashable, int], np.ndarray]] = {}
+        # each decision's log P, and the rows of ``values`` in it
+        known: dict[tuple[int, str], tuple[np.ndarray, np.ndarray]] = {}
         missing: dict[tuple[int, str], tuple[list[list[int]], np.ndarray]] = {}
         wanted = set(values)
+        # one entry per index map: the decisions of one forward pass share theirs
+        positions: dict[int, np.ndarray | None] = {}
         for action in state.history():
             if replay.current_player() == opp:
                 at = view_key(replay, player)
                 steps.append((at, int(action)))
                 entry = self._bayes_steps.get(at)
-                if entry is not None and entry[0].keys() >= wanted:
-                    known[at] = entry
+                if entry is not None and id(entry[0]) not in positions:
+                    index = entry[0]
+                    positions[id(index)] = (
+                        np.fromiter((index[v] for v in values), np.int64, len(values))
+                        if index.keys() >= wanted
+                        else None
+                    )
+                rows_of = None if entry is None else positions[id(entry[0])]
+                if entry is not None and rows_of is not None:
+                    known[at] = (rows_of, entry[1])
                 elif at not in missing:
                     rows = self._opponent_rows(replay, opp, values)
                     missing[at] = (rows, replay.legal_actions_mask())
             replay.apply_unchecked(action)
-        if missing:
-            known.update(self._evaluate_steps(missing, values))
+        if missing:  # evaluated over ``values`` in their order
+            rows_of = np.arange(len(values))
+            for at, (_, log_p) in self._evaluate_steps(missing, values).items():
+                known[at] = (rows_of, log_p)
         log_h = np.log(np.maximum(worlds.weights, 1e-300))
         for at, action in steps:
-            index, log_p = known[at]
-            rows_of = np.fromiter((index[v] for v in values), np.int64, len(values))
+            rows_of, log_p = known[at]
             log_h += log_p[rows_of, action]
         h = np.exp(log_h - log_h.max())
         h /= h.sum()
@@ -410,21 +422,23 @@ class NetworkKnowledge(Knowledge):
         """P's log-probabilities at the opponent decisions in ``missing``, in every world
         of ``values``: one forward pass; returned, and kept in the step cache (emptied
         when its share of :data:`ROWS_CACHE` is full)."""
+        from nashzoo.agents.ismcts.nets import masked_log_softmax
+
+        torch = self._torch
         rows = [row for step_rows, _ in missing.values() for row in step_rows]
-        with self._torch.no_grad():
-            x = self.network.dense(rows)
-            logits = self.network.policy(self.network.torso(x)).double().numpy()
+        k = len(values)
+        legal = torch.from_numpy(
+            np.repeat(np.stack([mask for _, mask in missing.values()]).astype(bool), k, axis=0)
+        )
+        with torch.no_grad():
+            logits = self.network.policy_logits(self.network.dense(rows)).double()
+            log_p = masked_log_softmax(logits, legal).numpy()
         self.forward_passes += 1
         if self._bayes_step_rows + len(rows) > ROWS_CACHE // 2:
             self._bayes_steps.clear()
             self._bayes_step_rows = 0
-        k = len(values)
         index = {v: i for i, v in enumerate(values)}
-        found = {}
-        for j, (at, (_, legal)) in enumerate(missing.items()):
-            z = np.where(legal.astype(bool), logits[j * k : (j + 1) * k], -np.inf)
-            z = z - z.max(axis=1, keepdims=True)
-            found[at] = (index, z - np.log(np.exp(z).sum(axis=1, keepdims=True)))
+        found = {at: (index, log_p[j * k : (j + 1) * k]) for j, at in enumerate(missing)}
         self._bayes_steps.update(found)
         self._bayes_step_rows += len(rows)
         return found

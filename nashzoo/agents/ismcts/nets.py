@@ -344,6 +344,11 @@ class RulesNetwork(torch.nn.Module):  # type: ignore[name-defined]
             "query": self.query(z),
         }
 
+    def policy_logits(self, x: Any) -> Any:
+        """P's logits alone (the torso and the policy head: :meth:`forward`'s
+        ``"policy"`` without the other heads)."""
+        return self.policy(self.torso(x))
+
     def encode(self, features: Any) -> Any:
         """World embeddings of value features (``(..., feature_size)``)."""
         return self.encoder(features)
