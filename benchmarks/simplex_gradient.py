@@ -19,6 +19,8 @@ Sections (``--section``, default all, run in this order):
 ``leduc-seeds`` simplex-gradient (defaults, and ``--sg-config`` where given) and NFSP on
               Leduc for ``--leduc-minutes`` each, per seed of ``--seeds``: exact
               exploitability of the average policy, each seed and the median.
+``small-seeds`` the same on the small fighting preset for ``--minutes`` each (issue 34's
+              10-minute goal there, over seeds).
 ``profile``   where one iteration's time goes on the default fighting preset.
 ``edge``      what equilibria can win against the scripted heuristic where the fighting
               game compiles (the tiny and small presets): the least and the most of any
@@ -497,16 +499,17 @@ PROFILE_PARTS = {
 }
 
 
-def leduc_seeds(minutes: float, seeds: list[int], sg_config: Any) -> list[str]:
-    """Issue 34's Leduc goal over seeds: simplex-gradient with its defaults, with
-    ``--sg-config`` and NFSP, each ``minutes`` of training per seed (the three alternating
-    within each seed, each seeded by it), exact exploitability of the average policy at
-    half and all of the budget; the medians over seeds."""
+def goal_seeds(game_id: str, minutes: float, seeds: list[int], sg_config: Any) -> list[str]:
+    """Issue 34's goals where exploitability is exact (Leduc, the small fighting preset),
+    over seeds: simplex-gradient with its defaults, with ``--sg-config`` and NFSP, each
+    ``minutes`` of training per seed (alternating within each seed, each seeded by it),
+    exact exploitability of the average policy at half and all of the budget; the medians
+    over seeds."""
     import nashzoo
     from nashzoo.agents.nfsp import NFSP, NFSPConfig
     from nashzoo.agents.simplex_gradient import SimplexGradient, SimplexGradientConfig
 
-    game = nashzoo.make_game("leduc_holdem")
+    game = nashzoo.make_game(game_id)
     marks = [minutes * 30, minutes * 60]
     defaults = SimplexGradientConfig().to_dict()
     changed = {k: v for k, v in sg_config.to_dict().items() if v != defaults[k]}
@@ -534,8 +537,8 @@ def leduc_seeds(minutes: float, seeds: list[int], sg_config: Any) -> list[str]:
                   flush=True)  # fmt: skip
     half, full = (f"{m / 60:g} min" for m in marks)
     lines = [
-        f"Leduc, {minutes:g} minutes per learner and seed, seeds {runs_text(seeds, 'd')}: "
-        "exact exploitability of the average policy (chips)",
+        f"{game_id}, {minutes:g} minutes per learner and seed, seeds "
+        f"{runs_text(seeds, 'd')}: exact exploitability of the average policy",
         "",
         f"| learner | {half}: each seed | median | {full}: each seed | median | steps (median) |",
         "|---|---|---:|---|---:|---:|",
@@ -613,6 +616,7 @@ def main() -> None:
             "fp",
             "learners",
             "leduc-seeds",
+            "small-seeds",
             "profile",
             "edge",
             "throughput",
@@ -635,7 +639,13 @@ def main() -> None:
     p.add_argument("--variant-minutes", type=float, default=2.0)
     p.add_argument("--leduc-minutes", type=float, default=3.0)
     p.add_argument("--edge-minutes", type=float, default=5.0, help="edge: per learner")
-    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="leduc-seeds: the seeds")
+    p.add_argument(
+        "--seeds",
+        type=int,
+        nargs="+",
+        default=[0, 1, 2],
+        help="leduc-seeds, small-seeds: the seeds",
+    )
     p.add_argument("--deals", type=int, default=2000, help="per match of default, holdem")
     p.add_argument("--before", help="throughput: a checkout of the code to compare with")
     p.add_argument("--large-minutes", type=float, default=30.0, help="default: per learner")
@@ -649,7 +659,7 @@ def main() -> None:
         type=json.loads,
         default={},
         metavar="JSON",
-        help="default, holdem, leduc-seeds: simplex-gradient settings other than the "
+        help="default, holdem, leduc-seeds, small-seeds: simplex-gradient settings other than the "
         "defaults, e.g. "
         "'{\"entropy\": 0.005}'",
     )
@@ -734,7 +744,16 @@ def main() -> None:
                 "",
                 "## Simplex-gradient and NFSP on Leduc over seeds (issue 34)",
                 "",
-                *leduc_seeds(args.leduc_minutes, args.seeds, sg_config),
+                *goal_seeds("leduc_holdem", args.leduc_minutes, args.seeds, sg_config),
+            ]
+        )
+    if "small-seeds" in sections:
+        report(
+            [
+                "",
+                "## Simplex-gradient and NFSP on the small fighting preset over seeds (issue 34)",
+                "",
+                *goal_seeds("fighting_cards_small", args.minutes, args.seeds, sg_config),
             ]
         )
     if "profile" in sections:
