@@ -634,7 +634,7 @@ def main() -> None:
         "--minutes",
         type=float,
         default=10.0,
-        help="best simplex-gradient variant and NFSP on the small preset",
+        help="learners, small-seeds: minutes per learner on the small preset",
     )
     p.add_argument("--variant-minutes", type=float, default=2.0)
     p.add_argument("--leduc-minutes", type=float, default=3.0)

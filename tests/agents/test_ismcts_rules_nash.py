@@ -118,7 +118,7 @@ def test_nash_ismcts_over_the_rules_is_the_compiled_search_on_leduc(untraced, si
     # seeds 0-3: at 100 simulations compiled .058 / .064 / .079 (seeds 0-2), over the
     # rules .070 / .069 / .097; at 1,000 compiled .038 / .042 / .037 / .030, over the
     # rules .036 / .035 / .031 / .030 (seeds 4 and 5: .037 / .031 and .036 / .028),
-    # about 20 s a seed on both paths.
+    # about 28 s a seed at 1,000 for the two paths together.
     game = presets.leduc()
     config = {"variant": "nash", "simulations": simulations, "eps": 0.2}
     compiled, rules = paths_exploitability(game, leduc_oracle_tables(), config, range(4))
