@@ -98,7 +98,7 @@ def run_add_user(args: argparse.Namespace) -> int:
     from nashzoo.leaderboard.accounts import add_user
     from nashzoo.leaderboard.service import Leaderboard
 
-    board = Leaderboard(_settings(args))
+    board = Leaderboard(_settings(args), schedule=False)
     with board.session() as session:
         user, token = add_user(
             session,
@@ -118,7 +118,7 @@ def run_users(args: argparse.Namespace) -> int:
     from nashzoo.leaderboard.models import Submission, User
     from nashzoo.leaderboard.service import Leaderboard
 
-    board = Leaderboard(_settings(args))
+    board = Leaderboard(_settings(args), schedule=False)
     with board.session() as session:
         counts = dict(
             session.execute(
@@ -140,7 +140,7 @@ def run_rotate_token(args: argparse.Namespace) -> int:
     from nashzoo.leaderboard.accounts import rotate_token
     from nashzoo.leaderboard.service import Leaderboard
 
-    board = Leaderboard(_settings(args))
+    board = Leaderboard(_settings(args), schedule=False)
     with board.session() as session:
         token = rotate_token(session, args.name)
     print(f"user {args.name}: new API token (the old one no longer works; shown once):")
@@ -152,7 +152,7 @@ def run_revoke(args: argparse.Namespace) -> int:
     from nashzoo.leaderboard.accounts import revoke_token
     from nashzoo.leaderboard.service import Leaderboard
 
-    board = Leaderboard(_settings(args))
+    board = Leaderboard(_settings(args), schedule=False)
     with board.session() as session:
         revoke_token(session, args.name)
     print(f"user {args.name}: token revoked (rotate-token issues a new one)")
@@ -163,7 +163,7 @@ def run_set_limits(args: argparse.Namespace) -> int:
     from nashzoo.leaderboard.accounts import set_limits
     from nashzoo.leaderboard.service import Leaderboard
 
-    board = Leaderboard(_settings(args))
+    board = Leaderboard(_settings(args), schedule=False)
     with board.session() as session:
         user = set_limits(
             session,
@@ -181,7 +181,7 @@ def run_set_limits(args: argparse.Namespace) -> int:
 def run_remove(args: argparse.Namespace) -> int:
     from nashzoo.leaderboard.service import Leaderboard
 
-    board = Leaderboard(_settings(args))
+    board = Leaderboard(_settings(args), schedule=False)
     sub = board.withdraw(None, args.submission)
     print(f"submission {sub.id} ({sub.name}, {sub.game}): {sub.status}; its matches stay stored")
     return 0
@@ -193,7 +193,7 @@ def run_queue(args: argparse.Namespace) -> int:
     from nashzoo.leaderboard.models import Job
     from nashzoo.leaderboard.service import Leaderboard
 
-    board = Leaderboard(_settings(args))
+    board = Leaderboard(_settings(args), schedule=False)
     with board.session() as session:
         summary = session.execute(
             select(Job.game, Job.kind, Job.status, func.count()).group_by(

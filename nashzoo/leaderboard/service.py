@@ -54,10 +54,71 @@ class Leaderboard(Submissions):
         LeaderboardError: bad settings, or the database cannot be opened.
     """
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, schedule: bool = True) -> None:
+        """Open the board; with ``schedule`` (a server or its workers), also retire what
+        names agents no longer in a game's gauntlet (:meth:`retire_removed_gauntlet`) and
+        queue the current gauntlet's own pairings. The operator's commands (``nashzoo
+        leaderboard add-user``, ``queue`` ...) open it with ``schedule=False``: they are
+        not told the server's gauntlet and must change nothing of it."""
         super().__init__(settings)
-        for game in settings.games:
-            self._schedule_gauntlet(game)
+        if schedule:
+            for game in settings.games:
+                self.retire_removed_gauntlet(game)
+                self._schedule_gauntlet(game)
+
+    def retire_removed_gauntlet(self, game: str) -> dict[str, int]:
+        """Take agents that left a game's gauntlet (a server restarted with another
+        ``gauntlet``) off its board: the jobs still waiting that seat one of them are
+        closed as failed, with a message naming it, their rows leave the board, and the
+        board is refitted on the current entrants. Their stored blocks are kept (a later
+        restart with them back shows them again). Returns the counts
+        (``{"jobs": ..., "ratings": ...}``)."""
+        from sqlalchemy import delete, select, update
+
+        from nashzoo.leaderboard.models import BoardVersion, Rating
+
+        current = {f"gauntlet:{name}" for name in self.gauntlet_of(game)}
+
+        def removed(names: list[str]) -> list[str]:
+            return [n for n in names if n.startswith("gauntlet:") and n not in current]
+
+        jobs = 0
+        with self.session() as session:
+            waiting = session.scalars(
+                select(Job).where(
+                    Job.game == game, Job.kind == "match", Job.status.in_(("queued", "running"))
+                )
+            ).all()
+            for job in waiting:
+                seated = json.loads(job.seats) if job.seats else [job.entrant, job.opponent or ""]
+                gone = removed(seated)
+                if gone:
+                    job.status, job.lease_until, job.finished_at = "failed", None, utcnow()
+                    job.error = (
+                        f"retired: {', '.join(gone)} is no longer in {game}'s gauntlet "
+                        f"({sorted(self.gauntlet_of(game))})"
+                    )
+                    jobs += 1
+            rows = session.scalars(select(Rating.entrant).where(Rating.game == game)).all()
+            stale = removed(list(rows))
+            if stale:
+                session.execute(
+                    delete(Rating).where(Rating.game == game, Rating.entrant.in_(stale))
+                )
+                # the board was fitted on blocks that included them: let the next fit,
+                # on fewer blocks, replace it
+                session.execute(
+                    update(BoardVersion).where(BoardVersion.game == game).values(blocks=0)
+                )
+            session.commit()
+        if jobs or stale:
+            logger.info(
+                "%s: retired %d waiting jobs and %d board rows of agents no longer in the "
+                "gauntlet", game, jobs, len(stale),
+            )  # fmt: skip
+        if stale:
+            self.refit(game)
+        return {"jobs": jobs, "ratings": len(stale)}
 
     def release_orphans(self) -> int:
         """Queue again, at once, the running jobs of this host's workers whose server

@@ -5,7 +5,6 @@ compiles) before its matches are scheduled.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import re
@@ -250,33 +249,33 @@ class Submissions(Scoring, Matches):
         Raises:
             Forfeit: the agent broke the rules or failed.
         """
+        from nashzoo.agents.specs import build_agent
+
         rules = self.game(game)
         deals = self.settings.validation_deals
         others = rules.num_players - 1
-        with contextlib.ExitStack() as stack:
-            randoms = [
-                stack.enter_context(self.open_agent(game, "gauntlet:random", fresh=True))
-                for _ in range(others)
-            ]
-            if others > 1:
-                table = play_table(
-                    rules, [agent, *randoms], deals=deals, bootstrap=0,
-                    seed=deal_seed(self.settings.seed, sub_id, 7),
-                    draw_from=[states_probabilities(agent), *[False] * others],
-                )  # fmt: skip
-                return float(table.mean[0])
-            agent.reset(seed=deal_seed(self.settings.seed, sub_id, 0))
-            randoms[0].reset(seed=deal_seed(self.settings.seed, sub_id, 1))
-            rng = np.random.default_rng([self.settings.seed, sub_id, 7])
-            scores = play_duplicate_lockstep(
-                rules,
-                agent,
-                randoms[0],
-                deal_uniforms(rules, deals, rng),
-                draw_from=(states_probabilities(agent), False),
-                draw_seed=[self.settings.seed, sub_id, 8],
-            )
-            return float(scores.scores.mean())
+        # uniform random agents of their own, not the gauntlet's "random": a gauntlet
+        # without one (``serve --gauntlet cfr+=cfr+:500``) must not fail every upload
+        randoms = [build_agent("random", rules, name="random") for _ in range(others)]
+        if others > 1:
+            table = play_table(
+                rules, [agent, *randoms], deals=deals, bootstrap=0,
+                seed=deal_seed(self.settings.seed, sub_id, 7),
+                draw_from=[states_probabilities(agent), *[False] * others],
+            )  # fmt: skip
+            return float(table.mean[0])
+        agent.reset(seed=deal_seed(self.settings.seed, sub_id, 0))
+        randoms[0].reset(seed=deal_seed(self.settings.seed, sub_id, 1))
+        rng = np.random.default_rng([self.settings.seed, sub_id, 7])
+        scores = play_duplicate_lockstep(
+            rules,
+            agent,
+            randoms[0],
+            deal_uniforms(rules, deals, rng),
+            draw_from=(states_probabilities(agent), False),
+            draw_seed=[self.settings.seed, sub_id, 8],
+        )
+        return float(scores.scores.mean())
 
     def _validate(self, job: Job) -> None:
         sub_id = job.submission_id

@@ -354,6 +354,68 @@ def test_jobs_naming_a_removed_gauntlet_agent_fail_and_the_worker_lives_on(
     assert any(j.status == "done" for j in jobs)  # the blocks against random were played
 
 
+def test_a_changed_gauntlet_retires_its_removed_agents_and_uploads_still_rank(
+    tmp_path, cfr_policy_file
+):
+    """Issue 85, item 2: after a restart whose gauntlet no longer holds ``random``, every
+    new upload failed (its validation match asked the gauntlet for ``random``), and the
+    removed agent stayed on the board (the refit, on fewer blocks, never replaced it)."""
+    from sqlalchemy import select
+
+    from nashzoo.leaderboard.models import Job, Rating, Submission
+
+    from .conftest import make_board
+
+    first = make_board(tmp_path, deals_per_block=40, blocks_per_pairing=1)
+    with first.session() as session:
+        erin, _ = add_user(session, "erin")
+        fred, _ = add_user(session, "fred")
+        gina, _ = add_user(session, "gina")
+    first.submit(erin, "leduc_holdem", "cfr200", "p.npz", cfr_policy_file.read_bytes())
+    first.work("w0")
+    with first.session() as session:
+        rated = set(session.scalars(select(Rating.entrant)))
+    assert "gauntlet:random" in rated and "sub:1" in rated
+    # a second upload validated, its blocks queued, when the server stops
+    second = first.submit(fred, "leduc_holdem", "uniform", "u.json", _uniform_leduc_json())
+    first.run_job(first.claim("w0"))
+    smaller = make_board(
+        tmp_path, gauntlet={"cfr+": "cfr+:50"}, deals_per_block=40, blocks_per_pairing=1
+    )
+    with smaller.session() as session:
+        jobs = session.scalars(select(Job).where(Job.submission_id == second.id)).all()
+        rated = set(session.scalars(select(Rating.entrant)))
+    against_random = [j for j in jobs if j.opponent == "gauntlet:random"]
+    assert against_random and all(j.status == "failed" for j in against_random)
+    assert all(j.error.startswith("retired: gauntlet:random") for j in against_random)
+    assert "gauntlet:random" not in rated
+    assert {"gauntlet:cfr+", "sub:1"} <= rated
+    third = smaller.submit(gina, "leduc_holdem", "cfr200 too", "p.npz",
+                           cfr_policy_file.read_bytes())  # fmt: skip
+    smaller.work("w1")
+    with smaller.session() as session:
+        sub = session.get(Submission, third.id)
+        jobs = session.scalars(select(Job).where(Job.submission_id == third.id)).all()
+    assert sub.status == "ranked", sub.validation_log
+    opponents = {j.opponent for j in jobs if j.kind == "match"}
+    assert opponents == {"gauntlet:cfr+", "sub:1", f"sub:{second.id}"}
+    assert all(j.status == "done" for j in jobs)
+
+
+def _uniform_leduc_json() -> bytes:
+    import tempfile
+    from pathlib import Path
+
+    from nashzoo.envs.registration import make_game
+    from nashzoo.tree.compile import compile_game
+    from nashzoo.tree.policy import TabularPolicy
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "u.json"
+        TabularPolicy.uniform(compile_game(make_game("leduc_holdem"))).save(path)
+        return path.read_bytes()
+
+
 def test_policies_solved_on_a_card_abstraction_are_validated_as_data(tmp_path, monkeypatch):
     import numpy as np
 
