@@ -59,6 +59,8 @@ __all__ = [
     "DiskFiller",
     "AlwaysCall",
     "MALFORMED_DEFINITIONS",
+    "SHORT_STACK_LIMIT",
+    "torch_bomb",
 ]
 
 
@@ -282,6 +284,51 @@ MALFORMED_DEFINITIONS: dict[str, tuple[str, str]] = {
 """Broken ACPC game definitions, each with a regular expression its error message must
 match (``InvalidParameterError`` from :func:`nashzoo.games.poker.parse_gamedef`): a
 family for testing that a loader of definitions refuses them clearly."""
+
+
+SHORT_STACK_LIMIT = (
+    "GAMEDEF\nlimit\nnumPlayers = 3\nstack = 5 100 100\nblind = 1 2 0\nnumRounds = 2\n"
+    "raiseSize = 10 10\nfirstPlayer = 3 1\nmaxRaises = 3 3\nnumSuits = 4\nnumRanks = 13\n"
+    "numHoleCards = 2\nnumBoardCards = 0 5\nEND GAMEDEF\n"
+)
+"""A valid ACPC limit definition with a short stack: player 0 (5 chips) faces a raise to
+12 when player 2 opens. It may fold or call all in, never raise: a "raise" capped at its
+stack would lower the bet to 5 and hand the caller 7 chips back (issue 85, item 3)."""
+
+
+def torch_bomb(checkpoint: bytes, megabytes: float = 200, key: str = "padding") -> bytes:
+    """A real ``.pt`` agent file (``checkpoint``, its bytes) with one more top-level entry
+    its format does not define, ``key``: a tensor of ``megabytes`` MB of zeros, the whole
+    archive rewritten with DEFLATE so that it stays small (200 MB of zeros add about
+    0.2 MB). ``torch.load(weights_only=True)`` accepts it and inflates the tensor: a
+    decompression bomb for a service that loads uploaded checkpoints (the leaderboard
+    refuses it before loading, :func:`nashzoo.leaderboard.bundles.classify`)."""
+    import io
+    import tempfile
+    import zipfile
+    from pathlib import Path
+
+    import torch
+
+    state = torch.load(io.BytesIO(checkpoint), map_location="cpu", weights_only=True)
+    if not isinstance(state, dict):
+        raise TypeError(f"checkpoint holds a {type(state).__name__}, expected a dict")
+    # never written to in this process: the pages stay unallocated until torch.save
+    # reads them (and reads of untouched pages are of the shared zero page)
+    state[key] = torch.empty(int(megabytes * 2**18), dtype=torch.float32).zero_()
+    out = io.BytesIO()
+    with tempfile.TemporaryDirectory() as tmp:
+        plain = Path(tmp) / "plain.pt"
+        torch.save(state, plain)
+        del state
+        with zipfile.ZipFile(plain) as src, zipfile.ZipFile(out, "w") as dst:
+            for info in src.infolist():
+                entry = zipfile.ZipInfo(info.filename, date_time=info.date_time)
+                entry.compress_type = zipfile.ZIP_DEFLATED
+                with src.open(info) as reader, dst.open(entry, "w", force_zip64=True) as w:
+                    while chunk := reader.read(1 << 22):
+                        w.write(chunk)
+    return out.getvalue()
 
 
 ZOO: dict[str, type[_Member]] = {

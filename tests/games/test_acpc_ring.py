@@ -146,3 +146,43 @@ END GAMEDEF
         ring_limit_holdem(2)
     with pytest.raises(InvalidParameterError, match="`players` must be 2 to 6"):
         no_limit_holdem(players=7)
+
+
+def test_a_short_stack_in_limit_poker_can_only_call_all_in():
+    """Issue 85, item 3: a limit player whose stack is at or below the bet could "raise"
+    to its stack, lowering the bet (5 facing 12), and the next caller took 7 back. Now it
+    may fold or call all in, in the engine and in the compiled kernel. (universal_poker
+    cannot be the reference here: its limit games ignore the stacks, measured 2026-12-05:
+    spent 40 with a stack of 15.)"""
+    import numpy as np
+
+    from nashzoo.testing.hostile import SHORT_STACK_LIMIT
+    from nashzoo.vector import AcpcVectorEnv
+
+    game = AcpcPokerGame(parse_acpc_gamedef(SHORT_STACK_LIMIT))
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+    assert state.current_player() == 2
+    state.apply_action(2)  # player 2 raises to 12
+    assert state.current_player() == 0 and state.pot_contributions() == (1, 2, 12)
+    assert tuple(state.legal_actions()) == (0, 1)  # fold, call all in: no raise
+    assert state.raise_range() is None
+    state.apply_action(1)
+    assert state.pot_contributions() == (5, 2, 12)  # all in for 5; the bet stays 12
+    # the compiled kernel, at the same spot in 16 deals at once
+    venv = AcpcVectorEnv(game, 16, seed=3)
+    step = venv.reset(seed=3)
+    assert (step.player == 2).all()
+    step = venv.step(np.full(16, 2))  # player 2 raises to 12 everywhere
+    assert (step.player == 0).all()
+    np.testing.assert_array_equal(step.action_mask, np.tile([1, 1, 0], (16, 1)))
+    # and in random play the bet never drops
+    for seed in range(200):
+        s = game.new_initial_state()
+        r = np.random.default_rng(seed)
+        top = 0
+        while not s.is_terminal():
+            s.apply_action(int(r.choice(list(s.legal_actions()))))
+            assert max(s.pot_contributions()) >= top
+            top = max(s.pot_contributions())

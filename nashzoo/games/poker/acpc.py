@@ -601,6 +601,8 @@ class AcpcPokerState(State):
         if game.limit:
             if self._raises_this_round() >= d.max_raises[self._round]:
                 return None
+            if d.stacks[p] <= self._max_spent:  # short of the bet: it can only call all in
+                return None
             size = self.raise_to(2)
             return size, size
         stack = d.stacks[p]

@@ -161,7 +161,8 @@ def _legal(i, st, spent, rules, stacks, limit_sizes, max_raises, fractions, row)
     if st[i, _LIVE] <= 1:
         return
     if rules[_LIMIT]:
-        if st[i, _RAISES] < max_raises[st[i, _ROUND]]:
+        # a stack at or below the bet can only call (all in): a raise would lower it
+        if st[i, _RAISES] < max_raises[st[i, _ROUND]] and stacks[p] > top:
             row[2] = 1
         return
     stack = stacks[p]
