@@ -15,6 +15,7 @@ __all__ = [
     "check_checkpoint",
     "load_modules",
     "KINDS_BY_FORMAT",
+    "KEYS_BY_FORMAT",
 ]
 
 KINDS_BY_FORMAT = {
@@ -28,6 +29,23 @@ KINDS_BY_FORMAT = {
 }
 """The kind of agent each ``.pt`` format holds, as the leaderboard and ``nashzoo agents``
 name it."""
+
+_COMMON_KEYS = frozenset({"format", "version", "game", "config"})
+KEYS_BY_FORMAT: dict[str, frozenset[str]] = {
+    "nashzoo.nfsp": _COMMON_KEYS | {"episodes", "seconds", "players"},
+    "nashzoo.deep_cfr": _COMMON_KEYS
+    | {"iterations", "traversals", "seconds", "rng", "networks", "memories"},
+    "nashzoo.escher": _COMMON_KEYS
+    | {"iterations", "traversals", "seconds", "rng", "networks", "memories"},
+    "nashzoo.nash_memory": _COMMON_KEYS
+    | {"members", "scores", "stderrs", "weights", "history", "seconds"},
+    "nashzoo.simplex_gradient": _COMMON_KEYS | {"iterations", "episodes", "seconds", "nets"},
+    "nashzoo.ismcts": _COMMON_KEYS | {"tables", "source", "metadata", "name", "network"},
+    "nashzoo.ismcts_rules": _COMMON_KEYS | {"network", "metadata", "name", "trainer"},
+}
+"""The top-level entries each ``.pt`` format defines: a file holding any other is refused
+(:func:`check_checkpoint`), so an upload cannot carry data no loader reads (a large
+tensor under an unknown key that ``torch.load`` would still inflate)."""
 
 
 # Files read in this process, by (resolved path, modification time, size, inode): a
@@ -146,10 +164,12 @@ def write_torch_file(state: dict[str, Any], path: str | Path) -> Path:
 
 
 def check_checkpoint(state: dict[str, Any], path: str | Path, fmt: str, version: int) -> None:
-    """Raise unless ``state`` is a ``fmt`` file of ``version``.
+    """Raise unless ``state`` is a ``fmt`` file of ``version`` holding only the entries
+    that format defines (:data:`KEYS_BY_FORMAT`).
 
     Raises:
-        PolicyFileError: naming the format or version found and the one expected.
+        PolicyFileError: naming the format, version or entries found and the ones
+            expected.
     """
     from nashzoo.errors import PolicyFileError
 
@@ -159,6 +179,12 @@ def check_checkpoint(state: dict[str, Any], path: str | Path, fmt: str, version:
         raise PolicyFileError(
             f"{path} is a {fmt!r} file of version {state.get('version')!r}; this nashzoo "
             f"reads version {version}."
+        )
+    unknown = sorted(map(str, set(state) - KEYS_BY_FORMAT.get(fmt, set(state))))
+    if unknown:
+        raise PolicyFileError(
+            f"{path}: a {fmt!r} file holds the entries {sorted(KEYS_BY_FORMAT[fmt])}; "
+            f"received unknown entries {unknown[:10]}."
         )
 
 

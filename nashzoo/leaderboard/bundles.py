@@ -53,12 +53,17 @@ class Limits:
         max_files: entries in a zip.
         max_expanded_bytes: the total a zip expands to.
         max_ratio: expanded / compressed size of any one entry over 1 MB.
+        check_memory_bytes: address space (``RLIMIT_AS``) of the process that loads a
+            ``.pt`` upload to check it (torch alone maps about 650 MB).
+        check_seconds: wall-clock limit of that process.
     """
 
     max_bytes: int = 20_000_000
     max_files: int = 200
     max_expanded_bytes: int = 100_000_000
     max_ratio: float = 200.0
+    check_memory_bytes: int = 3 << 30
+    check_seconds: float = 120.0
 
 
 @dataclass(frozen=True)
@@ -229,9 +234,9 @@ def classify(filename: str, data: bytes, game: Any, game_id: str, limits: Limits
     if not data:
         raise SubmissionError("EMPTY", "the upload is empty")
     lower = filename.lower()
-    if lower.endswith(".npz"):
-        # an .npz is a zip: its expanded size and ratio are capped before NumPy
-        # decompresses anything (a 1.5 MB file could otherwise ask for gigabytes)
+    if lower.endswith((".npz", ".pt")):
+        # an .npz, like a .pt, is a zip: its expanded size and ratio are capped before
+        # NumPy or torch decompresses anything (a 0.24 MB .pt held a 200 MB tensor)
         check_archive(data, limits)
     if lower.endswith((".npz", ".json", ".pt")):
         suffix = Path(lower).suffix
@@ -240,7 +245,7 @@ def classify(filename: str, data: bytes, game: Any, game_id: str, limits: Limits
             path.write_bytes(data)
             if suffix == ".pt":
                 try:
-                    return _check_torch(path, game)
+                    return _check_torch_in_child(path, game, limits)
                 except SubmissionError as exc:
                     message = public_message(exc.message, path, filename)
                     raise SubmissionError(exc.code, message) from None
@@ -297,3 +302,76 @@ def _check_torch(path: Path, game: Any) -> str:
             f"not a checkpoint for this game that loads with weights_only=True: {exc}",
         ) from None
     return KINDS_BY_FORMAT[read_torch_file(path)["format"]]
+
+
+def _check_torch_in_child(path: Path, game: Any, limits: Limits) -> str:
+    """:func:`_check_torch` in a child process held to ``limits.check_memory_bytes`` of
+    address space and ``limits.check_seconds``: whatever an upload makes ``torch.load``
+    allocate, the server's own process never holds it."""
+    import json
+    import os
+    import resource
+    import subprocess
+
+    def limit() -> None:  # pragma: no cover - runs in the child
+        memory = limits.check_memory_bytes
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    request = json.dumps({"path": str(path), "game": game.to_spec()})
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "nashzoo.leaderboard.bundles"],
+            input=request,
+            capture_output=True,
+            text=True,
+            timeout=limits.check_seconds,
+            preexec_fn=limit,
+            env={**os.environ, "OMP_NUM_THREADS": "1"},
+        )
+    except subprocess.TimeoutExpired:
+        raise SubmissionError(
+            "BAD_CHECKPOINT", f"loading the file took over {limits.check_seconds:g} s"
+        ) from None
+    lines = done.stdout.strip().splitlines()
+    try:
+        answer = json.loads(lines[-1])
+    except (IndexError, ValueError):
+        tail = done.stderr.strip().splitlines()[-1:] or ["no output"]
+        memory = "MemoryError" in done.stderr or "bad_alloc" in done.stderr
+        raise SubmissionError(
+            "TOO_LARGE" if memory else "BAD_CHECKPOINT",
+            f"loading the file needs more than {limits.check_memory_bytes} bytes of memory"
+            if memory
+            else f"the file could not be checked: {tail[0][:300]}",
+        ) from None
+    if "kind" in answer:
+        return str(answer["kind"])
+    raise SubmissionError(str(answer["code"]), str(answer["message"]))
+
+
+def _main() -> None:  # pragma: no cover - the child of _check_torch_in_child
+    """Read ``{"path", "game"}`` on stdin; print ``{"kind"}`` or ``{"code", "message"}``."""
+    import json
+    import resource
+
+    from nashzoo.games import load_game
+
+    request = json.loads(sys.stdin.read())
+    try:
+        kind = _check_torch(Path(request["path"]), load_game(request["game"]))
+    except SubmissionError as exc:
+        if "allocate memory" not in exc.message:
+            print(json.dumps({"code": exc.code, "message": exc.message}))
+            return
+    except MemoryError:
+        pass
+    else:
+        print(json.dumps({"kind": kind}))
+        return
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    message = f"loading the file needs more than the {limit} bytes of memory allowed"
+    print(json.dumps({"code": "TOO_LARGE", "message": message}))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    _main()

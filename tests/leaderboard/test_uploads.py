@@ -6,6 +6,7 @@ import io
 import json
 import stat
 import zipfile
+from dataclasses import replace
 
 import pytest
 
@@ -441,3 +442,65 @@ def test_policies_solved_on_a_card_abstraction_are_validated_as_data(tmp_path, m
     with pytest.raises(SubmissionError) as info:
         classify("bad.npz", (tmp_path / "bad.npz").read_bytes(), game, "limit_holdem", Limits())
     assert info.value.code == "BAD_POLICY" and "negative" in str(info.value)
+
+
+@pytest.fixture(scope="module")
+def kuhn_nfsp_file(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    pytest.importorskip("torch")
+    from nashzoo.agents.nfsp import NFSP
+    from nashzoo.envs.registration import make_game
+
+    path = tmp_path_factory.mktemp("nfsp") / "kuhn.pt"
+    NFSP(make_game("kuhn_poker")).save(path)
+    return path.read_bytes()
+
+
+def test_a_pt_decompression_bomb_is_refused_before_torch_loads_it(kuhn_nfsp_file):
+    """Issue 85, item 1: a 0.24 MB upload (a real NFSP file plus a 200 MB zero tensor
+    under an unknown key, deflated) was accepted as ``nfsp`` after ``torch.load`` had
+    inflated it in the web process."""
+    import resource
+
+    from nashzoo.envs.registration import make_game
+    from nashzoo.testing.hostile import torch_bomb
+
+    kuhn = make_game("kuhn_poker")
+    assert classify("ok.pt", kuhn_nfsp_file, kuhn, "kuhn_poker", Limits()) == "nfsp"
+    bomb = torch_bomb(kuhn_nfsp_file, megabytes=200)
+    assert len(bomb) < 1_000_000  # small on the wire
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(SubmissionError) as info:
+        classify("bomb.pt", bomb, kuhn, "kuhn_poker", Limits())
+    assert info.value.code == "ZIP_BOMB"
+    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before  # kB
+    assert grown < 50_000
+    # past the archive caps, the format's entries: an unknown one is refused by name
+    small = torch_bomb(kuhn_nfsp_file, megabytes=0.5, key="extra")
+    with pytest.raises(SubmissionError) as info:
+        classify("extra.pt", small, kuhn, "kuhn_poker", Limits())
+    assert info.value.code == "BAD_CHECKPOINT"
+    assert "unknown entries ['extra']" in info.value.message
+
+
+def test_a_pt_upload_is_loaded_under_a_memory_limit(kuhn_nfsp_file):
+    """Issue 85, item 1: with the archive caps lifted, what ``torch.load`` inflates is
+    held by a child process's address-space limit, not by the server's memory."""
+    import resource
+
+    from nashzoo.envs.registration import make_game
+    from nashzoo.testing.hostile import torch_bomb
+
+    kuhn = make_game("kuhn_poker")
+    loose = Limits(max_expanded_bytes=10**12, max_ratio=1e9)
+    bomb = torch_bomb(kuhn_nfsp_file, megabytes=600, key="players_extra")
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(SubmissionError) as info:
+        classify("bomb.pt", bomb, kuhn, "kuhn_poker", replace(loose, check_memory_bytes=1 << 30))
+    assert info.value.code == "TOO_LARGE", info.value.message
+    assert "memory" in info.value.message
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 50_000
+    # the same file under the default limit loads, and is refused for its unknown entry
+    with pytest.raises(SubmissionError) as info:
+        classify("bomb.pt", bomb, kuhn, "kuhn_poker", loose)
+    assert info.value.code == "BAD_CHECKPOINT"
+    assert "players_extra" in info.value.message

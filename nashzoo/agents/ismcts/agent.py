@@ -24,7 +24,7 @@ import numpy as np
 
 from nashzoo.agents.ismcts.search import Search, SearchConfig, SearchResult
 from nashzoo.agents.ismcts.tables import SearchTables
-from nashzoo.agents.torch_files import read_torch_file
+from nashzoo.agents.torch_files import check_checkpoint, read_torch_file
 from nashzoo.envs.protocol import Observation, action_mask_of
 from nashzoo.envs.sampling import sample_index
 from nashzoo.errors import IllegalActionError, InvalidParameterError
@@ -234,14 +234,7 @@ class ISMCTSAgent(SearchAgentBase):
         from nashzoo.games import load_game
 
         state = read_torch_file(path)
-        if state.get("format") != FORMAT_NAME:
-            raise PolicyFileError(
-                f"{path} is not a nashzoo search agent (format {state.get('format')!r})."
-            )
-        if state.get("version") != FORMAT_VERSION:
-            raise PolicyFileError(
-                f"{path} has version {state.get('version')!r}; this nashzoo reads {FORMAT_VERSION}."
-            )
+        check_checkpoint(state, path, FORMAT_NAME, FORMAT_VERSION)
         try:
             file_game = load_game(state["game"])
             config = SearchConfig.from_dict(state["config"])
