@@ -45,6 +45,7 @@ by ``/``; ``f`` fold, ``c`` call, ``r`` raise).
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -179,12 +180,31 @@ class LeducHoldemGame(Game):
     def new_initial_state(self) -> LeducHoldemState:
         return LeducHoldemState(self)
 
+    def _private_deals(self) -> int:
+        """Ways to deal every player's private card: histories the tree certainly has."""
+        return math.perm(self.num_cards, self.num_players)
+
+    def histories_lower_bound(self) -> int:
+        """The exact count where :meth:`count_histories` gives it, else the ways to deal
+        the private cards (seven players or more: past any tree that compiles, known at
+        once)."""
+        exact = self.count_histories()
+        return exact if exact is not None else self._private_deals()
+
     def count_histories(self) -> int | None:
         """Histories of the tree, counted round by round: the betting tree of a round
         does not depend on the cards, so deals only multiply it (9,457 for standard
-        Leduc; 1,831,601 with three players, as OpenSpiel's ``leduc_poker(players=3)``)."""
+        Leduc; 1,831,601 with three players, as OpenSpiel's ``leduc_poker(players=3)``).
+        ``None`` when the private cards alone can be dealt more than 50 million ways
+        (seven players and more: counting their betting took from 3 s at eight players
+        to over 8 minutes at ten, and nothing that large compiles)."""
         if self.num_players != 2:
-            return self._count_n_player_histories()
+            if self._private_deals() > 50_000_000:
+                return None
+            known = self.__dict__.get("_count")
+            if known is None:
+                known = self.__dict__["_count"] = self._count_n_player_histories()
+            return int(known)
         cards, rounds, cap = self.num_cards, self.num_rounds, self.max_raises
 
         @functools.cache

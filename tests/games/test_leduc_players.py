@@ -116,3 +116,23 @@ def test_three_player_leduc_env():
         LeducHoldemGame(players=11)
     with pytest.raises(InvalidParameterError, match="4 players and 2 rounds need 5"):
         LeducHoldemGame(players=4, num_ranks=2)
+
+
+@pytest.mark.parametrize("players", [7, 8, 10])
+def test_large_tables_are_made_at_once(players):
+    """Issue 85, item 4: ``make("nashzoo/leduc_holdem-v0", players=10)`` took over 8
+    minutes (8 players 35 s), counting every history at construction. Past 50 million
+    private deals the count is unknown (``None``) and the lower bound is the deals."""
+    import math
+    import time
+
+    import nashzoo
+
+    game = LeducHoldemGame(players=players)
+    start = time.perf_counter()
+    assert game.count_histories() is None
+    assert game.histories_lower_bound() == math.perm(2 * (players + 1), players)
+    env = nashzoo.make("nashzoo/leduc_holdem-v0", players=players)
+    env.reset(seed=0)
+    assert env.num_agents == players
+    assert time.perf_counter() - start < 5.0  # 35 s and more before
