@@ -28,7 +28,7 @@ from nashzoo.envs.protocol import Agent
 from nashzoo.errors import InvalidParameterError, NashzooError
 from nashzoo.games import Game
 
-__all__ = ["AgentSpec", "build_agent", "spec_help"]
+__all__ = ["AgentSpec", "build_agent", "check_spec", "spec_help"]
 
 
 def spec_help() -> str:
@@ -59,6 +59,32 @@ def _set_name(agent: Any, name: str | None) -> None:
     if name is not None:
         with contextlib.suppress(AttributeError):  # a read-only name stays as it is
             agent.name = name
+
+
+def check_spec(spec: str) -> None:
+    """Raise unless ``spec`` has one of the forms (a registered family, an existing file
+    of a file family, or an importable ``package.module:factory``), without building the
+    agent: what a server checks of its fixed agents when it starts.
+
+    Raises:
+        InvalidParameterError: not a spec of any form (the message lists them), or a
+            ``module:factory`` that does not import.
+        FileNotFoundError: a file spec names a missing file.
+    """
+    if not isinstance(spec, str) or not spec:
+        raise InvalidParameterError(
+            f"An agent spec is a non-empty string ({spec_help()}), received {spec!r}."
+        )
+    if family_for_file(spec) is not None:
+        if not Path(spec).is_file():
+            raise FileNotFoundError(f"Agent spec {spec!r}: no such file.")
+        return
+    if lookup_family(spec.partition(":")[0]) is not None:
+        return
+    head, sep, tail = spec.rpartition(":")
+    if not (sep and head and tail):
+        raise InvalidParameterError(f"Unknown agent spec {spec!r}; expected one of: {spec_help()}.")
+    _import_factory(spec, head, tail)
 
 
 def build_agent(spec: str, game: Game, *, name: str | None = None) -> Agent:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,10 @@ __all__ = [
     "add_agent_option",
     "parse_agents",
     "lbr_hands_arg",
+    "int_arg",
+    "float_arg",
+    "seed_arg",
+    "MAX_COUNT",
     "out_path",
     "print_curve",
 ]
@@ -80,6 +85,58 @@ def lbr_hands_arg(text: str) -> int:
         return check_lbr_hands("hands", count, 0)
     except InvalidParameterError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+MAX_COUNT = 2**31 - 1
+"""The largest count (iterations, deals, hands, steps) an option takes."""
+
+
+def int_arg(low: int = 1, high: int = MAX_COUNT) -> Callable[[str], int]:
+    """An option's type: an int in ``[low, high]``; anything else is argparse's one-line
+    error, naming what was expected and what was received (exit status 2)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"expected an int from {low:,} to {high:,}, received {text!r}"
+            )
+        return value
+
+    parse.__name__ = "int"  # argparse names the type in its messages
+    return parse
+
+
+def float_arg(
+    low: float = 0.0, high: float = math.inf, *, above: bool = True
+) -> Callable[[str], float]:
+    """An option's type: a finite number above ``low`` (``above=False``: at least
+    ``low``) and at most ``high``; NaN, infinities and the rest are argparse's one-line
+    error (exit status 2)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        ok = math.isfinite(value) and (value > low if above else value >= low) and value <= high
+        if not ok:
+            bound = f"above {low:g}" if above else f"at least {low:g}"
+            top = f" and at most {high:g}" if math.isfinite(high) else ""
+            raise argparse.ArgumentTypeError(
+                f"expected a finite number {bound}{top}, received {text!r}"
+            )
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+seed_arg = int_arg(0, 2**63 - 1)
+"""An option's type for seeds: an int from 0 to 2**63 - 1."""
 
 
 def out_path(base: str, algo: str, several: bool) -> Path:

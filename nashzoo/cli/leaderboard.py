@@ -8,6 +8,8 @@ import argparse
 import sys
 from typing import Any
 
+from nashzoo.cli.common import int_arg, seed_arg
+
 
 def _settings(args: argparse.Namespace) -> Any:
     from pathlib import Path
@@ -21,22 +23,57 @@ def _settings(args: argparse.Namespace) -> Any:
         settings.games = tuple(split_game_strings(args.games))
     common: dict[str, str] = {}
     for item in getattr(args, "gauntlet", None) or []:
-        if "=" not in item:
-            raise SystemExit(
-                f"--gauntlet expects NAME=SPEC or GAME:NAME=SPEC (e.g. cfr+=cfr+:500 or "
-                f"leduc_holdem:nfsp=best.pt), received {item!r}"
-            )
-        name, spec = item.split("=", 1)
-        if ":" in name:
-            game, name = name.split(":", 1)
-            settings.game_gauntlet.setdefault(game, {})[name] = spec
-        else:
+        game, name, spec = _gauntlet_item(item, settings.games)
+        if game is None:
             common[name] = spec
+        else:
+            settings.game_gauntlet.setdefault(game, {})[name] = spec
     if common:
         settings.gauntlet = common
     if getattr(args, "seed", None) is not None:
         settings.seed = args.seed
     return settings
+
+
+_GAUNTLET_FORM = (
+    "--gauntlet expects NAME=SPEC or GAME:NAME=SPEC, GAME one of this server's --games "
+    "(e.g. cfr+=cfr+:500, leduc_holdem:nfsp=best.pt or 'kuhn_poker(players=3):r2=random')"
+)
+
+
+def _gauntlet_item(item: str, games: tuple[str, ...]) -> tuple[str | None, str, str]:
+    """``(game or None, name, spec)`` of one ``--gauntlet`` item. A game prefix is one of
+    the board's games written as ``--games`` has it, parameters included (their ``=``
+    are not the item's); the spec is checked (:func:`~nashzoo.agents.specs.check_spec`).
+
+    Raises:
+        SystemExit: the item's form, its game or its spec is wrong (one line, status 2).
+    """
+    from nashzoo.agents.specs import check_spec
+    from nashzoo.errors import NashzooError
+
+    game = next((g for g in games if item.startswith(f"{g}:")), None)
+    rest = item[len(game) + 1 :] if game is not None else item
+    name, sep, spec = rest.partition("=")
+    if game is None and (":" in name or ")" in item.partition(":")[0]):
+        named = item.partition(")")[0] + ")" if "(" in name else name.rsplit(":", 1)[0]
+        raise _usage_error(
+            f"--gauntlet {item!r} names the game {named!r}, which has no board here "
+            f"(--games: {', '.join(games)})"
+        )
+    if not sep or not name or not spec or any(c in name for c in "():= "):
+        raise _usage_error(f"{_GAUNTLET_FORM}; received {item!r}")
+    try:
+        check_spec(spec)
+    except (NashzooError, FileNotFoundError) as exc:
+        raise _usage_error(f"--gauntlet {item!r}: {exc}") from None
+    return game, name, spec
+
+
+def _usage_error(message: str) -> SystemExit:
+    """A one-line error on stderr and exit status 2, as argparse ends on bad options."""
+    print(f"nashzoo: error: {message}", file=sys.stderr)
+    return SystemExit(2)
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -244,11 +281,20 @@ def add_parser(sub: Any) -> None:
     """``nashzoo serve``, ``nashzoo submit`` and ``nashzoo leaderboard``."""
     p = sub.add_parser("serve", help="run a leaderboard: web server and match workers")
     _board_options(p)
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--workers", type=int, default=1, help="match workers (default: 1)")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default: %(default)s, this machine only)",
+    )
+    p.add_argument(
+        "--port",
+        type=int_arg(1, 65535),
+        default=8000,
+        help="TCP port to listen on (default: %(default)s)",
+    )
+    p.add_argument("--workers", type=int_arg(0, 1024), default=1, help="match workers (default: 1)")
     p.add_argument("--backend", choices=("local", "ray"), default="local")
-    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--seed", type=seed_arg, default=None)
     p.set_defaults(func=run_serve)
 
     p = sub.add_parser("submit", help="upload an agent to a leaderboard")
@@ -265,8 +311,8 @@ def add_parser(sub: Any) -> None:
     q = lsub.add_parser("add-user", help="create a user and print its API token")
     _board_options(q)
     q.add_argument("name")
-    q.add_argument("--max-submissions", type=int, default=20)
-    q.add_argument("--max-upload-bytes", type=int, default=20_000_000)
+    q.add_argument("--max-submissions", type=int_arg(0, 10**6), default=20)
+    q.add_argument("--max-upload-bytes", type=int_arg(1, 2**40), default=20_000_000)
     q.set_defaults(func=run_add_user)
     q = lsub.add_parser("users", help="list users, their submissions and limits")
     _board_options(q)
@@ -282,12 +328,12 @@ def add_parser(sub: Any) -> None:
     q = lsub.add_parser("set-limits", help="change a user's limits")
     _board_options(q)
     q.add_argument("name")
-    q.add_argument("--max-submissions", type=int)
-    q.add_argument("--max-upload-bytes", type=int)
+    q.add_argument("--max-submissions", type=int_arg(0, 10**6))
+    q.add_argument("--max-upload-bytes", type=int_arg(1, 2**40))
     q.set_defaults(func=run_set_limits)
     q = lsub.add_parser("remove", help="take a submission off its board (matches stay)")
     _board_options(q)
-    q.add_argument("submission", type=int)
+    q.add_argument("submission", type=int_arg())
     q.set_defaults(func=run_remove)
     q = lsub.add_parser("queue", help="the job queue: counts, and the jobs waiting or running")
     _board_options(q)

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from nashzoo.cli.common import add_param_option, parse_params
+from nashzoo.cli.common import add_param_option, int_arg, parse_params, seed_arg
 
 
 def _print_steps(steps: Sequence[Any], seat: int, opponent: str) -> None:
@@ -72,8 +72,11 @@ def add_parser(sub: Any) -> None:
         help="the opponent: an agent spec (random, cfr+:1000, policy.npz, ...)",
     )
     p.add_argument(
-        "--hands", type=int, default=None, help="stop after this many hands (default: until quit)"
+        "--hands",
+        type=int_arg(),
+        default=None,
+        help="stop after this many hands (default: until quit)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the cards (default: 0)")
+    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the cards (default: 0)")
     add_param_option(p)
     p.set_defaults(func=run)

@@ -6,7 +6,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from nashzoo.cli.common import add_param_option, lbr_hands_arg, out_path, parse_params, print_curve
+from nashzoo.cli.common import (
+    add_param_option,
+    float_arg,
+    int_arg,
+    lbr_hands_arg,
+    out_path,
+    parse_params,
+    print_curve,
+    seed_arg,
+)
 from nashzoo.errors import GameTooLargeError, InvalidParameterError
 
 
@@ -166,33 +175,35 @@ def add_parser(sub: Any) -> None:
         help="solve a card abstraction of a poker game: 'ehs2:169,50,50,50' (E[HS^2] "
         "buckets per round; ':perfect' for perfect recall), 'ehs:...', 'iso', 'identity'",
     )
-    p.add_argument("--iterations", type=int, default=1000)
+    p.add_argument("--iterations", type=int_arg(), default=1000)
     p.add_argument(
         "--minutes",
-        type=float,
+        type=float_arg(),
         default=None,
         help="solving time on a game that does not compile (default 1)",
     )
     p.add_argument(
         "--max-memory",
-        type=float,
+        type=float_arg(),
         default=8.0,
         help="GiB the regret and average tables may take (default: %(default)s)",
     )
-    p.add_argument("--points", type=int, default=30, help="checkpoints on the curve")
-    p.add_argument("--target", type=float, default=None, help="stop at this exploitability")
-    p.add_argument("--seed", type=int, default=0, help="seed of the sampling solvers")
+    p.add_argument("--points", type=int_arg(), default=30, help="checkpoints on the curve")
+    p.add_argument(
+        "--target", type=float_arg(above=False), default=None, help="stop at this exploitability"
+    )
+    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the sampling solvers")
     p.add_argument("--out", help="save the average policy (.npz or .json)")
     p.add_argument("--plot", help="write the curve (PNG)")
     p.add_argument(
         "--measure-every",
-        type=float,
+        type=float_arg(),
         default=300.0,
         help="on a game that does not compile: seconds of solving between measured points",
     )
     p.add_argument(
         "--measure-deals",
-        type=int,
+        type=int_arg(0),
         default=200,
         help="duplicate deals against each baseline per measured point (default: %(default)s)",
     )

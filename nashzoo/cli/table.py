@@ -9,7 +9,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from nashzoo.cli.common import add_agent_option, add_param_option, parse_agents, parse_params
+from nashzoo.cli.common import (
+    add_agent_option,
+    add_param_option,
+    int_arg,
+    parse_agents,
+    parse_params,
+    seed_arg,
+)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -130,8 +137,8 @@ def add_parser(sub: Any) -> None:
         "at least one per seat; with more agents than seats, every combination of them "
         "plays a table; SPEC as for `nashzoo tournament`",
     )
-    p.add_argument("--deals", type=int, default=1000, help="duplicate deals per table")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--deals", type=int_arg(), default=1000, help="duplicate deals per table")
+    p.add_argument("--seed", type=seed_arg, default=0)
     p.add_argument(
         "--out",
         default=None,

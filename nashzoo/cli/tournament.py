@@ -8,9 +8,12 @@ from typing import Any
 from nashzoo.cli.common import (
     add_agent_option,
     add_param_option,
+    float_arg,
+    int_arg,
     lbr_hands_arg,
     parse_agents,
     parse_params,
+    seed_arg,
 )
 
 
@@ -66,8 +69,8 @@ def add_parser(sub: Any) -> None:
         "repeatable; SPEC is a family (random, cfr+:1000, ... see `nashzoo agents`), a "
         "policy/agent file, or package.module:factory",
     )
-    p.add_argument("--deals", type=int, default=1000, help="duplicate deals per pairing")
-    p.add_argument("--block-size", type=int, default=100, help="deals per stored block")
+    p.add_argument("--deals", type=int_arg(), default=1000, help="duplicate deals per pairing")
+    p.add_argument("--block-size", type=int_arg(), default=100, help="deals per stored block")
     p.add_argument(
         "--variance-reduction",
         choices=["crn", "aivat"],
@@ -85,24 +88,24 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--workers",
-        type=int,
+        type=int_arg(0, 1024),
         default=1,
         help="supervised worker processes (0: play in this process)",
     )
     p.add_argument("--backend", choices=["local", "ray"], default="local")
     p.add_argument("--ray-address", default=None, help="join this Ray cluster (default: local)")
     p.add_argument("--store", default="results.sqlite", help="SQLite file or SQLAlchemy URL")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed_arg, default=0)
     p.add_argument(
         "--move-time-limit",
-        type=float,
+        type=float_arg(),
         default=None,
         metavar="SECONDS",
         help="per-move time limit; an agent over it forfeits the block",
     )
     p.add_argument(
         "--setup-time-limit",
-        type=float,
+        type=float_arg(),
         default=300.0,
         metavar="SECONDS",
         help="with a move time limit: the separate allowance for building each agent and "
@@ -110,12 +113,14 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--memory-limit",
-        type=int,
+        type=int_arg(1, 2**40),
         default=None,
         metavar="MB",
         help="address-space limit of each worker process",
     )
-    p.add_argument("--bootstrap", type=int, default=200, help="bootstrap samples for rating CIs")
+    p.add_argument(
+        "--bootstrap", type=int_arg(0), default=200, help="bootstrap samples for rating CIs"
+    )
     p.add_argument("--report", default=None, help="write an HTML report into this folder")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=run)

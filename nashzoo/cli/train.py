@@ -18,7 +18,7 @@ import dataclasses
 import re
 from typing import Any
 
-from nashzoo.cli.common import add_param_option, lbr_hands_arg, parse_params
+from nashzoo.cli.common import add_param_option, float_arg, int_arg, lbr_hands_arg, parse_params
 from nashzoo.errors import GameTooLargeError, InvalidParameterError, NashzooError
 
 __all__ = ["add_parser", "run", "config_options"]
@@ -126,23 +126,25 @@ def add_parser(sub: Any, *, learners: bool | str = True) -> None:
         add_param_option(q)
         q.add_argument(
             "--minutes",
-            type=float,
+            type=float_arg(),
             default=None,
             help="wall-clock training budget (default 1, or none when --steps is given)",
         )
-        q.add_argument("--steps", type=int, default=None, help="training steps budget")
+        q.add_argument("--steps", type=int_arg(), default=None, help="training steps budget")
         q.add_argument(
             "--eval-every",
-            type=float,
+            type=float_arg(),
             default=10.0,
             help="seconds of training between exact exploitability measurements "
             "(default: %(default)s)",
         )
-        q.add_argument("--threads", type=int, default=1, help="torch threads (default: 1)")
+        q.add_argument(
+            "--threads", type=int_arg(1, 1024), default=1, help="torch threads (default: 1)"
+        )
         q.add_argument("--out", help=f"save the learner here ({entry.suffix})")
         q.add_argument(
             "--checkpoint-every",
-            type=float,
+            type=float_arg(),
             default=60.0,
             help="seconds of training between checkpoints written to --out (besides one "
             "at every measured point and at the end; default: %(default)s): what an "
@@ -161,13 +163,13 @@ def add_parser(sub: Any, *, learners: bool | str = True) -> None:
         )
         q.add_argument(
             "--measure-every",
-            type=float,
+            type=float_arg(),
             default=300.0,
             help="seconds of training between measured points (default: %(default)s)",
         )
         q.add_argument(
             "--measure-deals",
-            type=int,
+            type=int_arg(0),
             default=None,
             help="duplicate deals against each baseline per measured point, 0: none "
             "(default: 100 on a game that does not compile; none on one that does, where "
