@@ -186,3 +186,10 @@ def test_a_short_stack_in_limit_poker_can_only_call_all_in():
             s.apply_action(int(r.choice(list(s.legal_actions()))))
             assert max(s.pot_contributions()) >= top
             top = max(s.pot_contributions())
+
+
+@pytest.mark.parametrize("raises", [[1e308], [10**400], [float("inf")], [float("nan")], [0]])
+def test_out_of_range_pot_fractions_are_the_librarys_parameter_error(raises):
+    """Issue 85, item 7: ``raises=[1e308]`` and ``[10**400]`` raised OverflowError."""
+    with pytest.raises(InvalidParameterError, match="expects pot fractions above 0 and at most"):
+        nashzoo.make("nashzoo/no_limit_holdem-v0", raises=raises)

@@ -177,7 +177,7 @@ def test_bad_gamedefs_and_raises_are_refused():
         InvalidParameterError, match=r"Key 'blind' needs one value per player \(3\)"
     ):
         parse_nolimit_gamedef(NO_LIMIT_HOLDEM_GAMEDEF.replace("numPlayers = 2", "numPlayers = 3"))
-    with pytest.raises(InvalidParameterError, match="positive pot fractions"):
+    with pytest.raises(InvalidParameterError, match="pot fractions above 0"):
         no_limit_holdem(raises=(0.5, -1.0))
     with pytest.raises(InvalidParameterError, match="increasing pot fractions"):
         no_limit_holdem(raises=(1.0, 0.5))

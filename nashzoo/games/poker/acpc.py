@@ -290,6 +290,24 @@ class AcpcDefinition:
         return params
 
 
+MAX_POT_FRACTION = 1e6
+"""The largest pot fraction a no-limit raise may be (past it every raise is all in)."""
+
+
+def _as_float(value: float) -> float:
+    """``value`` as a float; NaN (refused by every bound) where it has none (``10**400``)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.nan
+
+
+def _short(value: object) -> str:
+    """``repr(value)``, at most 200 characters (a 400-digit int shortened)."""
+    text = repr(value)
+    return text if len(text) <= 200 else f"{text[:197]}..."
+
+
 class AcpcPokerGame(Game):
     """Poker from an :class:`AcpcDefinition` (see the module).
 
@@ -329,11 +347,11 @@ class AcpcPokerGame(Game):
             if (
                 isinstance(f, bool)
                 or not isinstance(f, (int, float))
-                or not math.isfinite(f)
-                or f <= 0
+                or not 0 < _as_float(f) <= MAX_POT_FRACTION
             ):
                 raise InvalidParameterError(
-                    f"Parameter `raises` expects positive pot fractions, received {list(raises)!r}."
+                    f"Parameter `raises` expects pot fractions above 0 and at most "
+                    f"{MAX_POT_FRACTION:g}, received {_short(list(raises))}."
                 )
             fractions.append(float(f))
         if fractions != sorted(set(fractions)):
