@@ -76,3 +76,38 @@ def sleeper():
 
 def broken_factory():
     return 1 / 0
+
+
+def hostile(name, **kwargs):
+    """A member of nashzoo.testing.hostile (``tests.fixture_agents:hostile_NAME``)."""
+    from nashzoo.testing import hostile as zoo
+
+    return zoo.make(name, **kwargs)
+
+
+def hostile_raises():
+    return hostile("raises")
+
+
+def hostile_garbage():
+    return hostile("garbage")
+
+
+def hostile_sys_exit():
+    return hostile("sys_exit")
+
+
+def hostile_interrupter():
+    return hostile("interrupter")
+
+
+def hostile_reset_raiser():
+    return hostile("reset_raiser")
+
+
+def hostile_memory_hog():
+    return hostile("memory_hog")
+
+
+def hostile_sleeper():
+    return hostile("sleeper", seconds=5.0)

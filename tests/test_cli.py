@@ -276,3 +276,35 @@ def test_exploitability_by_a_learned_best_response_prints_a_lower_bound(capsys):
     assert low < mean < high and low < 0.458
     assert "random in KuhnPokerGame(deck_size=3)" in out and "training," in out
     assert "\u2501" not in out  # SB3's rich bar draws on a terminal only, not into a log
+
+
+@pytest.mark.parametrize(
+    "member",
+    ["raises", "garbage", "sys_exit", "interrupter", "reset_raiser", "memory_hog", "sleeper"],
+)  # (mask_unlocker's raise is legal in Kuhn: every action always is)
+def test_table_turns_a_hostile_agents_fault_into_a_forfeit(member, tmp_path, capsys):
+    """Issue 85, item 6: a crashing or illegal agent ended `nashzoo table` in a raw
+    traceback and lost the whole table (7 of 8 hostile agents), and a hanging one hung
+    it. Now a fault forfeits the offender's table: the other tables are played, every
+    deal is in the journal, and the forfeit is reported."""
+    import json
+
+    from nashzoo.cli import main
+
+    out = tmp_path / "table.jsonl"
+    argv = [
+        "table", "--game", "kuhn_poker", "--param", "players=3", "--deals", "20",
+        "--agent", "r1=random", "--agent", "r2=random", "--agent", "r3=random",
+        "--agent", f"bad=tests.fixture_agents:hostile_{member}",
+        "--move-time-limit", "0.5", "--setup-time-limit", "30", "--out", str(out), "--quiet",
+    ]  # fmt: skip
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "Forfeits" in printed and "bad at deal 0:" in printed
+    rows = [json.loads(line) for line in out.read_text().splitlines()[1:]]
+    assert len(rows) == 4 * 20  # four tables (every 3 of 4 agents), all 20 deals each
+    # the three tables with the hostile agent: it loses 4 chips (three-player Kuhn's
+    # largest payoff) a deal, the others share them; the random agents' table was played
+    lost = [r for r in rows if r["scores"] == [2.0, 2.0, -4.0] or -4.0 in r["scores"]]
+    assert len(lost) == 3 * 20
+    assert printed.count("bad at deal 0:") == 3

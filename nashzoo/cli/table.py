@@ -12,6 +12,7 @@ from typing import Any
 from nashzoo.cli.common import (
     add_agent_option,
     add_param_option,
+    float_arg,
     int_arg,
     parse_agents,
     parse_params,
@@ -24,11 +25,22 @@ def run(args: argparse.Namespace) -> int:
 
     from nashzoo.agents import AgentSpec
     from nashzoo.envs.registration import make_game
+    from nashzoo.errors import InvalidParameterError
+    from nashzoo.eval.guard import Forfeit, make_calls
     from nashzoo.eval.seats import play_tables, roster_tables, seatings
     from nashzoo.eval.stats import score_unit
 
     game = make_game(args.game, **parse_params(args.param))
-    agents = [AgentSpec(spec, name=name)(game) for name, spec in parse_agents(args.agent)]
+    calls = make_calls(args.move_time_limit, args.setup_time_limit)
+    agents = []
+    for name, spec in parse_agents(args.agent):
+        try:
+            agents.append(calls.setup(len(agents), AgentSpec(spec, name=name), game))
+        except Forfeit as exc:
+            calls.close()
+            raise InvalidParameterError(
+                f"agent {name}={spec} could not be built for {args.game}: {exc.reason}"
+            ) from None
     n = game.num_players
     tables = roster_tables(len(agents), n)
     print(
@@ -51,9 +63,24 @@ def run(args: argparse.Namespace) -> int:
         result = play_tables(
             game, agents, deals=args.deals, seed=args.seed, progress=not args.quiet,
             done=[np.array(rows, dtype=np.float64) for rows in done], on_deal=write,
+            calls=calls, forfeit=True,
         )  # fmt: skip
     finally:
         write.close()
+        calls.close()
+    forfeits = [
+        (result.names[seated[who]], deal, reason)
+        for seated, table in result.tables
+        if table.forfeit is not None
+        for who, deal, reason in [table.forfeit]
+    ]
+    if forfeits:
+        print(
+            f"\nForfeits (the deal in progress and every later deal of that table count as "
+            f"lost by {game.max_payoff_magnitude:g} {game.payoff_unit}):"
+        )
+        for name, deal, reason in forfeits:
+            print(f"  {name} at deal {deal}: {reason}")
     scale, unit = score_unit(game)
     print(f"\nScore per game ({unit}, mean [95% CI]) and Bradley-Terry Elo on each deal's ranking:")
     for k in np.argsort(-result.mean):
@@ -138,6 +165,21 @@ def add_parser(sub: Any) -> None:
         "plays a table; SPEC as for `nashzoo tournament`",
     )
     p.add_argument("--deals", type=int_arg(), default=1000, help="duplicate deals per table")
+    p.add_argument(
+        "--move-time-limit",
+        type=float_arg(),
+        default=None,
+        metavar="SECONDS",
+        help="per-move time limit; an agent over it forfeits its table, as a fault does "
+        "(default: none)",
+    )
+    p.add_argument(
+        "--setup-time-limit",
+        type=float_arg(),
+        default=300.0,
+        metavar="SECONDS",
+        help="with a move time limit: the allowance for building each agent (default: %(default)s)",
+    )
     p.add_argument("--seed", type=seed_arg, default=0)
     p.add_argument(
         "--out",

@@ -45,7 +45,7 @@ import numpy as np
 
 from nashzoo.errors import InvalidParameterError
 from nashzoo.eval.engine import deal_uniforms
-from nashzoo.eval.guard import Calls, DirectCalls
+from nashzoo.eval.guard import Calls, DirectCalls, Forfeit
 from nashzoo.eval.matches import agent_name, deal_seed
 from nashzoo.eval.ratings import bradley_terry
 from nashzoo.eval.referee import (
@@ -92,6 +92,9 @@ class TableResult:
             0) and its 95% bootstrap interval over deals.
         position_balanced: whether the seatings balance who sits behind whom (all
             permutations) or only the seats (rotations).
+        forfeit: ``(agent index, deal, reason)`` of the fault that ended the table when
+            it was played with ``forfeit=True`` (every deal from ``deal`` on counts as
+            lost by that agent), else ``None``.
     """
 
     names: tuple[str, ...]
@@ -105,6 +108,7 @@ class TableResult:
     elo_low: np.ndarray
     elo_high: np.ndarray
     position_balanced: bool
+    forfeit: tuple[int, int, str] | None = None
 
     def __str__(self) -> str:
         return _ranked_lines(f"{len(self.scores)} deals x {len(self.seatings)} seatings", self)
@@ -161,6 +165,7 @@ def play_table(
     done: np.ndarray | None = None,
     on_deal: Callable[[int, np.ndarray], None] | None = None,
     draw_from: Sequence[bool] | None = None,
+    forfeit: bool = False,
 ) -> TableResult:
     """Play ``deals`` duplicate deals of ``game`` with one agent per seat (see the module).
 
@@ -182,10 +187,15 @@ def play_table(
             probabilities it states (``action_probabilities``, or ``probabilities_many``)
             instead of asking ``act``, as the leaderboard does for every agent that
             states them; the draws of a deal are the same in every seating.
+        forfeit: a fault (an agent raised, moved illegally or ran out of time) ends the
+            table instead of raising: the deal in progress and every one after it count
+            as lost by the offender by the game's largest payoff (the others share its
+            loss), reported to ``on_deal`` like played deals and in
+            :attr:`TableResult.forfeit`, as a tournament forfeits a block.
 
     Raises:
         InvalidParameterError: not one agent per seat, or bad numbers.
-        Forfeit: an agent raised or played an illegal action.
+        Forfeit: an agent raised or played an illegal action (unless ``forfeit``).
     """
     n = game.num_players
     if len(agents) != n:
@@ -204,7 +214,6 @@ def play_table(
     cache = ObservationCache(game)
     tables = seatings(n)
     uniforms = deal_uniforms(game, deals, np.random.default_rng([seed, 38]))
-    num_actions = game.num_distinct_actions
     scores = np.zeros((deals, n))
     first = 0
     if done is not None:
@@ -220,31 +229,22 @@ def play_table(
         from nashzoo.extras import progress_bar
 
         bar = progress_bar(total=deals, initial=first, unit="deal", desc=f"{n}-seat table")
+    fault: tuple[int, int, str] | None = None
     for d in range(first, deals):
-        total = np.zeros(n)
-        for seating in tables:
-            for i, agent in enumerate(agents):
-                reset = getattr(agent, "reset", None)
-                if reset is not None:
-                    calls.call(i, reset, seed=deal_seed(seed, d, i))
-            deal = Deal(game, uniforms[d])
-            referee = np.random.default_rng([seed, 41, d])  # the same draws per seating
-            while (p := deal.to_move()) != TERMINAL:
-                observation, info = request_for(cache, deal.state, p)
-                who = seating[p]
-                if drawn[who]:
-                    stated = ask_probabilities(agents[who], who, [(observation, info)])[0]
-                    row = stated_row(who, stated, observation["action_mask"], info["info_state"])
-                    action = drawn_action(row, referee.random())
-                else:
-                    action = calls.call(who, agents[who].act, observation, info)
-                deal.apply(who, action, info["info_state"], num_actions)
-            returns = deal.state.returns()
-            for s, who in enumerate(seating):
-                total[who] += returns[s]
-            if record is not None:
-                record.append(deal.state.history())
-        scores[d] = total / len(tables)
+        if fault is not None:  # the rest of a forfeited table
+            scores[d] = _forfeit_scores(game, n, fault[0])
+            if on_deal is not None:
+                on_deal(d, scores[d].copy())
+            continue
+        try:
+            scores[d] = _played_deal(
+                game, agents, d, seed, tables, uniforms, calls, cache, drawn, record
+            )
+        except Forfeit as exc:
+            if not forfeit:
+                raise
+            fault = (exc.who, d, exc.reason)
+            scores[d] = _forfeit_scores(game, n, exc.who)
         if on_deal is not None:
             on_deal(d, scores[d].copy())
         if bar is not None:
@@ -268,7 +268,59 @@ def play_table(
         elo_low=low,
         elo_high=high,
         position_balanced=n <= 4,
+        forfeit=fault,
     )
+
+
+def _forfeit_scores(game: Game, n: int, loser: int) -> np.ndarray:
+    """A forfeited deal's scores: ``loser`` loses the game's largest payoff, the others
+    share it."""
+    penalty = game.max_payoff_magnitude
+    row = np.full(n, penalty / (n - 1))
+    row[loser] = -penalty
+    return row
+
+
+def _played_deal(
+    game: Game,
+    agents: Sequence[Any],
+    d: int,
+    seed: int,
+    tables: Sequence[tuple[int, ...]],
+    uniforms: Any,
+    calls: Calls,
+    cache: ObservationCache,
+    drawn: Sequence[bool],
+    record: list[list[int]] | None,
+) -> np.ndarray:
+    """One duplicate deal of :func:`play_table` in every seating: each agent's mean
+    return."""
+    n = game.num_players
+    num_actions = game.num_distinct_actions
+    total = np.zeros(n)
+    for seating in tables:
+        for i, agent in enumerate(agents):
+            reset = getattr(agent, "reset", None)
+            if reset is not None:
+                calls.call(i, reset, seed=deal_seed(seed, d, i))
+        deal = Deal(game, uniforms[d])
+        referee = np.random.default_rng([seed, 41, d])  # the same draws per seating
+        while (p := deal.to_move()) != TERMINAL:
+            observation, info = request_for(cache, deal.state, p)
+            who = seating[p]
+            if drawn[who]:
+                stated = ask_probabilities(agents[who], who, [(observation, info)])[0]
+                row = stated_row(who, stated, observation["action_mask"], info["info_state"])
+                action = drawn_action(row, referee.random())
+            else:
+                action = calls.call(who, agents[who].act, observation, info)
+            deal.apply(who, action, info["info_state"], num_actions)
+        returns = deal.state.returns()
+        for s, who in enumerate(seating):
+            total[who] += returns[s]
+        if record is not None:
+            record.append(deal.state.history())
+    return total / len(tables)
 
 
 @dataclass(frozen=True)
@@ -325,6 +377,7 @@ def play_tables(
     progress: bool = False,
     done: Sequence[np.ndarray] | None = None,
     on_deal: Callable[[int, int, np.ndarray], None] | None = None,
+    forfeit: bool = False,
 ) -> RosterResult:
     """Every combination of ``game.num_players`` agents of ``agents`` at its own
     duplicate table (:func:`play_table`, ``deals`` deals each; table ``k`` seeded
@@ -333,7 +386,8 @@ def play_tables(
     Args:
         game: a game of ``n >= 2`` players.
         agents: ``m >= n`` agents, distinct objects.
-        deals, seed, bootstrap, calls, progress: as :func:`play_table`.
+        deals, seed, bootstrap, calls, progress, forfeit: as :func:`play_table` (a
+            fault ends the offender's table, the other tables are played).
         done: per table, the scores of the deals already played (a resumed run).
         on_deal: called with the table's index, the deal's index and its scores.
 
@@ -350,7 +404,7 @@ def play_tables(
         before = None if done is None or k >= len(done) or not len(done[k]) else done[k]
         result = play_table(
             game, [agents[i] for i in seated], deals=deals, seed=table_seed, bootstrap=0,
-            calls=calls, progress=progress, done=before,
+            calls=calls, progress=progress, done=before, forfeit=forfeit,
             on_deal=None if on_deal is None else functools.partial(on_deal, k),
         )  # fmt: skip
         played.append((seated, result))
