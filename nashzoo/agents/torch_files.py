@@ -186,6 +186,34 @@ def check_checkpoint(state: dict[str, Any], path: str | Path, fmt: str, version:
             f"{path}: a {fmt!r} file holds the entries {sorted(KEYS_BY_FORMAT[fmt])}; "
             f"received unknown entries {unknown[:10]}."
         )
+    bad = _non_finite(state, "")
+    if bad is not None:
+        raise PolicyFileError(
+            f"{path}: {bad} holds NaN or infinite values; a {fmt!r} file's numbers are "
+            "finite (a diverged or damaged run)."
+        )
+
+
+def _non_finite(value: Any, where: str) -> str | None:
+    """The first entry (``networks['q']['0.weight']``) of a file's contents holding a
+    floating-point tensor with a NaN or an infinity, or ``None``."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        if value.is_floating_point() and not bool(torch.isfinite(value).all()):
+            return where or "the file"
+        return None
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, (list, tuple)):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = _non_finite(item, f"{where}[{key!r}]" if where else repr(key))
+        if found is not None:
+            return found
+    return None
 
 
 def load_modules(path: str | Path, saved: Any, modules: dict[str, Any], what: str) -> None:
