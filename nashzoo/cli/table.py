@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
 
     game = make_game(args.game, **parse_params(args.param))
     calls = make_calls(args.move_time_limit, args.setup_time_limit)
-    agents = []
+    agents: list[Any] = []
     for name, spec in parse_agents(args.agent):
         try:
             agents.append(calls.setup(len(agents), AgentSpec(spec, name=name), game))
