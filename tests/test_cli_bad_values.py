@@ -42,6 +42,8 @@ COMMANDS = {
     }),
     "serve": (["serve"], {
         "--port": (*COUNT, "99999", "65536"), "--workers": COUNT0, "--seed": SEED,
+        "--deals-per-block": COUNT, "--blocks-per-pairing": COUNT,
+        "--validation-deals": COUNT, "--lbr-hands": ("-2", "3", "nan", "abc"),
     }),
     "add-user": (["leaderboard", "add-user", "ann"], {
         "--max-submissions": COUNT0, "--max-upload-bytes": COUNT,
@@ -119,3 +121,22 @@ def test_a_gauntlet_item_of_a_game_with_parameters_is_split_after_the_game():
         "kuhn_poker(players=3)": {"r2": "random"},
         "leduc_holdem": {"c": "cfr+:10"},
     }
+
+
+def test_serve_sets_the_board_options_a_class_needs_for_a_quick_board():
+    """Issue 86, item 10: serve had no flags for deals per block, blocks per pairing,
+    validation deals and LBR hands; its help states the server's own defaults."""
+    import argparse
+
+    from nashzoo.cli.leaderboard import BOARD_DEFAULTS, _settings
+    from nashzoo.leaderboard.board import Settings
+
+    defaults = Settings()
+    assert {k: getattr(defaults, k) for k in BOARD_DEFAULTS} == BOARD_DEFAULTS
+    args = argparse.Namespace(
+        db="lb.db", data="data", games=None, gauntlet=None, seed=None, deals_per_block=20,
+        blocks_per_pairing=1, validation_deals=10, lbr_hands=0,
+    )  # fmt: skip
+    settings = _settings(args)
+    assert (settings.deals_per_block, settings.blocks_per_pairing) == (20, 1)
+    assert (settings.validation_deals, settings.lbr_hands) == (10, 0)

@@ -77,14 +77,15 @@ def lbr_hands_arg(text: str) -> int:
     from nashzoo.errors import InvalidParameterError
     from nashzoo.eval.lbr import check_lbr_hands
 
+    expected = "expected an even int from 0 (LBR plays hands in duplicate pairs)"
     try:
         count = int(text)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"expected an even int, received {text!r}") from exc
+        raise argparse.ArgumentTypeError(f"{expected}, received {text!r}") from exc
     try:
         return check_lbr_hands("hands", count, 0)
-    except InvalidParameterError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from exc
+    except InvalidParameterError:
+        raise argparse.ArgumentTypeError(f"{expected}, received {text!r}") from None
 
 
 MAX_COUNT = 2**31 - 1

@@ -8,7 +8,7 @@ import argparse
 import sys
 from typing import Any
 
-from nashzoo.cli.common import int_arg, seed_arg
+from nashzoo.cli.common import int_arg, lbr_hands_arg, seed_arg
 
 
 def _settings(args: argparse.Namespace) -> Any:
@@ -32,6 +32,10 @@ def _settings(args: argparse.Namespace) -> Any:
         settings.gauntlet = common
     if getattr(args, "seed", None) is not None:
         settings.seed = args.seed
+    for option in ("deals_per_block", "blocks_per_pairing", "validation_deals", "lbr_hands"):
+        value = getattr(args, option, None)
+        if value is not None:
+            setattr(settings, option, value)
     return settings
 
 
@@ -277,6 +281,17 @@ def _board_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+BOARD_DEFAULTS = {
+    "deals_per_block": 500,
+    "blocks_per_pairing": 2,
+    "validation_deals": 50,
+    "lbr_hands": 200,
+}
+""":class:`~nashzoo.leaderboard.board.Settings`' defaults of the options ``serve`` sets,
+for its help (the parser is built without importing the server's libraries; a test keeps
+the two equal)."""
+
+
 def add_parser(sub: Any) -> None:
     """``nashzoo serve``, ``nashzoo submit`` and ``nashzoo leaderboard``."""
     p = sub.add_parser("serve", help="run a leaderboard: web server and match workers")
@@ -294,6 +309,31 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--workers", type=int_arg(0, 1024), default=1, help="match workers (default: 1)")
     p.add_argument("--backend", choices=("local", "ray"), default="local")
+    defaults = argparse.Namespace(**BOARD_DEFAULTS)
+    p.add_argument(
+        "--deals-per-block",
+        type=int_arg(),
+        default=None,
+        help=f"duplicate deals in one match job (default: {defaults.deals_per_block})",
+    )
+    p.add_argument(
+        "--blocks-per-pairing",
+        type=int_arg(),
+        default=None,
+        help=f"match jobs per pairing (default: {defaults.blocks_per_pairing})",
+    )
+    p.add_argument(
+        "--validation-deals",
+        type=int_arg(),
+        default=None,
+        help=f"deals of each upload's validation match against random (default: "
+        f"{defaults.validation_deals})",
+    )
+    p.add_argument(
+        "--lbr-hands", type=lbr_hands_arg, default=None,
+        help=f"where a game is too large for exact exploitability, hands of local best "
+        f"response per agent, 0: none (default: {defaults.lbr_hands})",
+    )  # fmt: skip
     p.add_argument("--seed", type=seed_arg, default=None)
     p.set_defaults(func=run_serve)
 

@@ -1,5 +1,7 @@
-"""Measurement: exact best response and exploitability, duplicate head-to-head matches,
-and duplicate tables of three or more seats (:mod:`nashzoo.eval.seats`)."""
+"""Measurement: exact best response and exploitability, the local best response (a lower
+bound on exploitability where the game is too large, :mod:`nashzoo.eval.lbr`), duplicate
+head-to-head matches, and duplicate tables of three or more seats
+(:mod:`nashzoo.eval.seats`)."""
 
 from nashzoo.eval.exploitability import (
     ExploitabilityResult,
@@ -7,6 +9,7 @@ from nashzoo.eval.exploitability import (
     exploitability,
     nash_conv_array,
 )
+from nashzoo.eval.lbr import LBRResult, local_best_response
 from nashzoo.eval.matches import MatchResult, exact_duplicate_value, head_to_head
 from nashzoo.eval.seats import RosterResult, TableResult, play_table, play_tables, seatings
 
@@ -22,5 +25,7 @@ __all__ = [
     "exact_duplicate_value",
     "exploitability",
     "head_to_head",
+    "local_best_response",
+    "LBRResult",
     "nash_conv_array",
 ]

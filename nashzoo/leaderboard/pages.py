@@ -39,21 +39,28 @@ def pages_router(site: Site) -> APIRouter:
         return site.page(request, "index.html", summary=summary)
 
     @app.get("/games/{game}", response_class=HTMLResponse, include_in_schema=False)
-    def board_page(request: Request, game: str) -> HTMLResponse:
+    def board_page(request: Request, game: str, sort: str = "rating") -> HTMLResponse:
         from sqlalchemy import select
 
         if game not in site.games:
             return site.missing(request, f"There is no board for the game {game!r}.")
+        if sort not in queries.SORTS:
+            return site.missing(
+                request,
+                f"A board is sorted by one of {', '.join(queries.SORTS)}, not {sort!r}.",
+                400,
+            )
         with site.board.session() as session:
             pending = session.scalars(
                 select(Submission).where(
                     Submission.game == game, Submission.status.not_in(("ranked", "withdrawn"))
                 )
             ).all()
-        rows = queries.board_rows(site.board, game)
+        rows = queries.board_rows(site.board, game, sort)
         unit = rows[0]["unit"] if rows else ""
         return site.page(
             request, "board.html", game=game, rows=rows, unit=unit, pending=pending,
+            sort=sort, sorts=queries.SORTS,
             jobs=queries.queue_state(site.board, game), seats=site.board.seats(game),
             payoff=site.board.game(game).payoff_unit,
         )  # fmt: skip

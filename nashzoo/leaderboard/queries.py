@@ -10,12 +10,31 @@ from typing import Any
 from nashzoo.leaderboard.models import Job, Rating, Submission, User
 from nashzoo.leaderboard.service import Leaderboard, entrant_of
 
-__all__ = ["board_rows", "queued", "queue_state", "display_names"]
+__all__ = ["SORTS", "board_rows", "queued", "queue_state", "display_names"]
 
 
-def board_rows(board: Leaderboard, game: str) -> list[dict[str, Any]]:
-    """A game's board, best first: one dict per rated entrant (its rating and interval,
-    Nash averaging, mean score, exploitability or its bound, status)."""
+SORTS = {
+    "rating": "Bradley–Terry rating",
+    "nash": "Nash averaging",
+    "mean": "mean score",
+    "exploitability": "exploitability",
+}
+"""The orders a board can be shown in (key → label)."""
+
+
+def board_rows(board: Leaderboard, game: str, sort: str = "rating") -> list[dict[str, Any]]:
+    """A game's board, best first by ``sort`` (a key of :data:`SORTS`; exploitability:
+    lowest first, exact figures before bounds, unknown last): one dict per rated entrant
+    (its rating and interval, Nash averaging, mean score, exploitability or its bound,
+    status, and ``copies``: the other entrants uploaded as the same file).
+
+    Raises:
+        InvalidParameterError: an unknown ``sort``.
+    """
+    from nashzoo.errors import InvalidParameterError
+
+    if sort not in SORTS:
+        raise InvalidParameterError(f"sort is one of {sorted(SORTS)}, received {sort!r}.")
     from sqlalchemy import select
 
     from nashzoo.eval.stats import score_unit
@@ -66,8 +85,28 @@ def board_rows(board: Leaderboard, game: str) -> list[dict[str, Any]]:
                 "method": "exact" if expl is not None else figures.get("exploitability_method"),
                 "games": r.games,
                 "status": status,
+                "sha256": sub.sha256 if sub is not None else None,
             }
         )
+    for row in rows:
+        row["copies"] = [
+            other["name"]
+            for other in rows
+            if other is not row and row["sha256"] and other["sha256"] == row["sha256"]
+        ]
+    inf = math.inf
+    keys = {
+        "rating": lambda r: -r["rating"],
+        "nash": lambda r: -(r["nash"] if r["nash"] is not None else -inf),
+        "mean": lambda r: -r["mean"],
+        "exploitability": lambda r: (
+            r["exploitability"] if r["exploitability"] is not None else inf,
+            r["bound"] if r["bound"] is not None else inf,
+        ),
+    }
+    rows.sort(key=keys[sort])  # stable: ties keep the rating's order
+    for k, row in enumerate(rows):
+        row["rank"] = k + 1
     return rows
 
 

@@ -53,6 +53,13 @@ def rules_text(game: Any) -> str:
     return re.sub(r"(?<![\w*])\*(\S|\S[^*\n]*\S)\*(?!\w)", r"\1", text)  # *emphasis*
 
 
+def fixed(value: float, digits: int = 1) -> str:
+    """``value`` with ``digits`` decimals, never ``-0.0`` (a value that rounds to zero is
+    printed without a sign)."""
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
 class Site:
     """The web app's state: ``board``, the play ``room``, verified tokens, templates."""
 
@@ -61,6 +68,7 @@ class Site:
         self.room = room
         self.verified = VerifiedTokens()
         self.templates = Jinja2Templates(directory=HERE / "templates")
+        self.templates.env.filters["fixed"] = fixed
         self.games = list(board.settings.games)
 
     def user_from(self, token: str | None) -> User:

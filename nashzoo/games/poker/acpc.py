@@ -1069,6 +1069,9 @@ def limit_holdem_table(players: int = 2) -> Game:
     Raises:
         InvalidParameterError: ``players`` not 2 to 6.
     """
+    n = players
+    if isinstance(n, bool) or not isinstance(n, int) or not 2 <= n <= 6:
+        raise InvalidParameterError(f"Parameter `players` must be 2 to 6, received {players!r}.")
     if players == 2:
         from nashzoo.games.poker.presets import limit_holdem
 

@@ -1,0 +1,24 @@
+"""What a new user trips on (issue 86): ids that resolve in a fresh interpreter, errors
+that say what was expected, and the names a user looks for."""
+
+from __future__ import annotations
+
+import pytest
+
+import nashzoo
+from nashzoo.errors import InvalidParameterError
+
+
+@pytest.mark.parametrize("players", [1, 7, 10])
+def test_limit_holdem_states_the_players_it_takes(players):
+    """Issue 86, item 3: players=7 said "must be 3 to 6", yet 2 is accepted."""
+    with pytest.raises(InvalidParameterError, match=f"must be 2 to 6, received {players}"):
+        nashzoo.make("nashzoo/limit_holdem-v0", players=players)
+
+
+def test_the_local_best_response_is_exported_beside_exploitability():
+    import nashzoo.eval
+    from nashzoo.eval.lbr import local_best_response
+
+    assert nashzoo.eval.local_best_response is local_best_response
+    assert "local_best_response" in nashzoo.eval.__all__
