@@ -22,3 +22,21 @@ def test_the_local_best_response_is_exported_beside_exploitability():
 
     assert nashzoo.eval.local_best_response is local_best_response
     assert "local_best_response" in nashzoo.eval.__all__
+
+
+def test_the_leaderboard_commands_start_quietly(tmp_path):
+    """Issue 86, item 10: `serve`, `leaderboard add-user` and `queue` printed seven
+    `setup plugin alembic...` lines (alembic sets up its plugins on import, before the
+    logger was quietened)."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("alembic")
+    base = ["--db", str(tmp_path / "lb.db"), "--data", str(tmp_path / "data")]
+    for argv in (["leaderboard", "add-user", "ann", *base], ["leaderboard", "queue", *base]):
+        done = subprocess.run(
+            [sys.executable, "-m", "nashzoo", *argv], capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        assert "alembic" not in done.stdout + done.stderr
+        assert "setup plugin" not in done.stdout + done.stderr

@@ -30,15 +30,16 @@ def migrate(engine: Any, revision: str = "head") -> None:
     """Run the leaderboard's Alembic migrations on ``engine`` up to ``revision``."""
     import logging
 
-    from alembic import command
-    from alembic.config import Config
-
     # Alembic's INFO lines (plugins set up, context impl, each revision) are not the
     # operator's business at normal verbosity; an operator who sets the "alembic"
-    # logger's level keeps it
+    # logger's level keeps it. Set before the import: importing alembic.command sets up
+    # its plugins, each with a line.
     quiet = logging.getLogger("alembic")
     if quiet.level == logging.NOTSET:
         quiet.setLevel(logging.WARNING)
+    from alembic import command
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     with engine.begin() as connection:

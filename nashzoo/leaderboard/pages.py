@@ -22,6 +22,21 @@ from nashzoo.leaderboard.site import COOKIE, RowId, Site, hand_summary
 __all__ = ["pages_router"]
 
 
+def local_path(text: str) -> str:
+    """``text`` when it is a path on this site (``/play/3``), else ``""``: a sign-in
+    returns only to the site's own pages, never to another host (``//evil``,
+    ``https://...``)."""
+    ok = (
+        isinstance(text, str)
+        and text.startswith("/")
+        and not text.startswith("//")
+        and "\\" not in text
+        and all(c.isprintable() and not c.isspace() for c in text)
+        and len(text) <= 200
+    )
+    return text if ok else ""
+
+
 def pages_router(site: Site) -> APIRouter:
     """The HTML pages' routes."""
     app = APIRouter()
@@ -201,16 +216,21 @@ def pages_router(site: Site) -> APIRouter:
         )  # fmt: skip
 
     @app.get("/signin", response_class=HTMLResponse, include_in_schema=False)
-    def signin_page(request: Request) -> HTMLResponse:
-        return site.page(request, "signin.html")
+    def signin_page(request: Request, next: str = "") -> HTMLResponse:
+        return site.page(request, "signin.html", next=local_path(next))
 
     @app.post("/signin", include_in_schema=False)
-    def signin_form(request: Request, token: Annotated[str, Form()]) -> Response:
+    def signin_form(
+        request: Request, token: Annotated[str, Form()], next: Annotated[str, Form()] = ""
+    ) -> Response:
+        back = local_path(next)
         try:
             site.user_from(token)
         except AuthError as exc:
-            return site.page(request, "signin.html", 401, error=str(exc))
-        response = RedirectResponse(request.url_for("upload_page"), status_code=303)
+            return site.page(request, "signin.html", 401, error=str(exc), next=back)
+        # back to the page that asked for a sign-in (a table to play), else the upload page
+        target = back or str(request.url_for("upload_page"))
+        response = RedirectResponse(target, status_code=303)
         response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
         return response
 

@@ -59,7 +59,10 @@ def play_router(site: Site) -> APIRouter:
     def play_page(request: Request, submission_id: RowId) -> Response:
         user = site.cookie_user(request)
         if user is None:
-            return site.page(request, "signin.html", 401, error="Sign in to play against an agent.")
+            return site.page(
+                request, "signin.html", 401, error="Sign in to play against an agent.",
+                next=f"/play/{submission_id}",
+            )  # fmt: skip
         table = site.room.table(user, submission_id)
         closed = site.room.closed_reason(user, submission_id) if table is None else None
         return play_view(request, table, submission_id, closed=closed)
@@ -67,7 +70,10 @@ def play_router(site: Site) -> APIRouter:
     def play_action(request: Request, submission_id: int, do: Any) -> Response:
         user = site.cookie_user(request)
         if user is None:
-            return site.page(request, "signin.html", 401, error="Sign in to play against an agent.")
+            return site.page(
+                request, "signin.html", 401, error="Sign in to play against an agent.",
+                next=f"/play/{submission_id}",
+            )  # fmt: skip
         table = site.room.table(user, submission_id)
         if table is None and do is not None:  # a move or "next hand" for a closed table
             reason = site.room.closed_reason(user, submission_id)

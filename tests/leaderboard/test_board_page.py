@@ -52,3 +52,29 @@ def test_the_board_flags_copies_and_sorts_by_every_column(tmp_path, cfr_policy_f
         assert client.get("/games/leduc_holdem?sort=nosuch").status_code == 400
     with pytest.raises(Exception, match="sort is one of"):
         board_rows(board, "leduc_holdem", "nosuch")
+
+
+def test_signing_in_from_a_table_returns_to_it(tmp_path, cfr_policy_file):
+    """Issue 86, item 10: signing in from /play/ID landed on /upload."""
+    from fastapi.testclient import TestClient
+
+    from nashzoo.leaderboard.app import create_app
+
+    board = make_board(tmp_path)
+    with board.session() as session:
+        _, token = add_user(session, "ann")
+    with TestClient(create_app(board)) as client:
+        page = client.get("/play/1")
+        assert page.status_code == 401
+        assert '<input type="hidden" name="next" value="/play/1">' in page.text
+        # every page's "sign in" link comes back to it
+        assert '/signin?next=/games/leduc_holdem"' in client.get("/games/leduc_holdem").text
+        back = client.post("/signin", data={"token": token, "next": "/play/1"},
+                           follow_redirects=False)  # fmt: skip
+        assert back.status_code == 303 and back.headers["location"] == "/play/1"
+        for hostile in ("//evil.example/x", "https://evil.example/", "/\\evil", "play/1"):
+            away = client.post("/signin", data={"token": token, "next": hostile},
+                               follow_redirects=False)  # fmt: skip
+            assert away.headers["location"].endswith("/upload")
+        plain = client.post("/signin", data={"token": token}, follow_redirects=False)
+        assert plain.headers["location"].endswith("/upload")
