@@ -40,3 +40,27 @@ def test_the_leaderboard_commands_start_quietly(tmp_path):
         assert done.returncode == 0, done.stderr
         assert "alembic" not in done.stdout + done.stderr
         assert "setup plugin" not in done.stdout + done.stderr
+
+
+def test_two_agents_of_one_name_print_apart():
+    """Issue 86, item 7: play_table printed two agents both named `random` as two
+    identical lines; `nashzoo table` took two `--agent random=...`."""
+    from nashzoo.eval import play_table
+
+    game = nashzoo.games.KuhnPokerGame(players=3)
+    agents = [nashzoo.RandomAgent(seed=k) for k in range(3)]
+    result = play_table(game, agents, deals=5, bootstrap=0)
+    assert result.names == ("random", "random#2", "random#3")
+
+
+def test_the_cli_refuses_an_agent_name_given_twice(capsys):
+    from nashzoo.cli import main
+
+    argv = ["table", "--game", "kuhn_poker", "--param", "players=3", "--agent", "r=random",
+            "--agent", "r=random", "--agent", "s=random", "--deals", "2"]  # fmt: skip
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["nashzoo: error: --agent names must be unique: 'r' is given twice "
+                   "(r=random, r=random, s=random)"]  # fmt: skip

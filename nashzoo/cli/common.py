@@ -11,6 +11,7 @@ from typing import Any
 
 __all__ = [
     "parse_params",
+    "usage_error",
     "add_param_option",
     "add_agent_option",
     "parse_agents",
@@ -24,12 +25,21 @@ __all__ = [
 ]
 
 
+def usage_error(message: str) -> SystemExit:
+    """A one-line error on stderr (``nashzoo: error: ...``) and exit status 2, as
+    argparse ends on bad options: ``raise usage_error(...)``."""
+    import sys
+
+    print(f"nashzoo: error: {message}", file=sys.stderr)
+    return SystemExit(2)
+
+
 def parse_params(items: Sequence[str]) -> dict[str, Any]:
     """``KEY=VALUE`` game parameters as a dict (values parsed as JSON where they are)."""
     params: dict[str, Any] = {}
     for item in items:
         if "=" not in item:
-            raise SystemExit(f"--param expects KEY=VALUE (e.g. deck_size=8), received {item!r}")
+            raise usage_error(f"--param expects KEY=VALUE (e.g. deck_size=8), received {item!r}")
         key, raw = item.split("=", 1)
         try:
             params[key] = json.loads(raw)
@@ -66,7 +76,11 @@ def parse_agents(items: Sequence[str]) -> list[tuple[str, str]]:
     for item in items:
         name, sep, spec = item.partition("=")
         if not sep or not name or not spec:
-            raise SystemExit(f"--agent expects NAME=SPEC (e.g. cfr=cfr+:1000), received {item!r}")
+            raise usage_error(f"--agent expects NAME=SPEC (e.g. cfr=cfr+:1000), received {item!r}")
+        if name in (n for n, _ in pairs):
+            raise usage_error(
+                f"--agent names must be unique: {name!r} is given twice ({', '.join(items)})"
+            )
         pairs.append((name, spec))
     return pairs
 

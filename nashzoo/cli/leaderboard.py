@@ -8,7 +8,7 @@ import argparse
 import sys
 from typing import Any
 
-from nashzoo.cli.common import int_arg, lbr_hands_arg, seed_arg
+from nashzoo.cli.common import int_arg, lbr_hands_arg, seed_arg, usage_error
 
 
 def _settings(args: argparse.Namespace) -> Any:
@@ -61,23 +61,17 @@ def _gauntlet_item(item: str, games: tuple[str, ...]) -> tuple[str | None, str, 
     name, sep, spec = rest.partition("=")
     if game is None and (":" in name or ")" in item.partition(":")[0]):
         named = item.partition(")")[0] + ")" if "(" in name else name.rsplit(":", 1)[0]
-        raise _usage_error(
+        raise usage_error(
             f"--gauntlet {item!r} names the game {named!r}, which has no board here "
             f"(--games: {', '.join(games)})"
         )
     if not sep or not name or not spec or any(c in name for c in "():= "):
-        raise _usage_error(f"{_GAUNTLET_FORM}; received {item!r}")
+        raise usage_error(f"{_GAUNTLET_FORM}; received {item!r}")
     try:
         check_spec(spec)
     except (NashzooError, FileNotFoundError) as exc:
-        raise _usage_error(f"--gauntlet {item!r}: {exc}") from None
+        raise usage_error(f"--gauntlet {item!r}: {exc}") from None
     return game, name, spec
-
-
-def _usage_error(message: str) -> SystemExit:
-    """A one-line error on stderr and exit status 2, as argparse ends on bad options."""
-    print(f"nashzoo: error: {message}", file=sys.stderr)
-    return SystemExit(2)
 
 
 def run_serve(args: argparse.Namespace) -> int:

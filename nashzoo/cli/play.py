@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from nashzoo.cli.common import add_param_option, int_arg, parse_params, seed_arg
+from nashzoo.cli.common import add_param_option, int_arg, parse_params, seed_arg, usage_error
 
 
 def _print_steps(steps: Sequence[Any], seat: int, opponent: str) -> None:
@@ -22,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
     from nashzoo.eval.session import DuplicateSession
 
     if args.hands is not None and args.hands < 1:
-        raise SystemExit(f"--hands must be a positive number, received {args.hands}")
+        raise usage_error(f"--hands must be a positive number, received {args.hands}")
     game = make_game(args.game, **parse_params(args.param or []))
     opponent = build_agent(args.against, game)
     name = str(getattr(opponent, "name", None) or args.against)

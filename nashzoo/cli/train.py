@@ -18,7 +18,14 @@ import dataclasses
 import re
 from typing import Any
 
-from nashzoo.cli.common import add_param_option, float_arg, int_arg, lbr_hands_arg, parse_params
+from nashzoo.cli.common import (
+    add_param_option,
+    float_arg,
+    int_arg,
+    lbr_hands_arg,
+    parse_params,
+    usage_error,
+)
 from nashzoo.errors import GameTooLargeError, InvalidParameterError, NashzooError
 
 __all__ = ["add_parser", "run", "config_options"]
@@ -312,7 +319,7 @@ def run(args: argparse.Namespace) -> int:
     if args.resume is not None and not args.out:
         args.out = args.resume  # a continued run is saved where it was
     if args.keep_best and not args.out:
-        raise SystemExit("--keep-best needs --out (where the best checkpoint goes)")
+        raise usage_error("--keep-best needs --out (where the best checkpoint goes)")
     if args.steps is not None and args.steps < 1:
         raise InvalidParameterError(f"--steps must be >= 1, received {args.steps}.")
     if not args.checkpoint_every >= 0:

@@ -106,6 +106,21 @@ def agent_name(agent: Any) -> str:
     return str(getattr(agent, "name", None) or type(agent).__name__)
 
 
+def unique_names(agents: Sequence[Any]) -> tuple[str, ...]:
+    """The agents' display names (:func:`agent_name`), made unique: a name that comes
+    again gets ``#2``, ``#3`` ... (two ``random`` agents print as ``random`` and
+    ``random#2``)."""
+    names: list[str] = []
+    for agent in agents:
+        base = name = agent_name(agent)
+        k = 1
+        while name in names:
+            k += 1
+            name = f"{base}#{k}"
+        names.append(name)
+    return tuple(names)
+
+
 def _game_of(game: Game | GameTree | str) -> Game:
     if isinstance(game, str):
         return make_game(game)

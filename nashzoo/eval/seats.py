@@ -46,7 +46,7 @@ import numpy as np
 from nashzoo.errors import InvalidParameterError
 from nashzoo.eval.engine import deal_uniforms
 from nashzoo.eval.guard import Calls, DirectCalls, Forfeit
-from nashzoo.eval.matches import agent_name, deal_seed
+from nashzoo.eval.matches import deal_seed, unique_names
 from nashzoo.eval.ratings import bradley_terry
 from nashzoo.eval.referee import (
     Deal,
@@ -257,7 +257,7 @@ def play_table(
         lambda pick: _pairwise_wins(pick(scores)), bootstrap, np.random.default_rng([seed, 39])
     )
     return TableResult(
-        names=tuple(agent_name(a) for a in agents),
+        names=unique_names(agents),
         seatings=tuple(tables),
         scores=scores,
         mean=mean,
@@ -426,7 +426,7 @@ def play_tables(
 
     wins, elo, low, high = _rated(pooled, bootstrap, np.random.default_rng([seed, 40]))
     return RosterResult(
-        names=tuple(agent_name(a) for a in agents),
+        names=unique_names(agents),
         tables=tuple(played),
         mean=mean,
         stderr=stderr,
