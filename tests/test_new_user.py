@@ -64,3 +64,54 @@ def test_the_cli_refuses_an_agent_name_given_twice(capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["nashzoo: error: --agent names must be unique: 'r' is given twice "
                    "(r=random, r=random, s=random)"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("env_id", "typed", "owed", "expected"),
+    [
+        ("nashzoo/leduc_holdem-v0", ["check"], False, (1, "Check")),
+        ("nashzoo/leduc_holdem-v0", ["call"], False, (1, "Check")),
+        ("nashzoo/leduc_holdem-v0", ["raise"], False, (2, "Bet")),
+        ("nashzoo/leduc_holdem-v0", ["bet"], False, (2, "Bet")),
+        ("nashzoo/leduc_holdem-v0", ["check", "call"], True, (1, "Call")),
+        ("nashzoo/leduc_holdem-v0", ["raise"], True, (2, "Raise")),
+        ("nashzoo/no_limit_holdem-v0", ["call"], True, (1, "Call")),
+        ("nashzoo/no_limit_holdem-v0", ["bet half"], False, (2, "Bet Half Pot (to 200)")),
+        ("nashzoo/no_limit_holdem-v0", ["bet", "raise half"], True, (2, "Raise Half Pot (to 200)")),
+        ("nashzoo/limit_holdem-v0", ["call"], True, (1, "Call")),
+    ],
+)
+def test_play_names_actions_as_the_spot_does_and_takes_every_word(env_id, typed, owed, expected):
+    """Issue 86, item 6: with nothing to call the menu showed `[1] Call [2] Raise` while the
+    log said `you: Check`, and `check` was refused; in no-limit `call` was refused (its
+    name was Check/Call). The menu now names the actions as the state does, and a word
+    that names nothing legal here (check facing a bet) is refused and asked again."""
+    import io
+
+    from nashzoo.agents.human import HumanAgent, action_labels
+
+    env = nashzoo.make(env_id)
+    env.reset(seed=0)
+    leduc = env_id == "nashzoo/leduc_holdem-v0"
+    if leduc and owed:  # Leduc's first player bets
+        env.step(2)
+    if not owed and not leduc:  # Hold'em: the flop, after a call and a check preflop
+        env.step(1)
+        env.step(1)
+    obs, _, _, _, info = env.last()
+    # what the referee (`nashzoo play`) hands an agent: the env's info and the string
+    info = {**info, "info_state": env.unwrapped.information_state_string(env.agent_selection)}
+    game = env.unwrapped.game
+    out = io.StringIO()
+    answers = iter(typed)
+
+    def read(prompt: str) -> str:
+        out.write(prompt)
+        return next(answers)
+
+    action = HumanAgent(game, read=read, out=out).act(obs, info)
+    assert (action, action_labels(game, info, [action])[action]) == expected
+    shown = out.getvalue()
+    assert f"[{action}] {expected[1]}" in shown  # the menu names it as the log does
+    if len(typed) > 1:
+        assert "names no legal action" in shown  # the first word was refused

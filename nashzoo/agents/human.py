@@ -26,12 +26,50 @@ class HumanQuit(NashzooError, EOFError):
     """The person asked to stop (``quit`` or end of input)."""
 
 
+SYNONYMS = {"call": "check", "raise": "bet"}
+"""Where nothing is owed the call is named Check and a raise Bet (Call and Raise
+otherwise); there, ``call`` is taken for Check and ``raise`` for Bet. Facing a bet,
+``check`` and ``bet`` name nothing legal and are refused with the legal actions."""
+
+
+_WALKED_HISTORIES = 100_000
+"""Games without a fast path to a state from an agent's view are walked up to this size
+to name a decision's actions (Kuhn, Leduc)."""
+
+
+def action_labels(game: Game, info: Mapping[str, Any], actions: Any) -> dict[int, str]:
+    """The names of ``actions`` at the decision ``info`` describes, as the state names
+    them (Check and Bet where nothing is owed, Call and Raise otherwise, with the chips of
+    a no-limit raise) where the rules can rebuild the state from what the agent sees
+    (:meth:`~nashzoo.games.Game.view_state`); else the game's fixed names."""
+    from nashzoo.games.worlds import hidden_worlds
+
+    player = info.get("player")
+    state = None
+    if player is not None and "info_state" in info and "public_history" in info:
+        public = [
+            int(a) for a in np.asarray(info["public_history"])[: int(info.get("history_length", 0))]
+        ]
+        view = (int(player), str(info["info_state"]), public)
+        try:
+            state = game.view_state(*view)
+            size = game.count_histories()
+            if state is None and size is not None and size <= _WALKED_HISTORIES:
+                state = hidden_worlds(game, *view).state(0)  # a small tree, walked
+        except NashzooError:
+            state = None
+    if state is not None and state.current_player() == player:
+        return {int(a): state.action_to_string(int(a)) for a in actions}
+    return {int(a): game.action_name(int(a), player) for a in actions}
+
+
 def parse_answer(text: str, legal: dict[int, str]) -> int:
     """The action a typed answer names.
 
     Args:
         text: what was typed: an action number, or an action name or a prefix of one
-            that only one legal action has (case does not matter).
+            that only one legal action has (case does not matter); where nothing is owed
+            ``call`` is taken for Check and ``raise`` for Bet (:data:`SYNONYMS`).
         legal: legal action number → name.
 
     Raises:
@@ -50,6 +88,11 @@ def parse_answer(text: str, legal: dict[int, str]) -> int:
     low = answer.lower()
     exact = [a for a, name in legal.items() if name.lower() == low]
     matches = exact or [a for a, name in legal.items() if name.lower().startswith(low)]
+    if not matches and low.split(" ", 1)[0] in SYNONYMS:
+        # "call" for a check, "raise" for a bet: the same actions where nothing is owed
+        head, _, tail = low.partition(" ")
+        other = f"{SYNONYMS[head]} {tail}".strip()
+        matches = [a for a, name in legal.items() if name.lower().startswith(other)]
     if len(matches) == 1:
         return matches[0]
     if not matches:
@@ -98,8 +141,7 @@ class HumanAgent:
         legal_ids = np.flatnonzero(action_mask_of(observation))
         if legal_ids.size == 0:
             raise IllegalActionError("The action mask has no legal action to choose from.")
-        player = info.get("player")
-        legal = {int(a): self.game.action_name(int(a), player) for a in legal_ids}
+        legal = action_labels(self.game, info, legal_ids)
         if "info_state" in info:
             self._print(f"  you see: {info['info_state']}")
         menu = "   ".join(f"[{a}] {name}" for a, name in legal.items())

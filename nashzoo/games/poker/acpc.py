@@ -681,17 +681,21 @@ class AcpcPokerState(State):
         return self._legal
 
     def action_to_string(self, action: int) -> str:
-        """The action with its chips: ``"Raise Full Pot (to 300)"``, ``"Check"`` where
-        nothing is owed."""
+        """The action with its chips: ``"Raise Full Pot (to 300)"``; ``"Check"`` and
+        ``"Bet Full Pot (to 200)"`` where nothing is owed."""
         p = self._player
         if p < 0:
             return super().action_to_string(action)
+        owed = self._spent[p] < self._max_spent
         if action == CALL:
-            return "Check" if self._spent[p] >= self._max_spent else "Call"
+            return "Call" if owed else "Check"
         if action == FOLD:
             return "Fold"
         if 2 <= action <= self.game.all_in:
-            return f"{self.game.action_names[action]} (to {self.raise_to(action)})"
+            name = self.game.action_names[action]
+            if not owed:  # nothing to call: a raise is a bet ("Bet Half Pot (to 200)")
+                name = name.replace("Raise", "Bet", 1)
+            return f"{name} (to {self.raise_to(action)})"
         return super().action_to_string(action)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
