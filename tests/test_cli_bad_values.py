@@ -37,7 +37,7 @@ COMMANDS = {
     "play": (["play", "kuhn_poker"], {"--hands": COUNT, "--seed": SEED}),
     "train": (["train", "nfsp", "kuhn_poker"], {
         "--minutes": POSITIVE, "--steps": COUNT, "--eval-every": POSITIVE,
-        "--threads": COUNT, "--checkpoint-every": POSITIVE, "--measure-every": POSITIVE,
+        "--threads": COUNT, "--checkpoint-every": NONNEGATIVE, "--measure-every": POSITIVE,
         "--measure-deals": COUNT0,
     }),
     "serve": (["serve"], {

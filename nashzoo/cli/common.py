@@ -72,7 +72,7 @@ def parse_agents(items: Sequence[str]) -> list[tuple[str, str]]:
 
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
-    pairs = []
+    pairs: list[tuple[str, str]] = []
     for item in items:
         name, sep, spec = item.partition("=")
         if not sep or not name or not spec:

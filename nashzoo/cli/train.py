@@ -151,7 +151,7 @@ def add_parser(sub: Any, *, learners: bool | str = True) -> None:
         q.add_argument("--out", help=f"save the learner here ({entry.suffix})")
         q.add_argument(
             "--checkpoint-every",
-            type=float_arg(),
+            type=float_arg(above=False),
             default=60.0,
             help="seconds of training between checkpoints written to --out (besides one "
             "at every measured point and at the end; default: %(default)s): what an "

@@ -230,8 +230,12 @@ def test_checkpoints_are_written_every_checkpoint_every_seconds(tmp_path, monkey
     assert len(every) >= 4 and every == sorted(every) and every[-1] == 60, every
     assert saves == [60], (every, saves)
     capsys.readouterr()
-    assert main([*argv, "--checkpoint-every", "-1"]) == 2
-    assert "--checkpoint-every must be >= 0 seconds, received -1.0" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:
+        main([*argv, "--checkpoint-every", "-1"])
+    assert refused.value.code == 2
+    assert "--checkpoint-every: expected a finite number at least 0, received '-1'" in (
+        capsys.readouterr().err
+    )
 
 
 def test_resume_ends_where_the_uninterrupted_run_ends(tmp_path, capsys):
