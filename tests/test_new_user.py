@@ -115,3 +115,88 @@ def test_play_names_actions_as_the_spot_does_and_takes_every_word(env_id, typed,
     assert f"[{action}] {expected[1]}" in shown  # the menu names it as the log does
     if len(typed) > 1:
         assert "names no legal action" in shown  # the first word was refused
+
+
+@pytest.mark.parametrize(
+    ("env_id", "params", "text"),
+    [
+        ("leduc_holdem", {}, "leduc_holdem"),
+        ("leduc_holdem", {"players": 3}, "leduc_holdem(players=3)"),
+        ("kuhn_poker", {"deck_size": 8}, "kuhn_poker(deck_size=8)"),
+        ("limit_holdem", {}, "limit_holdem"),
+        ("limit_holdem", {"players": 3}, "limit_holdem(players=3)"),
+        ("no_limit_holdem", {"players": 6}, "no_limit_holdem(players=6)"),
+        ("fighting_cards_small", {}, "fighting_cards_small"),
+        ("rps", {}, "rps"),
+    ],
+)
+def test_a_game_prints_as_its_short_name(env_id, params, text):
+    """Issue 86, item 3: headers and errors printed a game's repr (for a ring game its
+    whole definition dict); they print the short name and its non-default parameters,
+    the form `load_game` reads."""
+    from nashzoo.envs.registration import load_game, make_game
+
+    game = make_game(env_id, **params)
+    assert str(game) == text
+    assert load_game(text) == game
+
+
+def test_exploitability_of_a_huge_game_points_to_sampling():
+    """Issue 86, item 3: on Limit Hold'em (2*10^22 histories) the error advised "raise
+    max_nodes" and printed the definition dict, without naming LBR."""
+    from nashzoo.envs.registration import make_game
+    from nashzoo.errors import GameTooLargeError
+    from nashzoo.eval import exploitability
+
+    for game in (make_game("limit_holdem"), make_game("limit_holdem", players=3)):
+        with pytest.raises(GameTooLargeError) as info:
+            exploitability(nashzoo.RandomAgent(), game)
+        text = str(info.value)
+        assert text.startswith(f"{game} has ") and "far too many to enumerate" in text
+        assert "local_best_response" in text and "--method lbr" in text
+        assert "raise max_nodes" not in text and "definition" not in text
+
+
+def test_commands_check_every_agent_before_building_any(capsys):
+    """Issue 86, item 3: `nashzoo table` with poker-rules on 3-player Leduc built
+    cfr+:300 first (1 m 38 s) and then refused; an MT-ISMCTS at a 3-player table was
+    refused as `RulesSearch needs a two-player nashzoo Game, received AcpcPokerGame(...)`."""
+    import time
+
+    from nashzoo.cli import main
+
+    cases = [
+        (["table", "--game", "leduc_holdem", "--param", "players=3", "--agent", "c=cfr+:300",
+          "--agent", "p=poker-rules", "--agent", "r=random"],
+         "agent p=poker-rules: poker-rules cannot play leduc_holdem(players=3): it plays "
+         "games of the poker engines"),
+        (["table", "--game", "limit_holdem", "--param", "players=3", "--agent", "r=random",
+          "--agent", "mt=mt-ismcts:30", "--agent", "s=random"],
+         "agent mt=mt-ismcts:30: mt-ismcts:30 cannot play limit_holdem(players=3): it "
+         "searches two-player games"),
+        (["tournament", "--game", "limit_holdem", "--agent", "c=cfr+:10", "--agent",
+          "r=random", "--store", ":memory:"],
+         "agent c=cfr+:10: cfr+:10 cannot play limit_holdem: it solves the game tree"),
+    ]  # fmt: skip
+    for argv, expected in cases:
+        start = time.perf_counter()
+        assert main(argv) == 2
+        assert time.perf_counter() - start < 10  # nothing was built
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(f"nashzoo: error: {expected}"), err
+
+
+def test_exploitability_of_a_pt_file_needs_no_game(tmp_path, capsys):
+    """Issue 86, item 3: `nashzoo exploitability nfsp.pt` answered "Policy files end in
+    .npz or .json", though the file names its game."""
+    pytest.importorskip("torch")
+    from nashzoo.agents.nfsp import NFSP
+    from nashzoo.cli import main
+    from nashzoo.envs.registration import make_game
+
+    path = tmp_path / "nfsp.pt"
+    NFSP(make_game("kuhn_poker")).save(path)
+    assert main(["exploitability", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"{path} in kuhn_poker: exact" in out
+    assert "chips/game" in out

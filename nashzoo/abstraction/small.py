@@ -84,7 +84,7 @@ def _engine_twin(game: Any) -> tuple[PokerGame, Callable[[str], Any]]:
     if isinstance(game, LeducHoldemGame):
         if game.num_players != 2:
             raise InvalidParameterError(
-                f"Card abstractions are for two-player games; {game!r} has "
+                f"Card abstractions are for two-player games; {game} has "
                 f"{game.num_players} players."
             )
         p = game.params()

@@ -42,6 +42,40 @@ __all__: list[str] = []
 _ITERATIONS = re.compile(r"[0-9]+")
 
 
+def _poker_engine_game(game: Game) -> str | None:
+    from nashzoo.games.poker import NoLimitPokerGame, PokerGame
+
+    if isinstance(game, (PokerGame, NoLimitPokerGame)):
+        return None
+    return "it plays games of the poker engines (limit and no-limit Hold'em)"
+
+
+def _fighting_game(game: Game) -> str | None:
+    from nashzoo.games.fighting import FightingCardGame
+
+    return None if isinstance(game, FightingCardGame) else "it plays the fighting-card game"
+
+
+def _two_players(game: Game) -> str | None:
+    if game.num_players == 2:
+        return None
+    return f"it searches two-player games, and this one has {game.num_players} players"
+
+
+def _compiles(game: Game) -> str | None:
+    """Why a family that compiles the tree cannot play ``game`` (too large), known from
+    the game's counts at once."""
+    from nashzoo.tree.compile import DEFAULT_MAX_NODES
+
+    size = game.histories_lower_bound()
+    if size is None or size <= DEFAULT_MAX_NODES:
+        return None
+    return (
+        f"it solves the game tree, and this one has at least {size:,} histories (at most "
+        f"{DEFAULT_MAX_NODES:,} compile)"
+    )
+
+
 def _random(game: Game, argument: str | None) -> Any:
     from nashzoo.agents.random_agent import RandomAgent
 
@@ -261,6 +295,7 @@ def _register() -> None:
             "poker-rules",
             _poker_rules,
             "raises strong hands, calls middling ones, folds weak ones (poker engine games)",
+            check=_poker_engine_game,
         )
     )
     register_family(
@@ -268,6 +303,7 @@ def _register() -> None:
             "heuristic",
             _fighting_heuristic,
             "greedy one-exchange expected damage (the fighting-card game)",
+            check=_fighting_game,
         )
     )
     for algo in SOLVER_NAMES:
@@ -282,6 +318,7 @@ def _register() -> None:
                 needs_tree=True,
                 samples=sampling,
                 defaults={"iterations": default, **({"seed": 0} if sampling else {})},
+                check=_compiles,
             )
         )
     register_family(
@@ -304,6 +341,7 @@ def _register() -> None:
             needs_tree=False,
             samples=True,
             defaults={"simulations": 1000, "seed": 0},
+            check=_two_players,
         )
     )
     register_family(
@@ -315,6 +353,7 @@ def _register() -> None:
             needs_tree=True,
             samples=True,
             defaults={"simulations": 1000, "eps": 0.05, "cfr+ iterations": 1000, "seed": 0},
+            check=lambda game: _two_players(game) or _compiles(game),
         )
     )
     register_family(

@@ -158,4 +158,4 @@ class HumanAgent:
                 self._print(f"  {exc}")
 
     def __repr__(self) -> str:
-        return f"HumanAgent({self.game!r})"
+        return f"HumanAgent({self.game})"

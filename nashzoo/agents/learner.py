@@ -239,7 +239,7 @@ class LearnerEntry:
         learner = self.load_class().load(path)  # type: ignore[attr-defined]
         if learner.game != game:
             raise InvalidParameterError(
-                f"{path} holds a {self.name} learner for {learner.game!r}, not for {game!r}."
+                f"{path} holds a {self.name} learner for {learner.game}, not for {game}."
             )
         return learner.agent(name=Path(path).stem)
 

@@ -65,6 +65,9 @@ class AgentFamily:
             path ending in one of them goes to this family.
         loads_code: files of this family run code when loaded (pickles): never accept them
             from people you do not trust, unless sandboxed.
+        check: ``check(game)`` says, cheaply and without building anything, why the
+            family cannot play ``game`` (``None``: it can as far as it knows); what a
+            command checks of every agent before it builds any.
     """
 
     name: str
@@ -76,6 +79,7 @@ class AgentFamily:
     defaults: Mapping[str, Any] = field(default_factory=dict)
     suffixes: tuple[str, ...] = ()
     loads_code: bool = False
+    check: Callable[[Game], str | None] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or any(c in self.name for c in ":/\\"):

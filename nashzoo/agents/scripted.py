@@ -88,7 +88,7 @@ class FightingHeuristicAgent:
         return int(np.argmax(scores))
 
     def __repr__(self) -> str:
-        return f"FightingHeuristicAgent({self.game!r})"
+        return f"FightingHeuristicAgent({self.game})"
 
 
 class PokerRulesAgent:

@@ -61,14 +61,17 @@ def _set_name(agent: Any, name: str | None) -> None:
             agent.name = name
 
 
-def check_spec(spec: str) -> None:
+def check_spec(spec: str, game: Game | None = None) -> None:
     """Raise unless ``spec`` has one of the forms (a registered family, an existing file
-    of a file family, or an importable ``package.module:factory``), without building the
-    agent: what a server checks of its fixed agents when it starts.
+    of a file family, or an importable ``package.module:factory``) and, with ``game``,
+    its family can play that game as far as its :attr:`~AgentFamily.check` knows, all
+    without building the agent: what a command checks of every agent before it builds
+    any (a slow one first), and a server of its fixed agents when it starts.
 
     Raises:
-        InvalidParameterError: not a spec of any form (the message lists them), or a
-            ``module:factory`` that does not import.
+        InvalidParameterError: not a spec of any form (the message lists them), a
+            ``module:factory`` that does not import, or a family that cannot play
+            ``game`` (the message says why).
         FileNotFoundError: a file spec names a missing file.
     """
     if not isinstance(spec, str) or not spec:
@@ -79,7 +82,11 @@ def check_spec(spec: str) -> None:
         if not Path(spec).is_file():
             raise FileNotFoundError(f"Agent spec {spec!r}: no such file.")
         return
-    if lookup_family(spec.partition(":")[0]) is not None:
+    family = lookup_family(spec.partition(":")[0])
+    if family is not None:
+        why = None if game is None or family.check is None else family.check(game)
+        if why is not None:
+            raise InvalidParameterError(f"{spec} cannot play {game}: {why}.")
         return
     head, sep, tail = spec.rpartition(":")
     if not (sep and head and tail):

@@ -114,7 +114,7 @@ def learned_best_response(
     """
     if not isinstance(game, Game) or game.num_players != 2:
         raise InvalidParameterError(
-            f"A learned best response needs a two-player Game, received {game!r}."
+            f"A learned best response needs a two-player Game, received {game}."
         )
     steps = check_int("steps", steps, 1)
     deals = check_int("deals", deals, 1)

@@ -103,7 +103,7 @@ class NashMemoryLearner:
         compiles = _compiles(game)
         if self.config.oracle == "exact" and not compiles:
             raise InvalidParameterError(
-                f"oracle='exact' needs a game that compiles; {game!r} does not (use 'auto' "
+                f"oracle='exact' needs a game that compiles; {game} does not (use 'auto' "
                 "or 'learned')."
             )
         self.exact = self.config.oracle == "exact" or (self.config.oracle == "auto" and compiles)
@@ -162,7 +162,7 @@ class NashMemoryLearner:
         value = self.memory.exploitability()
         if value is None:
             raise GameTooLargeError(
-                f"{self.game!r} does not compile: Nash memory's mixture has no exact "
+                f"{self.game} does not compile: Nash memory's mixture has no exact "
                 "exploitability here (use duplicate matches or the LBR bound)."
             )
         return float(value)

@@ -15,6 +15,7 @@ __all__ = [
     "add_param_option",
     "add_agent_option",
     "parse_agents",
+    "check_agents",
     "lbr_hands_arg",
     "int_arg",
     "float_arg",
@@ -83,6 +84,25 @@ def parse_agents(items: Sequence[str]) -> list[tuple[str, str]]:
             )
         pairs.append((name, spec))
     return pairs
+
+
+def check_agents(pairs: Sequence[tuple[str, str]], game: Any) -> None:
+    """Check every ``(name, spec)`` against ``game`` before any is built
+    (:func:`~nashzoo.agents.specs.check_spec`): a spec that cannot play the game is
+    refused at once, naming the agent, its spec and the game, not after minutes spent
+    building the others.
+
+    Raises:
+        InvalidParameterError: the first agent that cannot play ``game``.
+    """
+    from nashzoo.agents.specs import check_spec
+    from nashzoo.errors import InvalidParameterError
+
+    for name, spec in pairs:
+        try:
+            check_spec(spec, game)
+        except (InvalidParameterError, FileNotFoundError) as exc:
+            raise InvalidParameterError(f"agent {name}={spec}: {exc}") from None
 
 
 def lbr_hands_arg(text: str) -> int:

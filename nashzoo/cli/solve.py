@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.abstraction:
             raise
         return _sampled(game, args)
-    print(f"{game!r}: {tree.num_nodes:,} histories, {tree.num_infosets:,} information sets")
+    print(f"{game}: {tree.num_nodes:,} histories, {tree.num_infosets:,} information sets")
     abstract = None
     if args.abstraction:
         from nashzoo.abstraction.small import abstract_tree

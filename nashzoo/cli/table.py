@@ -12,6 +12,7 @@ from typing import Any
 from nashzoo.cli.common import (
     add_agent_option,
     add_param_option,
+    check_agents,
     float_arg,
     int_arg,
     parse_agents,
@@ -31,20 +32,22 @@ def run(args: argparse.Namespace) -> int:
     from nashzoo.eval.stats import score_unit
 
     game = make_game(args.game, **parse_params(args.param))
+    pairs = parse_agents(args.agent)
+    check_agents(pairs, game)
     calls = make_calls(args.move_time_limit, args.setup_time_limit)
     agents: list[Any] = []
-    for name, spec in parse_agents(args.agent):
+    for name, spec in pairs:
         try:
             agents.append(calls.setup(len(agents), AgentSpec(spec, name=name), game))
         except Forfeit as exc:
             calls.close()
             raise InvalidParameterError(
-                f"agent {name}={spec} could not be built for {args.game}: {exc.reason}"
+                f"agent {name}={spec} could not be built for {game}: {exc.reason}"
             ) from None
     n = game.num_players
     tables = roster_tables(len(agents), n)
     print(
-        f"{game!r}: {n} seats, {len(agents)} agents, {len(tables)} table(s) of {args.deals} "
+        f"{game}: {n} seats, {len(agents)} agents, {len(tables)} table(s) of {args.deals} "
         f"duplicate deals x {len(seatings(n))} seatings "
         f"({'all permutations' if n <= 4 else 'rotations'})"
     )

@@ -8,6 +8,7 @@ from typing import Any
 from nashzoo.cli.common import (
     add_agent_option,
     add_param_option,
+    check_agents,
     float_arg,
     int_arg,
     lbr_hands_arg,
@@ -19,10 +20,13 @@ from nashzoo.cli.common import (
 
 def run(args: argparse.Namespace) -> int:
     from nashzoo.agents import AgentSpec
+    from nashzoo.envs.registration import make_game
     from nashzoo.eval.store import ResultStore
     from nashzoo.eval.tournament import TournamentConfig, run_tournament, stored_info
 
-    agents = [(name, AgentSpec(spec, name=name)) for name, spec in parse_agents(args.agent)]
+    pairs = parse_agents(args.agent)
+    check_agents(pairs, make_game(args.game, **parse_params(args.param)))
+    agents = [(name, AgentSpec(spec, name=name)) for name, spec in pairs]
     config = TournamentConfig(
         game=args.game,
         agents=tuple(agents),

@@ -281,8 +281,8 @@ def _resumed(cls: Any, path: str, game: Any, given: dict[str, Any]) -> Any:
     learner = cls.load(path)
     if learner.game != game:
         raise InvalidParameterError(
-            f"--resume {path}: the file holds a {cls.name} learner for {learner.game!r}, "
-            f"not for {game!r}."
+            f"--resume {path}: the file holds a {cls.name} learner for {learner.game}, "
+            f"not for {game}."
         )
     if not getattr(learner, "resumable", True):
         raise InvalidParameterError(
@@ -399,7 +399,7 @@ def run(args: argparse.Namespace) -> int:
                     if args.measure_deals > 0 or args.lbr_hands > 0
                     else "training only (--measure-deals 0, --lbr-hands 0)"
                 )
-                print(f"{game!r} does not compile: no exact exploitability; {how}.")
+                print(f"{game} does not compile: no exact exploitability; {how}.")
             else:
                 values = {entry.name: value}
                 if isinstance(m, MeasuresMore):

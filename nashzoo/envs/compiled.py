@@ -68,7 +68,7 @@ class CompiledEnv(GameEnv):
         if lane is None:
             raise InvalidParameterError(
                 "CompiledEnv plays poker games on the 52-card deck with hands of 5 to 7 "
-                f"cards; received {game!r} (GameEnv plays every game)."
+                f"cards; received {game} (GameEnv plays every game)."
             )
         super().__init__(game, **kwargs)
         self._lane = lane

@@ -161,7 +161,7 @@ def default_value_function(game: Game) -> ValueFunction:
         return TreeValues(game)
     except GameTooLargeError as exc:
         raise InvalidParameterError(
-            f"No default AIVAT value function for {game!r} (it does not compile: {exc}); "
+            f"No default AIVAT value function for {game} (it does not compile: {exc}); "
             "pass value_function=, an object with child_values(state, actions)."
         ) from None
 
@@ -193,7 +193,7 @@ def check_aivat_game(game: Game) -> None:
     if game.num_players != 2 or not game.zero_sum:
         raise InvalidParameterError(
             "AIVAT needs a two-player zero-sum game; received "
-            f"{game!r} ({game.num_players} players, zero_sum={game.zero_sum})."
+            f"{game} ({game.num_players} players, zero_sum={game.zero_sum})."
         )
 
 

@@ -236,7 +236,7 @@ def check_agent(
         try:
             calls.call(0, agent.check_game, game)
         except Forfeit as exc:
-            return AgentReport(name, error=f"cannot play {game!r}: {exc.reason}")
+            return AgentReport(name, error=f"cannot play {game}: {exc.reason}")
     if not measure:
         return AgentReport(name)
     if not _measurable(agent):

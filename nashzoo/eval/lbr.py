@@ -210,7 +210,7 @@ def _check_exact_values_affordable(game: Game) -> None:
 
         raise GameTooLargeError(
             f"Exact LBR action values enumerate the rest of the game at every decision; "
-            f"{game!r} has at least {game.histories_lower_bound():,} histories (more than "
+            f"{game} has at least {game.histories_lower_bound():,} histories (more than "
             f"{DEFAULT_MAX_NODES:,}). Pass rollouts=k for Monte Carlo action values "
             f"(`--rollouts k` on the command line; {DEFAULT_ROLLOUTS} as on Hold'em in the "
             "LBR paper)."
@@ -490,7 +490,7 @@ def local_best_response(
             :data:`~nashzoo.tree.compile.DEFAULT_MAX_NODES` (exact values would not end).
     """
     if not isinstance(game, Game) or game.num_players != 2:
-        raise InvalidParameterError(f"LBR needs a two-player Game, received {game!r}.")
+        raise InvalidParameterError(f"LBR needs a two-player Game, received {game}.")
     player = None
     if model is not None:
         if not callable(getattr(agent, "act", None)):

@@ -135,7 +135,7 @@ def exact_duplicate_value(policy_a: TabularPolicy, policy_b: TabularPolicy) -> f
     tree = policy_a.tree
     if policy_b.game != policy_a.game:
         raise InvalidParameterError(
-            f"Policies are for different games: {policy_a.game!r} and {policy_b.game!r}."
+            f"Policies are for different games: {policy_a.game} and {policy_b.game}."
         )
     a_first, b_first = seat_profiles(tree, policy_a.probs, policy_b.probs)
     return float(0.5 * (policy_values(tree, a_first)[0] + policy_values(tree, b_first)[1]))

@@ -200,7 +200,7 @@ def play_table(
     n = game.num_players
     if len(agents) != n:
         raise InvalidParameterError(
-            f"play_table needs one agent per seat: {game!r} has {n} seats, received "
+            f"play_table needs one agent per seat: {game} has {n} seats, received "
             f"{len(agents)} agents."
         )
     drawn = [False] * n if draw_from is None else [bool(x) for x in draw_from]

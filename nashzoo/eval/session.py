@@ -174,7 +174,7 @@ class DuplicateSession:
     ) -> None:
         if game.num_players != 2:
             raise InvalidParameterError(
-                f"Duplicate play needs a two-player game, received {game!r} with "
+                f"Duplicate play needs a two-player game, received {game} with "
                 f"{game.num_players} players."
             )
         self.game = game

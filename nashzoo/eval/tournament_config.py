@@ -267,7 +267,7 @@ class TournamentConfig:
         if not isinstance(self.game, str) or not self.game:
             raise InvalidParameterError(
                 f"TournamentConfig.game is an env id such as 'nashzoo/leduc_holdem-v0', "
-                f"received {self.game!r}."
+                f"received {self.game}."
             )
         if not isinstance(self.params, dict) or not all(isinstance(k, str) for k in self.params):
             raise InvalidParameterError(

@@ -24,6 +24,7 @@ sampling) comes from the base classes.
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import fields
@@ -137,6 +138,30 @@ def sample_chance_outcome(outcomes: Sequence[tuple[int, float]], u: float) -> in
         if u < 0.0:
             return outcome
     return outcomes[-1][0]
+
+
+_UNSET = object()
+
+
+@functools.cache
+def _default_params(cls: type, players: Any = None) -> dict[str, Any]:
+    """The parameters of ``cls()``, or of ``cls(players=players)`` where the game takes a
+    player count (its other defaults may follow it: Leduc's ranks); empty where the class
+    needs arguments."""
+    try:
+        game = cls() if players is None else cls(players=players)
+        return dict(game.params())
+    except Exception:
+        return {}
+
+
+def _param_text(value: Any) -> str:
+    """A parameter's value as a game string writes it (``3``, ``0.5``, ``[2,4]``)."""
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_param_text(v) for v in value) + "]"
+    if isinstance(value, str):
+        return value
+    return repr(value)
 
 
 class Game(ABC):
@@ -304,6 +329,21 @@ class Game(ABC):
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
         return f"{type(self).__name__}({args})"
+
+    def __str__(self) -> str:
+        """The game as a person names it, in OpenSpiel's form: its short name and the
+        parameters that differ from the defaults (``kuhn_poker``,
+        ``kuhn_poker(deck_size=8)``, ``leduc_holdem(players=3)``): what headers and error
+        messages print (``repr`` spells out every parameter)."""
+        params = self.params()
+        defaults = _default_params(type(self), params.get("players"))
+        changed = {k: v for k, v in params.items() if defaults.get(k, _UNSET) != v}
+        if "players" in params and _default_params(type(self)).get("players") != params["players"]:
+            changed = {"players": params["players"], **changed}
+        if not changed:
+            return self.short_name or type(self).__name__
+        args = ",".join(f"{k}={_param_text(v)}" for k, v in changed.items())
+        return f"{self.short_name or type(self).__name__}({args})"
 
     def __eq__(self, other: object) -> bool:
         return (

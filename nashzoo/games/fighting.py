@@ -262,6 +262,14 @@ class FightingCardGame(Game):
             "hit_points": self.hit_points,
         }
 
+    def __str__(self) -> str:
+        """A preset's name where the parameters are a preset's (``fighting_cards_small``),
+        else the short name and the parameters that differ from the defaults."""
+        for name, make in PRESETS.items():
+            if make().params() == self.params():
+                return name
+        return super().__str__()
+
     def stage_game(self) -> MatrixGame:
         """One exchange with every card kind available to both players, as a matrix game
         whose payoff is the damage dealt minus the damage taken."""

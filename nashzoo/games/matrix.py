@@ -134,6 +134,10 @@ class MatrixGame(Game):
             "name": self.short_name,
         }
 
+    def __str__(self) -> str:
+        """Its name (``rps``, ``matching_pennies``, or the one given)."""
+        return self.short_name
+
     def action_name(self, action: int, player: int | None = None) -> str:
         """Name of ``action`` for ``player`` (0 = row, 1 = column).
 

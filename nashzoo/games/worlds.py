@@ -163,7 +163,7 @@ def resample(
     )
     if not worlds:
         raise InvalidParameterError(
-            f"No history of {game!r} gives player {player} the information state "
+            f"No history of {game} gives player {player} the information state "
             f"{info_state!r} with public history {list(public_history)}."
         )
     w = np.asarray(
@@ -203,7 +203,7 @@ def hidden_worlds(
     worlds = consistent_histories(game, p, info_state, public_history, player_to_move=True)
     if not worlds:
         raise InvalidParameterError(
-            f"No history of {game!r} gives player {p} the information state "
+            f"No history of {game} gives player {p} the information state "
             f"{info_state!r} with public history {list(public_history)}."
         )
     return HiddenWorlds(

@@ -66,7 +66,7 @@ def best_response_value(
     if not tree.single_depth_infosets:
         raise InvalidParameterError(
             f"Exact best response needs every information set's histories at one depth; "
-            f"{tree.game!r} breaks this."
+            f"{tree.game} breaks this."
         )
     ws = _workspace(tree)
     forward_reach(tree, player, probs, ws.reach_own, ws.reach_opp)

@@ -176,7 +176,7 @@ class GameTree(ReadOnlyTables):
             return self._tensor_index[key]
         except KeyError:
             raise KeyError(
-                f"No information set of {self.game!r} has this observation tensor "
+                f"No information set of {self.game} has this observation tensor "
                 f"(length {np.asarray(tensor).size}; expected "
                 f"{self.game.information_state_tensor_size})."
             ) from None
@@ -195,7 +195,7 @@ class GameTree(ReadOnlyTables):
             try:
                 return self.infoset_index[key]
             except KeyError:
-                raise KeyError(f"{key!r} is not an information set of {self.game!r}") from None
+                raise KeyError(f"{key!r} is not an information set of {self.game}") from None
         if not isinstance(observation, dict) or "observation" not in observation:
             raise InvalidParameterError(
                 "An agent needs info['info_state'] or the observation dict's 'observation' "
@@ -230,6 +230,26 @@ class GameTree(ReadOnlyTables):
         }
 
 
+ENUMERABLE = 10**9
+"""Games with more histories than this are never worth compiling: the advice for them is
+to measure by sampling, not to raise ``max_nodes``."""
+
+
+def _too_large(game: Game, histories: str, size: int, max_nodes: int) -> str:
+    """Why ``game`` does not compile, and what to do instead."""
+    sampling = (
+        "measure it by sampling instead: nashzoo.eval.local_best_response (a lower bound "
+        "on exploitability; `nashzoo exploitability ... --method lbr`) or duplicate matches "
+        "(nashzoo.eval.head_to_head)"
+    )
+    if size > ENUMERABLE:
+        return f"{game} has {histories} histories, far too many to enumerate; {sampling}."
+    return (
+        f"{game} has {histories} histories, more than max_nodes={max_nodes:,}; raise "
+        f"max_nodes (memory grows with it), or {sampling}."
+    )
+
+
 def compile_game(game: Game, *, max_nodes: int = DEFAULT_MAX_NODES) -> GameTree:
     """Enumerate ``game`` breadth first into a :class:`GameTree`.
 
@@ -253,17 +273,10 @@ def compile_game(game: Game, *, max_nodes: int = DEFAULT_MAX_NODES) -> GameTree:
         )
     size = game.count_histories()
     if size is not None and size > max_nodes:
-        raise GameTooLargeError(
-            f"{game!r} has {size:,} histories, more than max_nodes={max_nodes:,}; raise "
-            "max_nodes or use a sampling method that does not compile the tree."
-        )
+        raise GameTooLargeError(_too_large(game, f"{size:,}", size, max_nodes))
     bound = game.histories_lower_bound() if size is None else None
     if bound is not None and bound > max_nodes:
-        raise GameTooLargeError(
-            f"{game!r} has more than {bound:,} histories, more than max_nodes="
-            f"{max_nodes:,}; raise max_nodes or use a sampling method that does not "
-            "compile the tree."
-        )
+        raise GameTooLargeError(_too_large(game, f"more than {bound:,}", bound, max_nodes))
     refused = _REFUSED.get((game, max_nodes))
     if refused is not None:  # found too large before: say so at once
         raise GameTooLargeError(refused)
@@ -346,7 +359,7 @@ def _compile_cached(game: Game, max_nodes: int) -> GameTree:
         num_children.append(len(edges))
         if len(player) + len(edges) > max_nodes:
             raise GameTooLargeError(
-                f"{game!r} has more than max_nodes={max_nodes:,} histories (reached "
+                f"{game} has more than max_nodes={max_nodes:,} histories (reached "
                 f"{len(player) + len(edges):,} at depth {depth[node] + 1}); raise max_nodes "
                 "or use a sampling method that does not compile the tree."
             )

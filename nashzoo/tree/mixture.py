@@ -30,13 +30,13 @@ def _as_array(tree: GameTree, policy: Any) -> np.ndarray:
     if isinstance(policy, TabularPolicy):
         if policy.game != tree.game:
             raise InvalidParameterError(
-                f"A policy for {policy.game!r} cannot be mixed in {tree.game!r}."
+                f"A policy for {policy.game} cannot be mixed in {tree.game}."
             )
         return policy.probs
     arr = np.asarray(policy, dtype=np.float64)
     if arr.shape != tree.legal_mask.shape:
         raise InvalidParameterError(
-            f"Policy arrays must have shape {tree.legal_mask.shape} for {tree.game!r}, "
+            f"Policy arrays must have shape {tree.legal_mask.shape} for {tree.game}, "
             f"received {arr.shape}."
         )
     return arr

@@ -160,14 +160,14 @@ def reduced_normal_form(
     """
     if tree.num_players != 2:
         raise InvalidParameterError(
-            f"The reduced normal form is built for two-player games; {tree.game!r} has "
+            f"The reduced normal form is built for two-player games; {tree.game} has "
             f"{tree.num_players}."
         )
     for p in range(2):
         count = count_reduced_strategies(tree, p)
         if count > max_strategies:
             raise GameTooLargeError(
-                f"Player {p} of {tree.game!r} has {count:,} reduced pure strategies, more "
+                f"Player {p} of {tree.game} has {count:,} reduced pure strategies, more "
                 f"than max_strategies={max_strategies:,}; solve the tree with a CFR-family "
                 "solver instead."
             )

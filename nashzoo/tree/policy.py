@@ -53,13 +53,13 @@ def _rows_by_key(tree: GameTree, keys: list[str], rows: Any, where: str) -> np.n
     unknown = [k for k in keys if k not in tree.infoset_index]
     if unknown:
         raise PolicyFileError(
-            f"{where}: {len(unknown)} information set(s) not in {game!r}, first {unknown[0]!r}."
+            f"{where}: {len(unknown)} information set(s) not in {game}, first {unknown[0]!r}."
         )
     missing = set(tree.infoset_keys) - set(keys)
     if missing:
         first = next(k for k in tree.infoset_keys if k in missing)
         raise PolicyFileError(
-            f"{where}: {len(missing)} information set(s) of {game!r} missing, first {first!r}."
+            f"{where}: {len(missing)} information set(s) of {game} missing, first {first!r}."
         )
     probs = np.zeros(tree.legal_mask.shape)
     probs[[tree.infoset_index[k] for k in keys]] = arr
@@ -207,7 +207,7 @@ class TabularPolicy:
         try:
             return self.tree.infoset_index[info_state]
         except KeyError:
-            raise KeyError(f"{info_state!r} is not an information set of {self.game!r}") from None
+            raise KeyError(f"{info_state!r} is not an information set of {self.game}") from None
 
     def action_probabilities(self, info_state: str) -> np.ndarray:
         """Distribution over all actions at ``info_state`` (a copy)."""
@@ -227,7 +227,7 @@ class TabularPolicy:
         probs = self.probs
         if probs.shape != mask.shape:
             raise PolicyFileError(
-                f"Policy array has shape {probs.shape}; {self.game!r} needs {mask.shape} "
+                f"Policy array has shape {probs.shape}; {self.game} needs {mask.shape} "
                 "(information sets x actions)."
             )
         bad_rows = (
@@ -365,7 +365,7 @@ class TabularPolicy:
         except InvalidParameterError as exc:
             raise PolicyFileError(f"{path}: the game it names is invalid: {exc}") from exc
         if game is not None and file_game != game:
-            raise PolicyFileError(f"{path} holds a policy for {file_game!r}, not for {game!r}.")
+            raise PolicyFileError(f"{path} holds a policy for {file_game}, not for {game}.")
         if len(set(keys)) != len(keys):
             seen: set[str] = set()
             dup = next(k for k in keys if k in seen or seen.add(k))  # type: ignore[func-returns-value]
@@ -378,4 +378,4 @@ class TabularPolicy:
         return cls(tree, probs, metadata=metadata)
 
     def __repr__(self) -> str:
-        return f"TabularPolicy({self.game!r}, {self.tree.num_infosets} information sets)"
+        return f"TabularPolicy({self.game}, {self.tree.num_infosets} information sets)"

@@ -129,8 +129,7 @@ def sequence_form(game_or_tree: Game | GameTree) -> SequenceForm:
     tree = tree_of(game_or_tree)
     if tree.num_players != 2:
         raise InvalidParameterError(
-            f"The sequence form is built for two-player games; {tree.game!r} has "
-            f"{tree.num_players}."
+            f"The sequence form is built for two-player games; {tree.game} has {tree.num_players}."
         )
     legal = tree.legal_mask
     ids: list[np.ndarray] = []
@@ -173,7 +172,7 @@ def _zero_sum(form: SequenceForm) -> None:
     game = form.tree.game
     if not game.zero_sum:
         raise InvalidParameterError(
-            f"Equilibria by the sequence-form LP need a two-player zero-sum game; {game!r} "
+            f"Equilibria by the sequence-form LP need a two-player zero-sum game; {game} "
             "is not zero-sum."
         )
 
@@ -321,7 +320,7 @@ def equilibrium_score_range(
     if isinstance(opponent, TabularPolicy):
         if opponent.game != tree.game:
             raise InvalidParameterError(
-                f"The opponent's policy is for {opponent.game!r}, not for {tree.game!r}."
+                f"The opponent's policy is for {opponent.game}, not for {tree.game}."
             )
         probs = opponent.probs
     elif isinstance(opponent, np.ndarray):

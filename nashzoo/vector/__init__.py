@@ -120,7 +120,7 @@ def vector_env(
     except MemoryError:
         raise InvalidParameterError(
             f"num_envs={num_envs}: this machine's memory does not hold that many games of "
-            f"{game!r}; ask for fewer."
+            f"{game}; ask for fewer."
         ) from None
 
 

@@ -40,7 +40,7 @@ class CheckdownValues:
         ):
             raise InvalidParameterError(
                 "CheckdownValues serves heads-up poker on the 52-card deck with hands of 5 "
-                f"to 7 cards; received {game!r}."
+                f"to 7 cards; received {game}."
             )
         if type(samples) is not int or samples < 1:
             raise InvalidParameterError(f"samples must be an int >= 1, received {samples!r}.")

@@ -114,7 +114,7 @@ class SingleAgentEnv(gymnasium.Env):
                 f"Game parameters {sorted(game_params)} only apply when `game` is an env id."
             )
         if not isinstance(game, Game):
-            raise InvalidParameterError(f"`game` must be a Game or an env id, received {game!r}.")
+            raise InvalidParameterError(f"`game` must be a Game or an env id, received {game}.")
         if game.num_players != 2:
             raise InvalidParameterError("SingleAgentEnv plays two-player games.")
         fixed = isinstance(seat, (int, np.integer)) and not isinstance(seat, bool)

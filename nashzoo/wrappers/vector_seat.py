@@ -85,7 +85,7 @@ class SeatVectorEnv(gymnasium.vector.VectorEnv):
             game = make_game(game)
         if not isinstance(game, Game) or game.num_players != 2:
             raise InvalidParameterError(
-                f"`game` must be a two-player Game or an env id, received {game!r}."
+                f"`game` must be a two-player Game or an env id, received {game}."
             )
         if seat not in (0, 1, "alternate") or isinstance(seat, bool):
             raise InvalidParameterError(f"`seat` must be 0, 1 or 'alternate', received {seat!r}.")

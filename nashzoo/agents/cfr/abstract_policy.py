@@ -163,7 +163,7 @@ class AbstractPolicy:
         except Exception as exc:
             raise PolicyFileError(f"{path}: its game does not load ({exc}).") from None
         if game is not None and file_game != game:
-            raise PolicyFileError(f"{path} holds a policy for {file_game!r}, not for {game!r}.")
+            raise PolicyFileError(f"{path} holds a policy for {file_game}, not for {game}.")
         try:
             abstraction = HoldemAbstraction.build(
                 check_holdem(file_game), header["abstraction"], progress=progress
@@ -220,7 +220,7 @@ class AbstractionAgent(SampledPolicyAgent):
                 f"{type(policy).__name__}."
             )
         if game is not None and policy.game != game:
-            raise InvalidParameterError(f"The policy is for {policy.game!r}, not for {game!r}.")
+            raise InvalidParameterError(f"The policy is for {policy.game}, not for {game}.")
         self.policy = policy
         self.game = policy.game
         self.name = name or f"cfr-{policy.abstraction.spec}"
@@ -228,7 +228,7 @@ class AbstractionAgent(SampledPolicyAgent):
     def check_game(self, game: Any) -> None:
         """Raise unless ``game`` is the policy's."""
         if game != self.game:
-            raise InvalidParameterError(f"{self.name} plays {self.game!r}, not {game!r}.")
+            raise InvalidParameterError(f"{self.name} plays {self.game}, not {game}.")
 
     def action_probabilities(self, observation: Observation, info: AgentInfo) -> np.ndarray:
         """The policy's distribution at this information state."""

@@ -121,4 +121,4 @@ class TabularSolver:
         }
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.tree.game!r}, iteration={self.iteration})"
+        return f"{type(self).__name__}({self.tree.game}, iteration={self.iteration})"

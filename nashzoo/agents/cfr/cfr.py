@@ -356,6 +356,6 @@ class RegretMatchingSolver(CFRSolver):
         if (counts != 1).any():
             raise InvalidParameterError(
                 f"Regret matching is for matrix games (one decision per player); "
-                f"{self.tree.game!r} has {counts.tolist()} information sets per player. "
+                f"{self.tree.game} has {counts.tolist()} information sets per player. "
                 "Use CFR for extensive-form games."
             )

@@ -237,4 +237,4 @@ class TabularLearner:
         return learner
 
     def __repr__(self) -> str:
-        return f"TabularLearner({self.game!r}, {self.config.algorithm}, steps={self.steps})"
+        return f"TabularLearner({self.game}, {self.config.algorithm}, steps={self.steps})"

@@ -76,7 +76,7 @@ class SearchAgentBase:
         if not action_mask_of(observation)[action]:
             raise IllegalActionError(
                 f"The search chose action {action}, which the observation's mask forbids "
-                f"at {where!r}: the observation does not belong to {self.game!r}."
+                f"at {where!r}: the observation does not belong to {self.game}."
             )
         return action
 
@@ -131,7 +131,7 @@ class ISMCTSAgent(SearchAgentBase):
             )
         if tables.tree.game != tree.game:
             raise InvalidParameterError(
-                f"The tables are for {tables.tree.game!r}, not for {tree.game!r}."
+                f"The tables are for {tables.tree.game}, not for {tree.game}."
             )
         self.tree = tables.tree
         self.tables = tables
@@ -247,9 +247,9 @@ class ISMCTSAgent(SearchAgentBase):
         except (KeyError, TypeError, AttributeError, InvalidParameterError) as exc:
             raise PolicyFileError(f"{path} is not a valid search agent file: {exc}") from exc
         if game is not None and file_game != game:
-            raise PolicyFileError(f"{path} holds an agent for {file_game!r}, not for {game!r}.")
+            raise PolicyFileError(f"{path} holds an agent for {file_game}, not for {game}.")
         metadata = state.get("metadata") or {}
         return cls(tree, tables, config, name=state.get("name"), metadata=dict(metadata))
 
     def __repr__(self) -> str:
-        return f"ISMCTSAgent({self.name}, {self.game!r}, tables={self.tables.source})"
+        return f"ISMCTSAgent({self.name}, {self.game}, tables={self.tables.source})"

@@ -159,7 +159,7 @@ class TablesKnowledge(Knowledge):
             if int(tree.action[c]) == key[-1]:
                 self._nodes[key] = c
                 return c
-        raise InvalidParameterError(f"History {list(key)} is not one of {self.game!r}'s.")
+        raise InvalidParameterError(f"History {list(key)} is not one of {self.game}'s.")
 
     def act(self, state: State, player: int) -> tuple[np.ndarray, np.ndarray, float]:
         i = int(self.tables.tree.infoset[self.node(state.history())])
@@ -299,7 +299,7 @@ class NetworkKnowledge(Knowledge):
         features = self.game.hidden_value_features(values)
         if features is None:
             raise InvalidParameterError(
-                f"{self.game!r} has no hidden_value_features; a search network needs them."
+                f"{self.game} has no hidden_value_features; a search network needs them."
             )
         w1, b1, w2, b2 = self._encoder
         return np.maximum(features.astype(np.float64) @ w1 + b1, 0.0) @ w2 + b2
@@ -409,7 +409,7 @@ class NetworkKnowledge(Knowledge):
             if indices is None:
                 raise InvalidParameterError(
                     f"belief='bayes' needs states that answer "
-                    f"information_state_indices_as; {self.game!r}'s do not."
+                    f"information_state_indices_as; {self.game}'s do not."
                 )
             rows.append(indices)
         return rows

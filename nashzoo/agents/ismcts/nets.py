@@ -248,7 +248,7 @@ class RulesNetworkShape(_ShapeDict):
         features = game.hidden_value_features([])
         if features is None:
             raise InvalidParameterError(
-                f"{game!r} does not list its hidden information (State.hidden_worlds and "
+                f"{game} does not list its hidden information (State.hidden_worlds and "
                 "Game.hidden_value_features); a search network over the rules needs both."
             )
         if strength:
@@ -387,7 +387,7 @@ class RulesNetwork(torch.nn.Module):  # type: ignore[name-defined]
         )
         if want != self.shape:
             raise InvalidParameterError(
-                f"This network's shape {self.shape.to_dict()} does not fit {game!r}, which "
+                f"This network's shape {self.shape.to_dict()} does not fit {game}, which "
                 f"needs {want.to_dict()}."
             )
 

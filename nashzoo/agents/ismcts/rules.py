@@ -209,7 +209,7 @@ class RulesSearch:
     ) -> None:
         if not isinstance(game, Game) or game.num_players != 2:
             raise InvalidParameterError(
-                f"RulesSearch needs a two-player nashzoo Game, received {game!r}."
+                f"RulesSearch needs a two-player nashzoo Game, received {game}."
             )
         if not isinstance(config, SearchConfig):
             raise InvalidParameterError(
@@ -439,7 +439,7 @@ class RulesAgentBase(SearchAgentBase):
         return self._draw(policy, observation, str(info.get("info_state")))
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.name}, {self.game!r})"
+        return f"{type(self).__name__}({self.name}, {self.game})"
 
 
 class RulesISMCTSAgent(RulesAgentBase):

@@ -49,7 +49,7 @@ class KnowledgePolicy(SampledPolicyAgent):
     ) -> None:
         if not isinstance(knowledge, Knowledge) or knowledge.game != game:
             raise InvalidParameterError(
-                f"KnowledgePolicy needs a Knowledge of {game!r}, received {knowledge!r}."
+                f"KnowledgePolicy needs a Knowledge of {game}, received {knowledge!r}."
             )
         super().__init__(seed=seed)
         self.game = game
@@ -171,7 +171,7 @@ class RulesNashAgent(RulesAgentBase):
         except (KeyError, TypeError, AttributeError, InvalidParameterError) as exc:
             raise PolicyFileError(f"{path} is not a valid search agent file: {exc}") from exc
         if game is not None and file_game != game:
-            raise PolicyFileError(f"{path} holds an agent for {file_game!r}, not for {game!r}.")
+            raise PolicyFileError(f"{path} holds an agent for {file_game}, not for {game}.")
         try:
             network = RulesNetwork(shape, file_game)
             network.check_game(file_game)

@@ -341,7 +341,7 @@ class RulesNashSearch:
     ) -> None:
         if not isinstance(game, Game) or game.num_players != 2:
             raise InvalidParameterError(
-                f"RulesNashSearch needs a two-player nashzoo Game, received {game!r}."
+                f"RulesNashSearch needs a two-player nashzoo Game, received {game}."
             )
         config = SearchConfig() if config is None else config
         if not isinstance(config, SearchConfig):
@@ -365,7 +365,7 @@ class RulesNashSearch:
             )
         if knowledge.game != game:
             raise InvalidParameterError(
-                f"The knowledge is for {knowledge.game!r}, the search for {game!r}."
+                f"The knowledge is for {knowledge.game}, the search for {game}."
             )
         self.game = game
         self.knowledge = knowledge

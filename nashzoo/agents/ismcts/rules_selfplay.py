@@ -218,7 +218,7 @@ def belief_games(
                 worlds = s.hidden_worlds(q)
                 if worlds is None:
                     raise InvalidParameterError(
-                        f"{game!r} does not list its hidden worlds (State.hidden_worlds); "
+                        f"{game} does not list its hidden worlds (State.hidden_worlds); "
                         "Nash-ISMCTS over the rules needs them."
                     )
                 true = worlds.index_of(s.private_information(1 - q))

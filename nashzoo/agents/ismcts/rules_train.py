@@ -197,7 +197,7 @@ class NashISMCTSRules:
             )
         if not isinstance(game, Game) or game.num_players != 2:
             raise InvalidParameterError(
-                f"NashISMCTSRules needs a two-player nashzoo Game, received {game!r}."
+                f"NashISMCTSRules needs a two-player nashzoo Game, received {game}."
             )
         self.game = game
         self.config = RulesTrainConfig.from_train_config(config)
@@ -462,7 +462,7 @@ class NashISMCTSRules:
             GameTooLargeError: always.
         """
         raise GameTooLargeError(
-            f"{self.game!r} is trained over the rules; exact exploitability needs a game that "
+            f"{self.game} is trained over the rules; exact exploitability needs a game that "
             "compiles. The measurements are the duplicate scores and LBR in `history`."
         )
 

@@ -261,7 +261,7 @@ class NashISMCTS:
             )
         if not isinstance(game, Game) or game.num_players != 2:
             raise InvalidParameterError(
-                f"NashISMCTS needs a two-player nashzoo Game, received {game!r}."
+                f"NashISMCTS needs a two-player nashzoo Game, received {game}."
             )
         self.game = game
         self.config = config

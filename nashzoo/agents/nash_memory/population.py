@@ -205,7 +205,7 @@ class PopulationNashMemory:
     ) -> None:
         if not isinstance(game, Game) or game.num_players != 2 or not game.zero_sum:
             raise InvalidParameterError(
-                f"Nash memory needs a two-player zero-sum Game, received {game!r}."
+                f"Nash memory needs a two-player zero-sum Game, received {game}."
             )
         self.game = game
         self.oracle = oracle or exact_oracle

@@ -78,7 +78,7 @@ class NeuralRegretLearner:
         torch = require("torch", "torch", type(self).__name__)
         if not isinstance(game, Game) or game.num_players != 2:
             raise InvalidParameterError(
-                f"{type(self).__name__} needs a two-player nashzoo Game, received {game!r}."
+                f"{type(self).__name__} needs a two-player nashzoo Game, received {game}."
             )
         if config is not None and not isinstance(config, self.config_type):
             raise InvalidParameterError(

@@ -81,7 +81,7 @@ class SB3Agent(SampledPolicyAgent):
         if shape != want or self.model.action_space.n != game.num_distinct_actions:
             raise InvalidParameterError(
                 f"The SB3 model {self.name!r} was trained on observations of shape {shape} "
-                f"with {self.model.action_space.n} actions; {game!r} has observations of "
+                f"with {self.model.action_space.n} actions; {game} has observations of "
                 f"shape {want} and {game.num_distinct_actions} actions."
             )
 

@@ -118,7 +118,7 @@ class SimplexGradient:
             )
         if not isinstance(game, Game) or game.num_players != 2 or not game.zero_sum:
             raise InvalidParameterError(
-                f"Simplex-gradient self-play needs a two-player zero-sum game; {game!r} is not."
+                f"Simplex-gradient self-play needs a two-player zero-sum game; {game} is not."
             )
         torch = _torch()
         self.game = game
@@ -146,7 +146,7 @@ class SimplexGradient:
             if self._columns is None:
                 raise InvalidParameterError(
                     f"SimplexGradientConfig.inputs='summary' needs a game that names its "
-                    f"summary columns; {game!r} does not (use inputs='tensor')."
+                    f"summary columns; {game} does not (use inputs='tensor')."
                 )
         a = game.num_distinct_actions
         n = game.information_state_tensor_size if self._columns is None else self._columns.size

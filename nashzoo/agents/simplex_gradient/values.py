@@ -87,4 +87,4 @@ class SimplexGradientValues:
         return out
 
     def __repr__(self) -> str:
-        return f"SimplexGradientValues({self.learner.game!r})"
+        return f"SimplexGradientValues({self.learner.game})"

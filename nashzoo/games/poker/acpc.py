@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -425,6 +426,14 @@ class AcpcPokerGame(Game):
             "raises": list(self.raises),
             "name": self.short_name,
         }
+
+    def __str__(self) -> str:
+        """The registered name and its players (``limit_holdem(players=3)``,
+        ``no_limit_holdem``); a definition of one's own is its ``name``."""
+        found = re.fullmatch(r"(limit_holdem|no_limit_holdem)_(\d+)p", self.short_name)
+        if found:
+            return f"{found.group(1)}(players={found.group(2)})"
+        return self.short_name
 
     def new_initial_state(self) -> AcpcPokerState:
         return AcpcPokerState(self)

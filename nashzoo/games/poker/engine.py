@@ -149,6 +149,10 @@ class PokerGame(Game):
     def params(self) -> dict[str, Any]:
         return {"definition": self.definition.to_dict(), "name": self.short_name}
 
+    def __str__(self) -> str:
+        """Its name (``limit_holdem``; ``poker`` for a definition of one's own)."""
+        return self.short_name
+
     def hidden_value_features(self, values: Sequence[Any]) -> np.ndarray:
         """Per set of hole cards: the one-hot of each card, its rank and its suit, summed
         (cards are ``rank * num_suits + suit``), and 1 where two cards share a rank."""
