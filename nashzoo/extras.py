@@ -25,6 +25,8 @@ __all__ = [
     "temporary_sibling",
     "use_numba_user_cache",
     "progress_bar",
+    "LineProgress",
+    "PROGRESS_SECONDS",
 ]
 
 log = logging.getLogger(__name__)
@@ -102,14 +104,119 @@ def use_numba_user_cache() -> None:
         numba.config.CACHE_DIR = str(user_cache_dir("numba"))  # type: ignore[attr-defined]
 
 
-def progress_bar(**kwargs: Any) -> Any:
-    """A tqdm progress bar that draws only on a terminal.
+PROGRESS_SECONDS = 30.0
+"""Where the output is not a terminal (a log file, nohup, SLURM, CI), seconds between
+progress lines (the ``NASHZOO_PROGRESS_SECONDS`` environment variable sets them)."""
 
-    ``disable=None`` is tqdm's "off when the output is not a TTY": a run whose output
-    goes to a log file writes no carriage-return updates there (the caller logs one line
-    per evaluation instead). Keyword arguments go to ``tqdm``.
-    """
+
+def progress_bar(**kwargs: Any) -> Any:
+    """A tqdm progress bar on a terminal; elsewhere a :class:`LineProgress` that writes
+    one plain line every :data:`PROGRESS_SECONDS` (and one at the end), so a run whose
+    output goes to a file still says how far it is. Keyword arguments go to ``tqdm``
+    (``disable=True``: nothing at all)."""
+    if kwargs.get("disable") is True:
+        from tqdm.auto import tqdm
+
+        return tqdm(**kwargs)
+    if not sys.stderr.isatty():
+        return LineProgress(**kwargs)
     from tqdm.auto import tqdm
 
     kwargs.setdefault("disable", None)
     return tqdm(**kwargs)
+
+
+class LineProgress:
+    """Progress as plain lines on stderr, for output that is not a terminal:
+    ``[tournament 1a2b] 120/1,000 blocks (12%), 1m05s elapsed, about 7m55s left``, at
+    most one every ``interval`` seconds (default :data:`PROGRESS_SECONDS`, or the
+    ``NASHZOO_PROGRESS_SECONDS`` environment variable) and one when it closes. The part
+    of tqdm's interface nashzoo uses: ``update``, ``set_postfix``, ``set_description``,
+    ``close``, ``n`` and ``total``."""
+
+    def __init__(
+        self,
+        total: float | None = None,
+        initial: float = 0,
+        desc: str | None = None,
+        unit: str = "it",
+        interval: float | None = None,
+        file: Any = None,
+        **_: Any,
+    ) -> None:
+        import threading
+        import time
+
+        self.total, self.n, self.desc, self.unit = total, initial, desc or "progress", unit
+        if interval is None:
+            try:
+                interval = float(os.environ.get("NASHZOO_PROGRESS_SECONDS", PROGRESS_SECONDS))
+            except ValueError:
+                interval = PROGRESS_SECONDS
+        self.interval = interval
+        self._file = file
+        self._start = time.monotonic()
+        self._last = self._start
+        self._initial = initial
+        self._postfix = ""
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def update(self, n: float = 1) -> None:
+        import time
+
+        with self._lock:
+            self.n += n
+            now = time.monotonic()
+            if now - self._last >= self.interval:
+                self._last = now
+                self._write(now)
+
+    def set_postfix(self, **values: Any) -> None:
+        self._postfix = ", ".join(f"{k} {v}" for k, v in values.items())
+
+    def set_description(self, desc: str | None = None, refresh: bool = True) -> None:
+        self.desc = desc or self.desc
+
+    def close(self) -> None:
+        import time
+
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._write(time.monotonic(), final=True)
+
+    def __enter__(self) -> LineProgress:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _write(self, now: float, final: bool = False) -> None:
+        elapsed = now - self._start
+        count = f"{self.n:,.0f}" + (f"/{self.total:,.0f}" if self.total else "")
+        one = self.n == 1 and not self.total
+        unit = self.unit if one or self.unit.endswith("s") else f"{self.unit}s"
+        parts = [f"[{self.desc}] {count} {unit}"]
+        if self.total:
+            parts[0] += f" ({100 * self.n / self.total:.0f}%)"
+        parts.append(f"{_duration(elapsed)} elapsed")
+        done = self.n - self._initial
+        if self.total and done > 0 and not final and self.n < self.total:
+            left = elapsed * (self.total - self.n) / done
+            parts.append(f"about {_duration(left)} left")
+        if self._postfix:
+            parts.append(self._postfix)
+        if final:
+            parts.append("done" if not self.total or self.n >= self.total else "stopped")
+        print(", ".join(parts), file=self._file or sys.stderr, flush=True)
+
+
+def _duration(seconds: float) -> str:
+    """``75.4`` → ``1m15s``; ``3700`` → ``1h01m40s``."""
+    s = int(round(seconds))
+    h, rest = divmod(s, 3600)
+    m, s = divmod(rest, 60)
+    if h:
+        return f"{h}h{m:02d}m{s:02d}s"
+    return f"{m}m{s:02d}s" if m else f"{s}s"

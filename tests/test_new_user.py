@@ -200,3 +200,51 @@ def test_exploitability_of_a_pt_file_needs_no_game(tmp_path, capsys):
     out = capsys.readouterr().out
     assert f"{path} in kuhn_poker: exact" in out
     assert "chips/game" in out
+
+
+def test_a_run_logged_to_a_file_says_how_far_it_is(tmp_path):
+    """Issue 86, item 4: a 6-minute tournament logged to a file printed nothing (tqdm's
+    bar needs a terminal). Off a terminal, a line every NASHZOO_PROGRESS_SECONDS."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NASHZOO_PROGRESS_SECONDS": "0"}
+    argv = ["tournament", "--game", "kuhn_poker", "--agent", "a=random", "--agent",
+            "b=cfr+:20", "--deals", "600", "--block-size", "100", "--store",
+            str(tmp_path / "t.sqlite")]  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "nashzoo", *argv], capture_output=True, text=True, env=env,
+        timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [x for x in done.stderr.splitlines() if x.startswith("[tournament ")]
+    assert len(lines) >= 2 and "/6 blocks" in lines[0] and "elapsed" in lines[0]
+    assert lines[-1].endswith("6/6 blocks (100%), " + lines[-1].split(", ")[1] + ", done")
+
+
+def test_figures_carry_their_units(capsys):
+    """Issue 86, item 5: head_to_head on Limit Hold'em said chips/game only, play_table
+    chips/game where the command says mbb/game, the tournament's exploitability column
+    had no unit, and the measured points of solve and train none."""
+    from nashzoo.cli import main
+    from nashzoo.envs.registration import make_game
+    from nashzoo.eval import head_to_head, play_table
+    from nashzoo.eval.curves import MeasuredPoint
+
+    a, b = nashzoo.RandomAgent(seed=1), nashzoo.RandomAgent(seed=2)
+    text = str(head_to_head(make_game("limit_holdem"), a, b, deals=10))
+    assert "chips/game" in text and "mbb/game" in text
+    ring = make_game("limit_holdem", players=3)
+    table = play_table(ring, [nashzoo.RandomAgent(seed=k) for k in range(3)], deals=2)
+    assert str(table).count("mbb/game") == 3
+    kuhn = play_table(make_game("kuhn_poker", players=3), [a, b, nashzoo.RandomAgent()], deals=2)
+    assert "mbb/game" in str(kuhn)  # Kuhn has a big blind of 1 chip: mbb as the CLI prints
+    point = MeasuredPoint(1, 1.0, "steps", {"random": (1.0, 0.5, 1.5)}, 10, (2.0, 1.0, 3.0))
+    assert point.text() == ("vs random +1.000 [+0.500, +1.500] chips/game  "
+                            "LBR 2.000 [1.000, 3.000] chips/hand")  # fmt: skip
+    argv = ["tournament", "--game", "kuhn_poker", "--agent", "a=random", "--agent",
+            "b=cfr+:20", "--deals", "100", "--store", ":memory:", "--quiet"]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "exploitability: mbb/game a best response wins" in out

@@ -132,7 +132,8 @@ def _sampled(game: Any, args: argparse.Namespace) -> int:
             step_unit="iterations",
         )
         points.append(point)
-        print(f"{s.seconds:8.1f} s {s.iteration:>12,} iterations  {point.text()}", flush=True)
+        line = f"{s.seconds:8.1f} s {s.iteration:>12,} iterations  {point.text(game.payoff_unit)}"
+        print(line, flush=True)
         if args.out:
             s.average_policy().save(args.out)  # an interrupted run keeps its work
             write_points(points, str(args.out) + ".curve.json")

@@ -383,7 +383,7 @@ def run(args: argparse.Namespace) -> int:
         measured.append(point)
         if args.out:
             write_points(measured, str(args.out) + ".curve.json")
-        return "  " + point.text()
+        return "  " + point.text(game.payoff_unit)
 
     def record(m: Any) -> None:
         line = f"{m.seconds:8.1f} s {m.steps:>11,} {m.step_unit}"

@@ -67,14 +67,17 @@ class MeasuredPoint:
     lbr_hands: int = 0
     method: str = "aivat"
 
-    def text(self) -> str:
-        """One line: each score with its interval, and LBR."""
+    def text(self, unit: str = "chips") -> str:
+        """One line: each score with its interval (``unit`` per game), and LBR (``unit``
+        per hand): ``vs random +1.234 [+1.0, +1.4] chips/game  LBR 2.1 [...] chips/hand``."""
         parts = [
-            f"vs {name} {m:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+            f"vs {name} {m:+.3f} [{lo:+.3f}, {hi:+.3f}] {unit}/game"
             for name, (m, lo, hi) in self.duplicate.items()
         ]
         if self.lbr is not None:
-            parts.append(f"LBR {self.lbr[0]:.3f} [{self.lbr[1]:.3f}, {self.lbr[2]:.3f}]")
+            parts.append(
+                f"LBR {self.lbr[0]:.3f} [{self.lbr[1]:.3f}, {self.lbr[2]:.3f}] {unit}/hand"
+            )
         return "  ".join(parts)
 
 

@@ -532,9 +532,9 @@ def local_best_response(
     start = time.perf_counter()
     bar = None
     if progress:
-        from tqdm import tqdm
+        from nashzoo.extras import progress_bar
 
-        bar = tqdm(total=hands, desc="LBR", unit="hand")
+        bar = progress_bar(total=hands, desc="LBR", unit="hand")
     try:
         pair_seed = 0
         for h in range(hands):

@@ -90,6 +90,9 @@ class MatchResult:
             f"{self.agent_a} vs {self.agent_b}: {self.mean:+.4f} {self.unit}/game "
             f"(95% CI {self.ci95[0]:+.4f} .. {self.ci95[1]:+.4f}; {how})"
         )
+        mbb, band = self.mean_mbb, self.ci95_mbb
+        if mbb is not None and band is not None:
+            text += f" = {mbb:+.1f} mbb/game ({band[0]:+.1f} .. {band[1]:+.1f})"
         plain = self.plain_ci95
         if plain is not None:
             text += f"; uncorrected {self.plain_mean:+.4f} ({plain[0]:+.4f} .. {plain[1]:+.4f})"

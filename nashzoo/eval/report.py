@@ -61,7 +61,7 @@ def write_tournament_report(result: TournamentResult, out_dir: str | Path) -> Pa
             f"<tr><td>{esc(names[k])}</td><td>{esc(dict(cfg.agents)[names[k]])}</td>"
             f"<td>{r.elo[k]:+.1f}</td><td>[{r.elo_low[k]:+.1f}, {r.elo_high[k]:+.1f}]</td>"
             f"<td>{r.nash_mixture[k]:.3f}</td><td>{r.nash_score[k] * scale:+.{d}f}</td>"
-            f"<td>{esc(result.exploitability_text(names[k]))}</td></tr>"
+            f"<td>{esc(result.exploitability_text(names[k], scale))}</td></tr>"
         )
     forfeits = (
         "".join(
@@ -87,7 +87,7 @@ th{{background:#f4f4f4}}small{{color:#666}}</style></head><body>
 {result.blocks_done}/{result.blocks_total} blocks stored.</p>
 <h2>Ratings</h2>
 <table><tr><th>agent</th><th>spec</th><th>Elo (Bradley-Terry)</th><th>95% bootstrap CI</th>
-<th>Nash mixture</th><th>Nash score ({unit})</th><th>exploitability (chips; &ge; LBR:
+<th>Nash mixture</th><th>Nash score ({unit})</th><th>exploitability ({unit}; &ge; LBR:
 a local-best-response lower bound where the game is too large)</th></tr>
 {"".join(rating_rows)}</table>
 <img src="ratings.png" alt="ratings with intervals">

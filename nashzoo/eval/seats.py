@@ -95,6 +95,8 @@ class TableResult:
         forfeit: ``(agent index, deal, reason)`` of the fault that ended the table when
             it was played with ``forfeit=True`` (every deal from ``deal`` on counts as
             lost by that agent), else ``None``.
+        unit: what the scores count (the game's payoff unit: chips in poker).
+        big_blind: chips per big blind where the game has one (the text shows mbb/game).
     """
 
     names: tuple[str, ...]
@@ -109,18 +111,27 @@ class TableResult:
     elo_high: np.ndarray
     position_balanced: bool
     forfeit: tuple[int, int, str] | None = None
+    unit: str = "chips"
+    big_blind: float | None = None
 
     def __str__(self) -> str:
         return _ranked_lines(f"{len(self.scores)} deals x {len(self.seatings)} seatings", self)
 
 
 def _ranked_lines(head: str, result: Any) -> str:
-    """A table or roster result as text: a heading, then each agent, best first."""
+    """A table or roster result as text: a heading, then each agent, best first, in
+    mbb/game where the game has a big blind (as ``nashzoo table`` prints), else in the
+    game's unit per game."""
+    big_blind = getattr(result, "big_blind", None)
+    scale, unit = (1000.0 / big_blind, "mbb/game") if big_blind else (1.0, "")
+    unit = unit or f"{getattr(result, 'unit', 'chips')}/game"
+    digits = 1 if big_blind else 4
     lines = [head]
     for k in np.argsort(-result.mean):
-        lo, hi = result.ci95[k]
+        lo, hi = result.ci95[k] * scale
         lines.append(
-            f"  {result.names[k]:<16} {result.mean[k]:+.4f} [{lo:+.4f}, {hi:+.4f}] chips/game, "
+            f"  {result.names[k]:<16} {result.mean[k] * scale:+.{digits}f} "
+            f"[{lo:+.{digits}f}, {hi:+.{digits}f}] {unit}, "
             f"Elo {result.elo[k]:+.1f} [{result.elo_low[k]:+.1f}, {result.elo_high[k]:+.1f}]"
         )
     return "\n".join(lines)
@@ -269,6 +280,8 @@ def play_table(
         elo_high=high,
         position_balanced=n <= 4,
         forfeit=fault,
+        unit=game.payoff_unit,
+        big_blind=game.big_blind or None,
     )
 
 
@@ -347,6 +360,8 @@ class RosterResult:
     elo: np.ndarray
     elo_low: np.ndarray
     elo_high: np.ndarray
+    unit: str = "chips"
+    big_blind: float | None = None
 
     def __str__(self) -> str:
         return _ranked_lines(f"{len(self.tables)} tables of {len(self.tables[0][0])} seats", self)
@@ -435,4 +450,6 @@ def play_tables(
         elo=elo,
         elo_low=low,
         elo_high=high,
+        unit=game.payoff_unit,
+        big_blind=game.big_blind or None,
     )

@@ -102,15 +102,16 @@ class TournamentResult:
     exploitability_note: dict[str, str | None] = field(default_factory=dict)
     exploitability_ci95: dict[str, tuple[float, float] | None] = field(default_factory=dict)
 
-    def exploitability_text(self, name: str) -> str:
-        """An agent's exploitability for tables: ``0.0123``, ``>=0.152 (LBR)`` for a
-        lower bound, ``-`` when unknown."""
+    def exploitability_text(self, name: str, scale: float = 1.0) -> str:
+        """An agent's exploitability for tables, times ``scale`` (1000 / big blind for
+        mbb/game): ``0.0123``, ``>=0.152 (LBR)`` for a lower bound, ``-`` when
+        unknown."""
         value = self.exploitability.get(name)
         if value is None:
             return "-"
         if self.exploitability_method.get(name) == "lbr":
-            return f">={value:.4g} (LBR)"
-        return f"{value:.4g}"
+            return f">={value * scale:.4g} (LBR)"
+        return f"{value * scale:.4g}"
 
     @property
     def complete(self) -> bool:
@@ -153,11 +154,15 @@ class TournamentResult:
         r = self.ratings
         lines += [
             "",
+            f"Elo (BT): Bradley-Terry on deals won, not chips (an agent that wins many "
+            f"small pots rates high); Nash score: {unit} against the maximum-entropy Nash "
+            f"mixture of these agents (who wins chips); exploitability: {unit} a best "
+            "response wins (>= x (LBR): a lower bound)",
             f"{'agent':<{width}} {'Elo (BT)':>9} {'95% CI':>17} {'Nash mix':>9} "
             f"{'Nash score':>11} {'exploitability':>15}",
         ]
         for k in np.argsort(-r.elo):
-            e_txt = self.exploitability_text(names[k])
+            e_txt = self.exploitability_text(names[k], scale)
             lines.append(
                 f"{names[k]:<{width}} {r.elo[k]:>+9.1f} [{r.elo_low[k]:>+7.1f},"
                 f"{r.elo_high[k]:>+7.1f}] {r.nash_mixture[k]:>9.3f} "

@@ -56,7 +56,7 @@ def test_a_truncated_checkpoint_is_refused(checkpoint, tmp_path, capsys):
 def test_a_checkpoint_for_another_game_is_refused(checkpoint, capsys):
     name, game, path = checkpoint
     other = OTHER_GAME[game]
-    with pytest.raises(NashzooError, match=r"for KuhnPokerGame.*, not for LeducHoldemGame"):
+    with pytest.raises(NashzooError, match=r"for kuhn_poker, not for leduc_holdem"):
         build_agent(str(path), make_game(other))
     assert "not for" in _refused_by_the_cli(path, other, capsys)
 

@@ -141,7 +141,7 @@ def test_human_agent_reprompts_and_quits():
         state.apply_action(state.legal_actions()[0])
     observation = {"observation": None, "action_mask": state.legal_actions_mask()}
     info = {"player": 0, "info_state": state.information_state_string(0)}
-    answers = iter(["raise", "b"])
+    answers = iter(["fold", "b"])  # (raise would be taken for Bet)
     out = io.StringIO()
     agent = HumanAgent(game, read=lambda prompt: next(answers), out=out)
     assert agent.act(observation, info) == 1
