@@ -214,7 +214,7 @@ class LineProgress:
 
 def _duration(seconds: float) -> str:
     """``75.4`` → ``1m15s``; ``3700`` → ``1h01m40s``."""
-    s = int(round(seconds))
+    s = round(seconds)
     h, rest = divmod(s, 3600)
     m, s = divmod(rest, 60)
     if h:
