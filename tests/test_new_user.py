@@ -248,3 +248,32 @@ def test_figures_carry_their_units(capsys):
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "exploitability: mbb/game a best response wins" in out
+
+
+def test_agents_receive_read_only_arrays_and_torch_tensor_copies_them_quietly():
+    """Issue 86, item 8: `torch.as_tensor(obs)` warns "not writable" in every first torch
+    agent; the how-to documents `torch.tensor` (a copy). What the harness hands over is
+    read-only (so no agent can write another's view), and the copy is quiet."""
+    import warnings
+
+    torch = pytest.importorskip("torch")
+    from nashzoo.eval import play_table
+
+    seen = []
+
+    class Recorder(nashzoo.RandomAgent):
+        def act(self, observation, info):
+            seen.append(observation["observation"])
+            return super().act(observation, info)
+
+    game = nashzoo.games.KuhnPokerGame(players=3)
+    play_table(game, [Recorder(seed=0), nashzoo.RandomAgent(), nashzoo.RandomAgent()], deals=2)
+    array = seen[0]
+    assert not array.flags.writeable
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.as_tensor(array)
+    assert any("not writable" in str(w.message) for w in caught)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert torch.tensor(array).shape == array.shape
