@@ -26,6 +26,10 @@ __all__ = [
     "use_numba_user_cache",
     "progress_bar",
     "LineProgress",
+    "cache_root",
+    "cache_entries",
+    "clear_cache",
+    "cache_written",
     "PROGRESS_SECONDS",
 ]
 
@@ -58,6 +62,46 @@ def user_cache_dir(*parts: str) -> Path:
     path = base.joinpath("nashzoo", *parts)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def cache_root() -> Path:
+    """``<user cache>/nashzoo``: the folder every cache of nashzoo is under
+    (:func:`user_cache_dir`)."""
+    return user_cache_dir()
+
+
+def cache_entries(part: str | None = None) -> list[tuple[Path, int]]:
+    """Every file of nashzoo's cache (or of its ``part``: ``"abstraction"``, ``"numba"``)
+    with its size in bytes, largest first; lock files left out."""
+    root = cache_root() if part is None else cache_root() / part
+    if not root.is_dir():
+        return []
+    files = [f for f in root.rglob("*") if f.is_file() and not f.name.endswith(".lock")]
+    return sorted(((f, f.stat().st_size) for f in files), key=lambda e: -e[1])
+
+
+def clear_cache(part: str | None = None) -> tuple[int, int]:
+    """Delete nashzoo's cache files (or those of ``part``); returns ``(files, bytes)``
+    removed. Every entry is made again when next needed (the Hold'em sweep takes minutes,
+    numba's compiled functions seconds each)."""
+    removed = freed = 0
+    for path, size in cache_entries(part):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+            removed += 1
+            freed += size
+    return removed, freed
+
+
+def cache_written(path: Path, what: str) -> None:
+    """Log that ``what`` was written to the cache at ``path``, its size and the cache's,
+    and how to list or clear it."""
+    size = path.stat().st_size
+    total = sum(s for _, s in cache_entries())
+    log.info(
+        "%s cached: %s (%.1f MB; the cache %.1f MB: `nashzoo cache` lists it, "
+        "`nashzoo cache clear` empties it)", what, path, size / 1e6, total / 1e6,
+    )  # fmt: skip
 
 
 @contextlib.contextmanager

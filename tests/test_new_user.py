@@ -277,3 +277,33 @@ def test_agents_receive_read_only_arrays_and_torch_tensor_copies_them_quietly():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert torch.tensor(array).shape == array.shape
+
+
+def test_the_cache_is_listed_sized_and_cleared(tmp_path, monkeypatch, capsys, caplog):
+    """Issue 86, item 9: the abstraction cache grew to 582 MB unannounced, with no way
+    to list or clear it."""
+    import logging
+
+    from nashzoo.cli import main
+    from nashzoo.extras import cache_written
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    tables = tmp_path / "nashzoo" / "abstraction"
+    compiled = tmp_path / "nashzoo" / "numba"
+    tables.mkdir(parents=True)
+    compiled.mkdir(parents=True)
+    (tables / "holdem-ehs2-v1.npz").write_bytes(b"\0" * 3_000_000)
+    (tables / "holdem-ehs2-v1.npz.lock").write_bytes(b"")
+    (compiled / "f.nbi").write_bytes(b"\0" * 1_000_000)
+    with caplog.at_level(logging.INFO, logger="nashzoo.extras"):
+        cache_written(tables / "holdem-ehs2-v1.npz", "Hold'em buckets")
+    assert "Hold'em buckets cached" in caplog.text and "(3.0 MB; the cache 4.0 MB" in caplog.text
+    assert main(["cache"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["3.0", "MB", "abstraction/holdem-ehs2-v1.npz"]
+    assert out[-1].split()[:5] == ["4.0", "MB", "in", "2", "files"]
+    assert main(["cache", "clear", "--part", "abstraction"]) == 0
+    assert "removed 1 files, 3.0 MB" in capsys.readouterr().out
+    assert not (tables / "holdem-ehs2-v1.npz").exists() and (compiled / "f.nbi").exists()
+    assert main(["cache", "clear"]) == 0
+    assert not (compiled / "f.nbi").exists()

@@ -38,7 +38,13 @@ from numba import njit, prange
 from nashzoo.abstraction.buckets import equal_weight_buckets
 from nashzoo.abstraction.isomorphism import SCRATCH, HandIndexer, hand_index
 from nashzoo.errors import InvalidParameterError
-from nashzoo.extras import cache_lock, progress_bar, temporary_sibling, user_cache_dir
+from nashzoo.extras import (
+    cache_lock,
+    cache_written,
+    progress_bar,
+    temporary_sibling,
+    user_cache_dir,
+)
 from nashzoo.games.poker.hand_kernel import _POW5, _rank_hand, tables_arrays
 from nashzoo.tree.jit import ReadOnlyTables
 
@@ -349,6 +355,7 @@ def strength_sweep(
         tmp = temporary_sibling(path)
         np.savez(tmp, version=SWEEP_VERSION, **sweep.__dict__)
         tmp.replace(path)
+        cache_written(path, "the Hold'em strength sweep")
     return sweep
 
 
@@ -609,6 +616,7 @@ def holdem_buckets(
         header = json.dumps({"kind": kind, "counts": list(counts), "version": version})
         np.savez(tmp, header=header, preflop=preflop, flop=flop, turn=turn, river_edges=edges)
         tmp.replace(path)
+        cache_written(path, f"Hold'em {kind} buckets {'/'.join(map(str, counts))}")
     return _finish(kind, counts, preflop, flop, turn, edges)
 
 

@@ -13,6 +13,7 @@ nashzoo train LEARNER GAME --minutes 10 --out agent.pt --plot curve.png
     (LEARNER: cfr, nfsp, deep-cfr, escher, nash-memory, nash-ismcts, simplex-gradient, or a
     plugin's; its options come from its config: ``nashzoo train LEARNER --help``)
 nashzoo serve / submit / leaderboard add-user
+nashzoo cache [list|clear]   (the Hold'em abstraction tables and compiled code on disk)
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from nashzoo.cli import (
+    cache,
     exploitability,
     leaderboard,
     listing,
@@ -40,7 +42,7 @@ __all__ = ["main", "build_parser", "subcommand_parsers"]
 logger = logging.getLogger("nashzoo")
 
 # in the order `nashzoo --help` lists them
-_COMMANDS = (listing, solve, tournament, table, train, exploitability, play, leaderboard)
+_COMMANDS = (listing, solve, tournament, table, train, exploitability, play, leaderboard, cache)
 
 
 def build_parser(*, learners: bool | str = True) -> argparse.ArgumentParser:
