@@ -307,3 +307,37 @@ def test_the_cache_is_listed_sized_and_cleared(tmp_path, monkeypatch, capsys, ca
     assert not (tables / "holdem-ehs2-v1.npz").exists() and (compiled / "f.nbi").exists()
     assert main(["cache", "clear"]) == 0
     assert not (compiled / "f.nbi").exists()
+
+
+def test_every_id_resolves_in_a_fresh_interpreter_through_the_documented_forms():
+    """Issue 86, item 1: in a fresh interpreter `gymnasium.make("nashzoo/...")` raised
+    NamespaceNotFound (since Gymnasium 1.0 no plugin hook registers third-party ids).
+    The documented forms work for every id: Gymnasium's module prefix, and `import
+    nashzoo` first for PettingZoo."""
+    import subprocess
+    import sys
+
+    import gymnasium
+
+    gym_ids = [k for k in gymnasium.registry if k.startswith("nashzoo/")]
+    aec_ids = sorted(nashzoo.envs.registration.registry)
+    assert len(gym_ids) >= 10 and len(aec_ids) >= 10
+    script = f"""
+import gymnasium, sys
+assert "nashzoo" not in sys.modules
+for env_id in {gym_ids!r}:
+    env = gymnasium.make("nashzoo:" + env_id, opponent="random")
+    env.reset(seed=0)
+import nashzoo, pettingzoo
+for env_id in {aec_ids!r}:  # PettingZoo 1.27 has a registry; earlier ones nashzoo.make
+    env = (pettingzoo.make if hasattr(pettingzoo, "make") else nashzoo.make)(
+        *(["aec"] if hasattr(pettingzoo, "make") else []), env_id
+    )
+    env.reset(seed=0)
+print("ok", len({gym_ids!r}), len({aec_ids!r}))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=600, cwd="/"
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["ok", str(len(gym_ids)), str(len(aec_ids))]

@@ -11,7 +11,7 @@ Parameters             ``players`` (2, the default, to 6; other definitions:
                        ``GameEnv(AcpcPokerGame(parse_acpc_gamedef(text)))`` any)
 Rules                  :mod:`nashzoo.games.poker.engine`, definition
                        :data:`nashzoo.games.poker.LIMIT_HOLDEM_GAMEDEF`
-Gymnasium id           ``gymnasium.make("nashzoo/LimitHoldem-v0", opponent=...)``
+Gymnasium id           ``gymnasium.make("nashzoo:nashzoo/LimitHoldem-v0", opponent=...)``
 =====================  ============================================================
 
 The game of the ACPC's heads-up limit competitions (and of Cepheus). A 52-card deck.

@@ -11,7 +11,7 @@ Parameters             ``raises`` (pot fractions of the raise actions, default
                        ``(0.5, 1.0)``), ``stack`` (both players' stacks, default 20000)
 Rules                  :mod:`nashzoo.games.poker.acpc`, definition
                        :data:`nashzoo.games.poker.acpc.NO_LIMIT_HOLDEM_GAMEDEF`
-Gymnasium id           ``gymnasium.make("nashzoo/NoLimitHoldem-v0", opponent=...)``
+Gymnasium id           ``gymnasium.make("nashzoo:nashzoo/NoLimitHoldem-v0", opponent=...)``
 =====================  ============================================================
 
 The game of the ACPC's heads-up no-limit competitions (and of OpenSpiel's HUNL

@@ -1,9 +1,12 @@
 """Gymnasium views of nashzoo games.
 
 :class:`SingleAgentEnv` plays one seat against a fixed opponent agent (stable-baselines3,
-sb3-contrib's MaskablePPO). The Gymnasium ids below are registered at ``import nashzoo``::
+sb3-contrib's MaskablePPO). The Gymnasium ids are registered when nashzoo is imported;
+Gymnasium's module prefix imports it for you (no plugin hook registers third-party ids
+since Gymnasium 1.0)::
 
-    gymnasium.make("nashzoo/LeducHoldem-v0", opponent="random")
+    gymnasium.make("nashzoo:nashzoo/LeducHoldem-v0", opponent="random")
+    # or: import nashzoo; gymnasium.register_envs(nashzoo); gymnasium.make("nashzoo/...")
 
 The PettingZoo AEC envs enforce call order, action types and illegal-action handling
 themselves (:class:`nashzoo.envs.GameEnv`), so no PettingZoo wrapper stack is needed.

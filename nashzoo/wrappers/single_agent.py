@@ -18,7 +18,9 @@ needs the number). ``seat=0`` or ``1`` fixes it; ``"random"`` draws it per episo
 the env's seeded generator. Gymnasium ids: ``nashzoo/KuhnPoker-v0``,
 ``nashzoo/LeducHoldem-v0``, ``nashzoo/LimitHoldem-v0``, ``nashzoo/NoLimitHoldem-v0``, the
 matrix games and the fighting card presets (``nashzoo/FightingCards-v0``, ``...Small-v0``,
-``...Tiny-v0``).
+``...Tiny-v0``), registered when nashzoo is imported: ``gymnasium.make(
+"nashzoo:nashzoo/LeducHoldem-v0", opponent="random")`` imports it (the module prefix), or
+``import nashzoo`` then ``gymnasium.register_envs(nashzoo)``.
 """
 
 from __future__ import annotations
