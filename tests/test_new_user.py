@@ -341,3 +341,31 @@ print("ok", len({gym_ids!r}), len({aec_ids!r}))
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["ok", str(len(gym_ids)), str(len(aec_ids))]
+
+
+def test_a_training_run_logs_its_figures_for_plotting_tools(tmp_path, capsys):
+    """Issue 86, item 11: SB3 users expect a training log (CSV or TensorBoard); `nashzoo
+    train --log-dir` writes every measured figure as it comes, and TensorBoard events."""
+    import csv
+
+    pytest.importorskip("torch")
+    from nashzoo.cli import main
+
+    logs = tmp_path / "logs"
+    argv = ["train", "nfsp", "kuhn_poker", "--steps", "4000", "--eval-every", "1e-9",
+            "--log-dir", str(logs), "--quiet"]  # fmt: skip
+    assert main([*argv, "--tensorboard"]) == 0
+    rows = list(csv.DictReader((logs / "scalars.csv").open()))
+    printed = [x for x in capsys.readouterr().out.splitlines() if "exploitability" in x]
+    assert len(rows) == len(printed) >= 2
+    assert {r["name"] for r in rows} == {"exploitability"}
+    steps = [int(r["step"]) for r in rows]
+    assert steps == sorted(steps) and steps[-1] >= 4000
+    # the figures are the printed ones
+    assert [f"{float(r['value']):.4f}" for r in rows] == [
+        x.split("exploitability")[1].split()[0] for x in printed
+    ]
+    assert list(logs.glob("events.out.tfevents.*"))
+    with pytest.raises(SystemExit):
+        main(["train", "nfsp", "kuhn_poker", "--steps", "10", "--tensorboard"])
+    assert "--tensorboard needs --log-dir" in capsys.readouterr().err

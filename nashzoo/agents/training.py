@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -12,7 +13,55 @@ import numpy as np
 from nashzoo.errors import InvalidParameterError
 from nashzoo.validation import check_int, check_number
 
-__all__ = ["mlp", "train_loop", "tabular_policy"]
+__all__ = ["mlp", "train_loop", "tabular_policy", "ScalarLog"]
+
+
+class ScalarLog:
+    """A training run's figures as they are measured, for plotting tools: every
+    :meth:`write` appends ``step,seconds,name,value`` rows to ``<folder>/scalars.csv``
+    (a long table: new figures need no new columns; ``pandas.read_csv`` then ``pivot``
+    gives SB3's wide layout), flushed at once so that a killed run keeps every row; with
+    ``tensorboard=True`` the same scalars also go to TensorBoard event files in
+    ``folder`` (``tensorboard --logdir FOLDER``; needs the ``tensorboard`` package).
+    A callback of :meth:`~nashzoo.agents.learner.Learner.train` writes it (``nashzoo
+    train ... --log-dir DIR``).
+
+    Raises:
+        MissingDependencyError: ``tensorboard=True`` without the tensorboard package.
+    """
+
+    def __init__(self, folder: str | Path, *, tensorboard: bool = False) -> None:
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.path = self.folder / "scalars.csv"
+        fresh = not self.path.exists() or self.path.stat().st_size == 0
+        self._file = self.path.open("a", encoding="utf-8")
+        if fresh:
+            self._file.write("step,seconds,name,value\n")
+            self._file.flush()
+        self._board = None
+        if tensorboard:
+            from nashzoo.extras import require
+
+            require("tensorboard", "tensorboard", "TensorBoard logging")
+            from torch.utils.tensorboard import SummaryWriter
+
+            self._board = SummaryWriter(log_dir=str(self.folder))
+
+    def write(self, step: int, seconds: float, **values: float) -> None:
+        """One row per named figure at ``step`` (``seconds`` of training)."""
+        for name, value in values.items():
+            self._file.write(f"{int(step)},{float(seconds):.3f},{name},{float(value)!r}\n")
+            if self._board is not None:
+                self._board.add_scalar(name, float(value), int(step), walltime=None)
+        self._file.flush()
+        if self._board is not None:
+            self._board.flush()
+
+    def close(self) -> None:
+        self._file.close()
+        if self._board is not None:
+            self._board.close()
 
 
 def mlp(torch: Any, sizes: list[int]) -> Any:

@@ -33,7 +33,7 @@ __all__ = ["add_parser", "run", "config_options"]
 # the options every learner has; a config field may not take one of these names
 _COMMON = {"param", "minutes", "steps", "eval_every", "threads", "out", "keep_best", "plot"}
 _COMMON |= {"quiet", "game", "learner", "help", "measure_deals", "measure_every", "lbr_hands"}
-_COMMON |= {"resume", "checkpoint_every"}
+_COMMON |= {"resume", "checkpoint_every", "log_dir", "tensorboard"}
 
 
 def _plain(text: str) -> str:
@@ -197,6 +197,18 @@ def add_parser(sub: Any, *, learners: bool | str = True) -> None:
             "FILE; config options are refused (the file holds the config); replay "
             "buffers a learner does not save (NFSP, Nash-ISMCTS) start empty",
         )
+        q.add_argument(
+            "--log-dir",
+            metavar="DIR",
+            help="append every measured figure (exploitability, duplicate scores, LBR) to "
+            "DIR/scalars.csv as it is measured (step,seconds,name,value)",
+        )
+        q.add_argument(
+            "--tensorboard",
+            action="store_true",
+            help="with --log-dir: TensorBoard event files in DIR too (tensorboard --logdir "
+            "DIR; needs the tensorboard package)",
+        )
         q.add_argument("--quiet", action="store_true", help="no progress bar")
         if learners is not True and name != learners:
             q.set_defaults(func=_unavailable(name, "its options were not loaded"))
@@ -320,6 +332,8 @@ def run(args: argparse.Namespace) -> int:
         args.out = args.resume  # a continued run is saved where it was
     if args.keep_best and not args.out:
         raise usage_error("--keep-best needs --out (where the best checkpoint goes)")
+    if args.tensorboard and not args.log_dir:
+        raise usage_error("--tensorboard needs --log-dir (where the event files go)")
     if args.steps is not None and args.steps < 1:
         raise InvalidParameterError(f"--steps must be >= 1, received {args.steps}.")
     if not args.checkpoint_every >= 0:
@@ -350,6 +364,12 @@ def run(args: argparse.Namespace) -> int:
     curves: dict[str, list[ConvergencePoint]] = {entry.name: []}
     state = {"exact": True, "best": float("inf"), "measured": -float("inf")}
     state["saved"] = learner.seconds  # training seconds at the last checkpoint
+    log = None
+    if args.log_dir is not None:
+        from nashzoo.agents.training import ScalarLog
+
+        log = ScalarLog(args.log_dir, tensorboard=args.tensorboard)
+        print(f"figures logged to {log.path}" + (" and TensorBoard" if args.tensorboard else ""))
     measured: list[Any] = _measured_so_far(args.resume, learner)
     if measured:
         state["measured"] = measured[-1].seconds
@@ -383,6 +403,11 @@ def run(args: argparse.Namespace) -> int:
         measured.append(point)
         if args.out:
             write_points(measured, str(args.out) + ".curve.json")
+        if log is not None:
+            figures = {f"vs_{name}": m_ for name, (m_, _, _) in point.duplicate.items()}
+            if point.lbr is not None:
+                figures["lbr"] = point.lbr[0]
+            log.write(m.steps, m.seconds, **figures)
         return "  " + point.text(game.payoff_unit)
 
     def record(m: Any) -> None:
@@ -408,6 +433,12 @@ def run(args: argparse.Namespace) -> int:
                     point = ConvergencePoint(m.steps, m.seconds, float(v), m.step_unit)
                     curves.setdefault(which, []).append(point)
                 line += f"  exploitability {value:.4f}"
+                if log is not None:  # the learner's own figure, then the others it measures
+                    names = ["exploitability"] + [
+                        f"exploitability_{k}".replace("-", "_").replace(" ", "_")
+                        for k in list(values)[1:]
+                    ]
+                    log.write(m.steps, m.seconds, **dict(zip(names, values.values())))
                 line += "".join(f"  {k} {v:.4f}" for k, v in list(values.items())[1:])
                 if args.keep_best and value < state["best"]:
                     state["best"] = value
@@ -446,6 +477,8 @@ def run(args: argparse.Namespace) -> int:
         line = measure(learner, final=True)
         if line:
             print(f"{learner.seconds:8.1f} s {learner.steps:>11,} {learner.step_unit}{line}")
+    if log is not None:
+        log.close()
     if args.keep_best and state["exact"]:
         print(f"best checkpoint (exploitability {state['best']:.4f}) in {args.out}")
     elif args.out:
