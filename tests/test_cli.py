@@ -274,7 +274,7 @@ def test_exploitability_by_a_learned_best_response_prints_a_lower_bound(capsys):
     assert found is not None, out
     mean, low, high = (float(v) for v in found.groups())
     assert low < mean < high and low < 0.458
-    assert "random in KuhnPokerGame(deck_size=3)" in out and "training," in out
+    assert "random in kuhn_poker" in out and "training," in out
     assert "\u2501" not in out  # SB3's rich bar draws on a terminal only, not into a log
 
 

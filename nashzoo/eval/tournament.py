@@ -154,10 +154,10 @@ class TournamentResult:
         r = self.ratings
         lines += [
             "",
-            f"Elo (BT): Bradley-Terry on deals won, not chips (an agent that wins many "
-            f"small pots rates high); Nash score: {unit} against the maximum-entropy Nash "
-            f"mixture of these agents (who wins chips); exploitability: {unit} a best "
-            "response wins (>= x (LBR): a lower bound)",
+            f"Elo (BT): Bradley-Terry on deals won, not on the {game.payoff_unit} won (an "
+            f"agent that wins many small pots rates high); Nash score: {unit} against the "
+            "maximum-entropy Nash mixture of these agents (who wins the most); "
+            f"exploitability: {unit} a best response wins (>= x (LBR): a lower bound)",
             f"{'agent':<{width}} {'Elo (BT)':>9} {'95% CI':>17} {'Nash mix':>9} "
             f"{'Nash score':>11} {'exploitability':>15}",
         ]

@@ -164,7 +164,8 @@ def test_tournament_reports_the_lbr_bound_where_exact_is_out_of_reach(tmp_path):
     # random play loses to LBR by far more than nothing (the bound's CI is wide in 8 hands)
     assert result.exploitability["rnd"] > 0
     assert "8 hands" in result.exploitability_note["rnd"]
-    assert f">={result.exploitability['rnd']:.4g} (LBR)" in result.format()
+    mbb = 1000 / 10  # the table is in mbb/game: Limit Hold'em's big blind is 10 chips
+    assert f">={result.exploitability['rnd'] * mbb:.4g} (LBR)" in result.format()
     page = write_tournament_report(result, tmp_path / "report").read_text()
     assert "(LBR)" in page
     # without lbr_hands the figure stays unknown, with the reason
