@@ -215,7 +215,43 @@ def train_learners(game, out: Path, scale: float) -> dict[str, tuple[str, object
     return learners
 
 
-def round_robin_lines(result, folder: str, *, scale: float, digits: int) -> list[str]:
+RATINGS_NOTE = (
+    "Who wins the most comes first: Nash score is the agent's mean score against the "
+    "maximum-entropy Nash mixture of these agents (Nash mixture: its weight there); "
+    "Bradley-Terry (Elo scale) counts duplicate deals won, not their size, so an agent "
+    "that wins many small pots and loses a few big ones can rate high and score low."
+)
+
+
+def signed(value: float, digits: int) -> str:
+    """``value`` with a sign and ``digits`` decimals, never ``-0.0`` (a value that rounds
+    to zero is ``+0.0``)."""
+    text = f"{value:+.{digits}f}"
+    return "+" + text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def ratings_lines(names, r, *, scale: float, digits: int, unit: str = "") -> list[str]:
+    """A ratings table, best Nash score first (the rating that answers who wins the
+    most), with what each rating measures."""
+    lines = [
+        RATINGS_NOTE,
+        "",
+        f"| agent | Nash score{f' ({unit})' if unit else ''} | Nash mixture | "
+        "Elo (Bradley-Terry) | 95% CI |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for k in np.lexsort((-r.elo, -np.round(r.nash_score * scale, 6))):
+        lines.append(
+            f"| {names[k]} | {signed(r.nash_score[k] * scale, digits)} | "
+            f"{r.nash_mixture[k]:.3f} | {r.elo[k]:+.1f} | "
+            f"[{r.elo_low[k]:+.1f}, {r.elo_high[k]:+.1f}] |"
+        )
+    return lines
+
+
+def round_robin_lines(
+    result, folder: str, *, scale: float, digits: int, unit: str = ""
+) -> list[str]:
     """A section's pairings table (the row agent's score times ``scale``, with its 95% CI,
     and with AIVAT the same games' uncorrected score and CI), ratings table and tournament
     link (the table headers are the caller's)."""
@@ -233,11 +269,7 @@ def round_robin_lines(result, folder: str, *, scale: float, digits: int) -> list
                 f" {mean:+.{digits}f} | [{mean - half:+.{digits}f}, {mean + half:+.{digits}f}] |"
             )
         lines.append(line)
-    lines += ["", "| agent | Elo (Bradley-Terry) | 95% CI |", "|---|---:|---|"]
-    for k in np.argsort(-r.elo):
-        lines.append(
-            f"| {ct.names[k]} | {r.elo[k]:+.1f} | [{r.elo_low[k]:+.1f}, {r.elo_high[k]:+.1f}] |"
-        )
+    lines += ["", *ratings_lines(ct.names, r, scale=scale, digits=digits, unit=unit)]
     return [
         *lines,
         "",
@@ -293,12 +325,15 @@ def fighting_cards(out: Path, scale: float, deals: int) -> list[str]:
         f"Tree: {tree.num_nodes:,} histories, {tree.num_infosets:,} information sets. "
         "Payoff +1 / -1 / 0 (win, loss, equal hit points); the game value is 0.",
         "",
-        "| agent | budget | seconds | exploitability |",
-        "|---|---|---:|---:|",
+        "| agent | budget | seconds | exploitability | note |",
+        "|---|---|---:|---:|---|",
     ]
-    for name, budget, seconds, policy in rows:
-        value = exploitability(policy).exploitability
-        lines.append(f"| {name} | {budget} | {seconds:.1f} | {value:.4f} |")
+    values = {name: exploitability(policy).exploitability for name, _, _, policy in rows}
+    for name, budget, seconds, _ in rows:
+        value, note = values[name], ""
+        if name not in ("random", "cfr+") and value >= values["random"]:
+            note = f"not trained enough: worse than random ({values['random']:.4f})"
+        lines.append(f"| {name} | {budget} | {seconds:.1f} | {value:.4f} | {note} |")
     lines += [
         "",
         f"Duplicate round robin ({deals} deals x 2 seats per pairing; mean score of the "
@@ -307,7 +342,9 @@ def fighting_cards(out: Path, scale: float, deals: int) -> list[str]:
         "| A | B | A's score | 95% CI |",
         "|---|---|---:|---|",
     ]
-    return lines + round_robin_lines(result, "fighting_cards", scale=1.0, digits=3)
+    return lines + round_robin_lines(
+        result, "fighting_cards", scale=1.0, digits=3, unit="points/game"
+    )
 
 
 def fighting_cards_default(out: Path, scale: float, deals: int) -> list[str]:
@@ -362,7 +399,9 @@ def fighting_cards_default(out: Path, scale: float, deals: int) -> list[str]:
         "| A | B | A's score | 95% CI |",
         "|---|---|---:|---|",
     ]
-    return lines + round_robin_lines(result, "fighting_cards_default", scale=1.0, digits=3)
+    return lines + round_robin_lines(
+        result, "fighting_cards_default", scale=1.0, digits=3, unit="points/game"
+    )
 
 
 def limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
@@ -442,6 +481,11 @@ def limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
         "rollouts per action, 95% CI) and the agents meet in a duplicate round robin "
         f"({deals} deals x 2 seats per pairing; mbb/game of the row agent, 1 chip = 100 mbb).",
         "",
+        f"LBR is a yardstick with known limits: {hands} hands give intervals thousands of "
+        "mbb wide, a bound whose interval reaches below zero bounds nothing, and this "
+        "implementation is known to run low (below the exact value on Leduc): read the "
+        "column as a rough lower bound, and the round robin for strength.",
+        "",
         "| agent | budget | LBR lower bound (mbb/hand) | LBR 95% CI |",
         "|---|---|---:|---|",
     ]
@@ -464,7 +508,7 @@ def limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
         "| A | B | A's score, AIVAT (mbb/game) | 95% CI | uncorrected | 95% CI |",
         "|---|---|---:|---|---:|---|",
     ]
-    lines += round_robin_lines(result, "limit_holdem", scale=mbb, digits=0)
+    lines += round_robin_lines(result, "limit_holdem", scale=mbb, digits=0, unit="mbb/game")
     searches = {HOLDEM_SEARCH: build_agent(HOLDEM_SEARCH, game)}
     if trained is not None:
         path, budget = trained
@@ -605,7 +649,7 @@ def no_limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
         "| A | B | A's score (mbb/game) | 95% CI |",
         "|---|---|---:|---|",
     ]
-    return lines + round_robin_lines(result, "no_limit_holdem", scale=bb, digits=0)
+    return lines + round_robin_lines(result, "no_limit_holdem", scale=bb, digits=0, unit="mbb/game")
 
 
 def three_player_kuhn() -> list[str]:
@@ -842,7 +886,7 @@ def run_demo(
             exact,
             out / "crosstable.png",
             unit=unit,
-            title=f"row agent's exact duplicate score vs column agent ({unit})",
+            title=f"{args.game}: row agent's exact duplicate score vs column agent ({unit})",
         )
         expl = {name: exploitability(policies[name]) for name in names}
 
@@ -873,13 +917,25 @@ def run_demo(
         "",
         "## Agents: exact exploitability",
         "",
-        f"| agent | exploitability (chips) | {unit} | value as player 0 |",
-        "|---|---:|---:|---:|",
+        "Value as player 0: the expected chips of the first seat when both seats play the "
+        "policy (the game's value is -0.0856 for an equilibrium). A learner above uniform "
+        "random's exploitability has not trained enough in the demo's budget (its steps "
+        "given): that row says so.",
+        "",
+        f"| agent | exploitability (chips) | {unit} | value as player 0 | note |",
+        "|---|---:|---:|---:|---|",
     ]
+    uniform = expl["random"].exploitability if "random" in expl else None
     for name, r in sorted(expl.items(), key=lambda kv: kv[1].exploitability):
+        note = ""
+        if name in learners and uniform is not None and r.exploitability >= uniform:
+            note = (
+                f"not trained enough: {learners[name][3]} in {learners[name][2]:.0f} s, "
+                f"worse than random ({uniform:.3g})"
+            )
         lines.append(
             f"| {name} | {r.exploitability:.4g} | {r.exploitability * scale:.1f} | "
-            f"{r.policy_values[0]:+.4f} |"
+            f"{r.policy_values[0]:+.4f} | {note} |"
         )
     ct = result.crosstable
     lines += [
@@ -893,22 +949,15 @@ def run_demo(
         lines.append(
             f"| {names[i]} | {names[j]} | {ct.mean[i, j] * scale:+.1f} | "
             f"[{ct.ci_low[i, j] * scale:+.1f}, {ct.ci_high[i, j] * scale:+.1f}] | "
-            f"{exact[i, j]:+.1f} |"
+            f"{signed(exact[i, j], 1)} |"
         )
     r = result.ratings
     lines += [
         "",
         "## Ratings (from the sampled matches)",
         "",
-        "| agent | Elo (Bradley-Terry) | 95% CI | Nash mixture | Nash score |",
-        "|---|---:|---|---:|---:|",
+        *ratings_lines(names, r, scale=scale, digits=1, unit=unit),
     ]
-    for k in np.argsort(-r.elo):
-        lines.append(
-            f"| {names[k]} | {r.elo[k]:+.1f} | [{r.elo_low[k]:+.1f}, "
-            f"{r.elo_high[k]:+.1f}] | {r.nash_mixture[k]:.3f} | "
-            f"{r.nash_score[k] * scale:+.1f} |"
-        )
     lines += [
         "",
         "![crosstable](crosstable.png)",

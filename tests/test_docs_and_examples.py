@@ -60,6 +60,19 @@ def test_demo_runs_with_a_tiny_budget(tmp_path):
         assert "ran in a second process beside the others" in report
         assert "[demo] Limit Hold'em:" in (out / "big_games.log").read_text()
     assert "## Ratings (from the sampled matches)" in report
+    # issue 86 item 12: a learner worse than uniform random is said to be so, with its
+    # budget; every ratings table says what each rating measures; no -0.0 anywhere
+    section = report[report.index("## Agents: exact exploitability") :]
+    section = section[: section.index("\n## ", 5)]
+    rows = [r.split("|")[1:-1] for r in section.splitlines() if r.startswith("| ")][1:]
+    random_value = next(float(r[1]) for r in rows if r[0].strip() == "random")
+    learners = {"nfsp", "simplex-gradient", "deep-cfr", "escher", "ppo-vs-random",
+                "mt-ismcts", "nash-ismcts"}  # fmt: skip
+    for name, value, *_, note in rows:
+        worse = name.strip() in learners and float(value) >= random_value
+        assert ("not trained enough" in note) == worse, (name, value, note)
+    assert report.count("Who wins the most comes first") >= 5
+    assert not re.search(r"-0\.0+(?![0-9])", report), re.search(r".*-0\.0+(?![0-9]).*", report)
     # every agent family that exists is measured and plays (issue 12 added the search agents)
     agents = ("cfr+", "pcfr+", "mmd", "fsp", "nfsp", "ppo-vs-random", "mt-ismcts", "nash-ismcts")
     agents = (*agents, "nash-memory", "deep-cfr", "escher")  # issue 36: neural regret learners

@@ -135,13 +135,16 @@ def plot_crosstable(
     unit: str = "chips/game",
     title: str | None = None,
 ) -> Path:
-    """Heatmap of the row agent's score against the column agent (diagonal blank)."""
+    """Heatmap of the row agent's score against the column agent (diagonal blank), every
+    cell written in one fixed-point format (no ``+1.23e+03`` beside ``-707``), the
+    colorbar labelled with ``unit``."""
     import itertools
 
     import numpy as np
 
     plt = require_matplotlib()
     table = np.asarray(table, dtype=float)
+    digits = _cell_digits(table)
     n = len(names)
     fig, ax = plt.subplots(figsize=(1.1 * n + 2.5, 0.9 * n + 1.8))
     finite = np.abs(table[np.isfinite(table)])
@@ -152,14 +155,34 @@ def plot_crosstable(
     for i, j in itertools.product(range(n), repeat=2):
         if i != j and np.isfinite(table[i, j]):
             color = "white" if abs(table[i, j]) > 0.6 * lim else "black"
-            ax.text(j, i, f"{table[i, j]:+.3g}", ha="center", va="center", fontsize=8, color=color)
+            text = f"{table[i, j]:+.{digits}f}"
+            ax.text(j, i, text, ha="center", va="center", fontsize=8, color=color)
     ax.set_title(title or f"row agent's score vs column agent ({unit})", fontsize=9)
-    fig.colorbar(im, ax=ax, shrink=0.8)
+    fig.colorbar(im, ax=ax, shrink=0.8, label=f"row agent's score ({unit})")
     return _save(plt, fig, path)
 
 
-def plot_ratings(names: Sequence[str], elo: Any, low: Any, high: Any, path: str | Path) -> Path:
-    """Bradley-Terry ratings (Elo scale) with their 95% intervals, best first."""
+def _cell_digits(table: Any) -> int:
+    """Decimals that show a table's cells in one format: none for scores in the
+    hundreds (mbb/game), up to three for scores below one (points, chips)."""
+    import numpy as np
+
+    finite = np.abs(table[np.isfinite(table)])
+    top = float(finite.max()) if finite.size else 0.0
+    return 0 if top >= 100 else 1 if top >= 10 else 2 if top >= 1 else 3
+
+
+def plot_ratings(
+    names: Sequence[str],
+    elo: Any,
+    low: Any,
+    high: Any,
+    path: str | Path,
+    *,
+    title: str | None = None,
+) -> Path:
+    """Bradley-Terry ratings (Elo scale) with their 95% intervals, best first; ``title``
+    names the game."""
     import numpy as np
 
     plt = require_matplotlib()
@@ -171,8 +194,10 @@ def plot_ratings(names: Sequence[str], elo: Any, low: Any, high: Any, path: str 
         elo[order], ys, xerr=[elo[order] - low[order], high[order] - elo[order]], fmt="o", capsize=4
     )
     ax.set_yticks(ys, [names[k] for k in order])
-    ax.set_xlabel("Bradley-Terry rating (Elo scale, mean 0) with 95% bootstrap interval")
+    ax.set_xlabel("Bradley-Terry rating on deals won (Elo scale, mean 0), 95% bootstrap interval")
     ax.grid(True, axis="x", alpha=0.3)
+    if title:
+        ax.set_title(title, fontsize=10)
     return _save(plt, fig, path)
 
 

@@ -32,8 +32,11 @@ def write_tournament_report(result: TournamentResult, out_dir: str | Path) -> Pa
     d = score_digits(scale)
     ct, r = result.crosstable, result.ratings
     names = list(ct.names)
-    plot_crosstable(names, ct.mean * scale, out / "crosstable.png", unit=unit)
-    plot_ratings(names, r.elo, r.elo_low, r.elo_high, out / "ratings.png")
+    plot_crosstable(
+        names, ct.mean * scale, out / "crosstable.png", unit=unit,
+        title=f"{game}: row agent's duplicate score vs column agent ({unit})",
+    )  # fmt: skip
+    plot_ratings(names, r.elo, r.elo_low, r.elo_high, out / "ratings.png", title=str(game))
     esc = html.escape
     rows = []
     for i, a in enumerate(names):
