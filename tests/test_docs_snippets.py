@@ -1,5 +1,6 @@
-"""Every Python snippet of the documentation runs (issue 17): each page's blocks in order
-in one namespace, in a scratch folder. The pages assert their own figures (game sizes,
+"""Every Python snippet of the documentation runs (issue 17), each block on its own (issue
+86: a fresh namespace, so a block copied alone runs; `# file: NAME.py` blocks are modules
+the page's later blocks import), in a scratch folder. The pages assert their own figures (game sizes,
 values, exploitability), so a page that went wrong fails here. The RLlib page needs
 RLlib, which pins its own Gymnasium: CI runs it in the wheel check's own venv
 (`.ci/wheel_check.py`), and here only where RLlib is installed."""
@@ -108,13 +109,34 @@ def _importable(module: str) -> bool:
 def test_a_failing_snippet_fails_with_its_page_and_line(tmp_path):
     page = tmp_path / "broken.md"
     page.write_text(
-        "# A page\n\n```python\nx = 1\n```\n\ntext\n\n```python\nassert x == 2, 'wrong'\n```\n"
+        "# A page\n\n```python\nx = 1\n```\n\ntext\n\n"
+        "```python\nx = 1\nassert x == 2, 'wrong'\n```\n"
     )
-    assert snippets.python_blocks(page) == [(4, "x = 1\n"), (10, "assert x == 2, 'wrong'\n")]
+    assert snippets.python_blocks(page) == [
+        (4, "x = 1\n"),
+        (10, "x = 1\nassert x == 2, 'wrong'\n"),
+    ]
     with pytest.raises(AssertionError, match="wrong") as failure:
         snippets.run_page(page, tmp_path)
     frame = failure.traceback[-1]
-    assert frame.path == page and frame.lineno + 1 == 10  # pytest's line numbers count from 0
+    assert frame.path == page and frame.lineno + 1 == 11  # pytest's line numbers count from 0
+
+
+def test_each_block_runs_on_its_own_and_file_blocks_are_modules(tmp_path):
+    """Issue 86, item 2: a block copied alone must run, so no block sees the names of the
+    blocks before it; a block that starts `# file: NAME.py` is a module the reader saves,
+    which later blocks import."""
+    page = tmp_path / "alone.md"
+    page.write_text("```python\nx = 1\n```\n\n```python\nprint(x)\n```\n")
+    with pytest.raises(NameError, match="'x' is not defined"):
+        snippets.run_page(page, tmp_path)
+    page.write_text(
+        "```python\n# file: helper_mod.py\nVALUE = 41\n```\n\n"
+        "```python\nfrom helper_mod import VALUE\n\nassert VALUE + 1 == 42\n```\n"
+    )
+    snippets.run_page(page, tmp_path)
+    assert (tmp_path / "helper_mod.py").read_text().startswith("# file: helper_mod.py")
+    assert "helper_mod" not in sys.modules  # the page's module leaves with its folder
 
 
 def _blocks(language: str) -> list[tuple[str, str]]:

@@ -1,7 +1,10 @@
 """Run the Python snippets of the documentation, page by page.
 
-Each page's ```` ```python ```` blocks run in order in one namespace (a page reads like one
-Python session), in a scratch folder, so files a page writes stay there. The tests
+Every ```` ```python ```` block runs on its own, as a reader who copies that one block
+would run it: in a fresh namespace (nothing from the page's earlier blocks), in a scratch
+folder. A block whose first line is ``# file: NAME.py`` is a module the page asks the
+reader to save: it is written to the page's scratch folder (which is on ``sys.path``),
+and the blocks after it import from it, as the reader's own script would. The tests
 (``tests/test_docs_snippets.py``) run every page; from the shell::
 
     python docs/_ext/snippets.py docs/tutorial.md docs/howto/rllib.md
@@ -45,20 +48,35 @@ def pages() -> list[Path]:
     return [p for p in markdown_pages() if python_blocks(p)]
 
 
+FILE_BLOCK = re.compile(r"^# file: ([A-Za-z_][A-Za-z0-9_]*\.py)[ \t]*$")
+"""The first line of a block that is a module to save, not a script to run."""
+
+
 def run_page(page: Path, workdir: Path) -> float:
-    """Run the page's blocks in ``workdir``; returns the seconds it took. An exception
+    """Run the page's blocks in ``workdir``, each in a fresh namespace (file blocks are
+    written there instead, see the module); returns the seconds it took. An exception
     carries the page and the line of the failing block in its traceback."""
-    namespace: dict[str, object] = {"__name__": "__main__"}
     old = Path.cwd()
     os.chdir(workdir)
+    sys.path.insert(0, str(workdir))
+    saved = set(sys.modules)
     start = time.perf_counter()
     try:
         for line, block in python_blocks(page):
+            named = FILE_BLOCK.match(block.splitlines()[0]) if block.strip() else None
+            if named:
+                (workdir / named[1]).write_text(block, encoding="utf-8")
+                continue
             # pad so tracebacks point at the page's own line numbers
             code = compile("\n" * (line - 1) + block, str(page), "exec")
-            exec(code, namespace)
+            exec(code, {"__name__": "__main__"})
     finally:
         os.chdir(old)
+        sys.path.remove(str(workdir))
+        for name in set(sys.modules) - saved:  # the page's own modules go with its folder
+            module = sys.modules.get(name)
+            if module is not None and str(getattr(module, "__file__", "")).startswith(str(workdir)):
+                del sys.modules[name]
     return time.perf_counter() - start
 
 
