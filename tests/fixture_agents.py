@@ -111,3 +111,7 @@ def hostile_memory_hog():
 
 def hostile_sleeper():
     return hostile("sleeper", seconds=5.0)
+
+
+def hostile_hard_exit():
+    return hostile("hard_exit")

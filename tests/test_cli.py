@@ -308,3 +308,35 @@ def test_table_turns_a_hostile_agents_fault_into_a_forfeit(member, tmp_path, cap
     lost = [r for r in rows if r["scores"] == [2.0, 2.0, -4.0] or -4.0 in r["scores"]]
     assert len(lost) == 3 * 20
     assert printed.count("bad at deal 0:") == 3
+
+
+@pytest.mark.parametrize("member", ["hard_exit", "sleeper", "raises"])
+def test_table_in_supervised_workers_survives_an_agent_that_kills_its_process(
+    member, tmp_path, capsys
+):
+    """Issue 85, item 6: with --workers the tables run in the tournament's supervised
+    pool, so an agent that ends its process (os._exit) or hangs past the hard deadline
+    forfeits its table and the others are played; every deal is in the journal."""
+    import json
+
+    from nashzoo.cli import main
+
+    out = tmp_path / "table.jsonl"
+    argv = [
+        "table", "--game", "kuhn_poker", "--param", "players=3", "--deals", "12",
+        "--agent", "r1=random", "--agent", "r2=random", "--agent", "r3=random",
+        "--agent", f"bad=tests.fixture_agents:hostile_{member}", "--workers", "2",
+        "--move-time-limit", "0.5", "--setup-time-limit", "60", "--out", str(out), "--quiet",
+    ]  # fmt: skip
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert printed.count("bad at deal 0:") == 3, printed
+    rows = [json.loads(line) for line in out.read_text().splitlines()[1:]]
+    assert sorted((r["table"], r["deal"]) for r in rows) == [
+        (k, d) for k in range(4) for d in range(12)
+    ]
+    assert sum(r["scores"] in ([2.0, 2.0, -4.0], [2.0, -4.0, 2.0], [-4.0, 2.0, 2.0])
+               for r in rows) == 3 * 12  # fmt: skip
+    # the same command resumes from the journal: nothing is played again
+    assert main(argv) == 0
+    assert "resuming: 48 deals already" in capsys.readouterr().out

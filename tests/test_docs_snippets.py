@@ -1,8 +1,8 @@
 """Every Python snippet of the documentation runs (issue 17), each block on its own (issue
 86: a fresh namespace, so a block copied alone runs; `# file: NAME.py` blocks are modules
-the page's later blocks import), in a scratch folder. The pages assert their own figures (game sizes,
-values, exploitability), so a page that went wrong fails here. The RLlib page needs
-RLlib, which pins its own Gymnasium: CI runs it in the wheel check's own venv
+the page's later blocks import), in a scratch folder. The pages assert their own figures
+(game sizes, values, exploitability), so a page that went wrong fails here. The RLlib page
+needs RLlib, which pins its own Gymnasium: CI runs it in the wheel check's own venv
 (`.ci/wheel_check.py`), and here only where RLlib is installed."""
 
 import contextlib

@@ -34,20 +34,10 @@ def run(args: argparse.Namespace) -> int:
     game = make_game(args.game, **parse_params(args.param))
     pairs = parse_agents(args.agent)
     check_agents(pairs, game)
-    calls = make_calls(args.move_time_limit, args.setup_time_limit)
-    agents: list[Any] = []
-    for name, spec in pairs:
-        try:
-            agents.append(calls.setup(len(agents), AgentSpec(spec, name=name), game))
-        except Forfeit as exc:
-            calls.close()
-            raise InvalidParameterError(
-                f"agent {name}={spec} could not be built for {game}: {exc.reason}"
-            ) from None
     n = game.num_players
-    tables = roster_tables(len(agents), n)
+    tables = roster_tables(len(pairs), n)
     print(
-        f"{game}: {n} seats, {len(agents)} agents, {len(tables)} table(s) of {args.deals} "
+        f"{game}: {n} seats, {len(pairs)} agents, {len(tables)} table(s) of {args.deals} "
         f"duplicate deals x {len(seatings(n))} seatings "
         f"({'all permutations' if n <= 4 else 'rotations'})"
     )
@@ -59,18 +49,31 @@ def run(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "deals": args.deals,
     }
-    done, write = _journal(args.out, header, len(tables))
-    if any(len(rows) for rows in done):
-        print(f"resuming: {sum(len(rows) for rows in done)} deals already in {args.out}")
-    try:
-        result = play_tables(
-            game, agents, deals=args.deals, seed=args.seed, progress=not args.quiet,
-            done=[np.array(rows, dtype=np.float64) for rows in done], on_deal=write,
-            calls=calls, forfeit=True,
-        )  # fmt: skip
-    finally:
-        write.close()
-        calls.close()
+    if args.workers > 0:
+        result = _supervised(game, pairs, tables, header, args)
+    else:
+        calls = make_calls(args.move_time_limit, args.setup_time_limit)
+        agents: list[Any] = []
+        for name, spec in pairs:
+            try:
+                agents.append(calls.setup(len(agents), AgentSpec(spec, name=name), game))
+            except Forfeit as exc:
+                calls.close()
+                raise InvalidParameterError(
+                    f"agent {name}={spec} could not be built for {game}: {exc.reason}"
+                ) from None
+        done, write = _journal(args.out, header, len(tables))
+        if any(len(rows) for rows in done):
+            print(f"resuming: {sum(len(rows) for rows in done)} deals already in {args.out}")
+        try:
+            result = play_tables(
+                game, agents, deals=args.deals, seed=args.seed, progress=not args.quiet,
+                done=[np.array(rows, dtype=np.float64) for rows in done], on_deal=write,
+                calls=calls, forfeit=True,
+            )  # fmt: skip
+        finally:
+            write.close()
+            calls.close()
     forfeits = [
         (result.names[seated[who]], deal, reason)
         for seated, table in result.tables
@@ -100,6 +103,140 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         print(f"\nper-deal scores: {args.out}")
     return 0
+
+
+def _supervised(
+    game: Any, pairs: list[tuple[str, str]], tables: list[Any], header: dict[str, Any], args: Any
+) -> Any:
+    """The tables in ``args.workers`` supervised processes (the tournament's
+    :class:`~nashzoo.eval.pool.SupervisedPool`): each builds its agents and appends its
+    deals to the journal (a temporary one without ``--out``); an agent that kills its
+    process or overruns its move's hard deadline forfeits its table from the first deal
+    the journal lacks, and the other tables are played."""
+    import dataclasses
+    import tempfile
+
+    from nashzoo.errors import NashzooError
+    from nashzoo.eval.pool import SupervisedPool, Task
+    from nashzoo.eval.seats import pool_tables
+
+    with tempfile.TemporaryDirectory() as tmp:
+        journal = Path(args.out) if args.out else Path(tmp) / "table.jsonl"
+        done, write = _journal(str(journal), header, len(tables))
+        write.close()
+        if args.out and any(len(rows) for rows in done):
+            print(f"resuming: {sum(len(rows) for rows in done)} deals already in {args.out}")
+        setup = (args.game, parse_params(args.param), args.deals, args.seed)
+        limits = (args.move_time_limit, args.setup_time_limit)
+        tasks = [
+            Task(k, _table_task, (setup, [pairs[i] for i in seated], seated, k, journal, limits))
+            for k, seated in enumerate(tables)
+        ]
+        played: list[Any] = [None] * len(tables)
+        pool = SupervisedPool(args.workers, time_limit=args.move_time_limit)
+        with pool:
+            for outcome in pool.run(tasks):
+                k = int(outcome.task.key)  # type: ignore[call-overload]
+                seated = tables[k]
+                if outcome.status == "ok":
+                    played[k] = (seated, outcome.value)
+                elif outcome.status in ("crash", "timeout"):
+                    who = seated.index(outcome.agent) if outcome.agent in seated else 0
+                    names = [pairs[i][0] for i in seated]
+                    fault = (who, len(_journal_rows(journal, k, args.deals)), outcome.detail)
+                    table = _forfeited_table(game, names, journal, k, who, args.deals, args.seed)
+                    played[k] = (seated, dataclasses.replace(table, forfeit=fault))
+                else:
+                    raise NashzooError(f"table {k} failed: {outcome.detail}")
+                if not args.quiet:
+                    print(f"table {k + 1}/{len(tables)} done ({outcome.status})", flush=True)
+    return pool_tables(game, [name for name, _ in pairs], played, seed=args.seed)
+
+
+def _journal_rows(journal: Path, k: int, deals: int) -> list[list[float]]:
+    """Table ``k``'s deal scores recorded in ``journal``, in order (at most ``deals``)."""
+    rows: list[list[float]] = []
+    for line in journal.read_text().splitlines()[1:]:
+        entry = json.loads(line)
+        if entry["table"] == k and entry["deal"] == len(rows):
+            rows.append([float(v) for v in entry["scores"]])
+    return rows[:deals]
+
+
+class _Named:
+    """A stand-in that carries an agent's name (for a table's result built from its
+    journal)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _forfeited_table(
+    game: Any, names: list[str], journal: Path, k: int, who: int, deals: int, seed: int
+) -> Any:
+    """Table ``k`` whose agent ``who`` killed its worker or ran out of time: the deals the
+    journal holds, then every later one lost by ``who`` (appended to the journal)."""
+    import numpy as np
+
+    from nashzoo.eval.seats import forfeit_scores, play_table, table_seed
+
+    rows = _journal_rows(journal, k, deals)
+    write = _Writer(journal)
+    for deal in range(len(rows), deals):
+        row = forfeit_scores(game, len(names), who)
+        write(k, deal, row)
+        rows.append(list(row))
+    write.close()
+    stand_ins = [_Named(name) for name in names]
+    return play_table(
+        game, stand_ins, deals=deals, seed=table_seed(seed, k), bootstrap=0,
+        done=np.array(rows, dtype=np.float64),
+    )  # fmt: skip
+
+
+def _table_task(
+    setup: tuple[Any, ...],
+    pairs: list[tuple[str, str]],
+    seated: tuple[int, ...],
+    k: int,
+    journal: Path,
+    limits: tuple[float | None, float],
+    *,
+    slot: Any,
+) -> Any:
+    """One table in a supervised worker: its agents built under the setup allowance,
+    its deals from the first one the journal lacks (a retried task continues), each
+    appended to the journal as it ends; a fault is a forfeit of the table."""
+    import dataclasses
+    import functools
+
+    import numpy as np
+
+    from nashzoo.agents import AgentSpec
+    from nashzoo.envs.registration import make_game
+    from nashzoo.eval.guard import Forfeit, SupervisedCalls
+    from nashzoo.eval.seats import play_table, table_seed
+
+    game_id, params, deals, seed = setup
+    game = make_game(game_id, **params)
+    calls = SupervisedCalls(slot, seated, limits[0], limits[1])
+    rows = _journal_rows(journal, k, deals)
+    agents = []
+    for j, (name, spec) in enumerate(pairs):
+        try:
+            agents.append(calls.setup(j, AgentSpec(spec, name=name), game))
+        except Forfeit as exc:
+            table = _forfeited_table(game, [n for n, _ in pairs], journal, k, j, deals, seed)
+            return dataclasses.replace(table, forfeit=(j, len(rows), exc.reason))
+    write = _Writer(journal)
+    try:
+        return play_table(
+            game, agents, deals=deals, seed=table_seed(seed, k), bootstrap=0, calls=calls,
+            done=np.array(rows, dtype=np.float64) if rows else None,
+            on_deal=functools.partial(write, k), forfeit=True,
+        )  # fmt: skip
+    finally:
+        write.close()
 
 
 class _Writer:
@@ -189,6 +326,15 @@ def add_parser(sub: Any) -> None:
         default=None,
         help="journal of the per-deal scores (JSON lines, written as each deal ends); the "
         "same command resumes from it",
+    )
+    p.add_argument(
+        "--workers",
+        type=int_arg(0, 1024),
+        default=0,
+        help="play the tables in this many supervised worker processes, as the tournament "
+        "does: an agent that kills its process (os._exit, a segfault) or overruns its "
+        "move's hard deadline forfeits its table, and the run goes on (default 0: in this "
+        "process, where faults are forfeits but a killed process ends the run)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)

@@ -60,7 +60,16 @@ from nashzoo.games.base import TERMINAL, Game
 from nashzoo.games.observation import ObservationCache
 from nashzoo.validation import check_int
 
-__all__ = ["seatings", "TableResult", "play_table", "RosterResult", "play_tables"]
+__all__ = [
+    "seatings",
+    "TableResult",
+    "play_table",
+    "RosterResult",
+    "play_tables",
+    "pool_tables",
+    "table_seed",
+    "forfeit_scores",
+]
 
 
 def seatings(n: int) -> list[tuple[int, ...]]:
@@ -243,7 +252,7 @@ def play_table(
     fault: tuple[int, int, str] | None = None
     for d in range(first, deals):
         if fault is not None:  # the rest of a forfeited table
-            scores[d] = _forfeit_scores(game, n, fault[0])
+            scores[d] = forfeit_scores(game, n, fault[0])
             if on_deal is not None:
                 on_deal(d, scores[d].copy())
             continue
@@ -255,7 +264,7 @@ def play_table(
             if not forfeit:
                 raise
             fault = (exc.who, d, exc.reason)
-            scores[d] = _forfeit_scores(game, n, exc.who)
+            scores[d] = forfeit_scores(game, n, exc.who)
         if on_deal is not None:
             on_deal(d, scores[d].copy())
         if bar is not None:
@@ -285,7 +294,7 @@ def play_table(
     )
 
 
-def _forfeit_scores(game: Game, n: int, loser: int) -> np.ndarray:
+def forfeit_scores(game: Game, n: int, loser: int) -> np.ndarray:
     """A forfeited deal's scores: ``loser`` loses the game's largest payoff, the others
     share it."""
     penalty = game.max_payoff_magnitude
@@ -415,15 +424,34 @@ def play_tables(
     combos = roster_tables(len(agents), n)
     played: list[tuple[tuple[int, ...], TableResult]] = []
     for k, seated in enumerate(combos):
-        table_seed = int(np.random.SeedSequence([seed, k]).generate_state(1)[0])
         before = None if done is None or k >= len(done) or not len(done[k]) else done[k]
         result = play_table(
-            game, [agents[i] for i in seated], deals=deals, seed=table_seed, bootstrap=0,
+            game, [agents[i] for i in seated], deals=deals, seed=table_seed(seed, k), bootstrap=0,
             calls=calls, progress=progress, done=before, forfeit=forfeit,
             on_deal=None if on_deal is None else functools.partial(on_deal, k),
         )  # fmt: skip
         played.append((seated, result))
-    m = len(agents)
+    return pool_tables(game, unique_names(agents), played, bootstrap=bootstrap, seed=seed)
+
+
+def table_seed(seed: int, k: int) -> int:
+    """The seed of table ``k`` of a roster seeded ``seed`` (:func:`play_tables`)."""
+    return int(np.random.SeedSequence([seed, k]).generate_state(1)[0])
+
+
+def pool_tables(
+    game: Game,
+    names: Sequence[str],
+    played: Sequence[tuple[tuple[int, ...], TableResult]],
+    *,
+    bootstrap: int = 200,
+    seed: int = 0,
+) -> RosterResult:
+    """The roster's pooled score and rating from its tables' results (each with the
+    roster indices seated), however they were played (here, or in supervised worker
+    processes)."""
+    bootstrap = check_int("bootstrap", bootstrap, 0)
+    m = len(names)
     per_agent: list[list[np.ndarray]] = [[] for _ in range(m)]
     for seated, result in played:
         for j, i in enumerate(seated):
@@ -441,7 +469,7 @@ def play_tables(
 
     wins, elo, low, high = _rated(pooled, bootstrap, np.random.default_rng([seed, 40]))
     return RosterResult(
-        names=unique_names(agents),
+        names=tuple(names),
         tables=tuple(played),
         mean=mean,
         stderr=stderr,
