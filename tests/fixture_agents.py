@@ -85,33 +85,21 @@ def hostile(name, **kwargs):
     return zoo.make(name, **kwargs)
 
 
-def hostile_raises():
-    return hostile("raises")
+def _hostile_factory(name, **kwargs):
+    """A module-level factory of one zoo member (what a `module:factory` spec names)."""
+
+    def make():
+        return hostile(name, **kwargs)
+
+    make.__name__ = make.__qualname__ = f"hostile_{name}"
+    return make
 
 
-def hostile_garbage():
-    return hostile("garbage")
-
-
-def hostile_sys_exit():
-    return hostile("sys_exit")
-
-
-def hostile_interrupter():
-    return hostile("interrupter")
-
-
-def hostile_reset_raiser():
-    return hostile("reset_raiser")
-
-
-def hostile_memory_hog():
-    return hostile("memory_hog")
-
-
-def hostile_sleeper():
-    return hostile("sleeper", seconds=5.0)
-
-
-def hostile_hard_exit():
-    return hostile("hard_exit")
+hostile_raises = _hostile_factory("raises")
+hostile_garbage = _hostile_factory("garbage")
+hostile_sys_exit = _hostile_factory("sys_exit")
+hostile_interrupter = _hostile_factory("interrupter")
+hostile_reset_raiser = _hostile_factory("reset_raiser")
+hostile_memory_hog = _hostile_factory("memory_hog")
+hostile_sleeper = _hostile_factory("sleeper", seconds=5.0)
+hostile_hard_exit = _hostile_factory("hard_exit")
