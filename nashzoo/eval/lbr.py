@@ -24,6 +24,9 @@ on Leduc (-0.031 [-0.141, +0.079] with exact values, -0.115 [-0.226, -0.003] wit
 rollouts), but it models an agent that keeps betting: against always-raise on Limit
 Hold'em it found 3,092 mbb/hand to the paper's 2,092 (the exact value is 3,697; 200
 hands, 20 rollouts), and 795 to the paper's 1,048 against always-call (exact 1,163).
+The paper's valuation is also weaker in no-limit against agents that raise often: on a
+small no-limit game (3 ranks, 2 rounds, stacks of 20) it found 1.84 of uniform play's
+exact 3.66, the continuation 2.24 (its check-downs take the agent's raises for calls).
 
 The values are computed exactly (``rollouts=None``: every hand of the range and every
 later card; fine for Leduc) or by Monte Carlo rollouts (``rollouts=k``: each check-down
