@@ -646,8 +646,10 @@ def local_best_response(
             zero against CFR+ after 30 iterations).
 
     Raises:
-        InvalidParameterError: not a two-player game, an agent without
-            ``action_probabilities``, or bad ``hands``/``rollouts``/``actions``.
+        InvalidParameterError: not a two-player game, not a poker game (no big blind:
+            the message names the learned best response), an agent without
+            ``action_probabilities``, or bad ``hands``/``rollouts``/``actions``/
+            ``valuation``.
         GameTooLargeError: ``rollouts=None`` on a game with more histories than
             :data:`~nashzoo.tree.compile.DEFAULT_MAX_NODES` (exact values would not end).
     """
@@ -677,6 +679,13 @@ def local_best_response(
     if valuation not in ("paper", "continuation"):
         raise InvalidParameterError(
             f"`valuation` is 'paper' or 'continuation', received {valuation!r}."
+        )
+    if not getattr(game, "big_blind", None):
+        raise InvalidParameterError(
+            f"LBR values its actions as poker bets (fold, check or call, bet); {game} is "
+            "not a poker game (it declares no big blind). Measure it with the learned "
+            "best response instead: nashzoo.bounds.learned_best_response, or `nashzoo "
+            "exploitability AGENT --game GAME --method learned-br`."
         )
     hands = check_lbr_hands("hands", hands, 2) if duplicate else check_int("hands", hands, 2)
     if rollouts is not None:

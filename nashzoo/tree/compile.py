@@ -237,9 +237,18 @@ to measure by sampling, not to raise ``max_nodes``."""
 
 def _too_large(game: Game, histories: str, size: int, max_nodes: int) -> str:
     """Why ``game`` does not compile, and what to do instead."""
+    if getattr(game, "big_blind", None):  # poker: the local best response applies
+        bound = (
+            "nashzoo.eval.local_best_response (a lower bound on exploitability; `nashzoo "
+            "exploitability ... --method lbr`)"
+        )
+    else:
+        bound = (
+            "nashzoo.bounds.learned_best_response (a lower bound on exploitability; "
+            "`nashzoo exploitability ... --method learned-br`)"
+        )
     sampling = (
-        "measure it by sampling instead: nashzoo.eval.local_best_response (a lower bound "
-        "on exploitability; `nashzoo exploitability ... --method lbr`) or duplicate matches "
+        f"measure it by sampling instead: {bound} or duplicate matches "
         "(nashzoo.eval.head_to_head)"
     )
     if size > ENUMERABLE:

@@ -125,17 +125,21 @@ def test_cli_bounds_a_limit_holdem_agent_and_plots_the_bound(tmp_path, capsys):
 
 def test_exact_values_are_refused_where_the_game_does_not_compile(capsys):
     """Exact action values enumerate the rest of the hand at every LBR decision: on Limit
-    Hold'em (about 2e19 histories) and the default fighting preset they would never end,
-    so they are refused at once, naming the way out (rollouts); the CLI, where the user
-    did not choose, samples them; a game under the compile limit (Leduc, 9,457
-    histories) keeps them."""
+    Hold'em (about 2e19 histories) they would never end, so they are refused at once,
+    naming the way out (rollouts); games that are not poker are refused whatever the
+    values (issue 87: LBR's valuation is poker's), naming the learned best response;
+    the CLI, where the user did not choose, samples them; a game under the compile
+    limit (Leduc, 9,457 histories) keeps them."""
     from nashzoo.cli import main
     from nashzoo.envs.registration import make_game
 
     agent = RandomAgent(seed=0)
-    for name in ("limit_holdem", "fighting_cards"):
-        with pytest.raises(GameTooLargeError, match="rollouts=k"):
-            local_best_response(make_game(name), agent, hands=2)
+    with pytest.raises(GameTooLargeError, match="rollouts=k"):
+        local_best_response(make_game("limit_holdem"), agent, hands=2)
+    # a game that is not poker has no bets to value: the learned best response measures it
+    for name in ("fighting_cards", "fighting_cards_small", "rps"):
+        with pytest.raises(InvalidParameterError, match="not a poker game.*learned-br"):
+            local_best_response(make_game(name), agent, hands=2, rollouts=2)
     # the CLI, not asked for exact values, says it samples them instead
     args = ["exploitability", "random", "--game", "limit_holdem", "--method", "lbr"]
     assert main([*args, "--hands", "2"]) == 0
