@@ -248,8 +248,7 @@ def _too_large(game: Game, histories: str, size: int, max_nodes: int) -> str:
             "`nashzoo exploitability ... --method learned-br`)"
         )
     sampling = (
-        f"measure it by sampling instead: {bound} or duplicate matches "
-        "(nashzoo.eval.head_to_head)"
+        f"measure it by sampling instead: {bound} or duplicate matches (nashzoo.eval.head_to_head)"
     )
     if size > ENUMERABLE:
         return f"{game} has {histories} histories, far too many to enumerate; {sampling}."
