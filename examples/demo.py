@@ -223,6 +223,14 @@ RATINGS_NOTE = (
 )
 
 
+def no_negative_zero(text: str) -> str:
+    """``text`` with every number that reads as a negative zero (``-0``, ``-0.0``, the
+    rounding of a small negative figure) written ``+0`` / ``+0.0``."""
+    import re
+
+    return re.sub(r"(?<![0-9.])-(0(?:\.0+)?)(?![0-9.])", r"+\1", text)
+
+
 def signed(value: float, digits: int) -> str:
     """``value`` with a sign and ``digits`` decimals, never ``-0.0`` (a value that rounds
     to zero is ``+0.0``)."""
@@ -987,8 +995,9 @@ def run_demo(
         "",
         f"Generated in {time.perf_counter() - started:.1f} s by examples/demo.py.",
     ]
-    (out / "report.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines[:]))
+    text = no_negative_zero("\n".join(lines) + "\n")
+    (out / "report.md").write_text(text)
+    print(text, end="")
     print(f"\nreport: {out / 'report.md'}")
 
 
