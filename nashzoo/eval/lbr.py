@@ -293,7 +293,6 @@ class _LBR:
         self.call = call
         self.rng = rng
         self.valuation = valuation
-        self.checkdowns: dict[tuple[int, ...], float] = {}
 
     # -- values of LBR's actions --------------------------------------------------------
     def _calling(self, state: State) -> int:
@@ -302,7 +301,8 @@ class _LBR:
 
     def _exact(self, state: State, seat: int, member: int) -> float:
         """Expected return of ``seat`` when it only calls from here and the agent plays
-        its policy (``member``'s, in a mixture; every card and action enumerated).
+        its policy (``member``'s, in a mixture; every card and action enumerated), or,
+        with ``member`` -1, calls too (the paper's check-down).
 
         The value is a function of the history (the agent's policy is stationary, as
         LBR's range already assumes), so it is remembered: the hands of one run walk the
@@ -327,7 +327,7 @@ class _LBR:
                 child.apply_action(outcome)
                 total += prob * self._exact(child, seat, member)
             return total
-        if p == seat:
+        if p == seat or member < 0:  # LBR calls; member -1: the agent calls too
             child = state.clone()
             child.apply_action(self._calling(state))
             return self._exact(child, seat, member)
@@ -400,14 +400,8 @@ class _LBR:
         end (the paper's win probability, in chips): every later card enumerated
         (``draws`` None; remembered by history) or drawn from ``draws``, uniforms shared
         by every action and every hand of the range (common random numbers)."""
-        if draws is None:
-            key = (*state.history(), -1 - seat)
-            value = self.checkdowns.get(key)
-            if value is None:
-                if len(self.checkdowns) > _Policy.max_memo:
-                    self.checkdowns.clear()
-                value = self.checkdowns[key] = self._checkdown_walk(state, seat)
-            return value
+        if draws is None:  # the exact walk with both players calling (member -1)
+            return self._exact(state, seat, -1)
         state = state.clone()
         k = 0
         while not state.is_terminal():
@@ -418,20 +412,6 @@ class _LBR:
             else:
                 state.apply_action(self._calling(state))
         return state.returns()[seat]
-
-    def _checkdown_walk(self, state: State, seat: int) -> float:
-        if state.is_terminal():
-            return state.returns()[seat]
-        if state.current_player() == CHANCE:
-            total = 0.0
-            for outcome, prob in state.chance_outcomes():
-                child = state.clone()
-                child.apply_action(outcome)
-                total += prob * self._checkdown(child, seat, None)
-            return total
-        child = state.clone()
-        child.apply_action(self._calling(state))
-        return self._checkdown(child, seat, None)
 
     def _paper_values(
         self,
