@@ -490,9 +490,12 @@ def limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
         f"({deals} deals x 2 seats per pairing; mbb/game of the row agent, 1 chip = 100 mbb).",
         "",
         f"LBR is a yardstick with known limits: {hands} hands give intervals thousands of "
-        "mbb wide, a bound whose interval reaches below zero bounds nothing, and this "
-        "implementation is known to run low (below the exact value on Leduc): read the "
-        "column as a rough lower bound, and the round robin for strength.",
+        "mbb wide, and a bound whose interval reaches below zero bounds nothing. It values "
+        "its actions as Lisý & Bowling do (a call checked down against the agent's range, "
+        "a bet by the agent's exact folds and the check-down against its calls): on Leduc "
+        "it finds 95% of uniform play's exact exploitability and 78% of CFR+ 10's, and it "
+        "runs low against agents that raise often (it takes their raises for calls). Read "
+        "the column as a rough lower bound, and the round robin for strength.",
         "",
         "| agent | budget | LBR lower bound (mbb/hand) | LBR 95% CI |",
         "|---|---|---:|---|",
