@@ -310,14 +310,13 @@ def _check_torch_in_child(path: Path, game: Any, limits: Limits) -> str:
     allocate, the server's own process never holds it."""
     import json
     import os
-    import resource
     import subprocess
 
-    def limit() -> None:  # pragma: no cover - runs in the child
-        memory = limits.check_memory_bytes
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-
-    request = json.dumps({"path": str(path), "game": game.to_spec()})
+    # the child sets its own address-space limit first thing (no preexec_fn: the server
+    # runs threads, and a function run between fork and exec may deadlock there)
+    request = json.dumps(
+        {"path": str(path), "game": game.to_spec(), "memory": limits.check_memory_bytes}
+    )
     try:
         done = subprocess.run(
             [sys.executable, "-m", "nashzoo.leaderboard.bundles"],
@@ -325,7 +324,6 @@ def _check_torch_in_child(path: Path, game: Any, limits: Limits) -> str:
             capture_output=True,
             text=True,
             timeout=limits.check_seconds,
-            preexec_fn=limit,
             env={**os.environ, "OMP_NUM_THREADS": "1"},
         )
     except subprocess.TimeoutExpired:
@@ -350,13 +348,16 @@ def _check_torch_in_child(path: Path, game: Any, limits: Limits) -> str:
 
 
 def _main() -> None:  # pragma: no cover - the child of _check_torch_in_child
-    """Read ``{"path", "game"}`` on stdin; print ``{"kind"}`` or ``{"code", "message"}``."""
+    """Read ``{"path", "game", "memory"}`` on stdin; print ``{"kind"}`` or ``{"code",
+    "message"}``, having held this process to ``memory`` bytes of address space."""
     import json
     import resource
 
+    request = json.loads(sys.stdin.read())
+    memory = int(request["memory"])
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))  # before torch is imported
     from nashzoo.games import load_game
 
-    request = json.loads(sys.stdin.read())
     try:
         kind = _check_torch(Path(request["path"]), load_game(request["game"]))
     except SubmissionError as exc:
