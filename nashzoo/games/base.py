@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CHANCE",
+    "COUNTED_DEALS",
     "TERMINAL",
     "Game",
     "GameInfo",
@@ -139,6 +140,12 @@ def sample_chance_outcome(outcomes: Sequence[tuple[int, float]], u: float) -> in
             return outcome
     return outcomes[-1][0]
 
+
+COUNTED_DEALS = 50_000_000
+"""Card games count their histories only up to this many ways to deal the private cards:
+counting the betting of a larger table took minutes (ten-player Leduc over 8), and
+nothing that large compiles; past it :meth:`Game.count_histories` is ``None`` and the
+deals are the lower bound."""
 
 _UNSET = object()
 
@@ -243,10 +250,18 @@ class Game(ABC):
 
     def histories_lower_bound(self) -> int | None:
         """A number of histories the tree certainly exceeds or reaches, computed from the
-        parameters (the exact count where :meth:`count_histories` knows it); ``None``
+        parameters (the exact count where :meth:`count_histories` knows it, else the ways
+        to deal the private cards where the game says, :meth:`_private_deals`); ``None``
         when the game cannot tell. It lets a game too large to compile be refused at
         once instead of after enumerating millions of histories."""
-        return self.count_histories()
+        exact = self.count_histories()
+        return exact if exact is not None else self._private_deals()
+
+    def _private_deals(self) -> int | None:
+        """Ways to deal every player's private cards, histories the tree certainly has
+        (card games say; ``None``: the game does not). A game whose private deals pass
+        :data:`COUNTED_DEALS` leaves :meth:`count_histories` unknown."""
+        return None
 
     @property
     def max_history_length(self) -> int:

@@ -52,7 +52,15 @@ from typing import Any
 import numpy as np
 
 from nashzoo.errors import InvalidParameterError
-from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State, memoised_histories
+from nashzoo.games.base import (
+    CHANCE,
+    COUNTED_DEALS,
+    HIDDEN,
+    TERMINAL,
+    Game,
+    State,
+    memoised_histories,
+)
 from nashzoo.validation import check_int
 
 __all__ = [
@@ -181,15 +189,9 @@ class LeducHoldemGame(Game):
         return LeducHoldemState(self)
 
     def _private_deals(self) -> int:
-        """Ways to deal every player's private card: histories the tree certainly has."""
+        """Ways to deal every player's private card (seven players or more: past any
+        tree that compiles, known at once)."""
         return math.perm(self.num_cards, self.num_players)
-
-    def histories_lower_bound(self) -> int:
-        """The exact count where :meth:`count_histories` gives it, else the ways to deal
-        the private cards (seven players or more: past any tree that compiles, known at
-        once)."""
-        exact = self.count_histories()
-        return exact if exact is not None else self._private_deals()
 
     def count_histories(self) -> int | None:
         """Histories of the tree, counted round by round: the betting tree of a round
@@ -199,7 +201,7 @@ class LeducHoldemGame(Game):
         (seven players and more: counting their betting took from 3 s at eight players
         to over 8 minutes at ten, and nothing that large compiles)."""
         if self.num_players != 2:
-            if self._private_deals() > 50_000_000:
+            if self._private_deals() > COUNTED_DEALS:
                 return None
             known = self.__dict__.get("_count")
             if known is None:

@@ -53,6 +53,7 @@ import numpy as np
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import (
     CHANCE,
+    COUNTED_DEALS,
     HIDDEN,
     TERMINAL,
     Game,
@@ -473,16 +474,10 @@ class AcpcPokerGame(Game):
         return state
 
     def _private_deals(self) -> int:
-        """Ways to deal every player's hole cards: histories the tree certainly has."""
+        """Ways to deal every player's hole cards (a table of three or more with a full
+        deck: far past any tree that compiles, known at once)."""
         d = self.definition
         return math.perm(d.num_cards, d.num_players * d.num_hole_cards)
-
-    def histories_lower_bound(self) -> int:
-        """The exact count where :meth:`count_histories` gives it, else the ways to deal
-        the hole cards (a table of three or more with a full deck: far past any tree that
-        compiles, known at once)."""
-        exact = self.count_histories()
-        return exact if exact is not None else self._private_deals()
 
     def count_histories(self) -> int | None:
         """Histories of the tree: the betting tree (memoised on what the betting depends
@@ -492,7 +487,7 @@ class AcpcPokerGame(Game):
         known = self.__dict__.get("_count")
         if known is not None:
             return int(known)
-        if self._private_deals() > 50_000_000:
+        if self._private_deals() > COUNTED_DEALS:
             return None
         d = self.definition
         cache: dict[tuple[Any, ...], int] = {}
