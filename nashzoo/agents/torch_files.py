@@ -72,7 +72,8 @@ def read_torch_file(path: str | Path) -> dict[str, Any]:
 
     Raises:
         FileNotFoundError: no such file.
-        PolicyFileError: not a readable torch file holding a dict.
+        PolicyFileError: not a readable torch file holding a dict, or one holding a
+            floating-point tensor with a NaN or an infinity.
     """
     state, kept = _read(path)
     return _copied(state) if kept else state
@@ -116,6 +117,14 @@ def _read(path: str | Path) -> tuple[dict[str, Any], bool]:
         raise PolicyFileError(f"{path} is not a readable nashzoo agent file: {exc}") from exc
     if not isinstance(state, dict):
         raise PolicyFileError(f"{path} holds a {type(state).__name__}, not a nashzoo agent.")
+    # checked once per read, not at every build from the kept contents (a tournament
+    # builds its agents afresh for every block)
+    bad = _non_finite(state, "")
+    if bad is not None:
+        raise PolicyFileError(
+            f"{path}: {bad} holds NaN or infinite values; a nashzoo agent file's numbers "
+            "are finite (a diverged or damaged run)."
+        )
     if stat.st_size > CACHE_FILE_BYTES:
         return state, False
     with _CACHE_LOCK:
@@ -165,7 +174,8 @@ def write_torch_file(state: dict[str, Any], path: str | Path) -> Path:
 
 def check_checkpoint(state: dict[str, Any], path: str | Path, fmt: str, version: int) -> None:
     """Raise unless ``state`` is a ``fmt`` file of ``version`` holding only the entries
-    that format defines (:data:`KEYS_BY_FORMAT`).
+    that format defines (:data:`KEYS_BY_FORMAT`); its numbers were found finite when it
+    was read (:func:`read_torch_file`).
 
     Raises:
         PolicyFileError: naming the format, version or entries found and the ones
@@ -185,12 +195,6 @@ def check_checkpoint(state: dict[str, Any], path: str | Path, fmt: str, version:
         raise PolicyFileError(
             f"{path}: a {fmt!r} file holds the entries {sorted(KEYS_BY_FORMAT[fmt])}; "
             f"received unknown entries {unknown[:10]}."
-        )
-    bad = _non_finite(state, "")
-    if bad is not None:
-        raise PolicyFileError(
-            f"{path}: {bad} holds NaN or infinite values; a {fmt!r} file's numbers are "
-            "finite (a diverged or damaged run)."
         )
 
 
