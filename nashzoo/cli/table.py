@@ -155,12 +155,7 @@ def _supervised(
 
 def _journal_rows(journal: Path, k: int, deals: int) -> list[list[float]]:
     """Table ``k``'s deal scores recorded in ``journal``, in order (at most ``deals``)."""
-    rows: list[list[float]] = []
-    for line in journal.read_text().splitlines()[1:]:
-        entry = json.loads(line)
-        if entry["table"] == k and entry["deal"] == len(rows):
-            rows.append([float(v) for v in entry["scores"]])
-    return rows[:deals]
+    return _recorded(journal)[1].get(k, [])[:deals]
 
 
 class _Named:
@@ -257,6 +252,25 @@ class _Writer:
             self._file.close()
 
 
+def _recorded(path: Path) -> tuple[Any, dict[int, list[list[float]]]]:
+    """A journal's header and each table's deal scores, in order.
+
+    Raises:
+        ValueError, KeyError, TypeError, IndexError: not a journal nashzoo wrote (a
+            line out of order says which).
+    """
+    lines = path.read_text().splitlines()
+    header = json.loads(lines[0])
+    rows: dict[int, list[list[float]]] = {}
+    for number, line in enumerate(lines[1:], start=2):
+        entry = json.loads(line)
+        k, deal = entry["table"], entry["deal"]
+        if not isinstance(k, int) or deal != len(rows.setdefault(k, [])):
+            raise ValueError(f"line {number} is table {k!r} deal {deal!r}, out of order")
+        rows[k].append([float(v) for v in entry["scores"]])
+    return header, rows
+
+
 def _journal(out: str | None, header: dict[str, Any], tables: int) -> tuple[list[Any], _Writer]:
     """Per table, the deals already recorded in ``out`` (a JSON-lines journal: the
     settings, then one line per deal as it ended) and a writer that appends the next
@@ -268,15 +282,12 @@ def _journal(out: str | None, header: dict[str, Any], tables: int) -> tuple[list
         return rows, _Writer(None)
     path = Path(out)
     if path.exists() and path.stat().st_size:
-        lines = path.read_text().splitlines()
         try:
-            found = json.loads(lines[0])
-            for number, line in enumerate(lines[1:], start=2):
-                entry = json.loads(line)
-                k, deal = entry["table"], entry["deal"]
-                if not 0 <= k < tables or deal != len(rows[k]):
-                    raise ValueError(f"line {number} is table {k!r} deal {deal!r}, out of order")
-                rows[k].append([float(v) for v in entry["scores"]])
+            found, recorded = _recorded(path)
+            if not set(recorded) <= set(range(tables)):
+                raise ValueError(f"tables {sorted(set(recorded) - set(range(tables)))}")
+            for k, deals in recorded.items():
+                rows[k] = deals
         except (ValueError, KeyError, TypeError, IndexError) as exc:
             raise InvalidParameterError(
                 f"{out} is not a table journal that nashzoo wrote ({exc}); give another --out."
