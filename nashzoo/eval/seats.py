@@ -55,7 +55,7 @@ from nashzoo.eval.referee import (
     request_for,
     stated_row,
 )
-from nashzoo.eval.stats import Z95
+from nashzoo.eval.stats import Z95, scale_and_unit
 from nashzoo.games.base import TERMINAL, Game
 from nashzoo.games.observation import ObservationCache
 from nashzoo.validation import check_int
@@ -131,10 +131,8 @@ def _ranked_lines(head: str, result: Any) -> str:
     """A table or roster result as text: a heading, then each agent, best first, in
     mbb/game where the game has a big blind (as ``nashzoo table`` prints), else in the
     game's unit per game."""
-    big_blind = getattr(result, "big_blind", None)
-    scale, unit = (1000.0 / big_blind, "mbb/game") if big_blind else (1.0, "")
-    unit = unit or f"{getattr(result, 'unit', 'chips')}/game"
-    digits = 1 if big_blind else 4
+    scale, unit = scale_and_unit(result.big_blind, result.unit)
+    digits = 1 if result.big_blind else 4
     lines = [head]
     for k in np.argsort(-result.mean):
         lo, hi = result.ci95[k] * scale

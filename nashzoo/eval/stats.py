@@ -17,6 +17,7 @@ __all__ = [
     "sample_mean_and_stderr",
     "ci95",
     "score_unit",
+    "scale_and_unit",
     "score_digits",
 ]
 
@@ -66,9 +67,15 @@ def score_unit(game: Game) -> tuple[float, str]:
     """``(scale, unit)`` to report a game's scores in: mbb/game (1000 / big blind) where
     the game has a big blind, its own unit per game otherwise (:attr:`Game.payoff_unit
     <nashzoo.games.base.Game.payoff_unit>`; the fighting game's win is 1 point)."""
-    if game.big_blind:
-        return 1000.0 / game.big_blind, "mbb/game"
-    return 1.0, f"{game.payoff_unit}/game"
+    return scale_and_unit(game.big_blind, game.payoff_unit)
+
+
+def scale_and_unit(big_blind: float | None, payoff_unit: str) -> tuple[float, str]:
+    """:func:`score_unit` from a game's big blind and payoff unit (what a result keeps
+    of its game)."""
+    if big_blind:
+        return 1000.0 / big_blind, "mbb/game"
+    return 1.0, f"{payoff_unit}/game"
 
 
 def score_digits(scale: float, mbb: int = 1) -> int:
