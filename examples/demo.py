@@ -231,13 +231,6 @@ def no_negative_zero(text: str) -> str:
     return re.sub(r"(?<![0-9.])-(0(?:\.0+)?)(?![0-9.])", r"+\1", text)
 
 
-def signed(value: float, digits: int) -> str:
-    """``value`` with a sign and ``digits`` decimals, never ``-0.0`` (a value that rounds
-    to zero is ``+0.0``)."""
-    text = f"{value:+.{digits}f}"
-    return "+" + text[1:] if text.startswith("-") and float(text) == 0 else text
-
-
 def ratings_lines(names, r, *, scale: float, digits: int, unit: str = "") -> list[str]:
     """A ratings table, best Nash score first (the rating that answers who wins the
     most), with what each rating measures."""
@@ -250,7 +243,7 @@ def ratings_lines(names, r, *, scale: float, digits: int, unit: str = "") -> lis
     ]
     for k in np.lexsort((-r.elo, -np.round(r.nash_score * scale, 6))):
         lines.append(
-            f"| {names[k]} | {signed(r.nash_score[k] * scale, digits)} | "
+            f"| {names[k]} | {r.nash_score[k] * scale:+.{digits}f} | "
             f"{r.nash_mixture[k]:.3f} | {r.elo[k]:+.1f} | "
             f"[{r.elo_low[k]:+.1f}, {r.elo_high[k]:+.1f}] |"
         )
@@ -960,7 +953,7 @@ def run_demo(
         lines.append(
             f"| {names[i]} | {names[j]} | {ct.mean[i, j] * scale:+.1f} | "
             f"[{ct.ci_low[i, j] * scale:+.1f}, {ct.ci_high[i, j] * scale:+.1f}] | "
-            f"{signed(exact[i, j], 1)} |"
+            f"{exact[i, j]:+.1f} |"
         )
     r = result.ratings
     lines += [
