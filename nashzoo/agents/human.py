@@ -53,9 +53,10 @@ def action_labels(game: Game, info: Mapping[str, Any], actions: Any) -> dict[int
         view = (int(player), str(info["info_state"]), public)
         try:
             state = game.view_state(*view)
-            size = game.count_histories()
-            if state is None and size is not None and size <= _WALKED_HISTORIES:
-                state = hidden_worlds(game, *view).state(0)  # a small tree, walked
+            if state is None:  # no fast path: a small tree is walked
+                size = game.count_histories()
+                if size is not None and size <= _WALKED_HISTORIES:
+                    state = hidden_worlds(game, *view).state(0)
         except NashzooError:
             state = None
     if state is not None and state.current_player() == player:
