@@ -157,7 +157,7 @@ def test_exploitability_of_a_huge_game_points_to_sampling():
         assert "raise max_nodes" not in text and "definition" not in text
 
 
-def test_commands_check_every_agent_before_building_any(capsys):
+def test_commands_check_every_agent_before_building_any(tmp_path, capsys):
     """Issue 86, item 3: `nashzoo table` with poker-rules on 3-player Leduc built
     cfr+:300 first (1 m 38 s) and then refused; an MT-ISMCTS at a 3-player table was
     refused as `RulesSearch needs a two-player nashzoo Game, received AcpcPokerGame(...)`."""
@@ -175,7 +175,7 @@ def test_commands_check_every_agent_before_building_any(capsys):
          "agent mt=mt-ismcts:30: mt-ismcts:30 cannot play limit_holdem(players=3): it "
          "searches two-player games"),
         (["tournament", "--game", "limit_holdem", "--agent", "c=cfr+:10", "--agent",
-          "r=random", "--store", ":memory:"],
+          "r=random", "--store", str(tmp_path / "r.sqlite")],
          "agent c=cfr+:10: cfr+:10 cannot play limit_holdem: it solves the game tree"),
     ]  # fmt: skip
     for argv, expected in cases:
@@ -223,7 +223,7 @@ def test_a_run_logged_to_a_file_says_how_far_it_is(tmp_path):
     assert lines[-1].endswith("6/6 blocks (100%), " + lines[-1].split(", ")[1] + ", done")
 
 
-def test_figures_carry_their_units(capsys):
+def test_figures_carry_their_units(tmp_path, capsys):
     """Issue 86, item 5: head_to_head on Limit Hold'em said chips/game only, play_table
     chips/game where the command says mbb/game, the tournament's exploitability column
     had no unit, and the measured points of solve and train none."""
@@ -244,7 +244,8 @@ def test_figures_carry_their_units(capsys):
     assert point.text() == ("vs random +1.000 [+0.500, +1.500] chips/game  "
                             "LBR 2.000 [1.000, 3.000] chips/hand")  # fmt: skip
     argv = ["tournament", "--game", "kuhn_poker", "--agent", "a=random", "--agent",
-            "b=cfr+:20", "--deals", "100", "--store", ":memory:", "--quiet"]  # fmt: skip
+            "b=cfr+:20", "--deals", "100", "--store", str(tmp_path / "r.sqlite"),
+            "--quiet"]  # fmt: skip
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "exploitability: mbb/game a best response wins" in out
