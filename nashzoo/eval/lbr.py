@@ -24,15 +24,27 @@ on Leduc (-0.031 [-0.141, +0.079] with exact values, -0.115 [-0.226, -0.003] wit
 rollouts), but it models an agent that keeps betting: against always-raise on Limit
 Hold'em it found 3,092 mbb/hand to the paper's 2,092 (the exact value is 3,697; 200
 hands, 20 rollouts), and 795 to the paper's 1,048 against always-call (exact 1,163).
-The paper's valuation is also weaker in no-limit against agents that raise often: on a
-small no-limit game (3 ranks, 2 rounds, stacks of 20) it found 1.84 of uniform play's
-exact 3.66, the continuation 2.24 (its check-downs take the agent's raises for calls).
 
 The values are computed exactly (``rollouts=None``: every hand of the range and every
-later card; fine for Leduc) or by Monte Carlo rollouts (``rollouts=k``: each check-down
-from ``k`` hands drawn from the (calling) range, with ``k`` draws of the later cards
-shared by every action of the decision, common random numbers; the paper's 20 on
-hold'em).
+later card; fine for Leduc) or by Monte Carlo rollouts (``rollouts=k``, the paper's 20
+on hold'em), shared by every action of a decision (common random numbers).
+
+On heads-up poker (both poker engines) the range is an array over the agent's hole cards
+(:mod:`nashzoo.eval.lbr_range`): the agent is asked about every holding in one batch,
+and the check-down's win probability is exact over every holding and every remaining
+board where that is affordable (the river, the turn, small games), else over every
+holding and ``k`` boards. Limit Hold'em, 400 hands, 20 boards, agents that answer in
+batches (2026-12-05, AMD EPYC, one core): always-call 1,026 [853, 1,200] mbb/hand of its
+exact 1,163, always-raise 3,542 [2,904, 4,181] of 3,697, at 1,800-2,600 hands a minute.
+Elsewhere (Leduc, Kuhn, mixtures, ``valuation="continuation"``) the range is the list of
+private deals replayed from the root, and ``k`` rollouts draw ``k`` hands from the range
+with ``k`` draws of the later cards.
+
+In no-limit LBR bets as the paper does: fold, call, a pot-sized bet and all-in
+(``bet_fractions`` adds others the game offers). The paper's valuation is weak there
+against agents that raise often: on a small no-limit game (3 ranks, 2 rounds, stacks of
+20, raises of a pot) it found 1.84 of uniform play's exact 3.66 and -0.05 [-0.26, +0.17]
+of CFR+ 10's 0.73, where the continuation found 2.24 and 0.33 [0.14, 0.52].
 
 Hands are played in duplicate pairs by default: the second hand of a pair deals the same
 cards as the first (the same uniforms drive every chance event) with the seats swapped,
@@ -62,6 +74,7 @@ import numpy as np
 from nashzoo.envs.protocol import MixedStrategy, StatesBatch, StatesProbabilities
 from nashzoo.envs.sampling import batch_probabilities
 from nashzoo.errors import GameTooLargeError, InvalidParameterError
+from nashzoo.eval.lbr_range import HoldingsLBR, holdings_path
 from nashzoo.eval.referee import request_for
 from nashzoo.eval.stats import ci95, sample_mean_and_stderr
 from nashzoo.games import Game
@@ -234,6 +247,56 @@ def _check_exact_values_affordable(game: Game) -> None:
         )
 
 
+def _lbr_actions(
+    game: Game, actions: tuple[int, ...] | None, fractions: Sequence[float] | None
+) -> tuple[int, ...] | None:
+    """LBR's action set: ``actions`` as given; on a no-limit game (pot-fraction raises)
+    fold, call, the raises of ``fractions`` (``None``: the pot, where offered) and
+    all-in, as Lisý & Bowling play it; else ``None`` (every legal action)."""
+    raises = getattr(game, "raises", None)
+    no_limit = raises is not None and not getattr(game, "limit", True)
+    offered: tuple[float, ...] = tuple(raises) if no_limit else ()
+    if fractions is None:
+        if actions is not None or not no_limit:
+            return actions
+        fractions, named = (1.0,) if 1.0 in offered else (), False
+    else:
+        named = True
+        if isinstance(fractions, (str, bytes)) or not isinstance(fractions, Sequence):
+            raise InvalidParameterError(
+                f"`bet_fractions` must be a sequence of pot fractions, received {fractions!r}."
+            )
+        if actions is not None:
+            raise InvalidParameterError("Pass LBR's `actions` or its `bet_fractions`, not both.")
+        if not no_limit:
+            raise InvalidParameterError(
+                f"`bet_fractions` choose LBR's raises in no-limit games; {game} has no "
+                "pot-fraction raises."
+            )
+    chosen = []
+    for f in fractions:
+        if isinstance(f, bool) or not isinstance(f, (int, float)) or float(f) not in offered:
+            raise InvalidParameterError(
+                f"`bet_fractions` must be pot fractions {game} offers ({list(offered)}), "
+                f"received {f!r}."
+            )
+        chosen.append(2 + offered.index(float(f)))
+    if named and not chosen:
+        raise InvalidParameterError("`bet_fractions` needs at least one fraction, received none.")
+    return (0, 1, *chosen, int(game.all_in))  # type: ignore[attr-defined]
+
+
+def _holdings_game(game: Game) -> bool:
+    """Whether LBR keeps its range over the agent's holdings on ``game``
+    (:mod:`nashzoo.eval.lbr_range`): a heads-up poker game whose states list them, seen
+    at the first decision of one hand (dealt with a fixed seed)."""
+    draw = np.random.default_rng(0)
+    state = game.new_initial_state()
+    while state.current_player() == CHANCE:
+        state.apply_action(sample_chance_outcome(state.chance_outcomes(), draw.random()))
+    return not state.is_terminal() and holdings_path(game, state, 0)
+
+
 def _visible(state: State, outcome: int, seat: int) -> bool:
     """Whether LBR (in ``seat``) sees which outcome the chance node at ``state`` deals."""
     others = [o for o, _ in state.chance_outcomes() if o != outcome]
@@ -293,6 +356,18 @@ class _LBR:
         self.call = call
         self.rng = rng
         self.valuation = valuation
+        self.fast: HoldingsLBR | None = None
+        if valuation == "paper" and not self.mixed and _holdings_game(game):
+            self.fast = HoldingsLBR(
+                game,
+                self.policies[0].agent,
+                rollouts,
+                self._options,
+                call,
+                rng,
+                lambda state, p: self._agent_move(state, p, self._agent_rng, 0),
+            )
+        self._agent_rng = rng
 
     # -- values of LBR's actions --------------------------------------------------------
     def _calling(self, state: State) -> int:
@@ -353,12 +428,15 @@ class _LBR:
                 state.apply_action(int(self.rng.choice(len(probs), p=probs)))
         return state.returns()[seat]
 
+    def _options(self, state: State) -> list[int]:
+        """LBR's actions at ``state``: the legal ones of its action set, else a call."""
+        legal = list(state.legal_actions())
+        options = [a for a in legal if self.actions is None or a in self.actions]
+        return options or [self._calling(state)]
+
     def choose(self, range_: list[_Entry], seat: int) -> int:
         """LBR's action: the best expected value against the range."""
-        legal = list(range_[0][0].legal_actions())
-        options = [a for a in legal if self.actions is None or a in self.actions]
-        if not options:
-            options = [self._calling(range_[0][0])]
+        options = self._options(range_[0][0])
         states = [s for s, _, _ in range_]
         weights = np.array([w for _, w, _ in range_])
         weights = weights / weights.sum()
@@ -502,6 +580,11 @@ class _LBR:
     def play(self, seat: int, agent_rng: np.random.Generator, chance: np.random.Generator) -> float:
         """One hand with LBR in ``seat``: its winnings. ``chance`` draws the cards."""
         state = self.game.new_initial_state()
+        if self.fast is not None:  # the range as arrays over the agent's holdings
+            self._agent_rng = agent_rng
+            while state.current_player() == CHANCE:
+                state.apply_action(sample_chance_outcome(state.chance_outcomes(), chance.random()))
+            return self.fast.play(state, seat, chance)
         range_: list[_Entry] = [
             (state.clone(), float(w), m) for m, w in enumerate(self.priors) if w > 0
         ]
@@ -589,6 +672,7 @@ def local_best_response(
     model: Any = None,
     duplicate: bool = True,
     valuation: str = "paper",
+    bet_fractions: Sequence[float] | None = None,
 ) -> LBRResult:
     """Play LBR against ``agent`` for ``hands`` hands (seats alternating).
 
@@ -624,6 +708,9 @@ def local_best_response(
             against its calls) or ``"continuation"`` (nashzoo's earlier values: LBR calls
             down while the agent plays on with its policy; measured weaker on Leduc: below
             zero against CFR+ after 30 iterations).
+        bet_fractions: no-limit games only: the pot fractions LBR bets or raises, besides
+            fold, call and all-in (each among the game's ``raises``). ``None``: the
+            paper's set, a pot-sized bet where the game offers one, and all-in.
 
     Raises:
         InvalidParameterError: not a two-player game, not a poker game (no big blind:
@@ -679,6 +766,7 @@ def local_best_response(
                 f"`actions` must be action ids in [0, {game.num_distinct_actions}), "
                 f"received {actions!r}."
             )
+    actions = _lbr_actions(game, actions, bet_fractions)
     seed = check_seed(seed)
     rng = np.random.default_rng(seed)
     winnings: list[float] = []

@@ -565,6 +565,14 @@ class State(ABC):
         """
         return None
 
+    def information_state_string_as(self, player: int, value: Hashable) -> str | None:
+        """:meth:`information_state_string` of ``player`` at this state had its private
+        information been ``value`` (a value :meth:`hidden_worlds` names), everything
+        else as it is: what an agent that reads the string is asked about each world.
+        ``None`` where the game has no fast path (the default).
+        """
+        return None
+
     def returns_over(self, player: int, values: Sequence[Hashable]) -> np.ndarray | None:
         """At a terminal state: ``player``'s return had its opponent held each of
         ``values`` (private values :meth:`hidden_worlds` names), everything else as it

@@ -439,3 +439,96 @@ def test_lbr_is_a_sound_lower_bound_on_a_game_with_two_board_rounds(iterations):
         assert bound.value >= 0.9 * exact, (bound, exact)
     if iterations == 10:
         assert bound.value >= 0.7 * exact, (bound, exact)
+
+
+def test_the_holdings_range_plays_exactly_as_the_replayed_range():
+    """The fast path (the range as an array over the agent's hole cards, win
+    probabilities from ranked boards) is the same LBR as the replay of private deals: on
+    the two-board-round game with exact values, every hand of 300 wins the same."""
+    from nashzoo.eval import lbr as lbr_module
+
+    game = _three_round_limit_game()
+    policy = CFRPlusSolver(game).iterate(10).average_policy()
+    agent = TabularPolicyAgent(policy, seed=0)
+    fast = local_best_response(game, agent, hands=300, seed=4)
+    built = []
+    original = lbr_module._LBR.__init__
+
+    def replayed(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        built.append(self.fast is not None)
+        self.fast = None
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(lbr_module._LBR, "__init__", replayed)
+        slow = local_best_response(game, agent, hands=300, seed=4)
+    assert built == [True]  # the game took the fast path until it was taken away
+    assert fast.winnings == pytest.approx(slow.winnings, abs=1e-9)
+
+
+def test_the_papers_valuation_on_a_holdem_river_spot():
+    """A hand-checked Limit Hold'em river for the fast path. LBR (seat 0) holds AcAd on
+    2c 7d 9h Js Kh after checks on every street: each player has put in 10 chips (the
+    big blind). The range: KsQs (LBR wins) with weight 3, and 7c7h (a set: LBR loses)
+    with weight 1. Checking down is worth 10 * (3/4 - 1/4) = 5. A bet (the river's big
+    bet, 20 chips) against an agent that folds, calls or raises uniformly wins the 10
+    chips it put in a third of the time, and otherwise the showdown for 30 (a raise
+    valued as a call): 10/3 + 2/3 * 30 * 1/2 = 40/3."""
+    from nashzoo.eval.lbr import _LBR
+    from nashzoo.games.poker import limit_holdem
+    from nashzoo.games.poker.hands import parse_cards
+
+    game = limit_holdem()
+    state = game.new_initial_state()
+    deal = parse_cards("AcAd KsQs 2c7d9h Js Kh")
+    for card in deal[:4]:
+        state.apply_action(card)
+    for cards in (deal[4:7], deal[7:8], deal[8:9]):
+        while state.current_player() >= 0:
+            state.apply_action(1)  # calls and checks
+        for card in cards:
+            state.apply_action(card)
+    while state.current_player() == 1:  # seat 1 acts first after the flop: it checks
+        state.apply_action(1)
+    assert state.current_player() == 0 and state.pot_contributions() == (10, 10)
+
+    class Uniform:
+        def batch_probabilities(self, observation, mask, player):
+            return mask / mask.sum(axis=1, keepdims=True)
+
+    lbr = _LBR(game, Uniform(), 20, None, 1, np.random.default_rng(0))
+    assert lbr.fast is not None
+    holdings = np.array([parse_cards("KsQs"), parse_cards("7c7h")])
+    options, values = lbr.fast.values(state, 0, holdings, np.array([3.0, 1.0]))
+    assert options == [1, 2]
+    assert values == pytest.approx([5.0, 40 / 3])
+
+
+def test_no_limit_lbr_bets_the_papers_sizes_and_refuses_others():
+    """In no-limit LBR bets as the paper does: fold, call, pot and all-in, plus the pot
+    fractions asked for, among those the game offers; others are refused by name."""
+    from nashzoo.eval.lbr import _lbr_actions
+    from nashzoo.games.poker import AcpcDefinition, AcpcPokerGame
+
+    nl = AcpcDefinition(
+        num_rounds=2, blinds=(2, 1), stacks=(20, 20), first_player=(1, 0),
+        num_board_cards=(0, 1), num_suits=2, num_ranks=3, num_hole_cards=1,
+    )  # fmt: skip
+    game = AcpcPokerGame(nl, raises=(0.5, 1.0, 2.0))  # actions: F, C, 0.5, 1, 2, all-in
+    assert _lbr_actions(game, None, None) == (0, 1, 3, 5)
+    assert _lbr_actions(game, None, [0.5, 2.0]) == (0, 1, 2, 4, 5)
+    assert _lbr_actions(game, (1, 2), None) == (1, 2)
+    assert _lbr_actions(AcpcPokerGame(nl, raises=(0.5,)), None, None) == (0, 1, 3)
+    assert _lbr_actions(_three_round_limit_game(), None, None) is None  # limit: all
+    agent = TabularPolicyAgent(TabularPolicy.uniform(compile_game(game)), seed=0)
+    with pytest.raises(InvalidParameterError, match=r"offers \(\[0.5, 1.0, 2.0\]\), received 0.75"):
+        local_best_response(game, agent, hands=2, bet_fractions=[0.75])
+    with pytest.raises(InvalidParameterError, match="not both"):
+        local_best_response(game, agent, hands=2, bet_fractions=[1.0], actions=[1])
+    with pytest.raises(InvalidParameterError, match="no pot-fraction raises"):
+        limit = _three_round_limit_game()
+        local_best_response(limit, agent, hands=2, bet_fractions=[1.0])
+    with pytest.raises(InvalidParameterError, match="rollouts"):
+        local_best_response(game, agent, hands=2, rollouts=0)
+    result = local_best_response(game, agent, hands=200, seed=1, bet_fractions=[1.0])
+    assert result.hands == 200

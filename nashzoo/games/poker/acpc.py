@@ -981,6 +981,15 @@ class AcpcPokerState(State):
         n = self.game.num_players
         return [int(player)] + [n + int(c) for c in value] + self._public_idx
 
+    def information_state_string_as(self, player: int, value: Any) -> str:
+        """``player``'s information-state string had it held the hole cards ``value``."""
+        names = self.game.card_names
+        h = self.game.definition.num_hole_cards
+        own = sorted(self._cards[player * h : (player + 1) * h], reverse=True)
+        head = f"player={int(player)} hole="
+        rest = self.information_state_string(player)[len(head) + sum(len(names[c]) for c in own) :]
+        return head + "".join(names[c] for c in sorted(value, reverse=True)) + rest
+
     def returns_over(self, player: int, values: Sequence[Any]) -> np.ndarray:
         """Heads-up, at a terminal state: ``player``'s return had its opponent held each
         set of hole cards in ``values``: the same for all after a fold, else a showdown

@@ -503,6 +503,14 @@ class PokerState(State):
         """``player``'s tensor indices had it held the hole cards ``value``."""
         return [int(player)] + [2 + int(c) for c in value] + self._public_idx
 
+    def information_state_string_as(self, player: int, value: Any) -> str:
+        """``player``'s information-state string had it held the hole cards ``value``."""
+        tail = self._tail
+        if tail is None:
+            tail = self._tail = self._public_text()
+        names = _sorted_names(value, self.game.card_names)
+        return f"player={int(player)} hole={names}{tail}"
+
     def hidden_worlds(self, player: int) -> HiddenWorlds:
         """The opponent's possible hole cards: every set of cards neither in ``player``'s
         hand nor on the board, equally likely (every deal order is)."""

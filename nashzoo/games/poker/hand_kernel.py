@@ -14,7 +14,7 @@ from nashzoo.games.poker.hands import standard_tables
 
 use_numba_user_cache()
 
-__all__ = ["tables_arrays"]
+__all__ = ["showdown_signs", "tables_arrays"]
 
 _POW5 = np.array([5**r for r in range(13)], dtype=np.int64)
 """A card's rank ``r`` adds ``5**r`` to its hand's multiset key."""
@@ -50,3 +50,44 @@ def _rank_hand(hand, pow5, flush, keys, values):
         key += pow5[c >> 2]
         nibbles += 1 << (4 * (c & 3))
     return _strength(key, nibbles, hand, flush, keys, values)
+
+
+@njit(cache=True)
+def showdown_signs(mine, known, holdings, live, boards, flush, keys, values, total, count):
+    """Add, for every live holding and every board that does not hold its cards, the
+    showdown sign of ``mine`` against it (+1, -1, 0) to ``total`` and 1 to ``count``:
+    ``mine`` and each row of ``holdings`` a player's hole cards, ``known`` the board so far,
+    each row of ``boards`` a completion of it (``(1, 0)`` when it is complete). LBR's win
+    probabilities (:mod:`nashzoo.eval.lbr_range`)."""
+    pow5 = _POW5
+    h, k, r, m = mine.size, known.size, boards.shape[1], holdings.shape[1]
+    row = np.empty(h + k + r, dtype=np.int64)
+    theirs = np.empty(m + k + r, dtype=np.int64)
+    on = np.zeros(64, dtype=np.bool_)
+    for j in range(h):
+        row[j] = mine[j]
+    for j in range(k):
+        row[h + j] = known[j]
+        theirs[m + j] = known[j]
+    for b in range(boards.shape[0]):
+        for j in range(r):
+            c = boards[b, j]
+            row[h + k + j] = c
+            theirs[m + k + j] = c
+            on[c] = True
+        ours = _rank_hand(row, pow5, flush, keys, values)
+        for i in range(holdings.shape[0]):
+            if not live[i]:
+                continue
+            clash = False
+            for j in range(m):
+                c = holdings[i, j]
+                clash = clash or on[c]
+                theirs[j] = c
+            if clash:
+                continue
+            other = _rank_hand(theirs, pow5, flush, keys, values)
+            total[i] += 1.0 if ours > other else (-1.0 if ours < other else 0.0)
+            count[i] += 1
+        for j in range(r):
+            on[boards[b, j]] = False
