@@ -255,7 +255,7 @@ def _lbr_actions(
     all-in, as Lisý & Bowling play it; else ``None`` (every legal action)."""
     raises = getattr(game, "raises", None)
     no_limit = raises is not None and not getattr(game, "limit", True)
-    offered: tuple[float, ...] = tuple(raises) if no_limit else ()
+    offered: tuple[float, ...] = tuple(raises or ()) if no_limit else ()
     if fractions is None:
         if actions is not None or not no_limit:
             return actions
