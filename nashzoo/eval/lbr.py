@@ -357,15 +357,16 @@ class _LBR:
         self.rng = rng
         self.valuation = valuation
         self.fast: HoldingsLBR | None = None
-        if valuation == "paper" and not self.mixed and _holdings_game(game):
+        if valuation == "paper" and _holdings_game(game):
             self.fast = HoldingsLBR(
                 game,
-                self.policies[0].agent,
+                [policy.agent for policy in self.policies],
+                self.priors,
                 rollouts,
                 self._options,
                 call,
                 rng,
-                lambda state, p: self._agent_move(state, p, self._agent_rng, 0),
+                lambda state, p, member: self._agent_move(state, p, self._agent_rng, member),
             )
         self._agent_rng = rng
 
@@ -580,17 +581,17 @@ class _LBR:
     def play(self, seat: int, agent_rng: np.random.Generator, chance: np.random.Generator) -> float:
         """One hand with LBR in ``seat``: its winnings. ``chance`` draws the cards."""
         state = self.game.new_initial_state()
+        playing = 0  # the member of a mixture that plays this hand, drawn as the agent does
+        if self.mixed:
+            playing = int(agent_rng.choice(len(self.priors), p=self.priors / self.priors.sum()))
         if self.fast is not None:  # the range as arrays over the agent's holdings
             self._agent_rng = agent_rng
             while state.current_player() == CHANCE:
                 state.apply_action(sample_chance_outcome(state.chance_outcomes(), chance.random()))
-            return self.fast.play(state, seat, chance)
+            return self.fast.play(state, seat, chance, playing)
         range_: list[_Entry] = [
             (state.clone(), float(w), m) for m, w in enumerate(self.priors) if w > 0
         ]
-        playing = 0  # the member of a mixture that plays this hand, drawn as the agent does
-        if self.mixed:
-            playing = int(agent_rng.choice(len(self.priors), p=self.priors / self.priors.sum()))
         agent_seat = 1 - seat
         while not state.is_terminal():
             p = state.current_player()

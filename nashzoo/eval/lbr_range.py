@@ -87,48 +87,52 @@ def holdings_path(game: Game, state: State, seat: int) -> bool:
 
 
 class HoldingsLBR:
-    """LBR against one policy, its range an array over the opponent's holdings.
+    """LBR against a policy or a mixture of policies, its range an array over (member,
+    opposing holding).
 
     Args:
         game: a heads-up poker game whose states list the holdings (:func:`holdings_path`).
-        agent: the PolicyAgent that states the agent's distributions (the agent itself,
-            or the model standing in for it).
+        agents: the PolicyAgents that state the agent's distributions (the agent itself,
+            the model standing in for it, or the members of a mixed strategy).
+        priors: each member's prior weight (one drawn per hand).
         rollouts: boards per decision where enumerating them is unaffordable; ``None``
             enumerates every board.
         options: ``options(state)``: LBR's actions at a decision of its own.
         call: LBR's check or call where legal.
         rng: draws the rollout boards.
-        move: ``move(state, player)``: the agent's action at the real state.
+        move: ``move(state, player, member)``: the agent's action at the real state.
     """
 
     def __init__(
         self,
         game: Game,
-        agent: Any,
+        agents: Sequence[Any],
+        priors: np.ndarray,
         rollouts: int | None,
         options: Callable[[State], list[int]],
         call: int,
         rng: np.random.Generator,
-        move: Callable[[State, int], int],
+        move: Callable[[State, int, int], int],
     ) -> None:
         self.game = game
-        self.agent = agent
+        self.agents = list(agents)
+        self.priors = np.asarray(priors, dtype=np.float64)
         self.rollouts = rollouts
         self.options = options
         self.call = call
         self.rng = rng
         self.move = move
         self.views = ObservationCache(game, 0)
-        self.batched = isinstance(agent, StatesBatch)
         self.standard = bool(getattr(game, "standard_hands", False))
         self.tables = tables_arrays() if self.standard else None
         d = game.definition  # type: ignore[attr-defined]
         self.board_total = int(sum(d.num_board_cards))
 
     # -- the agent over the range ---------------------------------------------------------
-    def probs(self, state: State, player: int, holdings: np.ndarray) -> np.ndarray:
-        """``(n, actions)``: the agent's distribution at ``state`` had it held each row of
-        ``holdings`` (one batch)."""
+    def probs(self, state: State, player: int, holdings: np.ndarray, member: int = 0) -> np.ndarray:
+        """``(n, actions)``: the agent's (``member``'s) distribution at ``state`` had it
+        held each row of ``holdings`` (one batch)."""
+        agent = self.agents[member]
         n = len(holdings)
         values = [tuple(v) for v in holdings.tolist()]
         index = np.array([state.information_state_indices_as(player, v) for v in values])
@@ -136,13 +140,13 @@ class HoldingsLBR:
         np.put_along_axis(tensors, index, 1.0, axis=1)
         masks = np.repeat(self.views.mask_of(state, player)[None, :], n, axis=0)
         infos = None
-        if not self.batched:
+        if not isinstance(agent, StatesBatch):
             history, length = self.views.public_history(state)
             infos = [
                 agent_info(player, history, length, state.information_state_string_as(player, v))  # type: ignore[arg-type]
                 for v in values
             ]
-        return batch_probabilities(self.agent, tensors, masks, np.full(n, player), infos)
+        return batch_probabilities(agent, tensors, masks, np.full(n, player), infos)
 
     # -- win probabilities ------------------------------------------------------------------
     def signs(self, state: State, seat: int, holdings: np.ndarray, live: np.ndarray) -> np.ndarray:
@@ -193,10 +197,11 @@ class HoldingsLBR:
         """LBR's actions and their values against the range (Lisý & Bowling): a fold is
         worth what it forfeits; a check or call the check-down against the range; a bet
         or raise the agent's folds to it (exact, from its policy) plus the check-down
-        against the part of the range that calls."""
+        against the part of the range that calls. ``weights``: ``(members, holdings)``."""
         options = self.options(state)
-        live = weights > 0
-        w = np.where(live, weights, 0.0) / weights.sum()
+        w = weights / weights.sum()
+        live: np.ndarray = np.asarray((weights > 0).any(axis=0))
+        cards = w.sum(axis=0)  # each holding's weight, members together
         signs: np.ndarray | None = None
         agent_seat = 1 - seat
         values = []
@@ -212,18 +217,20 @@ class HoldingsLBR:
             if signs is None:  # one vector per decision: every action sees the same boards
                 signs = self.signs(state, seat, holdings, live)
             if fold is None:  # a check or call (or the agent cannot fold): checked down
-                values.append(self._stake(self._checked(child)) * float(w @ signs))
+                values.append(self._stake(self._checked(child)) * float(cards @ signs))
                 continue
-            rows = np.flatnonzero(live)
-            folds = np.zeros(len(weights))
-            folds[rows] = self.probs(child, agent_seat, holdings[rows])[:, fold]
+            folds = np.zeros(weights.shape)
+            for m in range(len(weights)):
+                rows = np.flatnonzero(weights[m] > 0)
+                if len(rows):
+                    folds[m, rows] = self.probs(child, agent_seat, holdings[rows], m)[:, fold]
             ended = child.clone()
             ended.apply_action(fold)
             called = child.clone()
             called.apply_action(self._calling(child))
             stake = self._stake(self._checked(called))
-            value = float(ended.returns()[seat]) * float(w @ folds)
-            values.append(value + stake * float((w * (1.0 - folds)) @ signs))
+            value = float(ended.returns()[seat]) * float((w * folds).sum())
+            values.append(value + stake * float((w * (1.0 - folds)).sum(axis=0) @ signs))
         return options, values
 
     def _folds(self, state: State, action: int) -> bool:
@@ -235,24 +242,26 @@ class HoldingsLBR:
         return child.is_terminal()
 
     # -- one hand ----------------------------------------------------------------------------
-    def play(self, state: State, seat: int, chance: np.random.Generator) -> float:
-        """Play the hand from ``state`` (a decision, hole cards dealt) with LBR in ``seat``:
-        its winnings."""
+    def play(self, state: State, seat: int, chance: np.random.Generator, member: int) -> float:
+        """Play the hand from ``state`` (a decision, hole cards dealt) with LBR in ``seat``
+        against ``member`` (of a mixture; 0 for one policy): its winnings."""
         worlds = state.hidden_worlds(seat)
         assert worlds is not None
         holdings = np.array([list(v) for v in worlds.values], dtype=np.int64)  # type: ignore[call-overload]
-        weights = worlds.weights.copy()
+        weights = self.priors[:, None] * worlds.weights[None, :]
         agent_seat = 1 - seat
         while not state.is_terminal():
             p = state.current_player()
             if p == CHANCE:  # a board card: no holding holds it any more
                 outcome = sample_chance_outcome(state.chance_outcomes(), chance.random())
                 state.apply_action(outcome)
-                weights[(holdings == outcome).any(axis=1)] = 0.0
+                weights[:, (holdings == outcome).any(axis=1)] = 0.0
             elif p == agent_seat:
-                action = self.move(state, p)
-                rows = np.flatnonzero(weights > 0)
-                weights[rows] *= self.probs(state, p, holdings[rows])[:, action]
+                action = self.move(state, p, member)
+                for m in range(len(weights)):
+                    rows = np.flatnonzero(weights[m] > 0)
+                    if len(rows):
+                        weights[m, rows] *= self.probs(state, p, holdings[rows], m)[:, action]
                 if not weights.any():
                     raise InvalidParameterError(
                         "The agent's range became empty: its probabilities gave zero to an "

@@ -441,15 +441,22 @@ def test_lbr_is_a_sound_lower_bound_on_a_game_with_two_board_rounds(iterations):
         assert bound.value >= 0.7 * exact, (bound, exact)
 
 
-def test_the_holdings_range_plays_exactly_as_the_replayed_range():
+@pytest.mark.parametrize("mixed", [False, True])
+def test_the_holdings_range_plays_exactly_as_the_replayed_range(mixed):
     """The fast path (the range as an array over the agent's hole cards, win
     probabilities from ranked boards) is the same LBR as the replay of private deals: on
-    the two-board-round game with exact values, every hand of 300 wins the same."""
+    the two-board-round game with exact values, every hand of 300 wins the same, against
+    one policy and against a mixture (its range over member and cards)."""
+    from nashzoo.agents.nash_memory import MixtureAgent
     from nashzoo.eval import lbr as lbr_module
 
     game = _three_round_limit_game()
-    policy = CFRPlusSolver(game).iterate(10).average_policy()
+    solver = CFRPlusSolver(game)
+    policy = solver.iterate(10).average_policy()
     agent = TabularPolicyAgent(policy, seed=0)
+    if mixed:
+        uniform = TabularPolicyAgent(TabularPolicy.uniform(policy.tree), seed=0)
+        agent = MixtureAgent([agent, uniform], np.array([0.7, 0.3]), seed=0)
     fast = local_best_response(game, agent, hands=300, seed=4)
     built = []
     original = lbr_module._LBR.__init__
@@ -499,7 +506,7 @@ def test_the_papers_valuation_on_a_holdem_river_spot():
     lbr = _LBR(game, Uniform(), 20, None, 1, np.random.default_rng(0))
     assert lbr.fast is not None
     holdings = np.array([parse_cards("KsQs"), parse_cards("7c7h")])
-    options, values = lbr.fast.values(state, 0, holdings, np.array([3.0, 1.0]))
+    options, values = lbr.fast.values(state, 0, holdings, np.array([[3.0, 1.0]]))
     assert options == [1, 2]
     assert values == pytest.approx([5.0, 40 / 3])
 
