@@ -1,35 +1,52 @@
-"""Measuring agents where exact exploitability is out of reach (issue 16): local best
-response (LBR) and a learned best response, on Leduc (where the exact value is known, to
-validate them) and on Limit Hold'em.
+"""Measuring agents where exact exploitability is out of reach (issues 16 and 87): the
+local best response (LBR) and the learned best response, validated against exact best
+responses where those exist, then applied to Limit Hold'em.
 
-For each agent: the exact exploitability (Leduc only), the LBR lower bound with its 95%
-CI and seconds, and the learned best response (MaskablePPO trained against the frozen
-agent, then a duplicate match) with its CI and seconds. Agents: uniform random, a
-rule-based agent (always-call on Leduc, ``poker-rules`` on Hold'em), NFSP (self-play)
-and MaskablePPO trained against random (SB3).
+Sections (``--sections``, comma-separated):
 
-Then variance reduction of duplicate matches (section ``variance``): the standard
-deviation per duplicate pair (a deal played in both seatings) between NFSP and CFR+ on
-Leduc and between NFSP and SB3 on Hold'em, plain, with common random numbers (CRN) and
-with AIVAT under each value function, and the factor by which each cuts the deals needed
-for a given CI width, ``(sd_plain / sd) ** 2``; "plain" is the uncorrected score of the
-very games AIVAT corrected.
+* ``validation``: on Leduc and on a compiled poker game of the ACPC engine with two board
+  rounds (6 cards, 144,487 histories), for uniform play, CFR+ after 3, 10, 30, 100 and
+  1,000 iterations, always-call and always-raise: the exact best response, LBR with the
+  paper's valuation (exact action values), the earlier LBR (the continuation valuation
+  with 20 rollouts, as ``nashzoo.eval.lbr`` was before issue 87) and the learned best
+  response at its default budget, all on the same paired deals. Goals (issue 87): LBR at
+  least 90% of exact for uniform and 70% for CFR+ 10; no LBR interval wholly below 0;
+  the learned best response within 10% of exact on Leduc.
+* ``holdem``: LBR (the paper's valuation, 20 boards per decision where the rest of the
+  board is not enumerated) on Limit Hold'em, ``--holdem-hands`` hands (6,000) each:
+  always-call, always-raise, random, poker-rules, every learner's 60-minute file in
+  ``benchmarks/crosstable/limit_holdem`` (Nash-ISMCTS, a search, with its prior network
+  as the model and ``--search-hands`` hands) and ``--abstraction PATH`` (a policy of
+  ``benchmarks/holdem_abstraction.py``) where given. Goal: always-call at least 80% of
+  its published 1,163 mbb/g (Johanson et al., IJCAI 2011); always-raise's fraction of
+  3,697 reported.
+* ``fighting``: the learned best response (``--fighting-steps``, 200,000) of the
+  scripted heuristic, random and every learner's 60-minute file on the fighting game's
+  default preset, where LBR's poker valuation does not apply (Nash-ISMCTS, a search, is
+  left out: every move of the learner's training would cost one). The validation
+  section checks the learned best response against exact values on the small preset.
+* ``speed``: LBR's hands a minute on Limit Hold'em on one core (always-call, median of
+  3 runs of ``--speed-hands``), beside the same LBR with the range replayed from the
+  root (the path every game had before the holdings range). Goal: 1,000 hands a minute.
+  OpenSpiel has no LBR to run beside it.
+* ``variance``: variance reduction of duplicate matches (issue 16): the standard
+  deviation per duplicate pair (a deal played in both seatings) between NFSP and CFR+ on
+  Leduc and between NFSP and SB3 on Hold'em, plain, with common random numbers (CRN) and
+  with AIVAT under each value function, and the factor by which each cuts the deals
+  needed for a given CI width, ``(sd_plain / sd) ** 2``.
 
-Goals (issue 16): LBR of a Limit Hold'em agent in under 10 minutes on this machine; on
-Leduc, LBR within 20% of the exact best-response value for random and always-call;
-variance reduction cuts the games needed for a given CI width at least 5x on both games.
-
-Usage: ``python benchmarks/large_game_evaluation.py [--leduc-hands 3000]
-[--holdem-hands 1000] [--rollouts 20] [--br-steps 32768] [--deals 2000]
-[--sections lbr,variance] [--vr-deals 2000]``
+Usage: ``python benchmarks/large_game_evaluation.py [--sections validation,holdem,fighting,speed]
+[--holdem-hands 6000] [--search-hands 400] [--abstraction hulh.npz] [--workers 2]``
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -86,43 +103,252 @@ def holdem_agents(nfsp_seconds: float, ppo_steps: int) -> dict:
     }, game
 
 
-def measure(title: str, agents: dict, game, args, *, hands: int, rollouts) -> None:
+class FixedAction:
+    """Plays ``action`` where legal, else checks or calls; states it in batches."""
+
+    def __init__(self, action: int, name: str) -> None:
+        self.action, self.name = action, name
+
+    def reset(self, *, seed=None) -> None:
+        pass
+
+    def batch_probabilities(self, observation, action_mask, player):
+        probs = np.zeros(action_mask.shape)
+        can = action_mask[:, self.action] > 0
+        probs[can, self.action] = 1.0
+        probs[~can, 1] = 1.0
+        return probs
+
+    def action_probabilities(self, observation, info):
+        return self.batch_probabilities(None, observation["action_mask"][None], None)[0]
+
+    def act(self, observation, info):
+        return int(np.argmax(self.action_probabilities(observation, info)))
+
+
+def two_board_round_game():
+    """A heads-up limit game of the ACPC engine with two board rounds (three ranks, two
+    suits, one hole card, a board card on rounds 2 and 3): 144,487 histories."""
+    from nashzoo.games.poker import NO_STACK, AcpcDefinition, AcpcPokerGame
+
+    definition = AcpcDefinition(
+        num_rounds=3, blinds=(2, 1), stacks=(NO_STACK,) * 2, first_player=(1, 0, 0),
+        num_board_cards=(0, 1, 1), num_suits=2, num_ranks=3, num_hole_cards=1,
+        betting="limit", raise_sizes=(2, 4, 4), max_raises=(2, 2, 2),
+    )  # fmt: skip
+    return AcpcPokerGame(definition, name="limit_3_rounds")
+
+
+def validation(title: str, game, args, *, poker: bool = True) -> None:
+    """Exact best response, LBR (paper), the earlier LBR and the learned best response
+    of each validation policy, in chips per hand, on paired deals (``poker=False``: the
+    learned best response alone, and the scripted heuristic for always-call/raise)."""
+    from nashzoo.agents.cfr import CFRPlusSolver, TabularPolicyAgent
     from nashzoo.bounds import learned_best_response
-    from nashzoo.errors import GameTooLargeError
     from nashzoo.eval import exploitability
     from nashzoo.eval.lbr import local_best_response
+    from nashzoo.tree import TabularPolicy, compile_game
 
-    scale = 1000.0 / game.big_blind
-    print(f"\n### {title} (mbb/hand; 1 chip = {scale:g} mbb)\n")
+    tree = compile_game(game)
+    solver = CFRPlusSolver(game)
+    policies = {"uniform": TabularPolicy.uniform(tree)}
+    for iterations in (3, 10, 30, 100, 1000):
+        solver.iterate(iterations - solver.iteration)
+        policies[f"CFR+ {iterations}"] = solver.average_policy()
+    for name, action in (("always-call", 1), ("always-raise", 2)) if poker else ():
+        probs = np.zeros(tree.legal_mask.shape)
+        legal = tree.legal_mask.astype(bool)
+        probs[legal[:, action], action] = 1.0
+        probs[~legal[:, action], 1] = 1.0
+        policies[name] = TabularPolicy(tree, probs)
+    print(f"\n### {title} ({tree.num_nodes:,} histories; chips per hand)\n")
     print(
-        "| agent | exact | LBR [95% CI] | LBR / exact | LBR s | learned BR [95% CI] | "
-        "learned / exact | learned BR s (train + match) |"
+        "| policy | exact BR | LBR, paper [95%] | LBR / exact | earlier LBR [95%] | "
+        "learned BR [95%] | learned / exact | s (LBR, earlier, learned) |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for name, agent in agents.items():
-        try:
-            exact = exploitability(agent, game).exploitability
-        except GameTooLargeError:
-            exact = None
-        lbr = local_best_response(game, agent, hands=hands, rollouts=rollouts, seed=1)
-        learned = learned_best_response(game, agent, steps=args.br_steps, deals=args.deals, seed=0)
 
-        def cell(value, ci):
-            return f"{value * scale:,.0f} [{ci[0] * scale:,.0f}, {ci[1] * scale:,.0f}]"
+    def cell(r) -> str:
+        return f"{r.value:+.3f} [{r.ci95[0]:+.3f}, {r.ci95[1]:+.3f}]"
 
-        ratio = "-" if exact is None else f"{lbr.value / exact:.2f}"
-        lratio = "-" if exact is None else f"{learned.value / exact:.2f}"
+    if not poker:
+        from nashzoo.agents.scripted import FightingHeuristicAgent
+
+        policies["heuristic"] = TabularPolicy.from_agent(FightingHeuristicAgent(game), tree)
+    for name, policy in policies.items():
+        agent = TabularPolicyAgent(policy, seed=0, name=name)
+        exact = exploitability(policy).exploitability
+        if not poker:
+            t0 = time.perf_counter()
+            learned = learned_best_response(game, agent, deals=args.deals, seed=0)
+            lratio = f"{learned.value / exact:.2f}" if exact > 1e-3 else "-"
+            print(
+                f"| {name} | {exact:.4f} | - | - | - | {cell(learned)} | {lratio} | "
+                f"-, -, {time.perf_counter() - t0:.0f} |",
+                flush=True,
+            )
+            continue
+        t0 = time.perf_counter()
+        paper = local_best_response(game, agent, hands=args.validation_hands, seed=1)
+        t1 = time.perf_counter()
+        earlier = local_best_response(
+            game, agent, hands=args.validation_hands, seed=1, rollouts=20,
+            valuation="continuation",
+        )  # fmt: skip
+        t2 = time.perf_counter()
+        learned = learned_best_response(game, agent, deals=args.deals, seed=0)
+        t3 = time.perf_counter()
+        ratio = f"{paper.value / exact:.2f}" if exact > 1e-3 else "-"
+        lratio = f"{learned.value / exact:.2f}" if exact > 1e-3 else "-"
+        flag = " (wholly below 0)" if paper.ci95[1] < 0 else ""
         print(
-            f"| {name} | {'-' if exact is None else f'{exact * scale:,.0f}'} | "
-            f"{cell(lbr.value, lbr.ci95)} | {ratio} | {lbr.seconds:.0f} | "
-            f"{cell(learned.value, learned.ci95)} | {lratio} | "
-            f"{learned.train_seconds:.0f} + {learned.eval_seconds:.0f} |",
+            f"| {name} | {exact:.4f} | {cell(paper)}{flag} | {ratio} | {cell(earlier)} | "
+            f"{cell(learned)} | {lratio} | {t1 - t0:.0f}, {t2 - t1:.0f}, {t3 - t2:.0f} |",
             flush=True,
         )
-    values = "exact action values" if rollouts is None else f"{rollouts} rollouts per action"
     print(
-        f"\nLBR: {hands:,} hands, {values}; learned BR: MaskablePPO, {args.br_steps:,} steps, "
-        f"{args.deals:,} duplicate deals."
+        f"\nLBR: {args.validation_hands:,} hands in duplicate pairs, seed 1 (the paper's "
+        "valuation with exact action values; the earlier: continuation, 20 rollouts). "
+        f"Learned BR: MaskablePPO at its default budget (200,000 steps), {args.deals:,} "
+        "duplicate deals."
+    )
+
+
+CROSSTABLE = Path(__file__).parent / "crosstable" / "limit_holdem"
+LEARNERS = ("deep-cfr", "escher", "nfsp", "simplex-gradient", "nash-memory", "nash-ismcts")
+PUBLISHED = {"always-call": 1163.0, "always-raise": 3697.0}
+"""Exact best-response values of Limit Hold'em's always-call and always-raise (mbb/g,
+Johanson, Waugh, Bowling & Zinkevich, IJCAI 2011)."""
+
+
+def _holdem_agent(spec: str, game):
+    """``(agent, model)`` of a benchmark spec on Limit Hold'em."""
+    from nashzoo.agents import build_agent
+    from nashzoo.envs.protocol import HasPolicyModel
+
+    if spec in ("always-call", "always-raise"):
+        return FixedAction(1 if spec == "always-call" else 2, spec), None
+    agent = build_agent(spec, game)
+    return agent, (agent.policy_model() if isinstance(agent, HasPolicyModel) else None)
+
+
+def _holdem_job(job: tuple[str, str, int, int]) -> tuple[str, float, float, float, float, int]:
+    """One agent's LBR on Limit Hold'em (a worker process, one torch thread)."""
+    import torch
+
+    torch.set_num_threads(1)
+    from nashzoo.eval.lbr import local_best_response
+    from nashzoo.games.poker import limit_holdem
+
+    name, spec, hands, rollouts = job
+    game = limit_holdem()
+    agent, model = _holdem_agent(spec, game)
+    r = local_best_response(game, agent, hands=hands, rollouts=rollouts, seed=1, model=model)
+    scale = 1000.0 / game.big_blind
+    return name, r.value * scale, r.ci95[0] * scale, r.ci95[1] * scale, r.seconds, hands
+
+
+def holdem(args) -> None:
+    jobs = [(n, n, args.holdem_hands, args.rollouts) for n in ("always-call", "always-raise")]
+    jobs += [(n, n, args.holdem_hands, args.rollouts) for n in ("random", "poker-rules")]
+    if args.abstraction:
+        jobs.append(("abstraction", args.abstraction, args.holdem_hands, args.rollouts))
+    for learner in LEARNERS:
+        path = CROSSTABLE / f"{learner}.pt"
+        hands = args.search_hands if learner == "nash-ismcts" else args.holdem_hands
+        if path.exists():
+            jobs.append((f"{learner} (60 min)", str(path), hands, args.rollouts))
+    print(
+        f"\n### Limit Hold'em: LBR (paper's valuation, {args.rollouts} boards per decision "
+        "before the turn), mbb/hand\n"
+    )
+    print("| agent | LBR [95%] | of published exact | hands | s | hands/min |")
+    print("|---|---:|---:|---:|---:|---:|")
+    with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
+        for name, value, lo, hi, seconds, hands in pool.imap(_holdem_job, jobs):
+            share = (
+                f"{value / PUBLISHED[name]:.0%} of {PUBLISHED[name]:,.0f}"
+                if name in PUBLISHED
+                else "-"
+            )
+            print(
+                f"| {name} | {value:,.0f} [{lo:,.0f}, {hi:,.0f}] | {share} | {hands:,} | "
+                f"{seconds:.0f} | {hands / seconds * 60:,.0f} |",
+                flush=True,
+            )
+    print(f"\n{args.workers} worker process(es), one torch thread each; seed 1; duplicate pairs.")
+
+
+FIGHTING = Path(__file__).parent / "crosstable" / "fighting_cards"
+
+
+def _fighting_job(job: tuple[str, str, int, int]) -> tuple[str, float, float, float, float]:
+    """One agent's learned best response on the fighting game's default preset."""
+    import torch
+
+    torch.set_num_threads(1)
+    from nashzoo.agents import build_agent
+    from nashzoo.agents.scripted import FightingHeuristicAgent
+    from nashzoo.bounds import learned_best_response
+    from nashzoo.games import FightingCardGame
+
+    name, spec, steps, deals = job
+    game = FightingCardGame()
+    agent = FightingHeuristicAgent(game) if spec == "heuristic" else build_agent(spec, game)
+    r = learned_best_response(game, agent, steps=steps, deals=deals, seed=0)
+    return name, r.value, r.ci95[0], r.ci95[1], r.train_seconds + r.eval_seconds
+
+
+def fighting(args) -> None:
+    """The learned best response of the heuristic, random and every learner's
+    60-minute file on the fighting game's default preset (LBR's poker valuation does
+    not apply there)."""
+    jobs = [(n, n, args.fighting_steps, args.deals) for n in ("heuristic", "random")]
+    for learner in LEARNERS:
+        path = FIGHTING / f"{learner}.pt"
+        if path.exists() and learner != "nash-ismcts":  # a search: every move costs one
+            jobs.append((f"{learner} (60 min)", str(path), args.fighting_steps, args.deals))
+    print(
+        f"\n### Fighting cards, default preset: learned best response "
+        f"({args.fighting_steps:,} steps, {args.deals:,} duplicate deals), points/game\n"
+    )
+    print("| agent | learned BR [95%] | s |")
+    print("|---|---:|---:|")
+    with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
+        for name, value, lo, hi, seconds in pool.imap(_fighting_job, jobs):
+            print(f"| {name} | {value:+.3f} [{lo:+.3f}, {hi:+.3f}] | {seconds:.0f} |", flush=True)
+
+
+def speed(args) -> None:
+    """LBR's hands a minute on Limit Hold'em, holdings range against replayed range."""
+    from nashzoo.eval import lbr as lbr_module
+    from nashzoo.games.poker import limit_holdem
+
+    game = limit_holdem()
+    agent = FixedAction(1, "always-call")
+    original = lbr_module._LBR.__init__
+
+    def replayed(self, *a, **k):
+        original(self, *a, **k)
+        self.fast = None
+
+    rates: dict[str, list[float]] = {"holdings range": [], "replayed range": []}
+    for _ in range(3):  # interleaved
+        for label, hands in (("holdings range", args.speed_hands), ("replayed range", 60)):
+            if label == "replayed range":
+                lbr_module._LBR.__init__ = replayed
+            try:
+                r = lbr_module.local_best_response(game, agent, hands=hands, rollouts=20, seed=2)
+            finally:
+                lbr_module._LBR.__init__ = original
+            rates[label].append(hands / r.seconds * 60)
+    fast, slow = (float(np.median(rates[k])) for k in rates)
+    print("\n### LBR speed on Limit Hold'em, one core, always-call, 20 rollouts\n")
+    print(
+        f"holdings range: {fast:,.0f} hands/min (median of 3; runs "
+        f"{', '.join(f'{x:,.0f}' for x in rates['holdings range'])}); replayed range: "
+        f"{slow:,.0f} hands/min; ratio {fast / slow:.1f}x. Goal 1,000 hands/min: "
+        f"{'met' if fast >= 1000 else 'missed'}."
     )
 
 
@@ -207,15 +433,18 @@ def holdem_variance(agents: dict, game, deals: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--leduc-hands", type=int, default=3000)
-    parser.add_argument("--holdem-hands", type=int, default=1000)
+    parser.add_argument("--sections", default="validation,holdem,fighting,speed")
+    parser.add_argument("--validation-hands", type=int, default=2000)
+    parser.add_argument("--holdem-hands", type=int, default=6000)
+    parser.add_argument("--search-hands", type=int, default=400)
+    parser.add_argument("--speed-hands", type=int, default=600)
     parser.add_argument("--rollouts", type=int, default=20)
-    parser.add_argument("--br-steps", type=int, default=32_768)
+    parser.add_argument("--abstraction", default=None)
+    parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--deals", type=int, default=2000)
+    parser.add_argument("--fighting-steps", type=int, default=200_000)
     parser.add_argument("--nfsp-seconds", type=float, default=60.0)
     parser.add_argument("--ppo-steps", type=int, default=16_384)
-    parser.add_argument("--games", default="leduc,holdem")
-    parser.add_argument("--sections", default="lbr,variance")
     parser.add_argument("--vr-deals", type=int, default=2000)
     args = parser.parse_args()
     sections = set(args.sections.split(","))
@@ -223,22 +452,26 @@ def main() -> None:
 
     torch.set_num_threads(1)
     print(machine_line())
-    games = set(args.games.split(","))
     start = time.perf_counter()
-    if "leduc" in games:
+    if "validation" in sections:
+        from nashzoo.games import LeducHoldemGame
+
+        validation("Leduc Hold'em", LeducHoldemGame(), args)
+        validation("A two-board-round limit game", two_board_round_game(), args)
+        from nashzoo.games.fighting import fighting_cards_small
+
+        validation("Fighting cards, small preset", fighting_cards_small(), args, poker=False)
+    if "holdem" in sections:
+        holdem(args)
+    if "fighting" in sections:
+        fighting(args)
+    if "speed" in sections:
+        speed(args)
+    if "variance" in sections:
         agents, game = leduc_agents(args.nfsp_seconds, args.ppo_steps)
-        if "lbr" in sections:
-            measure("Leduc Hold'em", agents, game, args, hands=args.leduc_hands, rollouts=None)
-        if "variance" in sections:
-            leduc_variance(agents, game, args.vr_deals)
-    if "holdem" in games:
+        leduc_variance(agents, game, args.vr_deals)
         agents, game = holdem_agents(args.nfsp_seconds, args.ppo_steps)
-        if "lbr" in sections:
-            measure(
-                "Limit Hold'em", agents, game, args, hands=args.holdem_hands, rollouts=args.rollouts
-            )
-        if "variance" in sections:
-            holdem_variance(agents, game, args.vr_deals)
+        holdem_variance(agents, game, args.vr_deals)
     print(f"\ntotal {time.perf_counter() - start:.0f} s")
 
 

@@ -88,7 +88,7 @@ def learned_best_response(
     game: Game,
     agent: Any,
     *,
-    steps: int = 50_000,
+    steps: int = 200_000,
     deals: int = 2000,
     num_envs: int = 16,
     seed: int | None = 0,
@@ -101,7 +101,10 @@ def learned_best_response(
     Args:
         game: a two-player :class:`~nashzoo.games.Game`.
         agent: any Agent (frozen: it is not trained).
-        steps: the learner's training steps (its decisions).
+        steps: the learner's training steps (its decisions). The default's reach on Leduc
+            (2026-12-05, seed 0, 2,000 deals): 2.22 [2.06, 2.38] of uniform play's exact
+            2.374 (50,000 steps found 2.13), 0.287 [0.190, 0.384] of CFR+ 10's 0.610
+            (100,000 found 0.073): a near-equilibrium policy needs far more.
         deals: deals of the duplicate match that measures it (each played twice).
         num_envs: games the learner plays at once.
         seed: seeds training and the match.

@@ -239,6 +239,39 @@ def test_play_last_makes_the_agent_and_a_saved_file_play_the_last_iterate(tmp_pa
         SimplexGradientConfig(play="best")
 
 
+@pytest.mark.parametrize("average", [True, False])
+def test_the_agent_answers_a_batch_as_it_answers_each_row(average):
+    """``batch_probabilities`` (one forward pass; LBR asks it about a whole range) gives
+    each row what ``action_probabilities`` gives that decision alone."""
+    from nashzoo.games.observation import ObservationCache
+
+    game = fighting_cards_tiny()
+    learner = SimplexGradient(game, SimplexGradientConfig(hidden_sizes=(16,), seed=2))
+    agent = learner.train(steps=2).agent(average=average)
+    views = ObservationCache(game)
+    states, todo = [], [game.new_initial_state()]  # decisions of a depth-first walk
+    while todo and len(states) < 40:
+        state = todo.pop()
+        if state.is_terminal():
+            continue
+        if state.current_player() >= 0:
+            states.append(state)
+        for a in state.legal_actions():
+            child = state.clone()
+            child.apply_action(a)
+            todo.append(child)
+    players = np.array([s.current_player() for s in states])
+    built = [views.build(s, int(p)) for s, p in zip(states, players)]
+    batch = agent.batch_probabilities(
+        np.stack([v.tensor for v in built]), np.stack([v.mask for v in built]), players
+    )
+    for row, view, p in zip(batch, built, players):
+        single = agent.action_probabilities(
+            {"observation": view.tensor, "action_mask": view.mask}, {"player": int(p)}
+        )
+        assert np.allclose(row, single)
+
+
 def _same_parameters(a, b):
     return all(torch.equal(x, y) for x, y in zip(a.parameters(), b.parameters(), strict=True))
 

@@ -38,5 +38,15 @@ class SimplexGradientAgent(SampledPolicyAgent):
         player = None if info.get("player") is None else np.array([int(info["player"])])
         return self.learner.probabilities(obs, mask, average=self.average, players=player)[0]
 
+    def batch_probabilities(
+        self, observation: np.ndarray, action_mask: np.ndarray, player: np.ndarray
+    ) -> np.ndarray:
+        """``(n, actions)`` at ``n`` decisions at once (one forward pass): what LBR asks
+        about every hand of a range."""
+        obs = np.asarray(observation, np.float32)
+        mask = np.asarray(action_mask).astype(bool)
+        players = None if player is None else np.asarray(player, dtype=np.int64)
+        return self.learner.probabilities(obs, mask, average=self.average, players=players)
+
     def __repr__(self) -> str:
         return f"SimplexGradientAgent({self.name}, {'average' if self.average else 'last'})"
