@@ -43,9 +43,9 @@ _ITERATIONS = re.compile(r"[0-9]+")
 
 
 def _poker_engine_game(game: Game) -> str | None:
-    from nashzoo.games.poker import NoLimitPokerGame, PokerGame
+    from nashzoo.games.poker import AcpcPokerGame, PokerGame
 
-    if isinstance(game, (PokerGame, NoLimitPokerGame)):
+    if isinstance(game, (PokerGame, AcpcPokerGame)):
         return None
     return "it plays games of the poker engines (limit and no-limit Hold'em)"
 

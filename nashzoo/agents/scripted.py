@@ -21,9 +21,9 @@ import numpy as np
 from nashzoo.envs.protocol import Observation, action_mask_of
 from nashzoo.errors import IllegalActionError, InvalidParameterError
 from nashzoo.games.fighting import FightingCardGame, card_damage
+from nashzoo.games.poker.acpc import AcpcPokerGame
 from nashzoo.games.poker.engine import CALL, FOLD, RAISE, PokerGame
 from nashzoo.games.poker.hands import hand_value
-from nashzoo.games.poker.nolimit import NoLimitPokerGame
 
 __all__ = ["FightingHeuristicAgent", "PokerRulesAgent", "baselines"]
 
@@ -94,7 +94,7 @@ class FightingHeuristicAgent:
 class PokerRulesAgent:
     """A rule-of-thumb player for the poker engines' games, limit
     (:class:`~nashzoo.games.poker.PokerGame`) and no-limit
-    (:class:`~nashzoo.games.poker.NoLimitPokerGame`).
+    (:class:`~nashzoo.games.poker.AcpcPokerGame`).
 
     It reads its hole cards and the board from the information-state tensor (at a table
     of any size: heads-up, or the ACPC engine's 3 to 10 seats). Before the
@@ -113,11 +113,11 @@ class PokerRulesAgent:
         InvalidParameterError: ``game`` is not a game of the poker engines.
     """
 
-    def __init__(self, game: PokerGame | NoLimitPokerGame, *, name: str = "poker-rules") -> None:
-        if not isinstance(game, (PokerGame, NoLimitPokerGame)):
+    def __init__(self, game: PokerGame | AcpcPokerGame, *, name: str = "poker-rules") -> None:
+        if not isinstance(game, (PokerGame, AcpcPokerGame)):
             raise InvalidParameterError(
                 "PokerRulesAgent plays games of the poker engines (PokerGame, "
-                f"NoLimitPokerGame), received {type(game).__name__}."
+                f"AcpcPokerGame), received {type(game).__name__}."
             )
         self.game = game
         self.name = name
@@ -174,7 +174,7 @@ def baselines(game: Any) -> dict[str, Any]:
     from nashzoo.agents.random_agent import RandomAgent
 
     out: dict[str, Any] = {"random": RandomAgent(seed=0)}
-    if isinstance(game, (PokerGame, NoLimitPokerGame)) and game.num_players == 2:
+    if isinstance(game, (PokerGame, AcpcPokerGame)) and game.num_players == 2:
         out["poker-rules"] = PokerRulesAgent(game)
     elif isinstance(game, FightingCardGame):
         out["heuristic"] = FightingHeuristicAgent(game)

@@ -13,8 +13,8 @@ from nashzoo.errors import InvalidParameterError
 from nashzoo.games import load_game
 from nashzoo.games.poker import (
     NO_LIMIT_HOLDEM_GAMEDEF,
-    NoLimitDefinition,
-    NoLimitPokerGame,
+    AcpcDefinition,
+    AcpcPokerGame,
     no_limit_holdem,
     parse_gamedef,
     parse_nolimit_gamedef,
@@ -24,7 +24,7 @@ from tests.conftest import coverage_paused
 from .trees import walk
 from .universal_poker import lockstep
 
-SMALL = NoLimitDefinition(
+SMALL = AcpcDefinition(
     num_rounds=2, blinds=(2, 1), stacks=(20, 20), first_player=(1, 0), num_board_cards=(0, 1),
     num_suits=2, num_ranks=3, num_hole_cards=1,
 )  # fmt: skip
@@ -35,7 +35,7 @@ blinds."""
 @pytest.mark.parametrize("stacks", [(20, 20), (13, 7)])
 @pytest.mark.parametrize("raises", [(0.5, 1.0), (0.25, 0.5, 1.0, 2.0)])
 def test_history_counts_and_lengths_are_exact(stacks, raises):
-    game = NoLimitPokerGame(dataclasses.replace(SMALL, stacks=stacks), raises=raises)
+    game = AcpcPokerGame(dataclasses.replace(SMALL, stacks=stacks), raises=raises)
     with coverage_paused():  # the reference walk (13 s traced, 2 s plain); the engine's
         total, longest = walk(game.new_initial_state())  # lines: the lockstep tests below
     assert game.count_histories() == total
@@ -43,7 +43,7 @@ def test_history_counts_and_lengths_are_exact(stacks, raises):
 
 
 def test_a_finished_hand_has_no_player_and_no_legal_actions():
-    game = NoLimitPokerGame(SMALL, raises=(0.5, 1.0))
+    game = AcpcPokerGame(SMALL, raises=(0.5, 1.0))
     state = game.new_initial_state()
     while state.is_chance_node():
         state.apply_action(state.legal_actions()[0])
@@ -87,7 +87,7 @@ def test_pettingzoo_actions_and_the_rules_of_a_hand():
 
 
 def test_a_short_stack_all_in_returns_what_it_cannot_match():
-    game = NoLimitPokerGame(dataclasses.replace(SMALL, stacks=(13, 7)))
+    game = AcpcPokerGame(dataclasses.replace(SMALL, stacks=(13, 7)))
     state = game.new_initial_state()
     state.apply_action(5)  # player 0: the best card
     state.apply_action(0)  # player 1: the worst
@@ -114,7 +114,7 @@ def test_lockstep_with_universal_poker(definition, raises, deals):
     # ours inside it, the same card numbering at chance nodes and the same payoffs, over
     # random deals and random actions (ours mapped to their raise-to totals).
     pyspiel = pytest.importorskip("pyspiel")
-    game = NoLimitPokerGame(definition, raises=raises)
+    game = AcpcPokerGame(definition, raises=raises)
     peer = pyspiel.load_game("universal_poker", definition.universal_poker_params("fullgame"))
     assert lockstep(game, peer, deals, seed=0) > deals  # raises were exercised
 
@@ -123,7 +123,7 @@ def test_cfr_solves_a_small_no_limit_game():
     from nashzoo.agents.cfr import make_solver
     from nashzoo.tree import compile_game
 
-    game = NoLimitPokerGame(SMALL)
+    game = AcpcPokerGame(SMALL)
     tree = compile_game(game)
     assert tree.num_nodes == game.count_histories() == 48307
     solver = make_solver("cfr+", game)

@@ -5,17 +5,18 @@
 * :mod:`~nashzoo.games.poker.engine`: the limit rules (:class:`PokerGame`, :class:`PokerState`);
 * :mod:`~nashzoo.games.poker.acpc`: any ACPC definition, limit or no-limit, 2 to 10
   players (:class:`AcpcPokerGame`; no-limit with an action abstraction of pot fractions);
-  :mod:`~nashzoo.games.poker.nolimit` names it for no-limit code;
 * :mod:`~nashzoo.games.poker.hands`: ranking hands of up to seven cards;
 * :mod:`~nashzoo.games.poker.presets`: Kuhn, Leduc, Oliehoek's games, Limit Hold'em.
 """
 
 from nashzoo.games.poker.acpc import (
+    NO_LIMIT_HOLDEM_GAMEDEF,
     NO_STACK,
     AcpcDefinition,
     AcpcPokerGame,
     AcpcPokerState,
     limit_holdem_table,
+    no_limit_holdem,
     ring_limit_holdem,
 )
 from nashzoo.games.poker.definition import (
@@ -25,13 +26,6 @@ from nashzoo.games.poker.definition import (
     parse_nolimit_gamedef,
 )
 from nashzoo.games.poker.engine import CALL, FOLD, RAISE, PokerGame, PokerState
-from nashzoo.games.poker.nolimit import (
-    NO_LIMIT_HOLDEM_GAMEDEF,
-    NoLimitDefinition,
-    NoLimitPokerGame,
-    NoLimitPokerState,
-    no_limit_holdem,
-)
 from nashzoo.games.poker.presets import (
     LIMIT_HOLDEM_GAMEDEF,
     PRESETS,
@@ -55,9 +49,6 @@ __all__ = [
     "limit_holdem_table",
     "ring_limit_holdem",
     "parse_acpc_gamedef",
-    "NoLimitDefinition",
-    "NoLimitPokerGame",
-    "NoLimitPokerState",
     "no_limit_holdem",
     "parse_nolimit_gamedef",
     "PRESETS",
