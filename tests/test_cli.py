@@ -278,6 +278,18 @@ def test_exploitability_by_a_learned_best_response_prints_a_lower_bound(capsys):
     assert "\u2501" not in out  # SB3's rich bar draws on a terminal only, not into a log
 
 
+def test_exploitability_of_a_big_game_that_is_not_poker_is_learned(capsys):
+    """Issue 87: LBR values poker bets, so on a game too large to compile that is not
+    poker (the fighting game's default preset) the default method is the learned best
+    response, said so; on Limit Hold'em it stays LBR."""
+    pytest.importorskip("sb3_contrib")
+    argv = ["exploitability", "random", "--game", "fighting_cards", "--steps", "256"]
+    assert main([*argv, "--hands", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "is too large for an exact best response and is not poker: a best response " in out
+    assert "lower bound     learned-br (maskable-ppo, 256 steps)" in out
+
+
 @pytest.mark.parametrize(
     "member",
     ["raises", "garbage", "sys_exit", "interrupter", "reset_raiser", "memory_hog", "sleeper"],
