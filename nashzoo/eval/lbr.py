@@ -34,7 +34,7 @@ On heads-up poker (both poker engines) the range is an array over the agent's ho
 and the check-down's win probability is exact over every holding and every remaining
 board where that is affordable (the river, the turn, small games), else over every
 holding and ``k`` boards. Limit Hold'em, 400 hands, 20 boards, agents that answer in
-batches (2026-12-05, AMD EPYC, one core): always-call 1,026 [853, 1,200] mbb/hand of its
+batches (2026-12-05, Intel Xeon, one core): always-call 1,026 [853, 1,200] mbb/hand of its
 exact 1,163, always-raise 3,542 [2,904, 4,181] of 3,697, at 1,800-2,600 hands a minute.
 Elsewhere (Leduc, Kuhn, mixtures, ``valuation="continuation"``) the range is the list of
 private deals replayed from the root, and ``k`` rollouts draw ``k`` hands from the range
@@ -67,20 +67,22 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from nashzoo.envs.protocol import MixedStrategy, StatesBatch, StatesProbabilities
 from nashzoo.envs.sampling import batch_probabilities
 from nashzoo.errors import GameTooLargeError, InvalidParameterError
-from nashzoo.eval.lbr_range import HoldingsLBR, holdings_path
 from nashzoo.eval.referee import request_for
 from nashzoo.eval.stats import ci95, sample_mean_and_stderr
 from nashzoo.games import Game
 from nashzoo.games.base import CHANCE, State, sample_chance_outcome
 from nashzoo.games.observation import ObservationCache
 from nashzoo.validation import check_int, check_seed
+
+if TYPE_CHECKING:
+    from nashzoo.eval.lbr_range import HoldingsLBR
 
 __all__ = [
     "DEFAULT_ROLLOUTS",
@@ -290,6 +292,8 @@ def _holdings_game(game: Game) -> bool:
     """Whether LBR keeps its range over the agent's holdings on ``game``
     (:mod:`nashzoo.eval.lbr_range`): a heads-up poker game whose states list them, seen
     at the first decision of one hand (dealt with a fixed seed)."""
+    from nashzoo.eval.lbr_range import holdings_path  # numba: imported on first use
+
     draw = np.random.default_rng(0)
     state = game.new_initial_state()
     while state.current_player() == CHANCE:
@@ -358,6 +362,8 @@ class _LBR:
         self.valuation = valuation
         self.fast: HoldingsLBR | None = None
         if valuation == "paper" and _holdings_game(game):
+            from nashzoo.eval.lbr_range import HoldingsLBR  # numba: imported on first use
+
             self.fast = HoldingsLBR(
                 game,
                 [policy.agent for policy in self.policies],
