@@ -14,16 +14,18 @@ Sections (``--sections``, comma-separated):
   the learned best response within 10% of exact on Leduc.
 * ``holdem``: LBR (the paper's valuation, 20 boards per decision where the rest of the
   board is not enumerated) on Limit Hold'em, ``--holdem-hands`` hands (6,000) each:
-  always-call, always-raise, random, poker-rules, every learner's 60-minute file in
-  ``benchmarks/crosstable/limit_holdem`` (Nash-ISMCTS, a search, with its prior network
-  as the model and ``--search-hands`` hands) and ``--abstraction PATH`` (a policy of
+  always-call, always-raise, random, poker-rules, every learner's 60-minute file found in
+  ``--holdem-agents`` (default ``benchmarks/crosstable/limit_holdem``, whose README says
+  how to restore or remake them; Nash-ISMCTS, a search, with its prior network as the
+  model and ``--search-hands`` hands) and ``--abstraction PATH`` (a policy of
   ``benchmarks/holdem_abstraction.py``) where given. Goal: always-call at least 80% of
   its published 1,163 mbb/g (Johanson et al., IJCAI 2011); always-raise's fraction of
   3,697 reported.
 * ``fighting``: the learned best response (``--fighting-steps``, 200,000) of the
-  scripted heuristic, random and every learner's 60-minute file on the fighting game's
-  default preset, where LBR's poker valuation does not apply (Nash-ISMCTS, a search, is
-  left out: every move of the learner's training would cost one). The validation
+  scripted heuristic, random and every learner's 60-minute file (``--fighting-agents``,
+  default ``benchmarks/crosstable/fighting_cards``) on the fighting game's default
+  preset, where LBR's poker valuation does not apply (Nash-ISMCTS, a search, is left out:
+  every move of the learner's training would cost one). The validation
   section checks the learned best response against exact values on the small preset.
 * ``speed``: LBR's hands a minute on Limit Hold'em on one core (always-call, median of
   3 runs of ``--speed-hands``), beside the same LBR with the range replayed from the
@@ -254,7 +256,7 @@ def holdem(args) -> None:
     if args.abstraction:
         jobs.append(("abstraction", args.abstraction, args.holdem_hands, args.rollouts))
     for learner in LEARNERS:
-        path = CROSSTABLE / f"{learner}.pt"
+        path = Path(args.holdem_agents) / f"{learner}.pt"
         hands = args.search_hands if learner == "nash-ismcts" else args.holdem_hands
         if path.exists():
             jobs.append((f"{learner} (60 min)", str(path), hands, args.rollouts))
@@ -305,7 +307,7 @@ def fighting(args) -> None:
     not apply there)."""
     jobs = [(n, n, args.fighting_steps, args.deals) for n in ("heuristic", "random")]
     for learner in LEARNERS:
-        path = FIGHTING / f"{learner}.pt"
+        path = Path(args.fighting_agents) / f"{learner}.pt"
         if path.exists() and learner != "nash-ismcts":  # a search: every move costs one
             jobs.append((f"{learner} (60 min)", str(path), args.fighting_steps, args.deals))
     print(
@@ -440,6 +442,10 @@ def main() -> None:
     parser.add_argument("--speed-hands", type=int, default=600)
     parser.add_argument("--rollouts", type=int, default=20)
     parser.add_argument("--abstraction", default=None)
+    parser.add_argument(
+        "--holdem-agents", default=str(CROSSTABLE), help="folder of the learners' LEARNER.pt"
+    )
+    parser.add_argument("--fighting-agents", default=str(FIGHTING))
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--deals", type=int, default=2000)
     parser.add_argument("--fighting-steps", type=int, default=200_000)

@@ -209,3 +209,39 @@ def test_nothing_refers_to_files_outside_the_repository():
         if found and name != "tests/test_package.py":
             offenders[name] = found
     assert offenders == {}
+
+
+LARGE_FILE_BYTES = 1_000_000
+"""Tracked files above this size are refused outside :data:`LARGE_FILES_ALLOWED`."""
+
+LARGE_FILES_ALLOWED: frozenset[str] = frozenset()
+"""Docs pictures allowed above :data:`LARGE_FILE_BYTES` (none is, today)."""
+
+ARTIFACT_SUFFIXES = (".pt", ".pth", ".ckpt", ".npz", ".npy", ".pkl", ".pickle", ".onnx", ".zip")
+"""Training artifacts and caches: benchmarks remake them; none is tracked."""
+
+
+def _source_tree_offenders(files: dict[str, int]) -> list[str]:
+    """The tracked files (name: size in bytes) that break the no-binaries rule."""
+    return sorted(
+        name
+        for name, size in files.items()
+        if (size > LARGE_FILE_BYTES and name not in LARGE_FILES_ALLOWED)
+        or name.endswith(ARTIFACT_SUFFIXES)
+    )
+
+
+def test_no_binary_training_artifacts_in_the_source_tree():
+    """Issue 88, item 4: 24 MB of .pt checkpoints were committed under benchmarks/. No
+    tracked file is over 1 MB (outside an allow-list of docs pictures) and no training
+    artifact (checkpoint, policy array, pickle) is tracked at all: benchmarks remake them,
+    and RESULTS.md says how."""
+    assert _source_tree_offenders({"benchmarks/x/nfsp.pt": 2_000, "docs/a.png": 900}) == [
+        "benchmarks/x/nfsp.pt"
+    ]
+    assert _source_tree_offenders({"benchmarks/big.png": 2_000_000}) == ["benchmarks/big.png"]
+    tracked = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split("\0")
+    sizes = {name: (ROOT / name).stat().st_size for name in tracked if (ROOT / name).is_file()}
+    assert _source_tree_offenders(sizes) == []
