@@ -65,9 +65,12 @@ bench: install
 # too, and under coverage compile untraced, as the pytest processes do
 # (tests/startup/numba_compile.py).
 TEST_WORKERS ?= 2
+# How many of the longest tests pytest prints (`make test TEST_DURATIONS=40`; a
+# --durations in PYTEST_ADDOPTS would be overridden by this command line's).
+TEST_DURATIONS ?= 15
 TEST_ENV = PYTHONPATH=$(CURDIR)/tests/startup \
 	NASHZOO_TEST_COMPILE_LOG=$(CURDIR)/test-artifacts/numba-compiles.tsv
-PYTEST_ARGS = -q -n $(TEST_WORKERS) --dist worksteal --durations=15 \
+PYTEST_ARGS = -q -n $(TEST_WORKERS) --dist worksteal --durations=$(TEST_DURATIONS) \
 	--junitxml=test-artifacts/junit.xml
 pytest: install
 	rm -f test-artifacts/numba-compiles.tsv
