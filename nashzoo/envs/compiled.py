@@ -27,31 +27,25 @@ from nashzoo.envs.aec import GameEnv, ObsDict
 from nashzoo.errors import InvalidParameterError, ResetNeededError
 from nashzoo.games.base import Game, State
 from nashzoo.games.lane import Lane
-from nashzoo.games.poker.acpc import AcpcPokerGame
-from nashzoo.games.poker.engine import PokerGame
 from nashzoo.validation import check_seed
 
 __all__ = ["CompiledEnv", "lane_for", "serves"]
 
 
 def lane_for(game: Game) -> Lane | None:
-    """The compiled lane that plays ``game``, or ``None``: poker games of either engine
-    whose hands are 5 to 7 cards of the 52-card deck (what the compiled hand ranking
-    covers)."""
-    if isinstance(game, AcpcPokerGame) and game.standard_hands:
-        from nashzoo.games.poker.acpc_kernel import AcpcLane
-
-        return AcpcLane(game)
-    if isinstance(game, PokerGame) and game.standard_hands:
-        from nashzoo.games.poker.limit_kernel import LimitLane
-
-        return LimitLane(game)
-    return None
+    """The compiled lane that plays ``game`` (what it declares,
+    :attr:`~nashzoo.games.base.Game.fast_paths`), or ``None``: today poker games of
+    either engine whose hands are 5 to 7 cards of the 52-card deck (what the compiled
+    hand ranking covers)."""
+    if game.fast_paths.lane is None:
+        return None
+    lane: Lane = game.fast_paths.load("lane")(game)
+    return lane
 
 
 def serves(game: Game) -> bool:
-    """Whether :class:`CompiledEnv` plays ``game`` (see :func:`lane_for`)."""
-    return isinstance(game, (AcpcPokerGame, PokerGame)) and bool(game.standard_hands)
+    """Whether :class:`CompiledEnv` plays ``game`` (it declares a lane)."""
+    return game.fast_paths.lane is not None
 
 
 class CompiledEnv(GameEnv):

@@ -8,7 +8,7 @@ from types import MappingProxyType
 from typing import Any
 
 from nashzoo.errors import InvalidParameterError
-from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, GameInfo, State
+from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, FastPaths, Game, GameInfo, State
 from nashzoo.games.fighting import FightingCardGame
 from nashzoo.games.kuhn import KuhnPokerGame
 from nashzoo.games.leduc import LeducHoldemGame
@@ -107,6 +107,7 @@ __all__ = [
     "ObservationCache",
     "PlayerView",
     "Game",
+    "FastPaths",
     "GameInfo",
     "State",
     "KuhnPokerGame",

@@ -39,7 +39,7 @@ from nashzoo.errors import (
     InvalidActionError,
     InvalidParameterError,
 )
-from nashzoo.games.info import GameInfo
+from nashzoo.games.info import FastPaths, GameInfo
 from nashzoo.validation import check_int
 
 if TYPE_CHECKING:
@@ -50,6 +50,7 @@ __all__ = [
     "COUNTED_DEALS",
     "TERMINAL",
     "Game",
+    "FastPaths",
     "GameInfo",
     "State",
     "check_int",
@@ -211,6 +212,9 @@ class Game(ABC):
     payoff_unit: str = "payoff"
     action_names: tuple[str, ...] = ()
     """Names of the player actions, when they do not depend on the state or the player."""
+    fast_paths: FastPaths = FastPaths()
+    """The compiled implementations the game offers (none by default): the envs and the
+    batched envs read them here, never from the game's class."""
 
     @property
     def info(self) -> GameInfo:

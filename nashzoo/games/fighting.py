@@ -100,7 +100,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State
+from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, FastPaths, Game, State
 from nashzoo.games.hidden import HiddenWorlds
 from nashzoo.games.matrix import MatrixGame
 from nashzoo.validation import check_int
@@ -217,6 +217,10 @@ class FightingCardGame(Game):
         self._off_deal = self._off_hp + 2 * self.hit_points
         self._off_rounds = self._off_deal + k * c
         self.information_state_tensor_size = self._off_rounds + 3 * k * self.num_exchanges
+        # batched play where the tree is too large to compile (the default preset)
+        self.fast_paths = FastPaths(
+            large_vector_env="nashzoo.vector.fighting_env:FightingVectorEnv"
+        )
         self.tensor_layout = FightingTensorLayout(
             self._off_hand,
             self._off_own,

@@ -2,13 +2,58 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import importlib
+from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 
 from nashzoo.errors import InvalidParameterError
 
-__all__ = ["GameInfo"]
+__all__ = ["FastPaths", "GameInfo"]
+
+
+@dataclass(frozen=True)
+class FastPaths:
+    """The compiled implementations a game offers beside its Python rules: what the game
+    declares, so that no code outside ``nashzoo.games`` chooses an implementation by the
+    game's class. Each is named by its import path (``"package.module:Name"``), so that
+    the rules import none of the layers that run them, and built with the game first.
+
+    Attributes:
+        lane: a :class:`~nashzoo.games.lane.Lane` (``Lane(game)``): the rules in numba,
+            one game at a time, that :class:`~nashzoo.envs.compiled.CompiledEnv` steps.
+        vector_env: a batched env (``Env(game, num_envs, seed=seed)``) that
+            :func:`nashzoo.vector.make_vector_env` prefers to the compiled tree's.
+        large_vector_env: the batched env for when the game is too large to compile
+            (``histories_lower_bound`` above the compiler's limit).
+    """
+
+    lane: str | None = None
+    vector_env: str | None = None
+    large_vector_env: str | None = None
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            path = getattr(self, f.name)
+            if path is not None and (not isinstance(path, str) or path.count(":") != 1):
+                raise InvalidParameterError(
+                    f"FastPaths.{f.name} must be 'package.module:Name' or None, received {path!r}."
+                )
+
+    def load(self, name: str) -> Any:
+        """The class (or factory) that path ``name`` names, imported on first use.
+
+        Raises:
+            InvalidParameterError: ``name`` is not a field or is not declared.
+        """
+        if name not in {f.name for f in fields(self)}:
+            raise InvalidParameterError(f"FastPaths has no path {name!r}.")
+        path = getattr(self, name)
+        if path is None:
+            raise InvalidParameterError(f"The game declares no {name} (FastPaths.{name}).")
+        module, attribute = path.split(":")
+        return getattr(importlib.import_module(module), attribute)
 
 
 @dataclass(frozen=True)

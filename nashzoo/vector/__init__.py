@@ -73,11 +73,12 @@ def make_vector(
 def vector_env(
     game: Any, num_envs: int, *, seed: int | Sequence[int] | None = None, stepped: str = "auto"
 ) -> Any:
-    """A batched env of ``num_envs`` games of ``game`` (a :class:`~nashzoo.games.Game`):
-    a :class:`PokerVectorEnv` for heads-up limit poker on the 52-card deck, an
-    :class:`AcpcVectorEnv` for no-limit poker and tables of three or more on that deck, a
-    :class:`TreeVectorEnv` for a game that compiles, a :class:`FightingVectorEnv` for a
-    fighting-card game that does not, else (or with ``stepped="python"``) a
+    """A batched env of ``num_envs`` games of ``game`` (a :class:`~nashzoo.games.Game`),
+    chosen by what the game declares (:attr:`~nashzoo.games.base.Game.fast_paths`), never
+    by its class: its own batched env where it declares one (poker on the 52-card deck: a
+    :class:`PokerVectorEnv` or an :class:`AcpcVectorEnv`), else a :class:`TreeVectorEnv`
+    where it compiles, else the batched env it declares for its large sizes (a
+    :class:`FightingVectorEnv`), else (or with ``stepped="python"``) a
     :class:`StateVectorEnv`.
 
     Raises:
@@ -86,8 +87,7 @@ def vector_env(
             :data:`STEPPING`.
     """
     from nashzoo.errors import GameTooLargeError
-    from nashzoo.games.poker.acpc import AcpcPokerGame
-    from nashzoo.games.poker.engine import PokerGame
+    from nashzoo.tree.compile import DEFAULT_MAX_NODES
     from nashzoo.vector.state_env import StateVectorEnv
 
     if stepped not in STEPPING:
@@ -97,26 +97,20 @@ def vector_env(
     try:
         if stepped == "python":
             return StateVectorEnv(game, num_envs, seed=seed)
-        if isinstance(game, PokerGame) and game.standard_hands:
-            from nashzoo.vector.poker_env import PokerVectorEnv
+        paths = game.fast_paths  # what the game declares, never its class
+        if paths.vector_env is not None:
+            return paths.load("vector_env")(game, num_envs, seed=seed)
+        bound = game.histories_lower_bound()
+        if bound is None or bound <= DEFAULT_MAX_NODES:
+            from nashzoo.vector.tree_env import TreeVectorEnv
 
-            return PokerVectorEnv(game, num_envs, seed=seed)
-        if isinstance(game, AcpcPokerGame) and game.standard_hands:
-            from nashzoo.vector.acpc_env import AcpcVectorEnv
-
-            return AcpcVectorEnv(game, num_envs, seed=seed)
-        from nashzoo.vector.tree_env import TreeVectorEnv
-
-        try:
-            return TreeVectorEnv(game, num_envs, seed=seed)
-        except GameTooLargeError:
-            from nashzoo.games.fighting import FightingCardGame
-
-            if isinstance(game, FightingCardGame):
-                from nashzoo.vector.fighting_env import FightingVectorEnv
-
-                return FightingVectorEnv(game, num_envs, seed=seed)
-            return StateVectorEnv(game, num_envs, seed=seed)
+            try:
+                return TreeVectorEnv(game, num_envs, seed=seed)
+            except GameTooLargeError:  # its size was not stated: found walking the tree
+                pass
+        if paths.large_vector_env is not None:  # too large for the tree
+            return paths.load("large_vector_env")(game, num_envs, seed=seed)
+        return StateVectorEnv(game, num_envs, seed=seed)
     except MemoryError:
         raise InvalidParameterError(
             f"num_envs={num_envs}: this machine's memory does not hold that many games of "

@@ -56,6 +56,7 @@ from nashzoo.games.base import (
     COUNTED_DEALS,
     HIDDEN,
     TERMINAL,
+    FastPaths,
     Game,
     State,
     card_deal_histories,
@@ -420,6 +421,11 @@ class AcpcPokerGame(Game):
         self.standard_hands, self.strength = strength_function(
             d.num_ranks, d.num_suits, d.num_hole_cards + sum(d.num_board_cards)
         )
+        if self.standard_hands:  # the compiled hand ranking covers these hands
+            self.fast_paths = FastPaths(
+                lane="nashzoo.games.poker.acpc_kernel:AcpcLane",
+                vector_env="nashzoo.vector.acpc_env:AcpcVectorEnv",
+            )
 
     def params(self) -> dict[str, Any]:
         return {

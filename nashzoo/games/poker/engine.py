@@ -54,6 +54,7 @@ from nashzoo.games.base import (
     CHANCE,
     HIDDEN,
     TERMINAL,
+    FastPaths,
     Game,
     State,
     card_deal_histories,
@@ -145,6 +146,11 @@ class PokerGame(Game):
         self.standard_hands, self.strength = strength_function(
             d.num_ranks, d.num_suits, self._hand_cards
         )
+        if self.standard_hands:  # the compiled hand ranking covers these hands
+            self.fast_paths = FastPaths(
+                lane="nashzoo.games.poker.limit_kernel:LimitLane",
+                vector_env="nashzoo.vector.poker_env:PokerVectorEnv",
+            )
 
     def params(self) -> dict[str, Any]:
         return {"definition": self.definition.to_dict(), "name": self.short_name}

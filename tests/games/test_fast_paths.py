@@ -1,0 +1,69 @@
+"""Issue 88, item 2: a game declares its fast paths (``Game.fast_paths``), and the code
+that picks an implementation reads the declaration, never the game's class."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from nashzoo.errors import InvalidParameterError
+from nashzoo.games import FastPaths, KuhnPokerGame
+from nashzoo.games.fighting import FightingCardGame, fighting_cards_small
+from nashzoo.games.poker import limit_holdem, no_limit_holdem
+from nashzoo.vector import vector_env
+
+ROOT = Path(__file__).resolve().parents[2]
+
+CHOOSERS = (
+    "nashzoo/envs/compiled.py",
+    "nashzoo/envs/registration.py",
+    "nashzoo/vector/__init__.py",
+)
+"""The modules that choose an implementation for a game."""
+
+
+class RecordingEnv:
+    """A batched env that records how it was built (a game's declared vector_env)."""
+
+    def __init__(self, game, num_envs, *, seed=None):
+        self.game, self.num_envs, self.seed = game, num_envs, seed
+
+
+class DeclaringKuhn(KuhnPokerGame):
+    """Kuhn, declaring a batched env of its own: the one module a fast game touches."""
+
+    fast_paths = FastPaths(vector_env="tests.games.test_fast_paths:RecordingEnv")
+
+
+def test_a_declared_vector_env_is_used_without_any_change_elsewhere():
+    env = vector_env(DeclaringKuhn(), 3, seed=5)
+    assert isinstance(env, RecordingEnv) and (env.num_envs, env.seed) == (3, 5)
+    assert type(vector_env(KuhnPokerGame(), 3)).__name__ == "TreeVectorEnv"
+
+
+def test_the_shipped_games_declare_their_fast_paths():
+    assert limit_holdem().fast_paths.lane.endswith(":LimitLane")
+    assert no_limit_holdem().fast_paths.vector_env.endswith(":AcpcVectorEnv")
+    assert KuhnPokerGame().fast_paths == FastPaths()  # the tree serves small games
+    default = FightingCardGame()
+    assert default.fast_paths.large_vector_env.endswith(":FightingVectorEnv")
+    assert type(vector_env(default, 2)).__name__ == "FightingVectorEnv"  # too large
+    assert type(vector_env(fighting_cards_small(), 2)).__name__ == "TreeVectorEnv"
+    with pytest.raises(InvalidParameterError, match="'package.module:Name'"):
+        FastPaths(lane="nashzoo.games.poker.limit_kernel.LimitLane")
+    with pytest.raises(InvalidParameterError, match="declares no lane"):
+        KuhnPokerGame().fast_paths.load("lane")
+
+
+def test_the_choosers_never_look_at_a_game_class():
+    """The modules that pick an implementation import no game class of the engines."""
+    for name in CHOOSERS:
+        tree = ast.parse((ROOT / name).read_text())
+        imported = [
+            alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("nashzoo.games.")
+            for alias in node.names
+        ]
+        classes = [n for n in imported if n.endswith("Game") and n != "Game"]
+        assert classes == [], (name, classes)
