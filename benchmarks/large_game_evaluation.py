@@ -128,19 +128,6 @@ class FixedAction:
         return int(np.argmax(self.action_probabilities(observation, info)))
 
 
-def two_board_round_game():
-    """A heads-up limit game of the ACPC engine with two board rounds (three ranks, two
-    suits, one hole card, a board card on rounds 2 and 3): 144,487 histories."""
-    from nashzoo.games.poker import NO_STACK, AcpcDefinition, AcpcPokerGame
-
-    definition = AcpcDefinition(
-        num_rounds=3, blinds=(2, 1), stacks=(NO_STACK,) * 2, first_player=(1, 0, 0),
-        num_board_cards=(0, 1, 1), num_suits=2, num_ranks=3, num_hole_cards=1,
-        betting="limit", raise_sizes=(2, 4, 4), max_raises=(2, 2, 2),
-    )  # fmt: skip
-    return AcpcPokerGame(definition, name="limit_3_rounds")
-
-
 def validation(title: str, game, args, *, poker: bool = True) -> None:
     """Exact best response, LBR (paper), the earlier LBR and the learned best response
     of each validation policy, in chips per hand, on paired deals (``poker=False``: the
@@ -463,7 +450,9 @@ def main() -> None:
         from nashzoo.games import LeducHoldemGame
 
         validation("Leduc Hold'em", LeducHoldemGame(), args)
-        validation("A two-board-round limit game", two_board_round_game(), args)
+        from nashzoo.games.poker import two_board_round_limit
+
+        validation("A two-board-round limit game", two_board_round_limit(), args)
         from nashzoo.games.fighting import fighting_cards_small
 
         validation("Fighting cards, small preset", fighting_cards_small(), args, poker=False)

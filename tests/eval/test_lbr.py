@@ -382,18 +382,11 @@ def test_lbr_is_a_sound_lower_bound_against_exact_best_responses_on_leduc(name):
     and against uniform play LBR finds at least 90% of the exact value (measured
     2026-12-05: uniform 2.2505 of 2.3736; CFR+ 10 0.4775 of 0.6104; CFR+ 30 +0.054
     [-0.029, +0.137] of 0.0818; CFR+ 1000 +0.015 of 0.0003)."""
-    tree = compile_game(LEDUC)
-    if name == "uniform":
-        policy = TabularPolicy.uniform(tree)
-    elif name.startswith("cfr+"):
-        policy = CFRPlusSolver(LEDUC).iterate(int(name[4:])).average_policy()
+    if name == "uniform" or name.startswith("cfr+"):
+        policy = _uniform_or_cfr(LEDUC, 0 if name == "uniform" else int(name[4:]))
     else:
-        policy = fixed(tree, 1 if name == "always-call" else 2)
-    exact = exploitability(policy).exploitability
-    bound = local_best_response(LEDUC, TabularPolicyAgent(policy, seed=0), hands=2000, seed=1)
-    half = (bound.ci95[1] - bound.ci95[0]) / 2
-    assert bound.value <= exact + half, (bound, exact)
-    assert bound.ci95[1] > 0, (bound, exact)
+        policy = fixed(compile_game(LEDUC), 1 if name == "always-call" else 2)
+    bound, exact = _sound_bound(LEDUC, policy)
     if name == "uniform":
         assert bound.value >= 0.9 * exact, (bound, exact)
 
@@ -406,16 +399,28 @@ def test_a_bad_valuation_is_refused_by_name():
 
 
 def _three_round_limit_game():
-    """A heads-up limit game of the ACPC engine with two board rounds (six cards, one
-    hole card, a board card on each of rounds 2 and 3): 144,487 histories."""
-    from nashzoo.games.poker import NO_STACK, AcpcDefinition, AcpcPokerGame
+    """The ACPC engine's small game with two board rounds (144,487 histories)."""
+    from nashzoo.games.poker import two_board_round_limit
 
-    definition = AcpcDefinition(
-        num_rounds=3, blinds=(2, 1), stacks=(NO_STACK,) * 2, first_player=(1, 0, 0),
-        num_board_cards=(0, 1, 1), num_suits=2, num_ranks=3, num_hole_cards=1,
-        betting="limit", raise_sizes=(2, 4, 4), max_raises=(2, 2, 2),
-    )  # fmt: skip
-    return AcpcPokerGame(definition, name="limit_3_rounds")
+    return two_board_round_limit()
+
+
+def _uniform_or_cfr(game, iterations):
+    """Uniform play (``iterations`` 0) or CFR+'s average policy after ``iterations``."""
+    if iterations == 0:
+        return TabularPolicy.uniform(compile_game(game))
+    return CFRPlusSolver(game).iterate(iterations).average_policy()
+
+
+def _sound_bound(game, policy):
+    """LBR (2,000 paired hands) against ``policy`` and its exact exploitability, with the
+    two properties every policy must show: the mean at most the exact value plus the
+    interval's half-width, and no interval wholly below 0."""
+    exact = exploitability(policy).exploitability
+    bound = local_best_response(game, TabularPolicyAgent(policy, seed=0), hands=2000, seed=1)
+    half = (bound.ci95[1] - bound.ci95[0]) / 2
+    assert bound.value <= exact + half and bound.ci95[1] > 0, (bound, exact)
+    return bound, exact
 
 
 @pytest.mark.parametrize("iterations", [0, 10, 100])
@@ -424,17 +429,8 @@ def test_lbr_is_a_sound_lower_bound_on_a_game_with_two_board_rounds(iterations):
     (measured 2026-12-05, 2,000 paired deals: uniform 3.867 [3.527, 4.207] of the exact
     4.2471; CFR+ 10 0.873 of 1.1323; CFR+ 100 -0.134 [-0.373, +0.106] of 0.0339)."""
     game = _three_round_limit_game()
-    tree = compile_game(game)
-    assert tree.num_nodes == 144_487
-    policy = (
-        TabularPolicy.uniform(tree)
-        if iterations == 0
-        else CFRPlusSolver(game).iterate(iterations).average_policy()
-    )
-    exact = exploitability(policy).exploitability
-    bound = local_best_response(game, TabularPolicyAgent(policy, seed=0), hands=2000, seed=1)
-    half = (bound.ci95[1] - bound.ci95[0]) / 2
-    assert bound.value <= exact + half and bound.ci95[1] > 0, (bound, exact)
+    assert compile_game(game).num_nodes == 144_487
+    bound, exact = _sound_bound(game, _uniform_or_cfr(game, iterations))
     if iterations == 0:
         assert bound.value >= 0.9 * exact, (bound, exact)
     if iterations == 10:
@@ -556,16 +552,7 @@ def test_no_limit_lbr_is_a_sound_lower_bound_if_a_weak_one(iterations):
         num_board_cards=(0, 1), num_suits=2, num_ranks=3, num_hole_cards=1,
     )  # fmt: skip
     game = AcpcPokerGame(definition, raises=(1.0,))
-    tree = compile_game(game)
-    policy = (
-        TabularPolicy.uniform(tree)
-        if iterations == 0
-        else CFRPlusSolver(game).iterate(iterations).average_policy()
-    )
-    exact = exploitability(policy).exploitability
-    bound = local_best_response(game, TabularPolicyAgent(policy, seed=0), hands=2000, seed=1)
-    half = (bound.ci95[1] - bound.ci95[0]) / 2
-    assert bound.value <= exact + half and bound.ci95[1] > 0, (bound, exact)
+    bound, exact = _sound_bound(game, _uniform_or_cfr(game, iterations))
     if iterations == 0:  # weak, as stated, but it finds much of uniform play's weakness
         assert bound.value >= 0.4 * exact, (bound, exact)
 

@@ -18,6 +18,7 @@ from nashzoo.games.poker.acpc import (
     limit_holdem_table,
     no_limit_holdem,
     ring_limit_holdem,
+    two_board_round_limit,
 )
 from nashzoo.games.poker.definition import (
     PokerDefinition,
@@ -48,6 +49,7 @@ __all__ = [
     "AcpcPokerState",
     "limit_holdem_table",
     "ring_limit_holdem",
+    "two_board_round_limit",
     "parse_acpc_gamedef",
     "no_limit_holdem",
     "parse_nolimit_gamedef",

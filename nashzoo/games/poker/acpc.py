@@ -1063,6 +1063,28 @@ def no_limit_holdem(
     return AcpcPokerGame(d, raises=raises, name=name)
 
 
+def two_board_round_limit() -> AcpcPokerGame:
+    """A small heads-up limit game with two board rounds: six cards (three ranks, two
+    suits), blinds of 2 and 1, one hole card each, a board card before rounds 2 and 3,
+    raises of 2, 4 and 4, at most two a round; 144,487 histories. It compiles, so exact
+    best responses check the yardsticks meant for Hold'em on it (LBR's tests and
+    ``benchmarks/large_game_evaluation.py``)."""
+    definition = AcpcDefinition(
+        num_rounds=3,
+        blinds=(2, 1),
+        stacks=(NO_STACK, NO_STACK),
+        first_player=(1, 0, 0),
+        num_board_cards=(0, 1, 1),
+        num_suits=2,
+        num_ranks=3,
+        num_hole_cards=1,
+        betting="limit",
+        raise_sizes=(2, 4, 4),
+        max_raises=(2, 2, 2),
+    )
+    return AcpcPokerGame(definition, name="limit_3_rounds")
+
+
 def ring_limit_holdem(players: int = 3) -> AcpcPokerGame:
     """Limit Texas Hold'em for 3 to 6 players, the ACPC's ring-game rules
     (``holdem.limit.3p.game``): blinds of 5 (player 0) and 10 (player 1), bets of 10 before
