@@ -26,7 +26,7 @@ from nashzoo.cli.common import (
     parse_params,
     usage_error,
 )
-from nashzoo.errors import GameTooLargeError, InvalidParameterError, NashzooError
+from nashzoo.errors import InvalidParameterError, NashzooError
 
 __all__ = ["add_parser", "run", "config_options"]
 
@@ -304,26 +304,9 @@ def _resumed(cls: Any, path: str, game: Any, given: dict[str, Any]) -> Any:
     return learner
 
 
-def _measured_so_far(path: str | None, learner: Any) -> list[Any]:
-    """The measured points of the run being resumed (``PATH.curve.json``), up to the
-    steps its saved learner holds (a point written after the last save is dropped)."""
-    from pathlib import Path
-
-    if path is None or not Path(str(path) + ".curve.json").exists():
-        return []
-    from nashzoo.eval.curves import read_points
-
-    return [p for p in read_points(str(path) + ".curve.json") if p.step <= learner.steps]
-
-
 def run(args: argparse.Namespace) -> int:
     """Train ``args.learner`` on ``args.game``."""
-    from nashzoo.agents.learner import (
-        ConvergenceCurve,
-        ConvergencePoint,
-        MeasuresMore,
-        get_learner,
-    )
+    from nashzoo.agents.learner import get_learner
     from nashzoo.envs import make_game
 
     entry = get_learner(args.learner)
@@ -358,152 +341,24 @@ def run(args: argparse.Namespace) -> int:
     # after every check of the command line, before any training
     for option in ("out", "plot"):
         _make_folder_of(option, getattr(args, option, None))
-    given_deals = args.measure_deals is not None
-    if not given_deals:
-        args.measure_deals = 100
-    curves: dict[str, list[ConvergencePoint]] = {entry.name: []}
-    state = {"exact": True, "best": float("inf"), "measured": -float("inf")}
-    state["saved"] = learner.seconds  # training seconds at the last checkpoint
-    log = None
-    if args.log_dir is not None:
-        from nashzoo.agents.training import ScalarLog
+    from nashzoo.training import run_training
 
-        log = ScalarLog(args.log_dir, tensorboard=args.tensorboard)
-        print(f"figures logged to {log.path}" + (" and TensorBoard" if args.tensorboard else ""))
-    measured: list[Any] = _measured_so_far(args.resume, learner)
-    if measured:
-        state["measured"] = measured[-1].seconds
-
-    def measure(m: Any, *, final: bool = False) -> str:
-        """A measured point (duplicate scores, LBR) where exploitability is unavailable:
-        every ``--measure-every`` seconds of training, and at the end."""
-        from nashzoo.agents.scripted import baselines
-        from nashzoo.eval.curves import measure_point, write_points
-
-        if args.measure_deals < 1 and args.lbr_hands < 1:
-            return ""
-        if measured and measured[-1].step == m.steps:
-            return ""
-        if not final and m.seconds - state["measured"] < args.measure_every:
-            return ""
-        state["measured"] = m.seconds
-        agent = m.agent()
-        point = measure_point(
-            game,
-            agent,
-            baselines(game) if args.measure_deals > 0 else {},
-            deals=max(args.measure_deals, 1),
-            seed=len(measured),
-            lbr_policy=m.prior_agent() if hasattr(m, "prior_agent") else agent,
-            lbr_hands=args.lbr_hands,
-            step=m.steps,
-            seconds=m.seconds,
-            step_unit=m.step_unit,
-        )
-        measured.append(point)
-        if args.out:
-            write_points(measured, str(args.out) + ".curve.json")
-        if log is not None:
-            figures = {f"vs_{name}": m_ for name, (m_, _, _) in point.duplicate.items()}
-            if point.lbr is not None:
-                figures["lbr"] = point.lbr[0]
-            log.write(m.steps, m.seconds, **figures)
-        return "  " + point.text(game.payoff_unit)
-
-    def record(m: Any) -> None:
-        line = f"{m.seconds:8.1f} s {m.steps:>11,} {m.step_unit}"
-        kept = ""
-        if state["exact"]:
-            try:
-                value = float(m.exploitability())
-            except GameTooLargeError:
-                state["exact"] = False
-                how = (
-                    "measured instead (duplicate scores against baselines, LBR) every "
-                    f"{args.measure_every:g} s of training"
-                    if args.measure_deals > 0 or args.lbr_hands > 0
-                    else "training only (--measure-deals 0, --lbr-hands 0)"
-                )
-                print(f"{game} does not compile: no exact exploitability; {how}.")
-            else:
-                values = {entry.name: value}
-                if isinstance(m, MeasuresMore):
-                    values.update(m.other_exploitabilities())
-                for which, v in values.items():
-                    point = ConvergencePoint(m.steps, m.seconds, float(v), m.step_unit)
-                    curves.setdefault(which, []).append(point)
-                line += f"  exploitability {value:.4f}"
-                if log is not None:  # the learner's own figure, then the others it measures
-                    names = ["exploitability"] + [
-                        f"exploitability_{k}".replace("-", "_").replace(" ", "_")
-                        for k in list(values)[1:]
-                    ]
-                    log.write(m.steps, m.seconds, **dict(zip(names, values.values())))
-                line += "".join(f"  {k} {v:.4f}" for k, v in list(values.items())[1:])
-                if args.keep_best and value < state["best"]:
-                    state["best"] = value
-                    m.save(args.out)
-                    kept = "  (best so far, saved)"
-        # measured where the game does not compile, and where it does only when asked for
-        took = measure(m) if not state["exact"] or given_deals else ""
-        line += took
-        due = m.seconds - state["saved"] >= args.checkpoint_every
-        if args.out and not (args.keep_best and state["exact"]) and (took or due):
-            # at every measured point and every --checkpoint-every seconds: an interrupted
-            # run keeps its work (with --keep-best on a game that does not compile there is
-            # no best to keep: the last is saved)
-            m.save(args.out)
-            state["saved"] = m.seconds
-        print(line + kept, flush=True)
-
-    steps, seconds = args.steps, None if minutes is None else 60.0 * minutes
-    if args.resume is not None:  # the budget counts the whole run
-        steps = None if steps is None else steps - learner.steps
-        seconds = None if seconds is None else seconds - learner.seconds
-    if (steps is not None and steps <= 0) or (seconds is not None and seconds <= 0):
-        print(
-            f"{args.resume} holds {learner.steps:,} {learner.step_unit} in "
-            f"{learner.seconds:.1f} s of training: the budget is spent, nothing to train"
-        )
-    else:
-        learner.train(
-            steps=steps,
-            seconds=seconds,
-            callback=record,
-            callback_every=args.eval_every,
-            progress=not args.quiet,
-        )
-    if not state["exact"] or given_deals:
-        line = measure(learner, final=True)
-        if line:
-            print(f"{learner.seconds:8.1f} s {learner.steps:>11,} {learner.step_unit}{line}")
-    if log is not None:
-        log.close()
-    if args.keep_best and state["exact"]:
-        print(f"best checkpoint (exploitability {state['best']:.4f}) in {args.out}")
-    elif args.out:
-        print(f"saved to {learner.save(args.out)}")
-    if args.plot:
-        title = f"{entry.name} on {args.game}"
-        if measured and curves[entry.name]:  # a game that compiles, measured both ways
-            from nashzoo.eval.plots import plot_exact_and_measured
-
-            lines = [ConvergenceCurve(k, repr(game), tuple(v)) for k, v in curves.items()]
-            path = plot_exact_and_measured(
-                lines, measured, args.plot, title=title, unit=game.payoff_unit
-            )
-            print(f"plot written to {path}")
-        elif measured:
-            from nashzoo.eval.plots import plot_measured
-
-            path = plot_measured(measured, args.plot, title=title, unit=game.payoff_unit)
-            print(f"plot written to {path}")
-        elif not curves[entry.name]:
-            print("no plot: the game does not compile and nothing was measured")
-        else:
-            from nashzoo.eval.plots import plot_convergence
-
-            lines = [ConvergenceCurve(k, repr(game), tuple(v)) for k, v in curves.items()]
-            path = plot_convergence(lines, args.plot, unit=game.payoff_unit)
-            print(f"plot written to {path}")
+    run_training(
+        learner,
+        steps=args.steps,
+        seconds=None if minutes is None else 60.0 * minutes,
+        out=args.out,
+        resume=args.resume is not None,
+        keep_best=args.keep_best,
+        eval_every=args.eval_every,
+        checkpoint_every=args.checkpoint_every,
+        measure_every=args.measure_every,
+        measure_deals=args.measure_deals,
+        lbr_hands=args.lbr_hands,
+        log_dir=args.log_dir,
+        tensorboard=args.tensorboard,
+        plot=args.plot,
+        progress=not args.quiet,
+        echo=lambda line: print(line, flush=True),
+    )
     return 0
