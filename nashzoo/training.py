@@ -109,7 +109,7 @@ def run_training(
         InvalidParameterError: no budget, a negative interval, ``keep_best`` or
             ``resume`` without ``out``, or ``tensorboard`` without ``log_dir``.
     """
-    from nashzoo.agents.learner import ConvergencePoint, MeasuresMore
+    from nashzoo.agents.learner import ConvergencePoint, HasPriorAgent, MeasuresMore, Resumable
     from nashzoo.agents.scripted import baselines
     from nashzoo.eval.curves import measure_point, read_points, write_points
 
@@ -129,6 +129,11 @@ def run_training(
             raise InvalidParameterError(f"`{name}` must be >= 0 seconds, received {value}.")
     out = None if out is None else str(out)
     game = learner.game
+    if resume and isinstance(learner, Resumable) and not learner.resumable:
+        raise InvalidParameterError(
+            f"resume {out}: the file is an agent file, saved without the learner's "
+            "memories; expected a checkpoint (the file `out` writes during training)."
+        )
     if out is not None:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
     if plot is not None:
@@ -170,7 +175,7 @@ def run_training(
             baselines(game) if deals > 0 else {},
             deals=max(deals, 1),
             seed=len(measured),
-            lbr_policy=m.prior_agent() if hasattr(m, "prior_agent") else agent,
+            lbr_policy=m.prior_agent() if isinstance(m, HasPriorAgent) else agent,
             lbr_hands=lbr_hands,
             step=m.steps,
             seconds=m.seconds,

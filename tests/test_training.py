@@ -54,4 +54,7 @@ def test_bad_runs_are_refused_before_training():
         run_training(learner, steps=10, tensorboard=True)
     with pytest.raises(InvalidParameterError, match="`eval_every` must be >= 0"):
         run_training(learner, steps=10, eval_every=-1)
+    learner.resumable = False  # as Deep CFR loaded from an agent file (no memories)
+    with pytest.raises(InvalidParameterError, match="saved without the learner's memories"):
+        run_training(learner, steps=10, out="x.pt", resume=True)
     assert learner.steps == 0

@@ -40,6 +40,8 @@ __all__ = [
     "Learner",
     "TrainCallback",
     "MeasuresMore",
+    "HasPriorAgent",
+    "Resumable",
     "ConvergencePoint",
     "ConvergenceCurve",
     "LearnerEntry",
@@ -72,6 +74,10 @@ class Learner(Protocol):
     - ``config``: its config (an instance of ``config_type``).
     - ``steps``: steps trained so far (they survive :meth:`save` and :meth:`load`).
     - ``seconds``: training wall time so far, callbacks excluded.
+
+    What the training run (:func:`nashzoo.training.run_training`) reads beyond these is
+    declared by the optional protocols :class:`MeasuresMore`, :class:`HasPriorAgent` and
+    :class:`Resumable`.
     """
 
     name: ClassVar[str]
@@ -117,6 +123,26 @@ class Learner(Protocol):
     def load(cls, path: str | Path) -> Any:
         """The learner a file written by :meth:`save` holds."""
         ...
+
+
+@runtime_checkable
+class HasPriorAgent(Protocol):
+    """A learner whose agent states its probabilities only by searching (Nash-ISMCTS):
+    its network's prior, a stationary policy, keeps LBR's range of the agent while the
+    search plays (what the training run's LBR points ask for)."""
+
+    def prior_agent(self) -> Any:
+        """The prior network as a PolicyAgent (``action_probabilities``)."""
+        ...
+
+
+@runtime_checkable
+class Resumable(Protocol):
+    """A learner that may hold a file saved without its memories (Deep CFR's and
+    ESCHER's agent files): ``resumable`` is ``False`` there, and the training run refuses
+    to continue it. A learner without the attribute always resumes."""
+
+    resumable: bool
 
 
 @runtime_checkable

@@ -296,11 +296,6 @@ def _resumed(cls: Any, path: str, game: Any, given: dict[str, Any]) -> Any:
             f"--resume {path}: the file holds a {cls.name} learner for {learner.game}, "
             f"not for {game}."
         )
-    if not getattr(learner, "resumable", True):
-        raise InvalidParameterError(
-            f"--resume {path}: the file is an agent file, saved without the learner's "
-            "memories; expected a checkpoint (the file --out writes during training)."
-        )
     return learner
 
 
