@@ -474,6 +474,17 @@ def bucket_of(hole, board, r, b, hand, scratch, seven):
     return b.turn[hand_index(hand, 6, b.turn_rounds, 2, b.turn_keys, b.turn_offsets, scratch)]
 
 
+@njit(cache=True)
+def buckets_of(holes, board, r, b, out):
+    """:func:`bucket_of` of every row of ``holes`` (``(n, 2)``) with one ``board``,
+    into ``out``: a range of holdings on one public state at once."""
+    hand = np.zeros(6, np.int64)
+    scratch = np.zeros(SCRATCH, np.int64)
+    seven = np.zeros(7, np.int64)
+    for i in range(holes.shape[0]):
+        out[i] = bucket_of(holes[i], board, r, b, hand, scratch, seven)
+
+
 def _river_edges(hist: np.ndarray, count: int) -> np.ndarray:
     """Thresholds on the river's HS in half units splitting the hands' weight
     (``hist[k]``: the weight of HS ``k``) into ``count`` parts as equal as the values
@@ -565,6 +576,23 @@ class HoldemBuckets(ReadOnlyTables):
                 np.zeros(7, np.int64),
             )
         )
+
+    def buckets_many(self, holes: np.ndarray, board: Any = ()) -> np.ndarray:
+        """:meth:`bucket` of every row of ``holes`` (``(n, 2)``, each distinct from the
+        board) with one ``board``, in numba: what an agent asked about a whole range
+        needs."""
+        holes = np.ascontiguousarray(holes, dtype=np.int64).reshape(-1, 2)
+        board = np.asarray(board, np.int64).reshape(-1)
+        rounds = {0: 0, 3: 1, 4: 2, 5: 3}
+        if board.size not in rounds:
+            raise InvalidParameterError(
+                f"A Hold'em board has 0, 3, 4 or 5 cards; received {board.tolist()}."
+            )
+        full = np.zeros(5, np.int64)
+        full[: board.size] = board
+        out = np.zeros(len(holes), np.int64)
+        buckets_of(holes, full, rounds[board.size], self._arrays, out)
+        return out
 
 
 def holdem_buckets(

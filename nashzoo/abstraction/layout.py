@@ -117,6 +117,19 @@ class HoldemAbstraction:
         action)."""
         return 2 * 8 * self.num_infosets * self.game.num_distinct_actions
 
+    def keys_many(self, buckets: np.ndarray) -> np.ndarray:
+        """:meth:`keys_of` of every row of ``buckets`` (``(n, 4)``): ``(n, 4)`` keys."""
+        buckets = np.asarray(buckets, np.int64)
+        if not self.spec.perfect_recall:
+            return buckets.copy()
+        sizes = np.array(self.buckets.sizes, np.int64)
+        out = np.zeros_like(buckets)
+        acc = np.zeros(len(buckets), np.int64)
+        for r in range(4):
+            acc = acc * sizes[r] + buckets[:, r]
+            out[:, r] = acc
+        return out
+
     def keys_of(self, buckets: np.ndarray) -> np.ndarray:
         """Per round, the key of a player's set given its bucket of each round."""
         if not self.spec.perfect_recall:

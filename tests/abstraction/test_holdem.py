@@ -396,3 +396,45 @@ def test_a_solved_holdem_abstraction_beats_random_and_stays_in_memory(tmp_path):
     # [+2.31, +13.64]
     assert result.ci95[0] > 0, result
     assert result.mean > game.big_blind / 2, result
+
+
+def test_the_abstraction_agent_answers_a_range_as_it_answers_each_hand(stand_in):
+    """``batch_probabilities`` (rows grouped by public state, each group's holdings
+    bucketed at once in numba: what LBR asks about a whole range) gives every row what
+    ``action_probabilities`` gives that hand alone, on every round, with rows of several
+    public states mixed in one batch."""
+    from nashzoo.agents.cfr.abstract import AbstractionSolver
+    from nashzoo.agents.cfr.abstract_policy import AbstractionAgent
+
+    game = nashzoo.make_game(HOLDEM)
+    policy = AbstractionSolver(game, "ehs2:169,4,3,3", seed=0, progress=False).iterate(3000)
+    agent = AbstractionAgent(policy.average_policy(), game, seed=0)
+    rng = np.random.default_rng(3)
+    tensors, masks, players, expected, rounds = [], [], [], [], set()
+    for _ in range(40):
+        state = game.new_initial_state()
+        state.advance_chance(rng.random)
+        for _ in range(int(rng.integers(0, 10))):
+            state.apply_action(int(rng.choice([a for a in state.legal_actions() if a != 0])))
+            state.advance_chance(rng.random)
+            if state.is_terminal():
+                break
+        if state.is_terminal():
+            continue
+        p = state.current_player()
+        rounds.add(state.round)
+        values = list(state.hidden_worlds(1 - p).values)
+        for k in rng.choice(len(values), size=12, replace=False):
+            value = values[int(k)]
+            tensor = np.zeros(game.information_state_tensor_size, np.float32)
+            tensor[state.information_state_indices_as(p, value)] = 1.0
+            mask = np.zeros(game.num_distinct_actions, np.int8)
+            mask[list(state.legal_actions())] = 1
+            info = {"player": p, "info_state": state.information_state_string_as(p, value)}
+            tensors.append(tensor)
+            masks.append(mask)
+            players.append(p)
+            expected.append(agent.action_probabilities({"observation": tensor}, info))
+    assert rounds == {0, 1, 2, 3}, rounds
+    batch = agent.batch_probabilities(np.stack(tensors), np.stack(masks), np.array(players))
+    np.testing.assert_allclose(batch, np.stack(expected), atol=1e-12)

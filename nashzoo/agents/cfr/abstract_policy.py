@@ -105,9 +105,38 @@ class AbstractPolicy:
     def probabilities(self, info_state: str) -> np.ndarray:
         """The distribution over all actions at a real information state."""
         row, legal = self.row(info_state)
-        out = np.where(legal > 0, self.probs[row], 0.0)
-        total = out.sum()
-        return out / total if total > 0 else legal / legal.sum()
+        return self._normalised(self.probs[row][None, :], legal)[0]
+
+    def probabilities_many(self, info_state: str, holes: np.ndarray) -> np.ndarray:
+        """``(n, actions)``: :meth:`probabilities` at ``info_state`` had its player held
+        each row of ``holes`` (``(n, 2)``) instead: one betting node, the buckets of the
+        whole range in numba (LBR asks about every holding at once)."""
+        from nashzoo.abstraction.small import parse_info_state
+
+        holes = np.asarray(holes, np.int64).reshape(-1, 2)
+        node_row, legal = self.row(info_state)  # checks the string once
+        _, hole, board, bets = parse_info_state(self.game, info_state)
+        letters = {"f": 0, "c": 1, "r": 2}
+        node = self.abstraction.betting.node_of(
+            [letters[ch] for ch in bets.replace("/", "") if ch in letters]
+        )
+        r = int(self.abstraction.betting.round[node])
+        flat = [c for part in board for c in part]
+        buckets = np.zeros((len(holes), 4), np.int64)
+        for q in range(r + 1):
+            buckets[:, q] = self.abstraction.buckets.buckets_many(holes, flat[: (0, 3, 4, 5)[q]])
+        keys = self.abstraction.keys_many(buckets)[:, r]
+        rows = self.abstraction.base[node] + keys
+        return self._normalised(self.probs[rows], legal)
+
+    @staticmethod
+    def _normalised(probs: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """Each row of ``probs`` on the legal actions, summing to 1 (uniform over them
+        where a row gives them nothing)."""
+        out = np.where(legal[None, :] > 0, probs, 0.0)
+        total = out.sum(axis=1, keepdims=True)
+        uniform = np.broadcast_to(legal / legal.sum(), out.shape)
+        return np.where(total > 0, out / np.where(total > 0, total, 1.0), uniform)
 
     # -- files --------------------------------------------------------------------------
     def save(self, path: str | Path) -> Path:
@@ -236,6 +265,26 @@ class AbstractionAgent(SampledPolicyAgent):
         if not isinstance(text, str):
             text = self._info_state(np.asarray(observation["observation"]))
         return self.policy.probabilities(text)
+
+    def batch_probabilities(
+        self, observation: np.ndarray, action_mask: np.ndarray, player: np.ndarray
+    ) -> np.ndarray:
+        """``(n, actions)`` at ``n`` decisions at once: the rows that share a public state
+        (all of them, when LBR asks about a range) are bucketed together in numba."""
+        tensors = np.asarray(observation)
+        out = np.zeros((len(tensors), self.game.num_distinct_actions))
+        cards = self.game.definition.num_cards
+        public = tensors.copy()
+        public[:, 2 : 2 + cards] = 0  # the hole cards' slots: the rest is public
+        groups: dict[bytes, list[int]] = {}
+        for i, row in enumerate(public):
+            groups.setdefault(row.tobytes(), []).append(i)
+        for rows in groups.values():
+            on = tensors[rows][:, 2 : 2 + cards] > 0.5
+            holes = np.array([np.flatnonzero(row)[::-1] for row in on], dtype=np.int64)
+            text = self._info_state(tensors[rows[0]])
+            out[rows] = self.policy.probabilities_many(text, holes)
+        return out
 
     def _info_state(self, tensor: np.ndarray) -> str:
         """The information-state string a poker-engine tensor encodes."""
