@@ -370,11 +370,10 @@ class _LBR:
                 self.priors,
                 rollouts,
                 self._options,
-                call,
+                self._calling,
+                self._ends_hand,
                 rng,
-                lambda state, p, member: self._agent_move(state, p, self._agent_rng, member),
             )
-        self._agent_rng = rng
 
     # -- values of LBR's actions --------------------------------------------------------
     def _calling(self, state: State) -> int:
@@ -591,10 +590,13 @@ class _LBR:
         if self.mixed:
             playing = int(agent_rng.choice(len(self.priors), p=self.priors / self.priors.sum()))
         if self.fast is not None:  # the range as arrays over the agent's holdings
-            self._agent_rng = agent_rng
             while state.current_player() == CHANCE:
                 state.apply_action(sample_chance_outcome(state.chance_outcomes(), chance.random()))
-            return self.fast.play(state, seat, chance, playing)
+
+            def move(s: State, p: int) -> int:
+                return self._agent_move(s, p, agent_rng, playing)
+
+            return self.fast.play(state, seat, chance, move)
         range_: list[_Entry] = [
             (state.clone(), float(w), m) for m, w in enumerate(self.priors) if w > 0
         ]

@@ -98,9 +98,10 @@ class HoldingsLBR:
         rollouts: boards per decision where enumerating them is unaffordable; ``None``
             enumerates every board.
         options: ``options(state)``: LBR's actions at a decision of its own.
-        call: LBR's check or call where legal.
+        calling: ``calling(state)``: the check or call of the player to move.
+        folds: ``folds(state, action)``: whether ``action`` ends the hand without a
+            showdown (the three are LBR's own, :mod:`nashzoo.eval.lbr`).
         rng: draws the rollout boards.
-        move: ``move(state, player, member)``: the agent's action at the real state.
     """
 
     def __init__(
@@ -110,18 +111,18 @@ class HoldingsLBR:
         priors: np.ndarray,
         rollouts: int | None,
         options: Callable[[State], list[int]],
-        call: int,
+        calling: Callable[[State], int],
+        folds: Callable[[State, int], bool],
         rng: np.random.Generator,
-        move: Callable[[State, int, int], int],
     ) -> None:
         self.game = game
         self.agents = list(agents)
         self.priors = np.asarray(priors, dtype=np.float64)
         self.rollouts = rollouts
         self.options = options
-        self.call = call
+        self.calling = calling
+        self.folds = folds
         self.rng = rng
-        self.move = move
         self.views = ObservationCache(game, 0)
         self.standard = bool(getattr(game, "standard_hands", False))
         self.tables = tables_arrays() if self.standard else None
@@ -175,16 +176,24 @@ class HoldingsLBR:
             _signs_python(strength, mine, known, holdings, live, boards, total, count)
         return np.divide(total, count, out=np.zeros_like(total), where=count > 0)
 
-    # -- LBR's decision --------------------------------------------------------------------------
-    def _calling(self, state: State) -> int:
-        legal = state.legal_actions()
-        return self.call if self.call in legal else legal[0]
+    def column(
+        self, state: State, player: int, holdings: np.ndarray, weights: np.ndarray, action: int
+    ) -> np.ndarray:
+        """``(members, holdings)``: each member's probability of ``action`` at ``state``
+        had it held each holding, asked where ``weights`` is positive (0 elsewhere)."""
+        out = np.zeros(weights.shape)
+        for m in range(len(weights)):
+            rows = np.flatnonzero(weights[m] > 0)
+            if len(rows):
+                out[m, rows] = self.probs(state, player, holdings[rows], m)[:, action]
+        return out
 
+    # -- LBR's decision --------------------------------------------------------------------------
     def _checked(self, state: State) -> State:
         """``state`` after both players check or call to the next card or the end."""
         state = state.clone()
         while not state.is_terminal() and state.current_player() != CHANCE:
-            state.apply_action(self._calling(state))
+            state.apply_action(self.calling(state))
         return state
 
     def _stake(self, state: State) -> float:
@@ -208,43 +217,38 @@ class HoldingsLBR:
         for a in options:
             child = state.clone()
             child.apply_action(a)
-            if child.is_terminal() and a != self._calling(state):  # LBR folds
+            if child.is_terminal() and a != self.calling(state):  # LBR folds
                 values.append(float(child.returns()[seat]))
                 continue
             fold = None
             if not child.is_terminal() and child.current_player() == agent_seat:
-                fold = next((b for b in child.legal_actions() if self._folds(child, b)), None)
+                fold = next((b for b in child.legal_actions() if self.folds(child, b)), None)
             if signs is None:  # one vector per decision: every action sees the same boards
                 signs = self.signs(state, seat, holdings, live)
             if fold is None:  # a check or call (or the agent cannot fold): checked down
                 values.append(self._stake(self._checked(child)) * float(cards @ signs))
                 continue
-            folds = np.zeros(weights.shape)
-            for m in range(len(weights)):
-                rows = np.flatnonzero(weights[m] > 0)
-                if len(rows):
-                    folds[m, rows] = self.probs(child, agent_seat, holdings[rows], m)[:, fold]
+            folds = self.column(child, agent_seat, holdings, weights, fold)
             ended = child.clone()
             ended.apply_action(fold)
             called = child.clone()
-            called.apply_action(self._calling(child))
+            called.apply_action(self.calling(child))
             stake = self._stake(self._checked(called))
             value = float(ended.returns()[seat]) * float((w * folds).sum())
             values.append(value + stake * float((w * (1.0 - folds)).sum(axis=0) @ signs))
         return options, values
 
-    def _folds(self, state: State, action: int) -> bool:
-        """Whether ``action`` ends the hand at ``state`` without a showdown (a fold)."""
-        if action == self._calling(state):
-            return False
-        child = state.clone()
-        child.apply_action(action)
-        return child.is_terminal()
-
     # -- one hand ----------------------------------------------------------------------------
-    def play(self, state: State, seat: int, chance: np.random.Generator, member: int) -> float:
-        """Play the hand from ``state`` (a decision, hole cards dealt) with LBR in ``seat``
-        against ``member`` (of a mixture; 0 for one policy): its winnings."""
+    def play(
+        self,
+        state: State,
+        seat: int,
+        chance: np.random.Generator,
+        move: Callable[[State, int], int],
+    ) -> float:
+        """Play the hand from ``state`` (a decision, hole cards dealt) with LBR in ``seat``:
+        its winnings. ``chance`` deals the board; ``move(state, player)`` is the agent's
+        action at the real state (the member of a mixture that plays this hand)."""
         worlds = state.hidden_worlds(seat)
         assert worlds is not None
         holdings = np.array([list(v) for v in worlds.values], dtype=np.int64)  # type: ignore[call-overload]
@@ -257,11 +261,8 @@ class HoldingsLBR:
                 state.apply_action(outcome)
                 weights[:, (holdings == outcome).any(axis=1)] = 0.0
             elif p == agent_seat:
-                action = self.move(state, p, member)
-                for m in range(len(weights)):
-                    rows = np.flatnonzero(weights[m] > 0)
-                    if len(rows):
-                        weights[m, rows] *= self.probs(state, p, holdings[rows], m)[:, action]
+                action = move(state, p)
+                weights *= self.column(state, p, holdings, weights, action)
                 if not weights.any():
                     raise InvalidParameterError(
                         "The agent's range became empty: its probabilities gave zero to an "
