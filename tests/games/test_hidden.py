@@ -297,3 +297,30 @@ def test_returns_over_the_worlds_equal_each_worlds_own_returns(make):
             expected.append(world.returns()[p])
         np.testing.assert_array_equal(after.returns_over(p, worlds.values), expected)
     assert seen["fold"] and seen["showdown"], seen
+
+
+@pytest.mark.parametrize("make", [presets.limit_holdem, no_limit_holdem])
+def test_the_string_of_another_holding_is_the_string_of_the_state_that_holds_it(make):
+    """``information_state_string_as`` (what LBR hands an agent for each holding of its
+    range): the string of the state in which the player holds those cards, on random
+    decisions of both poker engines."""
+    game = make()
+    rng = np.random.default_rng(2)
+    checked = 0
+    while checked < 60:
+        state = game.new_initial_state()
+        state.advance_chance(rng.random)
+        for _ in range(int(rng.integers(0, 6))):
+            state.apply_action(int(rng.choice([a for a in state.legal_actions() if a != 0])))
+            state.advance_chance(rng.random)
+            if state.is_terminal():
+                break
+        if state.is_terminal():
+            continue
+        p = state.current_player()
+        worlds = state.hidden_worlds(1 - p)
+        for k in rng.choice(len(worlds.values), size=3, replace=False):
+            value = worlds.values[int(k)]
+            held = worlds.state(int(k))  # the same state with the player holding ``value``
+            assert state.information_state_string_as(p, value) == (held.information_state_string(p))
+            checked += 1

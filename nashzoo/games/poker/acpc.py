@@ -896,10 +896,15 @@ class AcpcPokerState(State):
         return [HIDDEN] * hidden + self._history[hidden:]
 
     def information_state_string_unchecked(self, player: int) -> str:
+        h = self.game.definition.num_hole_cards
+        return self._string_with(player, self._cards[player * h : (player + 1) * h])
+
+    def _string_with(self, player: int, hole: Sequence[int]) -> str:
+        """``player``'s information-state string with the hole cards ``hole``."""
         d = self.game.definition
         names = self.game.card_names
         h = d.num_hole_cards
-        mine = sorted(self._cards[player * h : (player + 1) * h], reverse=True)
+        mine = sorted(hole, reverse=True)
         text = f"player={player} hole={''.join(names[c] for c in mine)}"
         if any(d.num_board_cards):
             parts, start = [], d.num_players * h
@@ -989,12 +994,8 @@ class AcpcPokerState(State):
 
     def information_state_string_as(self, player: int, value: Any) -> str:
         """``player``'s information-state string had it held the hole cards ``value``."""
-        names = self.game.card_names
-        h = self.game.definition.num_hole_cards
-        own = sorted(self._cards[player * h : (player + 1) * h], reverse=True)
-        head = f"player={int(player)} hole="
-        rest = self.information_state_string(player)[len(head) + sum(len(names[c]) for c in own) :]
-        return head + "".join(names[c] for c in sorted(value, reverse=True)) + rest
+        self.check_player(player)
+        return self._string_with(int(player), value)
 
     def returns_over(self, player: int, values: Sequence[Any]) -> np.ndarray:
         """Heads-up, at a terminal state: ``player``'s return had its opponent held each
