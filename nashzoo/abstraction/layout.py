@@ -132,12 +132,4 @@ class HoldemAbstraction:
 
     def keys_of(self, buckets: np.ndarray) -> np.ndarray:
         """Per round, the key of a player's set given its bucket of each round."""
-        if not self.spec.perfect_recall:
-            return np.asarray(buckets, np.int64)
-        sizes = np.array(self.buckets.sizes, np.int64)
-        out = np.zeros(4, np.int64)
-        acc = 0
-        for r in range(4):
-            acc = acc * sizes[r] + int(buckets[r])
-            out[r] = acc
-        return out
+        return self.keys_many(np.asarray(buckets, np.int64)[None, :])[0]

@@ -69,17 +69,11 @@ class AbstractPolicy:
     def game(self) -> PokerGame:
         return self.abstraction.game
 
-    def row(self, info_state: str) -> tuple[int, np.ndarray]:
-        """The abstract set of a real information state (``"player=0 hole=AsKd
-        board=Qh7c2d bets=cr/c"``) and its legal mask.
-
-        Raises:
-            InvalidParameterError: not an information state of this game.
-        """
+    def _locate(self, info_state: str) -> tuple[tuple[int, ...], list[int], int, int]:
+        """``(hole, board, betting node, round)`` of a real information state, checked."""
         from nashzoo.abstraction.small import parse_info_state
 
-        game = self.game
-        player, hole, board, bets = parse_info_state(game, info_state)
+        player, hole, board, bets = parse_info_state(self.game, info_state)
         letters = {"f": 0, "c": 1, "r": 2}
         actions = [letters[ch] for ch in bets.replace("/", "") if ch in letters]
         node = self.abstraction.betting.node_of(actions)
@@ -96,11 +90,21 @@ class AbstractPolicy:
             raise InvalidParameterError(
                 f"{info_state!r}: round {r} needs 2 hole cards and {shown} board cards."
             )
+        return hole, flat, node, r
+
+    def row(self, info_state: str) -> tuple[int, np.ndarray]:
+        """The abstract set of a real information state (``"player=0 hole=AsKd
+        board=Qh7c2d bets=cr/c"``) and its legal mask.
+
+        Raises:
+            InvalidParameterError: not an information state of this game.
+        """
+        hole, flat, node, r = self._locate(info_state)
         buckets = np.zeros(4, np.int64)
         for q in range(r + 1):
             buckets[q] = self.abstraction.buckets.bucket(hole, flat[: (0, 3, 4, 5)[q]])
         key = self.abstraction.keys_of(buckets)[r]
-        return int(self.abstraction.base[node] + key), t.legal_mask[node]
+        return int(self.abstraction.base[node] + key), self.abstraction.betting.legal_mask[node]
 
     def probabilities(self, info_state: str) -> np.ndarray:
         """The distribution over all actions at a real information state."""
@@ -111,23 +115,13 @@ class AbstractPolicy:
         """``(n, actions)``: :meth:`probabilities` at ``info_state`` had its player held
         each row of ``holes`` (``(n, 2)``) instead: one betting node, the buckets of the
         whole range in numba (LBR asks about every holding at once)."""
-        from nashzoo.abstraction.small import parse_info_state
-
         holes = np.asarray(holes, np.int64).reshape(-1, 2)
-        node_row, legal = self.row(info_state)  # checks the string once
-        _, hole, board, bets = parse_info_state(self.game, info_state)
-        letters = {"f": 0, "c": 1, "r": 2}
-        node = self.abstraction.betting.node_of(
-            [letters[ch] for ch in bets.replace("/", "") if ch in letters]
-        )
-        r = int(self.abstraction.betting.round[node])
-        flat = [c for part in board for c in part]
+        _, flat, node, r = self._locate(info_state)
         buckets = np.zeros((len(holes), 4), np.int64)
         for q in range(r + 1):
             buckets[:, q] = self.abstraction.buckets.buckets_many(holes, flat[: (0, 3, 4, 5)[q]])
-        keys = self.abstraction.keys_many(buckets)[:, r]
-        rows = self.abstraction.base[node] + keys
-        return self._normalised(self.probs[rows], legal)
+        rows = self.abstraction.base[node] + self.abstraction.keys_many(buckets)[:, r]
+        return self._normalised(self.probs[rows], self.abstraction.betting.legal_mask[node])
 
     @staticmethod
     def _normalised(probs: np.ndarray, legal: np.ndarray) -> np.ndarray:
