@@ -38,7 +38,7 @@ from typing import Any
 
 from nashzoo.errors import GameTooLargeError, InvalidParameterError
 
-__all__ = ["TrainingRun", "run_training"]
+__all__ = ["TrainingRun", "make_folder_of", "run_training"]
 
 
 @dataclass
@@ -61,6 +61,26 @@ class TrainingRun:
     best: float | None = None
     saved: str | None = None
     plot: str | None = None
+
+
+def make_folder_of(name: str, path: str | Path | None) -> None:
+    """Make the folder that ``path`` (the option or argument ``name``) writes into
+    before training starts (as SB3's ``save`` does), so that a run is never lost at its
+    end to a missing folder; nothing when ``path`` is empty.
+
+    Raises:
+        InvalidParameterError: the folder cannot be made (naming ``name`` and ``path``).
+    """
+    if not path:
+        return
+    folder = Path(path).parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InvalidParameterError(
+            f"{name} {path}: expected a path in a folder that exists or can be made; "
+            f"making {folder} failed: {exc}"
+        ) from None
 
 
 def run_training(
@@ -134,10 +154,8 @@ def run_training(
             f"resume {out}: the file is an agent file, saved without the learner's "
             "memories; expected a checkpoint (the file `out` writes during training)."
         )
-    if out is not None:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-    if plot is not None:
-        Path(plot).parent.mkdir(parents=True, exist_ok=True)
+    make_folder_of("out", out)
+    make_folder_of("plot", plot)
     given_deals = measure_deals is not None
     deals = 100 if measure_deals is None else int(measure_deals)
     name = getattr(learner, "name", type(learner).__name__)

@@ -44,7 +44,7 @@ def test_a_python_run_has_the_curve_checkpoints_log_and_resume(tmp_path):
     assert spent.learner.steps == resumed.learner.steps and "budget is spent" in lines[-2]
 
 
-def test_bad_runs_are_refused_before_training():
+def test_bad_runs_are_refused_before_training(tmp_path):
     learner = NFSP(KUHN, NFSPConfig(seed=0))
     with pytest.raises(InvalidParameterError, match="needs a budget"):
         run_training(learner)
@@ -54,6 +54,10 @@ def test_bad_runs_are_refused_before_training():
         run_training(learner, steps=10, tensorboard=True)
     with pytest.raises(InvalidParameterError, match="`eval_every` must be >= 0"):
         run_training(learner, steps=10, eval_every=-1)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    with pytest.raises(InvalidParameterError, match="out .*: expected a path in a folder"):
+        run_training(learner, steps=10, out=blocker / "sub" / "nfsp.pt")
     learner.resumable = False  # as Deep CFR loaded from an agent file (no memories)
     with pytest.raises(InvalidParameterError, match="saved without the learner's memories"):
         run_training(learner, steps=10, out="x.pt", resume=True)

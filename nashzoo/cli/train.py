@@ -257,23 +257,6 @@ def _config_for(cls: Any, game: Any, game_name: str, given: dict[str, Any]) -> A
     return config_type(**given)
 
 
-def _make_folder_of(option: str, path: str | None) -> None:
-    """Make the folder ``--OPTION PATH`` writes into before training starts (as SB3's
-    ``save`` does), so that a run is never lost at its end to a missing folder."""
-    if not path:
-        return
-    from pathlib import Path
-
-    folder = Path(path).parent
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InvalidParameterError(
-            f"--{option} {path}: expected a path in a folder that exists or can be made; "
-            f"making {folder} failed: {exc}"
-        ) from None
-
-
 def _unavailable(name: str, exc: Exception | str) -> Any:
     def report(args: argparse.Namespace) -> int:
         raise InvalidParameterError(f"The learner {name!r} cannot be used here: {exc}")
@@ -334,9 +317,10 @@ def run(args: argparse.Namespace) -> int:
         # a learner whose config depends on the game (Nash-ISMCTS over the rules) says so
         learner = cls(game, _config_for(cls, game, args.game, given))
     # after every check of the command line, before any training
-    for option in ("out", "plot"):
-        _make_folder_of(option, getattr(args, option, None))
-    from nashzoo.training import run_training
+    from nashzoo.training import make_folder_of, run_training
+
+    for option in ("out", "plot"):  # named as the command line names them
+        make_folder_of(f"--{option}", getattr(args, option, None))
 
     run_training(
         learner,
