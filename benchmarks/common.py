@@ -1,4 +1,5 @@
-"""Shared by the benchmarks: interleaved repeats with medians, and the machine line.
+"""Shared by the benchmarks: interleaved repeats with medians, the machine line, and the
+fixed poker policies with their published exact best-response values.
 
 Every benchmark runs nashzoo and its peers in one process, round-robin (ours, peer, ours,
 peer, ...) so that a slow patch of the machine hits both, and reports the median of the
@@ -87,3 +88,36 @@ def peak_rss_mib() -> float:
 def random_legal(rng: np.random.Generator, mask: np.ndarray) -> int:
     legal = np.flatnonzero(mask)
     return int(legal[int(rng.random() * legal.size)])
+
+
+PUBLISHED_BR = {"always-call": 1163.0, "always-raise": 3697.0}
+"""Exact best-response values of Limit Hold'em's always-call and always-raise (mbb/g,
+Johanson, Waugh, Bowling & Zinkevich, IJCAI 2011)."""
+
+
+class Always:
+    """A fixed poker policy as a PolicyAgent: the highest legal action up to ``cap``
+    (1: always check or call; 2: raise whenever a raise is legal, else call), stated one
+    decision or a batch at a time."""
+
+    def __init__(self, cap: int, name: str) -> None:
+        self.cap = cap
+        self.name = name
+
+    def reset(self, *, seed: int | None = None) -> None:
+        pass
+
+    def batch_probabilities(
+        self, observation: np.ndarray, action_mask: np.ndarray, player: np.ndarray
+    ) -> np.ndarray:
+        allowed = np.asarray(action_mask)[:, : self.cap + 1] > 0
+        highest = self.cap - np.argmax(allowed[:, ::-1], axis=1)
+        out = np.zeros(np.shape(action_mask))
+        out[np.arange(len(out)), highest] = 1.0
+        return out
+
+    def action_probabilities(self, observation: dict, info: object) -> np.ndarray:
+        return self.batch_probabilities(None, np.asarray(observation["action_mask"])[None], None)[0]
+
+    def act(self, observation: dict, info: object) -> int:
+        return int(np.argmax(self.action_probabilities(observation, info)))

@@ -48,13 +48,12 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from common import machine_line, one_thread, peak_rss_mib
+from common import PUBLISHED_BR, Always, machine_line, one_thread, peak_rss_mib
 from nash_ismcts_holdem import OpenSpielISMCTS, match
 
 from nashzoo.cli.common import lbr_hands_arg
 
 HOLDEM = "nashzoo/limit_holdem-v0"
-PUBLISHED_BR = {"always-call": 1163.0, "always-raise": 3697.0}  # mbb/g, Johanson et al. 2011
 LEDUC_TABLE = [
     ("identity", "cfr+"),
     ("iso", "cfr+"),
@@ -67,28 +66,6 @@ LEDUC_TABLE = [
     ("ehs2:1,3:perfect", "cfr+"),
     ("ehs2:1,1", "es-mccfr"),
 ]
-
-
-class Always:
-    """A fixed poker policy as a PolicyAgent: the highest legal action up to ``cap``
-    (1: always check or call; 2: raise whenever a raise is legal, else call)."""
-
-    def __init__(self, cap: int, name: str) -> None:
-        self.cap = cap
-        self.name = name
-
-    def reset(self, *, seed: int | None = None) -> None:
-        pass
-
-    def action_probabilities(self, observation: Any, info: Any) -> np.ndarray:
-        mask = np.asarray(observation["action_mask"])
-        legal = np.flatnonzero(mask)
-        out = np.zeros(mask.size)
-        out[legal[legal <= self.cap][-1]] = 1.0
-        return out
-
-    def act(self, observation: Any, info: Any) -> int:
-        return int(np.argmax(self.action_probabilities(observation, info)))
 
 
 def leduc_table() -> None:

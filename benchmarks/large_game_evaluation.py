@@ -54,7 +54,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from common import machine_line
+from common import PUBLISHED_BR, Always, machine_line
 
 
 def leduc_agents(nfsp_seconds: float, ppo_steps: int) -> dict:
@@ -103,29 +103,6 @@ def holdem_agents(nfsp_seconds: float, ppo_steps: int) -> dict:
         f"NFSP ({nfsp.episodes:,} episodes)": nfsp.agent(seed=0),
         f"SB3 MaskablePPO ({ppo_steps:,} steps vs random)": SB3Agent(ppo.learn(ppo_steps), seed=0),
     }, game
-
-
-class FixedAction:
-    """Plays ``action`` where legal, else checks or calls; states it in batches."""
-
-    def __init__(self, action: int, name: str) -> None:
-        self.action, self.name = action, name
-
-    def reset(self, *, seed=None) -> None:
-        pass
-
-    def batch_probabilities(self, observation, action_mask, player):
-        probs = np.zeros(action_mask.shape)
-        can = action_mask[:, self.action] > 0
-        probs[can, self.action] = 1.0
-        probs[~can, 1] = 1.0
-        return probs
-
-    def action_probabilities(self, observation, info):
-        return self.batch_probabilities(None, observation["action_mask"][None], None)[0]
-
-    def act(self, observation, info):
-        return int(np.argmax(self.action_probabilities(observation, info)))
 
 
 def validation(title: str, game, args, *, poker: bool = True) -> None:
@@ -205,9 +182,6 @@ def validation(title: str, game, args, *, poker: bool = True) -> None:
 
 CROSSTABLE = Path(__file__).parent / "crosstable" / "limit_holdem"
 LEARNERS = ("deep-cfr", "escher", "nfsp", "simplex-gradient", "nash-memory", "nash-ismcts")
-PUBLISHED = {"always-call": 1163.0, "always-raise": 3697.0}
-"""Exact best-response values of Limit Hold'em's always-call and always-raise (mbb/g,
-Johanson, Waugh, Bowling & Zinkevich, IJCAI 2011)."""
 
 
 def _holdem_agent(spec: str, game):
@@ -216,7 +190,7 @@ def _holdem_agent(spec: str, game):
     from nashzoo.envs.protocol import HasPolicyModel
 
     if spec in ("always-call", "always-raise"):
-        return FixedAction(1 if spec == "always-call" else 2, spec), None
+        return Always(1 if spec == "always-call" else 2, spec), None
     agent = build_agent(spec, game)
     return agent, (agent.policy_model() if isinstance(agent, HasPolicyModel) else None)
 
@@ -256,8 +230,8 @@ def holdem(args) -> None:
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
         for name, value, lo, hi, seconds, hands in pool.imap(_holdem_job, jobs):
             share = (
-                f"{value / PUBLISHED[name]:.0%} of {PUBLISHED[name]:,.0f}"
-                if name in PUBLISHED
+                f"{value / PUBLISHED_BR[name]:.0%} of {PUBLISHED_BR[name]:,.0f}"
+                if name in PUBLISHED_BR
                 else "-"
             )
             print(
@@ -314,7 +288,7 @@ def speed(args) -> None:
     from nashzoo.games.poker import limit_holdem
 
     game = limit_holdem()
-    agent = FixedAction(1, "always-call")
+    agent = Always(1, "always-call")
     original = lbr_module._LBR.__init__
 
     def replayed(self, *a, **k):
