@@ -148,6 +148,30 @@ def play(game: Game, actions: list[int]) -> State:
     return state
 
 
+class TickingClock:
+    """A stand-in for the ``time`` module whose ``perf_counter`` moves 10 ms per reading,
+    so where a time budget stops is exact on any machine, however busy."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        self.now += 0.01
+        return self.now
+
+
+@pytest.fixture
+def ticking_clock(monkeypatch: pytest.MonkeyPatch):
+    """``install(module)`` gives ``module`` a :class:`TickingClock` as its ``time``."""
+
+    def install(module: object) -> TickingClock:
+        clock = TickingClock()
+        monkeypatch.setattr(module, "time", clock)
+        return clock
+
+    return install
+
+
 # Property tests are derandomized by default, so a failure in CI reproduces exactly with
 # the same command; HYPOTHESIS_PROFILE=explore draws fresh examples on every run.
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)

@@ -379,12 +379,17 @@ def test_read_only_tables_search_with_the_same_compiled_kernel(kuhn):
     assert np.array_equal(plain.run(i, 1).visits, ro.run(i, 1).visits)
 
 
-def test_a_time_budget_replaces_the_simulation_count():
+def test_a_time_budget_replaces_the_simulation_count(ticking_clock):
+    import nashzoo.agents.ismcts.search as search_module
+
+    ticking_clock(search_module)
     agent = ISMCTSAgent(KUHN, config=SearchConfig(variant="mt", time_budget=0.02))
     obs, info = compile_game(KUHN).agent_inputs(1)
     agent.act(obs, info)
     result = agent.last_result
-    assert 0.015 < result.seconds < 0.5 and result.simulations > 100
+    # The search runs in chunks of 64 and reads the clock after each: the start reads
+    # 10 ms, the first chunk 20 ms, the second 30 ms, the budget's end.
+    assert result.simulations == 128 and result.seconds == pytest.approx(0.03)
     assert agent.name == "mt-ismcts:0.02s"
 
 

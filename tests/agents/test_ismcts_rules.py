@@ -113,7 +113,10 @@ def test_bad_settings_and_inputs_are_refused():
         agent.act({"observation": np.zeros(1), "action_mask": np.zeros(3, np.int8)}, info)
 
 
-def test_a_time_per_move_is_a_spec_of_its_own():
+def test_a_time_per_move_is_a_spec_of_its_own(ticking_clock):
+    import nashzoo.agents.ismcts.rules as rules_module
+
+    ticking_clock(rules_module)
     game = nashzoo.make_game("limit_holdem")
     agent = build_agent("mt-ismcts:0.05s", game)
     assert isinstance(agent, RulesISMCTSAgent) and agent.config.time_budget == 0.05
@@ -128,7 +131,10 @@ def test_a_time_per_move_is_a_spec_of_its_own():
     }
     observation = {"observation": np.zeros(1), "action_mask": state.legal_actions_mask()}
     agent.act(observation, info)
-    assert 0.04 < agent.last_result.seconds < 0.5 and agent.last_result.simulations > 20
+    # The clock is read at the start, once after each simulation, and at the end: the
+    # reading after the fifth simulation is the first 50 ms past the start.
+    assert agent.last_result.simulations == 5
+    assert agent.last_result.seconds == pytest.approx(0.06)
     assert build_agent("mt-ismcts:0.5s", KUHN).config.time_budget == 0.5
     for bad in ("mt-ismcts:0s", "mt-ismcts:-1s", "mt-ismcts:s"):
         with pytest.raises(InvalidParameterError, match="SECONDSs"):
