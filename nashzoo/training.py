@@ -1,22 +1,26 @@
 """The training run: a learner trained to a budget with what a run needs around it, the
 same from Python as from ``nashzoo train``.
 
-:func:`run_training` trains any learner of :mod:`nashzoo.agents` (the ``Learner``
-protocol) and, while it trains:
+What a run does while it trains are callbacks in Stable-Baselines3's shape
+(:class:`~nashzoo.agents.learner.Callback`: ``on_training_start``, ``on_step`` every
+``callback_every`` seconds of training, ``on_training_end``), which any learner's
+``train(callback=[...])`` takes:
 
-* measures exact exploitability every ``eval_every`` seconds where the game compiles
-  (the curve; with ``keep_best`` the best checkpoint is what ``out`` holds);
-* where the game does not compile (or when ``measure_deals`` is given), measures
-  duplicate scores against the game's baselines with their intervals, and LBR where
-  ``lbr_hands`` asks for it, every ``measure_every`` seconds and at the end, written to
-  ``OUT.curve.json`` as they come;
-* saves a checkpoint to ``out`` every ``checkpoint_every`` seconds and at every measured
-  point, so an interrupted run loses at most that (``resume=True`` continues it: the
-  learner from the file, its measured points from ``OUT.curve.json``, the budget counting
-  the whole run);
-* logs every figure to ``log_dir/scalars.csv`` (and TensorBoard) and draws ``plot``.
+* :class:`ExactCurve`: exact exploitability where the game compiles (the curve, a
+  line per extra policy the learner measures), optionally keeping the best checkpoint;
+* :class:`MeasuredPoints`: duplicate scores against the game's baselines with their
+  intervals, and LBR, every ``every`` seconds and at the end (where the game does not
+  compile, or always), written to a JSON file as they come;
+* :class:`Checkpoint`: the learner saved every ``every`` seconds, at every measured point
+  and at the end, so an interrupted run loses at most that;
+* :class:`Plot`: the curve and the measured points drawn at the end;
+* :class:`Report`: one printed line per callback (the figures the others took).
 
-Five lines train NFSP with a curve and checkpoints::
+Each writes its figures to a :class:`~nashzoo.agents.training.ScalarLog` when given one.
+:func:`run_training` builds these from keyword arguments, adds resume (the learner from
+its file, its measured points from ``OUT.curve.json``, the budget counting the whole
+run) and is what ``nashzoo train`` calls. Five lines train NFSP with a curve and
+checkpoints::
 
     from nashzoo.agents.nfsp import NFSP
     from nashzoo.games import LeducHoldemGame
@@ -25,20 +29,42 @@ Five lines train NFSP with a curve and checkpoints::
     run = run_training(NFSP(LeducHoldemGame()), steps=20_000, eval_every=2, out="nfsp.pt")
     print(run.curves["nfsp"][-1])
 
+or, with the callbacks themselves::
+
+    curve = ExactCurve()
+    NFSP(LeducHoldemGame()).train(steps=20_000, callback=[curve, Checkpoint("nfsp.pt")])
+
 It sits above both the learners (``agents``) and the measurements (``eval``), which do
 not import each other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nashzoo.agents.learner import (
+    Callback,
+    CallbackList,
+    ConvergencePoint,
+    HasPriorAgent,
+    MeasuresMore,
+    Resumable,
+)
 from nashzoo.errors import GameTooLargeError, InvalidParameterError
 
-__all__ = ["TrainingRun", "make_folder_of", "run_training"]
+__all__ = [
+    "Checkpoint",
+    "ExactCurve",
+    "MeasuredPoints",
+    "Plot",
+    "Report",
+    "TrainingRun",
+    "make_folder_of",
+    "run_training",
+]
 
 
 @dataclass
@@ -83,6 +109,264 @@ def make_folder_of(name: str, path: str | Path | None) -> None:
         ) from None
 
 
+def _check_seconds(name: str, value: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        raise InvalidParameterError(f"`{name}` must be >= 0 seconds, received {value!r}.")
+    return float(value)
+
+
+class ExactCurve(Callback):
+    """Exact exploitability at every ``on_step`` where the game compiles: ``curves``
+    holds the learner's own curve (under its name) and one per other policy it measures
+    (:class:`~nashzoo.agents.learner.MeasuresMore`). The first measurement that finds the
+    game too large sets ``exact`` to ``False`` and stops measuring.
+
+    Args:
+        keep_best: a path: the learner is saved there whenever its exploitability is the
+            lowest so far (``best``).
+        log: a :class:`~nashzoo.agents.training.ScalarLog` for the figures.
+    """
+
+    def __init__(self, *, keep_best: str | Path | None = None, log: Any = None) -> None:
+        self.keep_best = None if keep_best is None else str(keep_best)
+        self.log = log
+        self.curves: dict[str, list[ConvergencePoint]] = {}
+        self.exact = True
+        self.best = float("inf")
+        self.text = ""  # the last on_step's figures, for Report
+
+    def on_step(self, learner: Any) -> bool | None:
+        self.text = ""
+        if not self.exact:
+            return None
+        try:
+            value = float(learner.exploitability())
+        except GameTooLargeError:  # the learner's own test: it cannot tabulate
+            self.exact = False
+            return None
+        name = getattr(learner, "name", type(learner).__name__)
+        values = {name: value}
+        if isinstance(learner, MeasuresMore):
+            values.update(learner.other_exploitabilities())
+        for which, v in values.items():
+            point = ConvergencePoint(learner.steps, learner.seconds, float(v), learner.step_unit)
+            self.curves.setdefault(which, []).append(point)
+        if self.log is not None:  # the learner's own figure, then the others it measures
+            names = ["exploitability"] + [
+                f"exploitability_{k}".replace("-", "_").replace(" ", "_") for k in list(values)[1:]
+            ]
+            self.log.write(learner.steps, learner.seconds, **dict(zip(names, values.values())))
+        self.text = f"  exploitability {value:.4f}"
+        self.text += "".join(f"  {k} {v:.4f}" for k, v in list(values.items())[1:])
+        if self.keep_best is not None and value < self.best:
+            self.best = value
+            learner.save(self.keep_best)
+            self.text += "  (best so far, saved)"
+        return None
+
+    @property
+    def keeping_best(self) -> bool:
+        """Whether this curve saves the best checkpoint (a game that compiles)."""
+        return self.keep_best is not None and self.exact
+
+
+class MeasuredPoints(Callback):
+    """Duplicate scores against the game's baselines (with their 95% intervals) and LBR,
+    every ``every`` seconds of training and at the end; ``points`` oldest first, written
+    to ``curve_file`` (JSON, atomically) as they come.
+
+    Args:
+        deals: duplicate deals per point (0: none).
+        lbr_hands: LBR hands per point (0: none).
+        every: seconds of training between points.
+        curve_file: where the points are written (``None``: kept in memory only).
+        points: points of an earlier run that this one continues.
+        only_when_too_large: an :class:`ExactCurve`: measure only once it found the game
+            too large to compile (where it compiles, the exact curve says more).
+        log: a :class:`~nashzoo.agents.training.ScalarLog` for the figures.
+    """
+
+    def __init__(
+        self,
+        *,
+        deals: int = 100,
+        lbr_hands: int = 0,
+        every: float = 300.0,
+        curve_file: str | Path | None = None,
+        points: Sequence[Any] = (),
+        only_when_too_large: ExactCurve | None = None,
+        log: Any = None,
+    ) -> None:
+        from nashzoo.validation import check_int
+
+        self.deals = check_int("deals", deals, 0)
+        self.lbr_hands = check_int("lbr_hands", lbr_hands, 0)
+        self.every = _check_seconds("every", every)
+        self.curve_file = None if curve_file is None else str(curve_file)
+        self.points = list(points)
+        self.gate = only_when_too_large
+        self.log = log
+        self.text = ""
+        self._last = self.points[-1].seconds if self.points else -float("inf")
+
+    @property
+    def active(self) -> bool:
+        """Whether points are measured (something to measure, and not waiting on a
+        game that compiles)."""
+        wanted = self.deals > 0 or self.lbr_hands > 0
+        return wanted and (self.gate is None or not self.gate.exact)
+
+    def on_step(self, learner: Any) -> bool | None:
+        self.text = self._measure(learner, final=False)
+        return None
+
+    def on_training_end(self, learner: Any) -> None:
+        self.text = self._measure(learner, final=True)
+
+    def _measure(self, learner: Any, *, final: bool) -> str:
+        if not self.active or (self.points and self.points[-1].step == learner.steps):
+            return ""
+        if not final and learner.seconds - self._last < self.every:
+            return ""
+        from nashzoo.agents.scripted import baselines
+        from nashzoo.eval.curves import measure_point, write_points
+
+        self._last = learner.seconds
+        game = learner.game
+        agent = learner.agent()
+        point = measure_point(
+            game,
+            agent,
+            baselines(game) if self.deals > 0 else {},
+            deals=max(self.deals, 1),
+            seed=len(self.points),
+            lbr_policy=learner.prior_agent() if isinstance(learner, HasPriorAgent) else agent,
+            lbr_hands=self.lbr_hands,
+            step=learner.steps,
+            seconds=learner.seconds,
+            step_unit=learner.step_unit,
+        )
+        self.points.append(point)
+        if self.curve_file is not None:
+            write_points(self.points, self.curve_file)
+        if self.log is not None:
+            figures = {f"vs_{k}": v for k, (v, _, _) in point.duplicate.items()}
+            if point.lbr is not None:
+                figures["lbr"] = point.lbr[0]
+            self.log.write(learner.steps, learner.seconds, **figures)
+        return "  " + point.text(game.payoff_unit)
+
+
+class Checkpoint(Callback):
+    """The learner saved to ``path`` every ``every`` seconds of training (0: at every
+    ``on_step``), whenever ``measured`` took a point, and at the end (``saved``), so an
+    interrupted run keeps its work; while ``best`` keeps the best checkpoint of a game
+    that compiles, that is what ``path`` holds and this saves nothing."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        every: float = 60.0,
+        measured: MeasuredPoints | None = None,
+        best: ExactCurve | None = None,
+    ) -> None:
+        self.path = str(path)
+        self.every = _check_seconds("every", every)
+        self.measured = measured
+        self.best = best
+        self.saved: str | None = None
+        self._last = 0.0
+
+    def on_training_start(self, learner: Any) -> None:
+        self._last = learner.seconds
+
+    def _quiet(self) -> bool:
+        return self.best is not None and self.best.keeping_best
+
+    def on_step(self, learner: Any) -> bool | None:
+        took = self.measured is not None and bool(self.measured.text)
+        if not self._quiet() and (took or learner.seconds - self._last >= self.every):
+            learner.save(self.path)
+            self._last = learner.seconds
+        return None
+
+    def on_training_end(self, learner: Any) -> None:
+        if not self._quiet():
+            self.saved = str(learner.save(self.path))
+
+
+class Report(Callback):
+    """One line per ``on_step`` through ``echo``: the training seconds and steps, then the
+    figures ``parts`` (:class:`ExactCurve`, :class:`MeasuredPoints`) took at that step;
+    at the end, the last measured point and where the run was saved."""
+
+    def __init__(
+        self,
+        echo: Callable[[str], None],
+        parts: Sequence[Any] = (),
+        checkpoint: Checkpoint | None = None,
+    ) -> None:
+        self.echo = echo
+        self.parts = list(parts)
+        self.checkpoint = checkpoint
+        self._warned = False
+
+    @staticmethod
+    def _head(learner: Any) -> str:
+        return f"{learner.seconds:8.1f} s {learner.steps:>11,} {learner.step_unit}"
+
+    def on_step(self, learner: Any) -> bool | None:
+        for part in self.parts:
+            if isinstance(part, ExactCurve) and not part.exact and not self._warned:
+                self._warned = True
+                measured = next((p for p in self.parts if isinstance(p, MeasuredPoints)), None)
+                how = (
+                    "measured instead (duplicate scores against baselines, LBR) every "
+                    f"{measured.every:g} s of training"
+                    if measured is not None and measured.active
+                    else "training only (no deals, no LBR hands)"
+                )
+                self.echo(f"{learner.game} does not compile: no exact exploitability; {how}.")
+        self.echo(self._head(learner) + "".join(p.text for p in self.parts))
+        return None
+
+    def on_training_end(self, learner: Any) -> None:
+        last = "".join(p.text for p in self.parts if isinstance(p, MeasuredPoints))
+        if last:
+            self.echo(self._head(learner) + last)
+        best = next((p for p in self.parts if isinstance(p, ExactCurve) and p.keeping_best), None)
+        if best is not None:
+            self.echo(f"best checkpoint (exploitability {best.best:.4f}) in {best.keep_best}")
+        elif self.checkpoint is not None and self.checkpoint.saved is not None:
+            self.echo(f"saved to {self.checkpoint.saved}")
+
+
+class Plot(Callback):
+    """At the end, a PNG of ``curve``'s exact curves and ``measured``'s points
+    (``written``: the path, or ``None`` where there was nothing to draw)."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        curve: ExactCurve | None = None,
+        measured: MeasuredPoints | None = None,
+        echo: Callable[[str], None] | None = None,
+    ) -> None:
+        self.path = str(path)
+        self.curve = curve
+        self.measured = measured
+        self.echo = echo or (lambda line: None)
+        self.written: str | None = None
+
+    def on_training_end(self, learner: Any) -> None:
+        name = getattr(learner, "name", type(learner).__name__)
+        curves = dict(self.curve.curves) if self.curve is not None else {}
+        curves.setdefault(name, [])
+        measured = self.measured.points if self.measured is not None else []
+        self.written = _plot(curves, measured, learner.game, name, self.path, self.echo)
+
+
 def run_training(
     learner: Any,
     *,
@@ -101,9 +385,11 @@ def run_training(
     plot: str | Path | None = None,
     progress: bool = True,
     echo: Callable[[str], None] | None = print,
+    callbacks: Sequence[Callback] = (),
 ) -> TrainingRun:
     """Train ``learner`` for ``steps`` and/or ``seconds`` (the budget of the whole run)
-    with its curve, measured points, checkpoints and plot (see the module docstring).
+    with its curve, measured points, checkpoints and plot (the callbacks of this module,
+    built from the arguments).
 
     Args:
         learner: a learner (``Learner`` protocol); with ``resume``, the one saved in
@@ -114,7 +400,7 @@ def run_training(
             from ``OUT.curve.json``, the budget counting its steps and seconds so far).
         keep_best: where the game compiles, ``out`` keeps the least exploitable
             checkpoint.
-        eval_every: seconds of training between exact measurements.
+        eval_every: seconds of training between exact measurements (and callbacks).
         checkpoint_every: seconds of training between checkpoints (0: at every callback).
         measure_every: seconds of training between measured points.
         measure_deals: duplicate deals per measured point (``None``: 100 where the game
@@ -124,14 +410,13 @@ def run_training(
         plot: a PNG of the curve and the measured points.
         progress: show a progress bar.
         echo: where each line of the run goes (``None``: nowhere).
+        callbacks: more callbacks, run after the run's own at every step.
 
     Raises:
         InvalidParameterError: no budget, a negative interval, ``keep_best`` or
             ``resume`` without ``out``, or ``tensorboard`` without ``log_dir``.
     """
-    from nashzoo.agents.learner import ConvergencePoint, HasPriorAgent, MeasuresMore, Resumable
-    from nashzoo.agents.scripted import baselines
-    from nashzoo.eval.curves import measure_point, read_points, write_points
+    from nashzoo.eval.curves import read_points
 
     say = echo or (lambda line: None)
     if steps is None and seconds is None:
@@ -145,10 +430,8 @@ def run_training(
         ("checkpoint_every", checkpoint_every),
         ("measure_every", measure_every),
     ):
-        if not value >= 0:
-            raise InvalidParameterError(f"`{name}` must be >= 0 seconds, received {value}.")
+        _check_seconds(name, value)
     out = None if out is None else str(out)
-    game = learner.game
     if resume and isinstance(learner, Resumable) and not learner.resumable:
         raise InvalidParameterError(
             f"resume {out}: the file is an agent file, saved without the learner's "
@@ -156,12 +439,6 @@ def run_training(
         )
     make_folder_of("out", out)
     make_folder_of("plot", plot)
-    given_deals = measure_deals is not None
-    deals = 100 if measure_deals is None else int(measure_deals)
-    name = getattr(learner, "name", type(learner).__name__)
-    run = TrainingRun(learner, curves={name: []})
-    state = {"exact": True, "best": float("inf"), "measured": -float("inf")}
-    state["saved"] = learner.seconds  # training seconds at the last checkpoint
     log = None
     if log_dir is not None:
         from nashzoo.agents.training import ScalarLog
@@ -169,134 +446,75 @@ def run_training(
         log = ScalarLog(log_dir, tensorboard=tensorboard)
         say(f"figures logged to {log.path}" + (" and TensorBoard" if tensorboard else ""))
     curve_file = None if out is None else out + ".curve.json"
+    earlier = []
     if resume and curve_file is not None and Path(curve_file).exists():
         # a point written after the last save is dropped
-        run.measured = [p for p in read_points(curve_file) if p.step <= learner.steps]
-    measured = run.measured
-    if measured:
-        state["measured"] = measured[-1].seconds
-
-    def measure(m: Any, *, final: bool = False) -> str:
-        """A measured point (duplicate scores, LBR): every ``measure_every`` seconds of
-        training, and at the end."""
-        if deals < 1 and lbr_hands < 1:
-            return ""
-        if measured and measured[-1].step == m.steps:
-            return ""
-        if not final and m.seconds - state["measured"] < measure_every:
-            return ""
-        state["measured"] = m.seconds
-        agent = m.agent()
-        point = measure_point(
-            game,
-            agent,
-            baselines(game) if deals > 0 else {},
-            deals=max(deals, 1),
-            seed=len(measured),
-            lbr_policy=m.prior_agent() if isinstance(m, HasPriorAgent) else agent,
-            lbr_hands=lbr_hands,
-            step=m.steps,
-            seconds=m.seconds,
-            step_unit=m.step_unit,
-        )
-        measured.append(point)
-        if curve_file is not None:
-            write_points(measured, curve_file)
-        if log is not None:
-            figures = {f"vs_{k}": v for k, (v, _, _) in point.duplicate.items()}
-            if point.lbr is not None:
-                figures["lbr"] = point.lbr[0]
-            log.write(m.steps, m.seconds, **figures)
-        return "  " + point.text(game.payoff_unit)
-
-    def record(m: Any) -> None:
-        line = f"{m.seconds:8.1f} s {m.steps:>11,} {m.step_unit}"
-        kept = ""
-        if state["exact"]:
-            try:
-                value = float(m.exploitability())
-            except GameTooLargeError:  # the learner's own test: it cannot tabulate
-                state["exact"] = False
-                how = (
-                    "measured instead (duplicate scores against baselines, LBR) every "
-                    f"{measure_every:g} s of training"
-                    if deals > 0 or lbr_hands > 0
-                    else "training only (no deals, no LBR hands)"
-                )
-                say(f"{game} does not compile: no exact exploitability; {how}.")
-            else:
-                values = {name: value}
-                if isinstance(m, MeasuresMore):
-                    values.update(m.other_exploitabilities())
-                for which, v in values.items():
-                    point = ConvergencePoint(m.steps, m.seconds, float(v), m.step_unit)
-                    run.curves.setdefault(which, []).append(point)
-                line += f"  exploitability {value:.4f}"
-                if log is not None:  # the learner's own figure, then the others it measures
-                    names = ["exploitability"] + [
-                        f"exploitability_{k}".replace("-", "_").replace(" ", "_")
-                        for k in list(values)[1:]
-                    ]
-                    log.write(m.steps, m.seconds, **dict(zip(names, values.values())))
-                line += "".join(f"  {k} {v:.4f}" for k, v in list(values.items())[1:])
-                if keep_best and value < state["best"]:
-                    state["best"] = value
-                    m.save(out)
-                    kept = "  (best so far, saved)"
-        # measured where the game does not compile, and where it does only when asked for
-        took = measure(m) if not state["exact"] or given_deals else ""
-        line += took
-        due = m.seconds - state["saved"] >= checkpoint_every
-        if out is not None and not (keep_best and state["exact"]) and (took or due):
-            # at every measured point and every checkpoint_every seconds: an interrupted
-            # run keeps its work (with keep_best on a game that does not compile there is
-            # no best to keep: the last is saved)
-            m.save(out)
-            state["saved"] = m.seconds
-        say(line + kept)
-
+        earlier = [p for p in read_points(curve_file) if p.step <= learner.steps]
+    curve = ExactCurve(keep_best=out if keep_best else None, log=log)
+    measured = MeasuredPoints(
+        deals=100 if measure_deals is None else measure_deals,
+        lbr_hands=lbr_hands,
+        every=measure_every,
+        curve_file=curve_file,
+        points=earlier,
+        only_when_too_large=curve if measure_deals is None else None,
+        log=log,
+    )
+    own: list[Callback] = [curve, measured]
+    checkpoint = None
+    if out is not None:
+        checkpoint = Checkpoint(out, every=checkpoint_every, measured=measured, best=curve)
+        own.append(checkpoint)
+    own.append(Report(say, [curve, measured], checkpoint))
+    if plot is not None:
+        own.append(Plot(plot, curve, measured, say))
+    hooks = CallbackList([*own, *callbacks])
     left_steps = None if steps is None else steps - (learner.steps if resume else 0)
     left_seconds = None if seconds is None else seconds - (learner.seconds if resume else 0)
-    if (left_steps is not None and left_steps <= 0) or (
-        left_seconds is not None and left_seconds <= 0
-    ):
-        say(
-            f"{out} holds {learner.steps:,} {learner.step_unit} in {learner.seconds:.1f} s "
-            "of training: the budget is spent, nothing to train"
-        )
-    else:
-        learner.train(
-            steps=left_steps,
-            seconds=left_seconds,
-            callback=record,
-            callback_every=eval_every,
-            progress=progress,
-        )
-    if not state["exact"] or given_deals:
-        line = measure(learner, final=True)
-        if line:
-            say(f"{learner.seconds:8.1f} s {learner.steps:>11,} {learner.step_unit}{line}")
-    if log is not None:
-        log.close()
-    if keep_best and state["exact"]:
-        run.best = state["best"]
-        say(f"best checkpoint (exploitability {state['best']:.4f}) in {out}")
-    elif out is not None:
-        run.saved = str(learner.save(out))
-        say(f"saved to {run.saved}")
-    if plot is not None:
-        run.plot = _plot(run, game, name, str(plot), say)
-    return run
+    try:
+        if (left_steps is not None and left_steps <= 0) or (
+            left_seconds is not None and left_seconds <= 0
+        ):
+            say(
+                f"{out} holds {learner.steps:,} {learner.step_unit} in {learner.seconds:.1f} s "
+                "of training: the budget is spent, nothing to train"
+            )
+            hooks.on_training_start(learner)
+            hooks.on_training_end(learner)
+        else:
+            learner.train(
+                steps=left_steps,
+                seconds=left_seconds,
+                callback=hooks,
+                callback_every=eval_every if eval_every > 0 else 1e-9,
+                progress=progress,
+            )
+    finally:
+        if log is not None:
+            log.close()
+    name = getattr(learner, "name", type(learner).__name__)
+    return TrainingRun(
+        learner,
+        curves={name: [], **curve.curves},
+        measured=measured.points,
+        best=curve.best if keep_best and curve.exact else None,
+        saved=None if checkpoint is None else checkpoint.saved,
+        plot=next((c.written for c in own if isinstance(c, Plot)), None),
+    )
 
 
 def _plot(
-    run: TrainingRun, game: Any, name: str, path: str, say: Callable[[str], None]
+    curves: dict[str, list[Any]],
+    measured: list[Any],
+    game: Any,
+    name: str,
+    path: str,
+    say: Callable[[str], None],
 ) -> str | None:
     """Draw the run's curves and measured points; the path written, or ``None``."""
     from nashzoo.agents.learner import ConvergenceCurve
 
     title = f"{name} on {game}"
-    curves, measured = run.curves, run.measured
     if measured and curves[name]:  # a game that compiles, measured both ways
         from nashzoo.eval.plots import plot_exact_and_measured
 

@@ -28,7 +28,7 @@ reads other packages' learners from the ``nashzoo.learners`` entry-point group::
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
@@ -38,7 +38,11 @@ from nashzoo.games.base import Game
 
 __all__ = [
     "Learner",
+    "Callback",
+    "CallbackList",
+    "FunctionCallback",
     "TrainCallback",
+    "as_callback",
     "MeasuresMore",
     "HasPriorAgent",
     "Resumable",
@@ -52,9 +56,80 @@ __all__ = [
     "learner_for_format",
 ]
 
-TrainCallback = Callable[[Any], Any]
-"""Called as ``callback(learner)`` during :meth:`Learner.train`; returning ``False``
-stops training."""
+
+class Callback:
+    """A training callback in Stable-Baselines3's shape: :meth:`Learner.train` calls
+    :meth:`on_training_start` once, :meth:`on_step` every ``callback_every`` seconds of
+    training and at the end (returning ``False`` stops training), and
+    :meth:`on_training_end` once after the last step. The training run's callbacks
+    (curves, measured points, checkpoints, plots) are in :mod:`nashzoo.training`.
+    """
+
+    def on_training_start(self, learner: Any) -> None:
+        """Before the first step of a :meth:`Learner.train` call."""
+
+    def on_step(self, learner: Any) -> bool | None:
+        """Every ``callback_every`` seconds of training and after the last step;
+        ``False`` stops training."""
+        return None
+
+    def on_training_end(self, learner: Any) -> None:
+        """After the last step (and its :meth:`on_step`)."""
+
+
+class CallbackList(Callback):
+    """Callbacks called in order (SB3's ``CallbackList``); training stops when any
+    :meth:`on_step` returns ``False`` (the ones after it still run at that step)."""
+
+    def __init__(self, callbacks: Sequence[Callback]) -> None:
+        self.callbacks = list(callbacks)
+
+    def on_training_start(self, learner: Any) -> None:
+        for c in self.callbacks:
+            c.on_training_start(learner)
+
+    def on_step(self, learner: Any) -> bool | None:
+        answers = [c.on_step(learner) for c in self.callbacks]
+        return False if any(a is False for a in answers) else None
+
+    def on_training_end(self, learner: Any) -> None:
+        for c in self.callbacks:
+            c.on_training_end(learner)
+
+
+class FunctionCallback(Callback):
+    """A plain function ``fn(learner)`` as a callback: called at every :meth:`on_step`
+    (returning ``False`` stops)."""
+
+    def __init__(self, fn: Callable[[Any], Any]) -> None:
+        self.fn = fn
+
+    def on_step(self, learner: Any) -> bool | None:
+        return False if self.fn(learner) is False else None
+
+
+TrainCallback = Callback | Callable[[Any], Any] | Sequence[Callback | Callable[[Any], Any]]
+"""What :meth:`Learner.train`'s ``callback`` takes, as SB3's ``learn``: a
+:class:`Callback`, a function called as ``callback(learner)`` (returning ``False`` stops
+training), or a list of either (run in order)."""
+
+
+def as_callback(callback: TrainCallback | None) -> Callback | None:
+    """``callback`` as one :class:`Callback` (``None`` stays ``None``).
+
+    Raises:
+        InvalidParameterError: neither a Callback, a callable nor a list of them.
+    """
+    if callback is None or isinstance(callback, Callback):
+        return callback
+    if callable(callback):
+        return FunctionCallback(callback)
+    if isinstance(callback, (list, tuple)):
+        return CallbackList([c for c in (as_callback(x) for x in callback) if c is not None])
+    raise InvalidParameterError(
+        "`callback` expects a nashzoo.agents.learner.Callback, a function of the learner or "
+        f"a list of them, received {type(callback).__name__}."
+    )
 
 
 @runtime_checkable
@@ -102,8 +177,9 @@ class Learner(Protocol):
         progress: bool = False,
     ) -> Any:
         """Train ``steps`` more steps or for ``seconds`` of wall time (whichever ends
-        first; at least one is needed); ``callback(self)`` every ``callback_every`` seconds
-        and at the end; returns ``self``."""
+        first; at least one is needed); ``callback`` (a :class:`Callback`, a function of
+        the learner, or a list of them) every ``callback_every`` seconds and at the end;
+        returns ``self``."""
         ...
 
     def exploitability(self) -> float:

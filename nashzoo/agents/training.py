@@ -80,7 +80,7 @@ def train_loop(
     *,
     steps: int | None,
     seconds: float | None,
-    callback: Callable[[Any], Any] | None,
+    callback: Any,
     callback_every: float,
     progress: bool,
     desc: str,
@@ -92,8 +92,10 @@ def train_loop(
     adding its time to ``learner.seconds``; the progress bar counts
     ``learner.step_unit``.
 
-    ``callback(learner)`` runs every ``callback_every`` seconds of training and at the end
-    (its time is not counted); returning ``False`` stops.
+    ``callback`` (a :class:`~nashzoo.agents.learner.Callback`, a function of the learner
+    or a list of them) hears ``on_training_start``, then ``on_step`` every
+    ``callback_every`` seconds of training and after the last step (its time is not
+    counted; ``False`` stops), then ``on_training_end``.
 
     Raises:
         InvalidParameterError: neither ``steps`` nor ``seconds`` is given, or either is
@@ -106,6 +108,9 @@ def train_loop(
     steps = None if steps is None else check_int("steps", steps, 0)
     seconds = None if seconds is None else check_number("seconds", seconds, low=0.0)
     callback_every = check_number("callback_every", callback_every, low=0.0, low_inclusive=False)
+    from nashzoo.agents.learner import as_callback
+
+    hooks = as_callback(callback)
     done = 0
     start = learner.seconds
     next_callback = learner.seconds + callback_every
@@ -115,6 +120,8 @@ def train_loop(
 
         unit = {"episodes": "ep", "iterations": "it", "generations": "gen"}
         bar = progress_bar(total=steps, unit=unit.get(learner.step_unit, "step"), desc=desc)
+    if hooks is not None:
+        hooks.on_training_start(learner)
     while steps is None or done < steps:
         t0 = time.perf_counter()
         n = step(None if steps is None else steps - done)
@@ -125,9 +132,9 @@ def train_loop(
         stop = (steps is not None and done >= steps) or (
             seconds is not None and learner.seconds - start >= seconds
         )
-        if callback is not None and (learner.seconds >= next_callback or stop):
+        if hooks is not None and (learner.seconds >= next_callback or stop):
             next_callback = learner.seconds + callback_every
-            if callback(learner) is False:
+            if hooks.on_step(learner) is False:
                 stop = True
             if bar is not None and postfix is not None:
                 bar.set_postfix(**postfix())
@@ -135,6 +142,8 @@ def train_loop(
             break
     if bar is not None:
         bar.close()
+    if hooks is not None:
+        hooks.on_training_end(learner)
 
 
 def tabular_policy(

@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from nashzoo.agents.cfr.agent import TabularPolicyAgent
+from nashzoo.agents.learner import TrainCallback
 from nashzoo.agents.nash_memory.population import (
     MixtureAgent,
     PopulationNashMemory,
@@ -134,7 +135,7 @@ class NashMemoryLearner:
         *,
         steps: int | None = None,
         seconds: float | None = None,
-        callback: Any = None,
+        callback: TrainCallback | None = None,
         callback_every: float = 10.0,
         progress: bool = False,
     ) -> NashMemoryLearner:

@@ -26,8 +26,6 @@ stated before solving and refused above ``max_memory``.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
@@ -38,6 +36,7 @@ from nashzoo.abstraction.layout import HoldemAbstraction
 from nashzoo.abstraction.spec import AbstractionSpec
 from nashzoo.agents.cfr.abstract_policy import AbstractPolicy
 from nashzoo.agents.cfr.mccfr import regret_matching
+from nashzoo.agents.learner import TrainCallback
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.pcg import next_double, seeded_states
 from nashzoo.games.poker.engine import PokerGame
@@ -251,14 +250,15 @@ class AbstractionSolver:
         *,
         steps: int | None = None,
         seconds: float | None = None,
-        callback: Callable[[AbstractionSolver], Any] | None = None,
+        callback: TrainCallback | None = None,
         callback_every: float = 60.0,
         progress: bool = False,
         batch: int = 2000,
     ) -> AbstractionSolver:
         """Iterate for ``steps`` iterations or ``seconds`` of solving, in batches of
-        ``batch``; ``callback(self)`` every ``callback_every`` seconds of solving and at the
-        end (its time not counted; returning ``False`` stops).
+        ``batch``; ``callback`` (a ``Callback``, a function or a list of them) every
+        ``callback_every`` seconds of solving and at the end (its time not counted;
+        ``False`` stops).
 
         Raises:
             InvalidParameterError: neither budget, or a bad one.

@@ -23,6 +23,7 @@ import numpy as np
 
 from nashzoo.agents.cfr.agent import TabularPolicyAgent
 from nashzoo.agents.cfr.base import TabularSolver
+from nashzoo.agents.learner import TrainCallback
 from nashzoo.agents.training import train_loop
 from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.games.base import Game
@@ -131,7 +132,7 @@ class TabularLearner:
         *,
         steps: int | None = None,
         seconds: float | None = None,
-        callback: Any = None,
+        callback: TrainCallback | None = None,
         callback_every: float = 10.0,
         progress: bool = False,
     ) -> TabularLearner:

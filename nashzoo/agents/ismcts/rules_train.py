@@ -39,7 +39,7 @@ same networks whatever the number of workers.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -59,6 +59,7 @@ from nashzoo.agents.ismcts.rules_selfplay import belief_games, play_rules_games
 from nashzoo.agents.ismcts.search import SearchConfig
 from nashzoo.agents.ismcts.selfplay import _Players, train_generations
 from nashzoo.agents.ismcts.train import TrainConfig
+from nashzoo.agents.learner import TrainCallback
 from nashzoo.errors import GameTooLargeError, InvalidParameterError
 from nashzoo.extras import require
 from nashzoo.games import Game
@@ -234,14 +235,14 @@ class NashISMCTSRules:
         *,
         steps: int | None = None,
         seconds: float | None = None,
-        callback: Callable[[NashISMCTSRules], Any] | None = None,
+        callback: TrainCallback | None = None,
         callback_every: float = 10.0,
         progress: bool = False,
     ) -> NashISMCTSRules:
         """Run ``steps`` more generations or for ``seconds`` of wall time; measured every
         ``search_every`` generations and after the last (the measurements' time is not
-        training time). ``callback(self)`` every ``callback_every`` seconds and at the
-        end; ``False`` stops.
+        training time). ``callback`` (a ``Callback``, a function or a list of them)
+        every ``callback_every`` seconds and at the end; ``False`` stops.
 
         Raises:
             WorkerError: a self-play worker process died.

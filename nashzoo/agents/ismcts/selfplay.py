@@ -16,6 +16,7 @@ import numpy as np
 
 from nashzoo.agents.ismcts.search import Search, SearchConfig
 from nashzoo.agents.ismcts.tables import SearchTables, payoff_scale
+from nashzoo.agents.learner import TrainCallback
 from nashzoo.errors import WorkerError
 from nashzoo.extras import require
 from nashzoo.games import load_game
@@ -247,7 +248,7 @@ def train_generations(
     *,
     steps: int | None,
     seconds: float | None,
-    callback: Callable[[Any], Any] | None,
+    callback: TrainCallback | None,
     callback_every: float,
     progress: bool,
     desc: str,

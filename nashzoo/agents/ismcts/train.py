@@ -27,7 +27,6 @@ same seed gives the same networks whatever the number of workers.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -40,6 +39,7 @@ from nashzoo.agents.ismcts.nets import NetworkShape, ParameterAverage, SearchNet
 from nashzoo.agents.ismcts.search import Search, SearchConfig
 from nashzoo.agents.ismcts.selfplay import _concat, _Players, _prior_games, train_generations
 from nashzoo.agents.ismcts.tables import SearchTables
+from nashzoo.agents.learner import TrainCallback
 from nashzoo.errors import InvalidParameterError
 from nashzoo.extras import require
 from nashzoo.games import Game
@@ -297,13 +297,14 @@ class NashISMCTS:
         *,
         steps: int | None = None,
         seconds: float | None = None,
-        callback: Callable[[NashISMCTS], Any] | None = None,
+        callback: TrainCallback | None = None,
         callback_every: float = 10.0,
         progress: bool = False,
     ) -> NashISMCTS:
         """Run ``steps`` more generations or for ``seconds`` of wall time; the search is
-        measured every ``search_every`` generations and after the last. ``callback(self)``
-        runs every ``callback_every`` seconds and at the end; ``False`` stops.
+        measured every ``search_every`` generations and after the last. ``callback`` (a
+        ``Callback``, a function or a list) runs every ``callback_every`` seconds and at
+        the end; ``False`` stops.
 
         Raises:
             WorkerError: a self-play worker process died.

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from nashzoo.agents.learner import TrainCallback
 from nashzoo.agents.nfsp.buffers import Reservoir
 from nashzoo.agents.sampled import SampledPolicyAgent
 from nashzoo.agents.training import mlp, tabular_policy, train_loop
@@ -353,7 +354,7 @@ class NeuralRegretLearner:
         *,
         steps: int | None = None,
         seconds: float | None = None,
-        callback: Any = None,
+        callback: TrainCallback | None = None,
         callback_every: float = 10.0,
         progress: bool = False,
     ) -> Any:

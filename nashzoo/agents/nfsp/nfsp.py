@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
+from nashzoo.agents.learner import TrainCallback
 from nashzoo.agents.nfsp.buffers import ReplayBuffer, ReservoirBuffer
 from nashzoo.agents.nfsp.config import NFSPConfig
 from nashzoo.agents.sampled import SampledPolicyAgent
@@ -262,7 +262,7 @@ class NFSP:
         *,
         steps: int | None = None,
         seconds: float | None = None,
-        callback: Callable[[NFSP], Any] | None = None,
+        callback: TrainCallback | None = None,
         callback_every: float = 10.0,
         progress: bool = False,
     ) -> NFSP:
@@ -272,8 +272,9 @@ class NFSP:
         Args:
             steps: episodes to play (at least one of ``steps``/``seconds``).
             seconds: wall-clock budget.
-            callback: called as ``callback(self)`` every ``callback_every`` seconds of
-                training and at the end (its time is not counted); return ``False`` to stop.
+            callback: a :class:`~nashzoo.agents.learner.Callback`, a function of the
+                learner or a list of them: every ``callback_every`` seconds of training and
+                at the end (its time is not counted); ``False`` stops.
             callback_every: seconds of training between callbacks.
             progress: show a progress bar.
         """

@@ -39,12 +39,12 @@ Stochastic Optimization", ICLR 2024.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
+from nashzoo.agents.learner import TrainCallback
 from nashzoo.agents.nfsp.buffers import Reservoir
 from nashzoo.agents.simplex_gradient import experience, losses
 from nashzoo.agents.simplex_gradient.agent import SimplexGradientAgent
@@ -463,7 +463,7 @@ class SimplexGradient:
         *,
         steps: int | None = None,
         seconds: float | None = None,
-        callback: Callable[[SimplexGradient], Any] | None = None,
+        callback: TrainCallback | None = None,
         callback_every: float = 10.0,
         progress: bool = False,
     ) -> SimplexGradient:
@@ -472,8 +472,9 @@ class SimplexGradient:
         Args:
             steps: iterations to run (at least one of ``steps``/``seconds``).
             seconds: wall-clock budget.
-            callback: called as ``callback(self)`` every ``callback_every`` seconds of
-                training and at the end (its time is not counted); return ``False`` to stop.
+            callback: a :class:`~nashzoo.agents.learner.Callback`, a function of the
+                learner or a list of them: every ``callback_every`` seconds of training and
+                at the end (its time is not counted); ``False`` stops.
             callback_every: seconds of training between callbacks.
             progress: show a progress bar.
         """
