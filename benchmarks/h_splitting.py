@@ -89,7 +89,7 @@ def small_no_limit(simulations: int) -> None:
     from nashzoo.agents.cfr import make_solver
     from nashzoo.agents.ismcts import RulesNashAgent, SearchConfig, SearchTables, TablesKnowledge
     from nashzoo.eval.exploitability import exploitability
-    from nashzoo.games.poker.acpc import AcpcDefinition, AcpcPokerGame
+    from nashzoo.games.poker import AcpcDefinition, AcpcPokerGame
     from nashzoo.tree import compile_game
 
     d = AcpcDefinition(

@@ -38,7 +38,7 @@ from nashzoo.games.fighting import PRESETS as FIGHTING_PRESETS
 from nashzoo.games.kuhn import KuhnPokerGame
 from nashzoo.games.leduc import LeducHoldemGame
 from nashzoo.games.matrix import PRESETS
-from nashzoo.games.poker.acpc import limit_holdem_table, no_limit_holdem
+from nashzoo.games.poker import limit_holdem_table, no_limit_holdem
 
 __all__ = [
     "load_game",

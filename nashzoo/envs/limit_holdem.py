@@ -87,7 +87,7 @@ from __future__ import annotations
 from typing import Any
 
 from nashzoo.envs.aec import GameEnv, OrderEnforcingWrapper
-from nashzoo.games.poker.acpc import limit_holdem_table
+from nashzoo.games.poker import limit_holdem_table
 
 ENV_ID = "nashzoo/limit_holdem-v0"
 

@@ -10,7 +10,7 @@ Observation space      ``Dict(observation=Box(0, 1, (290,), float32),
 Parameters             ``raises`` (pot fractions of the raise actions, default
                        ``(0.5, 1.0)``), ``stack`` (both players' stacks, default 20000)
 Rules                  :mod:`nashzoo.games.poker.acpc`, definition
-                       :data:`nashzoo.games.poker.acpc.NO_LIMIT_HOLDEM_GAMEDEF`
+                       :data:`nashzoo.games.poker.presets.NO_LIMIT_HOLDEM_GAMEDEF`
 Gymnasium id           ``gymnasium.make("nashzoo:nashzoo/NoLimitHoldem-v0", opponent=...)``
 =====================  ============================================================
 
@@ -68,7 +68,7 @@ from __future__ import annotations
 from typing import Any
 
 from nashzoo.envs.aec import GameEnv, OrderEnforcingWrapper
-from nashzoo.games.poker.acpc import no_limit_holdem
+from nashzoo.games.poker import no_limit_holdem
 
 ENV_ID = "nashzoo/no_limit_holdem-v0"
 

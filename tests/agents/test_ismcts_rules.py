@@ -156,7 +156,7 @@ def test_mt_ismcts_over_the_rules_beats_random_at_a_small_no_limit_game(untraced
     # Untraced (6 s plain, 32 s traced in CI), as the Hold'em match above.
     # Leduc-sized no-limit (6 cards, stacks of 10 big blinds), searched over the rules:
     # measured +1.24 chips per game, 95% interval +0.49 .. +1.99 (200 deals, CRN).
-    from nashzoo.games.poker.acpc import AcpcDefinition, AcpcPokerGame
+    from nashzoo.games.poker import AcpcDefinition, AcpcPokerGame
 
     d = AcpcDefinition(
         num_rounds=2, blinds=(2, 1), stacks=(20, 20), first_player=(1, 0),

@@ -701,7 +701,7 @@ def test_p_split_and_flat_searches_are_equally_exploitable_on_a_small_no_limit_g
     # exploitable. (Stacks of 20, 4,656 information sets, took 649 s of a CI run; stacks
     # of 8 are too shallow: split .009 - .021 against flat .029 - .035.)
     from nashzoo.agents.cfr import make_solver
-    from nashzoo.games.poker.acpc import AcpcDefinition, AcpcPokerGame
+    from nashzoo.games.poker import AcpcDefinition, AcpcPokerGame
 
     d = AcpcDefinition(
         num_rounds=2, blinds=(2, 1), stacks=(10, 10), first_player=(1, 0),

@@ -55,7 +55,7 @@ def test_the_rule_based_agent_reads_its_cards_at_any_table_and_beats_random_ther
     from nashzoo.eval import play_table
     from nashzoo.eval.referee import request_for
     from nashzoo.games.observation import ObservationCache
-    from nashzoo.games.poker.acpc import ring_limit_holdem
+    from nashzoo.games.poker import ring_limit_holdem
 
     game = ring_limit_holdem(3)
     rules = PokerRulesAgent(game)

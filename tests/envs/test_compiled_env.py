@@ -22,8 +22,13 @@ from nashzoo.envs.aec import IllegalActionWarning
 from nashzoo.envs.compiled import CompiledEnv
 from nashzoo.errors import IllegalActionError, InvalidParameterError, ResetNeededError
 from nashzoo.games import Game
-from nashzoo.games.poker import LIMIT_HOLDEM_GAMEDEF, PokerGame, parse_gamedef
-from nashzoo.games.poker.acpc import AcpcDefinition, AcpcPokerGame
+from nashzoo.games.poker import (
+    LIMIT_HOLDEM_GAMEDEF,
+    AcpcDefinition,
+    AcpcPokerGame,
+    PokerGame,
+    parse_gamedef,
+)
 from tests.vector.test_acpc_env import GAMES as ACPC_GAMES
 
 GAMES = {

@@ -15,10 +15,10 @@ from nashzoo.games.poker import (
     NO_STACK,
     AcpcDefinition,
     AcpcPokerGame,
+    no_limit_holdem,
     parse_acpc_gamedef,
     ring_limit_holdem,
 )
-from nashzoo.games.poker.acpc import no_limit_holdem
 from tests.conftest import coverage_paused
 
 from .trees import walk

@@ -21,8 +21,7 @@ import nashzoo
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, Game, State
 from nashzoo.games.fighting import FightingCardGame, fighting_cards_small, fighting_cards_tiny
-from nashzoo.games.poker import presets
-from nashzoo.games.poker.acpc import AcpcDefinition, AcpcPokerGame, no_limit_holdem
+from nashzoo.games.poker import AcpcDefinition, AcpcPokerGame, no_limit_holdem, presets
 from nashzoo.games.worlds import consistent_histories, hidden_worlds, state_from_history
 from tests.conftest import coverage_paused, traced_sample
 

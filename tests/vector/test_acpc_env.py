@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from nashzoo.errors import IllegalActionError, InvalidParameterError
-from nashzoo.games.poker.acpc import (
+from nashzoo.games.poker import (
     AcpcDefinition,
     AcpcPokerGame,
     no_limit_holdem,

@@ -29,7 +29,7 @@ poker" needs (raises of 1 or 2 coins up to 4 coins).
 
 :class:`PokerDefinition` is heads-up limit (the fast engine's); any definition, limit or
 ``nolimit``, for 2 to 10 players, is read by :func:`parse_acpc_gamedef` into an
-:class:`~nashzoo.games.poker.acpc.AcpcDefinition`.
+:class:`AcpcDefinition`.
 """
 
 from __future__ import annotations
@@ -42,7 +42,15 @@ from nashzoo.errors import InvalidParameterError
 
 _D = TypeVar("_D")
 
-__all__ = ["PokerDefinition", "parse_gamedef", "parse_nolimit_gamedef", "parse_acpc_gamedef"]
+__all__ = [
+    "AcpcDefinition",
+    "MAX_PLAYERS",
+    "NO_STACK",
+    "PokerDefinition",
+    "parse_gamedef",
+    "parse_nolimit_gamedef",
+    "parse_acpc_gamedef",
+]
 
 MAX_POT = 2**53
 """The largest pot a definition may allow: every chip count up to it is exact in float64."""
@@ -317,6 +325,200 @@ class PokerDefinition:
         }
 
 
+NO_STACK = 2**31 - 1
+"""The stack of a limit definition that names none (ACPC's INT32_MAX)."""
+MAX_PLAYERS = 10
+"""The most players a definition may seat."""
+
+
+@dataclasses.dataclass(frozen=True)
+class AcpcDefinition:
+    """A poker game: the fields of an ACPC game definition, for 2 to 10 players.
+
+    Attributes:
+        num_rounds: betting rounds, 1 to 6.
+        blinds: chips each player posts before the deal (one per player: their number is
+            the number of players).
+        stacks: the most each player can put in over the hand; above its blind
+            (:data:`NO_STACK` where a limit game has none).
+        first_player: per round, the player who acts first (0-based).
+        num_board_cards: per round, public cards dealt before that round's betting.
+        num_suits, num_ranks, num_hole_cards: the deck and the private cards.
+        betting: ``"nolimit"`` or ``"limit"``.
+        raise_sizes: limit only: per round, the chips a raise adds.
+        max_raises: limit only: per round, most raises.
+
+    Raises:
+        InvalidParameterError: a field of the wrong type or out of range (named), a stack
+            not above its blind, limit fields in a no-limit game or missing in a limit
+            one, or a deck too small for the cards dealt.
+    """
+
+    num_rounds: int
+    blinds: tuple[int, ...]
+    stacks: tuple[int, ...]
+    first_player: tuple[int, ...]
+    num_board_cards: tuple[int, ...]
+    num_suits: int
+    num_ranks: int
+    num_hole_cards: int
+    betting: str = "nolimit"
+    raise_sizes: tuple[int, ...] = ()
+    max_raises: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        whole = check_field
+
+        def listed(
+            name: str, values: Any, n: int | None, lo: int, hi: int | None = None
+        ) -> tuple[int, ...]:
+            if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+                raise InvalidParameterError(
+                    f"Poker definition field `{name}` expects a list of integers, received "
+                    f"{values!r}."
+                )
+            if n is not None and len(values) != n:
+                raise InvalidParameterError(
+                    f"Poker definition field `{name}` needs {n} values, received "
+                    f"{len(values)}: {list(values)!r}."
+                )
+            return tuple(whole(f"{name}[{i}]", v, lo, hi) for i, v in enumerate(values))
+
+        rounds = whole("num_rounds", self.num_rounds, 1, 6)
+        whole("num_suits", self.num_suits, 1, 4)
+        whole("num_ranks", self.num_ranks, 1, 13)
+        whole("num_hole_cards", self.num_hole_cards, 1, 3)
+        blinds = listed("blinds", self.blinds, None, 0)
+        n = len(blinds)
+        if not 2 <= n <= MAX_PLAYERS:
+            raise InvalidParameterError(
+                f"Poker definition field `blinds` names the players' blinds: 2 to {MAX_PLAYERS} "
+                f"players, received {n}: {list(blinds)!r}."
+            )
+        stacks = listed("stacks", self.stacks, n, 1)
+        if max(blinds) < 1:
+            raise InvalidParameterError(
+                f"Poker definition field `blinds` needs a blind of at least one chip (the "
+                f"minimum raise is the big blind), received {list(blinds)}."
+            )
+        for p in range(n):
+            if stacks[p] <= blinds[p]:
+                raise InvalidParameterError(
+                    f"Poker definition field `stacks[{p}]` ({stacks[p]}) must exceed player "
+                    f"{p}'s blind ({blinds[p]}): a player all-in from its blind never acts."
+                )
+        if n * max(stacks) > MAX_POT:
+            raise InvalidParameterError(
+                f"Poker definition field `stacks` too large: {list(stacks)}; a pot must stay "
+                f"at or below 2**53 chips so that every payoff is exact."
+            )
+        first = listed("first_player", self.first_player, rounds, 0, n - 1)
+        board = listed("num_board_cards", self.num_board_cards, rounds, 0, 5)
+        if self.betting not in ("nolimit", "limit"):
+            raise InvalidParameterError(
+                f"Poker definition field `betting` is 'nolimit' or 'limit', received "
+                f"{self.betting!r}."
+            )
+        if self.betting == "limit":
+            sizes = listed("raise_sizes", self.raise_sizes, rounds, 1)
+            caps = listed("max_raises", self.max_raises, rounds, 0, 10)
+        else:
+            if self.raise_sizes or self.max_raises:
+                raise InvalidParameterError(
+                    "Poker definition fields `raise_sizes` and `max_raises` are for 'limit' "
+                    "betting; a no-limit raise is any size from the minimum raise to all-in."
+                )
+            sizes, caps = (), ()
+        deck = self.num_suits * self.num_ranks
+        needed = n * self.num_hole_cards + sum(board)
+        if needed > deck:
+            raise InvalidParameterError(
+                f"The deck has {deck} cards (num_ranks={self.num_ranks} x num_suits="
+                f"{self.num_suits}) but the game deals {needed} ({n} players)."
+            )
+        if self.num_hole_cards + sum(board) > 7:
+            raise InvalidParameterError(
+                "A player's hand is its hole cards and the board, and hands of more than 7 "
+                f"cards are not ranked; this definition gives each player "
+                f"{self.num_hole_cards + sum(board)}."
+            )
+        object.__setattr__(self, "blinds", blinds)
+        object.__setattr__(self, "stacks", stacks)
+        object.__setattr__(self, "first_player", first)
+        object.__setattr__(self, "num_board_cards", board)
+        object.__setattr__(self, "raise_sizes", sizes)
+        object.__setattr__(self, "max_raises", caps)
+
+    @property
+    def num_players(self) -> int:
+        """Players (one blind each)."""
+        return len(self.blinds)
+
+    @property
+    def num_cards(self) -> int:
+        """Cards in the deck."""
+        return self.num_ranks * self.num_suits
+
+    @property
+    def big_blind(self) -> int:
+        """The largest blind."""
+        return max(self.blinds)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able fields (what :meth:`from_dict` reads back)."""
+        out = dataclasses.asdict(self)
+        for key in (
+            "blinds",
+            "stacks",
+            "first_player",
+            "num_board_cards",
+            "raise_sizes",
+            "max_raises",
+        ):
+            out[key] = list(out[key])
+        return out
+
+    @classmethod
+    def from_dict(cls, fields: dict[str, Any]) -> AcpcDefinition:
+        """Build from :meth:`to_dict` output (``betting``, ``raise_sizes`` and
+        ``max_raises`` may be left out: a no-limit game).
+
+        Raises:
+            InvalidParameterError: unknown or missing fields, or bad values.
+        """
+        return definition_from_dict(cls, fields, optional={"betting", "raise_sizes", "max_raises"})
+
+    def universal_poker_params(self, betting_abstraction: str = "fullgame") -> dict[str, Any]:
+        """OpenSpiel's ``universal_poker`` parameters for this definition (a limit game
+        with :data:`NO_STACK` stacks leaves the stack out, as ACPC's limit games do; ACPC
+        then reads limit games of at most four players, so ``universal_poker`` has no
+        limit game of five or six)."""
+
+        def join(values: Sequence[int]) -> str:
+            return " ".join(str(v) for v in values)
+
+        params: dict[str, Any] = {
+            "betting": self.betting,
+            "numPlayers": self.num_players,
+            "numRounds": self.num_rounds,
+            "blind": join(self.blinds),
+            "firstPlayer": join([p + 1 for p in self.first_player]),
+            "numSuits": self.num_suits,
+            "numRanks": self.num_ranks,
+            "numHoleCards": self.num_hole_cards,
+            "numBoardCards": join(self.num_board_cards),
+        }
+        if self.betting == "limit":
+            params["raiseSize"] = join(self.raise_sizes)
+            params["maxRaises"] = join(self.max_raises)
+            if any(stack != NO_STACK for stack in self.stacks):
+                params["stack"] = join(self.stacks)
+        else:
+            params["stack"] = join(self.stacks)
+            params["bettingAbstraction"] = betting_abstraction
+        return params
+
+
 def _read_gamedef(text: str, betting: str | None, known: set[str]) -> dict[str, list[str]]:
     """The keys of an ACPC game definition of ``betting`` type (``None``: limit or
     no-limit), each a list of words; ``"_betting"`` holds the type found.
@@ -396,11 +598,11 @@ def _listed(
     return [_ints(key, v) for v in got[:n]]
 
 
-def parse_acpc_gamedef(text: str, betting: str | None = None) -> Any:
+def parse_acpc_gamedef(text: str, betting: str | None = None) -> AcpcDefinition:
     """Read an ACPC game definition of any betting type and 2 to 10 players into an
-    :class:`~nashzoo.games.poker.acpc.AcpcDefinition` (what
+    :class:`AcpcDefinition` (what
     :class:`~nashzoo.games.poker.acpc.AcpcPokerGame` plays). A limit definition without
-    ``stack`` gets :data:`~nashzoo.games.poker.acpc.NO_STACK`; a no-limit one needs it.
+    ``stack`` gets :data:`NO_STACK`; a no-limit one needs it.
 
     Args:
         text: the definition.
@@ -410,8 +612,6 @@ def parse_acpc_gamedef(text: str, betting: str | None = None) -> Any:
         InvalidParameterError: not a definition (of that betting type), a missing or bad
             key, or fields the definition rejects (named).
     """
-    from nashzoo.games.poker.acpc import NO_STACK, AcpcDefinition
-
     values = _read_gamedef(text, betting, _KNOWN_KEYS)
     kind = values.pop("_betting")[0]
     players = _one(values, "numPlayers")
@@ -458,9 +658,9 @@ def parse_acpc_gamedef(text: str, betting: str | None = None) -> Any:
     )
 
 
-def parse_nolimit_gamedef(text: str) -> Any:
+def parse_nolimit_gamedef(text: str) -> AcpcDefinition:
     """Read an ACPC ``nolimit`` game definition (2 to 10 players; ``stack`` and ``blind``
-    for every player) into an :class:`~nashzoo.games.poker.acpc.AcpcDefinition`.
+    for every player) into an :class:`AcpcDefinition`.
 
     Raises:
         InvalidParameterError: not a no-limit definition, a missing or bad key, or fields

@@ -1,4 +1,4 @@
-"""Game definitions of the poker family, each a :class:`~nashzoo.games.poker.PokerGame`.
+"""The poker family's games by name: each a definition and the engine that plays it.
 
 =============================  ==========================================================
 preset                         game
@@ -8,28 +8,54 @@ preset                         game
 :func:`four_bet_eight_card`    Oliehoek's 4-bet 8-card poker: raises of 1 or 2 coins
 :func:`two_round_six_card`     Oliehoek's 2-round 6-card poker
 :func:`limit_holdem`           heads-up Limit Texas Hold'em (the ACPC definition)
+:func:`ring_limit_holdem`      Limit Hold'em for 3 to 6 players (ACPC ring rules)
+:func:`limit_holdem_table`     Limit Hold'em for 2 to 6 players (``limit_holdem-v0``)
+:func:`no_limit_holdem`        no-limit Hold'em, heads-up (ACPC) or 3 to 6 players
+:func:`two_board_round_limit`  a small limit game with two board rounds (it compiles)
 =============================  ==========================================================
 
-Kuhn and Leduc also have specialised rule sets (:mod:`nashzoo.games.kuhn`,
-:mod:`nashzoo.games.leduc`), which the registered envs keep using: their observations are
-OpenSpiel's and they step faster. The presets here play the same games (the tests compile
-both and compare tree sizes and game values); their card names follow the ACPC deck
-(ranks from the deuce up) and their actions are the engine's (fold, call, raise).
+Heads-up limit definitions play on :class:`~nashzoo.games.poker.PokerGame`, the rest
+on :class:`~nashzoo.games.poker.AcpcPokerGame`. Kuhn and Leduc also have specialised
+rule sets (:mod:`nashzoo.games.kuhn`, :mod:`nashzoo.games.leduc`), which the registered
+envs keep using: their observations are OpenSpiel's and they step faster. The presets
+here play the same games (the tests compile both and compare tree sizes and game
+values); their card names follow the ACPC deck (ranks from the deuce up) and their
+actions are the engine's (fold, call, raise).
+
+This module is the top of ``games/poker``: it imports both engines and the definitions,
+and nothing in the folder imports it.
 """
 
 from __future__ import annotations
 
-from nashzoo.games.poker.definition import PokerDefinition, parse_gamedef
+import dataclasses
+from collections.abc import Sequence
+
+from nashzoo.errors import InvalidParameterError
+from nashzoo.games.base import Game
+from nashzoo.games.poker.acpc import PETTINGZOO_RAISES, AcpcPokerGame
+from nashzoo.games.poker.definition import (
+    NO_STACK,
+    AcpcDefinition,
+    PokerDefinition,
+    parse_gamedef,
+    parse_nolimit_gamedef,
+)
 from nashzoo.games.poker.engine import PokerGame
 from nashzoo.validation import check_int
 
 __all__ = [
     "LIMIT_HOLDEM_GAMEDEF",
+    "NO_LIMIT_HOLDEM_GAMEDEF",
     "kuhn",
     "leduc",
     "four_bet_eight_card",
     "two_round_six_card",
     "limit_holdem",
+    "no_limit_holdem",
+    "two_board_round_limit",
+    "ring_limit_holdem",
+    "limit_holdem_table",
     "PRESETS",
 ]
 
@@ -138,6 +164,108 @@ def two_round_six_card() -> PokerGame:
 def limit_holdem() -> PokerGame:
     """Heads-up Limit Texas Hold'em, read from :data:`LIMIT_HOLDEM_GAMEDEF`."""
     return PokerGame(parse_gamedef(LIMIT_HOLDEM_GAMEDEF), name="limit_holdem")
+
+
+NO_LIMIT_HOLDEM_GAMEDEF = """\
+GAMEDEF
+nolimit
+numPlayers = 2
+numRounds = 4
+stack = 20000 20000
+blind = 100 50
+firstPlayer = 2 1 1 1
+numSuits = 4
+numRanks = 13
+numHoleCards = 2
+numBoardCards = 0 3 1 1
+END GAMEDEF
+"""
+"""The ACPC's heads-up no-limit Texas Hold'em (``holdem.nolimit.2p.reverse_blinds.game``):
+stacks of 20,000 chips (200 big blinds), player 0 the big blind (100), player 1 the small
+blind (50) and first to act before the flop."""
+
+
+def no_limit_holdem(
+    raises: Sequence[float] = PETTINGZOO_RAISES, stack: int | None = None, players: int = 2
+) -> AcpcPokerGame:
+    """No-limit Texas Hold'em. Heads-up (the default): the ACPC definition
+    (:data:`NO_LIMIT_HOLDEM_GAMEDEF`: blinds 100/50, stacks of 20,000, player 1 first
+    before the flop). With ``players`` = 3 to 6: blinds of 50 (player 0) and 100 (player
+    1), player 2 first before the flop and player 0 after it, stacks of 20,000. The
+    raise actions are the pot fractions ``raises`` (default PettingZoo's half pot and
+    pot); ``stack`` sets every player's stack."""
+    n = players
+    if isinstance(n, bool) or not isinstance(n, int) or not 2 <= n <= 6:
+        raise InvalidParameterError(f"Parameter `players` must be 2 to 6, received {players!r}.")
+    d = parse_nolimit_gamedef(NO_LIMIT_HOLDEM_GAMEDEF)
+    if n > 2:
+        d = dataclasses.replace(
+            d, blinds=(50, 100, *([0] * (n - 2))), stacks=(20000,) * n,
+            first_player=(2, 0, 0, 0),
+        )  # fmt: skip
+    if stack is not None:
+        d = dataclasses.replace(d, stacks=(stack,) * n)
+    name = "no_limit_holdem" if n == 2 else f"no_limit_holdem_{n}p"
+    return AcpcPokerGame(d, raises=raises, name=name)
+
+
+def two_board_round_limit() -> AcpcPokerGame:
+    """A small heads-up limit game with two board rounds: six cards (three ranks, two
+    suits), blinds of 2 and 1, one hole card each, a board card before rounds 2 and 3,
+    raises of 2, 4 and 4, at most two a round; 144,487 histories. It compiles, so exact
+    best responses check the yardsticks meant for Hold'em on it (LBR's tests and
+    ``benchmarks/large_game_evaluation.py``)."""
+    definition = AcpcDefinition(
+        num_rounds=3,
+        blinds=(2, 1),
+        stacks=(NO_STACK, NO_STACK),
+        first_player=(1, 0, 0),
+        num_board_cards=(0, 1, 1),
+        num_suits=2,
+        num_ranks=3,
+        num_hole_cards=1,
+        betting="limit",
+        raise_sizes=(2, 4, 4),
+        max_raises=(2, 2, 2),
+    )
+    return AcpcPokerGame(definition, name="limit_3_rounds")
+
+
+def ring_limit_holdem(players: int = 3) -> AcpcPokerGame:
+    """Limit Texas Hold'em for 3 to 6 players, the ACPC's ring-game rules
+    (``holdem.limit.3p.game``): blinds of 5 (player 0) and 10 (player 1), bets of 10 before
+    and on the flop and 20 after, at most 3 raises before the flop and 4 after, player 2
+    first before the flop and player 0 after it, no stacks. Heads-up limit Hold'em is
+    :func:`~nashzoo.games.poker.presets.limit_holdem` (its own engine).
+
+    Raises:
+        InvalidParameterError: ``players`` not 3 to 6.
+    """
+    n = players
+    if isinstance(n, bool) or not isinstance(n, int) or not 3 <= n <= 6:
+        raise InvalidParameterError(f"Parameter `players` must be 3 to 6, received {players!r}.")
+    d = AcpcDefinition(
+        num_rounds=4, blinds=(5, 10, *([0] * (n - 2))), stacks=(NO_STACK,) * n,
+        first_player=(2, 0, 0, 0), num_board_cards=(0, 3, 1, 1), num_suits=4, num_ranks=13,
+        num_hole_cards=2, betting="limit", raise_sizes=(10, 10, 20, 20), max_raises=(3, 4, 4, 4),
+    )  # fmt: skip
+    return AcpcPokerGame(d, name=f"limit_holdem_{n}p")
+
+
+def limit_holdem_table(players: int = 2) -> Game:
+    """Limit Texas Hold'em for 2 to 6 players: heads-up, the ACPC definition on its own
+    fast engine (:func:`~nashzoo.games.poker.presets.limit_holdem`); from three players,
+    :func:`ring_limit_holdem`. What ``nashzoo/limit_holdem-v0`` builds.
+
+    Raises:
+        InvalidParameterError: ``players`` not 2 to 6.
+    """
+    n = players
+    if isinstance(n, bool) or not isinstance(n, int) or not 2 <= n <= 6:
+        raise InvalidParameterError(f"Parameter `players` must be 2 to 6, received {players!r}.")
+    if players == 2:
+        return limit_holdem()
+    return ring_limit_holdem(players)
 
 
 PRESETS = {
