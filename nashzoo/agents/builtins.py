@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,18 +43,13 @@ __all__: list[str] = []
 _ITERATIONS = re.compile(r"[0-9]+")
 
 
-def _poker_engine_game(game: Game) -> str | None:
-    from nashzoo.games.poker import AcpcPokerGame, PokerGame
+def _declared(name: str, plays: str) -> Callable[[Game], str | None]:
+    """The check of a rule-based agent: the game declares it (``Game.rule_agents``)."""
 
-    if isinstance(game, (PokerGame, AcpcPokerGame)):
-        return None
-    return "it plays games of the poker engines (limit and no-limit Hold'em)"
+    def check(game: Game) -> str | None:
+        return None if name in dict(game.rule_agents) else f"it plays {plays}"
 
-
-def _fighting_game(game: Game) -> str | None:
-    from nashzoo.games.fighting import FightingCardGame
-
-    return None if isinstance(game, FightingCardGame) else "it plays the fighting-card game"
+    return check
 
 
 def _two_players(game: Game) -> str | None:
@@ -295,7 +291,7 @@ def _register() -> None:
             "poker-rules",
             _poker_rules,
             "raises strong hands, calls middling ones, folds weak ones (poker engine games)",
-            check=_poker_engine_game,
+            check=_declared("poker-rules", "games of the poker engines (Hold'em and more)"),
         )
     )
     register_family(
@@ -303,7 +299,7 @@ def _register() -> None:
             "heuristic",
             _fighting_heuristic,
             "greedy one-exchange expected damage (the fighting-card game)",
-            check=_fighting_game,
+            check=_declared("heuristic", "the fighting-card game"),
         )
     )
     for algo in SOLVER_NAMES:

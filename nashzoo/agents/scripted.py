@@ -21,6 +21,7 @@ import numpy as np
 from nashzoo.envs.protocol import Observation, action_mask_of
 from nashzoo.errors import IllegalActionError, InvalidParameterError
 from nashzoo.games.fighting import FightingCardGame, card_damage
+from nashzoo.games.info import load_declared
 from nashzoo.games.poker.acpc import AcpcPokerGame
 from nashzoo.games.poker.engine import CALL, FOLD, RAISE, PokerGame
 from nashzoo.games.poker.hands import hand_value
@@ -169,13 +170,13 @@ class PokerRulesAgent:
 
 def baselines(game: Any) -> dict[str, Any]:
     """The fixed opponents a learner's curve is measured against on a game too big for
-    exact exploitability: ``random``, and the game's rule-based agent where it has one
-    (``poker-rules`` on the poker engine's games, ``heuristic`` on the fighting game)."""
+    exact exploitability: ``random``, and the rule-based agents the game declares
+    (``Game.rule_agents``: ``poker-rules`` on the poker engines' games, ``heuristic`` on
+    the fighting game) where it has two players."""
     from nashzoo.agents.random_agent import RandomAgent
 
     out: dict[str, Any] = {"random": RandomAgent(seed=0)}
-    if isinstance(game, (PokerGame, AcpcPokerGame)) and game.num_players == 2:
-        out["poker-rules"] = PokerRulesAgent(game)
-    elif isinstance(game, FightingCardGame):
-        out["heuristic"] = FightingHeuristicAgent(game)
+    if game.num_players == 2:  # the game's own rule-based agents (Game.rule_agents)
+        for name, path in game.rule_agents:
+            out[name] = load_declared(path)(game)
     return out

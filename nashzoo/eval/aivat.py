@@ -21,9 +21,9 @@ Value functions shipped here:
 
 * :class:`TreeValues`: the exact value of every history of a compiled game when both
   players follow a fixed policy profile (uniform play by default);
-* :class:`~nashzoo.vector.checkdown.CheckdownValues` (beside the batched poker hands it
-  ranks with): limit poker on the 52-card deck: the pot times player 0's showdown result
-  if the hand were called and checked down from here, averaged over the undealt cards.
+* :class:`~nashzoo.eval.checkdown.CheckdownValues`: heads-up poker on the 52-card deck:
+  the pot times player 0's showdown result if the hand were called and checked down
+  from here, averaged over the undealt cards.
 
 :func:`play_aivat_deals` plays duplicate deals with the corrections;
 :func:`nashzoo.eval.head_to_head` and tournaments take ``variance_reduction="aivat"``.
@@ -39,7 +39,7 @@ import numpy as np
 
 from nashzoo.envs.protocol import Agent, StatesProbabilities
 from nashzoo.errors import GameTooLargeError, InvalidParameterError
-from nashzoo.eval.engine import DealScores, play_duplicate_deals
+from nashzoo.eval.engine import DealScores
 from nashzoo.eval.guard import Calls, DirectCalls
 from nashzoo.eval.referee import Deal, drawn_action, request_for, stated_row
 from nashzoo.games.base import TERMINAL, Game, State
@@ -52,7 +52,6 @@ __all__ = [
     "check_variance_reduction",
     "play_aivat_deals",
     "correction",
-    "play_deals",
     "VARIANCE_REDUCTIONS",
 ]
 
@@ -154,7 +153,7 @@ def default_value_function(game: Game) -> ValueFunction:
     """
     poker = game.game_type in ("poker", "acpc_poker") and game.num_players == 2
     if poker and getattr(game, "standard_hands", False):
-        from nashzoo.vector.checkdown import CheckdownValues
+        from nashzoo.eval.checkdown import CheckdownValues
 
         return CheckdownValues(game)
     try:
@@ -295,30 +294,3 @@ def play_aivat_deals(
         plain[d] = 0.5 * (r1[0] + r2[1])
         corrected[d] = 0.5 * ((r1[0] + c1) + (r2[1] - c2))
     return DealScores(plain, corrected)
-
-
-def play_deals(
-    game: Game,
-    agent_a: Agent,
-    agent_b: Agent,
-    uniforms: np.ndarray,
-    agent_seeds: np.ndarray,
-    *,
-    reduction: str | None,
-    values: ValueFunction | tuple[ValueFunction, ValueFunction] | None = None,
-    calls: Calls | None = None,
-) -> DealScores:
-    """The duplicate deals of one match under ``reduction``: ``None`` (agents keep their
-    streams), ``"crn"`` (reseeded with ``agent_seeds``) or ``"aivat"`` (and corrected with
-    ``values``, default :func:`default_value_function`); what matches and tournament
-    blocks both play.
-
-    Raises:
-        Forfeit: as :func:`play_aivat_deals` and
-            :func:`~nashzoo.eval.engine.play_duplicate_deals`.
-    """
-    if reduction == "aivat":
-        vf = values if values is not None else default_value_function(game)
-        return play_aivat_deals(game, agent_a, agent_b, uniforms, agent_seeds, vf, calls=calls)
-    seeds = None if reduction is None else agent_seeds
-    return play_duplicate_deals(game, agent_a, agent_b, uniforms, calls=calls, agent_seeds=seeds)

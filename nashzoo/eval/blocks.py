@@ -26,10 +26,10 @@ from nashzoo.envs.protocol import (
     StatesProbabilities,
 )
 from nashzoo.errors import GameTooLargeError, NashzooError
-from nashzoo.eval.aivat import ValueFunction, default_value_function, play_deals
+from nashzoo.eval.aivat import ValueFunction, default_value_function
 from nashzoo.eval.engine import deal_agent_seeds, deal_uniforms
 from nashzoo.eval.guard import Calls, Forfeit, SupervisedCalls, make_calls
-from nashzoo.eval.matches import agent_name, seed_agents
+from nashzoo.eval.matches import agent_name, play_deals, seed_agents
 from nashzoo.eval.pool import Outcome
 from nashzoo.eval.referee import request_for
 from nashzoo.eval.store import BlockResult

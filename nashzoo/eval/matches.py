@@ -17,8 +17,14 @@ import numpy as np
 from nashzoo.envs.protocol import Agent, StatesProbabilities
 from nashzoo.envs.registration import make_game
 from nashzoo.errors import AgentForfeitError, InvalidParameterError
-from nashzoo.eval.aivat import ValueFunction, check_aivat_game, check_variance_reduction, play_deals
-from nashzoo.eval.engine import deal_agent_seeds, deal_uniforms
+from nashzoo.eval.aivat import (
+    ValueFunction,
+    check_aivat_game,
+    check_variance_reduction,
+    default_value_function,
+    play_aivat_deals,
+)
+from nashzoo.eval.engine import DealScores, deal_agent_seeds, deal_uniforms, play_duplicate_deals
 from nashzoo.eval.guard import Calls, Forfeit, make_calls, user_interrupts
 from nashzoo.eval.stats import ci95, sample_mean_and_stderr
 from nashzoo.games import Game
@@ -27,7 +33,14 @@ from nashzoo.tree.compile import GameTree, compile_game
 from nashzoo.tree.policy import TabularPolicy, seat_profiles
 from nashzoo.validation import check_bool, check_int, check_seed, check_time_limit
 
-__all__ = ["MatchResult", "head_to_head", "exact_duplicate_value", "deal_seed", "seed_agents"]
+__all__ = [
+    "MatchResult",
+    "head_to_head",
+    "exact_duplicate_value",
+    "deal_seed",
+    "seed_agents",
+    "play_deals",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -324,3 +337,30 @@ def seed_agents(seed: int, agents: Sequence[Any], *path: int, calls: Calls | Non
     calls = calls or make_calls(None)
     for i, agent in enumerate(agents):
         calls.call(i, agent.reset, seed=deal_seed(seed, *path, i))
+
+
+def play_deals(
+    game: Game,
+    agent_a: Agent,
+    agent_b: Agent,
+    uniforms: np.ndarray,
+    agent_seeds: np.ndarray,
+    *,
+    reduction: str | None,
+    values: ValueFunction | tuple[ValueFunction, ValueFunction] | None = None,
+    calls: Calls | None = None,
+) -> DealScores:
+    """The duplicate deals of one match under ``reduction``: ``None`` (agents keep their
+    streams), ``"crn"`` (reseeded with ``agent_seeds``) or ``"aivat"`` (and corrected with
+    ``values``, default :func:`default_value_function`); what matches and tournament
+    blocks both play.
+
+    Raises:
+        Forfeit: as :func:`~nashzoo.eval.aivat.play_aivat_deals` and
+            :func:`~nashzoo.eval.engine.play_duplicate_deals`.
+    """
+    if reduction == "aivat":
+        vf = values if values is not None else default_value_function(game)
+        return play_aivat_deals(game, agent_a, agent_b, uniforms, agent_seeds, vf, calls=calls)
+    seeds = None if reduction is None else agent_seeds
+    return play_duplicate_deals(game, agent_a, agent_b, uniforms, calls=calls, agent_seeds=seeds)

@@ -215,6 +215,10 @@ class Game(ABC):
     fast_paths: FastPaths = FastPaths()
     """The compiled implementations the game offers (none by default): the envs and the
     batched envs read them here, never from the game's class."""
+    rule_agents: tuple[tuple[str, str], ...] = ()
+    """The rule-based agents that play the game without training, as ``(name,
+    "package.module:Class")`` pairs (``Class(game)`` builds one): the agent specs that
+    name them and the fixed baselines of measured curves read them here."""
 
     @property
     def info(self) -> GameInfo:

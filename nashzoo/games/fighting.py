@@ -218,8 +218,10 @@ class FightingCardGame(Game):
         self._off_rounds = self._off_deal + k * c
         self.information_state_tensor_size = self._off_rounds + 3 * k * self.num_exchanges
         # batched play where the tree is too large to compile (the default preset)
+        self.rule_agents = (("heuristic", "nashzoo.agents.scripted:FightingHeuristicAgent"),)
         self.fast_paths = FastPaths(
-            large_vector_env="nashzoo.vector.fighting_env:FightingVectorEnv"
+            large_vector_env="nashzoo.vector.fighting_env:FightingVectorEnv",
+            decisions="nashzoo.vector.fighting_env:FightingExchanges",
         )
         self.tensor_layout = FightingTensorLayout(
             self._off_hand,

@@ -10,7 +10,7 @@ import numpy as np
 
 from nashzoo.errors import InvalidParameterError
 
-__all__ = ["FastPaths", "GameInfo"]
+__all__ = ["FastPaths", "GameInfo", "load_declared"]
 
 
 @dataclass(frozen=True)
@@ -27,11 +27,16 @@ class FastPaths:
             :func:`nashzoo.vector.make_vector_env` prefers to the compiled tree's.
         large_vector_env: the batched env for when the game is too large to compile
             (``histories_lower_bound`` above the compiler's limit).
+        decisions: bulk self-play with every legal action's successor
+            (``Decisions(game, num_games)``: ``deal``, ``live_games``, ``views``,
+            ``sample``, ``successors``, ``apply``, ``returns``), what simplex-gradient
+            self-play learns from in one numba call per round of decisions.
     """
 
     lane: str | None = None
     vector_env: str | None = None
     large_vector_env: str | None = None
+    decisions: str | None = None
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -52,8 +57,20 @@ class FastPaths:
         path = getattr(self, name)
         if path is None:
             raise InvalidParameterError(f"The game declares no {name} (FastPaths.{name}).")
-        module, attribute = path.split(":")
-        return getattr(importlib.import_module(module), attribute)
+        return load_declared(path)
+
+
+def load_declared(path: str) -> Any:
+    """What a game's declared import path (``"package.module:Name"``) names, imported
+    now (:class:`FastPaths`, ``Game.rule_agents``).
+
+    Raises:
+        InvalidParameterError: not such a path.
+    """
+    if not isinstance(path, str) or path.count(":") != 1:
+        raise InvalidParameterError(f"Expected a path 'package.module:Name', received {path!r}.")
+    module, attribute = path.split(":")
+    return getattr(importlib.import_module(module), attribute)
 
 
 @dataclass(frozen=True)

@@ -489,14 +489,15 @@ class FightingExchanges:
         """The games not over, in order."""
         return np.flatnonzero(self.live)
 
-    def views(self, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Both players' tensors and masks in each of ``games``: ``(2 * len(games), obs)``
-        and ``(2 * len(games), K)`` (rows: game by game, player 0 first)."""
+    def views(self, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Both players' tensors, masks, seats and games in each of ``games``:
+        ``(2 * len(games), obs)``, ``(2 * len(games), K)`` and two ``(2 * len(games),)``
+        (rows: game by game, player 0 first)."""
         a = self._a
         obs = np.empty((2 * games.size, self.observation_size), np.float32)
         mask = np.empty((2 * games.size, self.game.num_kinds), np.int8)
         _exchange_views(games, a.st, a.hand, a.cards, a.draws, a.hands, a.gc, obs, mask)
-        return obs, mask
+        return obs, mask, np.tile(np.array([0, 1], np.int64), games.size), np.repeat(games, 2)
 
     def sample(self, probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """One action per row of ``probs``, drawn from ``rng`` row by row."""
@@ -507,12 +508,13 @@ class FightingExchanges:
         return out
 
     def successors(
-        self, games: np.ndarray, actions: np.ndarray
+        self, games: np.ndarray, mask: np.ndarray, actions: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every playable card's successor (see the class docstring): ``(succ, index,
-        known)``, ``succ`` the successors' tensors (fresh), ``index[ask, card]`` the row
-        of each in ``succ`` or -1, ``known[ask, card]`` the final return (rescaled to
-        [0, 1]) where the successor ends the game."""
+        """Every playable card's successor (see the class docstring; each exchange is
+        resolved against the opponent's drawn ``actions``; ``mask`` is :meth:`views`'):
+        ``(succ, index, known)``, ``succ`` the successors' tensors (fresh),
+        ``index[ask, card]`` the row of each in ``succ`` or -1, ``known[ask, card]`` the
+        final return (rescaled to [0, 1]) where the successor ends the game."""
         a = self._a
         asks = 2 * games.size
         rows = _exchange_successors(

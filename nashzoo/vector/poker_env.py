@@ -314,8 +314,9 @@ class PokerDecisions:
         """The hands not over, in order."""
         return np.flatnonzero(self.live)
 
-    def views(self, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The tensor, mask and seat of the player to act in each of ``games``."""
+    def views(self, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The tensor, mask and seat of the player to act in each of ``games``, and the
+        games (one row each)."""
         e = self._env
         obs = np.empty((games.size, self.observation_size), np.float32)
         mask = np.empty((games.size, self.game.num_distinct_actions), np.int8)
@@ -324,7 +325,7 @@ class PokerDecisions:
             games, e._st, e._card_rows, e._pub, e._rules, e._max_raises, e._raise_sizes,
             e._num_sizes, obs, mask, who,
         )  # fmt: skip
-        return obs, mask, who
+        return obs, mask, who, games
 
     def sample(self, probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """One action per row of ``probs``, drawn from ``rng`` row by row."""
@@ -334,10 +335,12 @@ class PokerDecisions:
         write_back(rng, row)
         return out
 
-    def children(
-        self, games: np.ndarray, mask: np.ndarray
+    def successors(
+        self, games: np.ndarray, mask: np.ndarray, actions: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every legal action's child (see :func:`_children`): ``(succ, index, known)``."""
+        """Every legal action's child (see :func:`_children`; ``mask`` is :meth:`views`',
+        ``actions`` are not needed: the children do not depend on them): ``(succ, index,
+        known)``."""
         e = self._env
         rows = _children(
             games, mask, e._st, e._card_rows, e._pub, e._rules, e._raise_sizes,

@@ -18,9 +18,9 @@ from nashzoo.envs.registration import make_game
 from nashzoo.errors import AgentForfeitError, InvalidParameterError
 from nashzoo.eval import head_to_head
 from nashzoo.eval.aivat import TreeValues, default_value_function
+from nashzoo.eval.checkdown import CheckdownValues
 from nashzoo.games import KuhnPokerGame, LeducHoldemGame, MatrixGame
 from nashzoo.tree import TabularPolicy, compile_game
-from nashzoo.vector.checkdown import CheckdownValues
 
 LEDUC = LeducHoldemGame()
 

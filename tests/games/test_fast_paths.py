@@ -18,6 +18,10 @@ CHOOSERS = (
     "nashzoo/envs/compiled.py",
     "nashzoo/envs/registration.py",
     "nashzoo/vector/__init__.py",
+    "nashzoo/agents/builtins.py",
+    "nashzoo/agents/simplex_gradient/experience.py",
+    "nashzoo/eval/aivat.py",
+    "nashzoo/training.py",
 )
 """The modules that choose an implementation for a game."""
 
@@ -30,15 +34,46 @@ class RecordingEnv:
 
 
 class DeclaringKuhn(KuhnPokerGame):
-    """Kuhn, declaring a batched env of its own: the one module a fast game touches."""
+    """Kuhn, declaring a batched env and a rule-based agent of its own: the one module a
+    fast game touches."""
 
     fast_paths = FastPaths(vector_env="tests.games.test_fast_paths:RecordingEnv")
+    rule_agents = (("always-check", "tests.games.test_fast_paths:AlwaysCheck"),)
+
+
+class AlwaysCheck:
+    """A rule-based agent of Kuhn: always the first legal action (check, or fold)."""
+
+    name = "always-check"
+
+    def __init__(self, game):
+        self.game = game
+
+    def reset(self, *, seed=None):
+        pass
+
+    def act(self, observation, info):
+        return int(observation["action_mask"].argmax())
 
 
 def test_a_declared_vector_env_is_used_without_any_change_elsewhere():
     env = vector_env(DeclaringKuhn(), 3, seed=5)
     assert isinstance(env, RecordingEnv) and (env.num_envs, env.seed) == (3, 5)
     assert type(vector_env(KuhnPokerGame(), 3)).__name__ == "TreeVectorEnv"
+
+
+def test_a_declared_rule_agent_is_a_baseline_and_nothing_else_changes():
+    from nashzoo.agents.scripted import baselines
+    from nashzoo.agents.simplex_gradient.experience import has_bulk_play
+
+    chosen = baselines(DeclaringKuhn())
+    assert sorted(chosen) == ["always-check", "random"]
+    assert isinstance(chosen["always-check"], AlwaysCheck)
+    assert sorted(baselines(KuhnPokerGame())) == ["random"]
+    assert sorted(baselines(limit_holdem())) == ["poker-rules", "random"]
+    assert sorted(baselines(FightingCardGame())) == ["heuristic", "random"]
+    assert has_bulk_play(limit_holdem()) and has_bulk_play(FightingCardGame())
+    assert not has_bulk_play(DeclaringKuhn())
 
 
 def test_the_shipped_games_declare_their_fast_paths():

@@ -73,14 +73,9 @@ class Decisions:
 
 
 def has_bulk_play(game: Game) -> bool:
-    """Whether ``game`` has arrays for bulk self-play: the fighting card game, and limit
-    poker on the 52-card deck (Limit Hold'em)."""
-    from nashzoo.games.fighting import FightingCardGame
-    from nashzoo.games.poker.engine import PokerGame
-
-    if isinstance(game, PokerGame):
-        return bool(game.standard_hands)
-    return isinstance(game, FightingCardGame)
+    """Whether ``game`` declares arrays for bulk self-play (``fast_paths.decisions``:
+    the fighting card game, and limit poker on the 52-card deck)."""
+    return game.fast_paths.decisions is not None
 
 
 def play(
@@ -105,9 +100,7 @@ def play(
     """
     low, span = game.min_utility, game.max_utility - game.min_utility
     if bulk and has_bulk_play(game):
-        if game.simultaneous:
-            return _play_fighting(game, games, policy, rng, low, span)
-        return _play_poker(game, games, policy, rng, low, span)
+        return _play_bulk(game, games, policy, rng, low, span)
     return _play_states(game, games, policy, rng, low, span, cache or ObservationCache(game))
 
 
@@ -229,12 +222,12 @@ def _play_states(
 
 
 # -- in bulk -----------------------------------------------------------------------------------
-def _play_fighting(
+def _play_bulk(
     game: Any, count: int, policy: Policy, rng: np.random.Generator, low: float, span: float
 ) -> Decisions:
-    from nashzoo.vector.fighting_env import FightingExchanges
-
-    bulk = FightingExchanges(game, count)
+    """The games in bulk, one numba call per round of decisions, on the arrays the game
+    declares (``game.fast_paths.decisions``)."""
+    bulk = game.fast_paths.load("decisions")(game, count)
     bulk.deal(rng)
     parts: dict[str, list[np.ndarray]] = {
         k: [] for k in ("obs", "mask", "player", "action", "game", "index", "known", "succ")
@@ -242,45 +235,14 @@ def _play_fighting(
     succ_rows = 0
     live = bulk.live_games()
     while live.size:
-        obs, mask = bulk.views(live)
-        players = np.tile(np.array([0, 1], np.int64), live.size)
+        obs, mask, players, rows = bulk.views(live)
         actions = bulk.sample(policy(obs, mask, players), rng)
-        succ, index, known = bulk.successors(live, actions)
+        succ, index, known = bulk.successors(live, mask, actions)
         parts["obs"].append(obs)
         parts["mask"].append(mask)
         parts["player"].append(players)
         parts["action"].append(actions)
-        parts["game"].append(np.repeat(live, 2))
-        parts["index"].append(np.where(index >= 0, index + succ_rows, -1))
-        parts["known"].append(known)
-        parts["succ"].append(succ)
-        succ_rows += succ.shape[0]
-        bulk.apply(live, actions, rng)
-        live = bulk.live_games()
-    return _decisions(parts, bulk.returns, low, span)
-
-
-def _play_poker(
-    game: Any, count: int, policy: Policy, rng: np.random.Generator, low: float, span: float
-) -> Decisions:
-    from nashzoo.vector.poker_env import PokerDecisions
-
-    bulk = PokerDecisions(game, count)
-    bulk.deal(rng)
-    parts: dict[str, list[np.ndarray]] = {
-        k: [] for k in ("obs", "mask", "player", "action", "game", "index", "known", "succ")
-    }
-    succ_rows = 0
-    live = bulk.live_games()
-    while live.size:
-        obs, mask, players = bulk.views(live)
-        actions = bulk.sample(policy(obs, mask, players), rng)
-        succ, index, known = bulk.children(live, mask)
-        parts["obs"].append(obs)
-        parts["mask"].append(mask)
-        parts["player"].append(players)
-        parts["action"].append(actions)
-        parts["game"].append(live)
+        parts["game"].append(rows)
         parts["index"].append(np.where(index >= 0, index + succ_rows, -1))
         parts["known"].append(known)
         parts["succ"].append(succ)

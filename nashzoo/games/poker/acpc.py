@@ -201,6 +201,7 @@ class AcpcPokerGame(Game):
         self.information_state_tensor_size = (
             self.actions_offset + self.num_distinct_actions * self.max_game_length
         )
+        self.rule_agents = (("poker-rules", "nashzoo.agents.scripted:PokerRulesAgent"),)
         self.standard_hands, self.strength = strength_function(
             d.num_ranks, d.num_suits, d.num_hole_cards + sum(d.num_board_cards)
         )

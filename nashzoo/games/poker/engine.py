@@ -143,6 +143,7 @@ class PokerGame(Game):
         )
         self.has_board = bool(board_rounds)
         self._hand_cards = d.num_hole_cards + sum(d.num_board_cards)
+        self.rule_agents = (("poker-rules", "nashzoo.agents.scripted:PokerRulesAgent"),)
         self.standard_hands, self.strength = strength_function(
             d.num_ranks, d.num_suits, self._hand_cards
         )
@@ -150,6 +151,7 @@ class PokerGame(Game):
             self.fast_paths = FastPaths(
                 lane="nashzoo.games.poker.limit_kernel:LimitLane",
                 vector_env="nashzoo.vector.poker_env:PokerVectorEnv",
+                decisions="nashzoo.vector.poker_env:PokerDecisions",
             )
 
     def params(self) -> dict[str, Any]:
