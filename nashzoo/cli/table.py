@@ -22,6 +22,7 @@ from nashzoo.cli.common import (
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from nashzoo.agents import AgentSpec
     from nashzoo.envs.registration import make_game
     from nashzoo.eval.seats import roster_tables, seatings
     from nashzoo.eval.stats import score_unit
@@ -37,8 +38,9 @@ def run(args: argparse.Namespace) -> int:
         f"duplicate deals x {len(seatings(n))} seatings "
         f"({'all permutations' if n <= 4 else 'rotations'})"
     )
+    factories = [(name, AgentSpec(spec, name=name)) for name, spec in pairs]
     result = run_tables(
-        args.game, pairs, params=parse_params(args.param), deals=args.deals, seed=args.seed,
+        args.game, factories, params=parse_params(args.param), deals=args.deals, seed=args.seed,
         out=args.out, workers=args.workers, move_time_limit=args.move_time_limit,
         setup_time_limit=args.setup_time_limit, progress=not args.quiet,
         echo=lambda line: print(line, flush=True),

@@ -5,7 +5,9 @@ stopped (what ``nashzoo table`` runs, the same from Python)::
 
     from nashzoo.eval.tables import run_tables
 
-    agents = [("cfr", "cfr+:50"), ("r1", "random"), ("r2", "random")]
+    from nashzoo.agents import AgentSpec
+
+    agents = [(name, AgentSpec(spec)) for name, spec in [("cfr", "cfr+:50"), ("r", "random")]]
     result = run_tables("kuhn_poker", agents, params={"players": 3}, deals=200,
                         out="table.jsonl")   # the same call again resumes the journal
 
@@ -33,6 +35,7 @@ from nashzoo.eval.seats import (
     roster_tables,
     table_seed,
 )
+from nashzoo.eval.tournament_config import as_factory, spec_text
 
 __all__ = ["run_tables", "JOURNAL_FORMAT"]
 
@@ -54,7 +57,7 @@ class _Settings:
 
 def run_tables(
     game: str,
-    agents: Sequence[tuple[str, str]],
+    agents: Sequence[tuple[str, Any]],
     *,
     params: dict[str, Any] | None = None,
     deals: int = 1000,
@@ -66,8 +69,11 @@ def run_tables(
     progress: bool = True,
     echo: Callable[[str], None] | None = print,
 ) -> RosterResult:
-    """Play the duplicate tables of ``agents`` (``(name, spec)`` pairs, at least one per
-    seat) at ``game`` (an env id or short name with ``params``).
+    """Play the duplicate tables of ``agents`` (``(name, factory)`` pairs, at least one
+    per seat) at ``game`` (an env id or short name with ``params``). A factory is
+    ``factory(game) -> Agent``, as tournaments take (:class:`nashzoo.agents.AgentSpec`;
+    picklable for ``workers``); an agent object is copied for each table. The journal
+    names each by its ``spec``.
 
     Args:
         deals: duplicate deals per table.
@@ -84,7 +90,6 @@ def run_tables(
         InvalidParameterError: an agent that cannot be built, too few agents, or a journal
             of other settings or not written by nashzoo.
     """
-    from nashzoo.agents import AgentSpec
     from nashzoo.envs.registration import make_game
     from nashzoo.eval.guard import Forfeit, make_calls
     from nashzoo.validation import check_int
@@ -92,15 +97,15 @@ def run_tables(
     params = dict(params or {})
     table_game = make_game(game, **params)
     if isinstance(agents, (str, bytes)) or not all(
-        isinstance(a, (tuple, list)) and len(a) == 2 and all(isinstance(x, str) for x in a)
-        for a in agents
+        isinstance(a, (tuple, list)) and len(a) == 2 and isinstance(a[0], str) for a in agents
     ):
         raise InvalidParameterError(
-            f"run_tables expects agents as (name, spec) string pairs, received {agents!r}."
+            f"run_tables expects agents as (name, factory) pairs, received {agents!r}."
         )
-    pairs = [(name, spec) for name, spec in agents]
-    if len({name for name, _ in pairs}) != len(pairs):
-        raise InvalidParameterError(f"Agent names must be unique, received {pairs!r}.")
+    names = [name for name, _ in agents]
+    if len(set(names)) != len(names):
+        raise InvalidParameterError(f"Agent names must be unique, received {names!r}.")
+    pairs = [(name, as_factory(name, source)) for name, source in agents]
     run = _Settings(
         deals=check_int("deals", deals, 1),
         seed=check_int("seed", seed, 0),
@@ -116,7 +121,7 @@ def run_tables(
         "table": JOURNAL_FORMAT,
         "game": game,
         "params": params,
-        "agents": [f"{name}={spec}" for name, spec in pairs],
+        "agents": [f"{name}={spec_text(factory)}" for name, factory in pairs],
         "seed": run.seed,
         "deals": run.deals,
     }
@@ -125,13 +130,14 @@ def run_tables(
         return pooled
     calls = make_calls(move_time_limit, setup_time_limit)
     built: list[Any] = []
-    for name, spec in pairs:
+    for name, factory in pairs:
         try:
-            built.append(calls.setup(len(built), AgentSpec(spec, name=name), table_game))
+            built.append(calls.setup(len(built), factory, table_game))
         except Forfeit as exc:
             calls.close()
             raise InvalidParameterError(
-                f"agent {name}={spec} could not be built for {table_game}: {exc.reason}"
+                f"agent {name}={spec_text(factory)} could not be built for {table_game}: "
+                f"{exc.reason}"
             ) from None
     done, write = _journal(run.out, header, len(tables))
     if any(len(rows) for rows in done):
@@ -149,7 +155,7 @@ def run_tables(
 
 
 def _supervised(
-    game: Any, game_id: str, params: dict[str, Any], pairs: list[tuple[str, str]],
+    game: Any, game_id: str, params: dict[str, Any], pairs: list[tuple[str, Any]],
     tables: list[Any], header: dict[str, Any], run: _Settings,
 ) -> Any:  # fmt: skip
     """The tables in ``run.workers`` supervised processes (the tournament's
@@ -230,7 +236,7 @@ def _forfeited_table(
 
 def _table_task(
     setup: tuple[Any, ...],
-    pairs: list[tuple[str, str]],
+    pairs: list[tuple[str, Any]],
     seated: tuple[int, ...],
     k: int,
     journal: Path,
@@ -244,7 +250,6 @@ def _table_task(
     import dataclasses
     import functools
 
-    from nashzoo.agents import AgentSpec
     from nashzoo.envs.registration import make_game
     from nashzoo.eval.guard import Forfeit, SupervisedCalls
 
@@ -253,9 +258,9 @@ def _table_task(
     calls = SupervisedCalls(slot, seated, limits[0], limits[1])
     rows = _journal_rows(journal, k, deals)
     agents = []
-    for j, (name, spec) in enumerate(pairs):
+    for j, (_, factory) in enumerate(pairs):
         try:
-            agents.append(calls.setup(j, AgentSpec(spec, name=name), game))
+            agents.append(calls.setup(j, factory, game))
         except Forfeit as exc:
             table = _forfeited_table(game, [n for n, _ in pairs], journal, k, j, deals, seed)
             return dataclasses.replace(table, forfeit=(j, len(rows), exc.reason))

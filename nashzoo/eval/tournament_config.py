@@ -30,7 +30,14 @@ from nashzoo.eval.lbr import check_lbr_hands
 from nashzoo.games.base import Game
 from nashzoo.validation import check_int, check_number, check_seed, check_time_limit
 
-__all__ = ["AgentFactory", "TournamentConfig", "TournamentInfo", "check_picklable"]
+__all__ = [
+    "AgentFactory",
+    "TournamentConfig",
+    "TournamentInfo",
+    "as_factory",
+    "check_picklable",
+    "spec_text",
+]
 
 AgentFactory = Callable[[Game], Agent]
 """``factory(game) -> Agent``; may carry ``spec`` (its identity text) and ``files`` (the
@@ -57,11 +64,18 @@ class _FixedAgent:
             return None
 
 
-def _as_factory(name: str, source: Any) -> Any:
+def as_factory(name: str, source: Any) -> Any:
+    """``source`` as a factory ``factory(game) -> Agent``: a factory as it is, an agent
+    object as a factory of its deep copies.
+
+    Raises:
+        InvalidParameterError: a spec string, or neither an agent nor a callable.
+    """
     if isinstance(source, str):
         raise InvalidParameterError(
-            f"Agent {name!r}: the tournament takes agents or agent factories, received the "
-            f"spec string {source!r}; build a factory with nashzoo.agents.AgentSpec({source!r})."
+            f"Agent {name!r}: tournaments and tables take agents or agent factories, received "
+            f"the spec string {source!r}; build a factory with "
+            f"nashzoo.agents.AgentSpec({source!r})."
         )
     if callable(getattr(source, "act", None)):
         return _FixedAgent(source)
@@ -73,7 +87,8 @@ def _as_factory(name: str, source: Any) -> Any:
     )
 
 
-def _spec_text(factory: Any) -> str:
+def spec_text(factory: Any) -> str:
+    """A factory's identity text: its ``spec``, else its module and name."""
     spec = getattr(factory, "spec", None)
     if isinstance(spec, str):
         return spec
@@ -87,7 +102,7 @@ def _identity(factory: Any) -> str:
     a file spec by the file's name alone. The file's content is fingerprinted, so where
     the folder lies does not matter: the same files in another checkout, or named by
     another relative or absolute path, are the same tournament."""
-    spec = _spec_text(factory)
+    spec = spec_text(factory)
     if _files(factory) == (spec,) and Path(spec).is_file():
         return Path(spec).name
     return spec
@@ -308,7 +323,7 @@ class TournamentConfig:
             raise InvalidParameterError(f"Agent names are non-empty strings, received {bad}.")
         if len(set(names)) != len(names):
             raise InvalidParameterError(f"Agent names must be unique, received {names}.")
-        factories = tuple((n, _as_factory(n, src)) for n, src in self.agents)
+        factories = tuple((n, as_factory(n, src)) for n, src in self.agents)
         object.__setattr__(self, "agents", factories)
         game = _game(self.game, json.dumps(self.params, sort_keys=True))  # fail early
         if game.num_players != 2:
@@ -354,7 +369,7 @@ class TournamentConfig:
         """The configuration as versions up to 0.2 stored it, where it differs: a file
         spec as typed (its path). A store made then holds this tournament under its id,
         which :func:`~nashzoo.eval.tournament.run_tournament` resumes."""
-        typed = tuple((n, _spec_text(f)) for n, f in self.agents)
+        typed = tuple((n, spec_text(f)) for n, f in self.agents)
         return None if typed == self.info.agents else replace(self.info, agents=typed)
 
     @property

@@ -6,10 +6,13 @@ import json
 import numpy as np
 import pytest
 
+from nashzoo.agents import AgentSpec
 from nashzoo.errors import InvalidParameterError
 from nashzoo.eval.tables import run_tables
 
-AGENTS = [("cfr", "cfr+:50"), ("r1", "random"), ("r2", "random")]
+AGENTS = [
+    (n, AgentSpec(s, name=n)) for n, s in [("cfr", "cfr+:50"), ("r1", "random"), ("r2", "random")]
+]
 THREE = {"players": 3}
 
 
@@ -37,9 +40,11 @@ def test_bad_table_runs_are_refused(tmp_path):
     run_tables("kuhn_poker", AGENTS, params=THREE, deals=3, out=out, progress=False, echo=None)
     with pytest.raises(InvalidParameterError, match="records another table"):
         run_tables("kuhn_poker", AGENTS, params=THREE, deals=4, out=out, echo=None)
-    with pytest.raises(InvalidParameterError, match=r"\(name, spec\) string pairs"):
+    with pytest.raises(InvalidParameterError, match=r"\(name, factory\) pairs"):
         run_tables("kuhn_poker", ["random", "random", "random"], params=THREE)
     with pytest.raises(InvalidParameterError, match="names must be unique"):
-        run_tables("kuhn_poker", [("a", "random")] * 3, params=THREE)
+        run_tables("kuhn_poker", [AGENTS[1]] * 3, params=THREE)
+    with pytest.raises(InvalidParameterError, match="received the spec string 'random'"):
+        run_tables("kuhn_poker", [(n, "random") for n in "abc"], params=THREE)
     with pytest.raises(InvalidParameterError, match="deals"):
         run_tables("kuhn_poker", AGENTS, params=THREE, deals=0)
