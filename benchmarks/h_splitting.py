@@ -89,14 +89,14 @@ def small_no_limit(simulations: int) -> None:
     from nashzoo.agents.cfr import make_solver
     from nashzoo.agents.ismcts import RulesNashAgent, SearchConfig, SearchTables, TablesKnowledge
     from nashzoo.eval.exploitability import exploitability
-    from nashzoo.games.poker import AcpcDefinition, AcpcPokerGame
+    from nashzoo.games.poker import PokerDefinition, PokerGame
     from nashzoo.tree import compile_game
 
-    d = AcpcDefinition(
+    d = PokerDefinition(
         num_rounds=2, blinds=(2, 1), stacks=(20, 20), first_player=(1, 0),
         num_board_cards=(0, 1), num_suits=2, num_ranks=3, num_hole_cards=1,
     )  # fmt: skip
-    game = AcpcPokerGame(d, raises=(0.5, 1.0, 2.0))
+    game = PokerGame(d, raises=(0.5, 1.0, 2.0))
     probs = make_solver("cfr+", game).iterate(300).average_policy().probs
     tables = SearchTables.oracle(compile_game(game), probs)
     print(f"\nsmall no-limit game, CFR+ oracle tables, {simulations} simulations, eps 0.2:")

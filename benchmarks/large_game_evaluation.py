@@ -4,7 +4,7 @@ responses where those exist, then applied to Limit Hold'em.
 
 Sections (``--sections``, comma-separated):
 
-* ``validation``: on Leduc and on a compiled poker game of the ACPC engine with two board
+* ``validation``: on Leduc and on a compiled poker game of the poker engine with two board
   rounds (6 cards, 144,487 histories), for uniform play, CFR+ after 3, 10, 30, 100 and
   1,000 iterations, always-call and always-raise: the exact best response, LBR with the
   paper's valuation (exact action values), the earlier LBR (the continuation valuation

@@ -12,7 +12,9 @@ same venv serves both). Goal (issues 10 and 11): env stepping and tournaments wi
 of the previous release, the others unchanged. ``simplex-gradient`` (issue 34): exchanges
 learned from per second on the fighting game's default preset, each version with its own
 default settings (an exchange is two decisions whose successors are scored by f and
-enter g's update).
+enter g's update). ``holdem-*`` (issue 88, one poker engine): Limit Hold'em's AEC env,
+batched env, rules in Python and simplex-gradient's bulk decisions; goal within 3% of
+before, or better.
 """
 
 from __future__ import annotations
@@ -26,7 +28,17 @@ import sys
 import time
 from pathlib import Path
 
-MEASURES = ("env", "tournament", "exploitability", "nfsp", "simplex-gradient")
+MEASURES = (
+    "env",
+    "tournament",
+    "exploitability",
+    "nfsp",
+    "simplex-gradient",
+    "holdem-env",
+    "holdem-vector",
+    "holdem-rules",
+    "holdem-decisions",
+)
 
 
 def measure(what: str) -> dict[str, float]:
@@ -111,6 +123,57 @@ def measure(what: str) -> dict[str, float]:
             "exchanges_per_s": (count[0] - decisions) / 2 / spent,
             "games_per_s": (sg.episodes - games) / spent,
         }
+    elif what == "holdem-env":  # the AEC env nashzoo.make gives (compiled rules)
+        from env_throughput import random_play
+
+        env = nashzoo.make("nashzoo/limit_holdem-v0")
+        random_play(env, games=2000, seed=1)
+        decisions, _, seconds = random_play(env, games=30000)
+        out = {"decisions_per_s": decisions / seconds, "episodes_per_s": 30000 / seconds}
+    elif what == "holdem-vector":  # the batched env, 4,096 games
+        from env_throughput import vector_play
+
+        decisions, games, seconds = vector_play("nashzoo/limit_holdem-v0", 4096, 200)
+        out = {"decisions_per_s": decisions / seconds, "episodes_per_s": games / seconds}
+    elif what == "holdem-rules":  # the rules in Python (search, LBR, GameEnv use them)
+        import numpy as np
+
+        from nashzoo.games.poker import limit_holdem
+
+        game = limit_holdem()
+        rng = np.random.default_rng(0)
+        start, decisions, hands = time.perf_counter(), 0, 0
+        while time.perf_counter() - start < 10:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    state.advance_chance(rng.random)
+                    continue
+                state.information_state_string(state.current_player())
+                legal = state.legal_actions()
+                state.apply_action(legal[int(rng.integers(len(legal)))])
+                decisions += 1
+            state.returns()
+            hands += 1
+        seconds = time.perf_counter() - start
+        out = {"decisions_per_s": decisions / seconds, "hands_per_s": hands / seconds}
+    elif what == "holdem-decisions":  # simplex-gradient's bulk play with every child
+        import numpy as np
+
+        from nashzoo.agents.simplex_gradient import experience
+        from nashzoo.games.poker import limit_holdem
+
+        game = limit_holdem()
+
+        def uniform(obs, mask, players):  # type: ignore[no-untyped-def]
+            return mask / mask.sum(axis=1, keepdims=True)
+
+        rng = np.random.default_rng(0)
+        experience.play(game, 256, uniform, rng)
+        start, rows = time.perf_counter(), 0
+        for _ in range(20):
+            rows += len(experience.play(game, 1024, uniform, rng).player)
+        out = {"decisions_per_s": rows / (time.perf_counter() - start)}
     return out
 
 

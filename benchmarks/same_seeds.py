@@ -11,8 +11,9 @@ Usage::
 Sections: ``solvers`` (every tabular solver on Leduc, GEMP, two searches), ``matches``
 (plain, CRN and AIVAT matches, lockstep blocks, a keyboard session; needs the lockstep
 ``draw_from`` of issue 31), ``learners`` (NFSP on Kuhn and Leduc, simplex-gradient),
-``search`` (Nash-ISMCTS trained and searching over the rules of Limit Hold'em).
-Issue 30's redesign was checked this way (see RESULTS.md).
+``search`` (Nash-ISMCTS trained and searching over the rules of Limit Hold'em),
+``poker`` (the poker presets' trees, Hold'em hands, envs and bulk decisions). Issue 30's
+redesign and issue 88's one poker engine were checked this way (see RESULTS.md).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import inspect
 import json
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -166,7 +168,95 @@ def search() -> dict:
     return out
 
 
-SECTIONS = {"solvers": solvers, "matches": matches, "learners": learners, "search": search}
+def poker() -> dict:
+    """The poker presets (issue 88: one engine): every history of the small ones (string,
+    tensor, legal actions, returns) and 300 seeded Hold'em hands hashed; CFR+ iterates on
+    them; seeded episodes of the AEC env and the batched env; simplex-gradient's bulk
+    decisions on Limit Hold'em."""
+    import hashlib
+
+    import nashzoo
+    from nashzoo.agents.cfr import make_solver
+    from nashzoo.agents.simplex_gradient import SimplexGradient, SimplexGradientConfig, experience
+    from nashzoo.games.poker import presets
+    from nashzoo.vector import make_vector
+
+    def record(s: Any) -> str:
+        """A state's history, player, legal actions, strings and tensors (or returns)."""
+        if s.is_terminal():
+            return f"{s.history()} {s.returns()}"
+        text = f"{s.history()} {s.current_player()} {list(s.legal_actions())}"
+        if s.current_player() >= 0:
+            for p in (0, 1):
+                text += s.information_state_string(p)
+                text += str(np.flatnonzero(s.information_state_tensor(p)).tolist())
+        return text
+
+    out: dict = {}
+    for name in ("kuhn", "leduc", "two_round_six_card", "four_bet_eight_card"):
+        game = presets.PRESETS[name]()
+        digest, stack = hashlib.sha256(), [game.new_initial_state()]
+        while stack:
+            state = stack.pop()
+            digest.update(record(state).encode())
+            if not state.is_terminal():
+                stack += [state.child(a) for a in state.legal_actions()]
+        probs = make_solver("cfr+", game).iterate(100).average_policy().probs
+        out[name] = [
+            digest.hexdigest()[:16],
+            float(probs.sum()).hex(),
+            float((probs**2).sum()).hex(),
+        ]
+    game = presets.limit_holdem()
+    digest = hashlib.sha256()
+    for seed in range(300):
+        rng, pick = np.random.default_rng(seed), np.random.default_rng(1000 + seed)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.advance_chance(rng.random)
+            else:
+                legal = list(state.legal_actions())
+                state.apply_action(legal[pick.integers(len(legal))])
+            digest.update(record(state).encode())
+    out["limit_holdem hands"] = digest.hexdigest()[:16]
+    env = nashzoo.make("nashzoo/limit_holdem-v0")
+    trace = hashlib.sha256()
+    for episode in range(50):
+        env.reset(seed=episode)
+        rng = np.random.default_rng(episode)
+        for _agent in env.agent_iter():
+            obs, reward, done, _, _ = env.last()
+            trace.update(np.flatnonzero(obs["observation"]).tobytes() + str(reward).encode())
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(None if done else int(legal[rng.integers(len(legal))]))
+    out["limit_holdem env"] = trace.hexdigest()[:16]
+    venv = make_vector("nashzoo/limit_holdem-v0", 64, seed=0)
+    batch, rng, trace = venv.reset(seed=0), np.random.default_rng(0), hashlib.sha256()
+    for _ in range(200):
+        cum = np.cumsum(batch.action_mask, axis=1)
+        pick = (rng.random(64) * cum[:, -1]).astype(np.int64)
+        batch = venv.step((cum <= pick[:, None]).sum(axis=1))
+        # + 0.0: a zero reward is the same number with either sign (the old heads-up
+        # kernel wrote -0.0 for the second seat of a split pot)
+        trace.update(batch.observation.tobytes() + (batch.rewards + 0.0).tobytes())
+    out["limit_holdem vector"] = trace.hexdigest()[:16]
+    sg = SimplexGradient(game, SimplexGradientConfig(hidden_sizes=(8,), seed=0))
+    made = experience.play(game, 32, sg._policy_numpy, np.random.default_rng(5))
+    out["limit_holdem decisions"] = [
+        hashlib.sha256(getattr(made, f).tobytes()).hexdigest()[:16]
+        for f in ("obs", "action", "succ", "known", "finals")
+    ]
+    return out
+
+
+SECTIONS = {
+    "solvers": solvers,
+    "matches": matches,
+    "learners": learners,
+    "search": search,
+    "poker": poker,
+}
 
 
 def main() -> None:

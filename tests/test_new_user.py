@@ -160,7 +160,7 @@ def test_exploitability_of_a_huge_game_points_to_sampling():
 def test_commands_check_every_agent_before_building_any(tmp_path, capsys):
     """Issue 86, item 3: `nashzoo table` with poker-rules on 3-player Leduc built
     cfr+:300 first (1 m 38 s) and then refused; an MT-ISMCTS at a 3-player table was
-    refused as `RulesSearch needs a two-player nashzoo Game, received AcpcPokerGame(...)`."""
+    refused as `RulesSearch needs a two-player nashzoo Game, received PokerGame(...)`."""
     import time
 
     from nashzoo.cli import main
@@ -169,7 +169,7 @@ def test_commands_check_every_agent_before_building_any(tmp_path, capsys):
         (["table", "--game", "leduc_holdem", "--param", "players=3", "--agent", "c=cfr+:300",
           "--agent", "p=poker-rules", "--agent", "r=random"],
          "agent p=poker-rules: poker-rules cannot play leduc_holdem(players=3): it plays "
-         "games of the poker engines"),
+         "games of the poker engine"),
         (["table", "--game", "limit_holdem", "--param", "players=3", "--agent", "r=random",
           "--agent", "mt=mt-ismcts:30", "--agent", "s=random"],
          "agent mt=mt-ismcts:30: mt-ismcts:30 cannot play limit_holdem(players=3): it "

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from nashzoo.errors import InvalidParameterError
-from nashzoo.games.poker.engine import CALL, FOLD, RAISE, PokerGame
+from nashzoo.games.poker.game import CALL, FOLD, RAISE, PokerGame
 from nashzoo.tree.jit import ReadOnlyTables
 
 __all__ = ["BettingTree", "betting_tree", "FOLDED", "SHOWDOWN"]
@@ -90,14 +90,24 @@ class BettingTree(ReadOnlyTables):
 
 
 def betting_tree(game: PokerGame) -> BettingTree:
-    """The betting tree of ``game`` (the last few are cached: shared, read-only).
+    """The betting tree of ``game``, a heads-up limit game of the poker engine (the last
+    few are cached: shared, read-only).
 
     Raises:
-        InvalidParameterError: not a poker-engine game.
+        InvalidParameterError: not such a game, or one where a player can go all-in
+            before the last round (the tree plays every round's betting).
     """
-    if not isinstance(game, PokerGame):
+    if not isinstance(game, PokerGame) or not game.limit or game.num_players != 2:
         raise InvalidParameterError(
-            f"A betting tree needs a poker-engine game (PokerGame), received {type(game).__name__}."
+            f"A betting tree needs a heads-up limit game of the poker engine (PokerGame), "
+            f"received {type(game).__name__} ({game})."
+        )
+    d = game.definition
+    most = max(d.blinds) + sum(max(s) * m for s, m in zip(d.raise_sizes, d.max_raises))
+    if d.num_rounds > 1 and min(d.stacks) < most:
+        raise InvalidParameterError(
+            f"{game}: a player can go all-in before the last round (stacks {list(d.stacks)}, "
+            f"bets up to {most}); the betting tree plays every round's betting."
         )
     return _betting_tree(game)
 
@@ -138,9 +148,10 @@ def _betting_tree(game: PokerGame) -> BettingTree:
         if c[p] < top:
             moves.append(FOLD)
         moves.append(CALL)
-        if raises < d.max_raises[r]:
-            for k, size in enumerate(d.raise_sizes[r]):
-                if d.stack is None or top + size <= d.stack:
+        cap = d.stacks[p]
+        if raises < d.max_raises[r] and cap > top:  # the engine's rule: the smallest size
+            for k, size in enumerate(d.raise_sizes[r]):  # may go all-in when short
+                if k == 0 or top + size <= cap:
                     moves.append(RAISE + k)
         legal[node] = moves
         later = []
@@ -158,8 +169,8 @@ def _betting_tree(game: PokerGame) -> BettingTree:
                     child = add(1 - p, r, a, node, called, -1)
                     later.append((child, r, raises, acted + 1))
             else:
-                size = d.raise_sizes[r][a - RAISE]
-                raised = (top + size, c[1]) if p == 0 else (c[0], top + size)
+                to = min(top + d.raise_sizes[r][a - RAISE], d.stacks[p])
+                raised = (to, c[1]) if p == 0 else (c[0], to)
                 child = add(1 - p, r, a, node, raised, -1)
                 later.append((child, r, raises + 1, acted + 1))
             children[node].append(child)

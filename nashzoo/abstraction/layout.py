@@ -13,22 +13,23 @@ from nashzoo.abstraction.betting import BettingTree, betting_tree
 from nashzoo.abstraction.holdem import HoldemBuckets, holdem_buckets
 from nashzoo.abstraction.spec import AbstractionSpec, parse_abstraction
 from nashzoo.errors import InvalidParameterError
-from nashzoo.games.poker.engine import PokerGame
+from nashzoo.games.poker.game import PokerGame
 
 __all__ = ["HoldemAbstraction", "check_holdem", "holdem_bucket_tables"]
 
 
 def check_holdem(game: Any) -> PokerGame:
-    """``game`` if it is heads-up Texas Hold'em as the bucket tables know it (52 cards,
-    two hole cards, boards of 0, 3, 1 and 1 cards).
+    """``game`` if it is heads-up limit Texas Hold'em as the bucket tables know it (52
+    cards, two hole cards, boards of 0, 3, 1 and 1 cards; the betting tree and the tensor's
+    round blocks of a heads-up limit game).
 
     Raises:
         InvalidParameterError: naming what differs.
     """
-    if not isinstance(game, PokerGame):
+    if not isinstance(game, PokerGame) or not game.limit or game.num_players != 2:
         raise InvalidParameterError(
-            f"Hold'em card abstractions apply to poker-engine games, received "
-            f"{type(game).__name__}."
+            f"Hold'em card abstractions apply to heads-up limit games of the poker engine, "
+            f"received {type(game).__name__} ({game})."
         )
     d = game.definition
     shape = (d.num_cards, d.num_hole_cards, tuple(d.num_board_cards))

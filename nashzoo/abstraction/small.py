@@ -30,7 +30,7 @@ import numpy as np
 from nashzoo.abstraction.buckets import equal_weight_buckets
 from nashzoo.abstraction.spec import AbstractionSpec, parse_abstraction
 from nashzoo.errors import InvalidParameterError
-from nashzoo.games.poker.engine import PokerGame
+from nashzoo.games.poker.game import PokerGame
 from nashzoo.tree.compile import GameTree, compile_game
 
 __all__ = ["AbstractTree", "abstract_tree", "card_key", "parse_info_state"]

@@ -5,7 +5,7 @@ spec                       agent
 =========================  ======================================================
 ``random``                 :class:`~nashzoo.agents.RandomAgent`
 ``poker-rules``            :class:`~nashzoo.agents.scripted.PokerRulesAgent` (games of
-                           the poker engines: limit and no-limit Hold'em, any table)
+                           the poker engine: limit and no-limit Hold'em, any table)
 ``heuristic``              :class:`~nashzoo.agents.scripted.FightingHeuristicAgent`
                            (the fighting-card game)
 ``cfr+:1000``              the average policy of a solver after N iterations (every
@@ -291,7 +291,7 @@ def _register() -> None:
             "poker-rules",
             _poker_rules,
             "raises strong hands, calls middling ones, folds weak ones (poker engine games)",
-            check=_declared("poker-rules", "games of the poker engines (Hold'em and more)"),
+            check=_declared("poker-rules", "games of the poker engine (Hold'em and more)"),
         )
     )
     register_family(

@@ -22,8 +22,7 @@ from nashzoo.envs.protocol import Observation, action_mask_of
 from nashzoo.errors import IllegalActionError, InvalidParameterError
 from nashzoo.games.fighting import FightingCardGame, card_damage
 from nashzoo.games.info import load_declared
-from nashzoo.games.poker.acpc import AcpcPokerGame
-from nashzoo.games.poker.engine import CALL, FOLD, RAISE, PokerGame
+from nashzoo.games.poker.game import CALL, FOLD, RAISE, PokerGame
 from nashzoo.games.poker.hands import hand_value
 
 __all__ = ["FightingHeuristicAgent", "PokerRulesAgent", "baselines"]
@@ -93,12 +92,11 @@ class FightingHeuristicAgent:
 
 
 class PokerRulesAgent:
-    """A rule-of-thumb player for the poker engines' games, limit
-    (:class:`~nashzoo.games.poker.PokerGame`) and no-limit
-    (:class:`~nashzoo.games.poker.AcpcPokerGame`).
+    """A rule-of-thumb player for the poker engine's games
+    (:class:`~nashzoo.games.poker.PokerGame`), limit and no-limit.
 
     It reads its hole cards and the board from the information-state tensor (at a table
-    of any size: heads-up, or the ACPC engine's 3 to 10 seats). Before the
+    of any size, 2 to 10 seats). Before the
     board: raise a pair or two cards of the top five ranks, call with one such card,
     otherwise fold to a bet (check when free). With a board: raise two pair or better
     that uses a hole card, call a pair that uses one, otherwise fold to a bet (check when
@@ -111,14 +109,14 @@ class PokerRulesAgent:
         name: display name.
 
     Raises:
-        InvalidParameterError: ``game`` is not a game of the poker engines.
+        InvalidParameterError: ``game`` is not a game of the poker engine.
     """
 
-    def __init__(self, game: PokerGame | AcpcPokerGame, *, name: str = "poker-rules") -> None:
-        if not isinstance(game, (PokerGame, AcpcPokerGame)):
+    def __init__(self, game: PokerGame, *, name: str = "poker-rules") -> None:
+        if not isinstance(game, PokerGame):
             raise InvalidParameterError(
-                "PokerRulesAgent plays games of the poker engines (PokerGame, "
-                f"AcpcPokerGame), received {type(game).__name__}."
+                f"PokerRulesAgent plays games of the poker engine (PokerGame), received "
+                f"{type(game).__name__}."
             )
         self.game = game
         self.name = name
@@ -171,7 +169,7 @@ class PokerRulesAgent:
 def baselines(game: Any) -> dict[str, Any]:
     """The fixed opponents a learner's curve is measured against on a game too big for
     exact exploitability: ``random``, and the rule-based agents the game declares
-    (``Game.rule_agents``: ``poker-rules`` on the poker engines' games, ``heuristic`` on
+    (``Game.rule_agents``: ``poker-rules`` on the poker engine's games, ``heuristic`` on
     the fighting game) where it has two players."""
     from nashzoo.agents.random_agent import RandomAgent
 

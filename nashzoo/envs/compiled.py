@@ -3,8 +3,7 @@ Hold'em, poker tables of 3 to 10 players), stepped by the compiled rules.
 
 :class:`CompiledEnv` is a :class:`~nashzoo.envs.aec.GameEnv` whose hand lives in a
 :class:`~nashzoo.games.lane.Lane` (the rules in numba, one call per decision:
-:class:`~nashzoo.games.poker.limit_kernel.LimitLane` for the limit engine's games,
-:class:`~nashzoo.games.poker.acpc_kernel.AcpcLane` for the ACPC engine's) instead of a
+:class:`~nashzoo.games.poker.kernel.PokerLane` for the poker engine's games) instead of a
 :class:`~nashzoo.games.base.State` stepped in Python. Everything a user sees is the same
 (agents, spaces, observations, masks, infos, rewards, the dead-agent convention,
 illegal-action handling, seeding: ``reset(seed=s)`` deals the same cards): a test plays

@@ -7,9 +7,8 @@ Action space           ``Discrete(3)``
 Observation space      ``Dict(observation=Box(0, 1, (279,), float32),
                        action_mask=Box(0, 1, (3,), int8))``
 Parameters             ``players`` (2, the default, to 6; other definitions:
-                       ``GameEnv(PokerGame(parse_gamedef(text)))`` heads-up,
-                       ``GameEnv(AcpcPokerGame(parse_acpc_gamedef(text)))`` any)
-Rules                  :mod:`nashzoo.games.poker.engine`, definition
+                       ``GameEnv(PokerGame(parse_gamedef(text)))``)
+Rules                  :mod:`nashzoo.games.poker.game`, definition
                        :data:`nashzoo.games.poker.LIMIT_HOLDEM_GAMEDEF`
 Gymnasium id           ``gymnasium.make("nashzoo:nashzoo/LimitHoldem-v0", opponent=...)``
 =====================  ============================================================
@@ -24,8 +23,7 @@ five-card hand of the seven cards wins the pot; equal hands split it.
 
 ``players=3`` to ``6``: the ACPC's ring-game rules (``holdem.limit.3p.game``): ``player_0``
 posts 5 and ``player_1`` 10, ``player_2`` opens before the flop and ``player_0`` after it,
-the same bets and caps, no stacks; played by the ACPC engine
-(:mod:`nashzoo.games.poker.acpc`, checked in lockstep against ``universal_poker``), agents
+the same bets and caps, no stacks (checked in lockstep against ``universal_poker``), agents
 ``player_0`` to ``player_{N-1}``, observation ``N + 52 * 4 + 3 * L`` floats.
 
 Unlike PettingZoo's ``texas_holdem_v4`` (RLCard underneath), the observation is a

@@ -9,7 +9,7 @@ Observation space      ``Dict(observation=Box(0, 1, (290,), float32),
                        2 + 52 * 4 + 5 * ``max_game_length`` (16 betting actions)
 Parameters             ``raises`` (pot fractions of the raise actions, default
                        ``(0.5, 1.0)``), ``stack`` (both players' stacks, default 20000)
-Rules                  :mod:`nashzoo.games.poker.acpc`, definition
+Rules                  :mod:`nashzoo.games.poker.game`, definition
                        :data:`nashzoo.games.poker.presets.NO_LIMIT_HOLDEM_GAMEDEF`
 Gymnasium id           ``gymnasium.make("nashzoo:nashzoo/NoLimitHoldem-v0", opponent=...)``
 =====================  ============================================================

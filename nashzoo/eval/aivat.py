@@ -142,16 +142,15 @@ class TreeValues:
 
 @functools.lru_cache(maxsize=16)
 def default_value_function(game: Game) -> ValueFunction:
-    """:class:`CheckdownValues` for heads-up poker on the 52-card deck (limit, and the
-    ACPC engine's no-limit), else :class:`TreeValues` under uniform play where the game
-    compiles.
+    """:class:`CheckdownValues` for heads-up poker on the 52-card deck (limit and
+    no-limit), else :class:`TreeValues` under uniform play where the game compiles.
 
     Built once per game (cached).
 
     Raises:
         InvalidParameterError: neither applies (pass a value function of your own).
     """
-    poker = game.game_type in ("poker", "acpc_poker") and game.num_players == 2
+    poker = game.game_type == "acpc_poker" and game.num_players == 2
     if poker and getattr(game, "standard_hands", False):
         from nashzoo.eval.checkdown import CheckdownValues
 

@@ -17,7 +17,7 @@ __all__ = ["CheckdownValues"]
 
 class CheckdownValues:
     """Check-down equity for heads-up poker on the 52-card deck (5 to 7 card hands):
-    limit games, and no-limit or limit games of the ACPC engine with two players.
+    limit and no-limit games of the poker engine with two players.
 
     A history's value is ``stake * E[sign]``: the chips each player would have in if the
     player behind called (``max(contributions)``, at most the shorter stack: what a call
@@ -31,12 +31,12 @@ class CheckdownValues:
     """
 
     def __init__(self, game: Game, *, samples: int = 256, seed: int = 0) -> None:
-        from nashzoo.games.poker.acpc import AcpcPokerGame
-        from nashzoo.games.poker.engine import PokerGame
+        from nashzoo.games.poker.game import PokerGame
 
-        heads_up_acpc = isinstance(game, AcpcPokerGame) and game.num_players == 2
-        if not (isinstance(game, PokerGame) or heads_up_acpc) or not getattr(
-            game, "standard_hands", False
+        if (
+            not isinstance(game, PokerGame)
+            or game.num_players != 2
+            or not getattr(game, "standard_hands", False)
         ):
             raise InvalidParameterError(
                 "CheckdownValues serves heads-up poker on the 52-card deck with hands of 5 "
@@ -48,7 +48,7 @@ class CheckdownValues:
 
         poker: Any = game
         d = poker.definition
-        self.cap = min(d.stacks) if heads_up_acpc else None  # what a call can match
+        self.cap: int = min(d.stacks)  # what a call can match
         self._signs = checkdown_signs
         self.hole = d.num_hole_cards
         self.board = sum(d.num_board_cards)
@@ -70,7 +70,7 @@ class CheckdownValues:
 
     def _stake(self, state: Any) -> int:
         top: int = max(state.pot_contributions())
-        return top if self.cap is None else min(top, self.cap)
+        return min(top, self.cap)
 
     def child_values(self, state: State, actions: Sequence[int]) -> np.ndarray:
         poker: Any = state

@@ -29,7 +29,7 @@ The values are computed exactly (``rollouts=None``: every hand of the range and 
 later card; fine for Leduc) or by Monte Carlo rollouts (``rollouts=k``, the paper's 20
 on hold'em), shared by every action of a decision (common random numbers).
 
-On heads-up poker (both poker engines) the range is an array over the agent's hole cards
+On heads-up poker (the poker engine) the range is an array over the agent's hole cards
 (:mod:`nashzoo.eval.lbr_range`): the agent is asked about every holding in one batch,
 and the check-down's win probability is exact over every holding and every remaining
 board where that is affordable (the river, the turn, small games), else over every

@@ -4,7 +4,7 @@
 Where a game's states list the opponent's possible private cards
 (:meth:`~nashzoo.games.base.State.hidden_worlds`, with
 :meth:`~nashzoo.games.base.State.information_state_indices_as` and
-:meth:`~nashzoo.games.base.State.information_state_string_as`: both poker engines), LBR
+:meth:`~nashzoo.games.base.State.information_state_string_as`: the poker engine), LBR
 needs no replay of private deals. Its range is one weight per opposing holding (Hold'em:
 1,225 hole-card pairs, of which a board card removes those that hold it); the agent is
 asked about every holding at once, one batch of observations built from index arrays;

@@ -20,7 +20,6 @@ from nashzoo.games.matrix import (
 )
 from nashzoo.games.observation import ObservationCache, PlayerView
 from nashzoo.games.poker import PokerGame
-from nashzoo.games.poker.acpc import AcpcPokerGame
 
 _GAME_TYPES: dict[str, type[Game]] = {}
 
@@ -64,7 +63,6 @@ for _cls in (
     MatrixGame,
     FightingCardGame,
     PokerGame,
-    AcpcPokerGame,
 ):
     register_game_type(_cls)
 
@@ -81,7 +79,10 @@ def load_game(spec: dict[str, Any]) -> Game:
         )
     if not isinstance(spec["type"], str):
         raise InvalidParameterError(f"A game spec's 'type' is a string, received {spec['type']!r}.")
-    cls = GAME_TYPES.get(spec["type"])
+    # nashzoo 0.2's heads-up limit engine ("poker") is now the one poker engine's; its
+    # definitions are read as the same games (PokerDefinition.from_dict)
+    kind = "acpc_poker" if spec["type"] == "poker" else spec["type"]
+    cls = GAME_TYPES.get(kind)
     if cls is None:
         raise InvalidParameterError(
             f"Unknown game type {spec['type']!r}; known types are {sorted(GAME_TYPES)}."

@@ -1,6 +1,5 @@
 """One hand of a game in compiled rules, stepped a decision at a time: what an AEC env
-steps when the rules have a numba kernel (:class:`~nashzoo.games.poker.acpc_kernel.AcpcLane`,
-:class:`~nashzoo.games.poker.limit_kernel.LimitLane`).
+steps when the rules have a numba kernel (:class:`~nashzoo.games.poker.kernel.PokerLane`).
 
 A lane keeps its arrays in a few flat buffers, one per dtype, each a run of segments
 (bounds in a small index array): numba unboxes every array argument of a call from

@@ -251,7 +251,12 @@ class DiskFiller(_Member):
 
 MALFORMED_DEFINITIONS: dict[str, tuple[str, str]] = {
     "no-rounds": ("GAMEDEF\nlimit\nnumPlayers = 2\nEND GAMEDEF\n", "lacks 'numRounds'"),
-    "three-players": ("GAMEDEF\nlimit\nnumPlayers = 3\nEND GAMEDEF\n", "heads-up"),
+    "eleven-players": (
+        "GAMEDEF\nlimit\nnumPlayers = 11\nnumRounds = 1\nblind = " + "2 " * 11 + "\n"
+        "raiseSize = 2\nmaxRaises = 1\nnumSuits = 4\nnumRanks = 13\nnumHoleCards = 1\n"
+        "END GAMEDEF\n",
+        "2 to 10 players",
+    ),
     "short-raise-list": (
         "GAMEDEF\nlimit\nnumPlayers = 2\nnumRounds = 2\nblind = 2 1\nraiseSize = 2\n"
         "maxRaises = 1 1\nnumSuits = 2\nnumRanks = 3\nnumHoleCards = 1\n"

@@ -10,16 +10,15 @@ id                                      batched env
 ======================================  ========================================
 ``nashzoo/kuhn_poker-v0``               :class:`TreeVectorEnv` (compiled tree)
 ``nashzoo/leduc_holdem-v0``             :class:`TreeVectorEnv` (compiled tree)
-``nashzoo/limit_holdem-v0``             :class:`PokerVectorEnv` (poker rules in numba)
-``nashzoo/limit_holdem-v0``, 3-6 seats  :class:`AcpcVectorEnv` (ACPC rules in numba)
-``nashzoo/no_limit_holdem-v0``          :class:`AcpcVectorEnv` (ACPC rules in numba)
+``nashzoo/limit_holdem-v0``, 2-6 seats  :class:`PokerVectorEnv` (poker rules in numba)
+``nashzoo/no_limit_holdem-v0``          :class:`PokerVectorEnv` (poker rules in numba)
 ``nashzoo/fighting_cards-v0``           :class:`FightingVectorEnv` (fighting rules in numba)
 ======================================  ========================================
 
 Any game that compiles (:func:`nashzoo.tree.compile_game`) runs in a
-:class:`TreeVectorEnv`; heads-up limit poker on the 52-card deck (hands of 5 to 7 cards)
-runs in a :class:`PokerVectorEnv`, no-limit poker and tables of 3 to 10 on that deck in an
-:class:`AcpcVectorEnv`; a fighting-card game too big to compile in a
+:class:`TreeVectorEnv`; poker on the 52-card deck (hands of 5 to 7 cards), limit or
+no-limit, 2 to 10 seats, in a :class:`PokerVectorEnv`; a fighting-card game too big to
+compile in a
 :class:`FightingVectorEnv`; every other game runs in a :class:`StateVectorEnv`, which
 steps the rules' ``State`` objects in Python behind the same API (slower, but every
 batched consumer, NFSP's self-play, ``SeatVectorEnv`` and the SB3 vec env, works on every
@@ -36,7 +35,6 @@ from nashzoo.vector.batch import Batch
 
 __all__ = [
     "Batch",
-    "AcpcVectorEnv",
     "PokerVectorEnv",
     "TreeVectorEnv",
     "StateVectorEnv",
@@ -76,7 +74,7 @@ def vector_env(
     """A batched env of ``num_envs`` games of ``game`` (a :class:`~nashzoo.games.Game`),
     chosen by what the game declares (:attr:`~nashzoo.games.base.Game.fast_paths`), never
     by its class: its own batched env where it declares one (poker on the 52-card deck: a
-    :class:`PokerVectorEnv` or an :class:`AcpcVectorEnv`), else a :class:`TreeVectorEnv`
+    :class:`PokerVectorEnv`), else a :class:`TreeVectorEnv`
     where it compiles, else the batched env it declares for its large sizes (a
     :class:`FightingVectorEnv`), else (or with ``stepped="python"``) a
     :class:`StateVectorEnv`.
@@ -123,10 +121,6 @@ def __getattr__(name: str) -> Any:
         from nashzoo.vector.tree_env import TreeVectorEnv
 
         return TreeVectorEnv
-    if name == "AcpcVectorEnv":
-        from nashzoo.vector.acpc_env import AcpcVectorEnv
-
-        return AcpcVectorEnv
     if name == "PokerVectorEnv":
         from nashzoo.vector.poker_env import PokerVectorEnv
 

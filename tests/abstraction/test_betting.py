@@ -71,5 +71,5 @@ def test_node_of_follows_actions_and_refuses_illegal_ones():
     assert node == tree.node_of([2, 1, 1])
     with pytest.raises(InvalidParameterError, match="not legal"):
         tree.node_of([0, 0])  # a fold ends the hand
-    with pytest.raises(InvalidParameterError, match="poker-engine game"):
+    with pytest.raises(InvalidParameterError, match="heads-up limit game of the poker engine"):
         betting_tree(object())

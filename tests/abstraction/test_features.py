@@ -80,10 +80,10 @@ def test_every_row_gets_the_buckets_of_its_own_cards_round_by_round(stand_in, mo
 
 def test_bad_input_is_refused_by_name(stand_in):
     game = nashzoo.make_game(HOLDEM)
-    with pytest.raises(InvalidParameterError, match="poker-engine games, received LeducHoldemGame"):
+    with pytest.raises(InvalidParameterError, match="poker engine, received LeducHoldemGame"):
         HoldemStrengthColumns(nashzoo.make_game("nashzoo/leduc_holdem-v0"))
     # the no-limit games' tensors are laid out otherwise
-    with pytest.raises(InvalidParameterError, match="poker-engine games, received AcpcPokerGame"):
+    with pytest.raises(InvalidParameterError, match="heads-up limit games.*no_limit_holdem"):
         HoldemStrengthColumns(nashzoo.make_game("nashzoo/no_limit_holdem-v0"))
     with pytest.raises(InvalidParameterError, match="'ehs' or 'ehs2' abstraction with four counts"):
         HoldemStrengthColumns(game, "iso")

@@ -142,7 +142,7 @@ def test_a_time_per_move_is_a_spec_of_its_own(ticking_clock):
 
 
 def test_mt_ismcts_over_the_rules_plays_heads_up_no_limit():
-    # The ACPC engine lists the opponent's hole cards (State.hidden_worlds), so the search
+    # The poker engine lists the opponent's hole cards (State.hidden_worlds), so the search
     # plays no-limit Hold'em, which no tree walk reaches.
     game = nashzoo.make_game("no_limit_holdem")
     agent = build_agent("mt-ismcts:40", game)
@@ -156,13 +156,13 @@ def test_mt_ismcts_over_the_rules_beats_random_at_a_small_no_limit_game(untraced
     # Untraced (6 s plain, 32 s traced in CI), as the Hold'em match above.
     # Leduc-sized no-limit (6 cards, stacks of 10 big blinds), searched over the rules:
     # measured +1.24 chips per game, 95% interval +0.49 .. +1.99 (200 deals, CRN).
-    from nashzoo.games.poker import AcpcDefinition, AcpcPokerGame
+    from nashzoo.games.poker import PokerDefinition, PokerGame
 
-    d = AcpcDefinition(
+    d = PokerDefinition(
         num_rounds=2, blinds=(2, 1), stacks=(20, 20), first_player=(1, 0),
         num_board_cards=(0, 1), num_suits=2, num_ranks=3, num_hole_cards=1,
     )  # fmt: skip
-    game = AcpcPokerGame(d)
+    game = PokerGame(d)
     agent = RulesISMCTSAgent(game, SearchConfig(variant="mt", simulations=100, spawn_cap=1))
     result = head_to_head(
         game, agent, RandomAgent(seed=1), deals=200, seed=0, variance_reduction="crn"

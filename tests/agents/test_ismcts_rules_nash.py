@@ -701,13 +701,13 @@ def test_p_split_and_flat_searches_are_equally_exploitable_on_a_small_no_limit_g
     # exploitable. (Stacks of 20, 4,656 information sets, took 649 s of a CI run; stacks
     # of 8 are too shallow: split .009 - .021 against flat .029 - .035.)
     from nashzoo.agents.cfr import make_solver
-    from nashzoo.games.poker import AcpcDefinition, AcpcPokerGame
+    from nashzoo.games.poker import PokerDefinition, PokerGame
 
-    d = AcpcDefinition(
+    d = PokerDefinition(
         num_rounds=2, blinds=(2, 1), stacks=(10, 10), first_player=(1, 0),
         num_board_cards=(0, 1), num_suits=2, num_ranks=3, num_hole_cards=1,
     )  # fmt: skip
-    game = AcpcPokerGame(d, raises=(0.5, 1.0, 2.0))
+    game = PokerGame(d, raises=(0.5, 1.0, 2.0))
     tables = SearchTables.oracle(
         compile_game(game), make_solver("cfr+", game).iterate(300).average_policy().probs
     )

@@ -1,10 +1,10 @@
 """The AEC env stepped by the compiled rules (:class:`CompiledEnv`) against the generic
 :class:`GameEnv` stepping the engines' states: seeded alike and given the same actions,
 every agent sees the same thing at every step (agent to act, observations, masks,
-rewards, terminations, infos, information-state strings, the engine's history), over the
-limit engine's heads-up Limit Hold'em (with and without stacks) and seven ACPC
-definitions (heads-up no-limit, short stacks, side pots, six and ten seats, limit tables
-with and without stacks)."""
+rewards, terminations, infos, information-state strings, the engine's history), over
+heads-up Limit Hold'em (with and without stacks) and seven more ACPC definitions
+(heads-up no-limit, short stacks, side pots, six and ten seats, limit tables with and
+without stacks)."""
 
 from __future__ import annotations
 
@@ -24,18 +24,17 @@ from nashzoo.errors import IllegalActionError, InvalidParameterError, ResetNeede
 from nashzoo.games import Game
 from nashzoo.games.poker import (
     LIMIT_HOLDEM_GAMEDEF,
-    AcpcDefinition,
-    AcpcPokerGame,
+    PokerDefinition,
     PokerGame,
     parse_gamedef,
 )
-from tests.vector.test_acpc_env import GAMES as ACPC_GAMES
+from tests.vector.test_poker_env import GAMES as ACPC_GAMES
 
 GAMES = {
     **ACPC_GAMES,
     "hulh": lambda: PokerGame(parse_gamedef(LIMIT_HOLDEM_GAMEDEF)),
     "hulh-stacks": lambda: PokerGame(
-        parse_gamedef(LIMIT_HOLDEM_GAMEDEF.replace("END GAMEDEF", "stack = 60\nEND GAMEDEF"))
+        parse_gamedef(LIMIT_HOLDEM_GAMEDEF.replace("END GAMEDEF", "stack = 60 60\nEND GAMEDEF"))
     ),
 }
 
@@ -149,13 +148,13 @@ def test_make_picks_the_compiled_env_and_it_passes_pettingzoos_tests():
 
 
 def test_games_it_cannot_play_and_use_before_reset_are_refused():
-    small = AcpcDefinition(
+    small = PokerDefinition(
         num_rounds=2, blinds=(2, 1), stacks=(20, 20), first_player=(1, 0),
         num_board_cards=(0, 1), num_suits=2, num_ranks=3, num_hole_cards=1,
     )  # fmt: skip
     with pytest.raises(InvalidParameterError, match="52-card deck"):
-        CompiledEnv(AcpcPokerGame(small))
-    assert type(nashzoo.envs.env_class(AcpcPokerGame(small))(AcpcPokerGame(small))) is GameEnv
+        CompiledEnv(PokerGame(small))
+    assert type(nashzoo.envs.env_class(PokerGame(small))(PokerGame(small))) is GameEnv
     env = CompiledEnv(GAMES["hunl"]())
     for call in (lambda: env.step(1), lambda: env.observe("player_0"), env.state_of_game):
         with pytest.raises(ResetNeededError):

@@ -208,7 +208,7 @@ def test_checkdown_values():
 
 
 def test_checkdown_values_of_heads_up_no_limit():
-    # the ACPC engine's HUNL (stacks of 20,000): a fold is its payoff, a call stakes the
+    # the poker engine's HUNL (stacks of 20,000): a fold is its payoff, a call stakes the
     # bet, and a raise is staked at most at the stacks (what a call can match)
     game = make_game("nashzoo/no_limit_holdem-v0", stack=1000)
     values = CheckdownValues(game, samples=4096)

@@ -399,7 +399,7 @@ def test_a_bad_valuation_is_refused_by_name():
 
 
 def _three_round_limit_game():
-    """The ACPC engine's small game with two board rounds (144,487 histories)."""
+    """The poker engine's small game with two board rounds (144,487 histories)."""
     from nashzoo.games.poker import two_board_round_limit
 
     return two_board_round_limit()
@@ -425,7 +425,7 @@ def _sound_bound(game, policy):
 
 @pytest.mark.parametrize("iterations", [0, 10, 100])
 def test_lbr_is_a_sound_lower_bound_on_a_game_with_two_board_rounds(iterations):
-    """Issue 87: the same properties on a larger compiled poker game of the ACPC engine
+    """Issue 87: the same properties on a larger compiled poker game of the poker engine
     (measured 2026-12-05, 2,000 paired deals: uniform 3.867 [3.527, 4.207] of the exact
     4.2471; CFR+ 10 0.873 of 1.1323; CFR+ 100 -0.134 [-0.373, +0.106] of 0.0339)."""
     game = _three_round_limit_game()
@@ -511,17 +511,17 @@ def test_no_limit_lbr_bets_the_papers_sizes_and_refuses_others():
     """In no-limit LBR bets as the paper does: fold, call, pot and all-in, plus the pot
     fractions asked for, among those the game offers; others are refused by name."""
     from nashzoo.eval.lbr import _lbr_actions
-    from nashzoo.games.poker import AcpcDefinition, AcpcPokerGame
+    from nashzoo.games.poker import PokerDefinition, PokerGame
 
-    nl = AcpcDefinition(
+    nl = PokerDefinition(
         num_rounds=2, blinds=(2, 1), stacks=(20, 20), first_player=(1, 0),
         num_board_cards=(0, 1), num_suits=2, num_ranks=3, num_hole_cards=1,
     )  # fmt: skip
-    game = AcpcPokerGame(nl, raises=(0.5, 1.0, 2.0))  # actions: F, C, 0.5, 1, 2, all-in
+    game = PokerGame(nl, raises=(0.5, 1.0, 2.0))  # actions: F, C, 0.5, 1, 2, all-in
     assert _lbr_actions(game, None, None) == (0, 1, 3, 5)
     assert _lbr_actions(game, None, [0.5, 2.0]) == (0, 1, 2, 4, 5)
     assert _lbr_actions(game, (1, 2), None) == (1, 2)
-    assert _lbr_actions(AcpcPokerGame(nl, raises=(0.5,)), None, None) == (0, 1, 3)
+    assert _lbr_actions(PokerGame(nl, raises=(0.5,)), None, None) == (0, 1, 3)
     assert _lbr_actions(_three_round_limit_game(), None, None) is None  # limit: all
     agent = TabularPolicyAgent(TabularPolicy.uniform(compile_game(game)), seed=0)
     with pytest.raises(InvalidParameterError, match=r"offers \(\[0.5, 1.0, 2.0\]\), received 0.75"):
@@ -545,13 +545,13 @@ def test_no_limit_lbr_is_a_sound_lower_bound_if_a_weak_one(iterations):
     valuation is weak here against agents that raise often, and the test states it:
     measured 2026-12-05, uniform 1.84 [1.46, 2.22] of the exact 3.66 (50%, where limit
     games give 90% and more), CFR+ 10 -0.05 [-0.26, +0.17] of 0.73."""
-    from nashzoo.games.poker import AcpcDefinition, AcpcPokerGame
+    from nashzoo.games.poker import PokerDefinition, PokerGame
 
-    definition = AcpcDefinition(
+    definition = PokerDefinition(
         num_rounds=2, blinds=(2, 1), stacks=(20, 20), first_player=(1, 0),
         num_board_cards=(0, 1), num_suits=2, num_ranks=3, num_hole_cards=1,
     )  # fmt: skip
-    game = AcpcPokerGame(definition, raises=(1.0,))
+    game = PokerGame(definition, raises=(1.0,))
     bound, exact = _sound_bound(game, _uniform_or_cfr(game, iterations))
     if iterations == 0:  # weak, as stated, but it finds much of uniform play's weakness
         assert bound.value >= 0.4 * exact, (bound, exact)

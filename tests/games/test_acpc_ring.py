@@ -1,4 +1,4 @@
-"""The ACPC engine at tables of three to six players, limit and no-limit (issue 38
+"""The poker engine at tables of three to six players, limit and no-limit (issue 38
 item 2): lockstep with OpenSpiel's universal_poker, exact history counts, side pots,
 CFR+ on a small ring game, and the envs."""
 
@@ -13,10 +13,10 @@ from nashzoo.errors import InvalidParameterError
 from nashzoo.games import load_game
 from nashzoo.games.poker import (
     NO_STACK,
-    AcpcDefinition,
-    AcpcPokerGame,
+    PokerDefinition,
+    PokerGame,
     no_limit_holdem,
-    parse_acpc_gamedef,
+    parse_gamedef,
     ring_limit_holdem,
 )
 from tests.conftest import coverage_paused
@@ -24,13 +24,13 @@ from tests.conftest import coverage_paused
 from .trees import walk
 from .universal_poker import lockstep
 
-LIMIT3 = AcpcDefinition(
+LIMIT3 = PokerDefinition(
     num_rounds=2, blinds=(1, 2, 0), stacks=(NO_STACK,) * 3, first_player=(2, 0),
     num_board_cards=(0, 1), num_suits=2, num_ranks=4, num_hole_cards=1, betting="limit",
     raise_sizes=(2, 4), max_raises=(2, 2),
 )  # fmt: skip
 """A Leduc-sized three-player limit game (8 cards)."""
-NOLIMIT3 = AcpcDefinition(
+NOLIMIT3 = PokerDefinition(
     num_rounds=2, blinds=(1, 2, 0), stacks=(12, 9, 15), first_player=(2, 0),
     num_board_cards=(0, 1), num_suits=2, num_ranks=3, num_hole_cards=1,
 )  # fmt: skip
@@ -39,7 +39,7 @@ NOLIMIT3 = AcpcDefinition(
 
 @pytest.mark.parametrize("definition, histories", [(LIMIT3, 2_041_265), (NOLIMIT3, 380_437)])
 def test_history_counts_are_exact(definition, histories):
-    game = AcpcPokerGame(definition)
+    game = PokerGame(definition)
     assert game.count_histories() == histories
     if definition is NOLIMIT3:  # walking the limit game's two million takes a while
         # untraced (3 s, 23 s traced): this file's other tests trace the engine's lines
@@ -51,7 +51,7 @@ def test_history_counts_are_exact(definition, histories):
 def test_side_pots_at_a_three_player_table():
     # player 1 is all-in short (9 chips) with the best hand; players 0 and 2 bet on to
     # 12 between themselves: player 1 wins 9 from each, player 2 (second best) the rest
-    game = AcpcPokerGame(NOLIMIT3, raises=())
+    game = PokerGame(NOLIMIT3, raises=())
     state = game.new_initial_state()
     for card in (1, 5, 3):  # player 0: 2h; player 1: 4h; player 2: 3h (card = rank*2 + suit)
         state.apply_action(card)
@@ -70,10 +70,10 @@ def test_side_pots_at_a_three_player_table():
 @pytest.mark.parametrize(
     "make, deals",
     [
-        (lambda: AcpcPokerGame(LIMIT3), 3000),
+        (lambda: PokerGame(LIMIT3), 3000),
         (lambda: ring_limit_holdem(3), 300),
         (lambda: ring_limit_holdem(4), 200),
-        (lambda: AcpcPokerGame(NOLIMIT3, raises=(0.25, 0.5, 1.0)), 3000),
+        (lambda: PokerGame(NOLIMIT3, raises=(0.25, 0.5, 1.0)), 3000),
         (lambda: no_limit_holdem(players=3), 300),
         (lambda: no_limit_holdem(players=6), 200),
     ],
@@ -96,7 +96,7 @@ def test_cfr_plus_on_a_three_player_no_limit_game():
     from nashzoo.agents.cfr import make_solver
     from nashzoo.tree.best_response import nash_conv_array
 
-    game = AcpcPokerGame(dataclasses.replace(NOLIMIT3, stacks=(6, 6, 6)), raises=(1.0,))
+    game = PokerGame(dataclasses.replace(NOLIMIT3, stacks=(6, 6, 6)), raises=(1.0,))
     solver = make_solver("cfr+", game)
     first = nash_conv_array(solver.tree, solver.iterate(1).average_policy().probs)
     solver.iterate(199)
@@ -129,7 +129,7 @@ numHoleCards = 2
 numBoardCards = 0 3 1 1
 END GAMEDEF
 """
-    assert parse_acpc_gamedef(text) == ring_limit_holdem(3).definition
+    assert parse_gamedef(text) == ring_limit_holdem(3).definition
     game = ring_limit_holdem(5)
     assert load_game(game.to_spec()) == game and game.num_players == 5
     with pytest.raises(InvalidParameterError, match="`raise_sizes` needs 2 values"):
@@ -157,9 +157,9 @@ def test_a_short_stack_in_limit_poker_can_only_call_all_in():
     import numpy as np
 
     from nashzoo.testing.hostile import SHORT_STACK_LIMIT
-    from nashzoo.vector import AcpcVectorEnv
+    from nashzoo.vector import PokerVectorEnv
 
-    game = AcpcPokerGame(parse_acpc_gamedef(SHORT_STACK_LIMIT))
+    game = PokerGame(parse_gamedef(SHORT_STACK_LIMIT))
     state = game.new_initial_state()
     while state.is_chance_node():
         state.apply_action(state.legal_actions()[0])
@@ -171,7 +171,7 @@ def test_a_short_stack_in_limit_poker_can_only_call_all_in():
     state.apply_action(1)
     assert state.pot_contributions() == (5, 2, 12)  # all in for 5; the bet stays 12
     # the compiled kernel, at the same spot in 16 deals at once
-    venv = AcpcVectorEnv(game, 16, seed=3)
+    venv = PokerVectorEnv(game, 16, seed=3)
     step = venv.reset(seed=3)
     assert (step.player == 2).all()
     step = venv.step(np.full(16, 2))  # player 2 raises to 12 everywhere

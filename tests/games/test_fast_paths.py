@@ -77,15 +77,15 @@ def test_a_declared_rule_agent_is_a_baseline_and_nothing_else_changes():
 
 
 def test_the_shipped_games_declare_their_fast_paths():
-    assert limit_holdem().fast_paths.lane.endswith(":LimitLane")
-    assert no_limit_holdem().fast_paths.vector_env.endswith(":AcpcVectorEnv")
+    assert limit_holdem().fast_paths.lane.endswith(":PokerLane")
+    assert no_limit_holdem().fast_paths.vector_env.endswith(":PokerVectorEnv")
     assert KuhnPokerGame().fast_paths == FastPaths()  # the tree serves small games
     default = FightingCardGame()
     assert default.fast_paths.large_vector_env.endswith(":FightingVectorEnv")
     assert type(vector_env(default, 2)).__name__ == "FightingVectorEnv"  # too large
     assert type(vector_env(fighting_cards_small(), 2)).__name__ == "TreeVectorEnv"
     with pytest.raises(InvalidParameterError, match="'package.module:Name'"):
-        FastPaths(lane="nashzoo.games.poker.limit_kernel.LimitLane")
+        FastPaths(lane="nashzoo.games.poker.kernel.PokerLane")
     with pytest.raises(InvalidParameterError, match="declares no lane"):
         KuhnPokerGame().fast_paths.load("lane")
 

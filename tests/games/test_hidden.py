@@ -21,27 +21,27 @@ import nashzoo
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, Game, State
 from nashzoo.games.fighting import FightingCardGame, fighting_cards_small, fighting_cards_tiny
-from nashzoo.games.poker import AcpcDefinition, AcpcPokerGame, no_limit_holdem, presets
+from nashzoo.games.poker import PokerDefinition, PokerGame, no_limit_holdem, presets
 from nashzoo.games.worlds import consistent_histories, hidden_worlds, state_from_history
 from tests.conftest import coverage_paused, traced_sample
 
 
-def _small_no_limit() -> AcpcPokerGame:
-    """Leduc-sized no-limit (ACPC engine): unequal stacks, so all-ins and returned chips."""
-    d = AcpcDefinition(
+def _small_no_limit() -> PokerGame:
+    """Leduc-sized no-limit (poker engine): unequal stacks, so all-ins and returned chips."""
+    d = PokerDefinition(
         num_rounds=2, blinds=(2, 1), stacks=(13, 7), first_player=(1, 0), num_board_cards=(0, 1),
         num_suits=2, num_ranks=3, num_hole_cards=1,
     )  # fmt: skip
-    return AcpcPokerGame(d, raises=(0.5, 1.0))
+    return PokerGame(d, raises=(0.5, 1.0))
 
 
-def _two_hole_no_limit() -> AcpcPokerGame:
-    """Two hole cards from a 6-card deck, no-limit (ACPC engine)."""
-    d = AcpcDefinition(
+def _two_hole_no_limit() -> PokerGame:
+    """Two hole cards from a 6-card deck, no-limit (poker engine)."""
+    d = PokerDefinition(
         num_rounds=1, blinds=(2, 1), stacks=(8, 8), first_player=(1,), num_board_cards=(0,),
         num_suits=2, num_ranks=3, num_hole_cards=2,
     )  # fmt: skip
-    return AcpcPokerGame(d, raises=(1.0,))
+    return PokerGame(d, raises=(1.0,))
 
 
 GAMES = {
@@ -49,8 +49,8 @@ GAMES = {
     "two-round 6-card poker": presets.two_round_six_card,
     "kuhn (poker engine)": presets.kuhn,
     "fighting cards tiny": fighting_cards_tiny,
-    "no-limit, unequal stacks (ACPC engine)": _small_no_limit,
-    "no-limit, two hole cards (ACPC engine)": _two_hole_no_limit,
+    "no-limit, unequal stacks (poker engine)": _small_no_limit,
+    "no-limit, two hole cards (poker engine)": _two_hole_no_limit,
 }
 
 

@@ -13,18 +13,17 @@ from nashzoo.errors import InvalidParameterError
 from nashzoo.games import load_game
 from nashzoo.games.poker import (
     NO_LIMIT_HOLDEM_GAMEDEF,
-    AcpcDefinition,
-    AcpcPokerGame,
+    PokerDefinition,
+    PokerGame,
     no_limit_holdem,
     parse_gamedef,
-    parse_nolimit_gamedef,
 )
 from tests.conftest import coverage_paused
 
 from .trees import walk
 from .universal_poker import lockstep
 
-SMALL = AcpcDefinition(
+SMALL = PokerDefinition(
     num_rounds=2, blinds=(2, 1), stacks=(20, 20), first_player=(1, 0), num_board_cards=(0, 1),
     num_suits=2, num_ranks=3, num_hole_cards=1,
 )  # fmt: skip
@@ -35,7 +34,7 @@ blinds."""
 @pytest.mark.parametrize("stacks", [(20, 20), (13, 7)])
 @pytest.mark.parametrize("raises", [(0.5, 1.0), (0.25, 0.5, 1.0, 2.0)])
 def test_history_counts_and_lengths_are_exact(stacks, raises):
-    game = AcpcPokerGame(dataclasses.replace(SMALL, stacks=stacks), raises=raises)
+    game = PokerGame(dataclasses.replace(SMALL, stacks=stacks), raises=raises)
     with coverage_paused():  # the reference walk (13 s traced, 2 s plain); the engine's
         total, longest = walk(game.new_initial_state())  # lines: the lockstep tests below
     assert game.count_histories() == total
@@ -43,7 +42,7 @@ def test_history_counts_and_lengths_are_exact(stacks, raises):
 
 
 def test_a_finished_hand_has_no_player_and_no_legal_actions():
-    game = AcpcPokerGame(SMALL, raises=(0.5, 1.0))
+    game = PokerGame(SMALL, raises=(0.5, 1.0))
     state = game.new_initial_state()
     while state.is_chance_node():
         state.apply_action(state.legal_actions()[0])
@@ -87,7 +86,7 @@ def test_pettingzoo_actions_and_the_rules_of_a_hand():
 
 
 def test_a_short_stack_all_in_returns_what_it_cannot_match():
-    game = AcpcPokerGame(dataclasses.replace(SMALL, stacks=(13, 7)))
+    game = PokerGame(dataclasses.replace(SMALL, stacks=(13, 7)))
     state = game.new_initial_state()
     state.apply_action(5)  # player 0: the best card
     state.apply_action(0)  # player 1: the worst
@@ -104,8 +103,8 @@ def test_a_short_stack_all_in_returns_what_it_cannot_match():
     [
         (SMALL, (0.5, 1.0), 3000),
         (dataclasses.replace(SMALL, stacks=(13, 7)), (0.25, 0.5, 1.0, 2.0), 3000),
-        (parse_nolimit_gamedef(NO_LIMIT_HOLDEM_GAMEDEF), (0.5, 1.0), 300),
-        (parse_nolimit_gamedef(NO_LIMIT_HOLDEM_GAMEDEF), (0.3, 0.75, 1.5), 300),
+        (parse_gamedef(NO_LIMIT_HOLDEM_GAMEDEF, "nolimit"), (0.5, 1.0), 300),
+        (parse_gamedef(NO_LIMIT_HOLDEM_GAMEDEF, "nolimit"), (0.3, 0.75, 1.5), 300),
     ],
 )
 def test_lockstep_with_universal_poker(definition, raises, deals):
@@ -114,7 +113,7 @@ def test_lockstep_with_universal_poker(definition, raises, deals):
     # ours inside it, the same card numbering at chance nodes and the same payoffs, over
     # random deals and random actions (ours mapped to their raise-to totals).
     pyspiel = pytest.importorskip("pyspiel")
-    game = AcpcPokerGame(definition, raises=raises)
+    game = PokerGame(definition, raises=raises)
     peer = pyspiel.load_game("universal_poker", definition.universal_poker_params("fullgame"))
     assert lockstep(game, peer, deals, seed=0) > deals  # raises were exercised
 
@@ -123,7 +122,7 @@ def test_cfr_solves_a_small_no_limit_game():
     from nashzoo.agents.cfr import make_solver
     from nashzoo.tree import compile_game
 
-    game = AcpcPokerGame(SMALL)
+    game = PokerGame(SMALL)
     tree = compile_game(game)
     assert tree.num_nodes == game.count_histories() == 48307
     solver = make_solver("cfr+", game)
@@ -163,20 +162,23 @@ def test_bad_definitions_name_the_field(change, match):
 
 
 def test_bad_gamedefs_and_raises_are_refused():
-    with pytest.raises(InvalidParameterError, match="Expected 'nolimit' betting.*parse_gamedef"):
-        parse_nolimit_gamedef(NO_LIMIT_HOLDEM_GAMEDEF.replace("nolimit", "limit"))
-    with pytest.raises(InvalidParameterError, match="parse_nolimit_gamedef"):
-        parse_gamedef(NO_LIMIT_HOLDEM_GAMEDEF)
+    with pytest.raises(InvalidParameterError, match="Expected 'nolimit' betting.*'limit'"):
+        parse_gamedef(NO_LIMIT_HOLDEM_GAMEDEF.replace("nolimit", "limit"), "nolimit")
+    with pytest.raises(InvalidParameterError, match="betting='nolimit'"):
+        parse_gamedef(NO_LIMIT_HOLDEM_GAMEDEF, "limit")
     with pytest.raises(InvalidParameterError, match="'raiseSize' is for 'limit' betting"):
-        parse_nolimit_gamedef(
-            NO_LIMIT_HOLDEM_GAMEDEF.replace("numRounds = 4", "numRounds = 4\nraiseSize = 1 1 1 1")
+        parse_gamedef(
+            NO_LIMIT_HOLDEM_GAMEDEF.replace("numRounds = 4", "numRounds = 4\nraiseSize = 1 1 1 1"),
+            "nolimit",
         )
     with pytest.raises(InvalidParameterError, match="'stack' and 'blind' for every player"):
-        parse_nolimit_gamedef(NO_LIMIT_HOLDEM_GAMEDEF.replace("stack = 20000 20000\n", ""))
+        parse_gamedef(NO_LIMIT_HOLDEM_GAMEDEF.replace("stack = 20000 20000\n", ""), "nolimit")
     with pytest.raises(
         InvalidParameterError, match=r"Key 'blind' needs one value per player \(3\)"
     ):
-        parse_nolimit_gamedef(NO_LIMIT_HOLDEM_GAMEDEF.replace("numPlayers = 2", "numPlayers = 3"))
+        parse_gamedef(
+            NO_LIMIT_HOLDEM_GAMEDEF.replace("numPlayers = 2", "numPlayers = 3"), "nolimit"
+        )
     with pytest.raises(InvalidParameterError, match="pot fractions above 0"):
         no_limit_holdem(raises=(0.5, -1.0))
     with pytest.raises(InvalidParameterError, match="increasing pot fractions"):

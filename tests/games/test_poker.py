@@ -1,6 +1,7 @@
 """The poker engine read from game definitions: presets against the reference trees and
-values, the ACPC format, Hold'em rules hand by hand, and a state-by-state cross-check
-against OpenSpiel's universal_poker with the same definitions."""
+values, the ACPC format (with the choice of raise sizes), Hold'em rules hand by hand, and
+a state-by-state cross-check against OpenSpiel's universal_poker with the same
+definitions. (No-limit and tables: tests/games/test_nolimit.py, test_acpc_ring.py.)"""
 
 import numpy as np
 import pytest
@@ -10,7 +11,11 @@ from nashzoo.errors import IllegalActionError, InvalidParameterError
 from nashzoo.eval import exploitability
 from nashzoo.games import load_game
 from nashzoo.games.poker import (
+    CALL,
+    FOLD,
     LIMIT_HOLDEM_GAMEDEF,
+    NO_STACK,
+    RAISE,
     PokerDefinition,
     PokerGame,
     four_bet_eight_card,
@@ -20,7 +25,6 @@ from nashzoo.games.poker import (
     parse_gamedef,
     two_round_six_card,
 )
-from nashzoo.games.poker.engine import CALL, FOLD, RAISE
 from nashzoo.games.poker.hands import parse_cards
 from nashzoo.testing import hostile
 from nashzoo.tree import compile_game
@@ -82,21 +86,21 @@ def test_thesis_games_tree_sizes():
         state.apply_action(action)
     assert state.pot_contributions() == (3, 5)
     assert list(state.legal_actions()) == [FOLD, CALL]
+    assert state.information_state_string(0) == "player=0 hole=2c bets=r2r2"  # chips added
+
+
+def _limit(**fields):
+    base = dict(
+        num_rounds=3, blinds=(2, 1), stacks=(NO_STACK, NO_STACK), first_player=(1, 0, 1),
+        num_board_cards=(0, 1, 1), num_suits=2, num_ranks=3, num_hole_cards=1,
+        betting="limit", raise_sizes=(2, 2, 4), max_raises=(1, 1, 1),
+    )  # fmt: skip
+    return PokerDefinition(**{**base, **fields})
 
 
 def test_count_histories_matches_the_compiled_tree():
-    definition = PokerDefinition(
-        num_rounds=3,
-        blinds=(2, 1),
-        raise_sizes=((2, 3), (2, 4), (4, 8)),
-        max_raises=(1, 1, 1),
-        first_player=(1, 0, 1),
-        num_board_cards=(0, 1, 1),
-        num_suits=2,
-        num_ranks=3,
-        num_hole_cards=1,
-        stack=12,
-    )
+    # several sizes and a stack that a raise can reach before the last round (all-in)
+    definition = _limit(raise_sizes=((2, 3), (2, 4), (4, 8)), stacks=(12, 12))
     game = PokerGame(definition)
     assert game.count_histories() == compile_game(game).num_nodes
 
@@ -114,6 +118,8 @@ def test_gamedef_round_trip_and_holdem_fields():
     assert parse_gamedef(four.to_gamedef()) == four
     game = limit_holdem()
     assert load_game(game.to_spec()) == game
+    assert load_game(four_bet_eight_card().to_spec()) == four_bet_eight_card()
+    # heads-up limit: each round's actions in a block of max_raises + 2 slots
     assert game.information_state_tensor_size == 2 + 52 * 4 + 3 * (5 + 6 + 6 + 6)
 
 
@@ -123,9 +129,14 @@ def test_gamedef_round_trip_and_holdem_fields():
         ("limit\nnumPlayers = 2", "starts with 'GAMEDEF'"),
         (
             "GAMEDEF\nnolimit\nnumPlayers = 2\nEND GAMEDEF",
-            "Expected 'limit' betting.*parse_nolimit_gamedef",
+            "Expected 'limit' betting.*betting='nolimit'",
         ),
-        ("GAMEDEF\nlimit\nnumPlayers = 3\nEND GAMEDEF", "heads-up"),
+        (
+            LIMIT_HOLDEM_GAMEDEF.replace("numPlayers = 2", "numPlayers = 11").replace(
+                "blind = 10 5", "blind = " + " ".join(["10"] * 11)
+            ),
+            "2 to 10 players",
+        ),
         ("GAMEDEF\nlimit\nnumPlayers = 2\nfoo = 1\nEND GAMEDEF", "Unknown key 'foo'"),
         (LIMIT_HOLDEM_GAMEDEF.replace("maxRaises = 3 4 4 4", "maxRaises = 3 4"), "needs 4 values"),
         (LIMIT_HOLDEM_GAMEDEF.replace("numRanks = 13", "numRanks = x"), "expects integers"),
@@ -134,12 +145,12 @@ def test_gamedef_round_trip_and_holdem_fields():
 )
 def test_gamedef_errors(text, match):
     with pytest.raises(InvalidParameterError, match=match):
-        parse_gamedef(text)
+        parse_gamedef(text, "limit")
 
 
 def test_definition_field_errors():
     fields = leduc().definition.to_dict()
-    with pytest.raises(InvalidParameterError, match="raise_sizes.*one value per round"):
+    with pytest.raises(InvalidParameterError, match="raise_sizes.*one entry per round"):
         PokerDefinition.from_dict({**fields, "raise_sizes": 2})
     with pytest.raises(InvalidParameterError, match="same number of raise sizes"):
         PokerDefinition.from_dict({**fields, "raise_sizes": [[2], [4, 8]]})
@@ -179,21 +190,25 @@ def test_short_deck_holdem_is_accepted_and_more_than_seven_cards_a_player_refuse
         parse_gamedef(eight)
 
 
-@pytest.mark.parametrize("size", [10**20, 2**62, 2**52])
+@pytest.mark.parametrize("size", [10**20, 2**62, 2**53 + 1])
 def test_chip_amounts_that_could_overflow_the_pot_are_refused(size):
     # issue 31, D4: 10**20 gave OverflowError in the vector env, 2**62 wrapped int64
     text = LIMIT_HOLDEM_GAMEDEF.replace("raiseSize = 10 10 20 20", f"raiseSize = 10 10 20 {size}")
-    with pytest.raises(InvalidParameterError, match=r"pot must stay at or below 2\*\*53"):
+    with pytest.raises(InvalidParameterError, match=r"at or below 2\*\*53"):
         parse_gamedef(text)
     with pytest.raises(InvalidParameterError, match="2\\*\\*53"):
-        PokerDefinition.from_dict({**limit_holdem().definition.to_dict(), "stack": size + 1})
+        PokerDefinition.from_dict({**limit_holdem().definition.to_dict(), "stacks": [size] * 2})
 
 
 def test_the_largest_exact_pot_is_accepted():
     fields = limit_holdem().definition.to_dict()
-    # big blind 10 and raises 10, 10, 20, 20 at most 3, 4, 4, 4 times: 10 + 30 + 40 + 80 + 80
-    assert PokerDefinition.from_dict(fields).stack is None
-    assert PokerDefinition.from_dict({**fields, "stack": 2**52}).stack == 2**52
+    assert PokerDefinition.from_dict(fields).stacks == (NO_STACK, NO_STACK)  # none given
+    big = PokerDefinition.from_dict({**fields, "stacks": [2**52, 2**52]})
+    assert big.stacks == (2**52, 2**52)
+    # a raise of 2**52 chips without stacks: capped at ACPC's stack of 2**31 - 1 chips
+    text = LIMIT_HOLDEM_GAMEDEF.replace("raiseSize = 10 10 20 20", f"raiseSize = 10 10 20 {2**52}")
+    game = PokerGame(parse_gamedef(text))
+    assert game.max_utility == NO_STACK
 
 
 def _deal(state, cards):
@@ -283,26 +298,13 @@ SMALL_DEFINITIONS = [
     kuhn().definition,
     leduc().definition,
     two_round_six_card().definition,
-    PokerDefinition(  # unequal blinds, three rounds, the first player changing
-        num_rounds=3,
-        blinds=(2, 1),
-        raise_sizes=((2,), (2,), (4,)),
-        max_raises=(1, 1, 1),
-        first_player=(1, 0, 1),
-        num_board_cards=(0, 1, 1),
-        num_suits=2,
-        num_ranks=3,
-        num_hole_cards=1,
-    ),
-    PokerDefinition(  # two hole cards and a board card: pairs and trips
+    _limit(),  # unequal blinds, three rounds, the first player changing
+    _limit(  # two hole cards and a board card: pairs and trips
         num_rounds=2,
-        blinds=(2, 1),
-        raise_sizes=((2,), (4,)),
+        raise_sizes=(2, 4),
         max_raises=(1, 1),
         first_player=(1, 0),
         num_board_cards=(0, 1),
-        num_suits=2,
-        num_ranks=3,
         num_hole_cards=2,
     ),
 ]
@@ -391,3 +393,26 @@ def test_cross_check_universal_poker_sampled_holdem():
             b.apply_action(action)
         showdowns += not a.betting().endswith("f")
     assert showdowns > 700  # the showdowns compare hands of 7 cards: the evaluators agree
+
+
+def test_files_of_the_old_heads_up_limit_engine_load_as_the_same_games():
+    # nashzoo 0.2 saved these specs for its heads-up limit engine ("type": "poker", one
+    # stack for both players or None); they are the same games on the one engine
+    old_holdem = {
+        "type": "poker",
+        "params": {
+            "definition": {
+                "num_rounds": 4, "blinds": [10, 5], "raise_sizes": [[10], [10], [20], [20]],
+                "max_raises": [3, 4, 4, 4], "first_player": [1, 0, 0, 0],
+                "num_board_cards": [0, 3, 1, 1], "num_suits": 4, "num_ranks": 13,
+                "num_hole_cards": 2, "stack": None,
+            },
+            "name": "limit_holdem",
+        },
+    }  # fmt: skip
+    assert load_game(old_holdem) == limit_holdem()
+    old_four = {"type": "poker", "params": {"definition": {
+        "num_rounds": 1, "blinds": [1, 1], "raise_sizes": [[1, 2]], "max_raises": [4],
+        "first_player": [0], "num_board_cards": [0], "num_suits": 1, "num_ranks": 8,
+        "num_hole_cards": 1, "stack": 5}, "name": "four_bet_eight_card_poker"}}  # fmt: skip
+    assert load_game(old_four) == four_bet_eight_card()

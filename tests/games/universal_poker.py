@@ -8,7 +8,7 @@ from nashzoo.games.base import CHANCE
 
 
 def lockstep(game, peer, deals: int, seed: int) -> int:
-    """Random deals and random actions of ``game`` (an AcpcPokerGame) applied to both it
+    """Random deals and random actions of ``game`` (a PokerGame) applied to both it
     and ``peer`` (universal_poker on the same definition, "fullgame" for no-limit): the
     same player to move, the same cards at chance nodes, the same legal actions (limit)
     or fold/call legality and raise-to range with every raise of ours inside it

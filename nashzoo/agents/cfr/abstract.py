@@ -39,7 +39,7 @@ from nashzoo.agents.cfr.mccfr import regret_matching
 from nashzoo.agents.learner import TrainCallback
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.pcg import next_double, seeded_states
-from nashzoo.games.poker.engine import PokerGame
+from nashzoo.games.poker.game import PokerGame
 from nashzoo.tree.jit import compile_kernels, kernel
 from nashzoo.tree.sampling import sample_child
 from nashzoo.validation import check_int

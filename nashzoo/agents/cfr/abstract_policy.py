@@ -16,7 +16,7 @@ from nashzoo.envs.protocol import AgentInfo, Observation
 from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.extras import temporary_sibling
 from nashzoo.games import load_game
-from nashzoo.games.poker.engine import PokerGame
+from nashzoo.games.poker.game import PokerGame
 
 __all__ = [
     "ABSTRACT_POLICY_FORMAT",
@@ -296,10 +296,12 @@ class AbstractionAgent(SampledPolicyAgent):
                     (c for c in range(d.num_cards) if on[off + c]), reverse=True)))  # fmt: skip
         letters = []
         a_n = game.num_distinct_actions
+        starts, sizes = game.slot_start, game.round_slots  # heads-up limit: a block a round
+        assert starts is not None and sizes is not None
         for r in range(d.num_rounds):
-            base = game.round_action_offset[r]
+            base = game.actions_offset + a_n * starts[r]
             text = ""
-            for j in range(game.round_slots[r]):
+            for j in range(sizes[r]):
                 row = on[base + a_n * j : base + a_n * (j + 1)]
                 if not row.any():
                     break

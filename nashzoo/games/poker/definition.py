@@ -1,4 +1,4 @@
-"""Limit poker game definitions in the ACPC format, with one extension.
+"""Poker game definitions in the ACPC format, with one extension.
 
 The Annual Computer Poker Competition describes a game in a short text (the format
 OpenSpiel's ``universal_poker`` reads)::
@@ -18,18 +18,17 @@ OpenSpiel's ``universal_poker`` reads)::
     END GAMEDEF
 
 Per-round lists have one entry per round; ``firstPlayer`` counts seats from 1; ``blind``
-is what each seat posts before the deal (seat 1 the big blind in heads-up Hold'em).
+is what each seat posts before the deal (seat 1 the big blind in heads-up Hold'em);
+``stack`` is what each player can put in over the hand (required in ``nolimit``
+definitions, optional in ``limit`` ones).
 
 **Extension: a choice of raise sizes.** ``raiseSize = 1,2`` lets a raise in that round add
-1 or 2 chips (one action per size); the ACPC format has a single size per round. And
-``stack`` (ACPC's no-limit key), when given, caps what a player can put in: a raise that
-would exceed it is not legal. ACPC ignores ``stack`` in limit games; a definition meant
-for another ACPC reader should leave it out. These two are what Oliehoek's "4-bet 8-card
-poker" needs (raises of 1 or 2 coins up to 4 coins).
+1 or 2 chips (one action per size); the ACPC format has a single size per round. With a
+stack, a larger size that would pass it is not legal (the smallest goes all-in, as in
+ACPC). Oliehoek's "4-bet 8-card poker" needs both (raises of 1 or 2 coins, up to 4).
 
-:class:`PokerDefinition` is heads-up limit (the fast engine's); any definition, limit or
-``nolimit``, for 2 to 10 players, is read by :func:`parse_acpc_gamedef` into an
-:class:`AcpcDefinition`.
+:func:`parse_gamedef` reads any definition, limit or ``nolimit``, for 2 to 10 players,
+into a :class:`PokerDefinition`; :meth:`PokerDefinition.to_gamedef` writes it back.
 """
 
 from __future__ import annotations
@@ -42,15 +41,7 @@ from nashzoo.errors import InvalidParameterError
 
 _D = TypeVar("_D")
 
-__all__ = [
-    "AcpcDefinition",
-    "MAX_PLAYERS",
-    "NO_STACK",
-    "PokerDefinition",
-    "parse_gamedef",
-    "parse_nolimit_gamedef",
-    "parse_acpc_gamedef",
-]
+__all__ = ["PokerDefinition", "MAX_PLAYERS", "NO_STACK", "parse_gamedef"]
 
 MAX_POT = 2**53
 """The largest pot a definition may allow: every chip count up to it is exact in float64."""
@@ -108,221 +99,44 @@ def check_field(name: str, value: Any, lo: int, hi: int | None = None) -> int:
     return value
 
 
-@dataclasses.dataclass(frozen=True)
-class PokerDefinition:
-    """A heads-up limit poker game (the fields of an ACPC game definition).
-
-    Attributes:
-        num_rounds: betting rounds, 1 to 6.
-        blinds: chips each player posts before the deal (player 0 first).
-        raise_sizes: per round, the chips a raise may add over the current bet (one
-            action per size; the ACPC format has exactly one).
-        max_raises: per round, most raises (blinds do not count).
-        first_player: per round, the player who acts first (0-based here; the ACPC text
-            counts from 1).
-        num_board_cards: per round, public cards dealt before that round's betting.
-        num_suits: suits in the deck, 1 to 4 (``c d h s``).
-        num_ranks: ranks in the deck, 1 to 13 (from the deuce up).
-        num_hole_cards: private cards of each player.
-        stack: most chips a player may put in (``None``: no cap; see the module notes).
-
-    Raises:
-        InvalidParameterError: a field of the wrong type or out of range, lists of the
-            wrong length, or a deck too small for the cards dealt.
-    """
-
-    num_rounds: int
-    blinds: tuple[int, int]
-    raise_sizes: tuple[tuple[int, ...], ...]
-    max_raises: tuple[int, ...]
-    first_player: tuple[int, ...]
-    num_board_cards: tuple[int, ...]
-    num_suits: int
-    num_ranks: int
-    num_hole_cards: int
-    stack: int | None = None
-
-    def __post_init__(self) -> None:
-        whole = check_field
-
-        def per_round(name: str, values: Any) -> tuple[Any, ...]:
-            if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-                raise InvalidParameterError(
-                    f"Poker definition field `{name}` expects one value per round "
-                    f"({self.num_rounds}), received {values!r}."
-                )
-            if len(values) != self.num_rounds:
-                raise InvalidParameterError(
-                    f"Poker definition field `{name}` needs {self.num_rounds} values (one per "
-                    f"round), received {len(values)}: {list(values)!r}."
-                )
-            return tuple(values)
-
-        whole("num_rounds", self.num_rounds, 1, 6)
-        whole("num_suits", self.num_suits, 1, 4)
-        whole("num_ranks", self.num_ranks, 1, 13)
-        whole("num_hole_cards", self.num_hole_cards, 1, 3)
-        if isinstance(self.blinds, (str, bytes)) or not isinstance(self.blinds, Sequence):
-            raise InvalidParameterError(
-                f"Poker definition field `blinds` expects two integers, received {self.blinds!r}."
-            )
-        if len(self.blinds) != 2:
-            raise InvalidParameterError(
-                "Only heads-up poker is supported: `blinds` needs 2 values, received "
-                f"{list(self.blinds)!r}."
-            )
-        blinds = tuple(whole("blinds[]", b, 0) for b in self.blinds)
-        sizes = []
-        for r, entry in enumerate(per_round("raise_sizes", self.raise_sizes)):
-            options = (entry,) if isinstance(entry, int) else entry
-            if (
-                isinstance(options, (str, bytes))
-                or not isinstance(options, Sequence)
-                or not options
-            ):
-                raise InvalidParameterError(
-                    f"Poker definition field `raise_sizes[{r}]` expects an integer or a "
-                    f"non-empty list of integers, received {entry!r}."
-                )
-            values = tuple(whole(f"raise_sizes[{r}]", v, 1) for v in options)
-            if len(set(values)) != len(values):
-                raise InvalidParameterError(
-                    f"Poker definition field `raise_sizes[{r}]` lists a size twice: {values}."
-                )
-            sizes.append(values)
-        if len({len(s) for s in sizes}) != 1:
-            raise InvalidParameterError(
-                "Every round must offer the same number of raise sizes (the action space is "
-                f"fixed), received {sizes}."
-            )
-        max_raises = tuple(
-            whole("max_raises[]", v, 0, 10) for v in per_round("max_raises", self.max_raises)
+def _raise_size_options(values: Any, rounds: int) -> tuple[tuple[int, ...], ...]:
+    """Per round, the limit raise sizes: an integer or a non-empty list of distinct
+    integers, the same number every round."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise InvalidParameterError(
+            f"Poker definition field `raise_sizes` expects one entry per round ({rounds}), "
+            f"received {values!r}."
         )
-        first = tuple(
-            whole("first_player[]", v, 0, 1) for v in per_round("first_player", self.first_player)
+    if len(values) != rounds:
+        raise InvalidParameterError(
+            f"Poker definition field `raise_sizes` needs {rounds} values, received "
+            f"{len(values)}: {list(values)!r}."
         )
-        board = tuple(
-            whole("num_board_cards[]", v, 0, 5)
-            for v in per_round("num_board_cards", self.num_board_cards)
+    sizes = []
+    for r, entry in enumerate(values):
+        options = entry if isinstance(entry, Sequence) and not isinstance(entry, str) else (entry,)
+        if not options or isinstance(entry, (str, bytes)):
+            raise InvalidParameterError(
+                f"Poker definition field `raise_sizes[{r}]` expects an integer or a non-empty "
+                f"list of integers, received {entry!r}."
+            )
+        row = tuple(check_field(f"raise_sizes[{r}]", v, 1) for v in options)
+        if max(row) > MAX_POT:
+            raise InvalidParameterError(
+                f"Poker definition field `raise_sizes[{r}]` = {list(row)}: a raise size must "
+                "stay at or below 2**53 chips, as every pot must, so that every payoff is exact."
+            )
+        if len(set(row)) != len(row):
+            raise InvalidParameterError(
+                f"Poker definition field `raise_sizes[{r}]` lists a size twice: {list(row)}."
+            )
+        sizes.append(row)
+    if len({len(row) for row in sizes}) != 1:
+        raise InvalidParameterError(
+            "Every round must offer the same number of raise sizes (the action space is "
+            f"fixed), received {[list(row) for row in sizes]}."
         )
-        if self.stack is not None:
-            whole("stack", self.stack, max(blinds) or 1)
-        deck = self.num_suits * self.num_ranks
-        needed = 2 * self.num_hole_cards + sum(board)
-        if needed > deck:
-            raise InvalidParameterError(
-                f"The deck has {deck} cards (num_ranks={self.num_ranks} x num_suits="
-                f"{self.num_suits}) but the game deals {needed} (2 x {self.num_hole_cards} hole "
-                f"cards and {sum(board)} board cards)."
-            )
-        per_player = self.num_hole_cards + sum(board)
-        if per_player > 7:
-            raise InvalidParameterError(
-                "A player's hand is its hole cards and the board, and hands of more than 7 "
-                f"cards are not ranked; this definition gives each player {per_player} "
-                f"({self.num_hole_cards} hole + {sum(board)} board cards)."
-            )
-        # The most a player can put in: the big blind and every raise of every round at
-        # its largest size (or the stack, in a game with stacks). The pot, twice that,
-        # must stay exact in float64 rewards and int64 arrays.
-        most = max(blinds) + sum(max(s) * m for s, m in zip(sizes, max_raises))
-        if self.stack is not None:
-            most = max(most, self.stack)
-        if 2 * most > MAX_POT:
-            raise InvalidParameterError(
-                f"Chip amounts too large: a pot could reach {2 * most} chips (blinds "
-                f"{list(blinds)}, raise sizes {sizes}, max raises {list(max_raises)}, stack "
-                f"{self.stack}); the pot must stay at or below 2**53 = {MAX_POT} so that "
-                "every payoff is exact."
-            )
-        object.__setattr__(self, "blinds", blinds)
-        object.__setattr__(self, "raise_sizes", tuple(sizes))
-        object.__setattr__(self, "max_raises", max_raises)
-        object.__setattr__(self, "first_player", first)
-        object.__setattr__(self, "num_board_cards", board)
-
-    @property
-    def num_cards(self) -> int:
-        """Cards in the deck."""
-        return self.num_ranks * self.num_suits
-
-    @property
-    def num_raise_sizes(self) -> int:
-        """Raise actions per decision (the same in every round)."""
-        return len(self.raise_sizes[0])
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-able fields (what :meth:`from_dict` reads back)."""
-        out = dataclasses.asdict(self)
-        out["blinds"] = list(self.blinds)
-        for key in ("raise_sizes", "max_raises", "first_player", "num_board_cards"):
-            out[key] = [list(v) if isinstance(v, tuple) else v for v in out[key]]
-        return out
-
-    @classmethod
-    def from_dict(cls, fields: dict[str, Any]) -> PokerDefinition:
-        """Build from :meth:`to_dict` output.
-
-        Raises:
-            InvalidParameterError: unknown or missing fields, or bad values.
-        """
-        return definition_from_dict(cls, fields, optional={"stack"})
-
-    def to_gamedef(self) -> str:
-        """The ACPC text (``raiseSize`` entries with several sizes use the extension)."""
-
-        def join(values: Iterable[Any]) -> str:
-            return " ".join(str(v) for v in values)
-
-        lines = [
-            "GAMEDEF",
-            "limit",
-            "numPlayers = 2",
-            f"numRounds = {self.num_rounds}",
-            f"blind = {join(self.blinds)}",
-            f"raiseSize = {join(','.join(map(str, s)) for s in self.raise_sizes)}",
-            f"firstPlayer = {join(p + 1 for p in self.first_player)}",
-            f"maxRaises = {join(self.max_raises)}",
-            f"numSuits = {self.num_suits}",
-            f"numRanks = {self.num_ranks}",
-            f"numHoleCards = {self.num_hole_cards}",
-            f"numBoardCards = {join(self.num_board_cards)}",
-        ]
-        if self.stack is not None:
-            lines.append(f"stack = {self.stack} {self.stack}")
-        lines.append("END GAMEDEF")
-        return "\n".join(lines) + "\n"
-
-    def universal_poker_params(self) -> dict[str, Any]:
-        """The parameters of OpenSpiel's ``universal_poker`` for this definition:
-        ``pyspiel.load_game("universal_poker", definition.universal_poker_params())``.
-
-        Raises:
-            InvalidParameterError: the definition uses the extension (several raise sizes
-                or a stack), which universal_poker's limit games cannot express.
-        """
-        if self.num_raise_sizes != 1 or self.stack is not None:
-            raise InvalidParameterError(
-                "universal_poker has one raise size per round and no stack in limit games; "
-                f"this definition has raise sizes {self.raise_sizes} and stack {self.stack}."
-            )
-
-        def join(values: Iterable[Any]) -> str:
-            return " ".join(str(v) for v in values)
-
-        return {
-            "betting": "limit",
-            "numPlayers": 2,
-            "numRounds": self.num_rounds,
-            "blind": join(self.blinds),
-            "raiseSize": join(s[0] for s in self.raise_sizes),
-            "firstPlayer": join(p + 1 for p in self.first_player),
-            "maxRaises": join(self.max_raises),
-            "numSuits": self.num_suits,
-            "numRanks": self.num_ranks,
-            "numHoleCards": self.num_hole_cards,
-            "numBoardCards": join(self.num_board_cards),
-        }
+    return tuple(sizes)
 
 
 NO_STACK = 2**31 - 1
@@ -332,7 +146,7 @@ MAX_PLAYERS = 10
 
 
 @dataclasses.dataclass(frozen=True)
-class AcpcDefinition:
+class PokerDefinition:
     """A poker game: the fields of an ACPC game definition, for 2 to 10 players.
 
     Attributes:
@@ -345,8 +159,12 @@ class AcpcDefinition:
         num_board_cards: per round, public cards dealt before that round's betting.
         num_suits, num_ranks, num_hole_cards: the deck and the private cards.
         betting: ``"nolimit"`` or ``"limit"``.
-        raise_sizes: limit only: per round, the chips a raise adds.
-        max_raises: limit only: per round, most raises.
+        raise_sizes: limit only: per round, the chips a raise adds over the bet: an
+            integer, or several (one raise action each, the same number every round:
+            an extension of the ACPC format for Oliehoek's games); read back as tuples.
+            A raise past a player's stack is legal only at the round's smallest size,
+            and goes all-in (the ACPC rule).
+        max_raises: limit only: per round, most raises (the blinds do not count).
 
     Raises:
         InvalidParameterError: a field of the wrong type or out of range (named), a stack
@@ -363,7 +181,7 @@ class AcpcDefinition:
     num_ranks: int
     num_hole_cards: int
     betting: str = "nolimit"
-    raise_sizes: tuple[int, ...] = ()
+    raise_sizes: tuple[Any, ...] = ()  # per round, the tuple of sizes once checked
     max_raises: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
@@ -419,16 +237,24 @@ class AcpcDefinition:
                 f"Poker definition field `betting` is 'nolimit' or 'limit', received "
                 f"{self.betting!r}."
             )
+        sizes: tuple[tuple[int, ...], ...] = ()
         if self.betting == "limit":
-            sizes = listed("raise_sizes", self.raise_sizes, rounds, 1)
+            sizes = _raise_size_options(self.raise_sizes, rounds)
             caps = listed("max_raises", self.max_raises, rounds, 0, 10)
+            most = max(blinds) + sum(max(s) * m for s, m in zip(sizes, caps))
+            if n * min(most, max(stacks)) > MAX_POT:
+                raise InvalidParameterError(
+                    f"Chip amounts too large: a pot could reach {n * most} chips (blinds "
+                    f"{list(blinds)}, raise sizes {list(sizes)}, max raises {list(caps)}); a "
+                    "pot must stay at or below 2**53 chips so that every payoff is exact."
+                )
         else:
             if self.raise_sizes or self.max_raises:
                 raise InvalidParameterError(
                     "Poker definition fields `raise_sizes` and `max_raises` are for 'limit' "
                     "betting; a no-limit raise is any size from the minimum raise to all-in."
                 )
-            sizes, caps = (), ()
+            caps = ()
         deck = self.num_suits * self.num_ranks
         needed = n * self.num_hole_cards + sum(board)
         if needed > deck:
@@ -440,7 +266,8 @@ class AcpcDefinition:
             raise InvalidParameterError(
                 "A player's hand is its hole cards and the board, and hands of more than 7 "
                 f"cards are not ranked; this definition gives each player "
-                f"{self.num_hole_cards + sum(board)}."
+                f"{self.num_hole_cards + sum(board)} ({self.num_hole_cards} hole + {sum(board)} "
+                "board cards)."
             )
         object.__setattr__(self, "blinds", blinds)
         object.__setattr__(self, "stacks", stacks)
@@ -464,35 +291,83 @@ class AcpcDefinition:
         """The largest blind."""
         return max(self.blinds)
 
+    @property
+    def num_raise_sizes(self) -> int:
+        """Raise actions of a limit game (the same every round); 0 in no-limit."""
+        return len(self.raise_sizes[0]) if self.raise_sizes else 0
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-able fields (what :meth:`from_dict` reads back)."""
+        """JSON-able fields (what :meth:`from_dict` reads back; a round's one raise size
+        as an integer, as the ACPC text writes it)."""
         out = dataclasses.asdict(self)
-        for key in (
-            "blinds",
-            "stacks",
-            "first_player",
-            "num_board_cards",
-            "raise_sizes",
-            "max_raises",
-        ):
+        for key in ("blinds", "stacks", "first_player", "num_board_cards", "max_raises"):
             out[key] = list(out[key])
+        out["raise_sizes"] = [s[0] if len(s) == 1 else list(s) for s in self.raise_sizes]
         return out
 
+    def to_gamedef(self) -> str:
+        """The ACPC text of this definition (what :func:`parse_gamedef` reads back;
+        ``raiseSize`` entries with several sizes use the extension, ``1,2``)."""
+
+        def join(values: Iterable[Any]) -> str:
+            return " ".join(str(v) for v in values)
+
+        lines = [
+            "GAMEDEF",
+            self.betting,
+            f"numPlayers = {self.num_players}",
+            f"numRounds = {self.num_rounds}",
+        ]
+        if self.betting == "nolimit" or any(s != NO_STACK for s in self.stacks):
+            lines.append(f"stack = {join(self.stacks)}")
+        lines.append(f"blind = {join(self.blinds)}")
+        if self.betting == "limit":
+            lines.append(f"raiseSize = {join(','.join(map(str, s)) for s in self.raise_sizes)}")
+        lines.append(f"firstPlayer = {join(p + 1 for p in self.first_player)}")
+        if self.betting == "limit":
+            lines.append(f"maxRaises = {join(self.max_raises)}")
+        lines += [
+            f"numSuits = {self.num_suits}",
+            f"numRanks = {self.num_ranks}",
+            f"numHoleCards = {self.num_hole_cards}",
+            f"numBoardCards = {join(self.num_board_cards)}",
+            "END GAMEDEF",
+        ]
+        return "\n".join(lines) + "\n"
+
     @classmethod
-    def from_dict(cls, fields: dict[str, Any]) -> AcpcDefinition:
+    def from_dict(cls, fields: dict[str, Any]) -> PokerDefinition:
         """Build from :meth:`to_dict` output (``betting``, ``raise_sizes`` and
-        ``max_raises`` may be left out: a no-limit game).
+        ``max_raises`` may be left out: a no-limit game). The fields of the heads-up limit
+        engine that nashzoo 0.2 had beside this one (one ``stack`` for both players, or
+        ``None``, and no ``stacks`` or ``betting``) are read as the same limit game, so
+        files saved then still load.
 
         Raises:
             InvalidParameterError: unknown or missing fields, or bad values.
         """
+        if isinstance(fields, dict) and "stack" in fields and "stacks" not in fields:
+            old = dict(fields)
+            stack = old.pop("stack")
+            stack = NO_STACK if stack is None else stack
+            fields = {**old, "stacks": (stack, stack), "betting": "limit"}
         return definition_from_dict(cls, fields, optional={"betting", "raise_sizes", "max_raises"})
 
     def universal_poker_params(self, betting_abstraction: str = "fullgame") -> dict[str, Any]:
         """OpenSpiel's ``universal_poker`` parameters for this definition (a limit game
         with :data:`NO_STACK` stacks leaves the stack out, as ACPC's limit games do; ACPC
         then reads limit games of at most four players, so ``universal_poker`` has no
-        limit game of five or six)."""
+        limit game of five or six).
+
+        Raises:
+            InvalidParameterError: several raise sizes a round (the extension), which
+                ``universal_poker`` cannot express.
+        """
+        if self.num_raise_sizes > 1:
+            raise InvalidParameterError(
+                "universal_poker has one raise size per round; this definition has "
+                f"{[list(s) for s in self.raise_sizes]}."
+            )
 
         def join(values: Sequence[int]) -> str:
             return " ".join(str(v) for v in values)
@@ -509,7 +384,7 @@ class AcpcDefinition:
             "numBoardCards": join(self.num_board_cards),
         }
         if self.betting == "limit":
-            params["raiseSize"] = join(self.raise_sizes)
+            params["raiseSize"] = join([s[0] for s in self.raise_sizes])
             params["maxRaises"] = join(self.max_raises)
             if any(stack != NO_STACK for stack in self.stacks):
                 params["stack"] = join(self.stacks)
@@ -542,9 +417,8 @@ def _read_gamedef(text: str, betting: str | None, known: set[str]) -> dict[str, 
     if betting is None and found in (["limit"], ["nolimit"]):
         betting = found[0]
     if found != [betting]:
-        reader = {"limit": "parse_gamedef", "nolimit": "parse_nolimit_gamedef"}
-        other = found[0] if len(found) == 1 and found[0] in reader else None
-        hint = f" (read '{other}' definitions with {reader[other]})" if other else ""
+        other = found[0] if len(found) == 1 and found[0] in ("limit", "nolimit") else None
+        hint = f" (read '{other}' definitions with betting={other!r})" if other else ""
         raise InvalidParameterError(
             f"Expected '{betting}' betting; the definition says {found or 'nothing'}{hint}."
         )
@@ -598,10 +472,10 @@ def _listed(
     return [_ints(key, v) for v in got[:n]]
 
 
-def parse_acpc_gamedef(text: str, betting: str | None = None) -> AcpcDefinition:
+def parse_gamedef(text: str, betting: str | None = None) -> PokerDefinition:
     """Read an ACPC game definition of any betting type and 2 to 10 players into an
-    :class:`AcpcDefinition` (what
-    :class:`~nashzoo.games.poker.acpc.AcpcPokerGame` plays). A limit definition without
+    :class:`PokerDefinition` (what
+    :class:`~nashzoo.games.poker.game.PokerGame` plays). A limit definition without
     ``stack`` gets :data:`NO_STACK`; a no-limit one needs it.
 
     Args:
@@ -642,10 +516,10 @@ def parse_acpc_gamedef(text: str, betting: str | None = None) -> AcpcDefinition:
             )
         limit_fields = {
             "betting": "limit",
-            "raise_sizes": tuple(v[0] for v in _listed(values, "raiseSize", rounds)),
+            "raise_sizes": tuple(tuple(v) for v in _listed(values, "raiseSize", rounds)),
             "max_raises": tuple(v[0] for v in _listed(values, "maxRaises", rounds)),
         }
-    return AcpcDefinition(
+    return PokerDefinition(
         num_rounds=rounds,
         blinds=tuple(blinds[:players]),
         stacks=tuple(stacks[:players]),
@@ -655,47 +529,4 @@ def parse_acpc_gamedef(text: str, betting: str | None = None) -> AcpcDefinition:
         num_ranks=_one(values, "numRanks"),
         num_hole_cards=_one(values, "numHoleCards"),
         **limit_fields,
-    )
-
-
-def parse_nolimit_gamedef(text: str) -> AcpcDefinition:
-    """Read an ACPC ``nolimit`` game definition (2 to 10 players; ``stack`` and ``blind``
-    for every player) into an :class:`AcpcDefinition`.
-
-    Raises:
-        InvalidParameterError: not a no-limit definition, a missing or bad key, or fields
-            the definition rejects (named).
-    """
-    return parse_acpc_gamedef(text, "nolimit")
-
-
-def parse_gamedef(text: str) -> PokerDefinition:
-    """Read an ACPC limit game definition (``GAMEDEF`` ... ``END GAMEDEF``; ``#``
-    comments); no-limit ones: :func:`parse_nolimit_gamedef`.
-
-    Raises:
-        InvalidParameterError: not a limit heads-up definition, an unknown or repeated
-            key, a value that is not an integer, or fields the definition rejects.
-    """
-    values = _read_gamedef(text, "limit", _KNOWN_KEYS)
-    if _one(values, "numPlayers") != 2:
-        raise InvalidParameterError(
-            f"Only heads-up poker is supported (numPlayers = 2), received {values['numPlayers']}."
-        )
-    rounds = _one(values, "numRounds")
-    stack_values = [_ints("stack", v)[0] for v in values.get("stack", [])]
-    if stack_values and len(set(stack_values)) != 1:
-        raise InvalidParameterError(f"Key 'stack' must be equal for both players: {stack_values}.")
-    blinds = [_ints("blind", v)[0] for v in values.get("blind", [])]
-    return PokerDefinition(
-        num_rounds=rounds,
-        blinds=tuple([*blinds, 0, 0][:2] if len(blinds) <= 2 else blinds),  # type: ignore[arg-type]
-        raise_sizes=tuple(tuple(v) for v in _listed(values, "raiseSize", rounds)),
-        max_raises=tuple(v[0] for v in _listed(values, "maxRaises", rounds)),
-        first_player=tuple(v[0] - 1 for v in _listed(values, "firstPlayer", rounds, 1)),
-        num_board_cards=tuple(v[0] for v in _listed(values, "numBoardCards", rounds, 0)),
-        num_suits=_one(values, "numSuits"),
-        num_ranks=_one(values, "numRanks"),
-        num_hole_cards=_one(values, "numHoleCards"),
-        stack=stack_values[0] if stack_values else None,
     )

@@ -257,7 +257,7 @@ def strength_function(
 ) -> tuple[bool, Callable[[Sequence[int]], Any]]:
     """``(standard, strength)`` for hands of ``hand_cards`` cards from a deck of
     ``num_ranks`` x ``num_suits``: the standard 52-card tables for 5 to 7 cards of the full
-    deck (``standard`` True), else :func:`hand_value` on this deck. Both poker engines use
+    deck (``standard`` True), else :func:`hand_value` on this deck. The poker engine uses
     it."""
     if num_ranks * num_suits == 52 and 5 <= hand_cards <= 7:
         return True, standard_tables().strength

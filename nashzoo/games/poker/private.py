@@ -1,12 +1,12 @@
-"""The hidden information of poker, shared by both engines: the opponent's hole cards.
+"""The hidden information of poker: the opponent's hole cards.
 
 What a search over the rules needs (:mod:`nashzoo.games.hidden`): a state rebuilt from a
 player's view (:func:`view_state`), a feature row per possible set of hole cards
 (:func:`hole_features`), and those cards one by one for H-splitting
-(:func:`hole_pieces`). The heads-up limit engine (:mod:`nashzoo.games.poker.engine`) and
-the ACPC engine (:mod:`nashzoo.games.poker.acpc`) deal alike (each player's hole cards in
-seat order, then the board) and write the same information-state strings
-(``player=P hole=... board=... bets=...``), so one function serves both.
+(:func:`hole_pieces`), from the engine's information-state strings (``player=P hole=...
+board=... bets=...``) and its deal order (each player's hole cards in seat order, then
+the board). Kept apart from :mod:`nashzoo.games.poker.game` so that the rules stay one
+readable file.
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def view_state(game: Any, player: int, info_state: str, public_history: Sequence
 
 
 def with_hole(state: Any, player: int, cards: Sequence[int]) -> tuple[Any, bool]:
-    """A clone of a poker ``state`` (either engine) in which ``player`` holds ``cards``
+    """A clone of a poker ``state`` in which ``player`` holds ``cards``
     (in no other hand and not on the board: the caller's promise), and whether they
     differ from the cards it held (then the engine refreshes what it derived from them)."""
     h = state.game.definition.num_hole_cards

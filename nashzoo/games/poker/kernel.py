@@ -1,14 +1,14 @@
-"""The ACPC poker rules in numba (:mod:`nashzoo.games.poker.acpc`, operation for operation),
+"""The ACPC poker rules in numba (:mod:`nashzoo.games.poker.game`, operation for operation),
 for games on the 52-card deck whose hands have 5 to 7 cards: the batched env
-(:class:`nashzoo.vector.AcpcVectorEnv`, many games at once, row ``i`` of each array) and
-the AEC env (:class:`nashzoo.envs.acpc.AcpcPokerEnv`, one game: a *lane*) step the same
+(:class:`nashzoo.vector.PokerVectorEnv`, many games at once, row ``i`` of each array) and
+the AEC env (:class:`nashzoo.envs.compiled.CompiledEnv`, one game: a *lane*) step the same
 functions.
 
 A game's integer state is a row of ``st`` (columns ``_PLAYER`` ... ``_PUBLIC``) beside its
 cards (in the order dealt, and sorted), each player's chips in the pot, who has folded,
 and the indices of the public part of its information-state tensor (board cards and
 betting actions, in the order they happened). A step applies one action with the rules of
-:mod:`nashzoo.games.poker.acpc` (the ACPC's, as OpenSpiel's ``universal_poker`` plays
+:mod:`nashzoo.games.poker.game` (the ACPC's, as OpenSpiel's ``universal_poker`` plays
 them):
 
 * the raise actions: a limit game's one raise (all-in when the stack is shorter); a
@@ -27,7 +27,7 @@ Which players have called since the last raise is kept as one count (the engine 
 the round's action list): a player who called or raised does not act again before the
 next raise, so the count is the engine's ``_called()`` at every step.
 
-Cards are dealt as the engine deals them (:meth:`AcpcPokerState.advance_chance`): each
+Cards are dealt as the engine deals them (:meth:`PokerState.advance_chance`): each
 card the ``floor(u * n)``-th of the ``n`` cards left, ``u`` the next ``random()`` of the
 game's own PCG64 (:mod:`nashzoo.games.pcg`), so a game seeded ``s`` deals the cards of
 ``np.random.default_rng(s)``.
@@ -44,7 +44,7 @@ from nashzoo.games.lane import Lane, pack
 from nashzoo.games.lane import segment as _seg
 from nashzoo.games.lane import segment_row as _row
 from nashzoo.games.pcg import next_double
-from nashzoo.games.poker.acpc import CALL, FOLD, AcpcPokerGame
+from nashzoo.games.poker.game import CALL, FOLD, PokerGame
 from nashzoo.games.poker.hand_kernel import _POW5, _rank_hand, tables_arrays
 
 _CHANCE = -1
@@ -73,9 +73,11 @@ def _next_to_act(i, after, spent, folded, stacks, n):
 
 
 @njit(cache=True, inline="always")
-def _deal(i, st, cards, ranked, pub, spent, folded, rng, rules, stacks, first, board_round, off):
-    """Deal the cards pending in game ``i`` (one ``random()`` each), then hand the move to
-    the round's first player who can act, or end the hand if the betting is over.
+def _deal(i, st, cards, ranked, pub, spent, folded, rng, g, rules, stacks, first, board_round,
+          off):  # fmt: skip
+    """Deal the cards pending in game ``i`` (one ``random()`` each of generator row ``g``:
+    the game's own, or one shared by many games), then hand the move to the round's first
+    player who can act, or end the hand if the betting is over.
 
     The ``k``-th of the cards left (in order) is found from the dealt cards kept sorted
     in ``ranked`` (at most a few dozen), rather than from a deck array shifted per card."""
@@ -83,7 +85,7 @@ def _deal(i, st, cards, ranked, pub, spent, folded, rng, rules, stacks, first, b
     private = n * rules[_HOLE]
     while st[i, _PENDING] > 0:
         dealt = st[i, _DEALT]
-        card = int(next_double(rng, i) * (rules[_CARDS] - dealt))
+        card = int(next_double(rng, g) * (rules[_CARDS] - dealt))
         j = 0
         while j < dealt and ranked[i, j] <= card:
             card += 1
@@ -111,7 +113,7 @@ def _public(i, index, st, pub):
 
 
 @njit(cache=True)
-def _new_hand(i, st, cards, ranked, pub, spent, folded, rng, rules, blinds, stacks, first,
+def _new_hand(i, st, cards, ranked, pub, spent, folded, rng, g, rules, blinds, stacks, first,
               board_cards, board_round, off):  # fmt: skip
     n = rules[_NP]
     st[i, _PUBLIC] = 0
@@ -131,7 +133,7 @@ def _new_hand(i, st, cards, ranked, pub, spent, folded, rng, rules, blinds, stac
     st[i, _RAISES] = 0
     st[i, _CALLED] = 0
     st[i, _FOLDED] = 0
-    _deal(i, st, cards, ranked, pub, spent, folded, rng, rules, stacks, first, board_round, off)
+    _deal(i, st, cards, ranked, pub, spent, folded, rng, g, rules, stacks, first, board_round, off)
 
 
 @njit(cache=True, inline="always")
@@ -180,7 +182,7 @@ def _legal(i, st, spent, rules, stacks, limit_sizes, max_raises, fractions, row)
 
 @njit(cache=True, inline="always")
 def _act(i, a, st, pub, spent, folded, rules, stacks, first, board_cards, limit_sizes,
-         fractions):  # fmt: skip
+         fractions, slot_start):  # fmt: skip
     """Apply action ``a`` of game ``i``'s player to act (the betting only): returns 0 if a
     player is to act, 1 if the hand is over, 2 if cards are to be dealt (a new round's
     board, or the rest of the board once the betting is over)."""
@@ -222,6 +224,8 @@ def _act(i, a, st, pub, spent, folded, rules, stacks, first, board_cards, limit_
     if st[i, _LIVE] > 1 and r + 1 < rules[_NR]:
         r += 1
         st[i, _ROUND] = r
+        if slot_start[r] >= 0:  # heads-up limit: each round's actions in a block of its own
+            st[i, _MOVES] = slot_start[r]
         st[i, _MIN_RAISE_TO] = st[i, _MAX_SPENT] + max(rules[_BB], 1)
         st[i, _RAISES] = 0
         st[i, _CALLED] = 0
@@ -299,9 +303,9 @@ def _returns(i, spent, folded, cards, rules, hand, pow5, flush, keys, values, ra
 
 
 @njit(cache=True)
-def _step(actions, active, rewards, terminated, limit_sizes, fractions, hand, pow5, flush, keys,
-          values, rank, stakes, st, cards, ranked, pub, spent, folded, rng, rules, blinds,
-          stacks, first, board_cards, board_round, off):  # fmt: skip
+def _step(actions, active, rewards, terminated, limit_sizes, fractions, slot_start, hand, pow5,
+          flush, keys, values, rank, stakes, st, cards, ranked, pub, spent, folded, rng, rules,
+          blinds, stacks, first, board_cards, board_round, off):  # fmt: skip
     n = rules[_NP]
     for i in range(actions.size):
         terminated[i] = False
@@ -311,10 +315,10 @@ def _step(actions, active, rewards, terminated, limit_sizes, fractions, hand, po
             continue
         result = _act(
             i, actions[i], st, pub, spent, folded, rules, stacks, first, board_cards,
-            limit_sizes, fractions,
+            limit_sizes, fractions, slot_start,
         )  # fmt: skip
         if result == 2:
-            _deal(i, st, cards, ranked, pub, spent, folded, rng, rules, stacks, first,
+            _deal(i, st, cards, ranked, pub, spent, folded, rng, i, rules, stacks, first,
                   board_round, off)  # fmt: skip
             if st[i, _PLAYER] != _TERMINAL:
                 continue
@@ -323,7 +327,7 @@ def _step(actions, active, rewards, terminated, limit_sizes, fractions, hand, po
         _returns(i, spent, folded, cards, rules, hand, pow5, flush, keys, values, rank, stakes,
                  rewards[i])  # fmt: skip
         terminated[i] = True
-        _new_hand(i, st, cards, ranked, pub, spent, folded, rng, rules, blinds, stacks, first,
+        _new_hand(i, st, cards, ranked, pub, spent, folded, rng, i, rules, blinds, stacks, first,
                   board_cards, board_round, off)  # fmt: skip
 
 
@@ -352,11 +356,11 @@ def _observe(st, cards, pub, spent, rules, stacks, limit_sizes, max_raises, frac
 def _reset_all(st, cards, ranked, pub, spent, folded, rng, rules, blinds, stacks, first,
                board_cards, board_round, off):  # fmt: skip
     for i in range(st.shape[0]):
-        _new_hand(i, st, cards, ranked, pub, spent, folded, rng, rules, blinds, stacks, first,
+        _new_hand(i, st, cards, ranked, pub, spent, folded, rng, i, rules, blinds, stacks, first,
                   board_cards, board_round, off)  # fmt: skip
 
 
-class AcpcRules(NamedTuple):
+class PokerRules(NamedTuple):
     """A game's definition as the arrays the compiled rules read."""
 
     rules: np.ndarray
@@ -373,9 +377,12 @@ class AcpcRules(NamedTuple):
     limit_sizes: np.ndarray
     max_raises: np.ndarray
     fractions: np.ndarray
+    slot_start: np.ndarray
+    """Per round, the tensor slot of its first action (heads-up limit); -1: the actions
+    take slots in the order played."""
 
     @classmethod
-    def of(cls, game: AcpcPokerGame) -> AcpcRules:
+    def of(cls, game: PokerGame) -> PokerRules:
         """The arrays of ``game`` (its hands must be 5 to 7 cards of the 52-card deck:
         the caller checks)."""
         d = game.definition
@@ -394,9 +401,10 @@ class AcpcRules(NamedTuple):
                 [r for r, k in enumerate(d.num_board_cards) for _ in range(k)] or [0], np.int64
             ),
             off=np.array(game.board_offset, np.int64),
-            limit_sizes=np.array(d.raise_sizes or [0] * d.num_rounds, np.int64),
+            limit_sizes=np.array([s[0] for s in d.raise_sizes] or [0] * d.num_rounds, np.int64),
             max_raises=np.array(d.max_raises or [0] * d.num_rounds, np.int64),
             fractions=np.array(game.raises or [0.0], np.float64),
+            slot_start=np.array(game.slot_start or [-1] * d.num_rounds, np.int64),
         )
 
 
@@ -407,8 +415,8 @@ class AcpcRules(NamedTuple):
 (
     _S_ST, _S_CARDS, _S_RANKED, _S_PUB, _S_SPENT, _S_RULES, _S_BLINDS, _S_STACKS, _S_FIRST,
     _S_BOARD_CARDS, _S_BOARD_ROUND, _S_OFF, _S_LIMIT_SIZES, _S_MAX_RAISES, _S_HAND, _S_RANK,
-    _S_POW5, _S_HISTORY,
-) = range(18)  # fmt: skip
+    _S_POW5, _S_HISTORY, _S_SLOT_START,
+) = range(19)  # fmt: skip
 _F_FRACTIONS, _F_STAKES, _F_RETURNS = range(3)
 _B_FOLDED, _B_MASK = range(2)
 
@@ -463,7 +471,7 @@ def lane_reset(ints, li, flo, lf, i8, lb, rng, obs):
     st = _row(ints, li, _S_ST)
     _new_hand(
         0, st, _row(ints, li, _S_CARDS), _row(ints, li, _S_RANKED), _row(ints, li, _S_PUB),
-        _row(ints, li, _S_SPENT), _row(i8, lb, _B_FOLDED), rng, _seg(ints, li, _S_RULES),
+        _row(ints, li, _S_SPENT), _row(i8, lb, _B_FOLDED), rng, 0, _seg(ints, li, _S_RULES),
         _seg(ints, li, _S_BLINDS), _seg(ints, li, _S_STACKS), _seg(ints, li, _S_FIRST),
         _seg(ints, li, _S_BOARD_CARDS), _seg(ints, li, _S_BOARD_ROUND), _seg(ints, li, _S_OFF),
     )  # fmt: skip
@@ -485,11 +493,11 @@ def lane_step(a, ints, li, flo, lf, i8, lb, rng, obs, flush, keys, values):
     first = _seg(ints, li, _S_FIRST)
     result = _act(
         0, a, st, pub, spent, folded, rules, stacks, first, _seg(ints, li, _S_BOARD_CARDS),
-        _seg(ints, li, _S_LIMIT_SIZES), _seg(flo, lf, _F_FRACTIONS),
+        _seg(ints, li, _S_LIMIT_SIZES), _seg(flo, lf, _F_FRACTIONS), _seg(ints, li, _S_SLOT_START),
     )  # fmt: skip
     if result == 2:
         _deal(
-            0, st, cards, _row(ints, li, _S_RANKED), pub, spent, folded, rng, rules, stacks,
+            0, st, cards, _row(ints, li, _S_RANKED), pub, spent, folded, rng, 0, rules, stacks,
             first, _seg(ints, li, _S_BOARD_ROUND), _seg(ints, li, _S_OFF),
         )  # fmt: skip
     if st[0, _PLAYER] == _TERMINAL:
@@ -508,17 +516,17 @@ def lane_tensor(p, ints, li, obs):
     _lane_tensor(p, ints, li, obs)
 
 
-class AcpcLane(Lane):
+class PokerLane(Lane):
     """One hand of an ACPC game in the compiled rules (:class:`~nashzoo.games.lane.Lane`):
     the same cards, tensors, masks, public history and returns as an
-    :class:`~nashzoo.games.poker.acpc.AcpcPokerState` dealt from the same generator (a
+    :class:`~nashzoo.games.poker.game.PokerState` dealt from the same generator (a
     test plays the two in lockstep); ``player`` is -4 at the end."""
 
-    def __init__(self, game: AcpcPokerGame) -> None:
+    def __init__(self, game: PokerGame) -> None:
         super().__init__()
         self.game = game
         d = game.definition
-        arrays = AcpcRules.of(game)
+        arrays = PokerRules.of(game)
         n = d.num_players
         dealt = n * d.num_hole_cards + sum(d.num_board_cards)
         pub = game.max_game_length + sum(d.num_board_cards)
@@ -528,7 +536,7 @@ class AcpcLane(Lane):
                 np.zeros(n), arrays.rules, arrays.blinds, arrays.stacks, arrays.first,
                 arrays.board_cards, arrays.board_round, arrays.off, arrays.limit_sizes,
                 arrays.max_raises, np.zeros(d.num_hole_cards + sum(d.num_board_cards)),
-                np.zeros(n), _POW5, np.full(game.max_history_length, -1),
+                np.zeros(n), _POW5, np.full(game.max_history_length, -1), arrays.slot_start,
             ],
             np.int64,
         )  # fmt: skip

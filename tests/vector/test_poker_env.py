@@ -1,6 +1,6 @@
 """The batched ACPC env (numba) against the engine it mirrors: game ``i`` seeded
 ``seed + i`` must play exactly the hands of the engine's own states seeded alike
-(:class:`StateVectorEnv` steps :class:`AcpcPokerState` objects), whatever actions are
+(:class:`StateVectorEnv` steps :class:`PokerState` objects), whatever actions are
 taken: the same observations, masks, players to act, returns and episode ends."""
 
 from __future__ import annotations
@@ -12,36 +12,36 @@ import pytest
 
 from nashzoo.errors import IllegalActionError, InvalidParameterError
 from nashzoo.games.poker import (
-    AcpcDefinition,
-    AcpcPokerGame,
+    PokerDefinition,
+    PokerGame,
     no_limit_holdem,
     ring_limit_holdem,
 )
-from nashzoo.vector import AcpcVectorEnv, StateVectorEnv, make_vector, vector_env
+from nashzoo.vector import PokerVectorEnv, StateVectorEnv, make_vector, vector_env
 
 
-def _side_pot_table() -> AcpcPokerGame:
+def _side_pot_table() -> PokerGame:
     """Three players with short, unequal stacks: all-ins and side pots every few hands."""
     d = no_limit_holdem(players=3).definition
     d = dataclasses.replace(d, stacks=(300, 700, 1500))
-    return AcpcPokerGame(d, raises=(0.5, 1.0, 2.0), name="side_pots")
+    return PokerGame(d, raises=(0.5, 1.0, 2.0), name="side_pots")
 
 
-def _limit_with_stacks() -> AcpcPokerGame:
+def _limit_with_stacks() -> PokerGame:
     """Four-player limit Hold'em whose stacks run out (the raise goes all-in short)."""
     d = ring_limit_holdem(4).definition
     d = dataclasses.replace(d, stacks=(60, 90, 200, 45))
-    return AcpcPokerGame(d, name="short_limit")
+    return PokerGame(d, name="short_limit")
 
 
-def _ten_seats() -> AcpcPokerGame:
+def _ten_seats() -> PokerGame:
     """The most seats the engine takes, three stack sizes, three pot fractions."""
-    d = AcpcDefinition(
+    d = PokerDefinition(
         num_rounds=4, blinds=(50, 100, *(0,) * 8), stacks=(3000,) * 4 + (800,) * 3 + (5000,) * 3,
         first_player=(2, 0, 0, 0), num_board_cards=(0, 3, 1, 1), num_suits=4, num_ranks=13,
         num_hole_cards=2,
     )  # fmt: skip
-    return AcpcPokerGame(d, raises=(0.5, 1.0, 2.0), name="ten_seats")
+    return PokerGame(d, raises=(0.5, 1.0, 2.0), name="ten_seats")
 
 
 GAMES = {
@@ -65,7 +65,7 @@ def _random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def test_the_numba_env_plays_the_engines_hands(name):
     game = GAMES[name]()
     ours = vector_env(game, 24, seed=7)
-    assert isinstance(ours, AcpcVectorEnv)
+    assert isinstance(ours, PokerVectorEnv)
     engine = StateVectorEnv(game, 24, seed=7)
     a, b = ours.reset(seed=7), engine.reset(seed=7)
     rng = np.random.default_rng(0)
@@ -90,9 +90,9 @@ def test_the_numba_env_plays_the_engines_hands(name):
 
 
 def test_make_vector_picks_the_numba_env_for_no_limit_and_ring_tables():
-    assert isinstance(make_vector("nashzoo/no_limit_holdem-v0", 4, seed=0), AcpcVectorEnv)
+    assert isinstance(make_vector("nashzoo/no_limit_holdem-v0", 4, seed=0), PokerVectorEnv)
     venv = make_vector("nashzoo/limit_holdem-v0", 4, seed=0, players=6)
-    assert isinstance(venv, AcpcVectorEnv)
+    assert isinstance(venv, PokerVectorEnv)
     assert venv.num_players == 6
     batch = venv.reset(seed=0)
     assert batch.rewards.shape == (4, 6)
@@ -112,11 +112,11 @@ def test_an_illegal_action_is_refused_and_no_game_moves():
 
 
 def test_games_off_the_52_card_deck_are_refused_with_the_reason():
-    small = AcpcDefinition(
+    small = PokerDefinition(
         num_rounds=2, blinds=(2, 1), stacks=(20, 20), first_player=(1, 0),
         num_board_cards=(0, 1), num_suits=2, num_ranks=3, num_hole_cards=1,
     )  # fmt: skip
     with pytest.raises(InvalidParameterError, match="52-card deck"):
-        AcpcVectorEnv(AcpcPokerGame(small), 2)
-    with pytest.raises(InvalidParameterError, match="AcpcPokerGame"):
-        AcpcVectorEnv("no_limit_holdem", 2)  # type: ignore[arg-type]
+        PokerVectorEnv(PokerGame(small), 2)
+    with pytest.raises(InvalidParameterError, match="PokerGame"):
+        PokerVectorEnv("no_limit_holdem", 2)  # type: ignore[arg-type]

@@ -24,7 +24,7 @@ the pot after calling, rounded half away from zero as ``universal_poker`` rounds
 All-In. A fraction's raise is legal when it is at least the minimum raise-to and below
 the stack (at the stack it is the all-in action). The default ``raises = (0.5, 1.0)``
 gives PettingZoo's ``texas_holdem_no_limit`` actions: Fold, Check & Call, Raise Half Pot,
-Raise Full Pot, All-In. :meth:`AcpcPokerState.raise_to` tells the chips of a raise.
+Raise Full Pot, All-In. :meth:`PokerState.raise_to` tells the chips of a raise.
 
 Chance: ``num_hole_cards`` cards to player 0, then to player 1, and so on, then each
 round's board cards, one card per event, ``rank * num_suits + suit``
@@ -36,8 +36,12 @@ tensor: ``P + C * (1 + B) + A * L`` floats (``P`` players, ``C`` cards, ``B`` ro
 deal board cards, ``A`` actions, ``L`` = ``max_game_length``): the observing player, its
 hole cards, each board round's cards, then one one-hot slot per betting action in order.
 
-Heads-up limit games have a faster engine of their own (:mod:`nashzoo.games.poker.engine`,
-with the batched numba env); this one serves no-limit and tables of three or more.
+Heads-up limit definitions lay out the tensor's actions round by round (each round a
+block of ``max_raises + 2`` slots), so that a round's slots do not shift with the earlier
+rounds' betting; the others in the order played. With a choice of raise sizes
+(:mod:`~nashzoo.games.poker.definition`'s extension) the limit actions are Fold,
+Check/Call, then ``Raise #k`` per size, and the betting notation names a raise by the
+chips it adds (``r1``, ``r2``).
 """
 
 from __future__ import annotations
@@ -62,17 +66,17 @@ from nashzoo.games.base import (
     memoised_histories,
 )
 from nashzoo.games.hidden import Combinations, HiddenWorlds
-from nashzoo.games.poker.definition import AcpcDefinition
+from nashzoo.games.poker.definition import PokerDefinition
 from nashzoo.games.poker.hands import card_name, strength_function
 from nashzoo.games.poker.private import hole_features, hole_pieces, view_state, with_hole
 
-__all__ = [
-    "AcpcPokerGame",
-    "AcpcPokerState",
-    "PETTINGZOO_RAISES",
-]
+__all__ = ["PokerGame", "PokerState", "PETTINGZOO_RAISES", "FOLD", "CALL", "RAISE"]
 
-FOLD, CALL = 0, 1
+FOLD: int = 0
+CALL: int = 1
+RAISE: int = 2
+"""The first raise action (a limit game's smallest raise size; a no-limit game's first
+pot fraction)."""
 PETTINGZOO_RAISES = (0.5, 1.0)
 """Half pot and full pot: with Fold, Check & Call and All-In, PettingZoo's five actions."""
 
@@ -94,11 +98,11 @@ def _short(value: object) -> str:
     return text if len(text) <= 200 else f"{text[:197]}..."
 
 
-class AcpcPokerGame(Game):
-    """Poker from an :class:`AcpcDefinition` (see the module).
+class PokerGame(Game):
+    """Poker from a :class:`PokerDefinition` (see the module).
 
     Args:
-        definition: the game, an :class:`AcpcDefinition` or its ``to_dict()``.
+        definition: the game, a :class:`PokerDefinition` or its ``to_dict()``.
         raises: no-limit only: pot fractions of the raise actions, increasing (default
             half pot and pot: PettingZoo's five actions).
         name: the ``short_name``.
@@ -113,15 +117,15 @@ class AcpcPokerGame(Game):
 
     def __init__(
         self,
-        definition: AcpcDefinition | dict[str, Any],
+        definition: PokerDefinition | dict[str, Any],
         raises: Sequence[float] = PETTINGZOO_RAISES,
         name: str = "acpc_poker",
     ) -> None:
         if isinstance(definition, dict):
-            definition = AcpcDefinition.from_dict(definition)
-        if not isinstance(definition, AcpcDefinition):
+            definition = PokerDefinition.from_dict(definition)
+        if not isinstance(definition, PokerDefinition):
             raise InvalidParameterError(
-                "AcpcPokerGame expects an AcpcDefinition (or its to_dict()), received "
+                "PokerGame expects a PokerDefinition (or its to_dict()), received "
                 f"{type(definition).__name__}."
             )
         if isinstance(raises, (str, bytes)) or not isinstance(raises, Sequence):
@@ -155,12 +159,14 @@ class AcpcPokerGame(Game):
         self.num_players = n
         self.num_cards = d.num_cards
         if self.limit:
-            self.all_in = 2  # the one raise (all-in when the stack is shorter)
-            self.num_distinct_actions = 3
-            self.action_names = ("Fold", "Check/Call", "Raise")
+            k = d.num_raise_sizes
+            self.all_in = 1 + k  # the last raise (the smallest goes all-in when short)
+            self.num_distinct_actions = 2 + k
+            raise_names = ("Raise",) if k == 1 else tuple(f"Raise #{j + 1}" for j in range(k))
+            self.action_names = ("Fold", "Check/Call", *raise_names)
             most = min(
                 max(d.stacks),
-                max(d.blinds) + sum(s * m for s, m in zip(d.raise_sizes, d.max_raises)),
+                max(d.blinds) + sum(max(s) * m for s, m in zip(d.raise_sizes, d.max_raises)),
             )
             raises_bound = sum(d.max_raises)
         else:
@@ -191,6 +197,16 @@ class AcpcPokerGame(Game):
             for r in range(d.num_rounds)
         )
         self.actions_offset = n + d.num_cards * (1 + len(board_rounds))
+        # heads-up limit: each round's actions in a block of its own (at most its raises
+        # plus a check and a call), so a round's slots do not shift with the earlier
+        # rounds' betting; otherwise actions take slots in the order played
+        self.slot_start: tuple[int, ...] | None = None
+        self.round_slots: tuple[int, ...] | None = None  # each round's block of slots
+        if self.limit and n == 2:
+            self.round_slots = tuple(m + 2 for m in d.max_raises)
+            ends = np.cumsum([0, *self.round_slots])
+            self.slot_start = tuple(int(e) for e in ends[:-1])
+        self.has_board = bool(board_rounds)
         # per card in the order dealt: its board round's tensor offset, -1 for hole cards
         self.card_slot = (-1,) * (n * d.num_hole_cards) + tuple(
             self.board_offset[r] for r in range(d.num_rounds) for _ in range(d.num_board_cards[r])
@@ -205,10 +221,13 @@ class AcpcPokerGame(Game):
         self.standard_hands, self.strength = strength_function(
             d.num_ranks, d.num_suits, d.num_hole_cards + sum(d.num_board_cards)
         )
-        if self.standard_hands:  # the compiled hand ranking covers these hands
+        # the compiled hand ranking covers these hands (and the compiled rules one raise
+        # size a round)
+        if self.standard_hands and d.num_raise_sizes <= 1:
             self.fast_paths = FastPaths(
-                lane="nashzoo.games.poker.acpc_kernel:AcpcLane",
-                vector_env="nashzoo.vector.acpc_env:AcpcVectorEnv",
+                lane="nashzoo.games.poker.kernel:PokerLane",
+                vector_env="nashzoo.vector.poker_env:PokerVectorEnv",
+                decisions="nashzoo.vector.poker_env:PokerDecisions" if n == 2 else None,
             )
 
     def params(self) -> dict[str, Any]:
@@ -226,8 +245,8 @@ class AcpcPokerGame(Game):
             return f"{found.group(1)}(players={found.group(2)})"
         return self.short_name
 
-    def new_initial_state(self) -> AcpcPokerState:
-        return AcpcPokerState(self)
+    def new_initial_state(self) -> PokerState:
+        return PokerState(self)
 
     # -- hidden information (a search over the rules; heads-up) ------------------------------
     def hidden_value_features(self, values: Sequence[Any]) -> np.ndarray:
@@ -249,9 +268,7 @@ class AcpcPokerGame(Game):
         """The hole cards of each value, one by one (``None`` with one hole card)."""
         return hole_pieces(self.definition.num_hole_cards, values)
 
-    def view_state(
-        self, player: int, info_state: str, public_history: Sequence[int]
-    ) -> AcpcPokerState:
+    def view_state(self, player: int, info_state: str, public_history: Sequence[int]) -> PokerState:
         """A state with ``player``'s hole cards read from ``info_state``, the board and the
         bets from ``public_history``, and every other player holding the lowest cards left
         (:func:`~nashzoo.games.poker.private.view_state`).
@@ -260,7 +277,7 @@ class AcpcPokerGame(Game):
             InvalidParameterError: the string or the history is not one of this game's,
                 or the two disagree.
         """
-        state: AcpcPokerState = view_state(self, player, info_state, public_history)  # type: ignore[assignment]
+        state: PokerState = view_state(self, player, info_state, public_history)  # type: ignore[assignment]
         return state
 
     def _private_deals(self) -> int:
@@ -316,7 +333,7 @@ def _pot_raise_to(max_spent: int, pot_after_call: int, fraction: float) -> int:
     return math.floor(max_spent + fraction * pot_after_call + 0.5)
 
 
-def _most_raises(d: AcpcDefinition, fractions: tuple[float, ...]) -> int:
+def _most_raises(d: PokerDefinition, fractions: tuple[float, ...]) -> int:
     """An upper bound on no-limit raises in one hand: every raise lifts the bet to at
     least ``max(bet + big blind, the smallest fraction's raise-to)`` (the pot after a
     call is at least twice the bet) until a stack is reached (the all-in)."""
@@ -331,10 +348,10 @@ def _most_raises(d: AcpcDefinition, fractions: tuple[float, ...]) -> int:
     return raises
 
 
-class AcpcPokerState(State):
-    """A history of an :class:`AcpcPokerGame` (see :mod:`nashzoo.games.poker.acpc`)."""
+class PokerState(State):
+    """A history of a :class:`PokerGame` (see :mod:`nashzoo.games.poker.game`)."""
 
-    game: AcpcPokerGame
+    game: PokerGame
 
     __slots__ = (
         "game",
@@ -356,9 +373,10 @@ class AcpcPokerState(State):
         "_legal",
         "_live",
         "_public_idx",
+        "_slot",
     )
 
-    def __init__(self, game: AcpcPokerGame) -> None:
+    def __init__(self, game: PokerGame) -> None:
         d = game.definition
         self.game = game
         self._cards: list[int] = []
@@ -380,6 +398,7 @@ class AcpcPokerState(State):
         self._legal: tuple[int, ...] | None = None  # the decision's legal actions, once asked
         self._live = d.num_players  # players neither folded nor all-in
         self._public_idx: list[int] = []  # tensor indices of the board and the bets
+        self._slot = 0  # the tensor slot of the next betting action
 
     # -- the betting rules -------------------------------------------------------------------
     def _all_in(self, p: int) -> bool:
@@ -441,7 +460,8 @@ class AcpcPokerState(State):
             )
         stack = game.definition.stacks[p]
         if game.limit:
-            return min(self._max_spent + game.definition.raise_sizes[self._round], stack)
+            size: int = game.definition.raise_sizes[self._round][int(action) - 2]
+            return min(self._max_spent + size, stack)
         if action == game.all_in:
             return stack
         pot_after_call = sum(self._spent) + self._max_spent - self._spent[p]
@@ -463,8 +483,11 @@ class AcpcPokerState(State):
             actions.insert(0, FOLD)
         span = self.raise_range()
         if span is not None:
-            if self.game.limit:
-                actions.append(2)
+            if self.game.limit:  # the smallest size (all-in when short), larger ones that fit
+                top, stack = self._max_spent, self.game.definition.stacks[p]
+                for j, size in enumerate(self.game.definition.raise_sizes[self._round]):
+                    if j == 0 or top + size <= stack:
+                        actions.append(2 + j)
             else:
                 low, high = span
                 for k in range(len(self.game.raises)):
@@ -505,8 +528,9 @@ class AcpcPokerState(State):
         self._moves.append(action)
         game = self.game
         self._public_idx.append(
-            game.actions_offset + game.num_distinct_actions * (len(self._moves) - 1) + action
+            game.actions_offset + game.num_distinct_actions * self._slot + action
         )
+        self._slot += 1
         d = game.definition
         if action == FOLD:
             self._folded[p] = True
@@ -528,7 +552,12 @@ class AcpcPokerState(State):
             self._max_spent = size
             self._spent[p] = size
             self._round_actions.append((p, "r"))
-            self._bets[self._round] += "r" if game.limit else f"r{size}"
+            if not game.limit:
+                self._bets[self._round] += f"r{size}"
+            elif game.action_names[-1] == "Raise":
+                self._bets[self._round] += "r"
+            else:  # several sizes: the chips it added
+                self._bets[self._round] += f"r{d.raise_sizes[self._round][action - 2]}"
             self._live -= size >= d.stacks[p]
         if self._called() >= self._acting():
             self._end_round()
@@ -550,6 +579,8 @@ class AcpcPokerState(State):
         d = self.game.definition
         if self._acting() > 1 and self._round + 1 < d.num_rounds:
             self._round += 1
+            if self.game.slot_start is not None:
+                self._slot = self.game.slot_start[self._round]
             self._min_raise_to = self._max_spent + max(d.big_blind, 1)
             self._round_actions = []
             self._bets.append("")
@@ -612,8 +643,8 @@ class AcpcPokerState(State):
             tuple(self._folded), len(self._cards),
         )  # fmt: skip
 
-    def clone(self) -> AcpcPokerState:
-        new = AcpcPokerState.__new__(AcpcPokerState)
+    def clone(self) -> PokerState:
+        new = PokerState.__new__(PokerState)
         new.game = self.game
         new._cards = self._cards.copy()
         new._remaining = self._remaining.copy()
@@ -633,6 +664,7 @@ class AcpcPokerState(State):
         new._legal = None
         new._live = self._live
         new._public_idx = self._public_idx.copy()
+        new._slot = self._slot
         return new
 
     def returns(self) -> list[float]:
@@ -765,10 +797,10 @@ class AcpcPokerState(State):
             lambda v: snapshot._with_hole(1 - p, v),  # type: ignore[arg-type]
         )
 
-    def _with_hole(self, player: int, cards: Sequence[int]) -> AcpcPokerState:
+    def _with_hole(self, player: int, cards: Sequence[int]) -> PokerState:
         """A copy in which ``player`` holds ``cards`` (in no other hand and not on the
         board: the caller's promise)."""
-        new: AcpcPokerState = with_hole(self, player, cards)[0]
+        new: PokerState = with_hole(self, player, cards)[0]
         return new
 
     def information_state_indices_as(self, player: int, value: Any) -> list[int]:
