@@ -157,6 +157,7 @@ class PokerGame(Game):
         self.raises = () if self.limit else tuple(fractions)
         self.short_name = name
         self.num_players = n
+        self.private_cards = n * d.num_hole_cards  # every player's hole cards
         self.num_cards = d.num_cards
         if self.limit:
             k = d.num_raise_sizes
@@ -190,6 +191,7 @@ class PokerGame(Game):
             self.max_game_length = n * d.num_rounds + n * raises_bound
         self.min_utility, self.max_utility = -float(most), float((n - 1) * most)
         self.big_blind = float(d.big_blind)
+        self.big_blind_chips = max(d.big_blind, 1)  # the least a no-limit raise adds
         self.card_names = tuple(card_name(c, d.num_suits) for c in range(d.num_cards))
         board_rounds = [r for r in range(d.num_rounds) if d.num_board_cards[r]]
         self.board_offset = tuple(
@@ -207,6 +209,10 @@ class PokerGame(Game):
             ends = np.cumsum([0, *self.round_slots])
             self.slot_start = tuple(int(e) for e in ends[:-1])
         self.has_board = bool(board_rounds)
+        # the public part of every information-state string before any board card or bet
+        self.empty_tail = (" board=" + "/" * (len(board_rounds) - 1) if board_rounds else "") + (
+            " bets="
+        )
         # per card in the order dealt: its board round's tensor offset, -1 for hole cards
         self.card_slot = (-1,) * (n * d.num_hole_cards) + tuple(
             self.board_offset[r] for r in range(d.num_rounds) for _ in range(d.num_board_cards[r])
@@ -368,12 +374,15 @@ class PokerState(State):
         "_finished",
         "_history",
         "_bets",
-        "_moves",
+        "_called",
         "_stacks",
         "_legal",
         "_live",
         "_public_idx",
         "_slot",
+        "_raises",
+        "_heads",
+        "_tail",
     )
 
     def __init__(self, game: PokerGame) -> None:
@@ -393,12 +402,19 @@ class PokerState(State):
         self._finished = False  # the betting is over (cards may still be dealt)
         self._history: list[int] = []
         self._bets: list[str] = [""]
-        self._moves: list[int] = []  # betting actions, for the tensor
+        # players who matched the bet since the last raise and can still act (the ACPC's
+        # numCalled: one who called or raised does not act again before the next raise)
+        self._called = 0
         self._stacks = d.stacks
         self._legal: tuple[int, ...] | None = None  # the decision's legal actions, once asked
         self._live = d.num_players  # players neither folded nor all-in
         self._public_idx: list[int] = []  # tensor indices of the board and the bets
         self._slot = 0  # the tensor slot of the next betting action
+        self._raises = 0  # raises this round
+        # the information-state string in two cached parts: each player's "player=P
+        # hole=..." and the public " board=... bets=..." (None: to be built again)
+        self._heads: list[str | None] = [None] * d.num_players
+        self._tail: str | None = game.empty_tail
 
     # -- the betting rules -------------------------------------------------------------------
     def _all_in(self, p: int) -> bool:
@@ -410,16 +426,20 @@ class PokerState(State):
 
     def _next_to_act(self, after: int) -> int:
         """The next player after ``after`` who can act (ACPC: skip folded and all-in)."""
-        n = len(self._spent)
+        spent, stacks, folded = self._spent, self._stacks, self._folded
+        n = len(spent)
+        if n == 2:
+            q = 1 - after
+            return q if not folded[q] and spent[q] < stacks[q] else after
         q = after
         for _ in range(n):
-            q = (q + 1) % n
-            if not self._folded[q] and not self._all_in(q):
+            q = q + 1 if q + 1 < n else 0
+            if not folded[q] and spent[q] < stacks[q]:
                 return q
         return after
 
     def _raises_this_round(self) -> int:
-        return sum(1 for _, kind in self._round_actions if kind == "r")
+        return self._raises
 
     def raise_range(self) -> tuple[int, int] | None:
         """``(smallest, largest)`` raise-to totals the player to move may choose, or
@@ -478,22 +498,25 @@ class PokerState(State):
             return ()
         if self._legal is not None:
             return self._legal
-        actions = [CALL]
-        if self._spent[p] < self._max_spent and not self._all_in(p):
-            actions.insert(0, FOLD)
-        span = self.raise_range()
-        if span is not None:
-            if self.game.limit:  # the smallest size (all-in when short), larger ones that fit
-                top, stack = self._max_spent, self.game.definition.stacks[p]
-                for j, size in enumerate(self.game.definition.raise_sizes[self._round]):
-                    if j == 0 or top + size <= stack:
-                        actions.append(2 + j)
-            else:
+        top, stack, mine = self._max_spent, self._stacks[p], self._spent[p]
+        actions = [FOLD, CALL] if mine < top and mine < stack else [CALL]
+        game = self.game
+        if game.limit:  # raise_range's rule, inline: the hot path of every search
+            d = game.definition
+            if self._live > 1 and self._raises < d.max_raises[self._round] and stack > top:
+                sizes = d.raise_sizes[self._round]
+                actions.append(RAISE)  # the smallest size (all-in when short)
+                for j in range(1, len(sizes)):  # larger ones that fit
+                    if top + sizes[j] <= stack:
+                        actions.append(RAISE + j)
+        else:
+            span = self.raise_range()
+            if span is not None:
                 low, high = span
-                for k in range(len(self.game.raises)):
+                for k in range(len(game.raises)):
                     if low <= self.raise_to(2 + k) < high:
                         actions.append(2 + k)
-                actions.append(self.game.all_in)
+                actions.append(game.all_in)
         self._legal = tuple(actions)
         return self._legal
 
@@ -525,55 +548,55 @@ class PokerState(State):
         if p == CHANCE:
             self._deal(action)
             return
-        self._moves.append(action)
         game = self.game
         self._public_idx.append(
             game.actions_offset + game.num_distinct_actions * self._slot + action
         )
         self._slot += 1
-        d = game.definition
+        stack = self._stacks[p]
         if action == FOLD:
             self._folded[p] = True
             self._live -= 1
-            self._bets[self._round] += "f"
-            if sum(self._folded) + 1 >= d.num_players:  # one player left: no showdown
-                self._player = TERMINAL
-                self._finished = True
-                return
+            letters = "f"
         elif action == CALL:
-            self._spent[p] = min(self._max_spent, d.stacks[p])
+            self._spent[p] = called = self._max_spent if self._max_spent < stack else stack
             self._round_actions.append((p, "c"))
-            self._bets[self._round] += "c"
-            self._live -= self._spent[p] >= d.stacks[p]
+            letters = "c"
+            if called >= stack:
+                self._live -= 1
+            else:
+                self._called += 1
         else:
-            size = self.raise_to(action)
+            d = game.definition
+            if game.limit:
+                size = self._max_spent + d.raise_sizes[self._round][action - 2]
+                size = size if size < stack else stack
+                # the ACPC notation; with several sizes, the chips a raise adds
+                letters = "r" if game.all_in == RAISE else f"r{size - self._max_spent}"
+            else:
+                size = self.raise_to(action)
+                letters = f"r{size}"
             if 2 * size - self._max_spent > self._min_raise_to:
                 self._min_raise_to = 2 * size - self._max_spent
             self._max_spent = size
             self._spent[p] = size
             self._round_actions.append((p, "r"))
-            if not game.limit:
-                self._bets[self._round] += f"r{size}"
-            elif game.action_names[-1] == "Raise":
-                self._bets[self._round] += "r"
-            else:  # several sizes: the chips it added
-                self._bets[self._round] += f"r{d.raise_sizes[self._round][action - 2]}"
-            self._live -= size >= d.stacks[p]
-        if self._called() >= self._acting():
+            self._raises += 1
+            if size >= stack:
+                self._live -= 1
+                self._called = 0
+            else:
+                self._called = 1
+        self._bets[self._round] += letters
+        if self._tail is not None:  # the cached string's bets too
+            self._tail += letters
+        if action == FOLD and sum(self._folded) + 1 >= game.num_players:
+            self._player = TERMINAL  # one player left: no showdown
+            self._finished = True
+        elif self._called >= self._live:
             self._end_round()
         else:
             self._player = self._next_to_act(p)
-
-    def _called(self) -> int:
-        """Players who have matched the current bet this round and can still act (the
-        ACPC's ``numCalled``)."""
-        n = 0
-        for p, kind in reversed(self._round_actions):
-            if not self._all_in(p):
-                n += 1
-            if kind == "r":
-                break
-        return n
 
     def _end_round(self) -> None:
         d = self.game.definition
@@ -581,9 +604,13 @@ class PokerState(State):
             self._round += 1
             if self.game.slot_start is not None:
                 self._slot = self.game.slot_start[self._round]
-            self._min_raise_to = self._max_spent + max(d.big_blind, 1)
+            self._min_raise_to = self._max_spent + self.game.big_blind_chips
             self._round_actions = []
+            self._raises = 0
+            self._called = 0
             self._bets.append("")
+            if self._tail is not None:  # the cached string's bets: a new round
+                self._tail += "/"
             self._pending = d.num_board_cards[self._round]
             if self._pending:
                 self._player = CHANCE
@@ -592,11 +619,11 @@ class PokerState(State):
             return
         self._finished = True
         # the betting is over: deal what is left of the board, then the showdown
-        dealt_board = len(self._cards) - d.num_players * d.num_hole_cards
-        self._pending = sum(d.num_board_cards) - dealt_board
+        self._pending = self.game.max_chance_nodes - len(self._cards)
         while self._round + 1 < d.num_rounds:
             self._round += 1
             self._bets.append("")
+        self._tail = None
         self._player = CHANCE if self._pending else TERMINAL
 
     def advance_chance(self, uniform: Callable[[], float]) -> None:
@@ -622,6 +649,7 @@ class PokerState(State):
         slot = self.game.card_slot[len(cards) - 1]
         if slot >= 0:
             self._public_idx.append(slot + card)
+            self._tail = None
         self._pending -= 1
         if self._pending:
             return
@@ -659,12 +687,15 @@ class PokerState(State):
         new._finished = self._finished
         new._history = self._history.copy()
         new._bets = self._bets.copy()
-        new._moves = self._moves.copy()
+        new._called = self._called
         new._stacks = self._stacks
         new._legal = None
         new._live = self._live
         new._public_idx = self._public_idx.copy()
         new._slot = self._slot
+        new._raises = self._raises
+        new._heads = self._heads.copy()
+        new._tail = self._tail
         return new
 
     def returns(self) -> list[float]:
@@ -672,6 +703,16 @@ class PokerState(State):
         if self._player != TERMINAL:
             return [0.0] * n
         spent, folded = self._spent, self._folded
+        if n == 2 and (folded[0] or folded[1]):  # heads-up fold: the folder's chips change hands
+            won = float(spent[0] if folded[0] else spent[1])
+            return [-won, won] if folded[0] else [won, -won]
+        if n == 2:  # heads-up showdown: the smaller stake
+            h = self.game.definition.num_hole_cards
+            board = self._cards[2 * h :]
+            s0 = self.game.strength(self._cards[:h] + board)
+            s1 = self.game.strength(self._cards[h : 2 * h] + board)
+            stake = float(min(spent))  # what a call could match; the rest goes back
+            return [0.0, 0.0] if s0 == s1 else ([stake, -stake] if s0 > s1 else [-stake, stake])
         live = [p for p in range(n) if not folded[p]]
         if len(live) == 1:  # everyone else folded: the last player takes their chips
             winner = live[0]
@@ -707,30 +748,47 @@ class PokerState(State):
         return self._history.copy()
 
     def public_history(self) -> list[int]:
-        d = self.game.definition
-        hidden = min(d.num_players * d.num_hole_cards, len(self._history))
+        hidden = min(self.game.private_cards, len(self._history))
         return [HIDDEN] * hidden + self._history[hidden:]
 
     def information_state_string_unchecked(self, player: int) -> str:
-        h = self.game.definition.num_hole_cards
-        return self._string_with(player, self._cards[player * h : (player + 1) * h])
+        head = self._heads[player]
+        if head is None:
+            h = self.game.definition.num_hole_cards
+            head = self._head(player, self._cards[player * h : (player + 1) * h])
+            if len(self._cards) >= (player + 1) * h:  # every hole card dealt: it stays
+                self._heads[player] = head
+        tail = self._tail
+        if tail is None:
+            tail = self._tail = self._public_text()
+        return head + tail
 
-    def _string_with(self, player: int, hole: Sequence[int]) -> str:
-        """``player``'s information-state string with the hole cards ``hole``."""
-        d = self.game.definition
+    def _head(self, player: int, hole: Sequence[int]) -> str:
+        """``"player=P hole=..."`` with the hole cards ``hole`` (sorted high to low)."""
         names = self.game.card_names
-        h = d.num_hole_cards
-        mine = sorted(hole, reverse=True)
-        text = f"player={player} hole={''.join(names[c] for c in mine)}"
-        if any(d.num_board_cards):
-            parts, start = [], d.num_players * h
+        return f"player={player} hole={''.join(names[c] for c in sorted(hole, reverse=True))}"
+
+    def _public_text(self) -> str:
+        """``" board=... bets=..."``: each board round's cards, high to low, and the bets."""
+        d = self.game.definition
+        text = ""
+        if self.game.has_board:
+            names = self.game.card_names
+            parts, start = [], self.game.private_cards
             for k in d.num_board_cards:
                 if k:
                     cards = self._cards[start : start + k]
                     parts.append("".join(names[c] for c in sorted(cards, reverse=True)))
                     start += k
-            text += " board=" + "/".join(parts)
+            text = " board=" + "/".join(parts)
         return text + " bets=" + "/".join(self._bets)
+
+    def _string_with(self, player: int, hole: Sequence[int]) -> str:
+        """``player``'s information-state string with the hole cards ``hole``."""
+        tail = self._tail
+        if tail is None:
+            tail = self._tail = self._public_text()
+        return self._head(player, hole) + tail
 
     def information_state_indices(self, player: int) -> list[int]:
         d = self.game.definition
@@ -756,8 +814,7 @@ class PokerState(State):
 
     def board_cards(self) -> tuple[int, ...]:
         """The public cards dealt so far, in the order dealt."""
-        d = self.game.definition
-        return tuple(self._cards[d.num_players * d.num_hole_cards :])
+        return tuple(self._cards[self.game.private_cards :])
 
     def betting(self) -> str:
         """The ACPC betting string: rounds joined by ``/``."""
@@ -801,6 +858,7 @@ class PokerState(State):
         """A copy in which ``player`` holds ``cards`` (in no other hand and not on the
         board: the caller's promise)."""
         new: PokerState = with_hole(self, player, cards)[0]
+        new._heads[player] = None  # its string's hole cards
         return new
 
     def information_state_indices_as(self, player: int, value: Any) -> list[int]:
