@@ -164,7 +164,7 @@ def _children(
     succ_index, known,
 ):  # fmt: skip
     """Every legal action's child in each listed hand, seen by the player who acts: its
-    tensor (the next row of ``succ``, zeroed, whose index goes to ``succ_index``) or,
+    tensor (the next row of ``succ``, whose index goes to ``succ_index``) or,
     where the action ends the hand, the mover's return rescaled by ``low`` and ``span``
     (in ``known``). A child that waits for cards is seen before they are dealt. The hands
     are left as they were. Returns the rows written."""
@@ -190,6 +190,7 @@ def _children(
                          stakes, out)  # fmt: skip
                 known[j, a] = (out[p] - low) / span
             else:
+                succ[rows, :] = 0.0
                 _tensor(i, p, st, cards, pub, rules, succ[rows])
                 succ_index[j, a] = rows
                 rows += 1
@@ -312,8 +313,6 @@ class PokerDecisions:
         ``actions`` are not needed: the children do not depend on them): ``(succ, index,
         known)``."""
         e = self._env
-        rows_needed = int(mask.sum())
-        self._succ[:rows_needed] = 0.0
         rows = _children(
             games, mask, e._st, e._dealt_cards, e._pub, e._chips, e._folds, e._rules,
             e._stack_row, e._first, e._board_cards, e._limit_sizes, e._fractions,

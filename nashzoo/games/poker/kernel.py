@@ -415,8 +415,8 @@ class PokerRules(NamedTuple):
 (
     _S_ST, _S_CARDS, _S_RANKED, _S_PUB, _S_SPENT, _S_RULES, _S_BLINDS, _S_STACKS, _S_FIRST,
     _S_BOARD_CARDS, _S_BOARD_ROUND, _S_OFF, _S_LIMIT_SIZES, _S_MAX_RAISES, _S_HAND, _S_RANK,
-    _S_POW5, _S_HISTORY, _S_SLOT_START,
-) = range(19)  # fmt: skip
+    _S_POW5, _S_HISTORY, _S_SLOT_START, _S_DECODED,
+) = range(20)  # fmt: skip
 _F_FRACTIONS, _F_STAKES, _F_RETURNS = range(3)
 _B_FOLDED, _B_MASK = range(2)
 
@@ -442,8 +442,17 @@ def _lane_publish(ints, li, flo, lf, i8, lb, obs):
     history = _seg(ints, li, _S_HISTORY)
     mask = _row(i8, lb, _B_MASK)
     p = st[0, _PLAYER]
+    decoded = _seg(ints, li, _S_DECODED)
     if p >= 0:
-        _lane_tensor(p, ints, li, obs)
+        # the tensor in place: within a hand the public entries only grow (those before
+        # ``decoded[0]`` are set already); the seat and the hole cards are the player's
+        h = rules[_HOLE]
+        obs[: rules[_NP] + rules[_CARDS]] = 0.0
+        obs[p] = 1.0
+        for j in range(h):
+            obs[rules[_NP] + cards[0, p * h + j]] = 1.0
+        for j in range(decoded[0], st[0, _PUBLIC]):
+            obs[pub[0, j]] = 1.0
         _legal(
             0, st, _row(ints, li, _S_SPENT), rules, _seg(ints, li, _S_STACKS),
             _seg(ints, li, _S_LIMIT_SIZES), _seg(ints, li, _S_MAX_RAISES),
@@ -452,23 +461,27 @@ def _lane_publish(ints, li, flo, lf, i8, lb, obs):
     else:
         obs[:] = 0.0
         mask[0, :] = 0
+    # the public events not yet in the history: ``decoded`` holds how many are, and how
+    # many of them were board cards
     hidden = rules[_NP] * rules[_HOLE]
-    history[:] = -1
-    board = hidden
     act_off = rules[_ACT_OFF]
-    for j in range(st[0, _PUBLIC]):
+    for j in range(decoded[0], st[0, _PUBLIC]):
         idx = pub[0, j]
         if idx >= act_off:
             history[hidden + j] = (idx - act_off) % rules[_NDA]
         else:
-            history[hidden + j] = cards[0, board]
-            board += 1
+            history[hidden + j] = cards[0, hidden + decoded[1]]
+            decoded[1] += 1
+    decoded[0] = st[0, _PUBLIC]
 
 
 @njit(cache=True)
 def lane_reset(ints, li, flo, lf, i8, lb, rng, obs):
     """Deal a new hand in the lane; returns its player to act."""
     st = _row(ints, li, _S_ST)
+    _seg(ints, li, _S_HISTORY)[:] = -1
+    _seg(ints, li, _S_DECODED)[:] = 0
+    obs[:] = 0.0
     _new_hand(
         0, st, _row(ints, li, _S_CARDS), _row(ints, li, _S_RANKED), _row(ints, li, _S_PUB),
         _row(ints, li, _S_SPENT), _row(i8, lb, _B_FOLDED), rng, 0, _seg(ints, li, _S_RULES),
@@ -537,6 +550,7 @@ class PokerLane(Lane):
                 arrays.board_cards, arrays.board_round, arrays.off, arrays.limit_sizes,
                 arrays.max_raises, np.zeros(d.num_hole_cards + sum(d.num_board_cards)),
                 np.zeros(n), _POW5, np.full(game.max_history_length, -1), arrays.slot_start,
+                np.zeros(2),
             ],
             np.int64,
         )  # fmt: skip
