@@ -141,7 +141,7 @@ class ExactCurve(Callback):
             return None
         try:
             value = float(learner.exploitability())
-        except GameTooLargeError:  # the learner's own test: it cannot tabulate
+        except GameTooLargeError:  # the learner's own test: it cannot tabulate its policy
             self.exact = False
             return None
         name = getattr(learner, "name", type(learner).__name__)

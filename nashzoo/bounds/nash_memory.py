@@ -72,13 +72,9 @@ class NashMemoryConfig(Config):
 
 
 def _compiles(game: Game) -> bool:
-    from nashzoo.tree import compile_game
+    from nashzoo.tree import compiled_or_none
 
-    try:
-        compile_game(game)
-    except GameTooLargeError:
-        return False
-    return True
+    return compiled_or_none(game) is not None
 
 
 class NashMemoryLearner:

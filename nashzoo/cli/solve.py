@@ -16,19 +16,18 @@ from nashzoo.cli.common import (
     print_curve,
     seed_arg,
 )
-from nashzoo.errors import GameTooLargeError, InvalidParameterError
+from nashzoo.errors import InvalidParameterError
 
 
 def run(args: argparse.Namespace) -> int:
     from nashzoo.envs import make_game
-    from nashzoo.tree import compile_game
+    from nashzoo.tree import compile_game, compiled_or_none
 
     game = make_game(args.game, **parse_params(args.param))
-    try:
-        tree = compile_game(game)
-    except GameTooLargeError:
+    tree = compiled_or_none(game)
+    if tree is None:
         if not args.abstraction:
-            raise
+            compile_game(game)  # raises, saying how large the game is
         return _sampled(game, args)
     print(f"{game}: {tree.num_nodes:,} histories, {tree.num_infosets:,} information sets")
     abstract = None

@@ -38,7 +38,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from nashzoo.envs.protocol import Agent, StatesProbabilities
-from nashzoo.errors import GameTooLargeError, InvalidParameterError
+from nashzoo.errors import InvalidParameterError
 from nashzoo.eval.engine import DealScores
 from nashzoo.eval.guard import Calls, DirectCalls
 from nashzoo.eval.referee import Deal, drawn_action, request_for, stated_row
@@ -155,13 +155,15 @@ def default_value_function(game: Game) -> ValueFunction:
         from nashzoo.eval.checkdown import CheckdownValues
 
         return CheckdownValues(game)
-    try:
-        return TreeValues(game)
-    except GameTooLargeError as exc:
+    from nashzoo.tree import compiled_or_none
+
+    tree = compiled_or_none(game)
+    if tree is None:
         raise InvalidParameterError(
-            f"No default AIVAT value function for {game} (it does not compile: {exc}); "
-            "pass value_function=, an object with child_values(state, actions)."
-        ) from None
+            f"No default AIVAT value function for {game} (it does not compile); pass "
+            "value_function=, an object with child_values(state, actions)."
+        )
+    return TreeValues(tree)
 
 
 def check_variance_reduction(value: Any) -> str | None:

@@ -25,7 +25,7 @@ from nashzoo.envs.protocol import (
     StatesBatch,
     StatesProbabilities,
 )
-from nashzoo.errors import GameTooLargeError, NashzooError
+from nashzoo.errors import NashzooError
 from nashzoo.eval.aivat import ValueFunction, default_value_function
 from nashzoo.eval.engine import deal_agent_seeds, deal_uniforms
 from nashzoo.eval.guard import Calls, Forfeit, SupervisedCalls, make_calls
@@ -242,7 +242,7 @@ def check_agent(
     if not _measurable(agent):
         return AgentReport(name, note="not a PolicyAgent")
     from nashzoo.eval.exploitability import exploitability
-    from nashzoo.tree import compile_game
+    from nashzoo.tree import compiled_or_none
 
     mixed = isinstance(agent, MixedStrategy)
     guarded = _GuardedMixture(agent, calls) if mixed else _GuardedPolicy(agent, calls)
@@ -251,13 +251,12 @@ def check_agent(
             warm_up(game, (member,), calls, act=False)
     except Forfeit as exc:
         return AgentReport(name, note=f"action_probabilities failed: {exc.reason}")
-    try:
-        tree = compile_game(game, max_nodes=2_000_000)
-    except GameTooLargeError as exc:
+    tree = compiled_or_none(game, max_nodes=2_000_000)
+    if tree is None:
         if config.info.lbr_hands:
             model = agent.policy_model() if isinstance(agent, HasPolicyModel) else None
             return _lbr_report(config, name, guarded, game, model)
-        return AgentReport(name, note=f"game too large to compile: {exc}")
+        return AgentReport(name, note=f"game too large to compile ({game})")
     try:
         value = exploitability(guarded, tree).exploitability
     except Forfeit as exc:

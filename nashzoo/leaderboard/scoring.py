@@ -13,7 +13,6 @@ import numpy as np
 
 from nashzoo.envs.protocol import MixedStrategy
 from nashzoo.errors import (
-    GameTooLargeError,
     NashzooError,
 )
 from nashzoo.eval.guard import Forfeit
@@ -59,16 +58,18 @@ class Scoring(Board):
         agents, where the game compiles."""
         from nashzoo.eval.exploitability import as_tabular_policy, exploitability
         from nashzoo.eval.matches import exact_duplicate_value
+        from nashzoo.tree.compile import compiled_or_none
         from nashzoo.tree.policy import TabularPolicy
 
         out: dict[str, Any] = {}
         if agent is None:
             out["exploitability_note"] = f"{game} is too large to compute exactly"
             return out
-        try:  # a mixed strategy (Nash memory) as the behavioural policy it plays like
-            mine = as_tabular_policy(agent, self.game(game))
-        except GameTooLargeError:
+        tree = compiled_or_none(self.game(game))
+        if tree is None:
             return self._lbr_figures(game, agent)
+        try:  # a mixed strategy (Nash memory) as the behavioural policy it plays like
+            mine = as_tabular_policy(agent, tree)
         except (NashzooError, TypeError) as exc:
             out["exploitability_note"] = str(exc)[:300]
             return out
@@ -130,13 +131,11 @@ class Scoring(Board):
         Raises:
             Forfeit: the agent failed or ran out of time while answering.
         """
-        from nashzoo.errors import GameTooLargeError
-        from nashzoo.tree.compile import compile_game
+        from nashzoo.tree.compile import compiled_or_none
         from nashzoo.tree.policy import TabularPolicy
 
-        try:
-            tree = compile_game(self.game(game))
-        except GameTooLargeError:
+        tree = compiled_or_none(self.game(game))
+        if tree is None:
             return _SandboxedPolicy(agent)  # asked state by state (local best response)
         inputs: list[Any] = [tree.agent_inputs(i) for i in range(len(tree.infoset_keys))]
         rows = _SandboxedPolicy(agent).probabilities_many(inputs)

@@ -22,7 +22,7 @@ from nashzoo.games.observation import agent_info
 from nashzoo.tree.jit import ReadOnlyTables
 from nashzoo.validation import check_int
 
-__all__ = ["GameTree", "TreeArrays", "compile_game", "DEFAULT_MAX_NODES"]
+__all__ = ["GameTree", "TreeArrays", "compile_game", "compiled_or_none", "DEFAULT_MAX_NODES"]
 
 DEFAULT_MAX_NODES = 5_000_000
 
@@ -295,6 +295,21 @@ def compile_game(game: Game, *, max_nodes: int = DEFAULT_MAX_NODES) -> GameTree:
             _REFUSED.clear()
         _REFUSED[game, max_nodes] = str(exc)
         raise
+
+
+def compiled_or_none(game: Game, *, max_nodes: int = DEFAULT_MAX_NODES) -> GameTree | None:
+    """``game``'s tree where it compiles within ``max_nodes`` histories, else ``None``:
+    the one place that tells whether a game compiles, for the code that chooses between
+    a tree and the rules (its stated size or bound answers at once; a game that states
+    neither is compiled, and the tree cached, or the refusal remembered).
+
+    Raises:
+        InvalidParameterError: as :func:`compile_game`.
+    """
+    try:
+        return compile_game(game, max_nodes=max_nodes)
+    except GameTooLargeError:
+        return None
 
 
 _REFUSED: dict[tuple[Game, int], str] = {}

@@ -84,8 +84,7 @@ def vector_env(
             more games than this machine's memory holds; ``stepped`` not in
             :data:`STEPPING`.
     """
-    from nashzoo.errors import GameTooLargeError
-    from nashzoo.tree.compile import DEFAULT_MAX_NODES
+    from nashzoo.tree.compile import compiled_or_none
     from nashzoo.vector.state_env import StateVectorEnv
 
     if stepped not in STEPPING:
@@ -98,14 +97,10 @@ def vector_env(
         paths = game.fast_paths  # what the game declares, never its class
         if paths.vector_env is not None:
             return paths.load("vector_env")(game, num_envs, seed=seed)
-        bound = game.histories_lower_bound()
-        if bound is None or bound <= DEFAULT_MAX_NODES:
+        if compiled_or_none(game) is not None:  # the tree, cached for the env to read
             from nashzoo.vector.tree_env import TreeVectorEnv
 
-            try:
-                return TreeVectorEnv(game, num_envs, seed=seed)
-            except GameTooLargeError:  # its size was not stated: found walking the tree
-                pass
+            return TreeVectorEnv(game, num_envs, seed=seed)
         if paths.large_vector_env is not None:  # too large for the tree
             return paths.load("large_vector_env")(game, num_envs, seed=seed)
         return StateVectorEnv(game, num_envs, seed=seed)

@@ -102,3 +102,29 @@ def test_the_choosers_never_look_at_a_game_class():
         ]
         classes = [n for n in imported if n.endswith("Game") and n != "Game"]
         assert classes == [], (name, classes)
+
+
+PROBERS = (
+    *(name for name in CHOOSERS if name != "nashzoo/training.py"),
+    "nashzoo/agents/ismcts/rules.py",
+    "nashzoo/agents/nash_memory/population.py",
+    "nashzoo/agents/neural_cfr/base.py",
+    "nashzoo/bounds/nash_memory.py",
+    "nashzoo/cli/exploitability.py",
+    "nashzoo/cli/solve.py",
+    "nashzoo/eval/blocks.py",
+    "nashzoo/leaderboard/scoring.py",
+)
+"""The modules that choose between a game's tree and its rules."""
+
+
+def test_whether_a_game_compiles_is_asked_in_one_place():
+    """``compiled_or_none`` answers for every chooser (the game's stated size at once,
+    else one compile, cached or its refusal remembered); no chooser catches the error."""
+    from nashzoo.tree import compile_game, compiled_or_none
+
+    for name in PROBERS:
+        assert "except GameTooLargeError" not in (ROOT / name).read_text(), name
+    assert compiled_or_none(KuhnPokerGame()) is compile_game(KuhnPokerGame())  # cached
+    assert compiled_or_none(FightingCardGame()) is None  # 39,833,421 histories or more
+    assert compiled_or_none(KuhnPokerGame(), max_nodes=57) is None  # Kuhn has 58

@@ -385,8 +385,7 @@ def compiles_for_search(game: Game) -> bool:
     """Whether a search agent takes the compiled path for ``game``: its size is known and
     within :data:`~nashzoo.tree.compile.DEFAULT_MAX_NODES`, or, unknown, it compiles
     within :data:`SEARCH_COMPILE_PROBE` histories."""
-    from nashzoo.errors import GameTooLargeError
-    from nashzoo.tree.compile import DEFAULT_MAX_NODES, compile_game
+    from nashzoo.tree.compile import DEFAULT_MAX_NODES, compiled_or_none
 
     size = game.count_histories()
     if size is not None:
@@ -394,11 +393,7 @@ def compiles_for_search(game: Game) -> bool:
     bound = game.histories_lower_bound()
     if bound is not None and bound > DEFAULT_MAX_NODES:
         return False
-    try:
-        compile_game(game, max_nodes=SEARCH_COMPILE_PROBE)
-    except GameTooLargeError:
-        return False
-    return True
+    return compiled_or_none(game, max_nodes=SEARCH_COMPILE_PROBE) is not None
 
 
 class RulesAgentBase(SearchAgentBase):

@@ -250,8 +250,7 @@ class PopulationNashMemory:
         """The mixture's exact exploitability where the game compiles and every member in
         its support is tabular or states its probabilities (tabulated over the tree:
         learned best responses included); else ``None``."""
-        from nashzoo.errors import GameTooLargeError
-        from nashzoo.tree import TabularPolicy, compile_game
+        from nashzoo.tree import TabularPolicy, compiled_or_none
         from nashzoo.tree.best_response import nash_conv_array
 
         kept = np.flatnonzero(self.weights > 0)
@@ -261,9 +260,8 @@ class PopulationNashMemory:
             for k in kept
         ):
             return None
-        try:
-            tree = compile_game(self.game)
-        except GameTooLargeError:
+        tree = compiled_or_none(self.game)
+        if tree is None:
             return None
         policies = []
         for k in map(int, kept):

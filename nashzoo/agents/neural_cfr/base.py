@@ -122,13 +122,9 @@ class NeuralRegretLearner:
         self._policy_iterations = -1  # iterations the policy network was fitted after
         self.tree: Any = None  # the compiled tree where config.tree and the game compiles
         if getattr(cfg, "tree", False):
-            from nashzoo.errors import GameTooLargeError
-            from nashzoo.tree import compile_game
+            from nashzoo.tree import compiled_or_none
 
-            try:
-                self.tree = compile_game(game)
-            except GameTooLargeError:
-                self.tree = None  # the rules path
+            self.tree = compiled_or_none(game)  # None: the rules path
 
     # -- networks ------------------------------------------------------------------------------
     def _network(
