@@ -12,7 +12,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 from hypothesis import settings
@@ -138,6 +138,20 @@ def run_cli(
     with log.open("w") as handle:
         subprocess.run(command, cwd=cwd, env=env, stdout=handle, stderr=handle, check=True)
     return log.read_text()
+
+
+def walk_to_decision(game: Game, rng: Any, most_actions: int) -> State | None:
+    """A random poker decision: the deal, then up to ``most_actions - 1`` random actions
+    other than a fold (0), each followed by the cards it waits for; ``None`` where the
+    hand ended on the way."""
+    state = game.new_initial_state()
+    state.advance_chance(rng.random)
+    for _ in range(int(rng.integers(0, most_actions))):
+        state.apply_action(int(rng.choice([a for a in state.legal_actions() if a != 0])))
+        state.advance_chance(rng.random)
+        if state.is_terminal():
+            return None
+    return state
 
 
 def play(game: Game, actions: list[int]) -> State:

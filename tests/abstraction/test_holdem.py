@@ -30,6 +30,7 @@ from nashzoo.abstraction.holdem import (
 )
 from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.games.poker.hands import standard_tables
+from tests.conftest import walk_to_decision
 
 from .stand_in import stand_in_buckets, use_stand_in_buckets
 
@@ -412,14 +413,8 @@ def test_the_abstraction_agent_answers_a_range_as_it_answers_each_hand(stand_in)
     rng = np.random.default_rng(3)
     tensors, masks, players, expected, rounds = [], [], [], [], set()
     for _ in range(40):
-        state = game.new_initial_state()
-        state.advance_chance(rng.random)
-        for _ in range(int(rng.integers(0, 10))):
-            state.apply_action(int(rng.choice([a for a in state.legal_actions() if a != 0])))
-            state.advance_chance(rng.random)
-            if state.is_terminal():
-                break
-        if state.is_terminal():
+        state = walk_to_decision(game, rng, 10)
+        if state is None:
             continue
         p = state.current_player()
         rounds.add(state.round)

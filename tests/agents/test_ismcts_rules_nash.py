@@ -46,7 +46,7 @@ from nashzoo.games import KuhnPokerGame
 from nashzoo.games.kuhn import kuhn_equilibrium
 from nashzoo.games.poker import presets
 from nashzoo.tree import TabularPolicy, compile_game
-from tests.conftest import coverage_paused, untraced_children
+from tests.conftest import coverage_paused, untraced_children, walk_to_decision
 
 torch = pytest.importorskip("torch")
 torch.set_num_threads(1)
@@ -130,14 +130,8 @@ def decision_states(game, count, seed=0):
     rng = np.random.default_rng(seed)
     states = []
     while len(states) < count:
-        state = game.new_initial_state()
-        state.advance_chance(rng.random)
-        for _ in range(int(rng.integers(0, 3))):
-            state.apply_action(int(rng.choice([a for a in state.legal_actions() if a != 0])))
-            state.advance_chance(rng.random)
-            if state.is_terminal():
-                break
-        if not state.is_terminal():
+        state = walk_to_decision(game, rng, 3)
+        if state is not None:
             states.append(state)
     return states
 

@@ -23,7 +23,7 @@ from nashzoo.games.base import CHANCE, Game, State
 from nashzoo.games.fighting import FightingCardGame, fighting_cards_small, fighting_cards_tiny
 from nashzoo.games.poker import PokerDefinition, PokerGame, no_limit_holdem, presets
 from nashzoo.games.worlds import consistent_histories, hidden_worlds, state_from_history
-from tests.conftest import coverage_paused, traced_sample
+from tests.conftest import coverage_paused, traced_sample, walk_to_decision
 
 
 def _small_no_limit() -> PokerGame:
@@ -307,14 +307,8 @@ def test_the_string_of_another_holding_is_the_string_of_the_state_that_holds_it(
     rng = np.random.default_rng(2)
     checked = 0
     while checked < 60:
-        state = game.new_initial_state()
-        state.advance_chance(rng.random)
-        for _ in range(int(rng.integers(0, 6))):
-            state.apply_action(int(rng.choice([a for a in state.legal_actions() if a != 0])))
-            state.advance_chance(rng.random)
-            if state.is_terminal():
-                break
-        if state.is_terminal():
+        state = walk_to_decision(game, rng, 6)
+        if state is None:
             continue
         p = state.current_player()
         worlds = state.hidden_worlds(1 - p)
