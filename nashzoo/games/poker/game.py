@@ -182,7 +182,7 @@ class PokerGame(Game):
             most = max(d.stacks) if n > 2 else min(d.stacks)
             raises_bound = _most_raises(d, self.raises)
         self.max_chance_outcomes = d.num_cards
-        self.max_chance_nodes = n * d.num_hole_cards + sum(d.num_board_cards)
+        self.max_chance_nodes = self.private_cards + sum(d.num_board_cards)
         # each round opens with at most n - 1 checks before a raise (n without one) and
         # each raise is answered by at most n - 1 calls or folds
         if n == 2:
@@ -214,7 +214,7 @@ class PokerGame(Game):
             " bets="
         )
         # per card in the order dealt: its board round's tensor offset, -1 for hole cards
-        self.card_slot = (-1,) * (n * d.num_hole_cards) + tuple(
+        self.card_slot = (-1,) * self.private_cards + tuple(
             self.board_offset[r] for r in range(d.num_rounds) for _ in range(d.num_board_cards[r])
         )
         # per round: the seat before the round's first player (where the search for the
@@ -290,7 +290,7 @@ class PokerGame(Game):
         """Ways to deal every player's hole cards (a table of three or more with a full
         deck: far past any tree that compiles, known at once)."""
         d = self.definition
-        return math.perm(d.num_cards, d.num_players * d.num_hole_cards)
+        return math.perm(d.num_cards, self.private_cards)
 
     def count_histories(self) -> int | None:
         """Histories of the tree: the betting tree (memoised on what the betting depends
@@ -390,7 +390,7 @@ class PokerState(State):
         self.game = game
         self._cards: list[int] = []
         self._remaining = list(range(game.num_cards))
-        self._pending = d.num_players * d.num_hole_cards + d.num_board_cards[0]
+        self._pending = game.private_cards + d.num_board_cards[0]
         self._round = 0
         self._spent = list(d.blinds)
         self._max_spent = max(d.blinds)
@@ -417,9 +417,6 @@ class PokerState(State):
         self._tail: str | None = game.empty_tail
 
     # -- the betting rules -------------------------------------------------------------------
-    def _all_in(self, p: int) -> bool:
-        return self._spent[p] >= self._stacks[p]
-
     def _acting(self) -> int:
         """Players neither folded nor all-in (kept as actions are applied)."""
         return self._live
@@ -438,9 +435,6 @@ class PokerState(State):
                 return q
         return after
 
-    def _raises_this_round(self) -> int:
-        return self._raises
-
     def raise_range(self) -> tuple[int, int] | None:
         """``(smallest, largest)`` raise-to totals the player to move may choose, or
         ``None`` when it may not raise (the ACPC's ``raiseIsValid``; in a limit game the
@@ -449,12 +443,10 @@ class PokerState(State):
         if p < 0 or self._acting() <= 1:
             return None
         game, d = self.game, self.game.definition
-        if game.limit:
-            if self._raises_this_round() >= d.max_raises[self._round]:
+        if game.limit:  # the rule is legal_actions' (the hot path of every search)
+            if RAISE not in self.legal_actions():
                 return None
-            if d.stacks[p] <= self._max_spent:  # short of the bet: it can only call all in
-                return None
-            size = self.raise_to(2)
+            size = self.raise_to(RAISE)
             return size, size
         stack = d.stacks[p]
         low = self._min_raise_to
@@ -478,10 +470,15 @@ class PokerState(State):
                 f"raise_to takes a raise action (2..{game.all_in}) at a decision, received "
                 f"{action!r} at {'a chance node' if p == CHANCE else 'the end'}."
             )
-        stack = game.definition.stacks[p]
+        return self._raise_total(p, int(action))
+
+    def _raise_total(self, p: int, action: int) -> int:
+        """:meth:`raise_to` of player ``p``'s raise ``action``, unchecked."""
+        game = self.game
+        stack: int = self._stacks[p]
         if game.limit:
-            size: int = game.definition.raise_sizes[self._round][int(action) - 2]
-            return min(self._max_spent + size, stack)
+            size: int = self._max_spent + game.definition.raise_sizes[self._round][action - 2]
+            return size if size < stack else stack
         if action == game.all_in:
             return stack
         pot_after_call = sum(self._spent) + self._max_spent - self._spent[p]
@@ -501,8 +498,10 @@ class PokerState(State):
         top, stack, mine = self._max_spent, self._stacks[p], self._spent[p]
         actions = [FOLD, CALL] if mine < top and mine < stack else [CALL]
         game = self.game
-        if game.limit:  # raise_range's rule, inline: the hot path of every search
+        if game.limit:  # the limit raise rule, which raise_range reads here
             d = game.definition
+            # the ACPC's raiseIsValid: someone to raise against, raises left this round,
+            # and chips past the bet (a stack at or below it can only call all in)
             if self._live > 1 and self._raises < d.max_raises[self._round] and stack > top:
                 sizes = d.raise_sizes[self._round]
                 actions.append(RAISE)  # the smallest size (all-in when short)
@@ -567,15 +566,11 @@ class PokerState(State):
             else:
                 self._called += 1
         else:
-            d = game.definition
-            if game.limit:
-                size = self._max_spent + d.raise_sizes[self._round][action - 2]
-                size = size if size < stack else stack
-                # the ACPC notation; with several sizes, the chips a raise adds
-                letters = "r" if game.all_in == RAISE else f"r{size - self._max_spent}"
-            else:
-                size = self.raise_to(action)
+            size = self._raise_total(p, action)
+            if not game.limit:  # the ACPC notation: the raise-to total
                 letters = f"r{size}"
+            else:  # with several sizes, the chips it adds
+                letters = "r" if game.all_in == RAISE else f"r{size - self._max_spent}"
             if 2 * size - self._max_spent > self._min_raise_to:
                 self._min_raise_to = 2 * size - self._max_spent
             self._max_spent = size
@@ -667,7 +662,7 @@ class PokerState(State):
                 break
         return (
             self._round, tuple(self._spent), self._max_spent, self._min_raise_to,
-            tuple(since_raise), self._raises_this_round(), self._player,
+            tuple(since_raise), self._raises, self._player,
             tuple(self._folded), len(self._cards),
         )  # fmt: skip
 
@@ -758,10 +753,7 @@ class PokerState(State):
             head = self._head(player, self._cards[player * h : (player + 1) * h])
             if len(self._cards) >= (player + 1) * h:  # every hole card dealt: it stays
                 self._heads[player] = head
-        tail = self._tail
-        if tail is None:
-            tail = self._tail = self._public_text()
-        return head + tail
+        return head + (self._tail or self._public_text())
 
     def _head(self, player: int, hole: Sequence[int]) -> str:
         """``"player=P hole=..."`` with the hole cards ``hole`` (sorted high to low)."""
@@ -769,7 +761,8 @@ class PokerState(State):
         return f"player={player} hole={''.join(names[c] for c in sorted(hole, reverse=True))}"
 
     def _public_text(self) -> str:
-        """``" board=... bets=..."``: each board round's cards, high to low, and the bets."""
+        """``" board=... bets=..."``: each board round's cards, high to low, and the bets;
+        kept in ``_tail`` until a board card or a new round (the bets append to it)."""
         d = self.game.definition
         text = ""
         if self.game.has_board:
@@ -781,14 +774,12 @@ class PokerState(State):
                     parts.append("".join(names[c] for c in sorted(cards, reverse=True)))
                     start += k
             text = " board=" + "/".join(parts)
-        return text + " bets=" + "/".join(self._bets)
+        self._tail = text = text + " bets=" + "/".join(self._bets)
+        return text
 
     def _string_with(self, player: int, hole: Sequence[int]) -> str:
         """``player``'s information-state string with the hole cards ``hole``."""
-        tail = self._tail
-        if tail is None:
-            tail = self._tail = self._public_text()
-        return self._head(player, hole) + tail
+        return self._head(player, hole) + (self._tail or self._public_text())
 
     def information_state_indices(self, player: int) -> list[int]:
         d = self.game.definition
