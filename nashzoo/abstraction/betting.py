@@ -103,11 +103,10 @@ def betting_tree(game: PokerGame) -> BettingTree:
             f"received {type(game).__name__} ({game})."
         )
     d = game.definition
-    most = max(d.blinds) + sum(max(s) * m for s, m in zip(d.raise_sizes, d.max_raises))
-    if d.num_rounds > 1 and min(d.stacks) < most:
+    if d.num_rounds > 1 and min(d.stacks) < d.limit_most:
         raise InvalidParameterError(
             f"{game}: a player can go all-in before the last round (stacks {list(d.stacks)}, "
-            f"bets up to {most}); the betting tree plays every round's betting."
+            f"bets up to {d.limit_most}); the betting tree plays every round's betting."
         )
     return _betting_tree(game)
 

@@ -99,21 +99,30 @@ def check_field(name: str, value: Any, lo: int, hi: int | None = None) -> int:
     return value
 
 
+def _sequence(name: str, values: Any, n: int | None, what: str) -> tuple[Any, ...]:
+    """A definition's list field ``name`` (``n`` values where given), as a tuple.
+
+    Raises:
+        InvalidParameterError: not a list (expected ``what``), or not ``n`` values.
+    """
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise InvalidParameterError(
+            f"Poker definition field `{name}` expects {what}, received {values!r}."
+        )
+    if n is not None and len(values) != n:
+        raise InvalidParameterError(
+            f"Poker definition field `{name}` needs {n} values, received "
+            f"{len(values)}: {list(values)!r}."
+        )
+    return tuple(values)
+
+
 def _raise_size_options(values: Any, rounds: int) -> tuple[tuple[int, ...], ...]:
     """Per round, the limit raise sizes: an integer or a non-empty list of distinct
     integers, the same number every round."""
-    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-        raise InvalidParameterError(
-            f"Poker definition field `raise_sizes` expects one entry per round ({rounds}), "
-            f"received {values!r}."
-        )
-    if len(values) != rounds:
-        raise InvalidParameterError(
-            f"Poker definition field `raise_sizes` needs {rounds} values, received "
-            f"{len(values)}: {list(values)!r}."
-        )
     sizes = []
-    for r, entry in enumerate(values):
+    what = f"one entry per round ({rounds})"
+    for r, entry in enumerate(_sequence("raise_sizes", values, rounds, what)):
         options = entry if isinstance(entry, Sequence) and not isinstance(entry, str) else (entry,)
         if not options or isinstance(entry, (str, bytes)):
             raise InvalidParameterError(
@@ -190,17 +199,8 @@ class PokerDefinition:
         def listed(
             name: str, values: Any, n: int | None, lo: int, hi: int | None = None
         ) -> tuple[int, ...]:
-            if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-                raise InvalidParameterError(
-                    f"Poker definition field `{name}` expects a list of integers, received "
-                    f"{values!r}."
-                )
-            if n is not None and len(values) != n:
-                raise InvalidParameterError(
-                    f"Poker definition field `{name}` needs {n} values, received "
-                    f"{len(values)}: {list(values)!r}."
-                )
-            return tuple(whole(f"{name}[{i}]", v, lo, hi) for i, v in enumerate(values))
+            items = _sequence(name, values, n, "a list of integers")
+            return tuple(whole(f"{name}[{i}]", v, lo, hi) for i, v in enumerate(items))
 
         rounds = whole("num_rounds", self.num_rounds, 1, 6)
         whole("num_suits", self.num_suits, 1, 4)
@@ -239,15 +239,10 @@ class PokerDefinition:
             )
         sizes: tuple[tuple[int, ...], ...] = ()
         if self.betting == "limit":
+            # (a player never puts in more than its stack, whose pot the check above
+            # bounds; a raise size past 2**53 is refused by itself)
             sizes = _raise_size_options(self.raise_sizes, rounds)
             caps = listed("max_raises", self.max_raises, rounds, 0, 10)
-            most = max(blinds) + sum(max(s) * m for s, m in zip(sizes, caps))
-            if n * min(most, max(stacks)) > MAX_POT:
-                raise InvalidParameterError(
-                    f"Chip amounts too large: a pot could reach {n * most} chips (blinds "
-                    f"{list(blinds)}, raise sizes {list(sizes)}, max raises {list(caps)}); a "
-                    "pot must stay at or below 2**53 chips so that every payoff is exact."
-                )
         else:
             if self.raise_sizes or self.max_raises:
                 raise InvalidParameterError(
@@ -290,6 +285,13 @@ class PokerDefinition:
     def big_blind(self) -> int:
         """The largest blind."""
         return max(self.blinds)
+
+    @property
+    def limit_most(self) -> int:
+        """A limit game's most chips a player can put in without a stack: the big blind,
+        then every raise of every round at its largest size."""
+        raises: int = sum(max(s) * m for s, m in zip(self.raise_sizes, self.max_raises))
+        return self.big_blind + raises
 
     @property
     def num_raise_sizes(self) -> int:

@@ -165,10 +165,7 @@ class PokerGame(Game):
             self.num_distinct_actions = 2 + k
             raise_names = ("Raise",) if k == 1 else tuple(f"Raise #{j + 1}" for j in range(k))
             self.action_names = ("Fold", "Check/Call", *raise_names)
-            most = min(
-                max(d.stacks),
-                max(d.blinds) + sum(max(s) * m for s, m in zip(d.raise_sizes, d.max_raises)),
-            )
+            most = min(max(d.stacks), d.limit_most)
             raises_bound = sum(d.max_raises)
         else:
             self.all_in = 2 + len(self.raises)
