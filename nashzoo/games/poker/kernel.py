@@ -332,11 +332,12 @@ def _step(actions, active, rewards, terminated, limit_sizes, fractions, slot_sta
 
 
 @njit(cache=True, inline="always")
-def _tensor(i, p, st, cards, pub, rules, obs):
+def _tensor(i, p, st, cards, pub, rules, obs, first=0):
     """Player ``p``'s information-state tensor of game ``i`` into the zeroed row ``obs``
-    (the engine's ``information_state_indices``)."""
+    (the engine's ``information_state_indices``); the public entries from the
+    ``first``-th (those before are set already)."""
     h = rules[_HOLE]
-    for j in range(st[i, _PUBLIC]):
+    for j in range(first, st[i, _PUBLIC]):
         obs[pub[i, j]] = 1.0
     obs[p] = 1.0
     for j in range(h):
@@ -446,13 +447,8 @@ def _lane_publish(ints, li, flo, lf, i8, lb, obs):
     if p >= 0:
         # the tensor in place: within a hand the public entries only grow (those before
         # ``decoded[0]`` are set already); the seat and the hole cards are the player's
-        h = rules[_HOLE]
         obs[: rules[_NP] + rules[_CARDS]] = 0.0
-        obs[p] = 1.0
-        for j in range(h):
-            obs[rules[_NP] + cards[0, p * h + j]] = 1.0
-        for j in range(decoded[0], st[0, _PUBLIC]):
-            obs[pub[0, j]] = 1.0
+        _tensor(0, p, st, cards, pub, rules, obs, decoded[0])
         _legal(
             0, st, _row(ints, li, _S_SPENT), rules, _seg(ints, li, _S_STACKS),
             _seg(ints, li, _S_LIMIT_SIZES), _seg(ints, li, _S_MAX_RAISES),
