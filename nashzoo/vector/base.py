@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.errors import IllegalActionError
-from nashzoo.games.pcg import seeded_states
+from nashzoo.errors import IllegalActionError, InvalidParameterError
+from nashzoo.games.pcg import generator_row, sample_rows, seeded_states, write_back
 from nashzoo.vector.batch import Batch, check_actions, check_only, seeds_for
 
-__all__ = ["VectorEnvBase", "MAX_NUM_ENVS"]
+__all__ = ["VectorEnvBase", "BulkDecisions", "MAX_NUM_ENVS"]
 
 MAX_NUM_ENVS = 2**24
 """The most games one batched env holds (16,777,216): far beyond what a batch of self-play
@@ -108,3 +108,36 @@ class VectorEnvBase:
         terminated = np.empty(self.num_envs, dtype=bool)
         self._step_games(actions, active, rewards, terminated)
         return self._batch(rewards, terminated)
+
+
+class BulkDecisions:
+    """What the bulk self-play arrays a game declares (``FastPaths.decisions``) share:
+    their games still live, and every draw from one ``np.random.Generator``'s own PCG64
+    stream (taken before a numba call and given back after it), so that a learner using
+    them plays the games that stepping the rules one state at a time plays with the same
+    generator. A subclass adds ``deal``, ``views``, ``successors`` and ``apply``."""
+
+    live: np.ndarray  # (num_games,) whether each game is still going
+
+    def _row(self, rng: np.random.Generator) -> np.ndarray:
+        """``rng``'s stream as a row numba draws from (:func:`generator_row`).
+
+        Raises:
+            InvalidParameterError: ``rng`` is not a PCG64 ``np.random.Generator``.
+        """
+        try:
+            return generator_row(rng)
+        except TypeError as exc:
+            raise InvalidParameterError(f"{type(self).__name__} draws from {exc}") from None
+
+    def live_games(self) -> np.ndarray:
+        """The games not over, in order."""
+        return np.flatnonzero(self.live)
+
+    def sample(self, probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One action per row of ``probs``, drawn from ``rng`` row by row."""
+        row = self._row(rng)
+        out = np.empty(probs.shape[0], np.int64)
+        sample_rows(np.ascontiguousarray(probs, np.float64), row, out)
+        write_back(rng, row)
+        return out

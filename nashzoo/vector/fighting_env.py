@@ -31,9 +31,9 @@ from numba import njit
 
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.fighting import FightingCardGame
-from nashzoo.games.pcg import generator_row, next_double, sample_rows, write_back
+from nashzoo.games.pcg import next_double, write_back
 from nashzoo.validation import check_int
-from nashzoo.vector.base import MAX_NUM_ENVS, VectorEnvBase
+from nashzoo.vector.base import MAX_NUM_ENVS, BulkDecisions, VectorEnvBase
 from nashzoo.vector.batch import Batch
 
 __all__ = ["FightingVectorEnv", "FightingExchanges"]
@@ -437,7 +437,7 @@ def _exchange_apply(games, actions, live, st, hand, deck, cards, draws, hands, h
             returns[i] = _return0(i, st)
 
 
-class FightingExchanges:
+class FightingExchanges(BulkDecisions):
     """``num_games`` games of fighting cards played exchange by exchange (numba), with
     every playable card's successor: what simplex-gradient self-play learns from.
 
@@ -471,23 +471,12 @@ class FightingExchanges:
         self._rows = np.zeros((2 * n, k), np.int64)
         self._known = np.zeros((2 * n, k), np.float32)
 
-    @staticmethod
-    def _row(rng: np.random.Generator) -> np.ndarray:
-        try:
-            return generator_row(rng)
-        except TypeError as exc:
-            raise InvalidParameterError(f"FightingExchanges draws from {exc}") from None
-
     def deal(self, rng: np.random.Generator) -> None:
         """Start every game (its deals drawn from ``rng``)."""
         a, row = self._a, self._row(rng)
         _deal_all(self.live, a.st, a.hand, a.deck, a.draws, a.hands, a.hand_probs, row, a.gc)
         self.returns[:] = 0.0
         write_back(rng, row)
-
-    def live_games(self) -> np.ndarray:
-        """The games not over, in order."""
-        return np.flatnonzero(self.live)
 
     def views(self, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Both players' tensors, masks, seats and games in each of ``games``:
@@ -498,14 +487,6 @@ class FightingExchanges:
         mask = np.empty((2 * games.size, self.game.num_kinds), np.int8)
         _exchange_views(games, a.st, a.hand, a.cards, a.draws, a.hands, a.gc, obs, mask)
         return obs, mask, np.tile(np.array([0, 1], np.int64), games.size), np.repeat(games, 2)
-
-    def sample(self, probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """One action per row of ``probs``, drawn from ``rng`` row by row."""
-        row = self._row(rng)
-        out = np.empty(probs.shape[0], np.int64)
-        sample_rows(np.ascontiguousarray(probs, np.float64), row, out)
-        write_back(rng, row)
-        return out
 
     def successors(
         self, games: np.ndarray, mask: np.ndarray, actions: np.ndarray

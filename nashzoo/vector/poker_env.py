@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from nashzoo.errors import InvalidParameterError
-from nashzoo.games.pcg import generator_row, sample_rows, write_back
+from nashzoo.games.pcg import write_back
 from nashzoo.games.poker.game import PokerGame
 from nashzoo.games.poker.hand_kernel import _POW5, tables_arrays
 from nashzoo.games.poker.kernel import (
@@ -36,7 +36,7 @@ from nashzoo.games.poker.kernel import (
     _tensor,
 )
 from nashzoo.validation import check_int
-from nashzoo.vector.base import MAX_NUM_ENVS, VectorEnvBase
+from nashzoo.vector.base import MAX_NUM_ENVS, BulkDecisions, VectorEnvBase
 from nashzoo.vector.batch import Batch
 from nashzoo.vector.hands import check_poker_game
 
@@ -222,7 +222,7 @@ def _apply_games(
             live[i] = False
 
 
-class PokerDecisions:
+class PokerDecisions(BulkDecisions):
     """``num_games`` hands of a heads-up poker game played decision by decision (numba),
     with every legal action's child: what simplex-gradient self-play learns from in a
     turn-based game (the game's declared ``FastPaths.decisions``).
@@ -263,13 +263,6 @@ class PokerDecisions:
         self._low = float(game.min_utility)
         self._span = float(game.max_utility - game.min_utility)
 
-    @staticmethod
-    def _row(rng: np.random.Generator) -> np.ndarray:
-        try:
-            return generator_row(rng)
-        except TypeError as exc:
-            raise InvalidParameterError(f"PokerDecisions draws from {exc}") from None
-
     def deal(self, rng: np.random.Generator) -> None:
         """Start every hand (its cards drawn from ``rng``)."""
         e, row = self._env, self._row(rng)
@@ -280,10 +273,6 @@ class PokerDecisions:
         )  # fmt: skip
         self.returns[:] = 0.0
         write_back(rng, row)
-
-    def live_games(self) -> np.ndarray:
-        """The hands not over, in order."""
-        return np.flatnonzero(self.live)
 
     def views(self, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The tensor, mask and seat of the player to act in each of ``games``, and the
@@ -297,14 +286,6 @@ class PokerDecisions:
             e._limit_sizes, e._max_raises, e._fractions, obs, mask, who,
         )  # fmt: skip
         return obs, mask, who, games
-
-    def sample(self, probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """One action per row of ``probs``, drawn from ``rng`` row by row."""
-        row = self._row(rng)
-        out = np.empty(probs.shape[0], np.int64)
-        sample_rows(np.ascontiguousarray(probs, np.float64), row, out)
-        write_back(rng, row)
-        return out
 
     def successors(
         self, games: np.ndarray, mask: np.ndarray, actions: np.ndarray
