@@ -16,7 +16,7 @@ construction (``Game.hidden_value_pieces`` names no pieces there): nothing to me
 With ``eps`` 0 the split is the flat search exactly (a test); with ``eps`` > 0 each node
 of the series takes its own ball, so the interval is wider than the flat node's.
 
-``--split belief`` measures online H refinement (``RulesTrainConfig.belief_source`` /
+``--split belief`` measures online H refinement (``LargeTrainConfig.belief_source`` /
 ``NetworkKnowledge(belief="bayes")``) against the belief head on the same network: H of a
 view is Bayes' rule over the public history with the network's own P as the opponent's
 policy, from the start of the game, instead of the H head's output. Nothing is split; the
@@ -59,9 +59,9 @@ def agents(path: str, simulations: int, split_kind: str = "hidden") -> tuple[Any
     """The game and the flat and split search agents on the file's network (for
     ``split_kind="belief"``: the belief head's H and the online Bayes refinement's)."""
     from nashzoo.agents.ismcts.knowledge import NetworkKnowledge
-    from nashzoo.agents.ismcts.rules_train import NashISMCTSRules
+    from nashzoo.agents.ismcts.train_large import NashISMCTSLarge
 
-    trainer = NashISMCTSRules.load(path)
+    trainer = NashISMCTSLarge.load(path)
     names = ("head", "bayes") if split_kind == "belief" else ("flat", "split")
     flat = trainer.agent(name=names[0])
     config = replace(
@@ -87,7 +87,7 @@ def small_no_limit(simulations: int) -> None:
     import numpy as np
 
     from nashzoo.agents.cfr import make_solver
-    from nashzoo.agents.ismcts import RulesNashAgent, SearchConfig, SearchTables, TablesKnowledge
+    from nashzoo.agents.ismcts import ISMCTSAgent, SearchConfig, SearchTables, TablesKnowledge
     from nashzoo.eval.exploitability import exploitability
     from nashzoo.games.poker import PokerDefinition, PokerGame
     from nashzoo.tree import compile_game
@@ -106,7 +106,7 @@ def small_no_limit(simulations: int) -> None:
             config = SearchConfig(
                 variant="nash", simulations=simulations, eps=0.2, split_actions=split, seed=seed
             )
-            agent = RulesNashAgent(game, TablesKnowledge(tables), config)
+            agent = ISMCTSAgent(game, TablesKnowledge(tables), config)
             found.append(exploitability(agent, game).exploitability)
         print(
             f"  {'split' if split else 'flat '}  exploitability {np.mean(found):.4f} "

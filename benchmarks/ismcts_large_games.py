@@ -74,10 +74,10 @@ def ours(
     game: Any, states: list[Any], simulations: int, spawn_cap: int, c_uct: float, label: str
 ) -> float:
     """Root simulations per second of nashzoo's MT-ISMCTS over the rules."""
-    from nashzoo.agents.ismcts import RulesSearch, SearchConfig
+    from nashzoo.agents.ismcts import ISMCTSSearch, SearchConfig
 
     config = SearchConfig(variant="mt", simulations=simulations, c_uct=c_uct, spawn_cap=spawn_cap)
-    search = RulesSearch(game, config)
+    search = ISMCTSSearch(game, config=config)
     done, seconds, nodes = 0, 0.0, 0
     for k, state in enumerate(states):
         result = search.run_state(state, k)
@@ -117,10 +117,10 @@ import sys, numpy as np
 sys.path.insert(0, {here!r})
 from common import peak_rss_mib
 from ismcts_large_games import decision_states
-from nashzoo.agents.ismcts import RulesSearch, SearchConfig
+from nashzoo.agents.ismcts import ISMCTSSearch, SearchConfig
 from nashzoo.games.poker import limit_holdem
 game = limit_holdem()
-search = RulesSearch(game, SearchConfig(variant="mt", simulations={sims}))
+search = ISMCTSSearch(game, config=SearchConfig(variant="mt", simulations={sims}))
 nodes = []
 for k, state in enumerate(decision_states(game, {states}, {seed})):
     nodes.append(search.run_state(state, k).nodes)
@@ -142,12 +142,12 @@ def peak_memory(states: int, simulations: int, seed: int) -> tuple[float, int, i
 def fighting(simulations: int, deals: int) -> Any:
     """MT-ISMCTS over the rules against the scripted heuristic on the default preset."""
     import nashzoo
-    from nashzoo.agents.ismcts import RulesISMCTSAgent, SearchConfig
+    from nashzoo.agents.ismcts import ISMCTSAgent, SearchConfig
     from nashzoo.agents.scripted import FightingHeuristicAgent
     from nashzoo.eval.matches import head_to_head
 
     game = nashzoo.make_game("fighting_cards")
-    agent = RulesISMCTSAgent(game, SearchConfig(variant="mt", simulations=simulations))
+    agent = ISMCTSAgent(game, config=SearchConfig(variant="mt", simulations=simulations))
     return head_to_head(
         game, agent, FightingHeuristicAgent(game), deals=deals, seed=0, variance_reduction="crn"
     )

@@ -86,11 +86,11 @@ def openspiel_search(
 
 def ours_search(tables: Any, config: Any, seed: int = 0) -> tuple[float, int, float]:
     """(exploitability, simulations run, seconds) of one nashzoo search per information set."""
-    from nashzoo.agents.ismcts.search import Search
+    from nashzoo.agents.ismcts import CompiledSearch
     from nashzoo.tree import nash_conv_array
 
     tree = tables.tree
-    search = Search(tables, config)
+    search = CompiledSearch(tables, config)
     search.run(0, 0)  # numba's compiled code is loaded before the clock starts
     probs = np.zeros(tree.legal_mask.shape)
     sims = 0

@@ -184,15 +184,15 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     one_thread()
     import nashzoo
-    from nashzoo.agents.ismcts import RulesISMCTSAgent, SearchConfig
-    from nashzoo.agents.ismcts.rules_train import NashISMCTSRules
+    from nashzoo.agents.ismcts import ISMCTSAgent, SearchConfig
+    from nashzoo.agents.ismcts.train_large import NashISMCTSLarge
     from nashzoo.agents.specs import build_agent
 
     print(machine_line())
     game = nashzoo.make_game(args.game)
     poker = args.game == "limit_holdem"
     baseline = "poker-rules" if poker else "heuristic"
-    trainer = NashISMCTSRules.load(args.ours)
+    trainer = NashISMCTSLarge.load(args.ours)
     last = trainer.history[-1] if trainer.history else None
     print(
         f"ours: {args.ours}, {trainer.steps} generations, {trainer.seconds / 60:.1f} min of "
@@ -218,10 +218,10 @@ def main(argv: list[str] | None = None) -> None:
     if "mt" in sections:
         # equal time per move, fixed as a simulation count measured here (so that the
         # machine's load during the match changes neither side's strength)
-        probe = RulesISMCTSAgent(game, SearchConfig(variant="mt", simulations=500))
+        probe = ISMCTSAgent(game, config=SearchConfig(variant="mt", simulations=500))
         mt_sims = max(1, round(500 * per_move / seconds_per_move(probe, game, states)))
-        mt = RulesISMCTSAgent(
-            game, SearchConfig(variant="mt", simulations=mt_sims), name="mt-ismcts"
+        mt = ISMCTSAgent(
+            game, config=SearchConfig(variant="mt", simulations=mt_sims), name="mt-ismcts"
         )
         match(game, ours, mt, args.deals, 1000, f"MT-ISMCTS ({mt_sims:,} sims = {per_move:.3f} s)")
     if not poker and sections & {"openspiel", "lbr"}:

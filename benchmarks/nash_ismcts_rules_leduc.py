@@ -1,7 +1,7 @@
 """Nash-ISMCTS trained over the rules, measured exactly on Leduc (issue 33).
 
 Leduc compiles, so what the path for big games learns can be measured exactly: the
-poker engine's Leduc is trained with :class:`~nashzoo.agents.ismcts.rules_train.NashISMCTSRules`
+poker engine's Leduc is trained with :class:`~nashzoo.agents.ismcts.train_large.NashISMCTSLarge`
 (networks evaluated at search time, worlds scored by value embeddings, H by sampled
 softmax) for ``--minutes``, printing the exact exploitability of the network's P every
 ``--every`` generations; then the search operator over the rules on the trained network
@@ -62,14 +62,14 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     one_thread()
     from nashzoo.agents.ismcts.knowledge import NetworkKnowledge
-    from nashzoo.agents.ismcts.rules_agent import PriorAgent
-    from nashzoo.agents.ismcts.rules_train import NashISMCTSRules, RulesTrainConfig
+    from nashzoo.agents.ismcts.prior import PriorAgent
+    from nashzoo.agents.ismcts.train_large import LargeTrainConfig, NashISMCTSLarge
     from nashzoo.eval.exploitability import exploitability
     from nashzoo.games.poker import presets
 
     print(machine_line())
     game = presets.leduc()
-    config = RulesTrainConfig(
+    config = LargeTrainConfig(
         games_per_generation=args.games,
         simulations=args.self_play_sims,
         eval_simulations=1000,
@@ -85,9 +85,9 @@ def main(argv: list[str] | None = None) -> None:
         seed=args.seed,
     )
     print(f"config: {config.to_dict()}")
-    trainer = NashISMCTSRules(game, config)
+    trainer = NashISMCTSLarge(game, config)
 
-    def report(t: NashISMCTSRules) -> None:
+    def report(t: NashISMCTSLarge) -> None:
         if t.steps and t.steps % args.every == 0:
             r = t.history[-1]
             p = exploitability(t.prior_agent(), game).exploitability

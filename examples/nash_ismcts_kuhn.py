@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.agents.ismcts import Search, SearchConfig, SearchTables
+from nashzoo.agents.ismcts import CompiledSearch, SearchConfig, SearchTables
 from nashzoo.eval.plots import plot_search_curves
 from nashzoo.games import KuhnPokerGame
 from nashzoo.games.kuhn import kuhn_equilibrium
@@ -65,7 +65,7 @@ def at_one_set(
 ) -> dict[str, float]:
     """Mean visit share of action 1 (bet/call) and e_I over ``seeds`` searches."""
     tree = tables.tree
-    search = Search(tables, config)
+    search = CompiledSearch(tables, config)
     shares, errors = [], []
     for seed in range(seeds):
         result = search.run(infoset, seed)
@@ -82,7 +82,7 @@ def operator_exploitability(
     """e(n): mean and standard error over seeds of the exploitability of the policy
     assembled from one search at every information set."""
     tree = tables.tree
-    search = Search(tables, config)
+    search = CompiledSearch(tables, config)
     values = []
     for seed in range(seeds):
         probs = np.zeros(tree.legal_mask.shape)
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             row = []
             for n in counts:
                 config = SearchConfig(variant=variant, simulations=n, c_puct=4, eps=eps)
-                search = Search(oracle, config)
+                search = CompiledSearch(oracle, config)
                 tv = [
                     0.5 * float(np.abs(search.run(infoset, seed).visit_shares - eq[infoset]).sum())
                     for seed in range(20)

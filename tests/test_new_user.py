@@ -160,7 +160,7 @@ def test_exploitability_of_a_huge_game_points_to_sampling():
 def test_commands_check_every_agent_before_building_any(tmp_path, capsys):
     """Issue 86, item 3: `nashzoo table` with poker-rules on 3-player Leduc built
     cfr+:300 first (1 m 38 s) and then refused; an MT-ISMCTS at a 3-player table was
-    refused as `RulesSearch needs a two-player nashzoo Game, received PokerGame(...)`."""
+    refused as `ISMCTSSearch needs a two-player nashzoo Game, received PokerGame(...)`."""
     import time
 
     from nashzoo.cli import main

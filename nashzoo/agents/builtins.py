@@ -168,15 +168,7 @@ def _torch_file(game: Game, path: str | None) -> Any:
 def _ismcts_file(path: str, game: Game) -> Any:
     from nashzoo.agents.ismcts import ISMCTSAgent
 
-    agent = ISMCTSAgent.load(path, game)  # with or without a trainer's state
-    agent.name = Path(path).stem
-    return agent
-
-
-def _ismcts_rules_file(path: str, game: Game) -> Any:
-    from nashzoo.agents.ismcts.rules_agent import RulesNashAgent
-
-    agent = RulesNashAgent.load(path, game)  # with or without a trainer's state
+    agent = ISMCTSAgent.load(path, game)  # either format, with or without a trainer's state
     agent.name = Path(path).stem
     return agent
 
@@ -199,13 +191,10 @@ def _budget(family: str, argument: str | None, default: int) -> dict[str, Any]:
 
 
 def _mt_ismcts(game: Game, argument: str | None) -> Any:
-    from nashzoo.agents.ismcts import ISMCTSAgent, RulesISMCTSAgent, SearchConfig
-    from nashzoo.agents.ismcts.rules import compiles_for_search
+    from nashzoo.agents.ismcts import ISMCTSAgent, SearchConfig
 
     config = SearchConfig(variant="mt", **_budget("mt-ismcts", argument, 1000))
-    if compiles_for_search(game):
-        return ISMCTSAgent(game, config=config)
-    return RulesISMCTSAgent(game, config)  # the same search over the rules
+    return ISMCTSAgent(game, config=config)  # compiled where the game compiles
 
 
 def _nash_ismcts_oracle(game: Game, argument: str | None) -> Any:
@@ -276,11 +265,11 @@ def _register() -> None:
         ),
         LearnerEntry(
             "nash-ismcts-rules",
-            "nashzoo.agents.ismcts.rules_train:NashISMCTSRules",
+            "nashzoo.agents.ismcts.train_large:NashISMCTSLarge",
             "Nash-ISMCTS's networks by self-play search over the rules, on any game that "
             "lists its hidden worlds (torch extra)",
             file_format="nashzoo.ismcts_rules",
-            load_agent=_ismcts_rules_file,
+            load_agent=_ismcts_file,
         ),
     ):
         register_learner(entry, replace=True)

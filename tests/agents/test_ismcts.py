@@ -13,7 +13,7 @@ Exploitability figures are in chips.
 import numpy as np
 import pytest
 
-from nashzoo.agents.ismcts import ISMCTSAgent, Search, SearchConfig, SearchTables
+from nashzoo.agents.ismcts import CompiledSearch, ISMCTSAgent, SearchConfig, SearchTables
 from nashzoo.agents.random_agent import RandomAgent
 from nashzoo.agents.specs import build_agent
 from nashzoo.errors import InvalidParameterError
@@ -44,7 +44,7 @@ def chips_exploitability(tree, probs):
 
 def search_many(tables, config, infoset, seeds=20):
     """Mean visit shares, mean move distribution and the per-seed move distributions."""
-    search = Search(tables, config)
+    search = CompiledSearch(tables, config)
     results = [search.run(infoset, seed) for seed in range(seeds)]
     shares = np.mean([r.visit_shares for r in results], axis=0)
     return shares, [r.policy for r in results]
@@ -158,7 +158,7 @@ def test_the_opponent_model_does_not_point_at_the_searchers_own_card():
     # put the K at .59 after a bet and .36 after a check (issue 33's fidelity review).
     # A decision is weighed only where every world's tree exists: here, none is.
     tree = compile_game(KUHN)
-    search = Search(
+    search = CompiledSearch(
         SearchTables.uninformed(tree), SearchConfig(variant="mt", simulations=2000, belief="model")
     )
     search.run(tree.infoset_index["player=0 card=K history="], 0)
@@ -173,8 +173,8 @@ def test_the_opponent_model_weighs_decisions_whose_trees_all_exist():
     tree = compile_game(KUHN)
     tables = SearchTables.uninformed(tree)
     i = tree.infoset_index["player=0 card=Q history="]
-    table = Search(tables, SearchConfig(variant="mt", simulations=2000)).run(i, 0)
-    search = Search(tables, SearchConfig(variant="mt", simulations=2000, belief="model"))
+    table = CompiledSearch(tables, SearchConfig(variant="mt", simulations=2000)).run(i, 0)
+    search = CompiledSearch(tables, SearchConfig(variant="mt", simulations=2000, belief="model"))
     model = search.run(i, 0)
     assert table.simulations == model.simulations == 2000
     assert not np.array_equal(table.visits, model.visits)
@@ -189,7 +189,7 @@ K_AT_THE_ROOT = "player=0 card=K history="
 def per_seed_distances(tables, config, infoset, seeds=20):
     """Total-variation distance of each seed's visit shares from P (the equilibrium's
     row, in the oracle tables)."""
-    search = Search(tables, config)
+    search = CompiledSearch(tables, config)
     eq_row = tables.prior[infoset]
     return np.array(
         [
@@ -291,16 +291,20 @@ def test_t4_eps_zero_is_a_ismcts_move_for_move(kuhn):
     tree, eq, oracle = kuhn
     for tables in (oracle, _perturbed(oracle, tree)[1]):
         for i in range(tree.num_infosets):
-            a = Search(tables, SearchConfig(variant="a", simulations=300, c_puct=1)).run(i, 7)
-            n0 = Search(tables, SearchConfig(variant="nash", simulations=300, c_puct=1, eps=0))
+            a = CompiledSearch(tables, SearchConfig(variant="a", simulations=300, c_puct=1)).run(
+                i, 7
+            )
+            n0 = CompiledSearch(
+                tables, SearchConfig(variant="nash", simulations=300, c_puct=1, eps=0)
+            )
             b = n0.run(i, 7)
             assert np.array_equal(a.visits, b.visits) and np.array_equal(a.policy, b.policy)
     # and the comparison can fail: a positive eps searches differently
     i, perturbed = _perturbed(oracle, tree)
-    a = Search(perturbed, SearchConfig(variant="a", simulations=3000, c_puct=1)).run(i, 7)
-    b = Search(perturbed, SearchConfig(variant="nash", simulations=3000, c_puct=1, eps=0.2)).run(
-        i, 7
-    )
+    a = CompiledSearch(perturbed, SearchConfig(variant="a", simulations=3000, c_puct=1)).run(i, 7)
+    b = CompiledSearch(
+        perturbed, SearchConfig(variant="nash", simulations=3000, c_puct=1, eps=0.2)
+    ).run(i, 7)
     assert not np.array_equal(a.visits, b.visits)
 
 
@@ -373,16 +377,16 @@ def test_read_only_tables_search_with_the_same_compiled_kernel(kuhn):
         frozen[name].setflags(write=False)
     locked = SearchTables(tables.views, **frozen)
     config = SearchConfig(variant="nash", simulations=200)
-    plain, ro = Search(tables, config), Search(locked, config)
+    plain, ro = CompiledSearch(tables, config), CompiledSearch(locked, config)
     assert numba.typeof(ro._knowledge) == numba.typeof(plain._knowledge)
     i = tree.infoset_index[Q_FACING_BET]
     assert np.array_equal(plain.run(i, 1).visits, ro.run(i, 1).visits)
 
 
 def test_a_time_budget_replaces_the_simulation_count(ticking_clock):
-    import nashzoo.agents.ismcts.search as search_module
+    import nashzoo.agents.ismcts.compiled as compiled_module
 
-    ticking_clock(search_module)
+    ticking_clock(compiled_module)
     agent = ISMCTSAgent(KUHN, config=SearchConfig(variant="mt", time_budget=0.02))
     obs, info = compile_game(KUHN).agent_inputs(1)
     agent.act(obs, info)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import nashzoo
-from nashzoo.agents.ismcts import ISMCTSAgent, RulesISMCTSAgent, RulesSearch, SearchConfig
+from nashzoo.agents.ismcts import ISMCTSAgent, ISMCTSSearch, SearchConfig
 from nashzoo.agents.random_agent import RandomAgent
 from nashzoo.agents.specs import build_agent
 from nashzoo.errors import IllegalActionError, InvalidParameterError
@@ -31,7 +31,9 @@ def test_over_the_rules_and_compiled_the_search_is_equally_exploitable_on_kuhn()
     for seed in range(3):
         config = SearchConfig(variant="mt", simulations=1000, seed=seed)
         compiled.append(exploitability(ISMCTSAgent(KUHN, config=config), KUHN).exploitability)
-        rules.append(exploitability(RulesISMCTSAgent(KUHN, config), KUHN).exploitability)
+        rules.append(
+            exploitability(ISMCTSAgent(KUHN, config=config, fast_path=False), KUHN).exploitability
+        )
     # both well below uniform play (0.458) and above the 1/6-exploitable pure floor's
     # neighbourhood from below; and the same within the spread of the seeds (about .006)
     assert all(0.1 < v < 0.16 for v in compiled + rules), (compiled, rules)
@@ -40,8 +42,9 @@ def test_over_the_rules_and_compiled_the_search_is_equally_exploitable_on_kuhn()
 
 def test_the_mt_ismcts_spec_searches_over_the_rules_where_the_game_does_not_compile():
     holdem = nashzoo.make_game("limit_holdem")
-    assert isinstance(build_agent("mt-ismcts:50", holdem), RulesISMCTSAgent)
-    assert isinstance(build_agent("mt-ismcts:50", KUHN), ISMCTSAgent)
+    over_rules, compiled = build_agent("mt-ismcts:50", holdem), build_agent("mt-ismcts:50", KUHN)
+    assert isinstance(over_rules, ISMCTSAgent) and over_rules.search.compiled is None
+    assert isinstance(compiled, ISMCTSAgent) and compiled.search.compiled is not None
 
 
 def test_mt_ismcts_over_the_rules_beats_random_at_limit_holdem(untraced):
@@ -50,7 +53,7 @@ def test_mt_ismcts_over_the_rules_beats_random_at_limit_holdem(untraced):
     # Duplicate deals with AIVAT (the check-down values): measured +4.0 chips per game,
     # 95% interval +1.8 .. +6.3 (uncorrected +6.4, +2.3 .. +10.5).
     game = nashzoo.make_game("limit_holdem")
-    agent = RulesISMCTSAgent(game, SearchConfig(variant="mt", simulations=100, spawn_cap=1))
+    agent = ISMCTSAgent(game, config=SearchConfig(variant="mt", simulations=100, spawn_cap=1))
     result = head_to_head(
         game, agent, RandomAgent(seed=1), deals=150, seed=0, variance_reduction="aivat"
     )
@@ -60,7 +63,7 @@ def test_mt_ismcts_over_the_rules_beats_random_at_limit_holdem(untraced):
 def test_mt_ismcts_over_the_rules_plays_the_fighting_games_default_preset():
     # Player 1 acts while player 0's card is hidden: its worlds include that card.
     game = nashzoo.make_game("fighting_cards")
-    agent = RulesISMCTSAgent(game, SearchConfig(variant="mt", simulations=30, spawn_cap=1))
+    agent = ISMCTSAgent(game, config=SearchConfig(variant="mt", simulations=30, spawn_cap=1))
     result = head_to_head(game, agent, RandomAgent(seed=1), deals=3, seed=0)
     assert result.deals == 3 and np.isfinite(result.mean), str(result)
     assert agent.last_result is not None and agent.last_result.nodes > 0
@@ -71,7 +74,7 @@ def test_searches_over_the_rules_are_seeded_and_views_equal_states():
     state = game.new_initial_state()
     state.advance_chance(np.random.default_rng(3).random)
     player = state.current_player()
-    search = RulesSearch(game, SearchConfig(variant="mt", simulations=300))
+    search = ISMCTSSearch(game, config=SearchConfig(variant="mt", simulations=300), fast_path=False)
     a = search.run_state(state, 5)
     b = search.run_view(player, state.information_state_string(player), state.public_history(), 5)
     c = search.run_state(state, 6)
@@ -84,21 +87,26 @@ def test_a_full_node_table_is_reused_never_outgrown():
     game = nashzoo.make_game("limit_holdem")
     state = game.new_initial_state()
     state.advance_chance(np.random.default_rng(0).random)
-    capped = RulesSearch(game, SearchConfig(variant="mt", simulations=400), node_cap=8)
+    capped = ISMCTSSearch(game, config=SearchConfig(variant="mt", simulations=400), node_cap=8)
     result = capped.run_state(state, 0)
     assert result.capped and result.nodes <= 8 and result.visits.sum() == 400
-    free = RulesSearch(game, SearchConfig(variant="mt", simulations=400)).run_state(state, 0)
+    free = ISMCTSSearch(game, config=SearchConfig(variant="mt", simulations=400))
+    free = free.run_state(state, 0)
     assert not free.capped and free.nodes > 8
 
 
 def test_bad_settings_and_inputs_are_refused():
-    with pytest.raises(InvalidParameterError, match="MT-ISMCTS only.*variant='nash'"):
-        RulesSearch(KUHN, SearchConfig(variant="nash"))
+    with pytest.raises(InvalidParameterError, match="MT-ISMCTS has no SAMPLE nodes"):
+        ISMCTSSearch(KUHN, config=SearchConfig(variant="mt", split_hidden=True))
     with pytest.raises(InvalidParameterError, match="two-player nashzoo Game"):
-        RulesSearch("kuhn", SearchConfig(variant="mt"))  # type: ignore[arg-type]
+        ISMCTSSearch("kuhn", config=SearchConfig(variant="mt"))  # type: ignore[arg-type]
     with pytest.raises(InvalidParameterError, match="node_cap"):
-        RulesSearch(KUHN, SearchConfig(variant="mt"), node_cap=0)
-    agent = RulesISMCTSAgent(presets.leduc(), SearchConfig(variant="mt", simulations=10))
+        ISMCTSSearch(KUHN, config=SearchConfig(variant="mt"), node_cap=0)
+    with pytest.raises(InvalidParameterError, match="belief='model' runs on the compiled path"):
+        ISMCTSSearch(KUHN, config=SearchConfig(variant="mt", belief="model"), fast_path=False)
+    agent = ISMCTSAgent(
+        presets.leduc(), config=SearchConfig(variant="mt", simulations=10), fast_path=False
+    )
     with pytest.raises(InvalidParameterError, match="info\\['info_state'\\]"):
         agent.act({"observation": np.zeros(1), "action_mask": np.ones(3, np.int8)}, {"player": 0})
     state = presets.leduc().new_initial_state()
@@ -114,12 +122,12 @@ def test_bad_settings_and_inputs_are_refused():
 
 
 def test_a_time_per_move_is_a_spec_of_its_own(ticking_clock):
-    import nashzoo.agents.ismcts.rules as rules_module
+    import nashzoo.agents.ismcts.search as search_module
 
-    ticking_clock(rules_module)
+    ticking_clock(search_module)
     game = nashzoo.make_game("limit_holdem")
     agent = build_agent("mt-ismcts:0.05s", game)
-    assert isinstance(agent, RulesISMCTSAgent) and agent.config.time_budget == 0.05
+    assert isinstance(agent, ISMCTSAgent) and agent.config.time_budget == 0.05
     assert agent.name == "mt-ismcts:0.05s"
     state = game.new_initial_state()
     state.advance_chance(np.random.default_rng(0).random)
@@ -146,7 +154,7 @@ def test_mt_ismcts_over_the_rules_plays_heads_up_no_limit():
     # plays no-limit Hold'em, which no tree walk reaches.
     game = nashzoo.make_game("no_limit_holdem")
     agent = build_agent("mt-ismcts:40", game)
-    assert isinstance(agent, RulesISMCTSAgent)
+    assert isinstance(agent, ISMCTSAgent)
     result = head_to_head(game, agent, RandomAgent(seed=1), deals=2, seed=0)
     assert result.deals == 2 and np.isfinite(result.mean), str(result)
     assert agent.last_result is not None and agent.last_result.nodes > 0
@@ -163,7 +171,7 @@ def test_mt_ismcts_over_the_rules_beats_random_at_a_small_no_limit_game(untraced
         num_board_cards=(0, 1), num_suits=2, num_ranks=3, num_hole_cards=1,
     )  # fmt: skip
     game = PokerGame(d)
-    agent = RulesISMCTSAgent(game, SearchConfig(variant="mt", simulations=100, spawn_cap=1))
+    agent = ISMCTSAgent(game, config=SearchConfig(variant="mt", simulations=100, spawn_cap=1))
     result = head_to_head(
         game, agent, RandomAgent(seed=1), deals=200, seed=0, variance_reduction="crn"
     )

@@ -21,22 +21,19 @@ import pytest
 
 import nashzoo
 from nashzoo.agents.ismcts import (
+    CompiledSearch,
     ISMCTSAgent,
+    ISMCTSSearch,
     NetworkKnowledge,
-    RulesISMCTSAgent,
-    RulesNashAgent,
-    RulesNashSearch,
-    Search,
     SearchConfig,
     SearchTables,
     TablesKnowledge,
     run_searches,
 )
 from nashzoo.agents.ismcts.nets import RulesNetwork, RulesNetworkShape
-from nashzoo.agents.ismcts.rules import RulesSearch
-from nashzoo.agents.ismcts.rules_agent import PriorAgent
-from nashzoo.agents.ismcts.rules_train import NashISMCTSRules, RulesTrainConfig
+from nashzoo.agents.ismcts.prior import PriorAgent
 from nashzoo.agents.ismcts.train import NashISMCTS, TrainConfig
+from nashzoo.agents.ismcts.train_large import LargeTrainConfig, NashISMCTSLarge
 from nashzoo.agents.random_agent import RandomAgent
 from nashzoo.agents.specs import build_agent
 from nashzoo.errors import GameTooLargeError, InvalidParameterError, PolicyFileError
@@ -61,7 +58,7 @@ def paths_exploitability(game, tables, config, seeds):
     for seed in seeds:
         c = SearchConfig(**{**config, "seed": seed})
         compiled.append(exploitability(ISMCTSAgent(game, tables, c), game).exploitability)
-        agent = RulesNashAgent(game, TablesKnowledge(tables), c)
+        agent = ISMCTSAgent(game, TablesKnowledge(tables), c)
         rules.append(exploitability(agent, game).exploitability)
     return np.array(compiled), np.array(rules)
 
@@ -149,12 +146,12 @@ def test_batched_searches_give_the_same_results_as_one_at_a_time(name):
     states = decision_states(game, 6)
     config = SearchConfig(variant="nash", simulations=60)
     alone = NetworkKnowledge(game, net)
-    one = [RulesNashSearch(game, alone, config).run_state(s, k) for k, s in enumerate(states)]
+    one = [ISMCTSSearch(game, alone, config).run_state(s, k) for k, s in enumerate(states)]
     together = NetworkKnowledge(game, net)
-    search = RulesNashSearch(game, together, config)
+    search = ISMCTSSearch(game, together, config)
     many = run_searches(together, [search.search_state(s, k) for k, s in enumerate(states)])
     for a, b in zip(one, many):
-        assert np.array_equal(a.visits, b.visits) and np.allclose(a.q, b.q, equal_nan=True)
+        assert np.array_equal(a.visits, b.visits) and np.allclose(a.q_low, b.q_low, equal_nan=True)
     # the same views, in fewer forward passes
     assert together.evaluated == alone.evaluated
     assert together.forward_passes < alone.forward_passes / 2, (
@@ -167,7 +164,7 @@ def test_each_view_is_evaluated_once_per_search():
     net = random_network(HOLDEM)
     knowledge = NetworkKnowledge(HOLDEM, net)
     state = decision_states(HOLDEM, 1, seed=4)[0]
-    result = RulesNashSearch(HOLDEM, knowledge, SearchConfig(simulations=300)).run_state(state, 0)
+    result = ISMCTSSearch(HOLDEM, knowledge, SearchConfig(simulations=300)).run_state(state, 0)
     assert result.visits.sum() == 300
     assert knowledge.evaluated < result.nodes * 4  # no view twice: the cache answers
 
@@ -177,7 +174,7 @@ def test_the_world_caches_are_bounded(monkeypatch):
 
     monkeypatch.setattr(module, "ROWS_CACHE", 4000)  # two Hold'em value lists at most
     knowledge = NetworkKnowledge(HOLDEM, random_network(HOLDEM), belief="bayes")
-    search = RulesNashSearch(HOLDEM, knowledge, SearchConfig(simulations=100))
+    search = ISMCTSSearch(HOLDEM, knowledge, SearchConfig(simulations=100))
     for k, state in enumerate(decision_states(HOLDEM, 6, seed=9)):
         search.run_state(state, k)
         assert knowledge._embedded_rows <= 2000 + 1225 and knowledge._bayes_rows <= 2000 + 1225
@@ -190,7 +187,7 @@ def test_the_world_caches_are_bounded(monkeypatch):
 def test_a_full_node_table_is_reused_and_the_search_finishes():
     net = random_network(HOLDEM)
     state = decision_states(HOLDEM, 1, seed=2)[0]
-    search = RulesNashSearch(
+    search = ISMCTSSearch(
         HOLDEM, NetworkKnowledge(HOLDEM, net), SearchConfig(simulations=200), node_cap=5
     )
     result = search.run_state(state, 0)
@@ -198,10 +195,10 @@ def test_a_full_node_table_is_reused_and_the_search_finishes():
 
 
 def test_a_trained_agent_file_for_another_game_or_shape_is_refused(tmp_path):
-    trainer = NashISMCTSRules(HOLDEM, RulesTrainConfig(hidden_sizes=(16,), embed_size=8))
+    trainer = NashISMCTSLarge(HOLDEM, LargeTrainConfig(hidden_sizes=(16,), embed_size=8))
     path = trainer.save(tmp_path / "hulh.pt")
     agent = build_agent(str(path), HOLDEM)
-    assert isinstance(agent, RulesNashAgent) and agent.name == "hulh"
+    assert isinstance(agent, ISMCTSAgent) and agent.name == "hulh"
     leduc = presets.leduc()
     with pytest.raises(PolicyFileError, match="holds an agent for .*limit_holdem.*not for .*leduc"):
         build_agent(str(path), leduc)
@@ -209,20 +206,20 @@ def test_a_trained_agent_file_for_another_game_or_shape_is_refused(tmp_path):
     state["network"]["shape"]["input_size"] = 12
     torch.save(state, tmp_path / "bent.pt")
     with pytest.raises(PolicyFileError, match="shape .*input_size.: 12.*needs .*input_size.: 279"):
-        RulesNashAgent.load(tmp_path / "bent.pt")
+        ISMCTSAgent.load(tmp_path / "bent.pt")
     with pytest.raises(InvalidParameterError, match="does not fit"):
         NetworkKnowledge(leduc, trainer.network)
 
 
 def test_nash_ismcts_trains_over_the_rules_where_the_game_does_not_compile(tmp_path):
     trainer = NashISMCTS(HOLDEM, TrainConfig(games_per_generation=2, simulations=10))
-    assert isinstance(trainer, NashISMCTSRules)
-    assert NashISMCTS.config_type_for(HOLDEM) is RulesTrainConfig
+    assert isinstance(trainer, NashISMCTSLarge)
+    assert NashISMCTS.config_type_for(HOLDEM) is LargeTrainConfig
     assert NashISMCTS.config_type_for(KUHN) is TrainConfig
     assert type(NashISMCTS(KUHN, TrainConfig(games_per_generation=2))) is NashISMCTS
     with pytest.raises(GameTooLargeError, match="duplicate scores and LBR"):
         trainer.exploitability()
-    small = RulesTrainConfig(
+    small = LargeTrainConfig(
         games_per_generation=2,
         simulations=10,
         belief_games=4,
@@ -231,12 +228,12 @@ def test_nash_ismcts_trains_over_the_rules_where_the_game_does_not_compile(tmp_p
         hidden_sizes=(16,),
         embed_size=8,
     )
-    trainer = NashISMCTSRules(HOLDEM, small).train(steps=2)
+    trainer = NashISMCTSLarge(HOLDEM, small).train(steps=2)
     record = trainer.history[-1]
     assert trainer.steps == 2 and record.games == 4 and record.simulations_per_second > 0
     assert record.views > record.forward_passes > 0  # many views per forward pass
     assert record.forward_passes_per_second > 0 and record.capped == 0
-    again = NashISMCTSRules.load(trainer.save(tmp_path / "t.pt"))
+    again = NashISMCTSLarge.load(trainer.save(tmp_path / "t.pt"))
     assert again.steps == 2 and again.config == small
     for key, value in trainer.network.state_dict().items():
         assert torch.equal(value, again.network.state_dict()[key])
@@ -263,8 +260,8 @@ def test_the_same_seed_gives_the_same_network_in_worker_processes_or_ray(backend
     alone = _trained_in_one_process(TINY["seed"])
     try:
         with untraced_children() if backend == "ray" else contextlib.nullcontext():
-            elsewhere = NashISMCTSRules(
-                HOLDEM, RulesTrainConfig(**TINY, workers=2, backend=backend)
+            elsewhere = NashISMCTSLarge(
+                HOLDEM, LargeTrainConfig(**TINY, workers=2, backend=backend)
             ).train(steps=2)
     finally:
         if backend == "ray":
@@ -278,8 +275,8 @@ def test_the_same_seed_gives_the_same_network_in_worker_processes_or_ray(backend
 @functools.cache
 def _trained_in_one_process(seed: int) -> dict:
     """The network of two TINY generations in this process (one run for both backends)."""
-    config = RulesTrainConfig(**{**TINY, "seed": seed})
-    return NashISMCTSRules(HOLDEM, config).train(steps=2).network.state_dict()
+    config = LargeTrainConfig(**{**TINY, "seed": seed})
+    return NashISMCTSLarge(HOLDEM, config).train(steps=2).network.state_dict()
 
 
 @pytest.mark.slow
@@ -287,7 +284,7 @@ def test_a_short_self_play_run_on_limit_holdem_beats_random():
     # Duplicate deals with AIVAT against uniform random play, network P alone (no
     # search). Measured: untrained +0.37 chips per game, 95% interval -0.89 .. +1.63;
     # after 4 generations (about 10 s) +6.07, +4.32 .. +7.83.
-    config = RulesTrainConfig(
+    config = LargeTrainConfig(
         games_per_generation=16,
         simulations=50,
         belief_games=64,
@@ -298,7 +295,7 @@ def test_a_short_self_play_run_on_limit_holdem_beats_random():
         negatives=31,
         seed=0,
     )
-    trainer = NashISMCTSRules(HOLDEM, config)
+    trainer = NashISMCTSLarge(HOLDEM, config)
 
     def score():
         return head_to_head(
@@ -319,7 +316,7 @@ def test_a_short_self_play_run_on_limit_holdem_beats_random():
 
 def test_the_search_agent_plays_the_fighting_games_default_preset():
     game = nashzoo.make_game("fighting_cards")
-    agent = RulesNashAgent(
+    agent = ISMCTSAgent(
         game, NetworkKnowledge(game, random_network(game)), SearchConfig(simulations=20)
     )
     result = head_to_head(game, agent, RandomAgent(seed=1), deals=2, seed=0)
@@ -336,7 +333,7 @@ def test_online_bayes_belief_is_bayes_rule_under_the_networks_policy():
     knowledge = NetworkKnowledge(game, net, belief="bayes")
     probs = TabularPolicy.from_agent(PriorAgent(game, net), tree).probs
     exact = TablesKnowledge(SearchTables.oracle(tree, probs))
-    search = RulesNashSearch(game, knowledge)
+    search = ISMCTSSearch(game, knowledge)
     checked = 0
     for state in decision_states(game, 40, seed=1):
         p = state.current_player()
@@ -357,7 +354,7 @@ def test_the_bayes_step_cache_gives_the_belief_a_fresh_computation_gives():
     with torch.no_grad():  # a P that depends on the cards enough to move the belief
         net.policy.weight.mul_(30.0)
     warm = NetworkKnowledge(HOLDEM, net, belief="bayes")
-    search = RulesNashSearch(HOLDEM, warm, SearchConfig(simulations=100))
+    search = ISMCTSSearch(HOLDEM, warm, SearchConfig(simulations=100))
     rng = np.random.default_rng(3)
     moved = reused = 0
     for k in range(6):
@@ -388,13 +385,15 @@ def test_the_bayes_step_cache_gives_the_belief_a_fresh_computation_gives():
 
 
 def test_bad_settings_are_refused():
-    with pytest.raises(InvalidParameterError, match="MT-ISMCTS over the rules is RulesSearch"):
-        RulesNashSearch(KUHN, config=SearchConfig(variant="mt"))
     with pytest.raises(InvalidParameterError, match="belief='model' runs on the compiled"):
-        RulesNashSearch(KUHN, config=SearchConfig(belief="model"))
+        ISMCTSSearch(KUHN, config=SearchConfig(belief="model"), fast_path=False)
     tables = SearchTables.uninformed(compile_game(KUHN))
     with pytest.raises(InvalidParameterError, match="knowledge is for"):
-        RulesNashSearch(presets.leduc(), TablesKnowledge(tables))
+        ISMCTSSearch(presets.leduc(), TablesKnowledge(tables))
+    with pytest.raises(InvalidParameterError, match="tables are for"):
+        ISMCTSSearch(presets.leduc(), tables)
+    with pytest.raises(InvalidParameterError, match="Knowledge or SearchTables, received str"):
+        ISMCTSSearch(KUHN, "oracle")  # type: ignore[arg-type]
     with pytest.raises(InvalidParameterError, match="does not list its hidden information"):
         RulesNetworkShape.for_game(KUHN)
 
@@ -411,13 +410,13 @@ def test_h_splitting_without_the_ball_is_the_flat_search(name):
     knowledge = NetworkKnowledge(game, random_network(game))
     for k, state in enumerate(decision_states(game, 4, seed=2)):
         flat, split = (
-            RulesNashSearch(
+            ISMCTSSearch(
                 game, knowledge, SearchConfig(variant="a", simulations=120, split_hidden=s)
             ).run_state(state, k)
             for s in (False, True)
         )
         assert np.array_equal(flat.visits, split.visits)
-        assert np.allclose(flat.q, split.q, equal_nan=True)
+        assert np.allclose(flat.q_low, split.q_low, equal_nan=True)
         assert np.allclose(flat.q_high, split.q_high, equal_nan=True)
 
 
@@ -427,7 +426,7 @@ def test_h_splitting_takes_the_ball_piece_by_piece():
     group H is (.625, .375) and the ball gives [.525, .725]; the first node's ball over
     (.525 or .725, -1) gives [.0675, .5525], wider than the flat node's [.1, .5]."""
     from nashzoo.agents.ismcts.interval import ball_interval
-    from nashzoo.agents.ismcts.rules_nash import (
+    from nashzoo.agents.ismcts.search import (
         _nested_ball,
         _Pieces,
         _series_interval,
@@ -467,7 +466,7 @@ def test_hs_negatives_are_drawn_uniformly_without_replacement():
     """H's sampled softmax: column 0 is the true world, the others distinct worlds other
     than it, each drawn with probability (drawn) / (others); too few others leave
     columns invalid, and the correction is log(others / drawn) on the drawn ones only."""
-    from nashzoo.agents.ismcts.rules_train import _negatives
+    from nashzoo.agents.ismcts.train_large import _negatives
 
     rng = np.random.default_rng(0)
     counts = np.zeros(10)
@@ -491,10 +490,10 @@ def test_hs_negatives_are_drawn_uniformly_without_replacement():
 
 def test_h_splitting_is_refused_where_there_are_no_sample_nodes_to_split():
     config = SearchConfig(variant="mt", split_hidden=True)
-    with pytest.raises(InvalidParameterError, match="MT-ISMCTS has none"):
-        RulesISMCTSAgent(HOLDEM, config)
+    with pytest.raises(InvalidParameterError, match="MT-ISMCTS has no SAMPLE nodes"):
+        ISMCTSAgent(HOLDEM, config=config)
     with pytest.raises(InvalidParameterError, match="over the rules only"):
-        Search(SearchTables.uninformed(compile_game(KUHN)), SearchConfig(split_hidden=True))
+        CompiledSearch(SearchTables.uninformed(compile_game(KUHN)), SearchConfig(split_hidden=True))
 
 
 def test_the_bayes_rule_term_pulls_h_toward_bayes_rule_after_an_opponent_action():
@@ -502,11 +501,11 @@ def test_the_bayes_rule_term_pulls_h_toward_bayes_rule_after_an_opponent_action(
     transition): trained on that term alone, H after an opponent's action moves toward
     H before it times P of the action in each world, measured over all the worlds
     through the search's own knowledge (a separate code path)."""
-    from nashzoo.agents.ismcts.rules_selfplay import _bayes_record
+    from nashzoo.agents.ismcts.selfplay_large import _bayes_record
 
     game = presets.leduc()
-    trainer = NashISMCTSRules(
-        game, RulesTrainConfig(hidden_sizes=(32, 32), embed_size=8, bayes_worlds=3, seed=0)
+    trainer = NashISMCTSLarge(
+        game, LargeTrainConfig(hidden_sizes=(32, 32), embed_size=8, bayes_worlds=3, seed=0)
     )
     rng = np.random.default_rng(0)
     pairs, records = [], []
@@ -572,13 +571,13 @@ def test_a_search_agents_lbr_keeps_its_range_with_its_prior(tmp_path, capsys):
     prior answers as the knowledge's P does, and a Hold'em tournament and `nashzoo
     exploitability` report the bound with the model named."""
     from nashzoo.agents import AgentSpec
-    from nashzoo.agents.ismcts.rules_agent import KnowledgePolicy
+    from nashzoo.agents.ismcts.prior import KnowledgePolicy
     from nashzoo.eval.referee import request_for
     from nashzoo.eval.tournament import TournamentConfig, run_tournament
     from nashzoo.games.observation import ObservationCache
 
     net = random_network(HOLDEM)
-    agent = RulesNashAgent(HOLDEM, NetworkKnowledge(HOLDEM, net), SearchConfig(simulations=5))
+    agent = ISMCTSAgent(HOLDEM, NetworkKnowledge(HOLDEM, net), SearchConfig(simulations=5))
     model = agent.policy_model()
     slow = KnowledgePolicy(HOLDEM, NetworkKnowledge(HOLDEM, net))
     cache = ObservationCache(HOLDEM)
@@ -612,7 +611,7 @@ def test_a_prior_agent_plays_the_same_match_for_the_same_seed(kind):
     ``reset()`` without a seed keeps the stream going. (Both prior agents once reseeded
     from fresh entropy at every ``reset()``, so a seeded match was a different match
     every time: three runs of the same 4-deal match gave -13.75, 12.5 and -1.25.)"""
-    from nashzoo.agents.ismcts.rules_agent import KnowledgePolicy
+    from nashzoo.agents.ismcts.prior import KnowledgePolicy
 
     net = random_network(HOLDEM, seed=2)
     if kind == "prior":
@@ -628,10 +627,10 @@ def test_belief_records_share_their_hidden_values():
     of a generation share one object per distinct hand and per distinct list (they took
     ~200 MB per generation, ten generations kept, as separate tuples)."""
     game = nashzoo.make_game("fighting_cards")
-    config = RulesTrainConfig(
+    config = LargeTrainConfig(
         games_per_generation=2, simulations=5, belief_games=16, hidden_sizes=(16,), seed=0
     )
-    trainer = NashISMCTSRules(game, config)
+    trainer = NashISMCTSLarge(game, config)
     trainer.train(steps=1)
     records = [r for generation in trainer._beliefs for r in generation]
     values = [v for _, vals, _ in records for v in vals]
@@ -654,7 +653,7 @@ def test_p_split_search_reports_every_action_at_the_root_of_no_limit():
     hunl = nashzoo.make_game("no_limit_holdem")
     state = hunl.new_initial_state()
     state.advance_chance(np.random.default_rng(0).random)
-    search = RulesNashSearch(hunl, config=SearchConfig(simulations=300, split_actions=True))
+    search = ISMCTSSearch(hunl, config=SearchConfig(simulations=300, split_actions=True))
     result = search.run_state(state, 0)
     assert list(result.actions) == [0, 1, 2, 3, 4]
     assert result.visits.sum() == 300
@@ -668,7 +667,9 @@ def test_p_splitting_changes_nothing_where_no_decision_decomposes():
     state = game.new_initial_state()
     state.advance_chance(np.random.default_rng(4).random)
     runs = [
-        RulesNashSearch(game, config=SearchConfig(simulations=200, split_actions=split))
+        ISMCTSSearch(
+            game, config=SearchConfig(simulations=200, split_actions=split), fast_path=False
+        )
         .run_state(state, 7)
         .visits
         for split in (False, True)
@@ -678,11 +679,11 @@ def test_p_splitting_changes_nothing_where_no_decision_decomposes():
 
 def test_the_compiled_search_and_mt_ismcts_refuse_p_splitting():
     with pytest.raises(InvalidParameterError, match="split_actions"):
-        RulesSearch(KUHN, SearchConfig(variant="mt", split_actions=True))
+        ISMCTSSearch(KUHN, config=SearchConfig(variant="mt", split_actions=True))
     tree = compile_game(KUHN)
     tables = SearchTables.oracle(tree, TabularPolicy.uniform(tree).probs)
     with pytest.raises(InvalidParameterError, match="split_actions"):
-        Search(tables, SearchConfig(split_actions=True))
+        CompiledSearch(tables, SearchConfig(split_actions=True))
 
 
 @pytest.mark.slow
@@ -710,7 +711,7 @@ def test_p_split_and_flat_searches_are_equally_exploitable_on_a_small_no_limit_g
         found[split] = np.array(
             [
                 exploitability(
-                    RulesNashAgent(game, TablesKnowledge(tables), SearchConfig(
+                    ISMCTSAgent(game, TablesKnowledge(tables), SearchConfig(
                         variant="nash", simulations=100, eps=0.2, split_actions=split,
                         seed=seed,
                     )),
@@ -727,9 +728,9 @@ def test_over_the_rules_the_agent_plays_the_parameter_average_and_a_file_keeps_b
     """average_decay over the rules: the agent and P read the average, self-play the
     current network (the same network as without it); a saved trainer loads both
     networks and the count of updates, and its agent file plays the average."""
-    config = RulesTrainConfig(**TINY, average_decay=0.9)
-    trainer = NashISMCTSRules(HOLDEM, config).train(steps=2)
-    plain = NashISMCTSRules(HOLDEM, RulesTrainConfig(**TINY)).train(steps=2)
+    config = LargeTrainConfig(**TINY, average_decay=0.9)
+    trainer = NashISMCTSLarge(HOLDEM, config).train(steps=2)
+    plain = NashISMCTSLarge(HOLDEM, LargeTrainConfig(**TINY)).train(steps=2)
     for key, value in plain.network.state_dict().items():
         assert torch.equal(value, trainer.network.state_dict()[key]), key
     assert trainer.agent().search.knowledge.network is trainer.average.network
@@ -739,7 +740,7 @@ def test_over_the_rules_the_agent_plays_the_parameter_average_and_a_file_keeps_b
         trainer.average.network.state_dict()["policy.weight"],
     )
     path = trainer.save(tmp_path / "avg.pt")
-    again = NashISMCTSRules.load(path)
+    again = NashISMCTSLarge.load(path)
     assert again.average.updates == 2
     played = build_agent(str(path), HOLDEM).search.knowledge.network
     for mine, theirs in (
@@ -764,8 +765,8 @@ def test_strength_inputs_feed_hand_strength_columns_to_the_network(monkeypatch, 
     use_stand_in_buckets(monkeypatch)
     monkeypatch.setattr(nets, "_STRENGTH", {})  # no stand-in tables outlive the test
     spec = "ehs2:169,7,5,6"
-    trainer = NashISMCTSRules(
-        HOLDEM, RulesTrainConfig(**TINY, inputs="strength", strength_abstraction=spec)
+    trainer = NashISMCTSLarge(
+        HOLDEM, LargeTrainConfig(**TINY, inputs="strength", strength_abstraction=spec)
     ).train(steps=1)
     net = trainer.network
     size = HOLDEM.information_state_tensor_size
@@ -800,13 +801,13 @@ def test_strength_inputs_feed_hand_strength_columns_to_the_network(monkeypatch, 
     assert loaded.shape == net.shape and loaded.shape.strength == spec
     with torch.no_grad():
         assert torch.equal(loaded(loaded.dense(rows))["policy"], net(net.dense(rows))["policy"])
-    assert NashISMCTSRules.load(tmp_path / "strength.pt").config.inputs == "strength"
+    assert NashISMCTSLarge.load(tmp_path / "strength.pt").config.inputs == "strength"
     with pytest.raises(InvalidParameterError, match="Hand-strength inputs need heads-up Limit"):
-        NashISMCTSRules(presets.leduc(), RulesTrainConfig(**TINY, inputs="strength"))
+        NashISMCTSLarge(presets.leduc(), LargeTrainConfig(**TINY, inputs="strength"))
     with pytest.raises(InvalidParameterError, match="needs its game .* received game=None"):
         RulesNetwork(net.shape)
     with pytest.raises(InvalidParameterError, match="inputs"):
-        RulesTrainConfig(inputs="pixels")
+        LargeTrainConfig(inputs="pixels")
 
 
 def test_strength_only_inputs_read_the_cards_as_strengths_alone(monkeypatch, tmp_path):
@@ -821,8 +822,8 @@ def test_strength_only_inputs_read_the_cards_as_strengths_alone(monkeypatch, tmp
     use_stand_in_buckets(monkeypatch)
     monkeypatch.setattr(nets, "_STRENGTH", {})
     spec = "ehs2:169,7,5,6"
-    trainer = NashISMCTSRules(
-        HOLDEM, RulesTrainConfig(**TINY, inputs="strength_only", strength_abstraction=spec)
+    trainer = NashISMCTSLarge(
+        HOLDEM, LargeTrainConfig(**TINY, inputs="strength_only", strength_abstraction=spec)
     ).train(steps=1)
     net = trainer.network
     assert net.shape.strength == spec and net.shape.cards is False

@@ -285,7 +285,7 @@ def test_resume_continues_nash_ismcts_over_the_rules_and_its_measured_curve(tmp_
     assert [p["step"] for p in json.loads(Path(f"{out}.curve.json").read_text())] == [1]
     assert main([*base, "--steps", "2", "--resume", str(out)]) == 0
     trainer = get_learner("nash-ismcts").load_class().load(out)
-    assert type(trainer).__name__ == "NashISMCTSRules" and trainer.steps == 2
+    assert type(trainer).__name__ == "NashISMCTSLarge" and trainer.steps == 2
     assert trainer.config.simulations == 4  # the file's config, not the defaults
     points = json.loads(Path(f"{out}.curve.json").read_text())
     assert [p["step"] for p in points] == [1, 2]
@@ -295,7 +295,7 @@ def test_resume_continues_nash_ismcts_over_the_rules_and_its_measured_curve(tmp_
 def test_nash_ismcts_settings_over_the_rules_are_options_that_a_compiling_game_refuses(
     tmp_path, capsys
 ):
-    # RulesTrainConfig's own fields (node_cap, split_hidden, inputs...) are options of
+    # LargeTrainConfig's own fields (node_cap, split_hidden, inputs...) are options of
     # `nashzoo train nash-ismcts`; Limit Hold'em takes them, Kuhn (which compiles, and
     # trains with TrainConfig) refuses them by name rather than dropping them
     out = tmp_path / "hulh.pt"
@@ -310,23 +310,23 @@ def test_nash_ismcts_settings_over_the_rules_are_options_that_a_compiling_game_r
     capsys.readouterr()
     assert main(["train", "nash-ismcts", "kuhn_poker", *tiny, *rules, "--steps", "1"]) == 2
     err = capsys.readouterr().err
-    assert "--node-cap, --split-hidden: settings of RulesTrainConfig" in err
+    assert "--node-cap, --split-hidden: settings of LargeTrainConfig" in err
     assert "on kuhn_poker it trains with TrainConfig" in err
     with pytest.raises(SystemExit) as done:
         main(["train", "nash-ismcts", "--help"])
     assert done.value.code == 0
     shown = " ".join(capsys.readouterr().out.split())
-    assert "(RulesTrainConfig only; default: 200000)" in shown
-    assert "(default: 100 with RulesTrainConfig, 400 with TrainConfig)" in shown
+    assert "(LargeTrainConfig only; default: 200000)" in shown
+    assert "(default: 100 with LargeTrainConfig, 400 with TrainConfig)" in shown
 
 
 def test_a_config_that_only_changes_defaults_keeps_its_base_class_descriptions():
-    from nashzoo.agents.ismcts.rules_train import RulesTrainConfig
     from nashzoo.agents.ismcts.train import TrainConfig
+    from nashzoo.agents.ismcts.train_large import LargeTrainConfig
 
-    wide, base = RulesTrainConfig.field_help(), TrainConfig.field_help()
+    wide, base = LargeTrainConfig.field_help(), TrainConfig.field_help()
     assert base["simulations"].startswith("search simulations per self-play move")
-    assert wide["simulations"] == base["simulations"]  # RulesTrainConfig changes the default
+    assert wide["simulations"] == base["simulations"]  # LargeTrainConfig changes the default
     assert wide["node_cap"] and "node_cap" not in base
 
 

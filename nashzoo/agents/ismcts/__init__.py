@@ -2,28 +2,32 @@
 
 ``docs/explanation/nash-ismcts.md`` is the specification. The pieces, bottom up:
 
+* :mod:`~nashzoo.agents.ismcts.config`: the settings (:class:`SearchConfig`) and what a
+  search returns (:class:`SearchResult`);
 * :mod:`~nashzoo.agents.ismcts.interval`: the exact L1-ball extremum of the
   epsilon-mechanism;
-* :mod:`~nashzoo.agents.ismcts.tables`: what a search knows besides the rules (P, V, V_c,
-  H, V_w over every view), from networks, an oracle, or nothing;
-* :mod:`~nashzoo.agents.ismcts.kernel` and :mod:`~nashzoo.agents.ismcts.search`: the
-  compiled search and its driver (:class:`SearchConfig`, :class:`Search`);
-* :mod:`~nashzoo.agents.ismcts.agent`: :class:`ISMCTSAgent`, the PolicyAgent;
-* :mod:`~nashzoo.agents.ismcts.rules`: MT-ISMCTS over the rules for games too big to
-  compile (:class:`RulesSearch`, :class:`RulesISMCTSAgent`);
-* :mod:`~nashzoo.agents.ismcts.knowledge` and :mod:`~nashzoo.agents.ismcts.rules_nash`:
-  A-ISMCTS and Nash-ISMCTS over the rules, asking P, V, V_c, H, V_w view by view
-  (networks evaluated at search time, in batches: :class:`RulesNashSearch`);
-  :mod:`~nashzoo.agents.ismcts.rules_agent`: the search and its prior P as agents
-  (:class:`RulesNashAgent`); :mod:`~nashzoo.agents.ismcts.rules_train` trains their
-  networks by self-play (torch extra), playing the games of
-  :mod:`~nashzoo.agents.ismcts.rules_selfplay`.
+* :mod:`~nashzoo.agents.ismcts.knowledge` and :mod:`~nashzoo.agents.ismcts.tables`: what a
+  search knows besides the rules (P, V, V_c, H, V_w), asked view by view (networks
+  evaluated at search time, in batches) or tabulated over every view of a small game;
+* :mod:`~nashzoo.agents.ismcts.search`: the one search, :class:`ISMCTSSearch`, over any
+  state of any two-player game; :mod:`~nashzoo.agents.ismcts.kernel` and
+  :mod:`~nashzoo.agents.ismcts.compiled` are its compiled fast path, taken where the
+  knowledge is tables of a compiled game;
+* :mod:`~nashzoo.agents.ismcts.agent`: :class:`ISMCTSAgent`, the search as a PolicyAgent;
+  :mod:`~nashzoo.agents.ismcts.prior`: its prior P alone, without search;
+* :mod:`~nashzoo.agents.ismcts.train` (games that compile: the network tabulated over
+  every view) and :mod:`~nashzoo.agents.ismcts.train_large` (games too big to compile:
+  the network evaluated at search time) train the networks by self-play (torch extra),
+  playing the games of :mod:`~nashzoo.agents.ismcts.selfplay` and
+  :mod:`~nashzoo.agents.ismcts.selfplay_large`.
 
 The worlds a search may imagine come from :mod:`nashzoo.tree.views` (and, state by
 state, from the rules: :mod:`nashzoo.games.hidden`).
 """
 
 from nashzoo.agents.ismcts.agent import ISMCTSAgent
+from nashzoo.agents.ismcts.compiled import CompiledSearch
+from nashzoo.agents.ismcts.config import SearchConfig, SearchResult
 from nashzoo.agents.ismcts.interval import ball_interval, ball_max, ball_min
 from nashzoo.agents.ismcts.knowledge import (
     Knowledge,
@@ -31,25 +35,18 @@ from nashzoo.agents.ismcts.knowledge import (
     TablesKnowledge,
     UninformedKnowledge,
 )
-from nashzoo.agents.ismcts.rules import RulesISMCTSAgent, RulesSearch, RulesSearchResult
-from nashzoo.agents.ismcts.rules_agent import RulesNashAgent
-from nashzoo.agents.ismcts.rules_nash import RulesNashSearch, run_searches
-from nashzoo.agents.ismcts.search import Search, SearchConfig, SearchResult
+from nashzoo.agents.ismcts.search import ISMCTSSearch, run_searches
 from nashzoo.agents.ismcts.tables import SearchTables
 
 __all__ = [
     "ISMCTSAgent",
+    "ISMCTSSearch",
+    "CompiledSearch",
     "Knowledge",
     "NetworkKnowledge",
     "TablesKnowledge",
     "UninformedKnowledge",
-    "RulesNashAgent",
-    "RulesNashSearch",
     "run_searches",
-    "RulesISMCTSAgent",
-    "RulesSearch",
-    "RulesSearchResult",
-    "Search",
     "SearchConfig",
     "SearchResult",
     "SearchTables",

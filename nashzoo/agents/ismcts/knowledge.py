@@ -2,7 +2,7 @@
 
 The compiled search reads P, V, V_c, H and V_w from tables over every view of a small
 game (:mod:`nashzoo.agents.ismcts.tables`). A search over the rules
-(:mod:`nashzoo.agents.ismcts.rules_nash`) meets its views one at a time, so it asks a
+(:mod:`nashzoo.agents.ismcts.search`) meets its views one at a time, so it asks a
 :class:`Knowledge` instead, always in the searcher's payoff scaled to [-1, 1]:
 
 * :meth:`Knowledge.act`: P, V_c and V where the player is to move;
@@ -18,7 +18,7 @@ A knowledge that evaluates networks answers only views it has evaluated:
 :meth:`Knowledge.missing` names the ones it lacks and :meth:`Knowledge.evaluate` evaluates
 a list of them in one batch. The search yields those lists instead of evaluating them
 itself, so that a driver can merge the requests of many searches into one forward pass
-(:func:`nashzoo.agents.ismcts.rules_nash.run_searches`).
+(:func:`nashzoo.agents.ismcts.search.run_searches`).
 
 Three knowledges:
 
@@ -133,7 +133,7 @@ class TablesKnowledge(Knowledge):
     """
 
     def __init__(self, tables: Any) -> None:
-        from nashzoo.agents.ismcts.search import _knowledge
+        from nashzoo.agents.ismcts.compiled import _knowledge
         from nashzoo.agents.ismcts.tables import SearchTables
 
         if not isinstance(tables, SearchTables):

@@ -1,427 +1,1251 @@
-"""One information-set search: its settings, its driver and what it returns.
+"""Information-set MCTS over the rules: MT-ISMCTS, A-ISMCTS and Nash-ISMCTS, the one search.
 
-:class:`SearchConfig` (a documented dataclass) picks the variant and its constants;
-:class:`Search` turns a compiled game and its :class:`~nashzoo.agents.ismcts.tables.SearchTables`
-into the arrays of :mod:`nashzoo.agents.ismcts.kernel`, runs the simulations (growing
-the statistics table when it fills, stopping at the simulation count or the time budget)
-and reads the root: visit counts, value intervals and the move distribution
-(:class:`SearchResult`).
+:class:`ISMCTSSearch` walks :class:`~nashzoo.games.base.State` objects, so it plays any
+two-player game (Limit Hold'em, no-limit, the fighting game's default preset), and asks a
+:class:`~nashzoo.agents.ismcts.knowledge.Knowledge` for P, V, V_c, H and V_w as it meets
+each view. ``docs/explanation/nash-ismcts.md`` is the specification; the kernel's
+docstring (:mod:`nashzoo.agents.ismcts.kernel`) names the node kinds. Where what the
+search knows is tabulated over a compiled game
+(:class:`~nashzoo.agents.ismcts.tables.SearchTables`: Kuhn, Leduc), it takes its fast
+path, the same algorithm compiled (:class:`~nashzoo.agents.ismcts.compiled.CompiledSearch`);
+``fast_path=False`` walks the rules on the same numbers (the test that both agree).
 
-Variants (``docs/explanation/nash-ismcts.md``):
+MT-ISMCTS (``variant="mt"``) needs no knowledge:
 
-* ``"mt"``: MT-ISMCTS, UCB1 and random rollouts, no networks (its tables give only the
-  belief: chance alone, or Bayes with the spawned trees as the opponent model).
-* ``"a"``: A-ISMCTS, PUCT with the tables' P, V, V_c, H, V_w (``eps`` is 0).
-* ``"nash"``: Nash-ISMCTS, A-ISMCTS with the epsilon-mechanism (``eps`` > 0 widens every
-  SAMPLE node's value into the interval over beliefs within L1 distance ``eps``).
+* a tree is keyed by its owner and the owner's information-state string at its root;
+  its ACT nodes by the owner's information-state string, with visits and sums of
+  returns per legal action;
+* one simulation draws a world from the chance weights of the owner's view
+  (:meth:`~nashzoo.games.base.State.hidden_worlds`, or the tree walk for games without
+  that fast path), walks it with UCB1 (untried actions first; a new edge is valued by a
+  uniformly random rollout), and at an opponent's decision runs ONE simulation of the
+  opponent's own tree (below ``spawn_cap`` nested trees the opponent plays uniformly).
 
-Payoffs inside the search are scaled to [-1, 1] (Kuhn: chips / 2, Leduc: chips / 13).
+A-ISMCTS and Nash-ISMCTS (``variant="a"`` or ``"nash"``):
+
+* ACT nodes are keyed by (tree, owner's information-state string); SAMPLE nodes by the
+  ACT node and the action, their children being the worlds of the owner's view
+  (:class:`~nashzoo.games.hidden.HiddenWorlds`, one per opponent private value: Limit
+  Hold'em's up to 1,225 pairs), with H over them from the knowledge; GAME nodes (chance
+  or the opponent to move) by the tree and the history;
+* interval PUCT at ACT nodes, the L1-ball estimator at SAMPLE nodes (``eps`` 0 is
+  A-ISMCTS), mixed/pure averages at ACT and opponent nodes, ONE simulation of the
+  opponent's own tree at each opponent decision (``spawn_cap`` levels deep), exactly as
+  the kernel does;
+* chance nodes with at most ``exact_chance`` outcomes take the exact expectation over
+  their outcomes (the kernel's luck adjustment; Leduc's board card); larger ones (a
+  Hold'em board card has 45 to 48 outcomes) average the outcomes drawn so far, which
+  spares a view evaluation per unseen outcome;
+* H-splitting (``SearchConfig.split_hidden``): a SAMPLE node is a series of SAMPLE
+  nodes, one per piece of the opponent's private information
+  (:meth:`Game.hidden_value_pieces <nashzoo.games.base.Game.hidden_value_pieces>`),
+  each with the ball estimator over its own pieces (:func:`_series_interval`). The
+  world is still drawn from H in one draw (the same distribution as piece by piece),
+  so with ``eps`` 0 the split search is the flat one move for move; with ``eps`` > 0
+  the ball is applied per piece, over at most 52 cards rather than 1,225 pairs.
+* P-splitting (``SearchConfig.split_actions``): where the game groups a decision's
+  actions (:meth:`Game.action_groups <nashzoo.games.base.Game.action_groups>`: no-limit
+  poker's raise sizes), the ACT node picks a group with P summed over its actions and,
+  for a group of several, a second ACT node below it picks the action with P conditioned
+  on the group; each runs interval PUCT and averages its own steps. The root's result
+  and the step handed to a spawned tree's parent are over the actions themselves (a
+  group's share times the action's share within it).
+
+In every variant the statistics live in one dictionary bounded by ``node_cap`` nodes:
+once full, a new node is valued (a rollout in MT, the knowledge otherwise) and not stored
+(:attr:`~nashzoo.agents.ismcts.config.SearchResult.capped`), so memory stays bounded.
+
+Every knowledge call happens after the views it needs were requested: the simulation is
+a generator that yields the list of views the knowledge lacks
+(:meth:`Knowledge.missing <nashzoo.agents.ismcts.knowledge.Knowledge.missing>`) and
+resumes once they are evaluated. :meth:`ISMCTSSearch.run_state` evaluates them at
+once; :func:`run_searches` advances many searches together and evaluates the union of
+their requests in one forward pass (self-play), with the same result as one at a time.
+A new node requests the views its children will need with it (an ACT node: the owner's
+view after each action; an opponent's node: the owner's view after each of its
+actions), so even one search evaluates several views per forward pass.
 """
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 import time
-from dataclasses import dataclass, field
-from typing import Literal
+from collections.abc import Generator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
-from nashzoo.agents.ismcts import kernel as K
-from nashzoo.agents.ismcts.tables import SearchTables, payoff_scale
+from nashzoo.agents.ismcts.compiled import CompiledSearch, compiles_for_search
+from nashzoo.agents.ismcts.config import SearchConfig, SearchResult, move_weights
+from nashzoo.agents.ismcts.interval import ball_max_groups, ball_max_kernel
+from nashzoo.agents.ismcts.knowledge import (
+    Knowledge,
+    Request,
+    TablesKnowledge,
+    UninformedKnowledge,
+)
+from nashzoo.agents.ismcts.tables import SearchTables
+from nashzoo.envs.sampling import sample_index
 from nashzoo.errors import InvalidParameterError
-from nashzoo.games.base import TERMINAL
-from nashzoo.tree.compile import GameTree
-from nashzoo.validation import Config, check_int, choice, flag, integer, number, seed_field
+from nashzoo.games.base import CHANCE, Game, State
+from nashzoo.games.hidden import HiddenWorlds
+from nashzoo.games.worlds import hidden_worlds
+from nashzoo.tree.compile import compile_game
+from nashzoo.validation import check_int
 
-__all__ = ["SearchConfig", "SearchResult", "Search", "VARIANTS"]
+__all__ = [
+    "ISMCTSSearch",
+    "run_searches",
+    "view_from",
+    "view_of_info",
+    "EXACT_CHANCE",
+    "DEFAULT_NODE_CAP",
+]
 
-VARIANTS = ("mt", "a", "nash")
+EXACT_CHANCE = 8
+"""Chance nodes with at most this many outcomes take the exact expectation."""
+DEFAULT_NODE_CAP = 500_000
+"""Nodes one decision's search may hold (about 1 KB each with their keys)."""
+WORLDS_CACHE = 4096
+"""Views whose worlds a search keeps listed (each a few KB; listed again when dropped)."""
 
 
-@dataclass(frozen=True)
-class SearchConfig(Config):
-    """Settings of an information-set search.
+def budget_spent(config: SearchConfig, done: int, deadline: float | None) -> bool:
+    """Whether a search with ``done`` simulations has spent its budget (the simulation
+    count, or the time budget's ``deadline``)."""
+    if deadline is None:
+        return done >= config.simulations
+    return time.perf_counter() >= deadline
 
-    Attributes:
-        variant: ``"mt"`` (MT-ISMCTS), ``"a"`` (A-ISMCTS) or ``"nash"`` (Nash-ISMCTS).
-        simulations: simulations of the root tree per move (spawned trees' simulations
-            do not count).
-        time_budget: seconds per move; when set, the search runs until it is spent (at
-            least one simulation) and ``simulations`` is ignored. Timed searches are not
-            reproducible; counted ones are.
-        c_uct: UCB1 exploration constant (MT), on payoffs scaled to [-1, 1].
-        c_puct: PUCT constant (A and Nash).
-        eps: L1 radius of the belief ball at SAMPLE nodes (Nash; A uses 0).
-        spawn_cap: nesting levels of spawned opponent trees (Kuhn needs 3); below the
-            cap the opponent plays the rollout policy (uniform in MT, P otherwise).
-        belief: ``"table"`` (the tables' H; in MT, chance alone: uniform over the
-            opponent's cards) or ``"model"`` (Bayes with an opponent model: the visit
-            counts of the opponent's spawned trees).
-        estimator: ``"exact"`` (base + residual, the spec's estimator) or ``"polled"``
-            (the ball over each world's own value).
-        final_policy: how the move distribution is read from the root: ``"lcb"``
-            (drop actions whose confidence interval lies below the best lower bound,
-            then proportional to visits), ``"visits"`` (proportional to visits,
-            OpenSpiel's NORMALIZED_VISIT_COUNT) or ``"max_visits"``. Default: ``"lcb"``
-            for A and Nash, ``"visits"`` for MT.
-        lcb_z: the confidence multiplier of ``"lcb"`` (``z / sqrt(N)`` on scaled payoffs).
-        noise_alpha, noise_fraction: Dirichlet noise at the root of self-play searches
-            only (never when playing or measuring).
-        split_hidden: H-splitting (over the rules only; Nash- and A-ISMCTS): a SAMPLE
-            node becomes a series of SAMPLE nodes, one per piece of the opponent's
-            private information (:meth:`Game.hidden_value_pieces
-            <nashzoo.games.base.Game.hidden_value_pieces>`: Hold'em's two hole cards, the
-            fighting game's hand card by card), each with the ball estimator over its
-            own pieces. With ``eps`` 0 it is the flat node's value exactly; with
-            ``eps`` > 0 the ball is applied per piece.
-        split_actions: P-splitting (over the rules only; Nash- and A-ISMCTS): where the
-            game decomposes a decision (:meth:`Game.action_groups
-            <nashzoo.games.base.Game.action_groups>`: no-limit poker's raise sizes), an
-            ACT node becomes two: one picks the group (fold, call, raise) with P summed
-            over the group, the next picks the action within it with P conditioned on
-            the group, each with interval PUCT and its own statistics.
-        seed: seed of the agent's generator (searches for exploitability are seeded per
-            information set from it, so the order of queries does not matter).
+
+def view_from(game: Game, player: int, info_state: str, public_history: Any) -> State:
+    """A state consistent with ``player``'s view (its information-state string and the
+    public history): the rules' ``view_state``, else the first world of the tree walk."""
+    view = game.view_state(player, info_state, [int(a) for a in public_history])
+    if view is None:
+        view = hidden_worlds(game, player, info_state, public_history).state(0)
+    return view
+
+
+def view_of_info(info: Mapping[str, Any]) -> tuple[int, str, np.ndarray]:
+    """The player, information-state string and public history an agent's ``info``
+    carries (what a search over the rules reads).
+
+    Raises:
+        InvalidParameterError: a key is missing.
     """
+    for key in ("player", "info_state", "public_history", "history_length"):
+        if key not in info:
+            raise InvalidParameterError(
+                f"A search agent reads info[{key!r}] (the referee and the envs give it); "
+                f"the info has {sorted(info)}."
+            )
+    public = np.asarray(info["public_history"])[: int(info["history_length"])]
+    return int(info["player"]), str(info["info_state"]), public
 
-    variant: Literal["mt", "a", "nash"] = choice("nash", VARIANTS)
-    simulations: int = integer(1000, low=1)
-    time_budget: float | None = number(None, low=0.0, low_inclusive=False, optional=True)
-    c_uct: float = number(2.0, low=0.0)
-    c_puct: float = number(2.0, low=0.0)
-    eps: float = number(0.05, low=0.0)
-    spawn_cap: int = integer(3, low=0, high=8)
-    belief: Literal["table", "model"] = choice("table", ("table", "model"))
-    estimator: Literal["exact", "polled"] = choice("exact", ("exact", "polled"))
-    final_policy: Literal["lcb", "visits", "max_visits"] | None = choice(
-        None, (None, "lcb", "visits", "max_visits")
-    )
-    lcb_z: float = number(1.96, low=0.0)
-    noise_alpha: float = number(1.0, low=0.0, low_inclusive=False)
-    noise_fraction: float = number(0.25, low=0.0, high=1.0)
-    split_hidden: bool = flag(False)
-    split_actions: bool = flag(False)
-    seed: int | None = seed_field(0)
+
+Sim = Generator[list[Request], None, tuple[int, bool, np.ndarray | None]]
+
+
+class _Stepped:
+    """What ACT and GAME nodes share: per child visits, the child, the mixed and pure
+    step weights, and the value interval."""
+
+    __slots__ = ("visits", "child", "qlo", "qhi", "nmix", "npure", "mixsum", "purecnt")
+
+    def __init__(self, n: int, v: float) -> None:
+        self.visits = np.zeros(n)
+        self.child: list[Any] = [None] * n
+        self.qlo = self.qhi = v
+        self.nmix = self.npure = 0.0
+        self.mixsum = np.zeros(n)
+        self.purecnt = np.zeros(n)
+
+
+class _Act(_Stepped):
+    """ACT: the owner to move; per legal action visits, step weights and the SAMPLE
+    child; the view's worlds and H once a SAMPLE child needs them.
+
+    Under P-splitting (:meth:`grouped`) the node's choices are the groups of the legal
+    actions ``flat`` (``groups``: positions in ``flat``); a group of one action has its
+    SAMPLE child here, a larger group an ACT node over its actions (``actions`` the
+    actions themselves, P conditioned on the group)."""
+
+    __slots__ = ("actions", "prior", "child_value", "worlds", "belief", "flat", "groups",
+                 "flat_prior", "flat_value")  # fmt: skip
+
+    def __init__(self, actions: list[int], prior: np.ndarray, child_value: np.ndarray, v: float):
+        super().__init__(len(actions), v)
+        self.actions = actions
+        self.prior = prior
+        self.child_value = child_value
+        self.worlds: HiddenWorlds | None = None
+        self.belief: np.ndarray | None = None
+        self.flat: list[int] | None = None  # P-splitting: the legal actions
+        self.groups: list[list[int]] | None = None
+        self.flat_prior = prior
+        self.flat_value = child_value
+
+    @classmethod
+    def grouped(
+        cls, legal: list[int], groups: list[list[int]], prior: np.ndarray, value: np.ndarray,
+        v: float,
+    ) -> _Act:  # fmt: skip
+        """An ACT node choosing among ``groups`` of ``legal``: each group's P is the sum of
+        its actions', its prior value their P-weighted mean (the plain mean where P
+        gives the group nothing)."""
+        mass = np.array([prior[g].sum() for g in groups])
+        mean = np.array(
+            [
+                float(prior[g] @ value[g]) / m if m > 0 else float(value[g].mean())
+                for g, m in zip(groups, mass)
+            ]
+        )
+        node = cls(list(range(len(groups))), mass, mean, v)
+        node.flat, node.groups = legal, groups
+        node.flat_prior, node.flat_value = prior, value
+        return node
+
+    def within(self, g: int) -> _Act:
+        """A new ACT node over group ``g``'s actions, P conditioned on the group."""
+        assert self.flat is not None and self.groups is not None
+        members = self.groups[g]
+        return _Act(
+            [self.flat[k] for k in members], self.group_shares(g), self.flat_value[members],
+            float(self.child_value[g]),
+        )  # fmt: skip
+
+    def group_shares(self, g: int) -> np.ndarray:
+        """Group ``g``'s actions' P conditioned on the group (over ``groups[g]``)."""
+        assert self.groups is not None
+        prior = self.flat_prior[self.groups[g]]
+        total = float(prior.sum())
+        return prior / total if total > 0 else np.full(prior.size, 1.0 / prior.size)
+
+
+class _Sample:
+    """SAMPLE: after the owner's action; its children are the view's worlds."""
+
+    __slots__ = ("belief", "cumulative", "vstar", "visits", "child", "exact", "qlo", "qhi",
+                 "split", "base")  # fmt: skip
+
+    def __init__(self, belief: np.ndarray, vstar: np.ndarray, exact: bool) -> None:
+        self.belief = belief
+        self.cumulative = _running_total(belief)  # H's, for drawing worlds
+        self.vstar = vstar  # V_w of (world, action) for every world; exact at terminals
+        self.exact = exact  # the action ends the game: vstar is the payoff
+        self.visits: dict[int, int] = {}
+        self.child: dict[int, Any] = {}
+        self.qlo = self.qhi = 0.0
+        self.split: _SplitValues | None = None  # H-splitting: the series' static values
+        self.base: tuple[float, float] | None = None  # the ball over vstar (static), once
+
+
+class _Pieces:
+    """H-splitting's grouping of one view's worlds by the pieces of the opponent's private
+    information (:meth:`Game.hidden_value_pieces <nashzoo.games.base.Game.hidden_value_pieces>`).
+
+    Level 0 is the first SAMPLE node of the series (one group: every world), level ``l``
+    groups the worlds by their first ``l`` pieces, the last level is the worlds
+    themselves. ``parent[l][u]`` is the level ``l - 1`` group of unit ``u`` of level
+    ``l``; ``order[l]`` lists level ``l + 1``'s units group by group of level ``l``,
+    group ``g``'s from ``bounds[l][g]`` to ``bounds[l][g + 1]``."""
+
+    __slots__ = ("group", "parent", "order", "bounds")
+
+    def __init__(self, pieces: np.ndarray) -> None:
+        n, depth = pieces.shape
+        self.group: list[np.ndarray] = [np.zeros(n, dtype=np.int64)]
+        for d in range(1, depth):
+            _, inverse = np.unique(pieces[:, :d], axis=0, return_inverse=True)
+            self.group.append(inverse.reshape(-1).astype(np.int64))
+        self.group.append(np.arange(n, dtype=np.int64))
+        self.parent: list[np.ndarray] = [np.zeros(1, dtype=np.int64)]
+        self.order: list[np.ndarray] = []
+        self.bounds: list[np.ndarray] = []
+        for level in range(1, len(self.group)):
+            below, above = self.group[level], self.group[level - 1]
+            parent = np.zeros(int(below.max()) + 1, dtype=np.int64)
+            parent[below] = above
+            order = np.argsort(parent, kind="stable")
+            groups = int(above.max()) + 1
+            self.parent.append(parent)
+            self.order.append(order)
+            self.bounds.append(np.searchsorted(parent[order], np.arange(groups + 1)))
 
     @property
-    def move_selection(self) -> str:
-        """The final policy in force (the variant's default when unset)."""
-        if self.final_policy is not None:
-            return self.final_policy
-        return "visits" if self.variant == "mt" else "lcb"
-
-    @property
-    def effective_eps(self) -> float:
-        """``eps`` for Nash-ISMCTS, 0 for the other variants."""
-        return float(self.eps) if self.variant == "nash" else 0.0
+    def levels(self) -> int:
+        """SAMPLE nodes in the series."""
+        return len(self.order)
 
 
-@dataclass
-class SearchResult:
-    """What one search found at its root.
+class _SplitValues:
+    """One SAMPLE node's series under H-splitting, all static: each level's group masses
+    under H, prior values (the H-weighted mean of V_w over the group's worlds) and the
+    ball estimator's interval of each group over its members' prior values."""
 
-    Attributes:
-        infoset: the information set searched (row of the compiled game).
-        actions: its legal actions.
-        visits: visits of each legal action.
-        q_low, q_high: each action's value interval to the mover (scaled payoff; MT:
-            the mean return, both equal; NaN for unvisited actions).
-        policy: the move distribution over all ``num_distinct_actions``.
-        simulations: simulations run.
-        seconds: wall time of the search.
-        slots: statistics entries the search used (all of its trees' nodes).
-    """
+    __slots__ = ("pieces", "mass", "prior", "base_lo", "base_hi")
 
-    infoset: int
-    actions: np.ndarray
-    visits: np.ndarray
-    q_low: np.ndarray
-    q_high: np.ndarray
-    policy: np.ndarray
-    simulations: int
-    seconds: float
-    slots: int = field(default=0)
+    def __init__(self, pieces: _Pieces, belief: np.ndarray, vstar: np.ndarray) -> None:
+        self.pieces = pieces
+        self.mass: list[np.ndarray] = []
+        self.prior: list[np.ndarray] = []
+        for group in pieces.group:
+            size = int(group.max()) + 1
+            mass = np.bincount(group, weights=belief, minlength=size)
+            total = np.bincount(group, weights=belief * vstar, minlength=size)
+            self.mass.append(mass)
+            self.prior.append(np.divide(total, mass, out=np.zeros(size), where=mass > 0))
+        self.base_lo: list[np.ndarray] = []
+        self.base_hi: list[np.ndarray] = []
 
-    @property
-    def visit_shares(self) -> np.ndarray:
-        """Visits over all actions, normalised."""
-        out = np.zeros_like(self.policy)
-        out[self.actions] = self.visits / max(self.visits.sum(), 1.0)
-        return out
+    def member_weights(self, level: int) -> np.ndarray:
+        """H within each group of ``level``, over ``order[level]``."""
+        order, bounds = self.pieces.order[level], self.pieces.bounds[level]
+        mass = np.repeat(self.mass[level], np.diff(bounds))
+        below = self.mass[level + 1][order]
+        return np.divide(below, mass, out=np.zeros(order.size), where=mass > 0)
+
+    def group_balls(
+        self, level: int, lo: np.ndarray, hi: np.ndarray, eps: float, done: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The ball estimator's interval of every group of ``level`` over its members'
+        intervals ``lo``, ``hi`` (arrays over level ``level + 1``'s units)."""
+        order, bounds = self.pieces.order[level], self.pieces.bounds[level]
+        h = self.member_weights(level)
+        if eps <= 0.0:
+            sums = np.add.reduceat(h * lo[order], bounds[:-1]) if order.size else np.zeros(0)
+            high = np.add.reduceat(h * hi[order], bounds[:-1]) if order.size else np.zeros(0)
+            return sums, high
+        upper = np.empty(bounds.size - 1)
+        lower = np.empty(bounds.size - 1)
+        ball_max_groups(h, hi[order], bounds, eps, done, upper)
+        ball_max_groups(h, -lo[order], bounds, eps, done, lower)
+        return -lower, upper
+
+    def prepare(self, eps: float, done: np.ndarray) -> None:
+        """The static balls over the prior values, every level."""
+        self.base_lo = [np.zeros(0)] * self.pieces.levels
+        self.base_hi = [np.zeros(0)] * self.pieces.levels
+        for level in range(self.pieces.levels):
+            prior = self.prior[level + 1]
+            self.base_lo[level], self.base_hi[level] = self.group_balls(
+                level, prior, prior, eps, done
+            )
 
 
-def _game_arrays(tables: SearchTables) -> K.SearchGame:
-    views = tables.views
-    tree = views.tree
-    n_sets, n_actions = tree.legal_mask.shape
-    legal = np.full((n_sets, n_actions), -1, dtype=np.int32)
-    num_legal = tree.legal_mask.sum(axis=1).astype(np.int32)
-    for i in range(n_sets):
-        acts = np.flatnonzero(tree.legal_mask[i])
-        legal[i, : acts.size] = acts
-    return K.SearchGame(
-        player=tree.player,
-        parent=tree.parent,
-        first_child=tree.first_child,
-        num_children=tree.num_children,
-        infoset=tree.infoset,
-        action=tree.action,
-        chance_prob=tree.chance_prob,
-        utility=np.ascontiguousarray(tree.utility / payoff_scale(tree)),
-        legal=legal,
-        num_legal=num_legal,
-        action_slot=views.action_slot,
-        set_owner=tree.infoset_player.astype(np.int32),
-        set_start=views.infoset_node_start,
-        set_nodes=views.infoset_nodes,
-        node_position=views.node_position,
-        chance_reach=views.chance_reach,
+class _GameNode(_Stepped):
+    """GAME: chance or the opponent to move at a history below a world."""
+
+    __slots__ = ("chance", "actions", "weights", "values")
+
+    def __init__(self, chance: bool, actions: list[int], weights: np.ndarray, v: float) -> None:
+        super().__init__(len(actions), v)
+        self.chance = chance
+        self.actions = actions
+        self.weights = weights  # chance probabilities (chance nodes)
+        self.values: np.ndarray | None = None  # each child's prior value, once needed
+
+
+def _ball(h: np.ndarray, v: np.ndarray, eps: float, done: np.ndarray) -> tuple[float, float]:
+    k = h.size
+    if eps <= 0.0:
+        x = float(h @ v)
+        return x, x
+    return (
+        -float(ball_max_kernel(h, -v, k, eps, done)),
+        float(ball_max_kernel(h, v, k, eps, done)),
     )
 
 
-def _knowledge(tables: SearchTables) -> K.SearchKnowledge:
-    views = tables.views
-    tree = views.tree
-    n_players = tree.num_players
-    # each set's belief over its histories, from H at the set's view
-    set_belief = np.zeros(views.infoset_nodes.size)
-    for i in range(tree.num_infosets):
-        a, b = views.infoset_node_start[i], views.infoset_node_start[i + 1]
-        nodes = views.infoset_nodes[a:b]
-        p = int(tree.infoset_player[i])
-        row = tables.belief[views.infoset_view[i], views.node_world[p, nodes]]
-        total = row.sum()
-        set_belief[a:b] = row / total if total > 0 else 1.0 / (b - a)
-    # V_w at every history for every viewer: exact at terminals; at a node whose event
-    # the viewer does not see, the average over its children (chance probabilities,
-    # uniform over hidden moves)
-    scaled = tree.utility / payoff_scale(tree)
-    leaf = np.zeros((n_players, tree.num_nodes))
-    for p in range(n_players):
-        nv, nw = views.node_view[p], views.node_world[p]
-        for n in range(tree.num_nodes - 1, -1, -1):
-            if tree.player[n] == TERMINAL:
-                leaf[p, n] = scaled[n, p]
-            elif nv[n] >= 0:
-                leaf[p, n] = tables.world_value[nv[n], nw[n]]
-            else:
-                fc, nc = tree.first_child[n], tree.num_children[n]
-                kids = np.arange(fc, fc + nc)
-                weights = tree.chance_prob[kids] if tree.player[n] < 0 else np.full(nc, 1.0 / nc)
-                leaf[p, n] = float(weights @ leaf[p, kids])
-    # Always new, writeable arrays: tables that came through Ray's object store are
-    # read-only, and a read-only array is another numba type, so passing them as they are
-    # compiled (and cached) a second specialization of the whole search in every Ray
-    # worker (90 s of a 2-core machine's time on a cold cache).
-    return K.SearchKnowledge(
-        prior=np.array(tables.prior, dtype=np.float64, order="C"),
-        child_value=np.array(tables.child_value, dtype=np.float64, order="C"),
-        act_value=np.ascontiguousarray(tables.view_value[views.infoset_view], dtype=np.float64),
-        set_belief=set_belief,
-        leaf_value=leaf,
-    )
+class _Context:
+    """One search's statistics and random numbers (many run side by side in self-play)."""
+
+    def __init__(self, rng: np.random.Generator, noise: np.ndarray | None) -> None:
+        self.rng = rng
+        self.random = rng.random
+        self.noise = noise
+        self.nodes: dict[Any, Any] = {}
+        self.capped = False
 
 
-def _stats(bits: int, branch: int, levels: int, depth: int) -> K.SearchStats:
-    cap = 1 << bits
-    return K.SearchStats(
-        meta=np.array([0, bits], dtype=np.int64),
-        keys=np.full(cap, -1, dtype=np.int64),
-        used=np.zeros(cap, dtype=np.int64),
-        kind=np.zeros(cap, dtype=np.int8),
-        owner=np.zeros(cap, dtype=np.int8),
-        ref=np.zeros(cap, dtype=np.int32),
-        act=np.zeros(cap, dtype=np.int32),
-        visits=np.zeros((cap, branch)),
-        child=np.full((cap, branch), -1, dtype=np.int32),
-        total=np.zeros((cap, branch)),
-        qlo=np.zeros(cap),
-        qhi=np.zeros(cap),
-        nmix=np.zeros(cap),
-        npure=np.zeros(cap),
-        mixsum=np.zeros((cap, branch)),
-        purecnt=np.zeros((cap, branch)),
-        level_int=np.zeros((levels, K.NUM_LEVEL_FIELDS), dtype=np.int64),
-        path_slot=np.zeros((levels, depth), dtype=np.int64),
-        path_index=np.zeros((levels, depth), dtype=np.int64),
-        mix=np.zeros((levels, branch)),
-        rootmix=np.zeros((levels, branch)),
-        work=np.zeros((levels, 4, branch)),
-        done=np.zeros(branch, dtype=np.bool_),
-    )
+class _MTNode:
+    """An MT-ISMCTS ACT node: the owner's legal actions, visits and sums of returns."""
+
+    __slots__ = ("actions", "visits", "totals", "n")
+
+    def __init__(self, actions: list[int]) -> None:
+        self.actions = actions
+        self.visits = [0] * len(actions)
+        self.totals = [0.0] * len(actions)
+        self.n = 0
 
 
-def rng_state(seed: int | np.random.Generator | np.random.SeedSequence) -> np.ndarray:
-    """A non-zero xorshift state for the kernel, drawn from ``seed``."""
-    if isinstance(seed, np.random.Generator):
-        value = int(seed.integers(1, 2**63 - 1))
-    else:
-        value = int(np.random.default_rng(seed).integers(1, 2**63 - 1))
-    return np.array([value], dtype=np.uint64)
-
-
-class Search:
-    """Runs searches at the information sets of one compiled game.
+class ISMCTSSearch:
+    """MT-ISMCTS, A-ISMCTS or Nash-ISMCTS (``config.variant``) at any state of a
+    two-player game (see the module docstring).
 
     Args:
-        tables: what the search knows besides the rules (for MT-ISMCTS
-            :meth:`SearchTables.uninformed` unless you want its belief table).
-        config: the settings (validated; read again at every search, so changing a
-            field takes effect at the next one).
+        game: a two-player game whose states list their hidden worlds (or small enough
+            for the tree walk).
+        knowledge: P, V, V_c, H and V_w: a :class:`Knowledge`, or
+            :class:`~nashzoo.agents.ismcts.tables.SearchTables` of a compiled game (the
+            fast path). Default: nothing (uniform P, chance-weighted H, zero values),
+            on the fast path where the game compiles
+            (:func:`~nashzoo.agents.ismcts.compiled.compiles_for_search`).
+        config: the settings (default ``SearchConfig()``, Nash-ISMCTS).
+        node_cap: the most nodes one decision's trees may hold over the rules.
+        exact_chance: chance nodes with at most this many outcomes are expected exactly.
+        fast_path: take the compiled search where the knowledge is tables (``False``:
+            walk the rules on the same numbers).
 
-    The statistics table is reused from search to search (cleared in between) and
-    grows as needed.
+    Attributes:
+        compiled: the compiled search of the fast path (``None``: the search walks the
+            rules, as it does under H- or P-splitting, which only it implements).
+
+    Raises:
+        InvalidParameterError: not a two-player game, tables or a knowledge of another
+            game, ``belief="model"`` over the rules (compiled path only), or a bad cap.
     """
 
-    def __init__(self, tables: SearchTables, config: SearchConfig) -> None:
-        if not isinstance(tables, SearchTables):
+    def __init__(
+        self,
+        game: Game,
+        knowledge: Knowledge | SearchTables | None = None,
+        config: SearchConfig | None = None,
+        *,
+        node_cap: int = DEFAULT_NODE_CAP,
+        exact_chance: int = EXACT_CHANCE,
+        fast_path: bool = True,
+    ) -> None:
+        if not isinstance(game, Game) or game.num_players != 2:
             raise InvalidParameterError(
-                f"Search needs SearchTables, received {type(tables).__name__}."
+                f"ISMCTSSearch needs a two-player nashzoo Game, received {game}."
             )
+        config = SearchConfig() if config is None else config
         if not isinstance(config, SearchConfig):
             raise InvalidParameterError(
-                f"Search needs a SearchConfig, received {type(config).__name__}."
+                f"ISMCTSSearch needs a SearchConfig, received {type(config).__name__}."
             )
-        if config.split_actions:
+        splits = config.split_hidden or config.split_actions
+        if config.variant == "mt" and splits:
             raise InvalidParameterError(
-                "split_actions=True runs over the rules only (RulesNashSearch); the compiled "
-                "search keeps one ACT node per view."
+                "split_hidden and split_actions split the SAMPLE and ACT nodes of A- and "
+                "Nash-ISMCTS; MT-ISMCTS has no SAMPLE nodes and keeps one ACT node per view."
             )
-        if config.split_hidden:
+        if knowledge is None and fast_path and not splits and compiles_for_search(game):
+            knowledge = SearchTables.uninformed(compile_game(game))
+        self.tables = knowledge if isinstance(knowledge, SearchTables) else None
+        self.compiled: CompiledSearch | None = None
+        if self.tables is not None:
+            if self.tables.tree.game != game:
+                raise InvalidParameterError(
+                    f"The tables are for {self.tables.tree.game}, the search for {game}."
+                )
+            if fast_path and not splits:
+                self.compiled = CompiledSearch(self.tables, config)
+            knowledge = TablesKnowledge(self.tables)
+        if self.compiled is None and config.belief != "table":
             raise InvalidParameterError(
-                "split_hidden=True runs over the rules only (RulesNashSearch); the compiled "
-                "search keeps one SAMPLE node per view."
+                f"belief={config.belief!r} runs on the compiled path only; over the rules "
+                "H comes from the knowledge (belief='table')."
             )
-        self.tables = tables
-        self.config = config
-        self._game = _game_arrays(tables)
-        self._knowledge = _knowledge(tables)
-        tree = tables.tree
-        self._branch = int(max(tree.num_children.max(), tables.views.max_worlds_per_infoset, 1))
-        self._depth = 2 * tree.game.max_history_length + 4
-        self._bits = 12
-        self._stats: K.SearchStats | None = None
+        knowledge = UninformedKnowledge(game) if knowledge is None else knowledge
+        if not isinstance(knowledge, Knowledge):
+            raise InvalidParameterError(
+                f"knowledge must be a Knowledge or SearchTables, received "
+                f"{type(knowledge).__name__}."
+            )
+        if knowledge.game != game:
+            raise InvalidParameterError(
+                f"The knowledge is for {knowledge.game}, the search for {game}."
+            )
+        self.game = game
+        self.knowledge = knowledge
+        self._config = config
+        self.node_cap = check_int("node_cap", node_cap, 1)
+        self.exact_chance = check_int("exact_chance", exact_chance, 0)
+        self.scale = float(game.max_payoff_magnitude) or 1.0
+        self._worlds: dict[tuple[int, str], HiddenWorlds] = {}
+        self._pieces: dict[Any, tuple[HiddenWorlds, _Pieces | None]] = {}
+        self._done = np.zeros(16, dtype=np.bool_)
 
     @property
-    def tree(self) -> GameTree:
-        return self.tables.tree
+    def config(self) -> SearchConfig:
+        """The settings (read at every search: a new config takes effect at the next)."""
+        return self._config
 
-    def _margin(self) -> int:
-        # slots one top-level simulation can create: at most 2 per tree simulation, and
-        # each opponent decision on a path spawns one simulation a level down
-        branching = self.tree.game.max_game_length + 1
-        return 2 * sum(branching**level for level in range(self.config.spawn_cap + 1))
+    @config.setter
+    def config(self, config: SearchConfig) -> None:
+        if not isinstance(config, SearchConfig):
+            raise InvalidParameterError(
+                f"A search's config is a SearchConfig, received {type(config).__name__}."
+            )
+        if self.compiled is not None:
+            self.compiled.config = config
+        self._config = config
 
-    def _ready_stats(self, margin: int) -> K.SearchStats:
-        """A statistics table large enough for ``margin`` (the kernel clears it)."""
-        levels = self.config.spawn_cap + 2
-        st = self._stats
-        need = max(self._bits, math.ceil(math.log2(max(4 * margin, 4096))))
-        if st is None or st.path_slot.shape[0] < levels or st.meta[1] < need:
-            self._bits = need
-            st = self._stats = _stats(need, self._branch, levels, self._depth)
-        return st
+    # -- entry points ---------------------------------------------------------------------
+    def run_state(
+        self, state: State, rng: np.random.Generator | int, *, self_play: bool = False
+    ) -> SearchResult:
+        """Search for the player to move at ``state``, using only that player's view."""
+        gen = self.search_state(state, rng, self_play=self_play)
+        return run_searches(self.knowledge, [gen])[0]
 
-    def _grow(self, st: K.SearchStats) -> K.SearchStats:
-        self._bits = int(st.meta[1]) + 1
-        new = _stats(self._bits, self._branch, st.path_slot.shape[0], self._depth)
-        K.rehash(st, new)
-        self._stats = new
-        return new
-
-    def params(self) -> np.ndarray:
-        """The kernel's parameter vector for the current config."""
-        c = self.config
-        prm = np.zeros(K.NUM_PARAMS)
-        prm[K.P_MODE] = 0.0 if c.variant == "mt" else 1.0
-        prm[K.P_EXPLORE] = c.c_uct if c.variant == "mt" else c.c_puct
-        prm[K.P_EPS] = c.effective_eps
-        prm[K.P_SPAWN_CAP] = c.spawn_cap
-        prm[K.P_BELIEF] = 1.0 if c.belief == "model" else 0.0
-        prm[K.P_POLLED] = 1.0 if c.estimator == "polled" else 0.0
-        return prm
-
-    def run(
+    def run_view(
         self,
-        infoset: int,
-        rng: np.random.Generator | np.random.SeedSequence | int,
-        *,
-        self_play: bool = False,
+        player: int,
+        info_state: str,
+        public_history: Any,
+        rng: np.random.Generator | int,
     ) -> SearchResult:
-        """Search at ``infoset`` (a row of the compiled game) and read the root.
+        """Search for ``player`` at the view an agent receives (its information-state
+        string and the public history)."""
+        return self.run_state(view_from(self.game, player, info_state, public_history), rng)
 
-        Args:
-            infoset: where the searching player is to move.
-            rng: the generator (or seed) the search's random numbers come from.
-            self_play: add Dirichlet noise to the root prior (training only).
-        """
+    def search_state(
+        self, state: State, rng: np.random.Generator | int, *, self_play: bool = False
+    ) -> Generator[list[Request], None, SearchResult]:
+        """The search at ``state`` as a generator that yields the views to evaluate and
+        returns the result (:func:`run_searches` drives many)."""
+        player = state.current_player()
+        if player < 0:
+            raise InvalidParameterError(
+                f"A search runs where a player is to move; player {player} is (chance or the end)."
+            )
+        if self.compiled is not None:
+            assert isinstance(self.knowledge, TablesKnowledge)
+            tree = self.compiled.tree
+            infoset = int(tree.infoset[self.knowledge.node(state.history())])
+            return self.compiled.run(infoset, rng, self_play=self_play)
         c = self.config
-        tree = self.tree
-        infoset = check_int("infoset", infoset, 0, tree.num_infosets - 1)
         gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-        state = rng_state(gen)
-        n_legal = int(self._game.num_legal[infoset])
-        noise = np.zeros(self._branch)
-        prm = self.params()
-        if self_play and c.variant != "mt" and c.noise_fraction > 0:
-            noise[:n_legal] = gen.dirichlet(np.full(n_legal, c.noise_alpha))
-            prm[K.P_NOISE] = c.noise_fraction
-        margin = self._margin()
-        st = self._ready_stats(margin)
-        root = np.empty((3, self._branch))
+        self._worlds.clear()
+        self._pieces.clear()
+        root = (player, state.information_state_string_unchecked(player))
         start = time.perf_counter()
-        done = 0
         deadline = None if c.time_budget is None else start + float(c.time_budget)
-        target = c.simulations if deadline is None else np.iinfo(np.int64).max
-        args = (self._game, self._knowledge)
-        while done < target:
-            chunk = target - done if deadline is None else 64
-            ran = K.run(*args, st, prm, noise, state, infoset, chunk, margin, done == 0, root)
-            done += ran
-            if ran < chunk and (deadline is None or time.perf_counter() < deadline):
-                st = self._grow(st)
-            if deadline is not None and time.perf_counter() >= deadline and done > 0:
-                break
+        done = 0
+        if c.variant == "mt":
+            ctx = _Context(gen, None)
+            worlds = self._worlds_at(state, player)
+            while not done or not budget_spent(c, done, deadline):
+                self._simulate_mt(ctx, root, worlds.state_at(gen.random()), 0)
+                done += 1
+            mt: _MTNode = ctx.nodes[(root, root[1])]
+            actions, visits = mt.actions, np.asarray(mt.visits, dtype=np.float64)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                lo = np.where(visits > 0, np.asarray(mt.totals) / visits, np.nan)
+            hi = lo.copy()
+        else:
+            noise = None
+            if self_play and c.noise_fraction > 0:
+                noise = gen.dirichlet(np.full(len(state.legal_actions()), c.noise_alpha))
+            ctx = _Context(gen, noise)
+            view = state.clone()
+            while not done or not budget_spent(c, done, deadline):
+                yield from self._simulate(ctx, root, view, 0)
+                done += 1
+            actions, visits, lo, hi = _root_statistics(ctx.nodes[(root, root[1])])
         seconds = time.perf_counter() - start
-        return self._read_root(root, infoset, done, seconds, int(st.meta[0]))
-
-    def _read_root(
-        self, root: np.ndarray, infoset: int, done: int, seconds: float, slots: int
-    ) -> SearchResult:
-        """The result from the kernel's root statistics (visits, low and high values)."""
-        c = self.config
-        n_legal = int(self._game.num_legal[infoset])
-        actions = self._game.legal[infoset, :n_legal].astype(np.int64)
-        visits, q_low, q_high = (row[:n_legal].copy() for row in root)
-        weights = _move_weights(c.move_selection, visits, q_low, q_high, c.lcb_z)
-        policy = np.zeros(self.tree.num_actions)
-        policy[actions] = weights / weights.sum()
+        weights = move_weights(c.move_selection, visits, lo, hi, c.lcb_z)
+        policy = np.zeros(self.game.num_distinct_actions)
+        ids = np.asarray(actions, dtype=np.int64)
+        policy[ids] = weights / weights.sum()
         return SearchResult(
-            infoset=infoset,
-            actions=actions,
+            actions=ids,
             visits=visits,
-            q_low=q_low,
-            q_high=q_high,
+            q_low=lo,
+            q_high=hi,
             policy=policy,
             simulations=done,
             seconds=seconds,
-            slots=slots,
+            nodes=len(ctx.nodes),
+            capped=ctx.capped,
         )
 
+    # -- helpers ----------------------------------------------------------------------------
+    def _worlds_at(self, state: State, player: int) -> HiddenWorlds:
+        """The worlds of ``player``'s view of ``state`` (the rules' fast path, else the
+        tree walk), kept by view; the cache is emptied at :data:`WORLDS_CACHE` views
+        (bounded: listing again is cheap)."""
+        key = (player, state.information_state_string_unchecked(player))
+        worlds = self._worlds.get(key)
+        if worlds is None:
+            worlds = state.hidden_worlds(player)
+            if worlds is None:
+                worlds = hidden_worlds(self.game, player, key[1], state.public_history())
+            if len(self._worlds) >= WORLDS_CACHE:
+                self._worlds.clear()
+            self._worlds[key] = worlds
+        return worlds
 
-def _move_weights(
-    how: str, visits: np.ndarray, q_low: np.ndarray, q_high: np.ndarray, z: float
-) -> np.ndarray:
-    """Unnormalised move weights over the legal actions (visits > 0 somewhere)."""
-    if how == "visits":
-        return visits.copy()
-    if how == "max_visits":
-        return (visits == visits.max()).astype(np.float64)
-    visited = visits > 0
-    spread = np.where(visited, z / np.sqrt(np.where(visited, visits, 1.0)), np.inf)
-    low = np.where(visited, q_low - spread, -np.inf)
-    high = np.where(visited, q_high + spread, np.inf)
-    best = int(np.argmax(low))
-    keep = visited & (high >= low[best])
-    return np.where(keep, visits, 0.0)
+    def _pieces_of(self, worlds: HiddenWorlds) -> _Pieces | None:
+        """H-splitting's grouping of ``worlds`` (``None``: the game names no pieces, or
+        one piece, where the node stays flat); kept by the worlds' values where they are
+        hashable (Hold'em's views with the same cards seen share them), else while the
+        worlds are."""
+        values = worlds.values
+        try:
+            key: Any = ("values", values)
+            hash(key)
+        except TypeError:
+            key = ("worlds", id(worlds))
+        found = self._pieces.get(key)
+        if found is not None and (key[0] == "values" or found[0] is worlds):
+            return found[1]
+        array = self.game.hidden_value_pieces(values)
+        pieces = None
+        if array is not None and array.ndim == 2 and array.shape[1] > 1:
+            pieces = _Pieces(array)
+        if len(self._pieces) >= WORLDS_CACHE:
+            self._pieces.clear()
+        self._pieces[key] = (worlds, pieces)
+        return pieces
+
+    def _ensure(self, pairs: list[tuple[State, int]]) -> Generator[list[Request], None, None]:
+        need = self.knowledge.missing(pairs)
+        if need:
+            yield need
+
+    def _store(self, ctx: _Context, key: Any, node: Any) -> bool:
+        """Keep ``node`` unless the cap is reached (then it is valued and dropped)."""
+        if len(ctx.nodes) < self.node_cap:
+            ctx.nodes[key] = node
+            return True
+        ctx.capped = True
+        return False
+
+    def _new_act(self, ctx: _Context, key: Any, state: State, p: int) -> Generator[Any, None, _Act]:
+        """An ACT node for ``p`` at ``state``; requests the views after each action too."""
+        legal = list(state.legal_actions())
+        after = []
+        for a in legal:
+            s = state.clone()
+            s.apply_unchecked(a)
+            after.append((s, p))
+        yield from self._ensure([(state, p), *after])
+        prior, child_value, v = self.knowledge.act(state, p)
+        if self.config.split_actions:
+            groups = self.game.action_groups(legal)
+            if groups is not None:
+                return _Act.grouped(legal, groups, prior, child_value, v)
+        return _Act(legal, prior, child_value, v)
+
+    def _new_sample(
+        self, ctx: _Context, act: _Act, state: State, p: int, a: int
+    ) -> Generator[Any, None, _Sample]:
+        """A SAMPLE node after action ``a`` of ``act``'s view (its worlds and H kept on
+        ``act``, the view's top ACT node)."""
+        if act.worlds is None:
+            act.worlds = self._worlds_at(state, p)
+            act.belief = self.knowledge.belief(state, p, act.worlds)
+        worlds = act.worlds
+        after = state.clone()
+        after.apply_unchecked(a)
+        if after.is_terminal():  # the action ends the game: each world's payoff
+            fast = after.returns_over(p, worlds.values)
+            if fast is not None:
+                vstar = np.asarray(fast, dtype=np.float64) / self.scale
+            else:
+                vstar = np.empty(len(worlds))
+                for k in range(len(worlds)):
+                    s = worlds.state(k)
+                    s.apply_unchecked(a)
+                    vstar[k] = s.returns()[p] / self.scale
+            exact = True
+        else:
+            yield from self._ensure([(after, p)])
+            vstar = np.asarray(self.knowledge.world_values(after, p, worlds), dtype=np.float64)
+            exact = False
+        assert act.belief is not None
+        node = _Sample(act.belief, vstar, exact)
+        if self._done.size < len(worlds):
+            self._done = np.zeros(len(worlds), dtype=np.bool_)
+        if self.config.split_hidden:
+            pieces = self._pieces_of(worlds)
+            if pieces is not None:
+                node.split = _SplitValues(pieces, act.belief, vstar)
+                if exact:  # every world's value known: the series' interval, once
+                    node.qlo, node.qhi = self._split_interval(node)
+        return node
+
+    def _new_game(self, state: State, p: int) -> Generator[Any, None, _GameNode]:
+        """A GAME node (chance or the opponent) for owner ``p``; requests the owner's
+        views after each child it may need to value before visiting it."""
+        chance = state.current_player() == CHANCE
+        if chance:
+            outcomes = state.chance_outcomes()
+            actions = [int(a) for a, _ in outcomes]
+            weights = np.array([pr for _, pr in outcomes], dtype=np.float64)
+            expand = len(actions) <= self.exact_chance
+        else:
+            actions = [int(a) for a in state.legal_actions()]
+            weights = np.zeros(0)
+            expand = True
+        children: list[State] = []
+        if expand:
+            for a in actions:
+                s = state.clone()
+                s.apply_unchecked(a)
+                children.append(s)
+        yield from self._ensure([(state, p), *((s, p) for s in children)])
+        node = _GameNode(chance, actions, weights, self.knowledge.history_value(state, p))
+        if expand:
+            node.values = np.array([self.knowledge.history_value(s, p) for s in children])
+        return node
+
+    def _prior_move(self, ctx: _Context, state: State, q: int) -> Generator[Any, None, int]:
+        """Below the spawn cap: the opponent ``q`` plays P at its own view."""
+        yield from self._ensure([(state, q)])
+        prior, _, _ = self.knowledge.act(state, q)
+        legal = state.legal_actions()
+        return int(legal[sample_index(np.cumsum(prior), ctx.random())])
+
+    # -- MT-ISMCTS ---------------------------------------------------------------------------
+    def _simulate_mt(self, ctx: _Context, root: tuple[int, str], state: State, level: int) -> int:
+        """One MT-ISMCTS simulation of the tree ``root`` (owner to move at ``state``, a
+        world drawn from the owner's belief, changed in place); returns the action chosen
+        at the tree's root (-1 when the node cap left no room for the root)."""
+        random = ctx.random
+        nodes = ctx.nodes
+        owner = root[0]
+        path: list[tuple[_MTNode, int]] = []
+        c_uct = self.config.c_uct
+        spawn_cap = self.config.spawn_cap
+        while True:
+            if state.is_terminal():
+                value = state.returns()[owner] / self.scale
+                break
+            p = state.current_player()
+            if p == CHANCE:
+                state.advance_chance(random)
+                continue
+            if p != owner:
+                action = -1
+                if level < spawn_cap:
+                    worlds = self._worlds_at(state, p)
+                    spawned = (p, state.information_state_string_unchecked(p))
+                    action = self._simulate_mt(ctx, spawned, worlds.state_at(random()), level + 1)
+                if action < 0:  # below the cap, or no room for the spawned tree's root
+                    legal = state.legal_actions()
+                    action = legal[int(random() * len(legal))]
+                state.apply_unchecked(action)
+                continue
+            key = (root, state.information_state_string_unchecked(owner))
+            node = nodes.get(key)
+            if node is None:
+                if len(nodes) >= self.node_cap:
+                    ctx.capped = True
+                    value = self._rollout(ctx, state, owner)
+                    break
+                node = nodes[key] = _MTNode(list(state.legal_actions()))
+            untried = [i for i, n in enumerate(node.visits) if n == 0]
+            if untried:  # a new edge: valued by a random rollout
+                i = untried[int(random() * len(untried))]
+                path.append((node, i))
+                state.apply_unchecked(node.actions[i])
+                value = self._rollout(ctx, state, owner)
+                break
+            log_n = math.log(node.n)
+            best, best_score = 0, -math.inf
+            for i, n in enumerate(node.visits):
+                score = node.totals[i] / n + c_uct * math.sqrt(log_n / n)
+                if score > best_score:
+                    best, best_score = i, score
+            path.append((node, best))
+            state.apply_unchecked(node.actions[best])
+        for node, i in path:
+            node.visits[i] += 1
+            node.totals[i] += value
+            node.n += 1
+        return path[0][0].actions[path[0][1]] if path else -1
+
+    def _rollout(self, ctx: _Context, state: State, owner: int) -> float:
+        """Uniformly random play (chance by the rules) to the end; the owner's scaled
+        return."""
+        random = ctx.random
+        while not state.is_terminal():
+            if state.current_player() == CHANCE:
+                state.advance_chance(random)
+            else:
+                legal = state.legal_actions()
+                state.apply_unchecked(legal[int(random() * len(legal))])
+        return state.returns()[owner] / self.scale
+
+    # -- A- and Nash-ISMCTS ------------------------------------------------------------------
+    def _simulate(self, ctx: _Context, root: tuple[int, str], view: State, level: int) -> Sim:
+        """One simulation of the tree ``root`` (owner to move at ``view``, any world of the
+        owner's view). Returns the root action, whether its step was mixed, and the mixed
+        step's distribution over the root's actions."""
+        p = root[0]
+        config = self.config
+        nodes = ctx.nodes
+        key = (root, root[1])
+        found = nodes.get(key)
+        if found is None:
+            found = yield from self._new_act(ctx, key, view, p)
+            nodes[key] = found  # the root is kept whatever the cap
+        node: _Act = found
+        path: list[tuple[Any, int]] = []
+        state: State | None = None  # the world, drawn at the first SAMPLE node
+        act_state: State = view
+        root_action, root_mixed, root_mix = -1, False, None
+        depth = 0
+        while True:
+            # ACT: interval PUCT (under P-splitting: the group, then the action in it)
+            noise = ctx.noise if level == 0 and depth == 0 else None
+            if noise is not None and node.groups is not None:
+                noise = np.array([noise[g].sum() for g in node.groups])
+            j, mix = self._select(ctx, node, noise)
+            path.append((node, j))
+            holder, slot, inner = node, j, None
+            if node.groups is None:
+                action = node.actions[j]
+            else:
+                assert node.flat is not None
+                members = node.groups[j]
+                if len(members) == 1:
+                    action = node.flat[members[0]]
+                else:
+                    sub = node.child[j]
+                    if sub is None:
+                        sub = node.child[j] = node.within(j)
+                    slot, inner = self._select(ctx, sub, None)
+                    path.append((sub, slot))
+                    holder, action = sub, sub.actions[slot]
+                if depth == 0:
+                    mix = _flat_step(node, j, mix, slot if holder is not node else 0, inner)
+            if depth == 0:
+                root_action, root_mixed, root_mix = action, mix is not None, mix
+            sample = holder.child[slot]
+            if sample is None:
+                sample = yield from self._new_sample(ctx, node, act_state, p, action)
+                holder.child[slot] = sample
+            worlds = node.worlds
+            assert worlds is not None
+            if state is None:
+                k = _draw_cumulative(sample.cumulative, ctx.random())
+                state = worlds.state(k)
+            else:
+                k = _world_index(worlds, state, p)
+            sample.visits[k] = sample.visits.get(k, 0) + 1
+            path.append((sample, k))
+            state.apply_unchecked(action)
+            prev: Any = sample
+            prev_index = k
+            # walk the world to the next ACT node, a terminal or a new node
+            stop = False
+            while True:
+                if state.is_terminal():
+                    if not isinstance(prev, _Sample):  # a GAME node's terminal child
+                        _link(prev, prev_index, state.returns()[p] / self.scale)
+                    stop = True
+                    break
+                pl = state.current_player()
+                if pl == p:
+                    info = state.information_state_string_unchecked(p)
+                    akey = (root, info)
+                    nxt = nodes.get(akey)
+                    if nxt is None:
+                        new = yield from self._new_act(ctx, akey, state, p)
+                        if self._store(ctx, akey, new):
+                            _link(prev, prev_index, new)
+                        stop = True
+                    else:
+                        _link(prev, prev_index, nxt)
+                        node = nxt
+                        act_state = state
+                        depth += 1
+                    break
+                gkey = (root, tuple(state.history()))
+                gnode = _child(prev, prev_index)
+                if gnode is None:
+                    gnode = nodes.get(gkey)
+                    created = gnode is None
+                    if created:
+                        gnode = yield from self._new_game(state, p)
+                        if self._store(ctx, gkey, gnode):
+                            _link(prev, prev_index, gnode)
+                        stop = True
+                        break
+                    _link(prev, prev_index, gnode)
+                if pl == CHANCE:
+                    jj = _draw(gnode.weights, ctx.random())
+                else:
+                    if level < config.spawn_cap:
+                        spawned = (pl, state.information_state_string_unchecked(pl))
+                        a, mixed, mix = yield from self._simulate(
+                            ctx, spawned, state.clone(), level + 1
+                        )
+                        jj = gnode.actions.index(a)
+                        if mixed:
+                            gnode.nmix += 1.0
+                            gnode.mixsum += mix
+                        else:
+                            gnode.npure += 1.0
+                            gnode.purecnt[jj] += 1.0
+                    else:
+                        a = yield from self._prior_move(ctx, state, pl)
+                        jj = gnode.actions.index(a)
+                        gnode.npure += 1.0
+                        gnode.purecnt[jj] += 1.0
+                gnode.visits[jj] += 1.0
+                path.append((gnode, jj))
+                prev, prev_index = gnode, jj
+                state.apply_unchecked(gnode.actions[jj])
+            if stop:
+                break
+        for entry, _ in reversed(path):
+            self._recompute(entry)
+        return root_action, root_mixed, root_mix
+
+    def _select(
+        self, ctx: _Context, node: _Act, noise: np.ndarray | None
+    ) -> tuple[int, np.ndarray | None]:
+        """Interval PUCT at ``node`` (``noise``: the root's Dirichlet noise over its
+        choices, self-play only); records the step. Returns the choice's index and the
+        mixed step's distribution (``None`` for a pure step)."""
+        c_puct = self.config.c_puct
+        # Python floats throughout: the nodes' arrays are a few entries long, where each
+        # numpy operation costs more than the arithmetic (the same numbers either way)
+        visits = node.visits.tolist()
+        prior = node.prior.tolist()
+        sq = math.sqrt(sum(visits))
+        if noise is not None:
+            frac = self.config.noise_fraction
+            prior_u = [(1.0 - frac) * q + frac * z for q, z in zip(prior, noise.tolist())]
+        else:
+            prior_u = prior
+        values = node.child_value.tolist()
+        n = len(visits)
+        high = [0.0] * n
+        best, best_low = 0, 0.0
+        for j in range(n):  # the first maximum of the lower ends, as the kernel
+            child = node.child[j]
+            if child is not None and visits[j] > 0:
+                lo, hi = child.qlo, child.qhi
+            else:
+                lo = hi = values[j]
+            u = c_puct * prior_u[j] * sq / (1.0 + visits[j])
+            high[j] = hi + u
+            if j == 0 or lo + u > best_low:
+                best, best_low = j, lo + u
+        members = [j == best or high[j] >= best_low for j in range(n)]
+        mass = 0.0
+        for j in range(n):
+            if members[j]:
+                mass += prior[j]
+        mix = None
+        chosen = best
+        if sum(members) > 1 and mass > 0.0:
+            mix = np.where(members, node.prior, 0.0) / mass
+            r = ctx.random() * mass
+            chosen = -1
+            for j in range(n):
+                if members[j] and prior[j] > 0.0:
+                    r -= prior[j]
+                    if r < 0.0:
+                        chosen = j
+                        break
+            if chosen < 0:
+                chosen = int(np.flatnonzero(mix > 0)[-1])
+        node.visits[chosen] += 1.0
+        if mix is not None:
+            node.nmix += 1.0
+            node.mixsum += mix
+        else:
+            node.npure += 1.0
+            node.purecnt[chosen] += 1.0
+        return chosen, mix
+
+    def _split_interval(self, node: _Sample) -> tuple[float, float]:
+        """The interval of an H-split SAMPLE node: at a terminal action every world's
+        payoff is known (the nested ball over them); else the visited worlds' children
+        (:func:`_series_interval`; ``"polled"``: the nested ball over each world's own
+        interval)."""
+        split = node.split
+        assert split is not None
+        eps = self.config.effective_eps
+        if node.exact:
+            return _nested_ball(split, node.vstar, node.vstar, eps, self._done)
+        count = len(node.visits)
+        worlds = np.fromiter(node.visits.keys(), dtype=np.int64, count=count)
+        visits = np.fromiter(node.visits.values(), dtype=np.float64, count=count)
+        lo = node.vstar[worlds].astype(np.float64)
+        hi = lo.copy()
+        for i, k in enumerate(node.visits):
+            child = node.child.get(k)
+            if child is not None:
+                lo[i], hi[i] = child.qlo, child.qhi
+        if self.config.estimator == "polled":
+            low, high = split.prior[-1].copy(), split.prior[-1].copy()
+            low[worlds], high[worlds] = lo, hi
+            return _nested_ball(split, low, high, eps, self._done)
+        if not split.base_lo:
+            split.prepare(eps, self._done)
+        return _series_interval(split, worlds, visits, lo, hi)
+
+    def _recompute(self, node: Any) -> None:
+        """Refresh ``node``'s interval from its children (the kernel's ``_recompute``)."""
+        if isinstance(node, _Sample):
+            if node.split is not None:
+                if not node.exact:
+                    node.qlo, node.qhi = self._split_interval(node)
+                return
+            if node.base is None:  # the ball over the prior values: the same every time
+                node.base = _ball(node.belief, node.vstar, self.config.effective_eps, self._done)
+            if node.exact:
+                node.qlo, node.qhi = node.base
+                return
+            total = sum(node.visits.values())
+            eps = self.config.effective_eps
+            if self.config.estimator == "polled":
+                low, high = node.vstar.copy(), node.vstar.copy()
+                for k in node.visits:
+                    child = node.child.get(k)
+                    if child is not None:
+                        low[k], high[k] = child.qlo, child.qhi
+                node.qlo = _ball(node.belief, low, eps, self._done)[0]
+                node.qhi = _ball(node.belief, high, eps, self._done)[1]
+                return
+            res_lo = res_hi = 0.0
+            children = node.child
+            vstar = node.vstar
+            for k, n in node.visits.items():
+                child = children.get(k)
+                if child is None:
+                    continue
+                share = n / total
+                prior_k = float(vstar[k])
+                res_lo += share * (child.qlo - prior_k)
+                res_hi += share * (child.qhi - prior_k)
+            lo, hi = node.base
+            node.qlo, node.qhi = lo + res_lo, hi + res_hi
+            return
+        if isinstance(node, _Act):
+            steps = node.nmix + node.npure
+            if steps <= 0.0:
+                return
+            weight = (node.mixsum + node.purecnt).tolist()
+            visits = node.visits.tolist()
+            values = node.child_value.tolist()
+            lo = hi = 0.0
+            for j, w in enumerate(weight):
+                if w <= 0.0:
+                    continue
+                child = node.child[j]
+                if child is not None and visits[j] > 0:
+                    lo += w * child.qlo
+                    hi += w * child.qhi
+                else:
+                    lo += w * values[j]
+                    hi += w * values[j]
+            node.qlo, node.qhi = lo / steps, hi / steps
+            return
+        # a GAME node
+        if node.chance:
+            if node.values is None:  # many outcomes: the average of those drawn
+                lo = hi = count = 0.0
+                for j in np.flatnonzero(node.visits).tolist():
+                    child = node.child[j]
+                    if child is not None:  # (None: not kept, the cap was reached)
+                        count += node.visits[j]
+                        lo += node.visits[j] * _low(child)
+                        hi += node.visits[j] * _high(child)
+                if count > 0:
+                    node.qlo, node.qhi = lo / count, hi / count
+                return
+            weight = node.weights.tolist()
+            steps = 1.0
+        else:
+            steps = node.nmix + node.npure
+            if steps <= 0.0:
+                return
+            weight = (node.mixsum + node.purecnt).tolist()
+        visits = node.visits.tolist()
+        values = node.values.tolist() if node.values is not None else None
+        lo = hi = 0.0
+        for j, w in enumerate(weight):
+            if w <= 0.0:
+                continue
+            child = node.child[j]
+            if visits[j] > 0 and child is not None:
+                lo += w * _low(child)
+                hi += w * _high(child)
+            else:
+                v = values[j] if values is not None else 0.0
+                lo += w * v
+                hi += w * v
+        node.qlo, node.qhi = lo / steps, hi / steps
+
+
+def _root_statistics(node: _Act) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray]:
+    """The root's legal actions with their visits and value intervals (NaN where not
+    visited); under P-splitting, an action of a group of several takes the visits and
+    interval of its child in the group's ACT node."""
+    if node.groups is None:
+        actions = list(node.actions)
+        places: list[tuple[_Act | None, int]] = [(node, j) for j in range(len(actions))]
+    else:
+        assert node.flat is not None
+        actions = list(node.flat)
+        places = [(None, 0)] * len(actions)
+        for g, members in enumerate(node.groups):
+            if len(members) == 1:
+                places[members[0]] = (node, g)
+            else:  # the group's own ACT node (None: never entered, no visits)
+                for i, k in enumerate(members):
+                    places[k] = (node.child[g], i)
+    visits = np.zeros(len(actions))
+    lo = np.full(len(actions), np.nan)
+    hi = np.full(len(actions), np.nan)
+    for k, (holder, j) in enumerate(places):
+        if holder is None:
+            continue
+        visits[k] = holder.visits[j]
+        child = holder.child[j]
+        if child is not None and visits[k] > 0 and not isinstance(child, _Act):
+            lo[k], hi[k] = child.qlo, child.qhi
+    return actions, visits, lo, hi
+
+
+def _flat_step(
+    node: _Act, g: int, mix: np.ndarray | None, slot: int, inner: np.ndarray | None
+) -> np.ndarray | None:
+    """A P-split root step as a distribution over the legal actions (what a spawned
+    tree's parent averages), or ``None`` for a pure step: the group step's distribution
+    (or the chosen group ``g``) times, within each group, the inner step's distribution
+    for ``g`` (or its chosen ``slot``) and P conditioned on the group elsewhere."""
+    assert node.flat is not None and node.groups is not None
+    if mix is None and inner is None:
+        return None
+    out = np.zeros(len(node.flat))
+    weights = mix if mix is not None else np.eye(len(node.groups))[g]
+    for h, members in enumerate(node.groups):
+        if weights[h] <= 0.0:
+            continue
+        if h == g:
+            share = inner if inner is not None else np.eye(len(members))[slot]
+        else:
+            share = node.group_shares(h)
+        out[members] += weights[h] * share
+    return out
+
+
+def _series_interval(
+    split: _SplitValues,
+    worlds: np.ndarray,
+    visits: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+) -> tuple[float, float]:
+    """The interval of an H-split SAMPLE series (the spec's estimator, one node per
+    piece), from the worlds up: each level's group is the ball over its members' prior
+    values (static, :meth:`_SplitValues.prepare`) plus the visit-weighted residuals of
+    its visited members (their interval less their prior value). ``worlds`` are the
+    visited worlds with their ``visits`` and intervals ``lo``, ``hi`` (the prior value
+    where a world has no child). With ``eps`` 0 this is the flat node's value exactly."""
+    pieces = split.pieces
+    units = worlds
+    for level in range(pieces.levels - 1, -1, -1):
+        prior = split.prior[level + 1][units]
+        groups, inverse = np.unique(pieces.parent[level + 1][units], return_inverse=True)
+        n = np.bincount(inverse, weights=visits)
+        res_lo = np.bincount(inverse, weights=visits * (lo - prior)) / n
+        res_hi = np.bincount(inverse, weights=visits * (hi - prior)) / n
+        units, visits = groups, n
+        lo = split.base_lo[level][groups] + res_lo
+        hi = split.base_hi[level][groups] + res_hi
+    return float(lo[0]), float(hi[0])
+
+
+def _nested_ball(
+    split: _SplitValues, lo: np.ndarray, hi: np.ndarray, eps: float, done: np.ndarray
+) -> tuple[float, float]:
+    """The interval of an H-split SAMPLE series whose every world's interval is known
+    (``lo``, ``hi``: a terminal action's payoffs, or the ``"polled"`` estimator's
+    intervals with the prior value where unvisited): each level's groups take the ball
+    over their members' intervals, from the worlds up, all groups of a level in one
+    call."""
+    for level in range(split.pieces.levels - 1, -1, -1):
+        lo, hi = split.group_balls(level, lo, hi, eps, done)
+    return float(lo[0]), float(hi[0])
+
+
+def _low(child: Any) -> float:
+    return float(child) if isinstance(child, float) else child.qlo
+
+
+def _high(child: Any) -> float:
+    return float(child) if isinstance(child, float) else child.qhi
+
+
+def _child(parent: Any, index: int) -> Any:
+    child = parent.child[index] if not isinstance(parent, _Sample) else parent.child.get(index)
+    return None if isinstance(child, float) else child
+
+
+def _link(parent: Any, index: int, child: Any) -> None:
+    parent.child[index] = child
+
+
+def _world_index(worlds: HiddenWorlds, state: State, p: int) -> int:
+    """The index of ``state``'s world among ``worlds`` (``p``'s view): by the opponent's
+    private value, or by the history where the worlds come from the tree walk."""
+    value = state.private_information(1 - p)
+    return worlds.index_of(tuple(state.history()) if value is None else value)
+
+
+def _draw(weights: np.ndarray, u: float) -> int:
+    """The index whose cumulative weight first exceeds ``u`` times the total."""
+    return _draw_cumulative(_running_total(weights), u)
+
+
+def _running_total(weights: np.ndarray) -> np.ndarray | list[float]:
+    """The running total of ``weights``: a list where they are few (a chance node's
+    outcomes, a Leduc view's worlds: bisecting a list is quicker than a numpy call), an
+    array otherwise (a Hold'em view's 1,225 worlds). The same sums either way."""
+    if weights.size <= 64:
+        return list(itertools.accumulate(weights.tolist()))
+    return np.cumsum(weights)
+
+
+def _draw_cumulative(cumulative: np.ndarray | list[float], u: float) -> int:
+    """:func:`_draw` given the weights' running total (:func:`_running_total`)."""
+    if isinstance(cumulative, list):
+        return min(bisect.bisect_right(cumulative, u * cumulative[-1]), len(cumulative) - 1)
+    k = int(np.searchsorted(cumulative, u * cumulative[-1], side="right"))
+    return min(k, cumulative.size - 1)
+
+
+def run_searches(
+    knowledge: Knowledge, searches: Sequence[Generator[list[Request], None, Any]]
+) -> list[Any]:
+    """Advance many search generators together: each round, every search runs until it
+    needs views, and the union of their requests is evaluated in one batch. Returns
+    their results in order (the same as running them one at a time: each search's
+    random numbers are its own, and a view's answer does not depend on its batch)."""
+    results: list[Any] = [None] * len(searches)
+    pending: dict[int, list[Request]] = {}
+    for i, gen in enumerate(searches):
+        try:
+            pending[i] = next(gen)
+        except StopIteration as stop:
+            results[i] = stop.value
+    while pending:
+        merged: dict[tuple[int, str], Request] = {}
+        for need in pending.values():
+            for request in need:
+                merged.setdefault(request[0], request)
+        knowledge.evaluate(list(merged.values()))
+        for i in list(pending):
+            try:
+                pending[i] = searches[i].send(None)
+            except StopIteration as stop:
+                results[i] = stop.value
+                del pending[i]
+    return results

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.agents.ismcts.search import Search, SearchConfig
+from nashzoo.agents.ismcts.compiled import CompiledSearch
+from nashzoo.agents.ismcts.config import SearchConfig
 from nashzoo.agents.ismcts.tables import SearchTables, payoff_scale
 from nashzoo.agents.learner import TrainCallback
 from nashzoo.errors import WorkerError
@@ -72,7 +73,7 @@ def play_self_play_games(
 ) -> list[dict[str, Any]]:
     """Self-play games with Nash-ISMCTS on the given tables, one per seed (a worker's job)."""
     tables = _tables_from_payload(payload)
-    search = Search(tables, SearchConfig(**config))
+    search = CompiledSearch(tables, SearchConfig(**config))
     views = tables.views
     tree = views.tree
     scale = payoff_scale(tree)

@@ -34,9 +34,10 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from nashzoo.agents.ismcts.agent import ISMCTSAgent
+from nashzoo.agents.ismcts.compiled import CompiledSearch
+from nashzoo.agents.ismcts.config import SearchConfig
 from nashzoo.agents.ismcts.losses import _losses, _structure, belief_kl
 from nashzoo.agents.ismcts.nets import NetworkShape, ParameterAverage, SearchNetwork, tabulate
-from nashzoo.agents.ismcts.search import Search, SearchConfig
 from nashzoo.agents.ismcts.selfplay import _concat, _Players, _prior_games, train_generations
 from nashzoo.agents.ismcts.tables import SearchTables
 from nashzoo.agents.learner import TrainCallback
@@ -189,7 +190,7 @@ def search_exploitability(
     """Exploitability (chips) of the search operator: one search at every information set,
     seeded per set; returns it and the assembled ``(num_infosets, num_actions)`` policy."""
     tree = tables.tree
-    search = Search(tables, config)
+    search = CompiledSearch(tables, config)
     probs = np.zeros(tree.legal_mask.shape)
     for i in range(tree.num_infosets):
         probs[i] = search.run(i, np.random.SeedSequence([seed, i])).policy
@@ -219,39 +220,39 @@ class NashISMCTS:
     step_unit: ClassVar[str] = "generations"
 
     def __new__(cls, game: Game, config: TrainConfig | None = None) -> Any:
-        """A :class:`~nashzoo.agents.ismcts.rules_train.NashISMCTSRules` where ``game``
-        does not compile (:func:`~nashzoo.agents.ismcts.rules.compiles_for_search`), so
+        """A :class:`~nashzoo.agents.ismcts.train_large.NashISMCTSLarge` where ``game``
+        does not compile (:func:`~nashzoo.agents.ismcts.compiled.compiles_for_search`), so
         that ``NashISMCTS(game)`` and ``nashzoo train nash-ismcts`` train on any game."""
-        from nashzoo.agents.ismcts.rules import compiles_for_search
+        from nashzoo.agents.ismcts.compiled import compiles_for_search
 
         if cls is NashISMCTS and isinstance(game, Game) and not compiles_for_search(game):
-            from nashzoo.agents.ismcts.rules_train import NashISMCTSRules
+            from nashzoo.agents.ismcts.train_large import NashISMCTSLarge
 
-            return NashISMCTSRules(game, config)
+            return NashISMCTSLarge(game, config)
         return super().__new__(cls)
 
     @classmethod
     def config_type_for(cls, game: Game) -> type:
         """The config class for ``game``: :class:`TrainConfig`, or
-        :class:`~nashzoo.agents.ismcts.rules_train.RulesTrainConfig` (defaults for big
+        :class:`~nashzoo.agents.ismcts.train_large.LargeTrainConfig` (defaults for big
         games) where it does not compile."""
-        from nashzoo.agents.ismcts.rules import compiles_for_search
+        from nashzoo.agents.ismcts.compiled import compiles_for_search
 
         if compiles_for_search(game):
             return TrainConfig
-        from nashzoo.agents.ismcts.rules_train import RulesTrainConfig
+        from nashzoo.agents.ismcts.train_large import LargeTrainConfig
 
-        return RulesTrainConfig
+        return LargeTrainConfig
 
     @classmethod
     def options_config_type(cls) -> type:
         """The config whose fields ``nashzoo train nash-ismcts`` offers as options:
-        :class:`~nashzoo.agents.ismcts.rules_train.RulesTrainConfig`, which is
+        :class:`~nashzoo.agents.ismcts.train_large.LargeTrainConfig`, which is
         :class:`TrainConfig` and the settings of training over the rules (a game that
         compiles refuses those, :meth:`config_type_for` says which applies)."""
-        from nashzoo.agents.ismcts.rules_train import RulesTrainConfig
+        from nashzoo.agents.ismcts.train_large import LargeTrainConfig
 
-        return RulesTrainConfig
+        return LargeTrainConfig
 
     def __init__(self, game: Game, config: TrainConfig | None = None) -> None:
         config = TrainConfig() if config is None else config
@@ -460,7 +461,7 @@ class NashISMCTS:
     @classmethod
     def load(cls, path: str | Path) -> Any:
         """The trainer a file written by :meth:`save` holds: a
-        :class:`~nashzoo.agents.ismcts.rules_train.NashISMCTSRules` where the file is one
+        :class:`~nashzoo.agents.ismcts.train_large.NashISMCTSLarge` where the file is one
         (as ``NashISMCTS(game)`` builds one where the game does not compile).
 
         Raises:
@@ -468,15 +469,15 @@ class NashISMCTS:
                 trainer's state (e.g. one saved by ``ISMCTSAgent.save``).
             FileNotFoundError: no such file.
         """
-        from nashzoo.agents.ismcts.rules_agent import FORMAT_NAME as RULES_FORMAT
+        from nashzoo.agents.ismcts.agent import NETWORK_FORMAT
         from nashzoo.agents.torch_files import load_modules, read_torch_file
         from nashzoo.errors import PolicyFileError
 
         state = read_torch_file(path)
-        if cls is NashISMCTS and state.get("format") == RULES_FORMAT:
-            from nashzoo.agents.ismcts.rules_train import NashISMCTSRules
+        if cls is NashISMCTS and state.get("format") == NETWORK_FORMAT:
+            from nashzoo.agents.ismcts.train_large import NashISMCTSLarge
 
-            return NashISMCTSRules.load(path)
+            return NashISMCTSLarge.load(path)
         agent = ISMCTSAgent.load(path)
         network = state.get("network")
         if not isinstance(network, dict) or not isinstance(network.get("trainer"), dict):

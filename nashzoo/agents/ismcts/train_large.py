@@ -10,7 +10,7 @@ in play. One generation:
 1. play ``games_per_generation`` self-play games side by side: at every decision the
    mover runs Nash-ISMCTS over the rules from its own view (Dirichlet noise at the root);
    all games' searches advance together and their view requests are evaluated in one
-   forward pass (:func:`~nashzoo.agents.ismcts.rules_nash.run_searches`). Record the
+   forward pass (:func:`~nashzoo.agents.ismcts.search.run_searches`). Record the
    visit distribution (P's target), the mover's view after each action (V_c's target is
    the network's own V there, or the payoff where the action ends the game), and for
    every decision state each player's view, the opponent's true private value and the
@@ -47,6 +47,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from nashzoo.abstraction.spec import DEFAULT_STRENGTH_ABSTRACTION
+from nashzoo.agents.ismcts.agent import ISMCTSAgent
+from nashzoo.agents.ismcts.config import SearchConfig
 from nashzoo.agents.ismcts.knowledge import NetworkKnowledge
 from nashzoo.agents.ismcts.nets import (
     ParameterAverage,
@@ -54,10 +56,9 @@ from nashzoo.agents.ismcts.nets import (
     RulesNetworkShape,
     masked_log_softmax,
 )
-from nashzoo.agents.ismcts.rules_agent import PriorAgent, RulesNashAgent
-from nashzoo.agents.ismcts.rules_selfplay import belief_games, play_rules_games
-from nashzoo.agents.ismcts.search import SearchConfig
+from nashzoo.agents.ismcts.prior import PriorAgent
 from nashzoo.agents.ismcts.selfplay import _Players, train_generations
+from nashzoo.agents.ismcts.selfplay_large import belief_games, play_large_games
 from nashzoo.agents.ismcts.train import TrainConfig
 from nashzoo.agents.learner import TrainCallback
 from nashzoo.errors import GameTooLargeError, InvalidParameterError
@@ -65,13 +66,13 @@ from nashzoo.extras import require
 from nashzoo.games import Game
 from nashzoo.validation import choice, flag, integer, integers, text
 
-__all__ = ["RulesTrainConfig", "RulesGenerationRecord", "NashISMCTSRules"]
+__all__ = ["LargeTrainConfig", "LargeGenerationRecord", "NashISMCTSLarge"]
 
 torch = require("torch", "torch", "Nash-ISMCTS training")
 
 
 @dataclass(frozen=True)
-class RulesTrainConfig(TrainConfig):
+class LargeTrainConfig(TrainConfig):
     """Hyper-parameters of Nash-ISMCTS self-play over the rules: those of
     :class:`~nashzoo.agents.ismcts.train.TrainConfig`, with defaults for games too big
     to compile, and:
@@ -133,7 +134,7 @@ class RulesTrainConfig(TrainConfig):
         return replace(config, split_hidden=self.split_hidden, split_actions=self.split_actions)
 
     @classmethod
-    def from_train_config(cls, config: TrainConfig) -> RulesTrainConfig:
+    def from_train_config(cls, config: TrainConfig) -> LargeTrainConfig:
         """The same settings (a :class:`TrainConfig`'s fields), the rest at their
         defaults."""
         if isinstance(config, cls):
@@ -142,7 +143,7 @@ class RulesTrainConfig(TrainConfig):
 
 
 @dataclass(frozen=True)
-class RulesGenerationRecord:
+class LargeGenerationRecord:
     """What one generation measured.
 
     Attributes:
@@ -169,7 +170,7 @@ class RulesGenerationRecord:
 
 
 # -- the learner --------------------------------------------------------------------------------
-class NashISMCTSRules:
+class NashISMCTSLarge:
     """Nash-ISMCTS's self-play trainer over the rules, a
     :class:`~nashzoo.agents.learner.Learner` (one step is one generation) for games of any
     size whose states list their hidden worlds (see the module docstring).
@@ -178,30 +179,30 @@ class NashISMCTSRules:
     Args:
         game: a two-player game with ``State.hidden_worlds`` and
             ``Game.hidden_value_features`` (the poker engine's games, the fighting game).
-        config: a :class:`RulesTrainConfig` (a :class:`TrainConfig` is taken with the
+        config: a :class:`LargeTrainConfig` (a :class:`TrainConfig` is taken with the
             other fields at their defaults).
 
     Attributes:
-        history: one :class:`RulesGenerationRecord` per generation.
+        history: one :class:`LargeGenerationRecord` per generation.
         network: the :class:`~nashzoo.agents.ismcts.nets.RulesNetwork` being trained.
     """
 
     name: ClassVar[str] = "nash-ismcts-rules"
-    config_type: ClassVar[type] = RulesTrainConfig
+    config_type: ClassVar[type] = LargeTrainConfig
     step_unit: ClassVar[str] = "generations"
 
     def __init__(self, game: Game, config: TrainConfig | None = None) -> None:
-        config = RulesTrainConfig() if config is None else config
+        config = LargeTrainConfig() if config is None else config
         if not isinstance(config, TrainConfig):
             raise InvalidParameterError(
-                f"config must be a RulesTrainConfig, received {type(config).__name__}."
+                f"config must be a LargeTrainConfig, received {type(config).__name__}."
             )
         if not isinstance(game, Game) or game.num_players != 2:
             raise InvalidParameterError(
-                f"NashISMCTSRules needs a two-player nashzoo Game, received {game}."
+                f"NashISMCTSLarge needs a two-player nashzoo Game, received {game}."
             )
         self.game = game
-        self.config = RulesTrainConfig.from_train_config(config)
+        self.config = LargeTrainConfig.from_train_config(config)
         c = self.config
         torch.manual_seed(c.seed)
         self.rng = np.random.default_rng(np.random.SeedSequence([c.seed, 10**6]))
@@ -221,7 +222,7 @@ class NashISMCTSRules:
         self._buffer: list[list[dict[str, Any]]] = []
         self._beliefs: list[list[tuple[np.ndarray, Any, int]]] = []
         self._values: dict[Any, Any] = {}  # hidden values shared by the belief records
-        self.history: list[RulesGenerationRecord] = []
+        self.history: list[LargeGenerationRecord] = []
         self.seconds = 0.0
         self.eval_config = c.search_config(play=True)
 
@@ -238,7 +239,7 @@ class NashISMCTSRules:
         callback: TrainCallback | None = None,
         callback_every: float = 10.0,
         progress: bool = False,
-    ) -> NashISMCTSRules:
+    ) -> NashISMCTSLarge:
         """Run ``steps`` more generations or for ``seconds`` of wall time; measured every
         ``search_every`` generations and after the last (the measurements' time is not
         training time). ``callback`` (a ``Callback``, a function or a list of them)
@@ -289,7 +290,7 @@ class NashISMCTSRules:
             "belief_source": c.belief_source,
             "bayes_worlds": c.bayes_worlds if c.bayes_weight > 0 else 0,
         }
-        games = players.run(play_rules_games, self._payload(), search, generation)
+        games = players.run(play_large_games, self._payload(), search, generation)
         self._buffer = [*self._buffer, games][-c.replay_generations :]
         knowledge = NetworkKnowledge(self.game, net)
         self._beliefs = [
@@ -303,7 +304,7 @@ class NashISMCTSRules:
         sims = sum(g["simulations"] for g in games)
         secs = sum(g["seconds"] for g in games)
         self.history.append(
-            RulesGenerationRecord(
+            LargeGenerationRecord(
                 generation=generation,
                 seconds=elapsed,
                 games=generation * c.games_per_generation,
@@ -467,7 +468,7 @@ class NashISMCTSRules:
             "compiles. The measurements are the duplicate scores and LBR in `history`."
         )
 
-    def agent(self, *, name: str | None = None, seed: int | None = None) -> RulesNashAgent:
+    def agent(self, *, name: str | None = None, seed: int | None = None) -> ISMCTSAgent:
         """The search on :attr:`playing_network` (the parameter average where
         ``average_decay`` is set; ``eval_simulations`` per move, ``play_eps``,
         ``play_c_puct``) as an agent."""
@@ -475,7 +476,7 @@ class NashISMCTSRules:
         knowledge = NetworkKnowledge(
             self.game, self.playing_network, belief=self.config.belief_source
         )
-        return RulesNashAgent(
+        return ISMCTSAgent(
             self.game,
             knowledge,
             config,
@@ -505,7 +506,7 @@ class NashISMCTSRules:
         return self.agent().save(path, trainer=trainer)
 
     @classmethod
-    def load(cls, path: str | Path) -> NashISMCTSRules:
+    def load(cls, path: str | Path) -> NashISMCTSLarge:
         """The trainer a file written by :meth:`save` holds.
 
         Raises:
@@ -515,16 +516,16 @@ class NashISMCTSRules:
         from nashzoo.agents.torch_files import load_modules, read_torch_file
         from nashzoo.errors import PolicyFileError
 
-        agent = RulesNashAgent.load(path)
+        agent = ISMCTSAgent.load(path)
         state = read_torch_file(path)
         saved = state.get("trainer")
         if not isinstance(saved, dict):
             raise PolicyFileError(
                 f"{path} holds a search agent but no trainer's state; training resumes only "
-                "from a file that NashISMCTSRules.save wrote."
+                "from a file that NashISMCTSLarge.save wrote."
             )
         try:
-            trainer = cls(agent.game, RulesTrainConfig.from_dict(saved["config"]))
+            trainer = cls(agent.game, LargeTrainConfig.from_dict(saved["config"]))
             if trainer.average is None:
                 load_modules(path, state["network"], {"state": trainer.network}, "network")
             else:
@@ -532,7 +533,7 @@ class NashISMCTSRules:
                 load_modules(path, saved, {"current": trainer.network}, "trainer")
                 trainer.average.updates = int(saved["average_updates"])
             load_modules(path, saved, {"optimizer": trainer.optimizer}, "trainer")
-            trainer.history = [RulesGenerationRecord(**r) for r in saved["history"]]
+            trainer.history = [LargeGenerationRecord(**r) for r in saved["history"]]
             trainer.seconds = float(saved["seconds"])
             trainer.network.eval()
         except PolicyFileError:

@@ -1,10 +1,10 @@
 """The games of Nash-ISMCTS's self-play over the rules (torch extra): what one
-generation of :class:`~nashzoo.agents.ismcts.rules_train.NashISMCTSRules` plays and
+generation of :class:`~nashzoo.agents.ismcts.train_large.NashISMCTSLarge` plays and
 records, in this process, worker processes or Ray actors.
 
-* :func:`play_rules_games`: self-play games side by side, every mover searching from its
+* :func:`play_large_games`: self-play games side by side, every mover searching from its
   own view; all games' searches advance together and their view requests are evaluated
-  in one forward pass (:func:`~nashzoo.agents.ismcts.rules_nash.run_searches`). Each
+  in one forward pass (:func:`~nashzoo.agents.ismcts.search.run_searches`). Each
   game records the targets of P, V_c, V and V_w, and the Bayes-rule term's transitions.
 * :func:`belief_games`: games in which everyone plays P, recording H's targets (each
   view, its worlds and the true one).
@@ -18,16 +18,16 @@ from typing import Any
 
 import numpy as np
 
+from nashzoo.agents.ismcts.config import SearchConfig
 from nashzoo.agents.ismcts.knowledge import NetworkKnowledge
 from nashzoo.agents.ismcts.nets import RulesNetwork, RulesNetworkShape
-from nashzoo.agents.ismcts.rules_nash import RulesNashSearch, run_searches
-from nashzoo.agents.ismcts.search import SearchConfig
+from nashzoo.agents.ismcts.search import ISMCTSSearch, run_searches
 from nashzoo.errors import InvalidParameterError
 from nashzoo.extras import require
 from nashzoo.games import Game, load_game
 from nashzoo.games.base import CHANCE, State
 
-__all__ = ["play_rules_games", "belief_games", "SHARED_VALUES"]
+__all__ = ["play_large_games", "belief_games", "SHARED_VALUES"]
 
 torch = require("torch", "torch", "Nash-ISMCTS training")
 
@@ -49,7 +49,7 @@ def _advance(state: State, rng: np.random.Generator) -> None:
         state.advance_chance(rng.random)
 
 
-def play_rules_games(
+def play_large_games(
     payload: dict[str, Any], config: dict[str, Any], seeds: Sequence[Sequence[int]]
 ) -> list[dict[str, Any]]:
     """Self-play games with Nash-ISMCTS over the rules on the payload's network, one per
@@ -62,7 +62,7 @@ def play_rules_games(
     node_cap = int(settings.pop("node_cap"))
     bayes_worlds = int(settings.pop("bayes_worlds", 0))
     knowledge = NetworkKnowledge(game, net, belief=str(settings.pop("belief_source")))
-    search = RulesNashSearch(game, knowledge, SearchConfig(**settings), node_cap=node_cap)
+    search = ISMCTSSearch(game, knowledge, SearchConfig(**settings), node_cap=node_cap)
     scale = float(game.max_payoff_magnitude) or 1.0
     rngs = [np.random.default_rng(np.random.SeedSequence(list(seed))) for seed in seeds]
     states = [game.new_initial_state() for _ in seeds]
