@@ -119,6 +119,8 @@ def _stats(bits: int, branch: int, levels: int, depth: int) -> K.SearchStats:
         npure=np.zeros(cap),
         mixsum=np.zeros((cap, branch)),
         purecnt=np.zeros((cap, branch)),
+        rlo=np.full(cap, np.inf),
+        rhi=np.full(cap, -np.inf),
         level_int=np.zeros((levels, K.NUM_LEVEL_FIELDS), dtype=np.int64),
         path_slot=np.zeros((levels, depth), dtype=np.int64),
         path_index=np.zeros((levels, depth), dtype=np.int64),
@@ -217,6 +219,7 @@ class CompiledSearch:
         prm[K.P_SPAWN_CAP] = c.spawn_cap
         prm[K.P_BELIEF] = 1.0 if c.belief == "model" else 0.0
         prm[K.P_POLLED] = 1.0 if c.estimator == "polled" else 0.0
+        prm[K.P_SCALE] = 1.0 if c.value_scale == "tree" else 0.0
         return prm
 
     def run(
@@ -246,7 +249,7 @@ class CompiledSearch:
             prm[K.P_NOISE] = c.noise_fraction
         margin = self._margin()
         st = self._ready_stats(margin)
-        root = np.empty((3, self._branch))
+        root = np.empty((4, self._branch))
         start = time.perf_counter()
         done = 0
         deadline = None if c.time_budget is None else start + float(c.time_budget)
@@ -270,8 +273,9 @@ class CompiledSearch:
         c = self.config
         n_legal = int(self._game.num_legal[infoset])
         actions = self._game.legal[infoset, :n_legal].astype(np.int64)
-        visits, q_low, q_high = (row[:n_legal].copy() for row in root)
-        weights = move_weights(c.move_selection, visits, q_low, q_high, c.lcb_z)
+        visits, q_low, q_high = (row[:n_legal].copy() for row in root[:3])
+        z = c.lcb_z * float(root[3, 0]) if c.value_scale == "tree" and root[3, 0] > 0 else c.lcb_z
+        weights = move_weights(c.move_selection, visits, q_low, q_high, z)
         policy = np.zeros(self.tree.num_actions)
         policy[actions] = weights / weights.sum()
         return SearchResult(

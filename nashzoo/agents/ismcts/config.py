@@ -24,6 +24,7 @@ from typing import Literal
 
 import numpy as np
 
+from nashzoo.errors import InvalidParameterError
 from nashzoo.validation import Config, choice, flag, integer, number, seed_field
 
 __all__ = ["SearchConfig", "SearchResult", "VARIANTS", "move_weights"]
@@ -57,7 +58,14 @@ class SearchConfig(Config):
             then proportional to visits), ``"visits"`` (proportional to visits,
             OpenSpiel's NORMALIZED_VISIT_COUNT) or ``"max_visits"``. Default: ``"lcb"``
             for A and Nash, ``"visits"`` for MT.
-        lcb_z: the confidence multiplier of ``"lcb"`` (``z / sqrt(N)`` on scaled payoffs).
+        lcb_z: the confidence multiplier of ``"lcb"`` (``z / sqrt(N)`` on the value scale).
+        value_scale: the scale PUCT's exploration term and the LCB width are measured on
+            (A and Nash). ``"game"``: payoffs divided by the game's largest (one unit is
+            240 chips in Limit Hold'em, so a decision worth a 40-chip pot moves values
+            by 0.17 and ``c_puct`` 2 or a ``1.96 / sqrt(N)`` width swamp it);
+            ``"tree"``: the range of the values the search tree has compared so far
+            (MuZero's min-max normalisation, per tree: the same constants bite on
+            every game and at every pot size).
         noise_alpha, noise_fraction: Dirichlet noise at the root of self-play searches
             only (never when playing or measuring).
         split_hidden: H-splitting (the search over the rules; Nash- and A-ISMCTS): a SAMPLE
@@ -90,11 +98,20 @@ class SearchConfig(Config):
         None, (None, "lcb", "visits", "max_visits")
     )
     lcb_z: float = number(1.96, low=0.0)
+    value_scale: Literal["game", "tree"] = choice("game", ("game", "tree"))
     noise_alpha: float = number(1.0, low=0.0, low_inclusive=False)
     noise_fraction: float = number(0.25, low=0.0, high=1.0)
     split_hidden: bool = flag(False)
     split_actions: bool = flag(False)
     seed: int | None = seed_field(0)
+
+    def check(self) -> None:
+        if self.variant == "mt" and self.value_scale != "game":
+            raise InvalidParameterError(
+                f"value_scale={self.value_scale!r} scales the PUCT and LCB of A- and "
+                "Nash-ISMCTS; MT-ISMCTS's UCB1 works on the game's scale "
+                "(value_scale='game')."
+            )
 
     @property
     def move_selection(self) -> str:

@@ -65,7 +65,8 @@ P_MODE = 3  # 0 MT-ISMCTS, 1 A-/Nash-ISMCTS
 P_BELIEF = 4  # 0 the belief table, 1 Bayes with the spawned trees as opponent model
 P_POLLED = 5  # 1: the polled SAMPLE estimator
 P_NOISE = 6  # weight of the Dirichlet noise at the root of the root tree (0: none)
-NUM_PARAMS = 7
+P_SCALE = 7  # 1: PUCT's exploration and the LCB on the tree's value range (min-max)
+NUM_PARAMS = 8
 
 KIND_ACT = 0
 KIND_SAMPLE = 1
@@ -123,6 +124,8 @@ SearchStats = namedtuple(
         "npure",  # (C,) float64
         "mixsum",  # (C, B) float64
         "purecnt",  # (C, B) float64
+        "rlo",  # (C,) float64 at a tree's root ACT slot: the least value its ACT nodes compared
+        "rhi",  # (C,) float64 ... and the greatest (value_scale "tree")
         "level_int",  # (levels, NUM_LEVEL_FIELDS) int64: each level's suspended walk
         "path_slot",  # (levels, depth) int64
         "path_index",  # (levels, depth) int64
@@ -190,6 +193,8 @@ def _create(st, key, kind, owner, ref, act, q):
     st.npure[h] = 0.0
     st.mixsum[h, :] = 0.0
     st.purecnt[h, :] = 0.0
+    st.rlo[h] = np.inf
+    st.rhi[h] = -np.inf
     return h
 
 
@@ -225,6 +230,8 @@ def rehash(old, new):
         new.npure[h] = old.npure[s]
         new.mixsum[h, :] = old.mixsum[s, :]
         new.purecnt[h, :] = old.purecnt[s, :]
+        new.rlo[h] = old.rlo[s]
+        new.rhi[h] = old.rhi[s]
     # child pointers hold slot numbers: translate them through the keys
     for i in range(new.meta[0]):
         h = new.used[i]
@@ -455,6 +462,12 @@ def _select_puct(g, kn, st, prm, noise, use_noise, rng, slot, i, level):
         sum_n += st.visits[slot, j]
     sq = math.sqrt(sum_n)
     c_puct = prm[P_EXPLORE]
+    scaled = prm[P_SCALE] != 0.0
+    rs = st.level_int[level, L_ROOT_SLOT]
+    low_seen = st.rlo[rs]
+    high_seen = st.rhi[rs]
+    if scaled and high_seen > low_seen:  # min-max normalisation: scale u instead
+        c_puct *= high_seen - low_seen
     frac = prm[P_NOISE] if use_noise else 0.0
     best = 0
     for j in range(n_legal):
@@ -466,11 +479,17 @@ def _select_puct(g, kn, st, prm, noise, use_noise, rng, slot, i, level):
             hi = st.qhi[c]
         else:
             lo = hi = kn.child_value[i, a]
+        if scaled:
+            low_seen = min(low_seen, lo)
+            high_seen = max(high_seen, hi)
         u = c_puct * prior * sq / (1.0 + st.visits[slot, j])
         work[0, j] = lo + u
         work[1, j] = hi + u
         if work[0, j] > work[0, best]:
             best = j
+    if scaled:
+        st.rlo[rs] = low_seen
+        st.rhi[rs] = high_seen
     # the overlap set M: the best lower bound's action and every action whose upper
     # bound reaches it (exact ties included)
     mass = 0.0
@@ -598,7 +617,8 @@ L_PREV_INDEX = 10
 L_C = 11
 L_GS = 12
 L_PHASE = 13
-NUM_LEVEL_FIELDS = 14
+L_ROOT_SLOT = 14
+NUM_LEVEL_FIELDS = 15
 
 PHASE_ACT = 0
 PHASE_WALK = 1
@@ -616,6 +636,7 @@ def _begin(g, kn, st, prm, root, level):
         slot = _create(st, key, KIND_ACT, p, root, -1, kn.act_value[root] if az else 0.0)
     row = st.level_int[level]
     row[L_ROOT] = root
+    row[L_ROOT_SLOT] = slot
     row[L_OWNER] = p
     row[L_SLOT] = slot
     row[L_SET] = root
@@ -820,8 +841,9 @@ def run(g, kn, st, prm, noise, rng, root, n_sims, margin, fresh, out):
     """Up to ``n_sims`` simulations of the tree rooted at ``root`` (after forgetting every
     tree when ``fresh``); stops early when the table is half full less ``margin`` slots
     (the caller grows it and calls again). Writes the root's visits and each action's
-    value interval (NaN if unvisited) into ``out[0:3, :num_legal]``. Returns the number
-    of simulations run."""
+    value interval (NaN if unvisited) into ``out[0:3, :num_legal]``, and the root tree's
+    value range (``value_scale`` "tree"; 0 when none) into ``out[3, 0]``. Returns the
+    number of simulations run."""
     if fresh:
         reset(st)
     limit = st.keys.size // 2 - margin
@@ -842,4 +864,7 @@ def run(g, kn, st, prm, noise, rng, root, n_sims, margin, fresh, out):
         else:
             out[1, j] = st.qlo[st.child[slot, j]]
             out[2, j] = st.qhi[st.child[slot, j]]
+    out[3, 0] = 0.0
+    if slot >= 0 and st.rhi[slot] > st.rlo[slot]:
+        out[3, 0] = st.rhi[slot] - st.rlo[slot]
     return done

@@ -32,10 +32,12 @@ A-ISMCTS and Nash-ISMCTS (``variant="a"`` or ``"nash"``):
   A-ISMCTS), mixed/pure averages at ACT and opponent nodes, ONE simulation of the
   opponent's own tree at each opponent decision (``spawn_cap`` levels deep), exactly as
   the kernel does;
-* chance nodes with at most ``exact_chance`` outcomes take the exact expectation over
-  their outcomes (the kernel's luck adjustment; Leduc's board card); larger ones (a
-  Hold'em board card has 45 to 48 outcomes) average the outcomes drawn so far, which
-  spares a view evaluation per unseen outcome;
+* luck adjustment at chance nodes: a chance node's value is the expectation over every
+  outcome, each outcome's value the visited child's or, unvisited, the knowledge's value
+  of it (the specification's luck adjustment: the drawn outcome's luck is removed). The
+  children's views are requested with the node, so a Hold'em board card's 45 to 48
+  outcomes cost one batched evaluation, not one per outcome. ``exact_chance`` bounds it
+  (chance nodes with more outcomes average the outcomes drawn so far);
 * H-splitting (``SearchConfig.split_hidden``): a SAMPLE node is a series of SAMPLE
   nodes, one per piece of the opponent's private information
   (:meth:`Game.hidden_value_pieces <nashzoo.games.base.Game.hidden_value_pieces>`),
@@ -104,8 +106,9 @@ __all__ = [
     "DEFAULT_NODE_CAP",
 ]
 
-EXACT_CHANCE = 8
-"""Chance nodes with at most this many outcomes take the exact expectation."""
+EXACT_CHANCE = 52
+"""Chance nodes with at most this many outcomes take the expectation over every outcome
+(the luck adjustment); the default covers every deal from a standard deck."""
 DEFAULT_NODE_CAP = 500_000
 """Nodes one decision's search may hold (about 1 KB each with their keys)."""
 WORLDS_CACHE = 4096
@@ -369,6 +372,7 @@ class _Context:
         self.noise = noise
         self.nodes: dict[Any, Any] = {}
         self.capped = False
+        self.ranges: dict[tuple[int, str], tuple[float, float]] = {}  # value_scale="tree"
 
 
 class _MTNode:
@@ -397,7 +401,9 @@ class ISMCTSSearch:
             (:func:`~nashzoo.agents.ismcts.compiled.compiles_for_search`).
         config: the settings (default ``SearchConfig()``, Nash-ISMCTS).
         node_cap: the most nodes one decision's trees may hold over the rules.
-        exact_chance: chance nodes with at most this many outcomes are expected exactly.
+        exact_chance: chance nodes with at most this many outcomes take the expectation
+            over every outcome (the luck adjustment); larger ones average the outcomes
+            drawn (0: every chance node does).
         fast_path: take the compiled search where the knowledge is tables (``False``:
             walk the rules on the same numbers).
 
@@ -529,6 +535,7 @@ class ISMCTSSearch:
         start = time.perf_counter()
         deadline = None if c.time_budget is None else start + float(c.time_budget)
         done = 0
+        lcb_z = c.lcb_z
         if c.variant == "mt":
             ctx = _Context(gen, None)
             worlds = self._worlds_at(state, player)
@@ -550,8 +557,11 @@ class ISMCTSSearch:
                 yield from self._simulate(ctx, root, view, 0)
                 done += 1
             actions, visits, lo, hi = _root_statistics(ctx.nodes[(root, root[1])])
+            low, high = ctx.ranges.get(root, (0.0, 0.0))
+            if c.value_scale == "tree" and high > low:
+                lcb_z = c.lcb_z * (high - low)
         seconds = time.perf_counter() - start
-        weights = move_weights(c.move_selection, visits, lo, hi, c.lcb_z)
+        weights = move_weights(c.move_selection, visits, lo, hi, lcb_z)
         policy = np.zeros(self.game.num_distinct_actions)
         ids = np.asarray(actions, dtype=np.int64)
         policy[ids] = weights / weights.sum()
@@ -800,7 +810,7 @@ class ISMCTSSearch:
             noise = ctx.noise if level == 0 and depth == 0 else None
             if noise is not None and node.groups is not None:
                 noise = np.array([noise[g].sum() for g in node.groups])
-            j, mix = self._select(ctx, node, noise)
+            j, mix = self._select(ctx, root, node, noise)
             path.append((node, j))
             holder, slot, inner = node, j, None
             if node.groups is None:
@@ -814,7 +824,7 @@ class ISMCTSSearch:
                     sub = node.child[j]
                     if sub is None:
                         sub = node.child[j] = node.within(j)
-                    slot, inner = self._select(ctx, sub, None)
+                    slot, inner = self._select(ctx, root, sub, None)
                     path.append((sub, slot))
                     holder, action = sub, sub.actions[slot]
                 if depth == 0:
@@ -904,19 +914,29 @@ class ISMCTSSearch:
         return root_action, root_mixed, root_mix
 
     def _select(
-        self, ctx: _Context, node: _Act, noise: np.ndarray | None
+        self, ctx: _Context, root: tuple[int, str], node: _Act, noise: np.ndarray | None
     ) -> tuple[int, np.ndarray | None]:
-        """Interval PUCT at ``node`` (``noise``: the root's Dirichlet noise over its
-        choices, self-play only); records the step. Returns the choice's index and the
-        mixed step's distribution (``None`` for a pure step)."""
-        c_puct = self.config.c_puct
+        """Interval PUCT at ``node`` of the tree ``root`` (``noise``: the root's Dirichlet
+        noise over its choices, self-play only); records the step. Returns the choice's
+        index and the mixed step's distribution (``None`` for a pure step). Under
+        ``value_scale="tree"`` the exploration term is scaled by the range of the values
+        this tree's ACT nodes have compared so far (MuZero's min-max normalisation: the
+        same choices as normalising every value to that range), then the range takes in
+        the values read here."""
+        config = self.config
+        c_puct = config.c_puct
+        scaled = config.value_scale == "tree"
+        if scaled:
+            low_seen, high_seen = ctx.ranges.get(root, (math.inf, -math.inf))
+            if high_seen > low_seen:
+                c_puct *= high_seen - low_seen
         # Python floats throughout: the nodes' arrays are a few entries long, where each
         # numpy operation costs more than the arithmetic (the same numbers either way)
         visits = node.visits.tolist()
         prior = node.prior.tolist()
         sq = math.sqrt(sum(visits))
         if noise is not None:
-            frac = self.config.noise_fraction
+            frac = config.noise_fraction
             prior_u = [(1.0 - frac) * q + frac * z for q, z in zip(prior, noise.tolist())]
         else:
             prior_u = prior
@@ -930,10 +950,15 @@ class ISMCTSSearch:
                 lo, hi = child.qlo, child.qhi
             else:
                 lo = hi = values[j]
+            if scaled:
+                low_seen = min(low_seen, lo)
+                high_seen = max(high_seen, hi)
             u = c_puct * prior_u[j] * sq / (1.0 + visits[j])
             high[j] = hi + u
             if j == 0 or lo + u > best_low:
                 best, best_low = j, lo + u
+        if scaled:
+            ctx.ranges[root] = (low_seen, high_seen)
         members = [j == best or high[j] >= best_low for j in range(n)]
         mass = 0.0
         for j in range(n):
