@@ -299,16 +299,52 @@ class Game(ABC):
         """
         return None
 
-    def hidden_value_features(self, values: Sequence[Hashable]) -> np.ndarray | None:
-        """A feature row for each private value :meth:`State.hidden_worlds` names (poker:
-        the hole cards' one-hot card, rank and suit, summed; fighting cards: the hand's
-        counts and the unrevealed card), the input a search network scores a world by.
+    def hidden_value_features(
+        self, values: Sequence[Hashable], public: Hashable = None
+    ) -> np.ndarray | None:
+        """A feature row for each private value :meth:`State.hidden_worlds` names, at the
+        public information ``public`` (:meth:`hidden_value_public` of the view: poker's
+        board), the input a search network scores a world by. Poker: the hole cards'
+        one-hot card, rank and suit, summed, then how they meet the board (pairs, draws,
+        overcards); fighting cards: the hand's counts and the unrevealed card.
         ``hidden_value_features([])`` has zero rows and gives the width.
 
         Returns:
             ``(len(values), width)`` float32, or ``None`` where the game has no fast path
             for its hidden information (the default).
         """
+        return None
+
+    def hidden_value_features_rows(
+        self, rows: Sequence[tuple[Sequence[Hashable], Hashable]]
+    ) -> np.ndarray | None:
+        """:meth:`hidden_value_features` of many views' values, each at its own public
+        information (``rows`` of ``(values, public)``: a training batch), stacked in row
+        order. The default calls it once per distinct public information; a game may
+        compute them in one pass.
+
+        Returns:
+            ``(total values, width)`` float32, or ``None`` as :meth:`hidden_value_features`.
+        """
+        starts = np.cumsum([0, *(len(values) for values, _ in rows)])
+        groups: dict[Hashable, list[int]] = {}
+        for r, (_, public) in enumerate(rows):
+            groups.setdefault(public, []).append(r)
+        out = self.hidden_value_features([])
+        if out is None:
+            return None
+        out = np.zeros((int(starts[-1]), out.shape[1]), dtype=np.float32)
+        for public, members in groups.items():
+            features = self.hidden_value_features([v for r in members for v in rows[r][0]], public)
+            assert features is not None
+            at = np.concatenate([np.arange(starts[r], starts[r + 1]) for r in members])
+            out[at] = features
+        return out
+
+    def hidden_value_public(self, state: State) -> Hashable:
+        """What of ``state``'s public information :meth:`hidden_value_features` reads
+        (hashable: views that share it share their worlds' features). Poker: the board's
+        cards; ``None`` (the default) where the features read none."""
         return None
 
     def action_groups(self, actions: Sequence[int]) -> list[list[int]] | None:

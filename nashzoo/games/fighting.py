@@ -292,7 +292,7 @@ class FightingCardGame(Game):
     def new_initial_state(self) -> FightingCardState:
         return FightingCardState(self)
 
-    def hidden_value_features(self, values: Sequence[Any]) -> np.ndarray:
+    def hidden_value_features(self, values: Sequence[Any], public: Any = None) -> np.ndarray:
         """Per private value (a hand's counts per card kind, and the card chosen but not
         yet revealed or -1): the counts divided by ``copies``, then a one-hot of the
         chosen card with a last entry for none."""

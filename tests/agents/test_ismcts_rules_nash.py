@@ -634,10 +634,10 @@ def test_belief_records_share_their_hidden_values():
     trainer = NashISMCTSLarge(game, config)
     trainer.train(steps=1)
     records = [r for generation in trainer._beliefs for r in generation]
-    values = [v for _, vals, _ in records for v in vals]
+    values = [v for _, vals, _, _ in records for v in vals]
     assert len(values) > 10 * len(set(values))  # the same hands again and again
     assert len({id(v) for v in values}) == len(set(values))
-    lists = [vals for _, vals, _ in records]
+    lists = [vals for _, vals, _, _ in records]
     assert len({id(v) for v in lists}) == len(set(lists)) < len(lists)
 
 
@@ -995,3 +995,89 @@ def test_both_paths_agree_on_the_trees_value_range_on_kuhn():
 def test_mt_ismcts_refuses_the_trees_value_range():
     with pytest.raises(InvalidParameterError, match="MT-ISMCTS's UCB1 works on the game's"):
         SearchConfig(variant="mt", value_scale="tree")
+
+
+# -- beliefs that see the board (issue 89 item 3) -----------------------------------------
+
+
+def test_the_belief_head_learns_a_board_dependent_posterior():
+    """A Hold'em-like game of 18 cards (6 ranks, 3 suits, two hole cards, a 3-card
+    flop). Player 0 checks preflop and on the flop bets exactly when its cards make two
+    pair or better with the board; player 1's exact posterior after the bet (or the
+    check) is uniform over the hole cards that do (or do not). H is trained by the
+    trainer's own loss on 12,000 such views (600 steps) and compared with it on 300
+    fresh ones. Measured: KL 0.149 nats with the board's features, 0.50 with them zeroed
+    (the cards scored bilinearly against the view, which cannot express a made hand),
+    against 0.537 for H uniform over the worlds."""
+    from nashzoo.games.poker import PokerDefinition, PokerGame
+    from nashzoo.games.poker.hands import hand_value
+
+    d = PokerDefinition(
+        num_rounds=2, blinds=(1, 1), stacks=(20, 20), first_player=(0, 0),
+        num_board_cards=(0, 3), num_suits=3, num_ranks=6, num_hole_cards=2,
+        betting="limit", raise_sizes=((2,), (4,)), max_raises=(2, 2),
+    )  # fmt: skip
+
+    def bets(hole, board):
+        return hand_value([*hole, *board], d.num_ranks, d.num_suits)[0] >= 2  # two pair
+
+    def flop_views(game, count, seed):
+        rng, out = np.random.default_rng(seed), []
+        for _ in range(count):
+            state = game.new_initial_state()
+            while state.current_player() < 0:
+                state.advance_chance(rng.random)
+            state.apply_action(1)
+            state.apply_action(1)
+            while state.current_player() < 0:
+                state.advance_chance(rng.random)
+            made = bets(state.private_information(0), state.board_cards())
+            state.apply_action(2 if made else 1)
+            out.append(state)
+        return out
+
+    def kl_after_training(blind: bool) -> float:
+        game = PokerGame(d)
+        if blind:  # the board's block of the features zeroed
+            one, rows = game.hidden_value_features, game.hidden_value_features_rows
+            game.hidden_value_features = lambda v, b=None: _cut(one(v, b))  # type: ignore[method-assign]
+            game.hidden_value_features_rows = lambda r: _cut(rows(r))  # type: ignore[method-assign]
+        records = []
+        for state in flop_views(game, 12_000, 0):
+            worlds = state.hidden_worlds(1)
+            true = worlds.index_of(state.private_information(0))
+            indices = np.asarray(state.information_state_indices(1), dtype=np.int32)
+            records.append((indices, worlds.values, true, game.hidden_value_public(state)))
+        config = LargeTrainConfig(
+            hidden_sizes=(64, 64), embed_size=16, learning_rate=3e-3, batch_size=128, seed=0
+        )
+        trainer = NashISMCTSLarge(game, config)
+        trainer.network.train()
+        for _ in range(600):
+            loss = trainer._belief_loss(records, 16)
+            trainer.optimizer.zero_grad()
+            loss.backward()
+            trainer.optimizer.step()
+        trainer.network.eval()
+        knowledge = NetworkKnowledge(game, trainer.network)
+        kls = []
+        for state in flop_views(game, 300, 99):
+            worlds = state.hidden_worlds(1)
+            bet = state.history()[-1] == 2
+            exact = np.array([bets(v, state.board_cards()) == bet for v in worlds.values])
+            exact = exact * worlds.weights / (exact * worlds.weights).sum()
+            h = knowledge.belief(state, 1, worlds)
+            kls.append(float((exact[exact > 0] * np.log(exact[exact > 0] / h[exact > 0])).sum()))
+        return float(np.mean(kls))
+
+    seeing, blind = kl_after_training(False), kl_after_training(True)
+    assert seeing < 0.25, (seeing, blind)
+    assert blind > 2 * seeing, (seeing, blind)
+
+
+def _cut(features: np.ndarray) -> np.ndarray:
+    from nashzoo.games.poker.private import BOARD_FEATURES
+
+    features = features.copy()
+    features[:, -BOARD_FEATURES:] = 0.0
+    return features

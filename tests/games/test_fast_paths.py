@@ -106,7 +106,7 @@ def test_the_choosers_never_look_at_a_game_class():
 
 PROBERS = (
     *(name for name in CHOOSERS if name != "nashzoo/training.py"),
-    "nashzoo/agents/ismcts/rules.py",
+    "nashzoo/agents/ismcts/compiled.py",
     "nashzoo/agents/nash_memory/population.py",
     "nashzoo/agents/neural_cfr/base.py",
     "nashzoo/bounds/nash_memory.py",

@@ -317,3 +317,31 @@ def test_the_string_of_another_holding_is_the_string_of_the_state_that_holds_it(
             held = worlds.state(int(k))  # the same state with the player holding ``value``
             assert state.information_state_string_as(p, value) == (held.information_state_string(p))
             checked += 1
+
+
+def test_hole_cards_meet_the_board_in_their_features():
+    """The board block of the poker engine's world features (``board_features``),
+    worked by hand on Limit Hold'em: [dealt, share of hole cards pairing the board,
+    pair / trips / quads using the board, two hole ranks paired, most of a hole suit
+    over 5, longest rank run through a hole card over 5, share of overcards]."""
+    from nashzoo.games.poker.hands import parse_cards
+    from nashzoo.games.poker.private import BOARD_FEATURES
+
+    game = nashzoo.make_game("limit_holdem")
+    cases = {  # (hole, board): the block
+        ("AsKs", "QsJsTs"): [1, 0, 0, 0, 0, 0, 1, 1, 1],  # royal flush: suits 5, run 5
+        ("7c7d", "7h2c2d"): [1, 1, 1, 1, 0, 0, 0.4, 0.2, 0],  # trips of 7s (a full house)
+        ("Ah2c", "AdKc2s"): [1, 1, 1, 0, 0, 1, 0.4, 0.4, 0],  # two pair; A-K and A-2 runs
+        ("9h8h", "Kh4h2c"): [1, 0, 0, 0, 0, 0, 0.8, 0.4, 0],  # a flush draw; 8-9 run
+        ("AsKs", ""): [0] * 9,  # before the flop
+    }
+    for (hole, board), expected in cases.items():
+        value = tuple(parse_cards(hole))
+        features = game.hidden_value_features([value], tuple(parse_cards(board)))
+        assert features is not None
+        np.testing.assert_allclose(features[0, -BOARD_FEATURES:], expected, err_msg=hole + board)
+    # many views at once (a training batch) give each view's own rows
+    rows = [([tuple(parse_cards(h))], tuple(parse_cards(b))) for h, b in cases]
+    batched = game.hidden_value_features_rows(rows)
+    one_by_one = np.concatenate([game.hidden_value_features(v, b) for v, b in rows])
+    np.testing.assert_array_equal(batched, one_by_one)

@@ -294,9 +294,10 @@ class NetworkKnowledge(Knowledge):
             found = self._views[key]
         return found
 
-    def embed(self, values: Sequence[Hashable]) -> np.ndarray:
-        """The value embeddings of ``values`` (``(len(values), embed_size)``)."""
-        features = self.game.hidden_value_features(values)
+    def embed(self, values: Sequence[Hashable], public: Hashable = None) -> np.ndarray:
+        """The value embeddings of ``values`` at the public information ``public``
+        (``Game.hidden_value_public``; ``(len(values), embed_size)``)."""
+        features = self.game.hidden_value_features(values, public)
         if features is None:
             raise InvalidParameterError(
                 f"{self.game} has no hidden_value_features; a search network needs them."
@@ -304,14 +305,15 @@ class NetworkKnowledge(Knowledge):
         w1, b1, w2, b2 = self._encoder
         return np.maximum(features.astype(np.float64) @ w1 + b1, 0.0) @ w2 + b2
 
-    def _worlds_embedding(self, worlds: HiddenWorlds) -> np.ndarray:
-        """The embeddings of ``worlds``' values, cached by the value list (views with the
-        same possible values, e.g. the same cards seen, share them)."""
+    def _worlds_embedding(self, worlds: HiddenWorlds, state: State) -> np.ndarray:
+        """The embeddings of ``worlds``' values at ``state``'s public information, cached
+        by both (views with the same possible values and the same board share them)."""
         values = worlds.values
-        key: Hashable = values if isinstance(values, Hashable) else tuple(values)
+        public = self.game.hidden_value_public(state)
+        key: Hashable = (values if isinstance(values, Hashable) else tuple(values), public)
         found = self._embedded.get(key)
         if found is None:
-            found = self.embed(values)
+            found = self.embed(values, public)
             self._embedded_rows += len(found)
             if self._embedded_rows > ROWS_CACHE // 2:
                 self._embedded.clear()
@@ -331,7 +333,7 @@ class NetworkKnowledge(Knowledge):
             return self.bayes_belief(state, player, worlds)
         query = self._view(state, player)[3]
         d = self.network.shape.embed_size
-        z = self._worlds_embedding(worlds) @ query[:d]
+        z = self._worlds_embedding(worlds, state) @ query[:d]
         h = np.exp(z - z.max())
         return h / h.sum()
 
@@ -446,7 +448,7 @@ class NetworkKnowledge(Knowledge):
     def world_values(self, state: State, player: int, worlds: HiddenWorlds) -> np.ndarray:
         query = self._view(state, player)[3]
         d = self.network.shape.embed_size
-        return np.tanh(self._worlds_embedding(worlds) @ query[d : 2 * d] + query[2 * d])
+        return np.tanh(self._worlds_embedding(worlds, state) @ query[d : 2 * d] + query[2 * d])
 
     def history_value(self, state: State, player: int) -> float:
         if state.is_terminal():
@@ -456,9 +458,10 @@ class NetworkKnowledge(Knowledge):
         query = self._view(state, player)[3]
         d = self.network.shape.embed_size
         value = state.private_information(1 - player)
-        e = self._one.get(value)
+        key = (value, self.game.hidden_value_public(state))
+        e = self._one.get(key)
         if e is None:
             if len(self._one) >= self.cache_size:
                 self._one.clear()
-            e = self._one[value] = self.embed([value])[0]
+            e = self._one[key] = self.embed([value], key[1])[0]
         return float(np.tanh(e @ query[d : 2 * d] + query[2 * d]))

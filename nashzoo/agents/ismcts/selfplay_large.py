@@ -111,9 +111,10 @@ def play_large_games(
             rec["target"].append(target)
             rec["after"].append(after)
             rec["after_value"].append(after_value)
+            public = game.hidden_value_public(state)
             for q in range(game.num_players):
                 value = state.private_information(1 - q)
-                rec["views"].append((q, _indices(state, q), value))
+                rec["views"].append((q, _indices(state, q), value, public))
             a = int(rng.choice(game.num_distinct_actions, p=result.policy))
             before = state.clone() if bayes_worlds else None
             state.apply_unchecked(a)
@@ -131,9 +132,10 @@ def play_large_games(
         out.append(
             {
                 **rec,
-                "view_x": [x for _, x, _ in views],
-                "view_value": [v for _, _, v in views],
-                "view_return": np.array([returns[q] for q, _, _ in views], dtype=np.float32),
+                "view_x": [x for _, x, _, _ in views],
+                "view_value": [v for _, _, v, _ in views],
+                "view_public": [b for _, _, _, b in views],
+                "view_return": np.array([returns[q] for q, _, _, _ in views], dtype=np.float32),
                 "simulations": sims / len(seeds),
                 "seconds": seconds / len(seeds),
                 "forward_passes": knowledge.forward_passes / len(seeds),
@@ -146,13 +148,14 @@ def play_large_games(
 
 def _bayes_record(
     before: State, after: State, action: int, count: int, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray, int, list[Any], np.ndarray, np.ndarray] | None:
+) -> tuple[np.ndarray, np.ndarray, int, list[Any], np.ndarray, np.ndarray, Any] | None:
     """What the Bayes-rule term needs of one opponent action: the viewer's view before
     and after it, the action, ``count`` of the viewer's worlds drawn uniformly without
     replacement, and the acting player's view in each (its tensor indices, padded with
     -1). ``None`` where the game cannot rebuild the acting player's view in another
-    world (``State.information_state_indices_as``). The acting player's legal actions
-    come last (a betting round's do not depend on the cards)."""
+    world (``State.information_state_indices_as``). Then the acting player's legal
+    actions (a betting round's do not depend on the cards) and the public information
+    the worlds' features read after the action (``Game.hidden_value_public``)."""
     mover = before.current_player()
     viewer = 1 - mover
     worlds = before.hidden_worlds(viewer)
@@ -172,7 +175,8 @@ def _bayes_record(
     legal = np.zeros(before.game.num_distinct_actions, dtype=bool)
     legal[list(before.legal_actions())] = True
     viewer_before, viewer_after = _indices(before, viewer), _indices(after, viewer)
-    return viewer_before, viewer_after, int(action), values, opponent, legal
+    public = after.game.hidden_value_public(after)
+    return viewer_before, viewer_after, int(action), values, opponent, legal, public
 
 
 SHARED_VALUES = 200_000
@@ -199,21 +203,23 @@ def belief_games(
     rng: np.random.Generator,
     count: int,
     table: dict[Any, Any] | None = None,
-) -> list[tuple[np.ndarray, Any, int]]:
-    """(viewer's tensor indices, the view's hidden values, the true one's index) at every
-    decision of ``count`` games in which everyone plays P; value lists are shared
-    through ``table`` (:func:`_shared`)."""
+) -> list[tuple[np.ndarray, Any, int, Any]]:
+    """(viewer's tensor indices, the view's hidden values, the true one's index, the
+    public information their features read) at every decision of ``count`` games in
+    which everyone plays P; value lists are shared through ``table``
+    (:func:`_shared`)."""
     table = {} if table is None else table
     states = [game.new_initial_state() for _ in range(count)]
     for s in states:
         _advance(s, rng)
-    out: list[tuple[np.ndarray, Any, int]] = []
+    out: list[tuple[np.ndarray, Any, int, Any]] = []
     while True:
         live = [s for s in states if not s.is_terminal()]
         if not live:
             return out
         knowledge.evaluate(knowledge.missing([(s, s.current_player()) for s in live]))
         for s in live:
+            public = game.hidden_value_public(s)
             for q in range(game.num_players):
                 worlds = s.hidden_worlds(q)
                 if worlds is None:
@@ -222,7 +228,7 @@ def belief_games(
                         "Nash-ISMCTS over the rules needs them."
                     )
                 true = worlds.index_of(s.private_information(1 - q))
-                out.append((_indices(s, q), _shared(worlds.values, table), true))
+                out.append((_indices(s, q), _shared(worlds.values, table), true, public))
             prior, _, _ = knowledge.act(s, s.current_player())
             legal = list(s.legal_actions())
             s.apply_unchecked(legal[int(rng.choice(len(legal), p=prior / prior.sum()))])

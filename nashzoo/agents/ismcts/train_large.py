@@ -227,7 +227,7 @@ class NashISMCTSLarge:
         )
         self.optimizer = torch.optim.Adam(self.network.parameters(), lr=c.learning_rate)
         self._buffer: list[list[dict[str, Any]]] = []
-        self._beliefs: list[list[tuple[np.ndarray, Any, int]]] = []
+        self._beliefs: list[list[tuple[np.ndarray, Any, int, Any]]] = []
         self._values: dict[Any, Any] = {}  # hidden values shared by the belief records
         self.history: list[LargeGenerationRecord] = []
         self.seconds = 0.0
@@ -369,8 +369,9 @@ class NashISMCTSLarge:
             out_v = net(net.dense([g["view_x"][k] for g, k in pick_v]))
             z = torch.from_numpy(np.array([g["view_return"][k] for g, k in pick_v]))
             value = ((out_v["value"] - z) ** 2).mean()
-            feats = self.game.hidden_value_features([g["view_value"][k] for g, k in pick_v])
-            assert feats is not None
+            feats = _features_at(
+                self.game, [([g["view_value"][k]], g["view_public"][k]) for g, k in pick_v]
+            )
             e = net.encode(torch.from_numpy(feats))
             q = out_v["query"]
             w = torch.tanh((e * q[:, d : 2 * d]).sum(-1) + q[:, 2 * d])
@@ -393,7 +394,7 @@ class NashISMCTSLarge:
         net.eval()
         return parts
 
-    def _belief_loss(self, beliefs: list[tuple[np.ndarray, Any, int]], d: int) -> Any:
+    def _belief_loss(self, beliefs: list[tuple[np.ndarray, Any, int, Any]], d: int) -> Any:
         """H's sampled softmax: each picked view's true world against ``negatives``
         others drawn uniformly without replacement, their logits raised by
         ``log(others / drawn)`` (the sampling correction)."""
@@ -402,17 +403,11 @@ class NashISMCTSLarge:
             return torch.zeros(())
         pick = [beliefs[i] for i in rng.integers(0, len(beliefs), c.batch_size)]
         m = c.negatives
-        index, valid, correction = _negatives(rng, [(len(v), t) for _, v, t in pick], m)
-        chosen = [_chosen(vals, index[r]) for r, (_, vals, _) in enumerate(pick)]
-        flat: Any = (
-            np.concatenate(chosen)
-            if all(isinstance(x, np.ndarray) for x in chosen)
-            else [v for x in chosen for v in x]
-        )
-        feats = self.game.hidden_value_features(flat)
-        assert feats is not None
+        index, valid, correction = _negatives(rng, [(len(v), t) for _, v, t, _ in pick], m)
+        chosen = [_chosen(vals, index[r]) for r, (_, vals, _, _) in enumerate(pick)]
+        feats = _features_at(self.game, [(x, b) for x, (*_, b) in zip(chosen, pick)])
         e = net.encode(torch.from_numpy(feats.reshape(len(pick), m + 1, -1)))
-        q = net(net.dense([x for x, _, _ in pick]))["query"]
+        q = net(net.dense([x for x, _, _, _ in pick]))["query"]
         logits = (e * q[:, None, :d]).sum(-1) + torch.from_numpy(correction)
         logits = logits.masked_fill(~torch.from_numpy(valid), float("-inf"))
         return -(logits[:, 0] - torch.logsumexp(logits, dim=1)).mean()
@@ -430,13 +425,11 @@ class NashISMCTSLarge:
         k = max(len(t[3]) for t in pick)
         valid = np.zeros((len(pick), k), dtype=bool)
         feats, rows, legal, acts = [], [], [], []
-        for r, (_, _, action, values, opponent, mask) in enumerate(pick):
+        for r, (_, _, action, values, opponent, mask, public) in enumerate(pick):
             n = len(values)
             valid[r, :n] = True
             padded = [*values, *[values[0]] * (k - n)]
-            features = self.game.hidden_value_features(padded)
-            assert features is not None
-            feats.append(features)
+            feats.append(_features_at(self.game, [(padded, public)]))
             for row in [*opponent, *[opponent[0]] * (k - n)]:
                 rows.append(row[row >= 0])
             legal.append(np.repeat(mask[None, :], k, axis=0))
@@ -548,6 +541,15 @@ class NashISMCTSLarge:
         except Exception as exc:
             raise PolicyFileError(f"{path} is not a readable Nash-ISMCTS file: {exc}") from exc
         return trainer
+
+
+def _features_at(game: Game, rows: Sequence[tuple[Sequence[Any], Any]]) -> np.ndarray:
+    """``Game.hidden_value_features`` of each row's values at its public information,
+    stacked in row order (``Game.hidden_value_features_rows``: one pass where the game
+    has one)."""
+    features = game.hidden_value_features_rows(rows)
+    assert features is not None
+    return features.astype(np.float32, copy=False)
 
 
 def _negatives(

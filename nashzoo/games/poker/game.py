@@ -252,10 +252,30 @@ class PokerGame(Game):
         return PokerState(self)
 
     # -- hidden information (a search over the rules; heads-up) ------------------------------
-    def hidden_value_features(self, values: Sequence[Any]) -> np.ndarray:
+    def hidden_value_features(self, values: Sequence[Any], public: Any = None) -> np.ndarray:
         """Per set of hole cards: the one-hot of each card, its rank and its suit, summed,
-        and 1 where two cards share a rank (:func:`~nashzoo.games.poker.private.hole_features`)."""
-        return hole_features(self.definition, values)
+        1 where two cards share a rank, and how the cards meet the board ``public``
+        (:func:`~nashzoo.games.poker.private.hole_features`)."""
+        return hole_features(self.definition, values, public)
+
+    def hidden_value_features_rows(self, rows: Sequence[tuple[Sequence[Any], Any]]) -> np.ndarray:
+        """:meth:`hidden_value_features` of many views' hole cards, each at its own board,
+        in one pass (the boards padded with -1 to the longest)."""
+        longest = max((len(board) for _, board in rows), default=0)
+        boards = np.full((len(rows), longest), -1, dtype=np.int64)
+        for r, (_, board) in enumerate(rows):
+            boards[r, : len(board)] = board
+        values = (
+            np.concatenate([np.asarray(v, dtype=np.int64).reshape(len(v), -1) for v, _ in rows])
+            if rows
+            else np.zeros((0, self.definition.num_hole_cards), dtype=np.int64)
+        )
+        group = np.repeat(np.arange(len(rows)), [len(v) for v, _ in rows])
+        return hole_features(self.definition, values, boards, group)
+
+    def hidden_value_public(self, state: State) -> tuple[int, ...]:
+        """The board (what :meth:`hidden_value_features` reads besides the hole cards)."""
+        return tuple(state.board_cards())  # type: ignore[attr-defined]
 
     def action_groups(self, actions: Sequence[int]) -> list[list[int]] | None:
         """No-limit, where two or more raises are legal: fold, check/call, then every raise

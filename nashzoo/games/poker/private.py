@@ -22,7 +22,15 @@ from nashzoo.games.base import State
 from nashzoo.games.hidden import Combinations, checked_view
 from nashzoo.validation import check_int
 
-__all__ = ["card_features", "hole_features", "hole_pieces", "view_state", "with_hole"]
+__all__ = [
+    "card_features",
+    "hole_features",
+    "board_features",
+    "BOARD_FEATURES",
+    "hole_pieces",
+    "view_state",
+    "with_hole",
+]
 
 
 @functools.cache
@@ -39,17 +47,90 @@ def card_features(num_ranks: int, num_suits: int) -> np.ndarray:
     return table
 
 
-def hole_features(definition: Any, values: Sequence[Any]) -> np.ndarray:
+def hole_features(
+    definition: Any,
+    values: Sequence[Any] | np.ndarray,
+    board: Sequence[int] | np.ndarray | None = None,
+    group: np.ndarray | None = None,
+) -> np.ndarray:
     """Per set of hole cards: the one-hot of each card, its rank and its suit, summed,
-    and 1 where two cards share a rank."""
+    and 1 where two cards share a rank; then how the cards meet ``board`` (one board for
+    every row, or boards padded with -1 and each row's ``group``: :func:`board_features`,
+    zero without one)."""
     d = definition
     table = card_features(d.num_ranks, d.num_suits)
     cards = np.asarray(values, dtype=np.int64).reshape(len(values), d.num_hole_cards)
-    out = np.zeros((len(values), table.shape[1] + 1), dtype=np.float32)
-    out[:, :-1] = table[cards].sum(axis=1)
+    width = table.shape[1] + 1
+    out = np.zeros((len(values), width + BOARD_FEATURES), dtype=np.float32)
+    out[:, : width - 1] = table[cards].sum(axis=1)
     if d.num_hole_cards > 1:
         ranks = np.sort(cards // d.num_suits, axis=1)
-        out[:, -1] = (np.diff(ranks, axis=1) == 0).any(axis=1)
+        out[:, width - 1] = (np.diff(ranks, axis=1) == 0).any(axis=1)
+    boards = np.asarray(() if board is None else board, dtype=np.int64)
+    out[:, width:] = board_features(d, cards, boards, group)
+    return out
+
+
+BOARD_FEATURES = 9
+"""Width of :func:`board_features`."""
+
+
+def board_features(
+    definition: Any, cards: np.ndarray, boards: np.ndarray, group: np.ndarray | None = None
+) -> np.ndarray:
+    """How each set of hole cards ``cards`` (``(worlds, num_hole_cards)``) meets its
+    board: ``boards`` is one board ``(k,)`` for every row, or ``(boards, k)`` padded with
+    -1 with ``group`` naming each row's. The features: a board is dealt; the share of
+    hole cards that pair it; the hole ranks' most copies among hole and board, as three
+    flags (a pair, trips, quads that use the board); two hole ranks paired on the board;
+    the most cards of one hole card's suit among hole and board, over 5; the longest run
+    of ranks through a hole card's rank, over 5; the share of hole cards above the
+    board's top rank. All zero before the board. These are what a bilinear score of the
+    cards cannot express: who holds a made hand, a draw or a blocker on this board."""
+    d = definition
+    worlds, h = cards.shape
+    out = np.zeros((worlds, BOARD_FEATURES), dtype=np.float32)
+    boards = np.atleast_2d(np.asarray(boards, dtype=np.int64))
+    if not worlds or not boards.shape[1]:
+        return out
+    group = np.zeros(worlds, dtype=np.int64) if group is None else np.asarray(group)
+    dealt = boards >= 0
+    by_rank = (boards // d.num_suits)[:, :, None] == np.arange(d.num_ranks)
+    by_suit = (boards % d.num_suits)[:, :, None] == np.arange(d.num_suits)
+    board_ranks = (by_rank & dealt[:, :, None]).sum(axis=1)[group]  # (worlds, ranks)
+    board_suits = (by_suit & dealt[:, :, None]).sum(axis=1)[group]
+    top = np.where(dealt, boards // d.num_suits, -1).max(axis=1)[group]
+    on = np.asarray(dealt.any(axis=1))[group]
+    rows = np.arange(worlds)[:, None]
+    ranks, suits = cards // d.num_suits, cards % d.num_suits
+    matched = board_ranks[rows, ranks] > 0  # (worlds, h)
+    same = (ranks[:, :, None] == ranks[:, None, :]).sum(axis=2)  # copies of it in hole
+    copies = np.where(matched, board_ranks[rows, ranks] + same, 0).max(axis=1)
+    present = (board_ranks > 0).astype(np.int64)
+    present[rows, ranks] = 1
+    left = np.zeros_like(present)
+    right = np.zeros_like(present)
+    for r in range(d.num_ranks):  # runs of present ranks ending, and starting, at r
+        left[:, r] = present[:, r] * (1 + (left[:, r - 1] if r else 0))
+        q = d.num_ranks - 1 - r
+        right[:, q] = present[:, q] * (1 + (right[:, q + 1] if r else 0))
+    run = (left + right - 1)[rows, ranks].max(axis=1)
+    same_suit = (suits[:, :, None] == suits[:, None, :]).sum(axis=2)
+    flush = (board_suits[rows, suits] + same_suit).max(axis=1)
+    paired_ranks = np.zeros(worlds, dtype=np.int64)  # distinct hole ranks on the board
+    for j in range(h):
+        earlier = (ranks[:, :j] == ranks[:, j : j + 1]).any(axis=1)
+        paired_ranks += matched[:, j] & ~earlier
+    out[:, 0] = 1.0
+    out[:, 1] = matched.mean(axis=1)
+    out[:, 2] = copies >= 2
+    out[:, 3] = copies >= 3
+    out[:, 4] = copies >= 4
+    out[:, 5] = paired_ranks >= 2
+    out[:, 6] = np.minimum(flush, 5) / 5.0
+    out[:, 7] = np.minimum(run, 5) / 5.0
+    out[:, 8] = (ranks > top[:, None]).mean(axis=1)
+    out[~on] = 0.0
     return out
 
 
