@@ -208,6 +208,12 @@ def test_a_trained_agent_file_for_another_game_or_shape_is_refused(tmp_path):
     torch.save(state, tmp_path / "bent.pt")
     with pytest.raises(PolicyFileError, match="shape .*input_size.: 12.*needs .*input_size.: 279"):
         ISMCTSAgent.load(tmp_path / "bent.pt")
+    # a network whose worlds were scored without the board (the features before issue 89)
+    state["network"]["shape"]["input_size"] = 279
+    state["network"]["shape"]["feature_size"] -= 9
+    torch.save(state, tmp_path / "blind.pt")
+    with pytest.raises(PolicyFileError, match="feature_size.*cannot be converted.*retrain it"):
+        ISMCTSAgent.load(tmp_path / "blind.pt")
     with pytest.raises(InvalidParameterError, match="does not fit"):
         NetworkKnowledge(leduc, trainer.network)
 

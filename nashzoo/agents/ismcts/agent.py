@@ -315,9 +315,16 @@ def _network_knowledge(path: str | Path, state: dict[str, Any], game: Game) -> N
     try:
         shape = RulesNetworkShape.from_dict(state["network"]["shape"])
         network = RulesNetwork(shape, game)
-        network.check_game(game)
     except (KeyError, TypeError, AttributeError, InvalidParameterError) as exc:
         raise PolicyFileError(f"{path} is not a valid search agent file: {exc}") from exc
+    try:
+        network.check_game(game)
+    except InvalidParameterError as exc:
+        raise PolicyFileError(
+            f"{path}: {exc} A network cannot be converted to another shape (poker networks "
+            "saved before the world features read the board are "
+            f"narrower): retrain it, e.g. `nashzoo train nash-ismcts {game.short_name}`."
+        ) from exc
     load_modules(path, state["network"], {"state": network}, "network")
     network.eval()
     try:
