@@ -114,6 +114,11 @@ class Knowledge:
             return float(state.returns()[player]) / _scale(self.game)
         return 0.0
 
+    def history_values(self, states: Sequence[State], player: int) -> np.ndarray:
+        """:meth:`history_value` of each of ``states`` (a chance node's children: a
+        knowledge may answer them in one batch)."""
+        return np.array([self.history_value(s, player) for s in states], dtype=np.float64)
+
 
 class UninformedKnowledge(Knowledge):
     """No knowledge (uniform P, chance-weighted H, zero values): what MT-ISMCTS assumes,
@@ -465,3 +470,35 @@ class NetworkKnowledge(Knowledge):
                 self._one.clear()
             e = self._one[key] = self.embed([value], key[1])[0]
         return float(np.tanh(e @ query[d : 2 * d] + query[2 * d]))
+
+    def history_values(self, states: Sequence[State], player: int) -> np.ndarray:
+        """:meth:`history_value` of each of ``states``, the worlds' embeddings of those
+        where another player or chance moves computed in one batch (a Hold'em board
+        card's 45 to 48 children: one encoder pass, not one per card)."""
+        out = np.zeros(len(states))
+        others: list[int] = []
+        for k, state in enumerate(states):
+            if state.is_terminal() or state.current_player() == player:
+                out[k] = self.history_value(state, player)
+            else:
+                others.append(k)
+        if others:
+            rows = [
+                (
+                    [states[k].private_information(1 - player)],
+                    self.game.hidden_value_public(states[k]),
+                )
+                for k in others
+            ]
+            features = self.game.hidden_value_features_rows(rows)
+            if features is None:
+                raise InvalidParameterError(
+                    f"{self.game} has no hidden_value_features; a search network needs them."
+                )
+            w1, b1, w2, b2 = self._encoder
+            embedded = np.maximum(features.astype(np.float64) @ w1 + b1, 0.0) @ w2 + b2
+            d = self.network.shape.embed_size
+            for row, k in enumerate(others):
+                query = self._view(states[k], player)[3]
+                out[k] = np.tanh(embedded[row] @ query[d : 2 * d] + query[2 * d])
+        return out

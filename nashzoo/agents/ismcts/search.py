@@ -705,7 +705,7 @@ class ISMCTSSearch:
         yield from self._ensure([(state, p), *((s, p) for s in children)])
         node = _GameNode(chance, actions, weights, self.knowledge.history_value(state, p))
         if expand:
-            node.values = np.array([self.knowledge.history_value(s, p) for s in children])
+            node.values = self.knowledge.history_values(children, p)
         return node
 
     def _prior_move(self, ctx: _Context, state: State, q: int) -> Generator[Any, None, int]:

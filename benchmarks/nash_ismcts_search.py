@@ -1,0 +1,222 @@
+"""The search's constants and estimators, measured (issue 89, items 2 and 5).
+
+``--section scale``: on what scale PUCT's exploration and the LCB bite
+(``SearchConfig.value_scale``). The search operator's exact exploitability on Leduc
+(one search at every information set, the compiled path, seeds 0-2) from oracle tables
+of three priors (CFR+ after 10, 40 and 300 iterations), on the game's scale and on the
+tree's value range, at ``eps`` 0.2 and 0.05; and the policy of a search on a Limit
+Hold'em river where P folds the nuts with probability 0.95, by simulations.
+
+``--section luck``: what the luck adjustment at large chance nodes costs and buys. The
+search over the rules values a chance node by the expectation over every outcome
+(each unvisited outcome at the knowledge's value), which needs the views after all of a
+Hold'em board card's 45 to 48 outcomes; before, chance nodes of more than 8 outcomes
+averaged the outcomes drawn. Measured here, on the same network and decision states:
+
+* simulations per second of Nash-ISMCTS over the rules on Limit Hold'em, with the
+  adjustment (``exact_chance=52``) and without (``exact_chance=8``), interleaved, the
+  median of ``--repeats``, every pass from a fresh knowledge (cold view caches), and the
+  views each search had evaluated;
+* the spread over seeds of the value of calling before a large chance node, on a
+  12-card game whose board card has 10 outcomes, with oracle tables of the uniform
+  profile (the exact value is known): the test's figure, over more seeds.
+
+Usage: ``python benchmarks/nash_ismcts_search.py [--section scale|luck] [--ours hulh.pt]
+[--states 20] [--simulations 200] [--repeats 3]``. Without ``--ours`` the network is a
+fresh one of the default shape (its values are noise, but the views a search requests,
+and so the cost, are those of any network).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import numpy as np
+from common import interleaved, machine_line, median, one_thread, runs_text
+from nash_ismcts_holdem import decision_states
+
+
+def holdem_speed(args: argparse.Namespace) -> None:
+    import torch
+
+    import nashzoo
+    from nashzoo.agents.ismcts import ISMCTSAgent, ISMCTSSearch, NetworkKnowledge, SearchConfig
+    from nashzoo.agents.ismcts.nets import RulesNetwork, RulesNetworkShape
+
+    game = nashzoo.make_game("limit_holdem")
+    if args.ours:
+        agent = ISMCTSAgent.load(args.ours, game)
+        network = agent.search.knowledge.network
+    else:
+        torch.manual_seed(0)
+        network = RulesNetwork(RulesNetworkShape.for_game(game)).eval()
+    states = decision_states(game, args.states, 0)
+    config = SearchConfig(variant="nash", eps=0.2, simulations=args.simulations)
+    views: dict[int, list[float]] = {}
+
+    def run(exact_chance: int) -> Any:
+        def one() -> float:
+            knowledge = NetworkKnowledge(game, network)
+            search = ISMCTSSearch(game, knowledge, config, exact_chance=exact_chance)
+            done = seconds = 0.0
+            for k, state in enumerate(states):
+                result = search.run_state(state, k)
+                done += result.simulations
+                seconds += result.seconds
+            views.setdefault(exact_chance, []).append(knowledge.evaluated / len(states))
+            return done / seconds
+
+        return one
+
+    print(f"Limit Hold'em, {len(states)} decision states, {args.simulations} simulations")
+    results = interleaved(
+        {"adjusted (exact_chance=52)": run(52), "drawn average (exact_chance=8)": run(8)},
+        args.repeats,
+    )
+    adjusted = median(results["adjusted (exact_chance=52)"])
+    drawn = median(results["drawn average (exact_chance=8)"])
+    runs = {name: runs_text(values) for name, values in results.items()}
+    print(f"  adjusted      {adjusted:,.0f} sims/s ({runs['adjusted (exact_chance=52)']})")
+    print(f"  drawn average {drawn:,.0f} sims/s ({runs['drawn average (exact_chance=8)']})")
+    print(f"  ratio adjusted / drawn: {adjusted / drawn:.2f}")
+    for ec, counts in sorted(views.items()):
+        print(f"  views evaluated per search, exact_chance={ec}: {median(counts):,.0f}")
+
+
+def small_game_spread(seeds: int) -> None:
+    from nashzoo.agents.ismcts import ISMCTSSearch, SearchConfig, SearchTables, TablesKnowledge
+    from nashzoo.games.poker import PokerDefinition, PokerGame
+    from nashzoo.tree import TabularPolicy, compile_game
+
+    d = PokerDefinition(
+        num_rounds=2, blinds=(1, 1), stacks=(13, 13), first_player=(0, 0),
+        num_board_cards=(0, 1), num_suits=2, num_ranks=6, num_hole_cards=1,
+        betting="limit", raise_sizes=((2,), (4,)), max_raises=(2, 2),
+    )  # fmt: skip
+    game = PokerGame(d)
+    tree = compile_game(game)
+    knowledge = TablesKnowledge(SearchTables.oracle(tree, TabularPolicy.uniform(tree).probs))
+    state = game.new_initial_state()
+    state.advance_chance(np.random.default_rng(0).random)
+    state.advance_chance(np.random.default_rng(0).random)
+    state.apply_action(2)
+    print(f"\n12-card game, the value of calling before the 10-outcome board card, {seeds} seeds")
+    for sims in (30, 300):
+        for exact_chance in (52, 0):
+            search = ISMCTSSearch(
+                game,
+                knowledge,
+                SearchConfig(variant="a", simulations=sims),
+                exact_chance=exact_chance,
+            )
+            values = []
+            for seed in range(seeds):
+                result = search.run_state(state, seed)
+                values.append(result.q_low[list(result.actions).index(1)])
+            label = "adjusted" if exact_chance else "drawn average"
+            mean, sd = np.mean(values), np.std(values)
+            print(f"  {sims:4d} simulations, {label:14s} mean {mean:+.4f}  sd {sd:.4f}")
+
+
+def leduc_scale() -> None:
+    from nashzoo.agents.cfr import make_solver
+    from nashzoo.agents.ismcts import ISMCTSAgent, SearchConfig, SearchTables
+    from nashzoo.eval.exploitability import exploitability
+    from nashzoo.games.poker import presets
+    from nashzoo.tree import compile_game
+    from nashzoo.tree.best_response import nash_conv_array
+
+    game = presets.leduc()
+    tree = compile_game(game)
+    print("Leduc: the search operator's exact exploitability (chips), seeds 0-2, compiled")
+    print("| prior P (its exploitability) | simulations | eps | game's scale | tree's range |")
+    print("|---|---:|---:|---:|---:|")
+    for iterations in (10, 40, 300):
+        probs = make_solver("cfr+", game).iterate(iterations).average_policy().probs
+        tables = SearchTables.oracle(tree, probs)
+        own = float(nash_conv_array(tree, probs)) / 2
+        for sims in (100, 1000):
+            for eps in (0.2, 0.05):
+                cells = []
+                for scale in ("game", "tree"):
+                    values = [
+                        exploitability(
+                            ISMCTSAgent(
+                                game,
+                                tables,
+                                SearchConfig(
+                                    simulations=sims, eps=eps, value_scale=scale, seed=seed
+                                ),
+                            ),
+                            game,
+                        ).exploitability
+                        for seed in range(3)
+                    ]
+                    cells.append(f"{np.mean(values):.4f}")
+                print(f"| CFR+ {iterations} ({own:.3f}) | {sims:,} | {eps} | {' | '.join(cells)} |")
+
+
+def nuts_spot() -> None:
+    import nashzoo
+    from nashzoo.agents.ismcts import ISMCTSSearch, Knowledge, SearchConfig
+
+    game = nashzoo.make_game("limit_holdem")
+
+    class FoldsEverything(Knowledge):
+        def act(self, state: Any, player: int) -> Any:
+            legal = list(state.legal_actions())
+            prior = np.full(len(legal), 0.05 / max(len(legal) - 1, 1))
+            if 0 in legal:
+                prior[legal.index(0)] = 0.95
+            return prior / prior.sum(), np.zeros(len(legal)), 0.0
+
+    cards = ["7c", "2d", "As", "Ks", "Qs", "Js", "Ts", "2h", "3d"]
+    state, dealt = game.new_initial_state(), 0
+    while dealt < len(cards) or state.current_player() != 0:
+        if state.current_player() < 0:
+            names = {state.action_to_string(a): a for a, _ in state.chance_outcomes()}
+            state.apply_action(next(a for n, a in names.items() if cards[dealt] in n))
+            dealt += 1
+        else:
+            state.apply_action(1)
+    state.apply_action(2)
+    print("\nLimit Hold'em river, AsKs on QsJsTs 2h 3d facing a bet, P folds with 0.95:")
+    print("the search policy's fold share (Nash-ISMCTS, eps 0.2, c_puct 2, seed 0)")
+    print("| simulations | game's scale | tree's range |")
+    print("|---:|---:|---:|")
+    for sims in (50, 200, 1000):
+        cells = []
+        for scale in ("game", "tree"):
+            config = SearchConfig(eps=0.2, simulations=sims, value_scale=scale)
+            result = ISMCTSSearch(game, FoldsEverything(game), config).run_state(state, 0)
+            cells.append(f"{result.policy[0]:.3f}")
+        print(f"| {sims:,} | {' | '.join(cells)} |")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--ours", help="a Nash-ISMCTS .pt trained over the rules")
+    parser.add_argument("--states", type=int, default=20)
+    parser.add_argument("--simulations", type=int, default=200)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=50)
+    parser.add_argument("--section", choices=("scale", "luck"), action="append")
+    args = parser.parse_args(argv)
+    sections = args.section or ["scale", "luck"]
+    one_thread()
+    print(machine_line())
+    if "scale" in sections:
+        leduc_scale()
+        nuts_spot()
+    if "luck" in sections:
+        holdem_speed(args)
+        small_game_spread(args.seeds)
+
+
+if __name__ == "__main__":
+    main()
