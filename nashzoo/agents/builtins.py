@@ -158,7 +158,7 @@ def _torch_file(game: Game, path: str | None) -> Any:
     kind = torch_file_format(str(path))
     entry = learner_for_format(kind) if isinstance(kind, str) else None
     if entry is None:
-        known = sorted(str(e.file_format) for e in learners().values() if e.suffix == ".pt")
+        known = sorted(f for e in learners().values() if e.suffix == ".pt" for f in e.file_formats)
         raise PolicyFileError(
             f"{path} is a {kind!r} file; nashzoo's .pt agents are {', '.join(map(repr, known))}."
         )
@@ -258,17 +258,9 @@ def _register() -> None:
         LearnerEntry(
             "nash-ismcts",
             "nashzoo.agents.ismcts.train:NashISMCTS",
-            "Nash-ISMCTS's networks by self-play search (torch extra; over the rules on "
-            "games that do not compile)",
-            file_format="nashzoo.ismcts",
-            load_agent=_ismcts_file,
-        ),
-        LearnerEntry(
-            "nash-ismcts-rules",
-            "nashzoo.agents.ismcts.train_large:NashISMCTSLarge",
-            "Nash-ISMCTS's networks by self-play search over the rules, on any game that "
-            "lists its hidden worlds (torch extra)",
-            file_format="nashzoo.ismcts_rules",
+            "Nash-ISMCTS's networks by self-play search, any two-player game: tabulated "
+            "where the game compiles, evaluated at search time elsewhere (torch extra)",
+            file_format=("nashzoo.ismcts", "nashzoo.ismcts_rules"),
             load_agent=_ismcts_file,
         ),
     ):

@@ -282,7 +282,8 @@ class LearnerEntry:
             listing learners does not import torch).
         description: one line for ``nashzoo train --help``.
         file_format: the ``"format"`` its saved files declare (``"nashzoo.nfsp"``), so a
-            saved file finds the learner that reads it; ``None`` if it has none.
+            saved file finds the learner that reads it, or a tuple of them (a learner whose
+            files take one of several forms); ``None`` if it has none.
         suffix: the suffix of its saved files (``".pt"``, ``".npz"``).
         load_agent: ``load_agent(path, game)`` builds an agent from a saved file; default
             ``cls.load(path).agent(name=file stem)`` after checking the game.
@@ -291,7 +292,7 @@ class LearnerEntry:
     name: str
     target: Any
     description: str
-    file_format: str | None = None
+    file_format: str | tuple[str, ...] | None = None
     suffix: str = ".pt"
     load_agent: Callable[[str, Game], Any] | None = None
 
@@ -306,6 +307,13 @@ class LearnerEntry:
                 f"LearnerEntry {self.name!r}: target must be a class or 'module:Class', "
                 f"received {type(self.target).__name__}."
             )
+
+    @property
+    def file_formats(self) -> tuple[str, ...]:
+        """Every ``"format"`` its saved files may declare."""
+        if self.file_format is None:
+            return ()
+        return (self.file_format,) if isinstance(self.file_format, str) else self.file_format
 
     def load_class(self) -> type:
         """The learner class (imported now if the target is a string).
@@ -399,4 +407,4 @@ def get_learner(name: str) -> LearnerEntry:
 def learner_for_format(file_format: str) -> LearnerEntry | None:
     """The learner whose saved files declare ``file_format``, or ``None``."""
     _load()
-    return next((e for e in _LEARNERS.values() if e.file_format == file_format), None)
+    return next((e for e in _LEARNERS.values() if file_format in e.file_formats), None)

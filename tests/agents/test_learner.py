@@ -90,8 +90,8 @@ def test_every_builtin_learner_has_the_one_shape_and_resumes(name, tmp_path):
     # the saved file is an agent file every tool reads
     agent = build_agent(str(path), _game(name))
     assert agent.name == "learner"
-    if entry.file_format is not None:
-        assert learner_for_format(entry.file_format) is entry
+    for file_format in entry.file_formats:
+        assert learner_for_format(file_format) is entry
 
 
 def test_train_refuses_a_missing_or_bad_budget():

@@ -194,7 +194,7 @@ class NashISMCTSLarge:
         network: the :class:`~nashzoo.agents.ismcts.nets.RulesNetwork` being trained.
     """
 
-    name: ClassVar[str] = "nash-ismcts-rules"
+    name: ClassVar[str] = "nash-ismcts"
     config_type: ClassVar[type] = LargeTrainConfig
     step_unit: ClassVar[str] = "generations"
 
