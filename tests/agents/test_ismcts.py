@@ -463,3 +463,26 @@ def test_search_agents_play_a_supervised_tournament_under_a_move_time_limit(tmp_
     oracle, random = names.index("oracle"), names.index("random")
     assert result.crosstable.mean[oracle, random] > 0
     assert result.exploitability["oracle"] < 0.05
+
+
+def test_the_completed_q_target_improves_p_by_the_measured_values():
+    """Gumbel MuZero's completed-Q target (Danihelka et al. 2022), worked by hand:
+    softmax(log P + (50 + max N) * Q), an unvisited action at the mixed value
+    (V + N * E_{P | visited}[Q]) / (1 + N)."""
+    from nashzoo.agents.ismcts.config import improved_policy
+
+    prior = np.array([0.25, 0.25, 0.5])
+    visits = np.array([2.0, 0.0, 0.0])
+    q = np.array([0.1, np.nan, np.nan])
+    target = improved_policy(prior, visits, q, q, 0.05)
+    mixed = (0.05 + 2 * 0.1) / 3  # the unvisited actions' value
+    logits = np.log(prior) + 52 * np.array([0.1, mixed, mixed])
+    np.testing.assert_allclose(target, np.exp(logits) / np.exp(logits).sum())
+    # visited both ways: the better action takes the mass whatever the visits say
+    even = improved_policy(
+        np.array([0.5, 0.5]), np.array([3.0, 5.0]), *[np.array([0.2, -0.2])] * 2, 0.0
+    )
+    assert even[0] > 0.999
+    # no measured difference: P itself
+    flat = improved_policy(np.array([0.3, 0.7]), np.array([4.0, 4.0]), *[np.zeros(2)] * 2, 0.0)
+    np.testing.assert_allclose(flat, [0.3, 0.7])

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from nashzoo.agents.ismcts.compiled import CompiledSearch
-from nashzoo.agents.ismcts.config import SearchConfig
+from nashzoo.agents.ismcts.config import SearchConfig, improved_policy
 from nashzoo.agents.ismcts.tables import SearchTables, payoff_scale
 from nashzoo.agents.learner import TrainCallback
 from nashzoo.errors import WorkerError
@@ -73,7 +73,10 @@ def play_self_play_games(
 ) -> list[dict[str, Any]]:
     """Self-play games with Nash-ISMCTS on the given tables, one per seed (a worker's job)."""
     tables = _tables_from_payload(payload)
-    search = CompiledSearch(tables, SearchConfig(**config))
+    settings = dict(config)
+    policy_target = str(settings.pop("policy_target", "visits"))
+    target_scale = float(settings.pop("target_scale", 1.0))
+    search = CompiledSearch(tables, SearchConfig(**settings))
     views = tables.views
     tree = views.tree
     scale = payoff_scale(tree)
@@ -93,7 +96,18 @@ def play_self_play_games(
                 i = int(tree.infoset[n])
                 result = search.run(i, rng, self_play=True)
                 target = np.zeros(tree.num_actions, dtype=np.float32)
-                target[result.actions] = result.visits / result.visits.sum()
+                if policy_target == "completed_q":
+                    value = tables.view_value[views.infoset_view[i]]
+                    target[result.actions] = improved_policy(
+                        tables.prior[i, result.actions],
+                        result.visits,
+                        result.q_low,
+                        result.q_high,
+                        value,
+                        c_scale=target_scale,
+                    )
+                else:
+                    target[result.actions] = result.visits / result.visits.sum()
                 # the move: the search's own move distribution (its final_policy)
                 a = int(rng.choice(tree.num_actions, p=result.policy))
                 infosets.append(i)
@@ -187,7 +201,11 @@ class _Players:
         self, tables: SearchTables, generation: int, progress: float
     ) -> list[dict[str, np.ndarray]]:
         """The compiled path's self-play games of one generation."""
-        search = self.config.search_config(progress=progress).to_dict()
+        search = {
+            **self.config.search_config(progress=progress).to_dict(),
+            "policy_target": self.config.policy_target,
+            "target_scale": self.config.target_scale,
+        }
         return self.run(play_self_play_games, _tables_payload(tables), search, generation)
 
     def run(

@@ -101,7 +101,13 @@ class TrainConfig(Config):
             design's move selection, the one the trained agent plays by: actions whose
             confidence interval lies below the best lower bound are dropped, the rest
             drawn in proportion to visits) or ``"visits"`` (in proportion to all visits).
-            The policy target is the visit distribution either way.
+            The policy target is ``policy_target`` either way.
+        policy_target: what P learns from at each self-play decision: ``"visits"`` (the
+            root's visit distribution, AlphaZero's) or ``"completed_q"`` (P improved by the
+            root's measured values, Gumbel MuZero's completed-Q target:
+            :func:`~nashzoo.agents.ismcts.config.improved_policy`), which stays
+            informative at a few simulations a move where the visits are P resampled.
+        target_scale: ``c_scale`` of the completed-Q target.
         hidden_sizes: widths of the network's torso.
         learning_rate: Adam's step size.
         average_decay: when set, the trained agent (and every measurement: P's and the
@@ -144,6 +150,8 @@ class TrainConfig(Config):
     noise_alpha: float = number(1.0, low=0.0, low_inclusive=False)
     noise_fraction: float = number(0.25, low=0.0, high=1.0)
     self_play_moves: Literal["lcb", "visits"] = choice("lcb", ("lcb", "visits"))
+    policy_target: Literal["visits", "completed_q"] = choice("visits", ("visits", "completed_q"))
+    target_scale: float = number(1.0, low=0.0)
     hidden_sizes: tuple[int, ...] = integers((128, 128))
     learning_rate: float = number(1e-3, low=0.0)
     average_decay: float | None = number(

@@ -294,6 +294,8 @@ class NashISMCTSLarge:
         search = {
             **c.search_config(progress=fraction).to_dict(),
             "node_cap": c.node_cap,
+            "policy_target": c.policy_target,
+            "target_scale": c.target_scale,
             "belief_source": c.belief_source,
             "bayes_worlds": c.bayes_worlds if c.bayes_weight > 0 else 0,
         }
