@@ -16,6 +16,9 @@ spec                       agent
                            rules where the game does not compile)
 ``nash-ismcts-oracle:1000`` Nash-ISMCTS with N simulations on oracle networks computed
                            from a CFR+ solution (the spec's experiments' setting)
+``nash-ismcts:0.2s+bp.npz`` Nash-ISMCTS improving a blueprint, any agent file that states
+                           its probabilities (exact values under it where the game
+                           compiles; its P alone elsewhere)
 ``path/to/agent.pt``       a saved NFSP, Deep CFR, ESCHER or simplex-gradient agent (its
                            average policy; simplex-gradient's last iterate where its
                            config says ``play="last"``) or a trained Nash-ISMCTS agent
@@ -207,6 +210,37 @@ def _nash_ismcts_oracle(game: Game, argument: str | None) -> Any:
     return ISMCTSAgent(game, tables, SearchConfig(variant="nash", **budget), name=name)
 
 
+def _nash_ismcts_blueprint(game: Game, argument: str | None) -> Any:
+    """``nash-ismcts:BUDGET+SPEC``: Nash-ISMCTS on a blueprint's P (any agent spec, a file
+    or e.g. ``cfr+:100``, whose agent states its probabilities); where the game
+    compiles, on the blueprint's oracle tables (P the blueprint, H Bayes' rule under
+    it, V and V_w its exact values), elsewhere on
+    its P alone (:class:`~nashzoo.agents.ismcts.knowledge.PolicyKnowledge`: zero values,
+    on the tree's value scale)."""
+    from nashzoo.agents.ismcts import ISMCTSAgent, SearchConfig, SearchTables
+    from nashzoo.agents.ismcts.knowledge import PolicyKnowledge
+    from nashzoo.agents.specs import build_agent
+    from nashzoo.tree import TabularPolicy, compiled_or_none
+
+    budget, plus, path = (argument or "").partition("+")
+    if not plus or not path:
+        raise InvalidParameterError(
+            "A search on a blueprint is nash-ismcts:BUDGET+SPEC (BUDGET simulations or "
+            "SECONDSs a move, SPEC an agent spec, e.g. a file, whose agent states its "
+            f"probabilities), received nash-ismcts:{argument or ''}."
+        )
+    settings = _budget("nash-ismcts", budget, 1000)
+    blueprint = build_agent(path, game)
+    name = f"nash-ismcts:{budget}+{Path(path).stem}"
+    tree = compiled_or_none(game)
+    if tree is not None and callable(getattr(blueprint, "action_probabilities", None)):
+        probs = TabularPolicy.from_agent(blueprint, tree).probs
+        config = SearchConfig(variant="nash", eps=0.2, **settings)
+        return ISMCTSAgent(game, SearchTables.oracle(tree, probs), config, name=name)
+    config = SearchConfig(variant="nash", eps=0.2, value_scale="tree", **settings)
+    return ISMCTSAgent(game, PolicyKnowledge(game, blueprint), config, name=name)
+
+
 def _sb3_file(game: Game, path: str | None) -> Any:
     from nashzoo.agents.sb3 import load_sb3_agent
 
@@ -331,6 +365,18 @@ def _register() -> None:
             samples=True,
             defaults={"simulations": 1000, "eps": 0.05, "cfr+ iterations": 1000, "seed": 0},
             check=lambda game: _two_players(game) or _compiles(game),
+        )
+    )
+    register_family(
+        AgentFamily(
+            "nash-ismcts",
+            _nash_ismcts_blueprint,
+            "Nash-ISMCTS improving a blueprint (any agent spec whose agent states its "
+            "probabilities): on its oracle tables where the game compiles, on its P elsewhere",
+            argument="BUDGET+SPEC",
+            samples=True,
+            defaults={"eps": 0.2, "seed": 0},
+            check=_two_players,
         )
     )
     register_family(

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nashzoo.agents.registry import families, family_for_file, lookup_family
+from nashzoo.agents.registry import AgentFamily, families, family_for_file, lookup_family
 from nashzoo.envs.protocol import Agent
 from nashzoo.errors import InvalidParameterError, NashzooError
 from nashzoo.games import Game
@@ -61,6 +61,15 @@ def _set_name(agent: Any, name: str | None) -> None:
             agent.name = name
 
 
+def _named_family(spec: str) -> AgentFamily | None:
+    """The family ``spec`` names before its ``:ARGUMENT`` (not a file family), or ``None``:
+    a named family comes first, since its argument may itself name a file
+    (``nash-ismcts:0.2s+blueprint.npz``)."""
+    head, sep, tail = spec.partition(":")
+    family = lookup_family(head) if sep and tail else None
+    return family if family is not None and not family.suffixes else None
+
+
 def check_spec(spec: str, game: Game | None = None) -> None:
     """Raise unless ``spec`` has one of the forms (a registered family, an existing file
     of a file family, or an importable ``package.module:factory``) and, with ``game``,
@@ -78,11 +87,12 @@ def check_spec(spec: str, game: Game | None = None) -> None:
         raise InvalidParameterError(
             f"An agent spec is a non-empty string ({spec_help()}), received {spec!r}."
         )
-    if family_for_file(spec) is not None:
+    named = _named_family(spec)
+    if named is None and family_for_file(spec) is not None:
         if not Path(spec).is_file():
             raise FileNotFoundError(f"Agent spec {spec!r}: no such file.")
         return
-    family = lookup_family(spec.partition(":")[0])
+    family = named or lookup_family(spec.partition(":")[0])
     if family is not None:
         why = None if game is None or family.check is None else family.check(game)
         if why is not None:
@@ -116,8 +126,13 @@ def build_agent(spec: str, game: Game, *, name: str | None = None) -> Agent:
         raise InvalidParameterError(
             f"build_agent needs a nashzoo Game, received {type(game).__name__}."
         )
-    family = family_for_file(spec)
-    argument: str | None = spec
+    named = _named_family(spec)
+    argument: str | None
+    family: AgentFamily | None
+    if named is not None:
+        family, argument = named, spec.partition(":")[2]
+    else:
+        family, argument = family_for_file(spec), spec
     if family is None:
         head, sep, tail = spec.partition(":")
         family = lookup_family(head)

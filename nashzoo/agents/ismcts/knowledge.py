@@ -47,6 +47,7 @@ __all__ = [
     "UninformedKnowledge",
     "TablesKnowledge",
     "NetworkKnowledge",
+    "PolicyKnowledge",
     "Request",
     "VIEW_CACHE",
     "ROWS_CACHE",
@@ -127,6 +128,60 @@ class UninformedKnowledge(Knowledge):
 
 def _scale(game: Game) -> float:
     return float(game.max_payoff_magnitude) or 1.0
+
+
+class PolicyKnowledge(Knowledge):
+    """P from any agent that states its probabilities (a blueprint: the card
+    abstraction's CFR policy, NFSP's average policy, a tabular policy), asked at each view
+    as the agent would be in a match; H the chance weights and every value 0. A search
+    on it improves the blueprint from the payoffs it reaches; where the game compiles,
+    :meth:`SearchTables.oracle <nashzoo.agents.ismcts.tables.SearchTables.oracle>` of the
+    blueprint gives exact values and Bayes' rule instead (the ``nash-ismcts:BUDGET+FILE``
+    agent spec takes that path there).
+
+    Args:
+        game: the game.
+        agent: a PolicyAgent of ``game`` (``action_probabilities(observation, info)``).
+        cache_size: views whose P is kept.
+
+    Raises:
+        InvalidParameterError: the agent states no probabilities.
+    """
+
+    source = "policy"
+
+    def __init__(self, game: Game, agent: Any, *, cache_size: int = 200_000) -> None:
+        from nashzoo.games.observation import ObservationCache
+
+        super().__init__(game)
+        if not callable(getattr(agent, "action_probabilities", None)):
+            raise InvalidParameterError(
+                f"A blueprint for search states its probabilities (a PolicyAgent with "
+                f"action_probabilities), received {type(agent).__name__}."
+            )
+        self.agent = agent
+        self.cache_size = int(cache_size)
+        self._observations = ObservationCache(game, max_size=0)
+        self._priors: dict[tuple[int, str], np.ndarray] = {}
+
+    def act(self, state: State, player: int) -> tuple[np.ndarray, np.ndarray, float]:
+        key = view_key(state, player)
+        probs = self._priors.get(key)
+        if probs is None:
+            view = self._observations.build(state, player)
+            observation = {"observation": view.tensor, "action_mask": view.mask}
+            probs = np.asarray(
+                self.agent.action_probabilities(observation, view.info(player, key[1])),
+                dtype=np.float64,
+            )
+            if len(self._priors) >= self.cache_size:
+                self._priors.clear()
+            self._priors[key] = probs
+        legal = list(state.legal_actions())
+        prior = probs[legal]
+        total = prior.sum()
+        prior = prior / total if total > 0 else np.full(len(legal), 1.0 / len(legal))
+        return prior, np.zeros(len(legal)), 0.0
 
 
 class TablesKnowledge(Knowledge):
