@@ -27,7 +27,7 @@ from common import machine_line, one_thread
 TARGETS = ("visits", "completed_q")
 
 
-def one_run(target: str, seed: int, minutes: float, simulations: int) -> dict:
+def one_run(target: str, seed: int, minutes: float, simulations: int, scale: float) -> dict:
     """Train on Leduc for ``minutes`` with the ``target``; P's and the search's exact
     exploitability at the end and P's along the way."""
     one_thread()
@@ -42,6 +42,7 @@ def one_run(target: str, seed: int, minutes: float, simulations: int) -> dict:
         belief_games=4096,
         search_every=10**6,
         policy_target=target,
+        target_scale=scale,
         seed=seed,
     )
     trainer = NashISMCTS(presets.leduc(), config).train(seconds=60 * minutes)
@@ -61,16 +62,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--minutes", type=float, default=6.0)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
     parser.add_argument("--simulations", type=int, default=8)
+    parser.add_argument("--target-scale", type=float, default=1.0, help="completed-Q's c_scale")
     parser.add_argument("--run", nargs=2, metavar=("TARGET", "SEED"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.run:
-        result = one_run(args.run[0], int(args.run[1]), args.minutes, args.simulations)
+        result = one_run(
+            args.run[0], int(args.run[1]), args.minutes, args.simulations, args.target_scale
+        )
         print(json.dumps(result))
         return
     print(machine_line())
     print(
         f"Leduc, {args.minutes:g} minutes a run, {args.simulations} simulations a self-play "
-        "move, 64 games and 50 steps a generation"
+        f"move, 64 games and 50 steps a generation, completed-Q's c_scale {args.target_scale:g}"
     )
     rows = []
     for seed in args.seeds:
@@ -86,6 +90,8 @@ def main(argv: list[str] | None = None) -> None:
                     str(args.minutes),
                     "--simulations",
                     str(args.simulations),
+                    "--target-scale",
+                    str(args.target_scale),
                 ],
                 stdout=subprocess.PIPE,
                 text=True,
