@@ -13,7 +13,8 @@ Goal: the search at or below 0.3 chips at 1,000 simulations after 15 minutes (th
 compiled path reaches 0.24), and not rising from 100 to 3,000 simulations.
 
 Usage: ``python benchmarks/nash_ismcts_rules_leduc.py [--minutes 15] [--sims 100,1000,3000]
-[--workers 2] [--self-play-sims 200] [--games 32] [--steps 50] [--average-decay 0.97]``
+[--workers 2] [--self-play-sims 200] [--games 32] [--steps 50] [--average-decay 0.97]
+[--value-scale tree|game]``
 
 The trained agent, and so every measurement here, plays the moving average of the
 network's parameters (``TrainConfig.average_decay``; ``--average-decay -1``: the last
@@ -58,6 +59,12 @@ def main(argv: list[str] | None = None) -> None:
         default=0.97,
         help="play a moving average of the network (a negative value: the last network)",
     )
+    parser.add_argument(
+        "--value-scale",
+        choices=("game", "tree"),
+        default="tree",
+        help="LargeTrainConfig.value_scale (the scale of PUCT and the LCB)",
+    )
     parser.add_argument("--out", default="leduc_rules.pt")
     args = parser.parse_args(argv)
     one_thread()
@@ -82,6 +89,7 @@ def main(argv: list[str] | None = None) -> None:
         batch_size=256,
         replay_generations=20,
         workers=args.workers,
+        value_scale=args.value_scale,
         seed=args.seed,
     )
     print(f"config: {config.to_dict()}")
@@ -110,7 +118,7 @@ def main(argv: list[str] | None = None) -> None:
     for belief in ("network", "bayes"):
         print(f"H from the {'belief head' if belief == 'network' else 'online Bayes refinement'}:")
         counts = [
-            int(s) for s in (args.sims if belief == "network" else args.bayes_sims).split(",")
+            int(s) for s in (args.sims if belief == "network" else args.bayes_sims).split(",") if s
         ]
         for sims in counts:
             agent = trainer.agent()
