@@ -42,7 +42,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -78,12 +78,6 @@ class LargeTrainConfig(TrainConfig):
     to compile, and:
 
     Attributes:
-        value_scale: ``"tree"`` by default here: on a game whose largest payoff dwarfs a
-            decision's stakes (Limit Hold'em: 240 chips), PUCT and the LCB on the game's
-            scale keep the search at P; on a river spot where P folds the nuts with
-            probability 0.95, the search on the game's scale still folded 92% of the
-            time after 50 simulations (c_puct 2) and 36% after 1,000, on the tree's
-            value range 0% after 50 (``tests/agents/test_ismcts_rules_nash.py``).
         embed_size: width of a world's embedding (H's and V_w's dot products).
         negatives: worlds drawn beside the true one for H's sampled softmax.
         node_cap: nodes one search may hold.
@@ -119,7 +113,6 @@ class LargeTrainConfig(TrainConfig):
 
     games_per_generation: int = integer(32, low=1)
     simulations: int = integer(100, low=1)
-    value_scale: Literal["game", "tree"] = choice("tree", ("game", "tree"))
     eval_simulations: int = integer(200, low=1)
     hidden_sizes: tuple[int, ...] = integers((256, 256))
     steps_per_generation: int = integer(50, low=1)
