@@ -46,7 +46,7 @@ def holdem_speed(args: argparse.Namespace) -> None:
 
     import nashzoo
     from nashzoo.agents.ismcts import ISMCTSAgent, ISMCTSSearch, NetworkKnowledge, SearchConfig
-    from nashzoo.agents.ismcts.nets import RulesNetwork, RulesNetworkShape
+    from nashzoo.agents.ismcts.nets import EmbeddingNetwork, EmbeddingNetworkShape
 
     game = nashzoo.make_game("limit_holdem")
     if args.ours:
@@ -54,7 +54,7 @@ def holdem_speed(args: argparse.Namespace) -> None:
         network = agent.search.knowledge.network
     else:
         torch.manual_seed(0)
-        network = RulesNetwork(RulesNetworkShape.for_game(game)).eval()
+        network = EmbeddingNetwork(EmbeddingNetworkShape.for_game(game)).eval()
     states = decision_states(game, args.states, 0)
     config = SearchConfig(variant="nash", eps=0.2, simulations=args.simulations)
     views: dict[int, list[float]] = {}

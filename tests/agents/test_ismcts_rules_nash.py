@@ -31,7 +31,7 @@ from nashzoo.agents.ismcts import (
     TablesKnowledge,
     run_searches,
 )
-from nashzoo.agents.ismcts.nets import RulesNetwork, RulesNetworkShape
+from nashzoo.agents.ismcts.nets import EmbeddingNetwork, EmbeddingNetworkShape
 from nashzoo.agents.ismcts.prior import PriorAgent
 from nashzoo.agents.ismcts.train import NashISMCTS, TrainConfig
 from nashzoo.agents.ismcts.train_large import LargeTrainConfig, NashISMCTSLarge
@@ -136,7 +136,9 @@ def decision_states(game, count, seed=0):
 
 def random_network(game, seed=0):
     torch.manual_seed(seed)
-    net = RulesNetwork(RulesNetworkShape.for_game(game, hidden_sizes=(64, 64), embed_size=16))
+    net = EmbeddingNetwork(
+        EmbeddingNetworkShape.for_game(game, hidden_sizes=(64, 64), embed_size=16)
+    )
     return net.eval()
 
 
@@ -402,7 +404,7 @@ def test_bad_settings_are_refused():
     with pytest.raises(InvalidParameterError, match="Knowledge or SearchTables, received str"):
         ISMCTSSearch(KUHN, "oracle")  # type: ignore[arg-type]
     with pytest.raises(InvalidParameterError, match="does not list its hidden information"):
-        RulesNetworkShape.for_game(KUHN)
+        EmbeddingNetworkShape.for_game(KUHN)
 
 
 # -- H-splitting (issue 33 item 5) --------------------------------------------------------
@@ -812,7 +814,7 @@ def test_strength_inputs_feed_hand_strength_columns_to_the_network(monkeypatch, 
     with pytest.raises(InvalidParameterError, match="Hand-strength inputs need heads-up Limit"):
         NashISMCTSLarge(presets.leduc(), LargeTrainConfig(**TINY, inputs="strength"))
     with pytest.raises(InvalidParameterError, match="needs its game .* received game=None"):
-        RulesNetwork(net.shape)
+        EmbeddingNetwork(net.shape)
     with pytest.raises(InvalidParameterError, match="inputs"):
         LargeTrainConfig(inputs="pixels")
 
@@ -834,7 +836,7 @@ def test_strength_only_inputs_read_the_cards_as_strengths_alone(monkeypatch, tmp
     ).train(steps=1)
     net = trainer.network
     assert net.shape.strength == spec and net.shape.cards is False
-    full = RulesNetwork(replace(net.shape, cards=True), HOLDEM)
+    full = EmbeddingNetwork(replace(net.shape, cards=True), HOLDEM)
     size = HOLDEM.information_state_tensor_size
 
     def view(cards: tuple[int, ...]) -> list[int]:
@@ -861,11 +863,11 @@ def test_strength_only_inputs_read_the_cards_as_strengths_alone(monkeypatch, tmp
     with torch.no_grad():
         assert torch.equal(loaded(loaded.dense(rows))["value"], net(net.dense(rows))["value"])
     before = {k: v for k, v in net.shape.to_dict().items() if k != "cards"}
-    assert RulesNetworkShape.from_dict(before).cards is True
+    assert EmbeddingNetworkShape.from_dict(before).cards is True
     with pytest.raises(InvalidParameterError, match="cards=False.*received strength=''"):
-        RulesNetworkShape.for_game(HOLDEM, cards=False)
+        EmbeddingNetworkShape.for_game(HOLDEM, cards=False)
     with pytest.raises(InvalidParameterError, match="cards=False.*received strength=''"):
-        RulesNetwork(replace(net.shape, strength=""), HOLDEM)
+        EmbeddingNetwork(replace(net.shape, strength=""), HOLDEM)
 
 
 # -- luck adjustment at large chance nodes (issue 89 item 5) ------------------------------

@@ -309,12 +309,12 @@ class ISMCTSAgent:
 
 def _network_knowledge(path: str | Path, state: dict[str, Any], game: Game) -> NetworkKnowledge:
     """The network a file of format ``nashzoo.ismcts_rules`` holds, as knowledge."""
-    from nashzoo.agents.ismcts.nets import RulesNetwork, RulesNetworkShape
+    from nashzoo.agents.ismcts.nets import EmbeddingNetwork, EmbeddingNetworkShape
     from nashzoo.agents.torch_files import load_modules
 
     try:
-        shape = RulesNetworkShape.from_dict(state["network"]["shape"])
-        network = RulesNetwork(shape, game)
+        shape = EmbeddingNetworkShape.from_dict(state["network"]["shape"])
+        network = EmbeddingNetwork(shape, game)
     except (KeyError, TypeError, AttributeError, InvalidParameterError) as exc:
         raise PolicyFileError(f"{path} is not a valid search agent file: {exc}") from exc
     try:

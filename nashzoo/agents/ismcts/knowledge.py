@@ -26,7 +26,7 @@ Three knowledges:
 * :class:`TablesKnowledge`: a compiled game's :class:`~nashzoo.agents.ismcts.tables.SearchTables`
   read through the rules (the same numbers the compiled search reads: the test that the
   two search paths agree);
-* :class:`NetworkKnowledge`: a :class:`~nashzoo.agents.ismcts.nets.RulesNetwork`
+* :class:`NetworkKnowledge`: an :class:`~nashzoo.agents.ismcts.nets.EmbeddingNetwork`
   evaluated at search time, each view once (a cache keyed by the player and its
   information-state string, bounded).
 """
@@ -256,7 +256,7 @@ class TablesKnowledge(Knowledge):
 
 
 class NetworkKnowledge(Knowledge):
-    """A :class:`~nashzoo.agents.ismcts.nets.RulesNetwork` evaluated at search time.
+    """An :class:`~nashzoo.agents.ismcts.nets.EmbeddingNetwork` evaluated at search time.
 
     Each view is evaluated once (torso and heads on the player's information-state
     tensor) and cached by (player, information-state string); H and V_w of a view's
@@ -290,7 +290,7 @@ class NetworkKnowledge(Knowledge):
     def __init__(
         self, game: Game, network: Any, *, cache_size: int = VIEW_CACHE, belief: str = "network"
     ) -> None:
-        from nashzoo.agents.ismcts.nets import RulesNetwork, torch
+        from nashzoo.agents.ismcts.nets import EmbeddingNetwork, torch
 
         super().__init__(game)
         if belief not in ("network", "bayes"):
@@ -303,9 +303,9 @@ class NetworkKnowledge(Knowledge):
         # the opponent's log P at one of its decisions, in every world: (value -> row, rows)
         self._bayes_steps: dict[tuple[int, str], tuple[dict[Hashable, int], np.ndarray]] = {}
         self._bayes_step_rows = 0
-        if not isinstance(network, RulesNetwork):
+        if not isinstance(network, EmbeddingNetwork):
             raise InvalidParameterError(
-                f"NetworkKnowledge needs a RulesNetwork, received {type(network).__name__}."
+                f"NetworkKnowledge needs an EmbeddingNetwork, received {type(network).__name__}."
             )
         network.check_game(game)
         self.network = network

@@ -14,7 +14,7 @@ view (one batch) and returns :class:`~nashzoo.agents.ismcts.tables.SearchTables`
 is all the search reads.
 
 On games too big to compile, the worlds cannot be numbered in advance (Limit Hold'em's
-1,326 opposing hole-card pairs, the fighting game's hands), so :class:`RulesNetwork`
+1,326 opposing hole-card pairs, the fighting game's hands), so :class:`EmbeddingNetwork`
 scores a world by its value's features instead of by an output unit: a small encoder
 embeds the opponent's private value (``Game.hidden_value_features``), and the view's
 torso emits two query vectors; H's logit of a world is the dot product of its embedding
@@ -22,11 +22,11 @@ with the first, V_w the tanh of its dot product with the second (plus a bias). O
 evaluation per view then answers for any number of worlds
 (:class:`~nashzoo.agents.ismcts.knowledge.NetworkKnowledge`).
 
-A :class:`RulesNetwork` whose shape names a card abstraction (``strength``, heads-up Limit
+An :class:`EmbeddingNetwork` whose shape names a card abstraction (``strength``, heads-up Limit
 Hold'em) reads the tensor and, after it, the hand-strength columns of
 :class:`~nashzoo.abstraction.features.HoldemStrengthColumns`: which of the 1,326 hole-card
 pairs and the boards make a strong hand, which the one-hots leave to be learned from play.
-Every view reaches the network through :meth:`RulesNetwork.dense`. A shape with
+Every view reaches the network through :meth:`EmbeddingNetwork.dense`. A shape with
 ``cards=False`` also zeroes the tensor's card one-hots, so the torso reads the seat, the
 betting and the strength columns only: a network fitted to a few thousand self-play
 outcomes can then not tell one deal from another and memorize its payoff.
@@ -50,8 +50,8 @@ from nashzoo.tree.views import ViewTable
 __all__ = [
     "NetworkShape",
     "SearchNetwork",
-    "RulesNetworkShape",
-    "RulesNetwork",
+    "EmbeddingNetworkShape",
+    "EmbeddingNetwork",
     "strength_columns",
     "tabulate",
     "masked_log_softmax",
@@ -182,8 +182,8 @@ def strength_columns(game: Any, abstraction: str, *, progress: bool = False) -> 
 
 
 @dataclass(frozen=True)
-class RulesNetworkShape(_ShapeDict):
-    """Sizes of a :class:`RulesNetwork` (saved with it).
+class EmbeddingNetworkShape(_ShapeDict):
+    """Sizes of an :class:`EmbeddingNetwork` (saved with it).
 
     Attributes:
         input_size: information-state tensor length.
@@ -235,7 +235,7 @@ class RulesNetworkShape(_ShapeDict):
         hidden_sizes: tuple[int, ...] = (256, 256),
         strength: str = "",
         cards: bool = True,
-    ) -> RulesNetworkShape:
+    ) -> EmbeddingNetworkShape:
         """The shape for ``game``.
 
         Raises:
@@ -264,7 +264,7 @@ class RulesNetworkShape(_ShapeDict):
         )
 
 
-class RulesNetwork(torch.nn.Module):  # type: ignore[name-defined]
+class EmbeddingNetwork(torch.nn.Module):  # type: ignore[name-defined]
     """P, V, V_c and the two world queries from one torso, and the world encoder (see
     the module docstring).
 
@@ -282,7 +282,7 @@ class RulesNetwork(torch.nn.Module):  # type: ignore[name-defined]
             a game.
     """
 
-    def __init__(self, shape: RulesNetworkShape, game: Any = None) -> None:
+    def __init__(self, shape: EmbeddingNetworkShape, game: Any = None) -> None:
         super().__init__()
         if shape.embed_size < 1:
             raise InvalidParameterError(f"embed_size must be >= 1, received {shape.embed_size}.")
@@ -378,7 +378,7 @@ class RulesNetwork(torch.nn.Module):  # type: ignore[name-defined]
         Raises:
             InvalidParameterError: naming both shapes.
         """
-        want = RulesNetworkShape.for_game(
+        want = EmbeddingNetworkShape.for_game(
             game,
             embed_size=self.shape.embed_size,
             hidden_sizes=self.shape.hidden_sizes,

@@ -55,7 +55,7 @@ class KnowledgePolicy(SampledPolicyAgent):
 
 
 class PriorAgent(SampledPolicyAgent):
-    """A :class:`~nashzoo.agents.ismcts.nets.RulesNetwork`'s P as a PolicyAgent (no
+    """An :class:`~nashzoo.agents.ismcts.nets.EmbeddingNetwork`'s P as a PolicyAgent (no
     search); many views are answered in one forward pass (``batch_probabilities``).
 
     Args:

@@ -20,7 +20,7 @@ import numpy as np
 
 from nashzoo.agents.ismcts.config import SearchConfig, improved_policy
 from nashzoo.agents.ismcts.knowledge import NetworkKnowledge
-from nashzoo.agents.ismcts.nets import RulesNetwork, RulesNetworkShape
+from nashzoo.agents.ismcts.nets import EmbeddingNetwork, EmbeddingNetworkShape
 from nashzoo.agents.ismcts.search import ISMCTSSearch, run_searches
 from nashzoo.errors import InvalidParameterError
 from nashzoo.extras import require
@@ -36,9 +36,9 @@ def _indices(state: State, player: int) -> np.ndarray:
     return np.asarray(state.information_state_indices(player), dtype=np.int32)
 
 
-def _network_from(payload: dict[str, Any]) -> tuple[Game, RulesNetwork]:
+def _network_from(payload: dict[str, Any]) -> tuple[Game, EmbeddingNetwork]:
     game = load_game(payload["game"])
-    net = RulesNetwork(RulesNetworkShape.from_dict(payload["shape"]), game)
+    net = EmbeddingNetwork(EmbeddingNetworkShape.from_dict(payload["shape"]), game)
     net.load_state_dict(payload["state"])
     net.eval()
     return game, net

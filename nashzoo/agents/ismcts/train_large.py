@@ -3,7 +3,7 @@
 
 The targets are the compiled trainer's (:mod:`nashzoo.agents.ismcts.train`); what
 changes is that no view can be tabulated, so the network is a
-:class:`~nashzoo.agents.ismcts.nets.RulesNetwork` evaluated at search time
+:class:`~nashzoo.agents.ismcts.nets.EmbeddingNetwork` evaluated at search time
 (:class:`~nashzoo.agents.ismcts.knowledge.NetworkKnowledge`) and the data are views met
 in play. One generation:
 
@@ -51,9 +51,9 @@ from nashzoo.agents.ismcts.agent import ISMCTSAgent
 from nashzoo.agents.ismcts.config import SearchConfig
 from nashzoo.agents.ismcts.knowledge import NetworkKnowledge
 from nashzoo.agents.ismcts.nets import (
+    EmbeddingNetwork,
+    EmbeddingNetworkShape,
     ParameterAverage,
-    RulesNetwork,
-    RulesNetworkShape,
     masked_log_softmax,
 )
 from nashzoo.agents.ismcts.prior import PriorAgent
@@ -184,7 +184,7 @@ class NashISMCTSLarge:
 
     Attributes:
         history: one :class:`LargeGenerationRecord` per generation.
-        network: the :class:`~nashzoo.agents.ismcts.nets.RulesNetwork` being trained.
+        network: the :class:`~nashzoo.agents.ismcts.nets.EmbeddingNetwork` being trained.
     """
 
     name: ClassVar[str] = "nash-ismcts"
@@ -206,14 +206,14 @@ class NashISMCTSLarge:
         c = self.config
         torch.manual_seed(c.seed)
         self.rng = np.random.default_rng(np.random.SeedSequence([c.seed, 10**6]))
-        shape = RulesNetworkShape.for_game(
+        shape = EmbeddingNetworkShape.for_game(
             game,
             embed_size=c.embed_size,
             hidden_sizes=c.hidden_sizes,
             strength=c.strength_abstraction if c.inputs != "tensor" else "",
             cards=c.inputs != "strength_only",
         )
-        self.network = RulesNetwork(shape, game)
+        self.network = EmbeddingNetwork(shape, game)
         self.network.eval()
         self.average = (
             None if c.average_decay is None else ParameterAverage(self.network, c.average_decay)
