@@ -274,7 +274,7 @@ class CompiledSearch:
         n_legal = int(self._game.num_legal[infoset])
         actions = self._game.legal[infoset, :n_legal].astype(np.int64)
         visits, q_low, q_high = (row[:n_legal].copy() for row in root[:3])
-        z = c.lcb_z * float(root[3, 0]) if c.value_scale == "tree" and root[3, 0] > 0 else c.lcb_z
+        z = c.lcb_width(float(root[3, 0]))
         weights = move_weights(c.move_selection, visits, q_low, q_high, z)
         policy = np.zeros(self.tree.num_actions)
         policy[actions] = weights / weights.sum()

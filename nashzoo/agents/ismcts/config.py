@@ -27,7 +27,14 @@ import numpy as np
 from nashzoo.errors import InvalidParameterError
 from nashzoo.validation import Config, choice, flag, integer, number, seed_field
 
-__all__ = ["SearchConfig", "SearchResult", "VARIANTS", "move_weights", "improved_policy"]
+__all__ = [
+    "SearchConfig",
+    "SearchResult",
+    "VARIANTS",
+    "move_weights",
+    "improved_policy",
+    "policy_target",
+]
 
 VARIANTS = ("mt", "a", "nash")
 
@@ -124,6 +131,14 @@ class SearchConfig(Config):
     def effective_eps(self) -> float:
         """``eps`` for Nash-ISMCTS, 0 for the other variants."""
         return float(self.eps) if self.variant == "nash" else 0.0
+
+    def lcb_width(self, span: float) -> float:
+        """The LCB's ``z`` on the value scale in force: ``lcb_z``, times the range
+        ``span`` of the values the root's tree compared under ``value_scale="tree"``
+        (where there is one)."""
+        if self.value_scale == "tree" and span > 0:
+            return self.lcb_z * span
+        return self.lcb_z
 
 
 @dataclass
@@ -224,3 +239,16 @@ def improved_policy(
     )
     out = np.exp(logits - logits.max())
     return out / out.sum()
+
+
+def policy_target(
+    how: str, result: SearchResult, prior: np.ndarray, value: float, c_scale: float
+) -> np.ndarray:
+    """What P learns from at a self-play decision, over the root's legal actions:
+    ``how="visits"`` the visit shares, ``"completed_q"`` :func:`improved_policy` of
+    ``prior`` (P there) and ``value`` (V there)."""
+    if how == "completed_q":
+        return improved_policy(
+            prior, result.visits, result.q_low, result.q_high, value, c_scale=c_scale
+        )
+    return result.visits / result.visits.sum()

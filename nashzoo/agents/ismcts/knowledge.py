@@ -136,7 +136,7 @@ class PolicyKnowledge(Knowledge):
     as the agent would be in a match; H the chance weights and every value 0. A search
     on it improves the blueprint from the payoffs it reaches; where the game compiles,
     :meth:`SearchTables.oracle <nashzoo.agents.ismcts.tables.SearchTables.oracle>` of the
-    blueprint gives exact values and Bayes' rule instead (the ``nash-ismcts:BUDGET+FILE``
+    blueprint gives exact values and Bayes' rule instead (the ``nash-ismcts:BUDGET+SPEC``
     agent spec takes that path there).
 
     Args:
@@ -357,13 +357,21 @@ class NetworkKnowledge(Knowledge):
     def embed(self, values: Sequence[Hashable], public: Hashable = None) -> np.ndarray:
         """The value embeddings of ``values`` at the public information ``public``
         (``Game.hidden_value_public``; ``(len(values), embed_size)``)."""
-        features = self.game.hidden_value_features(values, public)
+        return self._encode(self.game.hidden_value_features(values, public))
+
+    def _encode(self, features: np.ndarray | None) -> np.ndarray:
+        """The world encoder on feature rows (in numpy)."""
         if features is None:
             raise InvalidParameterError(
                 f"{self.game} has no hidden_value_features; a search network needs them."
             )
         w1, b1, w2, b2 = self._encoder
         return np.maximum(features.astype(np.float64) @ w1 + b1, 0.0) @ w2 + b2
+
+    def _world_value(self, embedded: np.ndarray, query: np.ndarray) -> Any:
+        """V_w of embedded worlds at a view with ``query``."""
+        d = self.network.shape.embed_size
+        return np.tanh(embedded @ query[d : 2 * d] + query[2 * d])
 
     def _worlds_embedding(self, worlds: HiddenWorlds, state: State) -> np.ndarray:
         """The embeddings of ``worlds``' values at ``state``'s public information, cached
@@ -506,17 +514,15 @@ class NetworkKnowledge(Knowledge):
         return found
 
     def world_values(self, state: State, player: int, worlds: HiddenWorlds) -> np.ndarray:
-        query = self._view(state, player)[3]
-        d = self.network.shape.embed_size
-        return np.tanh(self._worlds_embedding(worlds, state) @ query[d : 2 * d] + query[2 * d])
+        return self._world_value(
+            self._worlds_embedding(worlds, state), self._view(state, player)[3]
+        )
 
     def history_value(self, state: State, player: int) -> float:
         if state.is_terminal():
             return float(state.returns()[player]) / _scale(self.game)
         if state.current_player() == player:
             return float(self._view(state, player)[2])
-        query = self._view(state, player)[3]
-        d = self.network.shape.embed_size
         value = state.private_information(1 - player)
         key = (value, self.game.hidden_value_public(state))
         e = self._one.get(key)
@@ -524,7 +530,7 @@ class NetworkKnowledge(Knowledge):
             if len(self._one) >= self.cache_size:
                 self._one.clear()
             e = self._one[key] = self.embed([value], key[1])[0]
-        return float(np.tanh(e @ query[d : 2 * d] + query[2 * d]))
+        return float(self._world_value(e, self._view(state, player)[3]))
 
     def history_values(self, states: Sequence[State], player: int) -> np.ndarray:
         """:meth:`history_value` of each of ``states``, the worlds' embeddings of those
@@ -545,15 +551,7 @@ class NetworkKnowledge(Knowledge):
                 )
                 for k in others
             ]
-            features = self.game.hidden_value_features_rows(rows)
-            if features is None:
-                raise InvalidParameterError(
-                    f"{self.game} has no hidden_value_features; a search network needs them."
-                )
-            w1, b1, w2, b2 = self._encoder
-            embedded = np.maximum(features.astype(np.float64) @ w1 + b1, 0.0) @ w2 + b2
-            d = self.network.shape.embed_size
+            embedded = self._encode(self.game.hidden_value_features_rows(rows))
             for row, k in enumerate(others):
-                query = self._view(states[k], player)[3]
-                out[k] = np.tanh(embedded[row] @ query[d : 2 * d] + query[2 * d])
+                out[k] = self._world_value(embedded[row], self._view(states[k], player)[3])
         return out

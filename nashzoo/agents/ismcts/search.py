@@ -535,7 +535,7 @@ class ISMCTSSearch:
         start = time.perf_counter()
         deadline = None if c.time_budget is None else start + float(c.time_budget)
         done = 0
-        lcb_z = c.lcb_z
+        span = 0.0  # the root tree's value range (value_scale "tree")
         if c.variant == "mt":
             ctx = _Context(gen, None)
             worlds = self._worlds_at(state, player)
@@ -558,10 +558,9 @@ class ISMCTSSearch:
                 done += 1
             actions, visits, lo, hi = _root_statistics(ctx.nodes[(root, root[1])])
             low, high = ctx.ranges.get(root, (0.0, 0.0))
-            if c.value_scale == "tree" and high > low:
-                lcb_z = c.lcb_z * (high - low)
+            span = max(high - low, 0.0)
         seconds = time.perf_counter() - start
-        weights = move_weights(c.move_selection, visits, lo, hi, lcb_z)
+        weights = move_weights(c.move_selection, visits, lo, hi, c.lcb_width(span))
         policy = np.zeros(self.game.num_distinct_actions)
         ids = np.asarray(actions, dtype=np.int64)
         policy[ids] = weights / weights.sum()

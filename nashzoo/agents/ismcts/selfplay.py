@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from nashzoo.agents.ismcts.compiled import CompiledSearch
-from nashzoo.agents.ismcts.config import SearchConfig, improved_policy
+from nashzoo.agents.ismcts.config import SearchConfig, policy_target
 from nashzoo.agents.ismcts.tables import SearchTables, payoff_scale
 from nashzoo.agents.learner import TrainCallback
 from nashzoo.errors import WorkerError
@@ -74,7 +74,7 @@ def play_self_play_games(
     """Self-play games with Nash-ISMCTS on the given tables, one per seed (a worker's job)."""
     tables = _tables_from_payload(payload)
     settings = dict(config)
-    policy_target = str(settings.pop("policy_target", "visits"))
+    how = str(settings.pop("policy_target", "visits"))
     target_scale = float(settings.pop("target_scale", 1.0))
     search = CompiledSearch(tables, SearchConfig(**settings))
     views = tables.views
@@ -96,18 +96,13 @@ def play_self_play_games(
                 i = int(tree.infoset[n])
                 result = search.run(i, rng, self_play=True)
                 target = np.zeros(tree.num_actions, dtype=np.float32)
-                if policy_target == "completed_q":
-                    value = tables.view_value[views.infoset_view[i]]
-                    target[result.actions] = improved_policy(
-                        tables.prior[i, result.actions],
-                        result.visits,
-                        result.q_low,
-                        result.q_high,
-                        value,
-                        c_scale=target_scale,
-                    )
-                else:
-                    target[result.actions] = result.visits / result.visits.sum()
+                target[result.actions] = policy_target(
+                    how,
+                    result,
+                    tables.prior[i, result.actions],
+                    tables.view_value[views.infoset_view[i]],
+                    target_scale,
+                )
                 # the move: the search's own move distribution (its final_policy)
                 a = int(rng.choice(tree.num_actions, p=result.policy))
                 infosets.append(i)

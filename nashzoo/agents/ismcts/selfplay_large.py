@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.agents.ismcts.config import SearchConfig, improved_policy
+from nashzoo.agents.ismcts.config import SearchConfig, policy_target
 from nashzoo.agents.ismcts.knowledge import NetworkKnowledge
 from nashzoo.agents.ismcts.nets import EmbeddingNetwork, EmbeddingNetworkShape
 from nashzoo.agents.ismcts.search import ISMCTSSearch, run_searches
@@ -60,7 +60,7 @@ def play_large_games(
     game, net = _network_from(payload)
     settings = dict(config)
     node_cap = int(settings.pop("node_cap"))
-    policy_target = str(settings.pop("policy_target", "visits"))
+    how = str(settings.pop("policy_target", "visits"))
     target_scale = float(settings.pop("target_scale", 1.0))
     bayes_worlds = int(settings.pop("bayes_worlds", 0))
     knowledge = NetworkKnowledge(game, net, belief=str(settings.pop("belief_source")))
@@ -95,18 +95,8 @@ def play_large_games(
             sims += result.simulations
             capped += result.capped
             target = np.zeros(game.num_distinct_actions, dtype=np.float32)
-            if policy_target == "completed_q":
-                prior, _, root_value = knowledge.act(state, p)
-                target[result.actions] = improved_policy(
-                    prior,
-                    result.visits,
-                    result.q_low,
-                    result.q_high,
-                    root_value,
-                    c_scale=target_scale,
-                )
-            else:
-                target[result.actions] = result.visits / result.visits.sum()
+            prior, _, root_value = knowledge.act(state, p)
+            target[result.actions] = policy_target(how, result, prior, root_value, target_scale)
             legal = np.zeros(game.num_distinct_actions, dtype=bool)
             legal[result.actions] = True
             after: list[np.ndarray | None] = []
