@@ -213,14 +213,16 @@ def _nash_ismcts_oracle(game: Game, argument: str | None) -> Any:
 def _nash_ismcts_blueprint(game: Game, argument: str | None) -> Any:
     """``nash-ismcts:BUDGET+SPEC``: Nash-ISMCTS on a blueprint's P (any agent spec, a file
     or e.g. ``cfr+:100``, whose agent states its probabilities); where the game
-    compiles, on the blueprint's oracle tables (P the blueprint, H Bayes' rule under
-    it, V and V_w its exact values), elsewhere on
-    its P alone (:class:`~nashzoo.agents.ismcts.knowledge.PolicyKnowledge`: zero values,
-    on the tree's value scale)."""
+    compiles for a search (the search's own test, ``compiles_for_search``), on the
+    blueprint's oracle tables (P the blueprint, H Bayes' rule under it, V and V_w its
+    exact values), elsewhere on its P alone
+    (:class:`~nashzoo.agents.ismcts.knowledge.PolicyKnowledge`: zero values, on the
+    tree's value scale)."""
     from nashzoo.agents.ismcts import ISMCTSAgent, SearchConfig, SearchTables
+    from nashzoo.agents.ismcts.compiled import compiles_for_search
     from nashzoo.agents.ismcts.knowledge import PolicyKnowledge
     from nashzoo.agents.specs import build_agent
-    from nashzoo.tree import TabularPolicy, compiled_or_none
+    from nashzoo.tree import TabularPolicy, compile_game
 
     budget, plus, path = (argument or "").partition("+")
     if not plus or not path:
@@ -232,8 +234,8 @@ def _nash_ismcts_blueprint(game: Game, argument: str | None) -> Any:
     settings = _budget("nash-ismcts", budget, 1000)
     blueprint = build_agent(path, game)
     name = f"nash-ismcts:{budget}+{Path(path).stem}"
-    tree = compiled_or_none(game)
-    if tree is not None and callable(getattr(blueprint, "action_probabilities", None)):
+    if compiles_for_search(game) and callable(getattr(blueprint, "action_probabilities", None)):
+        tree = compile_game(game)
         probs = TabularPolicy.from_agent(blueprint, tree).probs
         config = SearchConfig(variant="nash", eps=0.2, **settings)
         return ISMCTSAgent(game, SearchTables.oracle(tree, probs), config, name=name)
