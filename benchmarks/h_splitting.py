@@ -16,7 +16,7 @@ construction (``Game.hidden_value_pieces`` names no pieces there): nothing to me
 With ``eps`` 0 the split is the flat search exactly (a test); with ``eps`` > 0 each node
 of the series takes its own ball, so the interval is wider than the flat node's.
 
-``--split belief`` measures online H refinement (``LargeTrainConfig.belief_source`` /
+``--split belief`` measures online H refinement (``TrainConfig.belief_source`` /
 ``NetworkKnowledge(belief="bayes")``) against the belief head on the same network: H of a
 view is Bayes' rule over the public history with the network's own P as the opponent's
 policy, from the start of the game, instead of the H head's output. Nothing is split; the
@@ -59,9 +59,9 @@ def agents(path: str, simulations: int, split_kind: str = "hidden") -> tuple[Any
     """The game and the flat and split search agents on the file's network (for
     ``split_kind="belief"``: the belief head's H and the online Bayes refinement's)."""
     from nashzoo.agents.ismcts.knowledge import NetworkKnowledge
-    from nashzoo.agents.ismcts.train_large import NashISMCTSLarge
+    from nashzoo.agents.ismcts.train import NashISMCTS
 
-    trainer = NashISMCTSLarge.load(path)
+    trainer = NashISMCTS.load(path)
     names = ("head", "bayes") if split_kind == "belief" else ("flat", "split")
     flat = trainer.agent(name=names[0])
     config = replace(

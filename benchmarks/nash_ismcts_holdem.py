@@ -185,14 +185,14 @@ def main(argv: list[str] | None = None) -> None:
     one_thread()
     import nashzoo
     from nashzoo.agents.ismcts import ISMCTSAgent, SearchConfig
-    from nashzoo.agents.ismcts.train_large import NashISMCTSLarge
+    from nashzoo.agents.ismcts.train import NashISMCTS
     from nashzoo.agents.specs import build_agent
 
     print(machine_line())
     game = nashzoo.make_game(args.game)
     poker = args.game == "limit_holdem"
     baseline = "poker-rules" if poker else "heuristic"
-    trainer = NashISMCTSLarge.load(args.ours)
+    trainer = NashISMCTS.load(args.ours)
     last = trainer.history[-1] if trainer.history else None
     print(
         f"ours: {args.ours}, {trainer.steps} generations, {trainer.seconds / 60:.1f} min of "

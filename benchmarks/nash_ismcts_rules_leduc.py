@@ -1,13 +1,14 @@
 """Nash-ISMCTS trained over the rules, measured exactly on Leduc (issue 33).
 
 Leduc compiles, so what the path for big games learns can be measured exactly: the
-poker engine's Leduc is trained with :class:`~nashzoo.agents.ismcts.train_large.NashISMCTSLarge`
-(networks evaluated at search time, worlds scored by value embeddings, H by sampled
-softmax) for ``--minutes``, printing the exact exploitability of the network's P every
-``--every`` generations; then the search operator over the rules on the trained network
-(one search at each of the 936 information sets, ``play_eps``) at 100, 1,000 and 3,000
-simulations, with H from the belief head and from the online Bayes refinement (Bayes'
-rule over the public history under the network's P; item 5 of the issue).
+poker engine's Leduc is trained with :class:`~nashzoo.agents.ismcts.train.NashISMCTS`
+over the rules (``fast_path=False``: networks evaluated at search time, worlds scored by
+value embeddings, H by sampled softmax) for ``--minutes``, printing the exact
+exploitability of the network's P every ``--every`` generations; then the search
+operator over the rules on the trained network (one search at each of the 936
+information sets, ``play_eps``) at 100, 1,000 and 3,000 simulations, with H from the
+belief head and from the online Bayes refinement (Bayes' rule over the public history
+under the network's P; item 5 of the issue).
 
 Goal: the search at or below 0.3 chips at 1,000 simulations after 15 minutes (the
 compiled path reaches 0.24), and not rising from 100 to 3,000 simulations.
@@ -63,20 +64,20 @@ def main(argv: list[str] | None = None) -> None:
         "--value-scale",
         choices=("game", "tree"),
         default="tree",
-        help="LargeTrainConfig.value_scale (the scale of PUCT and the LCB)",
+        help="TrainConfig.value_scale (the scale of PUCT and the LCB)",
     )
     parser.add_argument("--out", default="leduc_rules.pt")
     args = parser.parse_args(argv)
     one_thread()
     from nashzoo.agents.ismcts.knowledge import NetworkKnowledge
     from nashzoo.agents.ismcts.prior import PriorAgent
-    from nashzoo.agents.ismcts.train_large import LargeTrainConfig, NashISMCTSLarge
+    from nashzoo.agents.ismcts.train import NashISMCTS, TrainConfig
     from nashzoo.eval.exploitability import exploitability
     from nashzoo.games.poker import presets
 
     print(machine_line())
     game = presets.leduc()
-    config = LargeTrainConfig(
+    config = TrainConfig(
         games_per_generation=args.games,
         simulations=args.self_play_sims,
         eval_simulations=1000,
@@ -91,11 +92,12 @@ def main(argv: list[str] | None = None) -> None:
         workers=args.workers,
         value_scale=args.value_scale,
         seed=args.seed,
+        fast_path=False,
     )
     print(f"config: {config.to_dict()}")
-    trainer = NashISMCTSLarge(game, config)
+    trainer = NashISMCTS(game, config)
 
-    def report(t: NashISMCTSLarge) -> None:
+    def report(t: NashISMCTS) -> None:
         if t.steps and t.steps % args.every == 0:
             r = t.history[-1]
             p = exploitability(t.prior_agent(), game).exploitability

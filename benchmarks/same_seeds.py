@@ -141,12 +141,12 @@ def search() -> dict:
     import torch
 
     import nashzoo
-    from nashzoo.agents.ismcts.train_large import LargeTrainConfig, NashISMCTSLarge
+    from nashzoo.agents.ismcts.train import NashISMCTS, TrainConfig
     from nashzoo.eval.matches import head_to_head
 
     torch.set_num_threads(1)
     game = nashzoo.make_game("limit_holdem")
-    config = LargeTrainConfig(
+    config = TrainConfig(
         games_per_generation=2,
         simulations=10,
         belief_games=4,
@@ -157,7 +157,7 @@ def search() -> dict:
         eval_simulations=10,
         seed=0,
     )
-    trainer = NashISMCTSLarge(game, config).train(steps=2)
+    trainer = NashISMCTS(game, config).train(steps=2)
     weights = trainer.network.state_dict()["policy.weight"]
     agent = trainer.agent(name="search")
     prior = agent.policy_model()

@@ -530,9 +530,9 @@ def holdem_nash_ismcts(game, folder: Path, scale: float) -> tuple[str, str]:
     compile; the network is evaluated at search time, batched across the games). A small
     network and a short run: a demonstration, not a strong agent. Returns the saved
     file and its budget line."""
-    from nashzoo.agents.ismcts.train_large import LargeTrainConfig, NashISMCTSLarge
+    from nashzoo.agents.ismcts.train import NashISMCTS, TrainConfig
 
-    config = LargeTrainConfig(
+    config = TrainConfig(
         games_per_generation=16,
         simulations=50,
         eval_simulations=HOLDEM_NASH_SIMULATIONS,
@@ -544,7 +544,7 @@ def holdem_nash_ismcts(game, folder: Path, scale: float) -> tuple[str, str]:
         negatives=31,
         seed=0,
     )
-    trainer = NashISMCTSLarge(game, config)
+    trainer = NashISMCTS(game, config)
     trainer.train(seconds=max(HOLDEM_NASH_SECONDS * scale, 1.0), progress=True)
     if not trainer.steps:  # a tiny --scale: one generation at least
         trainer.train(steps=1)

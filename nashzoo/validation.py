@@ -291,9 +291,12 @@ def seed_field(default: int | None = 0, *, help: str = "") -> Any:
     return _setting(default, Rule("int", 0, optional=True), help)
 
 
-def integers(default: tuple[int, ...], *, low: int = 1, help: str = "") -> Any:
-    """A config field holding a non-empty tuple of integers >= ``low`` (layer widths)."""
-    return _setting(default, Rule("ints", low), help)
+def integers(
+    default: tuple[int, ...] | None, *, low: int = 1, optional: bool = False, help: str = ""
+) -> Any:
+    """A config field holding a non-empty tuple of integers >= ``low`` (layer widths;
+    ``None`` too if optional)."""
+    return _setting(default, Rule("ints", low, optional=optional), help)
 
 
 def numbers(

@@ -51,19 +51,10 @@ def _optional(kind: Any) -> Any:
     return parse
 
 
-def config_options(
-    parser: argparse.ArgumentParser, config_type: type, narrow: type | None = None
-) -> list[str]:
+def config_options(parser: argparse.ArgumentParser, config_type: type) -> list[str]:
     """Add one option per field of ``config_type`` (a :class:`~nashzoo.validation.Config`)
-    to ``parser``; returns the field names. Every default is ``None`` (not given).
-
-    ``narrow``: a base class of ``config_type`` that some games use instead (Nash-ISMCTS's
-    :class:`TrainConfig` where the game compiles); the help then names both defaults
-    where they differ, and the fields ``narrow`` lacks."""
+    to ``parser``; returns the field names. Every default is ``None`` (not given)."""
     helps = config_type.field_help()  # type: ignore[attr-defined]
-    narrow_defaults = (
-        {f.name: f.default for f in dataclasses.fields(narrow)} if narrow is not None else {}
-    )
     names = []
     for f in dataclasses.fields(config_type):
         rule = f.metadata.get("rule")
@@ -77,15 +68,7 @@ def config_options(
         names.append(f.name)
         flag = _flag(f.name)
         default = f.default if f.default is not dataclasses.MISSING else None
-        where = f"(default: {default})"
-        if narrow is not None and f.name not in narrow_defaults:
-            where = f"({config_type.__name__} only; default: {default})"
-        elif narrow is not None and narrow_defaults[f.name] != f.default:
-            where = (
-                f"(default: {default} with {config_type.__name__}, "
-                f"{narrow_defaults[f.name]} with {narrow.__name__})"
-            )
-        text = f"{_plain(helps.get(f.name, ''))} {where}".replace("%", "%%")
+        text = f"{_plain(helps.get(f.name, ''))} (default: {default})".replace("%", "%%")
         kw: dict[str, Any] = {"default": None, "dest": f.name, "help": text}
         if rule.kind == "bool":
             kw["action"] = argparse.BooleanOptionalAction
@@ -215,10 +198,7 @@ def add_parser(sub: Any, *, learners: bool | str = True) -> None:
             continue
         try:
             cls: Any = entry.load_class()
-            wide = _options_config_type(cls)
-            fields = config_options(
-                q, wide, cls.config_type if wide is not cls.config_type else None
-            )
+            fields = config_options(q, cls.config_type)
         except NashzooError as exc:  # e.g. the torch extra is missing
             q.set_defaults(func=_unavailable(name, exc))
             continue
@@ -228,33 +208,6 @@ def add_parser(sub: Any, *, learners: bool | str = True) -> None:
 def _flag(name: str) -> str:
     """The ``nashzoo train`` option of a config field: ``node_cap`` is ``--node-cap``."""
     return "--" + name.replace("_", "-")
-
-
-def _options_config_type(cls: Any) -> type:
-    """The config whose fields become a learner's options: its ``config_type``, or, for a
-    learner whose config depends on the game, the widest of them
-    (``options_config_type``)."""
-    if hasattr(cls, "options_config_type"):
-        return cls.options_config_type()
-    return cls.config_type
-
-
-def _config_for(cls: Any, game: Any, game_name: str, given: dict[str, Any]) -> Any:
-    """``given`` as the config ``cls`` takes for ``game`` (its ``config_type_for``, where
-    the config depends on the game); an option of the learner's other configs is refused
-    by name rather than dropped."""
-    config_type = cls.config_type_for(game) if hasattr(cls, "config_type_for") else cls.config_type
-    known = {f.name for f in dataclasses.fields(config_type)}
-    foreign = sorted(set(given) - known)
-    if foreign:
-        options = ", ".join(_flag(name) for name in foreign)
-        raise InvalidParameterError(
-            f"{options}: settings of {_options_config_type(cls).__name__}, which "
-            f"{cls.name} uses on other games; on {game_name} it trains with "
-            f"{config_type.__name__}, which has no such settings. Leave them out, or "
-            "train a game that takes them."
-        )
-    return config_type(**given)
 
 
 def _unavailable(name: str, exc: Exception | str) -> Any:
@@ -314,8 +267,7 @@ def run(args: argparse.Namespace) -> int:
     if args.resume is not None:
         learner = _resumed(cls, args.resume, game, given)
     else:
-        # a learner whose config depends on the game (Nash-ISMCTS over the rules) says so
-        learner = cls(game, _config_for(cls, game, args.game, given))
+        learner = cls(game, cls.config_type(**given))
     # after every check of the command line, before any training
     from nashzoo.training import make_folder_of, run_training
 

@@ -31,10 +31,10 @@ from nashzoo.agents.ismcts import (
     TablesKnowledge,
     run_searches,
 )
+from nashzoo.agents.ismcts.losses import _bayes_loss, _belief_loss
 from nashzoo.agents.ismcts.nets import EmbeddingNetwork, EmbeddingNetworkShape
 from nashzoo.agents.ismcts.prior import PriorAgent
 from nashzoo.agents.ismcts.train import NashISMCTS, TrainConfig
-from nashzoo.agents.ismcts.train_large import LargeTrainConfig, NashISMCTSLarge
 from nashzoo.agents.random_agent import RandomAgent
 from nashzoo.agents.specs import build_agent
 from nashzoo.errors import GameTooLargeError, InvalidParameterError, PolicyFileError
@@ -198,7 +198,7 @@ def test_a_full_node_table_is_reused_and_the_search_finishes():
 
 
 def test_a_trained_agent_file_for_another_game_or_shape_is_refused(tmp_path):
-    trainer = NashISMCTSLarge(HOLDEM, LargeTrainConfig(hidden_sizes=(16,), embed_size=8))
+    trainer = NashISMCTS(HOLDEM, TrainConfig(hidden_sizes=(16,), embed_size=8))
     path = trainer.save(tmp_path / "hulh.pt")
     agent = build_agent(str(path), HOLDEM)
     assert isinstance(agent, ISMCTSAgent) and agent.name == "hulh"
@@ -222,13 +222,22 @@ def test_a_trained_agent_file_for_another_game_or_shape_is_refused(tmp_path):
 
 def test_nash_ismcts_trains_over_the_rules_where_the_game_does_not_compile(tmp_path):
     trainer = NashISMCTS(HOLDEM, TrainConfig(games_per_generation=2, simulations=10))
-    assert isinstance(trainer, NashISMCTSLarge)
-    assert NashISMCTS.config_type_for(HOLDEM) is LargeTrainConfig
-    assert NashISMCTS.config_type_for(KUHN) is TrainConfig
-    assert type(NashISMCTS(KUHN, TrainConfig(games_per_generation=2))) is NashISMCTS
+    assert not trainer.compiled and isinstance(trainer.network, EmbeddingNetwork)
+    # the None defaults are the path's: over the rules (Hold'em), compiled (Kuhn)
+    assert (trainer.config.eval_simulations, trainer.config.belief_games) == (200, 256)
+    kuhn = NashISMCTS(KUHN, TrainConfig(games_per_generation=2))
+    assert kuhn.compiled and (kuhn.config.eval_simulations, kuhn.config.belief_games) == (
+        1000,
+        16384,
+    )
+    with pytest.raises(InvalidParameterError, match="node_cap, split_hidden: settings of training"):
+        NashISMCTS(KUHN, TrainConfig(node_cap=50, split_hidden=True))
+    leduc = TrainConfig(node_cap=50, fast_path=False, hidden_sizes=(8,))
+    rules = NashISMCTS(presets.leduc(), leduc)  # the poker engine's Leduc compiles
+    assert not rules.compiled and rules.config.node_cap == 50
     with pytest.raises(GameTooLargeError, match="duplicate scores and LBR"):
         trainer.exploitability()
-    small = LargeTrainConfig(
+    small = TrainConfig(
         games_per_generation=2,
         simulations=10,
         belief_games=4,
@@ -237,13 +246,13 @@ def test_nash_ismcts_trains_over_the_rules_where_the_game_does_not_compile(tmp_p
         hidden_sizes=(16,),
         embed_size=8,
     )
-    trainer = NashISMCTSLarge(HOLDEM, small).train(steps=2)
+    trainer = NashISMCTS(HOLDEM, small).train(steps=2)
     record = trainer.history[-1]
     assert trainer.steps == 2 and record.games == 4 and record.simulations_per_second > 0
     assert record.views > record.forward_passes > 0  # many views per forward pass
     assert record.forward_passes_per_second > 0 and record.capped == 0
-    again = NashISMCTSLarge.load(trainer.save(tmp_path / "t.pt"))
-    assert again.steps == 2 and again.config == small
+    again = NashISMCTS.load(trainer.save(tmp_path / "t.pt"))
+    assert again.steps == 2 and again.config == small.for_path(False)
     for key, value in trainer.network.state_dict().items():
         assert torch.equal(value, again.network.state_dict()[key])
 
@@ -269,9 +278,9 @@ def test_the_same_seed_gives_the_same_network_in_worker_processes_or_ray(backend
     alone = _trained_in_one_process(TINY["seed"])
     try:
         with untraced_children() if backend == "ray" else contextlib.nullcontext():
-            elsewhere = NashISMCTSLarge(
-                HOLDEM, LargeTrainConfig(**TINY, workers=2, backend=backend)
-            ).train(steps=2)
+            elsewhere = NashISMCTS(HOLDEM, TrainConfig(**TINY, workers=2, backend=backend)).train(
+                steps=2
+            )
     finally:
         if backend == "ray":
             ray.shutdown()
@@ -284,8 +293,8 @@ def test_the_same_seed_gives_the_same_network_in_worker_processes_or_ray(backend
 @functools.cache
 def _trained_in_one_process(seed: int) -> dict:
     """The network of two TINY generations in this process (one run for both backends)."""
-    config = LargeTrainConfig(**{**TINY, "seed": seed})
-    return NashISMCTSLarge(HOLDEM, config).train(steps=2).network.state_dict()
+    config = TrainConfig(**{**TINY, "seed": seed})
+    return NashISMCTS(HOLDEM, config).train(steps=2).network.state_dict()
 
 
 @pytest.mark.slow
@@ -293,7 +302,7 @@ def test_a_short_self_play_run_on_limit_holdem_beats_random():
     # Duplicate deals with AIVAT against uniform random play, network P alone (no
     # search). Measured: untrained +0.37 chips per game, 95% interval -0.89 .. +1.63;
     # after 4 generations (about 10 s) +6.07, +4.32 .. +7.83.
-    config = LargeTrainConfig(
+    config = TrainConfig(
         games_per_generation=16,
         simulations=50,
         belief_games=64,
@@ -304,7 +313,7 @@ def test_a_short_self_play_run_on_limit_holdem_beats_random():
         negatives=31,
         seed=0,
     )
-    trainer = NashISMCTSLarge(HOLDEM, config)
+    trainer = NashISMCTS(HOLDEM, config)
 
     def score():
         return head_to_head(
@@ -475,7 +484,7 @@ def test_hs_negatives_are_drawn_uniformly_without_replacement():
     """H's sampled softmax: column 0 is the true world, the others distinct worlds other
     than it, each drawn with probability (drawn) / (others); too few others leave
     columns invalid, and the correction is log(others / drawn) on the drawn ones only."""
-    from nashzoo.agents.ismcts.train_large import _negatives
+    from nashzoo.agents.ismcts.losses import _negatives
 
     rng = np.random.default_rng(0)
     counts = np.zeros(10)
@@ -513,8 +522,9 @@ def test_the_bayes_rule_term_pulls_h_toward_bayes_rule_after_an_opponent_action(
     from nashzoo.agents.ismcts.selfplay_large import _bayes_record
 
     game = presets.leduc()
-    trainer = NashISMCTSLarge(
-        game, LargeTrainConfig(hidden_sizes=(32, 32), embed_size=8, bayes_worlds=3, seed=0)
+    trainer = NashISMCTS(
+        game,
+        TrainConfig(hidden_sizes=(32, 32), embed_size=8, bayes_worlds=3, seed=0, fast_path=False),
     )
     rng = np.random.default_rng(0)
     pairs, records = [], []
@@ -563,7 +573,7 @@ def test_the_bayes_rule_term_pulls_h_toward_bayes_rule_after_an_opponent_action(
     optimizer = torch.optim.Adam(trainer.network.parameters(), lr=3e-3)
     trainer.network.train()
     for _ in range(300):
-        loss = trainer._bayes_loss(records, trainer.network.shape.embed_size)
+        loss = _bayes_loss(trainer.network, game, trainer.rng, records, trainer.config.batch_size)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
@@ -636,10 +646,10 @@ def test_belief_records_share_their_hidden_values():
     of a generation share one object per distinct hand and per distinct list (they took
     ~200 MB per generation, ten generations kept, as separate tuples)."""
     game = nashzoo.make_game("fighting_cards")
-    config = LargeTrainConfig(
+    config = TrainConfig(
         games_per_generation=2, simulations=5, belief_games=16, hidden_sizes=(16,), seed=0
     )
-    trainer = NashISMCTSLarge(game, config)
+    trainer = NashISMCTS(game, config)
     trainer.train(steps=1)
     records = [r for generation in trainer._beliefs for r in generation]
     values = [v for _, vals, _, _ in records for v in vals]
@@ -737,9 +747,9 @@ def test_over_the_rules_the_agent_plays_the_parameter_average_and_a_file_keeps_b
     """average_decay over the rules: the agent and P read the average, self-play the
     current network (the same network as without it); a saved trainer loads both
     networks and the count of updates, and its agent file plays the average."""
-    config = LargeTrainConfig(**TINY, average_decay=0.9)
-    trainer = NashISMCTSLarge(HOLDEM, config).train(steps=2)
-    plain = NashISMCTSLarge(HOLDEM, LargeTrainConfig(**TINY)).train(steps=2)
+    config = TrainConfig(**TINY, average_decay=0.9)
+    trainer = NashISMCTS(HOLDEM, config).train(steps=2)
+    plain = NashISMCTS(HOLDEM, TrainConfig(**TINY)).train(steps=2)
     for key, value in plain.network.state_dict().items():
         assert torch.equal(value, trainer.network.state_dict()[key]), key
     assert trainer.agent().search.knowledge.network is trainer.average.network
@@ -749,7 +759,7 @@ def test_over_the_rules_the_agent_plays_the_parameter_average_and_a_file_keeps_b
         trainer.average.network.state_dict()["policy.weight"],
     )
     path = trainer.save(tmp_path / "avg.pt")
-    again = NashISMCTSLarge.load(path)
+    again = NashISMCTS.load(path)
     assert again.average.updates == 2
     played = build_agent(str(path), HOLDEM).search.knowledge.network
     for mine, theirs in (
@@ -774,8 +784,8 @@ def test_strength_inputs_feed_hand_strength_columns_to_the_network(monkeypatch, 
     use_stand_in_buckets(monkeypatch)
     monkeypatch.setattr(nets, "_STRENGTH", {})  # no stand-in tables outlive the test
     spec = "ehs2:169,7,5,6"
-    trainer = NashISMCTSLarge(
-        HOLDEM, LargeTrainConfig(**TINY, inputs="strength", strength_abstraction=spec)
+    trainer = NashISMCTS(
+        HOLDEM, TrainConfig(**TINY, inputs="strength", strength_abstraction=spec)
     ).train(steps=1)
     net = trainer.network
     size = HOLDEM.information_state_tensor_size
@@ -810,13 +820,13 @@ def test_strength_inputs_feed_hand_strength_columns_to_the_network(monkeypatch, 
     assert loaded.shape == net.shape and loaded.shape.strength == spec
     with torch.no_grad():
         assert torch.equal(loaded(loaded.dense(rows))["policy"], net(net.dense(rows))["policy"])
-    assert NashISMCTSLarge.load(tmp_path / "strength.pt").config.inputs == "strength"
+    assert NashISMCTS.load(tmp_path / "strength.pt").config.inputs == "strength"
     with pytest.raises(InvalidParameterError, match="Hand-strength inputs need heads-up Limit"):
-        NashISMCTSLarge(presets.leduc(), LargeTrainConfig(**TINY, inputs="strength"))
+        NashISMCTS(presets.leduc(), TrainConfig(**TINY, inputs="strength", fast_path=False))
     with pytest.raises(InvalidParameterError, match="needs its game .* received game=None"):
         EmbeddingNetwork(net.shape)
     with pytest.raises(InvalidParameterError, match="inputs"):
-        LargeTrainConfig(inputs="pixels")
+        TrainConfig(inputs="pixels")
 
 
 def test_strength_only_inputs_read_the_cards_as_strengths_alone(monkeypatch, tmp_path):
@@ -831,8 +841,8 @@ def test_strength_only_inputs_read_the_cards_as_strengths_alone(monkeypatch, tmp
     use_stand_in_buckets(monkeypatch)
     monkeypatch.setattr(nets, "_STRENGTH", {})
     spec = "ehs2:169,7,5,6"
-    trainer = NashISMCTSLarge(
-        HOLDEM, LargeTrainConfig(**TINY, inputs="strength_only", strength_abstraction=spec)
+    trainer = NashISMCTS(
+        HOLDEM, TrainConfig(**TINY, inputs="strength_only", strength_abstraction=spec)
     ).train(steps=1)
     net = trainer.network
     assert net.shape.strength == spec and net.shape.cards is False
@@ -1056,13 +1066,20 @@ def test_the_belief_head_learns_a_board_dependent_posterior():
             true = worlds.index_of(state.private_information(0))
             indices = np.asarray(state.information_state_indices(1), dtype=np.int32)
             records.append((indices, worlds.values, true, game.hidden_value_public(state)))
-        config = LargeTrainConfig(
-            hidden_sizes=(64, 64), embed_size=16, learning_rate=3e-3, batch_size=128, seed=0
+        config = TrainConfig(
+            hidden_sizes=(64, 64),
+            embed_size=16,
+            learning_rate=3e-3,
+            batch_size=128,
+            seed=0,
+            fast_path=False,
         )
-        trainer = NashISMCTSLarge(game, config)
+        trainer = NashISMCTS(game, config)
         trainer.network.train()
         for _ in range(600):
-            loss = trainer._belief_loss(records, 16)
+            loss = _belief_loss(
+                trainer.network, game, trainer.rng, records, 128, trainer.config.negatives
+            )
             trainer.optimizer.zero_grad()
             loss.backward()
             trainer.optimizer.step()

@@ -6,6 +6,7 @@ Reference: the uniform policy's exploitability in Kuhn poker is 11/24 = 0.458 ch
 (Kuhn 1950); CFR+ reaches below 0.01 in a few hundred iterations.
 """
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -31,6 +32,7 @@ from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.games import KuhnPokerGame, LeducHoldemGame
 from nashzoo.games.fighting import fighting_cards_tiny
 from nashzoo.tree import TabularPolicy
+from nashzoo.validation import integers
 
 KUHN = KuhnPokerGame()
 UNIFORM_KUHN = 11 / 24
@@ -83,7 +85,8 @@ def test_every_builtin_learner_has_the_one_shape_and_resumes(name, tmp_path):
     assert 0 <= value < 10
     path = learner.save(tmp_path / f"learner{entry.suffix}")
     again = cls.load(path)
-    assert again.steps == learner.steps and again.config == config
+    # the learner's own config (Nash-ISMCTS's sets its None defaults for the game's path)
+    assert again.steps == learner.steps and again.config == learner.config
     assert again.exploitability() == pytest.approx(value)
     again.train(steps=1)
     assert again.steps > learner.steps
@@ -285,7 +288,7 @@ def test_resume_continues_nash_ismcts_over_the_rules_and_its_measured_curve(tmp_
     assert [p["step"] for p in json.loads(Path(f"{out}.curve.json").read_text())] == [1]
     assert main([*base, "--steps", "2", "--resume", str(out)]) == 0
     trainer = get_learner("nash-ismcts").load_class().load(out)
-    assert type(trainer).__name__ == "NashISMCTSLarge" and trainer.steps == 2
+    assert not trainer.compiled and trainer.steps == 2
     assert trainer.config.simulations == 4  # the file's config, not the defaults
     points = json.loads(Path(f"{out}.curve.json").read_text())
     assert [p["step"] for p in points] == [1, 2]
@@ -295,9 +298,9 @@ def test_resume_continues_nash_ismcts_over_the_rules_and_its_measured_curve(tmp_
 def test_nash_ismcts_settings_over_the_rules_are_options_that_a_compiling_game_refuses(
     tmp_path, capsys
 ):
-    # LargeTrainConfig's own fields (node_cap, split_hidden, inputs...) are options of
-    # `nashzoo train nash-ismcts`; Limit Hold'em takes them, Kuhn (which compiles, and
-    # trains with TrainConfig) refuses them by name rather than dropping them
+    # TrainConfig's settings of training over the rules (node_cap, split_hidden, inputs...)
+    # are options of `nashzoo train nash-ismcts`; Limit Hold'em takes them, Kuhn (which
+    # takes the compiled fast path) refuses them by name rather than dropping them
     out = tmp_path / "hulh.pt"
     tiny = ["--games-per-generation", "2", "--simulations", "4", "--eval-simulations", "4"]
     tiny += ["--belief-games", "4", "--steps-per-generation", "2", "--batch-size", "8"]
@@ -310,24 +313,28 @@ def test_nash_ismcts_settings_over_the_rules_are_options_that_a_compiling_game_r
     capsys.readouterr()
     assert main(["train", "nash-ismcts", "kuhn_poker", *tiny, *rules, "--steps", "1"]) == 2
     err = capsys.readouterr().err
-    assert "--node-cap, --split-hidden: settings of LargeTrainConfig" in err
-    assert "on kuhn_poker it trains with TrainConfig" in err
+    assert "node_cap, split_hidden: settings of training over the rules" in err
+    assert "fast_path=False" in err
     with pytest.raises(SystemExit) as done:
         main(["train", "nash-ismcts", "--help"])
     assert done.value.code == 0
     shown = " ".join(capsys.readouterr().out.split())
-    assert "(LargeTrainConfig only; default: 200000)" in shown
-    assert "(default: 100 with LargeTrainConfig, 400 with TrainConfig)" in shown
+    assert "nodes one search may hold. (default: 200000)" in shown
+    assert "(400; 100. Measured on Leduc" in shown and "--fast-path" in shown
 
 
 def test_a_config_that_only_changes_defaults_keeps_its_base_class_descriptions():
-    from nashzoo.agents.ismcts.train import TrainConfig
-    from nashzoo.agents.ismcts.train_large import LargeTrainConfig
+    from nashzoo.agents.nfsp import NFSPConfig
 
-    wide, base = LargeTrainConfig.field_help(), TrainConfig.field_help()
-    assert base["simulations"].startswith("search simulations per self-play move")
-    assert wide["simulations"] == base["simulations"]  # LargeTrainConfig changes the default
-    assert wide["node_cap"] and "node_cap" not in base
+    @dataclasses.dataclass(frozen=True)
+    class Wider(NFSPConfig):
+        """NFSP with wider layers."""
+
+        hidden_sizes: tuple[int, ...] = integers((256, 256))
+
+    wide, base = Wider.field_help(), NFSPConfig.field_help()
+    assert base["hidden_sizes"] and wide["hidden_sizes"] == base["hidden_sizes"]
+    assert Wider().hidden_sizes == (256, 256)
 
 
 def test_train_makes_the_out_folder_first_and_refuses_one_it_cannot_make(tmp_path, capsys):

@@ -15,11 +15,11 @@
   knowledge is tables of a compiled game;
 * :mod:`~nashzoo.agents.ismcts.agent`: :class:`ISMCTSAgent`, the search as a PolicyAgent;
   :mod:`~nashzoo.agents.ismcts.prior`: its prior P alone, without search;
-* :mod:`~nashzoo.agents.ismcts.train` (games that compile: the network tabulated over
-  every view) and :mod:`~nashzoo.agents.ismcts.train_large` (games too big to compile:
-  the network evaluated at search time) train the networks by self-play (torch extra),
-  playing the games of :mod:`~nashzoo.agents.ismcts.selfplay` and
-  :mod:`~nashzoo.agents.ismcts.selfplay_large`.
+* :mod:`~nashzoo.agents.ismcts.train` trains the networks by self-play on any game
+  (torch extra): the network tabulated over every view where the game compiles (its fast
+  path, the games of :mod:`~nashzoo.agents.ismcts.selfplay`), evaluated at search time
+  elsewhere (:mod:`~nashzoo.agents.ismcts.selfplay_large`), with the loss of
+  :mod:`~nashzoo.agents.ismcts.losses`.
 
 The worlds a search may imagine come from :mod:`nashzoo.tree.views` (and, state by
 state, from the rules: :mod:`nashzoo.games.hidden`).

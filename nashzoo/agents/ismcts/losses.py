@@ -1,23 +1,31 @@
 """The loss of Nash-ISMCTS's networks (``docs/explanation/nash-ismcts.md``): P's
-cross-entropy toward the visit counts, the value heads' squared errors, the belief head's
-cross-entropy toward the true world, the child values' consistency, and the Bayes-rule
-term; and the belief head's distance from Bayes' rule under P.
+cross-entropy toward the search's policy target, the value heads' squared errors, the
+belief head's cross-entropy toward the true world, the child values' consistency, and the
+Bayes-rule term; and the belief head's distance from Bayes' rule under P.
+
+Two networks, one loss: the tabulated :class:`~nashzoo.agents.ismcts.nets.SearchNetwork`
+of a game that compiles (every view in one forward pass, exact Bayes-rule structure) and
+the :class:`~nashzoo.agents.ismcts.nets.EmbeddingNetwork` evaluated at search time over
+the rules (:func:`rules_loss`: views met in play, H by sampled softmax, the Bayes-rule
+term on drawn worlds).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from nashzoo.agents.ismcts.nets import SearchNetwork, masked_log_softmax
+from nashzoo.agents.ismcts.nets import EmbeddingNetwork, SearchNetwork, masked_log_softmax
 from nashzoo.agents.ismcts.tables import SearchTables, payoff_scale
 from nashzoo.extras import require
+from nashzoo.games import Game
 from nashzoo.games.base import TERMINAL
 from nashzoo.tree.views import ViewTable
 
-__all__ = ["belief_kl"]
+__all__ = ["belief_kl", "rules_loss", "RulesRecords"]
 
 torch = require("torch", "torch", "Nash-ISMCTS training")
 
@@ -161,3 +169,202 @@ def belief_kl(tables: SearchTables) -> float:
         mask, exact * (np.log(np.where(mask, exact, 1.0)) - np.log(np.maximum(h, 1e-12))), 0.0
     )
     return float(kl.sum(axis=1).mean())
+
+
+# -- over the rules: a network evaluated at search time ------------------------------------
+@dataclass(frozen=True)
+class RulesRecords:
+    """What training over the rules fits, from the replay buffer: decisions (P, V_c) and
+    views (V, V_w) as ``(game record, index)`` pairs, the belief games' views and the
+    self-play opponent actions of the Bayes-rule term."""
+
+    decisions: list[tuple[dict[str, Any], int]]
+    views: list[tuple[dict[str, Any], int]]
+    beliefs: list[tuple[np.ndarray, Any, int, Any]]
+    transitions: list[Any]
+
+
+def rules_loss(
+    net: EmbeddingNetwork,
+    game: Game,
+    rng: np.random.Generator,
+    records: RulesRecords,
+    *,
+    batch_size: int,
+    negatives: int,
+    bayes_weight: float,
+) -> tuple[Any, dict[str, float]]:
+    """One gradient step's loss of an :class:`~nashzoo.agents.ismcts.nets.EmbeddingNetwork`
+    on batches drawn from ``records``: P's cross-entropy and V_c's squared error at
+    decisions, V's and V_w's at views, H's sampled softmax (:func:`_belief_loss`) and
+    ``bayes_weight`` times the Bayes-rule term (:func:`_bayes_loss`)."""
+    dec, views = records.decisions, records.views
+    d = net.shape.embed_size
+    # P and V_c at decisions
+    pick = [dec[i] for i in rng.integers(0, len(dec), batch_size)]
+    x = net.dense([g["x"][k] for g, k in pick])
+    legal = torch.from_numpy(np.stack([g["legal"][k] for g, k in pick]))
+    target = torch.from_numpy(np.stack([g["target"][k] for g, k in pick]))
+    out = net(x)
+    logp = masked_log_softmax(out["policy"], legal).masked_fill(~legal, 0.0)
+    policy = -(target * logp).sum(1).mean()
+    child_target = np.stack([g["after_value"][k] for g, k in pick])
+    rows, cols, xs = [], [], []
+    for r, (g, k) in enumerate(pick):
+        acts = np.flatnonzero(g["legal"][k])
+        for a, idx in zip(acts.tolist(), g["after"][k]):
+            if idx is not None:
+                rows.append(r)
+                cols.append(a)
+                xs.append(idx)
+    if xs:
+        with torch.no_grad():
+            child_target[rows, cols] = net(net.dense(xs))["value"].numpy()
+    ct = torch.from_numpy(child_target)
+    known = ~torch.isnan(ct)
+    child_value = ((out["child_value"] - ct.nan_to_num()) ** 2 * known).sum() / known.sum()
+    # V and V_w at every player's view
+    pick_v = [views[i] for i in rng.integers(0, len(views), 2 * batch_size)]
+    out_v = net(net.dense([g["view_x"][k] for g, k in pick_v]))
+    z = torch.from_numpy(np.array([g["view_return"][k] for g, k in pick_v]))
+    value = ((out_v["value"] - z) ** 2).mean()
+    feats = _features_at(game, [([g["view_value"][k]], g["view_public"][k]) for g, k in pick_v])
+    e = net.encode(torch.from_numpy(feats))
+    q = out_v["query"]
+    w = torch.tanh((e * q[:, d : 2 * d]).sum(-1) + q[:, 2 * d])
+    world_value = ((w - z) ** 2).mean()
+    # H: the true world against sampled others, and Bayes' rule on transitions
+    belief = _belief_loss(net, game, rng, records.beliefs, batch_size, negatives)
+    bayes = (
+        _bayes_loss(net, game, rng, records.transitions, batch_size)
+        if bayes_weight > 0
+        else torch.zeros(())
+    )
+    loss = policy + value + world_value + child_value + belief + bayes_weight * bayes
+    parts = {
+        "policy": policy.item(),
+        "value": value.item(),
+        "world_value": world_value.item(),
+        "child_value": child_value.item(),
+        "belief": belief.item(),
+        "bayes": bayes.item(),
+    }
+    return loss, parts
+
+
+def _belief_loss(
+    net: EmbeddingNetwork,
+    game: Game,
+    rng: np.random.Generator,
+    beliefs: list[tuple[np.ndarray, Any, int, Any]],
+    batch_size: int,
+    m: int,
+) -> Any:
+    """H's sampled softmax: each picked view's true world against ``m`` others drawn
+    uniformly without replacement, their logits raised by ``log(others / drawn)`` (the
+    sampling correction)."""
+    if not beliefs:
+        return torch.zeros(())
+    d = net.shape.embed_size
+    pick = [beliefs[i] for i in rng.integers(0, len(beliefs), batch_size)]
+    index, valid, correction = _negatives(rng, [(len(v), t) for _, v, t, _ in pick], m)
+    chosen = [_chosen(vals, index[r]) for r, (_, vals, _, _) in enumerate(pick)]
+    feats = _features_at(game, [(x, b) for x, (*_, b) in zip(chosen, pick)])
+    e = net.encode(torch.from_numpy(feats.reshape(len(pick), m + 1, -1)))
+    q = net(net.dense([x for x, _, _, _ in pick]))["query"]
+    logits = (e * q[:, None, :d]).sum(-1) + torch.from_numpy(correction)
+    logits = logits.masked_fill(~torch.from_numpy(valid), float("-inf"))
+    return -(logits[:, 0] - torch.logsumexp(logits, dim=1)).mean()
+
+
+def _bayes_loss(
+    net: EmbeddingNetwork,
+    game: Game,
+    rng: np.random.Generator,
+    transitions: list[Any],
+    batch_size: int,
+) -> Any:
+    """The Bayes-rule term on self-play's opponent actions: over each transition's drawn
+    worlds, the cross-entropy of H after the action against the softmax of H's logits
+    before it plus the log-probability of the action under P at the acting player's view
+    in each world (no gradient through the target, as in the tabulated network's term)."""
+    if not transitions:
+        return torch.zeros(())
+    d = net.shape.embed_size
+    pick = [transitions[i] for i in rng.integers(0, len(transitions), batch_size // 4 + 1)]
+    k = max(len(t[3]) for t in pick)
+    valid = np.zeros((len(pick), k), dtype=bool)
+    feats, rows, legal, acts = [], [], [], []
+    for r, (_, _, action, values, opponent, mask, public) in enumerate(pick):
+        n = len(values)
+        valid[r, :n] = True
+        padded = [*values, *[values[0]] * (k - n)]
+        feats.append(_features_at(game, [(padded, public)]))
+        for row in [*opponent, *[opponent[0]] * (k - n)]:
+            rows.append(row[row >= 0])
+        legal.append(np.repeat(mask[None, :], k, axis=0))
+        acts.append(action)
+    e = net.encode(torch.from_numpy(np.stack(feats)))
+    ok = torch.from_numpy(valid)
+    with torch.no_grad():
+        before = net(net.dense([t[0] for t in pick]))["query"]
+        prior = (e.detach() * before[:, None, :d]).sum(-1)
+        opp = net(net.dense(rows))["policy"].reshape(len(pick), k, -1)
+        logp = masked_log_softmax(opp, torch.from_numpy(np.stack(legal)))
+        act = torch.tensor(acts)[:, None, None].expand(-1, k, 1)
+        likelihood = logp.gather(2, act).squeeze(2)
+        target = torch.softmax((prior + likelihood).masked_fill(~ok, float("-inf")), dim=1)
+    after = net(net.dense([t[1] for t in pick]))["query"]
+    post = torch.log_softmax(
+        (e * after[:, None, :d]).sum(-1).masked_fill(~ok, float("-inf")), dim=1
+    )
+    return -(target * post.masked_fill(~ok, 0.0)).sum(1).mean()
+
+
+def _features_at(game: Game, rows: Sequence[tuple[Sequence[Any], Any]]) -> np.ndarray:
+    """``Game.hidden_value_features`` of each row's values at its public information,
+    stacked in row order (``Game.hidden_value_features_rows``: one pass where the game
+    has one)."""
+    features = game.hidden_value_features_rows(rows)
+    assert features is not None
+    return features.astype(np.float32, copy=False)
+
+
+def _negatives(
+    rng: np.random.Generator, rows: Sequence[tuple[int, int]], m: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """H's sampled-softmax columns for rows of ``(worlds, true world)``: column 0 the true
+    world, columns 1 to ``m`` up to ``m`` of the other worlds drawn uniformly without
+    replacement (the ``m`` smallest of one uniform key per other world, all rows in one
+    draw); a column with nothing drawn repeats the true world and is not ``valid``.
+    ``correction`` is ``log(others / drawn)`` on the drawn columns. Returns ``(index,
+    valid, correction)``, each ``(rows, m + 1)``."""
+    n = len(rows)
+    others = np.array([w - 1 for w, _ in rows], dtype=np.int64)
+    true = np.array([t for _, t in rows], dtype=np.int64)
+    index = np.repeat(true[:, None], m + 1, axis=1)
+    valid = np.zeros((n, m + 1), dtype=bool)
+    valid[:, 0] = True
+    correction = np.zeros((n, m + 1), dtype=np.float32)
+    width = int(others.max()) if n else 0
+    if width == 0:
+        return index, valid, correction
+    keys = rng.random((n, width))
+    keys[np.arange(width)[None, :] >= others[:, None]] = np.inf
+    drawn = np.argpartition(keys, m - 1, axis=1)[:, :m] if m < width else np.argsort(keys, axis=1)
+    ok = drawn < others[:, None]
+    cols = slice(1, drawn.shape[1] + 1)
+    index[:, cols] = np.where(ok, drawn + (drawn >= true[:, None]), true[:, None])
+    valid[:, cols] = ok
+    take = np.minimum(others, m)
+    ratio = np.log(np.maximum(others, 1) / np.maximum(take, 1)).astype(np.float32)
+    correction[:, cols] = np.where(ok, ratio[:, None], 0.0)
+    return index, valid, correction
+
+
+def _chosen(values: Any, index: np.ndarray) -> Any:
+    """``values[index]`` (vectorized where the values can ``take`` many at once, as
+    poker's hole cards)."""
+    if hasattr(values, "take"):
+        return values.take(index)
+    return [values[int(k)] for k in index]

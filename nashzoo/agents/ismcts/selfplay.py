@@ -17,7 +17,6 @@ import numpy as np
 from nashzoo.agents.ismcts.compiled import CompiledSearch
 from nashzoo.agents.ismcts.config import SearchConfig, policy_target
 from nashzoo.agents.ismcts.tables import SearchTables, payoff_scale
-from nashzoo.agents.learner import TrainCallback
 from nashzoo.errors import WorkerError
 from nashzoo.extras import require
 from nashzoo.games import load_game
@@ -254,48 +253,3 @@ class _Players:
 
 def _concat(games: list[dict[str, np.ndarray]], key: str) -> np.ndarray:
     return np.concatenate([g[key] for g in games])
-
-
-def train_generations(
-    learner: Any,
-    generation: Callable[[_Players, float], int],
-    *,
-    steps: int | None,
-    seconds: float | None,
-    callback: TrainCallback | None,
-    callback_every: float,
-    progress: bool,
-    desc: str,
-    postfix: Callable[[], dict[str, Any]],
-) -> None:
-    """Both Nash-ISMCTS trainers' loop: :func:`~nashzoo.agents.training.train_loop` over
-    ``generation(players, fraction)``, where ``players`` play the self-play games (this
-    process, worker processes or Ray, closed at the end) and ``fraction`` is how far
-    through this call training is (over its ``steps``, or its ``seconds`` when given),
-    for eps's annealing."""
-    from nashzoo.agents.training import train_loop
-
-    first, start = learner.steps, learner.seconds
-
-    def fraction() -> float:
-        if steps is None and seconds:
-            return float((learner.seconds - start) / seconds)
-        if steps:
-            return (learner.steps - first) / max(steps - 1, 1)
-        return 0.0
-
-    players = _Players(learner.config)
-    try:
-        train_loop(
-            learner,
-            lambda left: generation(players, fraction()),
-            steps=steps,
-            seconds=seconds,
-            callback=callback,
-            callback_every=callback_every,
-            progress=progress,
-            desc=desc,
-            postfix=postfix,
-        )
-    finally:
-        players.close()

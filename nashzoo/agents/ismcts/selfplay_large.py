@@ -1,6 +1,6 @@
 """The games of Nash-ISMCTS's self-play over the rules (torch extra): what one
-generation of :class:`~nashzoo.agents.ismcts.train_large.NashISMCTSLarge` plays and
-records, in this process, worker processes or Ray actors.
+generation of :class:`~nashzoo.agents.ismcts.train.NashISMCTS` over the rules plays
+and records, in this process, worker processes or Ray actors.
 
 * :func:`play_large_games`: self-play games side by side, every mover searching from its
   own view; all games' searches advance together and their view requests are evaluated
