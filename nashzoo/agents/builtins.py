@@ -243,6 +243,33 @@ def _nash_ismcts_blueprint(game: Game, argument: str | None) -> Any:
     return ISMCTSAgent(game, PolicyKnowledge(game, blueprint), config, name=name)
 
 
+def _resolving(game: Game, argument: str | None) -> Any:
+    """``resolve:ITERATIONS+SPEC``: a blueprint (any agent spec whose agent states its
+    probabilities, e.g. ``cfr+:10`` or a policy file) that re-solves each public
+    subgame of a later round, safely (max-margin), with ITERATIONS of CFR+ when play
+    first reaches it (:class:`~nashzoo.agents.cfr.subgame.ResolvingAgent`)."""
+    from nashzoo.agents.cfr.subgame import ResolvingAgent
+    from nashzoo.agents.specs import build_agent
+    from nashzoo.tree import TabularPolicy, compile_game
+
+    iterations, plus, spec = (argument or "").partition("+")
+    if not plus or not spec or not _ITERATIONS.fullmatch(iterations) or int(iterations) < 1:
+        raise InvalidParameterError(
+            "A re-solving agent is resolve:ITERATIONS+SPEC (ITERATIONS of CFR+ per subgame, "
+            "a positive integer; SPEC an agent spec whose agent states its probabilities, "
+            f"e.g. resolve:1000+cfr+:10), received resolve:{argument or ''}."
+        )
+    blueprint = build_agent(spec, game)
+    if not callable(getattr(blueprint, "action_probabilities", None)):
+        raise InvalidParameterError(
+            f"resolve:{argument} needs a blueprint that states its probabilities "
+            f"(action_probabilities); {spec!r} gives a {type(blueprint).__name__}."
+        )
+    policy = TabularPolicy.from_agent(blueprint, compile_game(game))
+    name = f"resolve:{iterations}+{Path(spec).stem}"
+    return ResolvingAgent(policy, iterations=int(iterations), name=name)
+
+
 def _sb3_file(game: Game, path: str | None) -> Any:
     from nashzoo.agents.sb3 import load_sb3_agent
 
@@ -379,6 +406,18 @@ def _register() -> None:
             samples=True,
             defaults={"eps": 0.2, "seed": 0},
             check=_two_players,
+        )
+    )
+    register_family(
+        AgentFamily(
+            "resolve",
+            _resolving,
+            "a blueprint (any agent spec that states its probabilities) re-solving each "
+            "later round's public subgame safely (max-margin CFR+) when play reaches it",
+            argument="ITERATIONS+SPEC",
+            needs_tree=True,
+            defaults={"gadget": "maxmargin"},
+            check=lambda game: _two_players(game) or _compiles(game),
         )
     )
     register_family(

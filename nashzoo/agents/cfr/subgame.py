@@ -1,0 +1,546 @@
+"""Subgame re-solving on compiled trees: a blueprint's strategy in one public subgame solved
+again with CFR+, safely (a gadget) or not (the blueprint's ranges held fixed).
+
+Papers: Burch, Johanson & Bowling, "Solving Imperfect Information Games Using
+Decomposition", AAAI 2014 (the re-solving gadget); Brown & Sandholm, "Safe and Nested
+Subgame Solving for Imperfect-Information Games", NeurIPS 2017 (why unsafe re-solving can
+raise exploitability, and the counterfactual best-response values the gadget keeps).
+
+A public subgame is every history that shares one public state (here: the decision nodes
+of one public history, and all below them); every information set that meets it lies in
+it. Player ``p`` re-solves it so:
+
+1. the roots' weights are what ``p`` does not control: chance's reach times ``p``'s own
+   blueprint reach (the blueprint's range of ``p``, which the opponent knows);
+2. the opponent's range at the roots is its choice. For each of the opponent's root
+   views ``J`` (its private information), the gadget lets it *terminate* with its
+   counterfactual best-response value against ``p``'s blueprint there, ``CBV(J)``, or
+   *follow* into the subgame. A strategy that solves this game gives the opponent at most
+   ``CBV(J)`` at every ``J``, so replacing the blueprint by it in the subgame cannot make
+   ``p`` more exploitable (up to the solve's own error);
+3. unsafe re-solving instead fixes the opponent's root range at its blueprint reach and
+   solves the subgame as a game of its own: the opponent, free to change its range into
+   the subgame, may then gain.
+
+CFR+ (regret matching+, alternating updates, linearly weighted averages; Tammelin 2014)
+solves the gadget game; the gadget's follow/terminate choice is a regret-matching+ node
+of its own. Everything runs in one compiled loop over the subgame's nodes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from nashzoo.agents.cfr.agent import TabularPolicyAgent
+from nashzoo.envs.protocol import Observation
+from nashzoo.errors import InvalidParameterError
+from nashzoo.games.base import CHANCE, TERMINAL
+from nashzoo.tree.compile import GameTree
+from nashzoo.tree.jit import compile_kernels, kernel
+from nashzoo.tree.policy import TabularPolicy
+from nashzoo.tree.reach import forward_reach
+from nashzoo.tree.views import views_of
+from nashzoo.validation import check_int
+
+__all__ = ["GADGETS", "ResolvingAgent", "Subgame", "public_subgames", "resolve", "resolve_all"]
+
+GADGETS = ("none", "resolve", "maxmargin")
+"""The ways :func:`resolve` treats the opponent's range at the subgame's roots: held at the
+blueprint's (``"none"``: unsafe), the re-solve gadget (Burch et al. 2014: each view may
+terminate with its counterfactual best-response value) or max-margin (Moravčík et al.
+2016; Brown & Sandholm 2017: the opponent enters where its margin over that value is
+largest, so the smallest margin is made as large as it can be). Both gadgets are safe."""
+
+
+# -- the subgame -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Subgame:
+    """One public subgame of a compiled two-player tree.
+
+    Attributes:
+        tree: the game.
+        roots: its root nodes (the decision nodes of one public history).
+        nodes: every node of the subgame, in the tree's breadth-first order.
+        infosets: the information sets inside it.
+    """
+
+    tree: GameTree
+    roots: np.ndarray
+    nodes: np.ndarray
+    infosets: np.ndarray
+
+    @classmethod
+    def at(cls, tree: GameTree, infoset: int) -> Subgame:
+        """The public subgame whose roots are the histories sharing ``infoset``'s public
+        history at its depth.
+
+        Raises:
+            InvalidParameterError: not a two-player tree, an unknown set, or an information
+                set that crosses the subgame's boundary (the public history does not
+                separate the game there).
+        """
+        if tree.num_players != 2:
+            raise InvalidParameterError(
+                f"Subgame re-solving needs a two-player game, received {tree.num_players} players."
+            )
+        if not tree.single_depth_infosets:
+            raise InvalidParameterError(
+                "Subgame re-solving needs every information set's histories at one depth; "
+                f"{tree.game} has sets spanning several."
+            )
+        infoset = check_int("infoset", infoset, 0, tree.num_infosets - 1)
+        keys = _public_keys(tree)
+        same = (tree.infoset >= 0) & (tree.depth == tree.infoset_depth[infoset])
+        same[same] = keys[tree.infoset[same]] == keys[infoset]
+        return cls._of_roots(tree, np.flatnonzero(same), _set_sizes(tree))
+
+    @classmethod
+    def _of_roots(cls, tree: GameTree, roots: np.ndarray, set_sizes: np.ndarray) -> Subgame:
+        """The subgame below ``roots``, checked to hold each of its information sets whole
+        (``set_sizes``: every set's number of histories)."""
+        inside = np.zeros(tree.num_nodes, dtype=bool)
+        frontier = roots
+        while frontier.size:  # level by level: the children of the nodes inside
+            inside[frontier] = True
+            counts = tree.num_children[frontier]
+            starts = np.repeat(tree.first_child[frontier], counts)
+            offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+            frontier = starts + offsets
+        nodes = np.flatnonzero(inside)
+        at_sets = tree.infoset[nodes]
+        sets, here = np.unique(at_sets[at_sets >= 0], return_counts=True)
+        crossing = sets[here != set_sizes[sets]]
+        if crossing.size:
+            raise InvalidParameterError(
+                f"Information set {tree.infoset_keys[crossing[0]]!r} has histories inside "
+                "and outside the subgame of that public history: not a public subgame."
+            )
+        return cls(tree, np.asarray(roots, dtype=np.int64), nodes, sets)
+
+    def _profile(self, probs: np.ndarray) -> np.ndarray:
+        """``probs`` as the tree's ``(num_infosets, num_actions)`` float64 profile."""
+        out = np.ascontiguousarray(probs, dtype=np.float64)
+        if out.shape != self.tree.legal_mask.shape:
+            raise InvalidParameterError(
+                f"A profile must be a {self.tree.legal_mask.shape} array of action "
+                f"probabilities, received shape {out.shape}."
+            )
+        return out
+
+    def ranges(self, profile: np.ndarray) -> np.ndarray:
+        """What reaches each root under ``profile``: ``(roots, 3)`` columns chance's
+        reach, player 0's own reach, player 1's own reach (each player's range over its
+        private information is its column times chance's, summed by view)."""
+        tree, probs = self.tree, self._profile(profile)
+        out = np.empty((self.roots.size, 3))
+        out[:, 0] = views_of(tree).chance_reach[self.roots]
+        own, others = np.empty(tree.num_nodes), np.empty(tree.num_nodes)
+        for p in range(2):
+            forward_reach(tree, p, probs, own, others)
+            out[:, 1 + p] = own[self.roots]
+        return out
+
+    def counterfactual_best_responses(
+        self, profile: np.ndarray, player: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``player``'s counterfactual best-response value against the other player's
+        part of ``profile`` in this subgame, at each of its views at the roots: the most
+        it can win below them, weighted by chance's and the other player's reach (its
+        own reach left out). Returns ``(root_view, values)``: each root's index into
+        ``values``, and one value per distinct view of ``player`` at the roots, in the
+        order of :attr:`ViewTable.node_view`'s ids."""
+        probs = self._profile(profile)
+        player = check_int("player", player, 0, 1)
+        _compiled()
+        local = _Local.of(self)
+        ranges = self.ranges(probs)
+        reach = np.zeros((local.size, 3))
+        reach[local.roots, 0] = 1.0
+        reach[local.roots, 2] = ranges[:, 0] * ranges[:, 2 - player]
+        _reach(1 - player, *local.walk(), probs[self.infosets], reach)
+        values = _best_response_values(
+            player, local.player, local.first_child, local.num_children, local.action,
+            local.iset, local.depth, local.utility, local.legal, reach,
+        )  # fmt: skip
+        ids = views_of(self.tree).node_view[player, self.roots]
+        distinct, root_view = np.unique(ids, return_inverse=True)
+        out = np.zeros(distinct.size)
+        np.add.at(out, root_view, values[local.roots])
+        return root_view.astype(np.int64), out
+
+
+def _public_keys(tree: GameTree) -> np.ndarray:
+    """One id per distinct public history, for each information set."""
+    _, ids = np.unique(tree.infoset_public_history, axis=0, return_inverse=True)
+    return np.asarray(ids, dtype=np.int64).reshape(-1)
+
+
+def _set_sizes(tree: GameTree) -> np.ndarray:
+    """The number of histories of each information set."""
+    return np.bincount(tree.infoset[tree.infoset >= 0], minlength=tree.num_infosets)
+
+
+def public_subgames(tree: GameTree) -> list[Subgame]:
+    """The public subgames that begin a later betting round: one per public history at
+    the decision nodes right after a chance event that follows a decision (Leduc's
+    second round, one per board card and first-round betting)."""
+    keys = _public_keys(tree)
+    decided = np.zeros(tree.num_nodes, dtype=bool)  # a decision lies above (or here)
+    for n in range(1, tree.num_nodes):  # parents come first
+        decided[n] = decided[tree.parent[n]] or tree.infoset[tree.parent[n]] >= 0
+    starts = (tree.infoset >= 0) & decided & (tree.player[np.maximum(tree.parent, 0)] == CHANCE)
+    starts[0] = False
+    at = np.flatnonzero(starts)
+    key = keys[tree.infoset[at]]
+    order = np.argsort(key, kind="stable")
+    groups = [g for g in np.split(at[order], np.flatnonzero(np.diff(key[order])) + 1) if g.size]
+    groups.sort(key=lambda g: int(g[0]))  # in the tree's order: earlier rounds first
+    sizes = _set_sizes(tree)
+    return [Subgame._of_roots(tree, roots, sizes) for roots in groups]
+
+
+# -- the solve -------------------------------------------------------------------------------
+@kernel
+def _strategies(regret, legal, sigma):
+    """Regret matching at every row (uniform over the legal actions without a positive
+    regret)."""
+    for i in range(regret.shape[0]):
+        total = 0.0
+        count = 0
+        for a in range(regret.shape[1]):
+            if legal[i, a]:
+                count += 1
+                total += max(regret[i, a], 0.0)
+        for a in range(regret.shape[1]):
+            if not legal[i, a]:
+                sigma[i, a] = 0.0
+            elif total > 0.0:
+                sigma[i, a] = max(regret[i, a], 0.0) / total
+            else:
+                sigma[i, a] = 1.0 / count
+
+
+@kernel
+def _reach(us, player, first_child, num_children, action, prob, iset, sigma, reach):
+    """Forward pass from the roots' reaches (already in ``reach``): column 0 ``us``'s own
+    reach, 1 the opponent's, 2 chance's (with ``us``'s blueprint range at the roots)."""
+    for k in range(player.size):
+        pl = player[k]
+        if pl == TERMINAL:
+            continue
+        for c in range(first_child[k], first_child[k] + num_children[k]):
+            reach[c, 0] = reach[k, 0]
+            reach[c, 1] = reach[k, 1]
+            reach[c, 2] = reach[k, 2]
+            if pl == CHANCE:
+                reach[c, 2] *= prob[c]
+            else:
+                reach[c, 0 if pl == us else 1] *= sigma[iset[k], action[c]]
+
+
+@kernel
+def _cfr_plus(
+    iterations, us, mode, player, first_child, num_children, action, prob, iset, utility,
+    legal, roots, root_weight, root_opp, root_view, cbv, regret, avg, gadget,
+):  # fmt: skip
+    """CFR+ on the gadget game for ``iterations`` (alternating updates, regret
+    matching+, averages weighted by the iteration number); ``avg`` gathers both players'
+    average strategies. ``mode``: 0 no gadget (the opponent's root reaches fixed), 1 the
+    re-solve gadget (``gadget[j]``: the regrets of following into the subgame and of
+    terminating with ``cbv[j]`` at the opponent's view ``j``), 2 max-margin (the
+    opponent picks the view where it gains most over its ``cbv``; ``gadget[:, 0]``: the
+    regrets of that one choice)."""
+    size = player.size
+    reach = np.zeros((size, 3))
+    value = np.zeros(size)
+    sigma = np.zeros(regret.shape)
+    views = cbv.size
+    follow = np.ones(views)
+    follow_value = np.zeros(views)
+    for t in range(1, iterations + 1):
+        for p in (us, 1 - us):
+            _strategies(regret, legal, sigma)
+            if mode == 1:
+                for j in range(views):
+                    total = gadget[j, 0] + gadget[j, 1]
+                    follow[j] = gadget[j, 0] / total if total > 0.0 else 0.5
+            elif mode == 2:
+                total = 0.0
+                for j in range(views):
+                    total += gadget[j, 0]
+                for j in range(views):
+                    follow[j] = gadget[j, 0] / total if total > 0.0 else 1.0 / views
+            reach[:] = 0.0
+            for r in range(roots.size):
+                reach[roots[r], 0] = 1.0
+                reach[roots[r], 1] = root_opp[r] * follow[root_view[r]]
+                reach[roots[r], 2] = root_weight[r]
+            _reach(us, player, first_child, num_children, action, prob, iset, sigma, reach)
+            for k in range(size - 1, -1, -1):
+                pl = player[k]
+                fc = first_child[k]
+                if pl == TERMINAL:
+                    value[k] = reach[k, 2] * reach[k, 1 if p == us else 0] * utility[k, p]
+                elif pl != p:
+                    v = 0.0
+                    for c in range(fc, fc + num_children[k]):
+                        v += value[c]
+                    value[k] = v
+                else:
+                    i = iset[k]
+                    v = 0.0
+                    for c in range(fc, fc + num_children[k]):
+                        v += sigma[i, action[c]] * value[c]
+                    value[k] = v
+                    own = reach[k, 0 if p == us else 1]
+                    for c in range(fc, fc + num_children[k]):
+                        regret[i, action[c]] += value[c] - v
+                        avg[i, action[c]] += t * own * sigma[i, action[c]]
+            for i in range(regret.shape[0]):  # regret matching+: no negative regret kept
+                for a in range(regret.shape[1]):
+                    regret[i, a] = max(regret[i, a], 0.0)
+            if mode > 0 and p != us:  # the gadget's own regrets
+                follow_value[:] = 0.0
+                for r in range(roots.size):
+                    follow_value[root_view[r]] += value[roots[r]]
+                if mode == 1:  # follow into the subgame, or terminate with CBV
+                    for j in range(views):
+                        mixed = follow[j] * follow_value[j] + (1.0 - follow[j]) * cbv[j]
+                        gadget[j, 0] = max(gadget[j, 0] + follow_value[j] - mixed, 0.0)
+                        gadget[j, 1] = max(gadget[j, 1] + cbv[j] - mixed, 0.0)
+                else:  # enter at the view of the largest margin over CBV
+                    mixed = 0.0
+                    for j in range(views):
+                        mixed += follow[j] * (follow_value[j] - cbv[j])
+                    for j in range(views):
+                        margin = follow_value[j] - cbv[j]
+                        gadget[j, 0] = max(gadget[j, 0] + margin - mixed, 0.0)
+
+
+@kernel
+def _best_response_values(
+    them, player, first_child, num_children, action, iset, depth, utility, legal, reach
+):  # fmt: skip
+    """Counterfactual best-response values of ``them`` at every node, against the
+    reaches in ``reach`` (column 0 the other player's, 2 chance's): deepest level first,
+    each information set's best action chosen from its summed action values (every set's
+    histories share one depth)."""
+    size = player.size
+    value = np.zeros(size)
+    q = np.zeros(legal.shape)
+    k = size - 1
+    while k >= 0:
+        level = depth[k]
+        start = k
+        while start > 0 and depth[start - 1] == level:
+            start -= 1
+        for n in range(start, k + 1):
+            if player[n] == them:
+                for c in range(first_child[n], first_child[n] + num_children[n]):
+                    q[iset[n], action[c]] += value[c]
+        for n in range(start, k + 1):
+            pl = player[n]
+            fc = first_child[n]
+            if pl == TERMINAL:
+                value[n] = reach[n, 2] * reach[n, 0] * utility[n, them]
+            elif pl == them:
+                i = iset[n]
+                best = -1
+                for a in range(legal.shape[1]):
+                    if legal[i, a] and (best < 0 or q[i, a] > q[i, best] + 1e-12):
+                        best = a
+                for c in range(fc, fc + num_children[n]):
+                    if action[c] == best:
+                        value[n] = value[c]
+            else:
+                v = 0.0
+                for c in range(fc, fc + num_children[n]):
+                    v += value[c]
+                value[n] = v
+        k = start - 1
+    return value
+
+
+def resolve(
+    blueprint: np.ndarray,
+    subgame: Subgame,
+    player: int,
+    *,
+    iterations: int = 1000,
+    gadget: str = "maxmargin",
+) -> np.ndarray:
+    """``blueprint`` (``(num_infosets, num_actions)``) with ``player``'s strategy in
+    ``subgame`` solved again by CFR+ for ``iterations``, the opponent's root range set by
+    ``gadget`` (one of :data:`GADGETS`): with a gadget, the opponent gains at most its
+    counterfactual best-response value against the blueprint at each of its root views
+    (up to the solve's error), so the result is no more exploitable than the blueprint;
+    with ``"none"`` its blueprint range is held fixed, which is not safe. Returns the new
+    profile (the other player's rows, every row outside the subgame and ``player``'s
+    rows the subgame never reaches are the blueprint's).
+
+    Raises:
+        InvalidParameterError: a profile of the wrong shape, a player not 0 or 1,
+            ``iterations`` below 1, or an unknown gadget.
+    """
+    tree = subgame.tree
+    probs = subgame._profile(blueprint)
+    player = check_int("player", player, 0, 1)
+    iterations = check_int("iterations", iterations, 1)
+    if gadget not in GADGETS:
+        raise InvalidParameterError(
+            f"`gadget` must be one of {', '.join(map(repr, GADGETS))}, received {gadget!r}."
+        )
+    mode = GADGETS.index(gadget)
+    ranges = subgame.ranges(probs)
+    root_weight = ranges[:, 0] * ranges[:, 1 + player]
+    root_view, cbv = subgame.counterfactual_best_responses(probs, 1 - player)
+    local = _Local.of(subgame)
+    regret = np.zeros(local.legal.shape)
+    avg = np.zeros(local.legal.shape)
+    regrets = np.zeros((cbv.size, 2))
+    _cfr_plus(
+        iterations, player, mode, local.player, local.first_child, local.num_children,
+        local.action, local.prob, local.iset, local.utility, local.legal, local.roots,
+        root_weight, np.ones(local.roots.size) if mode else ranges[:, 2 - player],
+        root_view, cbv, regret, avg, regrets,
+    )  # fmt: skip
+    out = probs.copy()
+    mine = tree.infoset_player[subgame.infosets] == player
+    totals = avg.sum(axis=1)
+    rows = mine & (totals > 0)
+    out[subgame.infosets[rows]] = avg[rows] / totals[rows, None]
+    return out
+
+
+@dataclass(frozen=True)
+class _Local:
+    """The subgame's nodes renumbered ``0 .. size-1`` (children stay contiguous), with
+    its information sets renumbered in :attr:`Subgame.infosets` order."""
+
+    size: int
+    player: np.ndarray
+    first_child: np.ndarray
+    num_children: np.ndarray
+    action: np.ndarray
+    prob: np.ndarray
+    iset: np.ndarray
+    depth: np.ndarray
+    utility: np.ndarray
+    legal: np.ndarray
+    roots: np.ndarray
+
+    def walk(self) -> tuple[Any, Any, Any, Any, Any, Any]:
+        """The arrays :func:`_reach` walks, in its order."""
+        return (self.player, self.first_child, self.num_children, self.action, self.prob,
+                self.iset)  # fmt: skip
+
+    @classmethod
+    def of(cls, subgame: Subgame) -> _Local:
+        tree, nodes = subgame.tree, subgame.nodes
+        index = np.full(tree.num_nodes, -1, dtype=np.int64)
+        index[nodes] = np.arange(nodes.size)
+        sets = np.full(tree.num_infosets, -1, dtype=np.int64)
+        sets[subgame.infosets] = np.arange(subgame.infosets.size)
+        fc = tree.first_child[nodes]
+        return cls(
+            size=int(nodes.size),
+            player=np.ascontiguousarray(tree.player[nodes], dtype=np.int64),
+            first_child=np.where(tree.num_children[nodes] > 0, index[np.maximum(fc, 0)], -1),
+            num_children=np.ascontiguousarray(tree.num_children[nodes], dtype=np.int64),
+            action=np.ascontiguousarray(tree.action[nodes], dtype=np.int64),
+            prob=np.ascontiguousarray(tree.chance_prob[nodes], dtype=np.float64),
+            iset=np.where(tree.infoset[nodes] >= 0, sets[np.maximum(tree.infoset[nodes], 0)], -1),
+            depth=np.ascontiguousarray(tree.depth[nodes], dtype=np.int64),
+            utility=np.ascontiguousarray(tree.utility[nodes], dtype=np.float64),
+            legal=np.ascontiguousarray(tree.legal_mask[subgame.infosets]),
+            roots=index[subgame.roots],
+        )
+
+
+def resolve_all(
+    blueprint: np.ndarray, tree: GameTree, *, iterations: int = 1000, gadget: str = "maxmargin"
+) -> np.ndarray:
+    """``blueprint`` re-solved in every subgame of :func:`public_subgames`, round by
+    round (a later round's subgames re-solve the profile the earlier rounds left:
+    nested, continual re-solving), for both players in each (each player's rows from its
+    own re-solve; :func:`resolve`'s settings)."""
+    out = np.array(blueprint, dtype=np.float64, copy=True)
+    for subgame in public_subgames(tree):
+        _resolve_both(out, subgame, iterations, gadget)
+    return out
+
+
+def _resolve_both(profile: np.ndarray, subgame: Subgame, iterations: int, gadget: str) -> None:
+    """Re-solve ``subgame`` for each player from ``profile`` and write both players'
+    re-solved rows into it."""
+    players = subgame.tree.infoset_player[subgame.infosets]
+    solved = [resolve(profile, subgame, p, iterations=iterations, gadget=gadget) for p in (0, 1)]
+    for p in (0, 1):
+        rows = subgame.infosets[players == p]
+        profile[rows] = solved[p][rows]
+
+
+def _compiled() -> None:
+    compile_kernels(globals())
+
+
+# -- playing ---------------------------------------------------------------------------------
+class ResolvingAgent(TabularPolicyAgent):
+    """A blueprint that re-solves each public subgame (:func:`public_subgames`) when play
+    first reaches it, for both players, and plays what the re-solve gives there (the
+    blueprint elsewhere). A subgame inside another is re-solved on the outer one's
+    result, as :func:`resolve_all` does, so the agent plays :func:`resolve_all`'s profile
+    without solving subgames play never reaches.
+
+    Args:
+        blueprint: the blueprint policy.
+        iterations, gadget: :func:`resolve`'s settings.
+        seed, name: as :class:`~nashzoo.agents.cfr.agent.TabularPolicyAgent`'s.
+    """
+
+    def __init__(
+        self,
+        blueprint: TabularPolicy,
+        *,
+        iterations: int = 1000,
+        gadget: str = "maxmargin",
+        seed: int | None = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(blueprint, seed=seed, name=name)
+        tree = blueprint.tree
+        self.iterations = check_int("iterations", iterations, 1)
+        if gadget not in GADGETS:
+            raise InvalidParameterError(
+                f"`gadget` must be one of {', '.join(map(repr, GADGETS))}, received {gadget!r}."
+            )
+        self.gadget = gadget
+        self.subgames = public_subgames(tree)
+        self._profile = np.array(blueprint.probs, dtype=np.float64, copy=True)
+        self._solved = np.zeros(len(self.subgames), dtype=bool)
+        self._within: list[list[int]] = [[] for _ in range(tree.num_infosets)]
+        for k, subgame in enumerate(self.subgames):  # outer subgames come first
+            for i in subgame.infosets.tolist():
+                self._within[i].append(k)
+
+    def _row(self, observation: Observation, info: Any) -> int:
+        row = super()._row(observation, info)
+        for k in self._within[row]:
+            if not self._solved[k]:
+                self._resolve(k)
+        return row
+
+    def _resolve(self, k: int) -> None:
+        subgame = self.subgames[k]
+        _resolve_both(self._profile, subgame, self.iterations, self.gadget)
+        rows = subgame.infosets
+        self._cum[rows] = np.cumsum(self._profile[rows], axis=1)
+        self._solved[k] = True
+
+    def action_probabilities(self, observation: Observation, info: dict[str, Any]) -> np.ndarray:
+        """The re-solved distribution at this information set (the blueprint's outside
+        the subgames)."""
+        return self._profile[self._row(observation, info)].copy()
