@@ -106,6 +106,7 @@ def _sampled(game: Any, args: argparse.Namespace) -> int:
         seed=args.seed,
         max_memory=int(args.max_memory * 2**30),
         progress=not args.quiet,
+        threads=args.threads,
     )
     ab = solver.abstraction
     print(
@@ -212,6 +213,13 @@ def add_parser(sub: Any) -> None:
         type=lbr_hands_arg,
         default=0,
         help="LBR hands per measured point, 0: none (default: %(default)s)",
+    )
+    p.add_argument(
+        "--threads",
+        type=int_arg(1),
+        default=1,
+        help="on a game that does not compile: sampling threads sharing the tables, one a "
+        "core (more than one: runs differ from one another; default: %(default)s)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)

@@ -41,10 +41,16 @@ def use_user_cache() -> None:
     use_numba_user_cache()
 
 
-def kernel(fn: _F) -> _F:
-    """Mark ``fn`` to be compiled by :func:`compile_kernels` (returns it unchanged)."""
-    setattr(fn, _MARK, True)
-    return fn
+def kernel(fn: _F | None = None, *, nogil: bool = False) -> Any:
+    """Mark ``fn`` to be compiled by :func:`compile_kernels` (returns it unchanged);
+    ``@kernel(nogil=True)`` compiles it to release the GIL while it runs, so that threads
+    run it side by side (on arrays they share or own)."""
+
+    def mark(f: _F) -> _F:
+        setattr(f, _MARK, {"nogil": True} if nogil else {})
+        return f
+
+    return mark if fn is None else mark(fn)
 
 
 def compile_kernels(namespace: MutableMapping[str, Any], **dispatchers: Any) -> None:
@@ -61,11 +67,11 @@ def compile_kernels(namespace: MutableMapping[str, Any], **dispatchers: Any) -> 
     namespace["__nashzoo_compiled__"] = True
     namespace.update(dispatchers)
     for name, obj in list(namespace.items()):
-        if isinstance(obj, FunctionType) and getattr(obj, _MARK, False):
+        if isinstance(obj, FunctionType) and getattr(obj, _MARK, None) is not None:
             # an imported kernel calls what its own module names: compile that one too
             compile_kernels(obj.__globals__)
             if obj not in _DISPATCHERS:
-                _DISPATCHERS[obj] = njit(cache=True)(obj)
+                _DISPATCHERS[obj] = njit(cache=True, **getattr(obj, _MARK))(obj)
             namespace[name] = _DISPATCHERS[obj]
 
 

@@ -26,6 +26,7 @@ stated before solving and refused above ``max_memory``.
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -62,7 +63,7 @@ def _draw(rng, pool, n, k):
         pool[j] = t
 
 
-@kernel
+@kernel(nogil=True)
 def _es_mccfr(
     n_iters, deals_per_board, rng, player, rnd, first_child, num_children, action, contrib,
     folder, legal_mask, base, perfect, sizes, b, regret, avg,
@@ -182,6 +183,12 @@ class AbstractionSolver:
             river strengths, 1,081 hand rankings, computed once for them all; every deal
             is still uniformly random, so the sampled regrets keep their expectation).
         progress: a progress bar while the bucket tables are built (the first time).
+        threads: sampling threads, each running its share of every batch of iterations
+            on its own generator, all updating the same regret and average tables without
+            locks (as Pluribus's blueprint did on one machine's cores). With one thread a
+            seed gives the same tables every run; with more, the threads' updates
+            interleave as they happen, so runs differ (each thread's stream is still
+            seeded).
 
     Raises:
         InvalidParameterError: not Hold'em, a bad abstraction, seed or memory limit, or
@@ -199,8 +206,10 @@ class AbstractionSolver:
         max_memory: int = DEFAULT_MAX_MEMORY,
         deals_per_board: int = 8,
         progress: bool = True,
+        threads: int = 1,
     ) -> None:
         seed = check_int("seed", seed, 0)
+        self.threads = check_int("threads", threads, 1)
         self.deals_per_board = check_int("deals_per_board", deals_per_board, 1)
         max_memory = check_int("max_memory", max_memory, 1)
         self.abstraction = (
@@ -221,7 +230,10 @@ class AbstractionSolver:
         n, a = self.abstraction.num_infosets, game.num_distinct_actions
         self.regret = np.zeros((n, a))
         self.avg = np.zeros((n, a))
-        self._rng = seeded_states([seed])
+        # thread 0 keeps the single-threaded stream; thread k > 0 one seeded by (seed, k)
+        extra = [np.random.SeedSequence([seed, k]).generate_state(1, np.uint64)[0] for k in
+                 range(1, self.threads)]  # fmt: skip
+        self._rng = seeded_states([seed, *(int(x) for x in extra)])
         self._arrays = self.abstraction.buckets.arrays()
         compile_kernels(globals())  # numba compiles (or loads) the kernel on first use
         self.iteration = 0
@@ -237,12 +249,22 @@ class AbstractionSolver:
 
     def _run(self, n: int) -> None:
         t = self.abstraction.betting
-        _es_mccfr(
-            n, self.deals_per_board, self._rng, t.player, t.round, t.first_child,
-            t.num_children, t.action, t.contrib, t.folder, t.legal_mask, self.abstraction.base,
-            self.abstraction.spec.perfect_recall, np.array(self.abstraction.buckets.sizes),
-            self._arrays, self.regret, self.avg,
-        )  # fmt: skip
+        sizes = np.array(self.abstraction.buckets.sizes)
+
+        def share(k: int) -> None:  # thread k's part of the n iterations
+            part = n // self.threads + (1 if k < n % self.threads else 0)
+            _es_mccfr(
+                part, self.deals_per_board, self._rng[k : k + 1], t.player, t.round,
+                t.first_child, t.num_children, t.action, t.contrib, t.folder, t.legal_mask,
+                self.abstraction.base, self.abstraction.spec.perfect_recall, sizes,
+                self._arrays, self.regret, self.avg,
+            )  # fmt: skip
+
+        if self.threads == 1:
+            share(0)
+        else:  # the kernel releases the GIL: the threads run on as many cores
+            with ThreadPoolExecutor(self.threads) as pool:
+                list(pool.map(share, range(self.threads)))
         self.iteration += n
 
     def train(
