@@ -38,7 +38,7 @@ KEYS_BY_FORMAT: dict[str, frozenset[str]] = {
     "nashzoo.escher": _COMMON_KEYS
     | {"iterations", "traversals", "seconds", "rng", "networks", "memories"},
     "nashzoo.nash_memory": _COMMON_KEYS
-    | {"members", "scores", "stderrs", "weights", "history", "seconds"},
+    | {"members", "scores", "stderrs", "weights", "left", "history", "seconds"},
     "nashzoo.simplex_gradient": _COMMON_KEYS | {"iterations", "episodes", "seconds", "nets"},
     "nashzoo.ismcts": _COMMON_KEYS | {"tables", "source", "metadata", "name", "network"},
     "nashzoo.ismcts_rules": _COMMON_KEYS | {"network", "metadata", "name", "trainer"},

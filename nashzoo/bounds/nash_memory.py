@@ -45,7 +45,7 @@ from nashzoo.agents.random_agent import RandomAgent
 from nashzoo.agents.training import train_loop
 from nashzoo.errors import GameTooLargeError, InvalidParameterError, PolicyFileError
 from nashzoo.games import Game
-from nashzoo.validation import Config, choice, integer, seed_field
+from nashzoo.validation import Config, choice, integer, number, seed_field
 
 __all__ = ["NashMemoryConfig", "NashMemoryLearner"]
 
@@ -62,6 +62,14 @@ class NashMemoryConfig(Config):
         meta_deals: duplicate deals per meta-game entry where entries are measured by
             play (learned members); exact entries need none.
         seed: seeds the oracles, the mixture's draws and the matches.
+        admission_z: standard errors a candidate's gain against the mixture must clear
+            to join (and the robust meta-solver's interval width).
+        admission_margin: the gain it must beat; ``None``: every candidate joins (the
+            PSRO loop).
+        memory_cap: the most members kept beside the support once they leave it
+            (``None``: all).
+        meta_solver: ``"nash"`` (the measured means) or ``"robust"`` (the maximin over
+            the entries' intervals).
     """
 
     oracle: str = choice("auto", ("auto", "exact", "learned"))
@@ -69,6 +77,10 @@ class NashMemoryConfig(Config):
     oracle_envs: int = integer(16, low=1)
     meta_deals: int = integer(2000, low=1)
     seed: int | None = seed_field(0)
+    admission_z: float = number(1.96, low=0.0)
+    admission_margin: float | None = number(0.0, optional=True)
+    memory_cap: int | None = integer(None, low=0, optional=True)
+    meta_solver: str = choice("nash", ("nash", "robust"))
 
 
 def _compiles(game: Game) -> bool:
@@ -115,8 +127,17 @@ class NashMemoryLearner:
             )
             measure = duplicate_measure(self.config.meta_deals)
             initial = None if compiles else [RandomAgent(seed=seed, name="random")]
+        c = self.config
         self.memory = PopulationNashMemory(
-            game, oracle=oracle, measure=measure, initial=initial, seed=seed
+            game,
+            oracle=oracle,
+            measure=measure,
+            initial=initial,
+            seed=seed,
+            admission_z=c.admission_z,
+            admission_margin=c.admission_margin,
+            memory_cap=c.memory_cap,
+            meta_solver=c.meta_solver,
         )
         self.seconds = 0.0
 
@@ -190,8 +211,17 @@ class NashMemoryLearner:
             "scores": self.memory.scores.tolist(),
             "stderrs": self.memory.stderrs.tolist(),
             "weights": self.memory.weights.tolist(),
+            "left": list(self.memory._left),
             "history": [
-                [r.iteration, list(r.gain), list(r.weights), r.exploitability, r.seconds]
+                [
+                    r.iteration,
+                    list(r.gain),
+                    list(r.weights),
+                    r.exploitability,
+                    r.seconds,
+                    r.admitted,
+                    r.evicted,
+                ]
                 for r in self.memory.history
             ],
             "seconds": self.seconds,
@@ -224,10 +254,20 @@ class NashMemoryLearner:
                     f"{memory.weights.shape[0]} weights"
                 )
             memory.history = [
-                PopulationRecord(int(i), (float(g[0]), float(g[1])), tuple(w), e, float(s))
-                for i, g, w, e, s in state["history"]
+                PopulationRecord(
+                    int(i),
+                    (float(g[0]), float(g[1])),
+                    tuple(w),
+                    e,
+                    float(s),
+                    bool(more[0]) if more else True,
+                    int(more[1]) if more else 0,
+                )
+                for i, g, w, e, s, *more in state["history"]
             ]
-            memory._tabulated = {}
+            memory._tabulated = [None] * n
+            # when each member left the support (files before the memory M: at 0)
+            memory._left = state.get("left") or [None if w > 0 else 0 for w in memory.weights]
             learner.seconds = float(state["seconds"])
         except PolicyFileError:
             raise

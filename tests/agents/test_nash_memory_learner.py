@@ -47,7 +47,11 @@ def test_the_learned_learner_saves_its_networks_as_data(tmp_path):
     from nashzoo.tree import TabularPolicy, compile_game
 
     torch.set_num_threads(1)
-    config = NashMemoryConfig(oracle="learned", oracle_steps=2048, oracle_envs=4, meta_deals=200)
+    # (every candidate admitted: a 2,048-step best response need not beat the mixture
+    # by two standard errors, and this test is about the files)
+    config = NashMemoryConfig(
+        oracle="learned", oracle_steps=2048, oracle_envs=4, meta_deals=200, admission_margin=None
+    )
     learner = NashMemoryLearner(KUHN, config).train(steps=2)
     assert not learner.exact and len(learner.memory.members) == 3
     assert (learner.memory.stderrs[np.triu_indices(3, 1)] > 0).all()  # measured entries

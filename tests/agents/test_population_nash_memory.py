@@ -13,6 +13,7 @@ from nashzoo.agents.nash_memory import (
     exact_measure,
     exact_oracle,
 )
+from nashzoo.agents.nash_memory.population import solve_meta_game
 from nashzoo.bounds import duplicate_measure
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games import KuhnPokerGame
@@ -137,3 +138,99 @@ def test_the_duplicate_measure_corrects_chance_when_an_agent_only_acts():
     assert stderr < crn.stderr, (stderr, crn.stderr)
     exact = head_to_head(KUHN, stated, uniform, exact=True).mean
     assert abs(mean - exact) <= 4.5 * stderr
+
+
+# -- the thesis' Nash memory: admission, a bounded memory, a robust meta-solver (issue 92) ----
+class _Token:
+    """A member that only names a row of a fixed payoff table."""
+
+    def __init__(self, row):
+        self.row = row
+        self.name = f"s{row}"
+
+    def reset(self, *, seed=None):
+        pass
+
+
+def _table_memory(table, stderrs, candidates, **settings):
+    """Nash memory over a fixed symmetric meta-game: member ``i`` scores ``table[i, j]``
+    (standard error ``stderrs[i, j]``) against member ``j``; the oracle proposes
+    ``candidates`` in order."""
+    table, stderrs = np.asarray(table, float), np.asarray(stderrs, float)
+    proposals = iter(candidates)
+
+    def measure(game, a, b, seed):
+        return table[a.row, b.row], stderrs[a.row, b.row]
+
+    def oracle(game, mixture, seed):
+        return _Token(next(proposals))
+
+    return PopulationNashMemory(
+        KUHN, oracle=oracle, measure=measure, initial=[_Token(0)], **settings
+    )
+
+
+def test_a_candidate_joins_only_if_it_beats_the_mixture_by_more_than_its_uncertainty():
+    # rows: 0 the first member; 1 beats it by 0.5 (se 0.1): in; 2 by 0.1 (se 0.1: the
+    # interval 0.1 +- 0.196 reaches below 0): out; 3 loses: out
+    table = np.array([[0, -0.5, -0.1, 0.2], [0.5, 0, 0, 0], [0.1, 0, 0, 0], [-0.2, 0, 0, 0]])
+    stderrs = np.full((4, 4), 0.1) - 0.1 * np.eye(4)
+    memory = _table_memory(table, stderrs, [2, 3, 1, 2]).iterate(4)
+    admitted = [r.admitted for r in memory.history]
+    assert admitted == [False, False, True, False]
+    assert [m.row for m in memory.members] == [0, 1]
+    # the rejected are logged with their measured gains against the mixture
+    np.testing.assert_allclose([r.gain[0] for r in memory.history], [0.1, -0.2, 0.5, 0.0])
+    np.testing.assert_allclose([r.gain[1] for r in memory.history], [0.1, 0.1, 0.1, 0.1])
+    assert memory.weights.tolist() == [0.0, 1.0]
+    # with no test (the PSRO loop) every candidate joins; a margin of 0 and z = 0 lets
+    # the point estimate decide
+    psro = _table_memory(table, stderrs, [2, 3], admission_margin=None).iterate(2)
+    assert [m.row for m in psro.members] == [0, 2, 3]
+    point = _table_memory(table, stderrs, [2], admission_z=0.0).iterate(1)
+    assert point.history[0].admitted
+
+
+def test_members_that_leave_the_support_are_remembered_and_the_oldest_evicted_at_the_cap():
+    # transitive: strategy i beats every j < i by 1, so each newcomer is the whole support
+    # and its predecessor moves to the memory
+    table = np.subtract.outer(np.arange(5), np.arange(5)).clip(-1, 1).astype(float)
+    memory = _table_memory(table, np.zeros((5, 5)), [1, 2, 3, 4], memory_cap=1)
+    memory.iterate(2)  # members 0, 1, 2: support {2}, memory {0, 1} over the cap of 1
+    assert [m.row for m in memory.members] == [1, 2]  # 0 left the support first: evicted
+    assert [r.evicted for r in memory.history] == [0, 1]
+    assert memory.support == [1] and memory.memory == [0]
+    memory.iterate(2)
+    assert [m.row for m in memory.members] == [3, 4] and memory.weights.tolist() == [0.0, 1.0]
+    assert memory.scores.shape == memory.stderrs.shape == (2, 2)
+    unbounded = _table_memory(table, np.zeros((5, 5)), [1, 2, 3, 4]).iterate(4)
+    assert len(unbounded.members) == 5 and sum(r.evicted for r in unbounded.history) == 0
+
+
+def test_the_robust_meta_solver_hedges_against_an_uncertain_entry():
+    # s0 beats s1 by 0.1 by the means, so Nash plays s0 alone; but that entry's standard
+    # error is 0.5. Within 1.96 standard errors the worst case puts each entry at its
+    # lower end, L = [[0, 0.1 - 0.98], [-0.1 - 0.98, 0]], whose maximin plays s0 with
+    # 1.08 / 1.96 = 0.551 and s1 with 0.88 / 1.96 = 0.449
+    scores = np.array([[0.0, 0.1], [-0.1, 0.0]])
+    stderrs = np.array([[0.0, 0.5], [0.5, 0.0]])
+    np.testing.assert_allclose(solve_meta_game(scores, stderrs, "nash"), [1.0, 0.0], atol=1e-9)
+    robust = solve_meta_game(scores, stderrs, "robust", z=1.96)
+    np.testing.assert_allclose(robust, [1.08 / 1.96, 0.88 / 1.96], atol=1e-9)
+    # exact entries: the same mixture either way
+    np.testing.assert_allclose(
+        solve_meta_game(scores, np.zeros((2, 2)), "robust"), [1.0, 0.0], atol=1e-9
+    )
+    memory = _table_memory(
+        np.array([[0, -0.1], [0.1, 0]]), np.array([[0, 0.5], [0.5, 0]]), [1],
+        admission_margin=None, meta_solver="robust",
+    ).iterate(1)  # fmt: skip
+    np.testing.assert_allclose(memory.weights, [0.88 / 1.96, 1.08 / 1.96], atol=1e-9)
+    with pytest.raises(InvalidParameterError, match="meta_solver.*'nash', 'robust'"):
+        PopulationNashMemory(KUHN, meta_solver="bayes")
+    with pytest.raises(InvalidParameterError, match="memory_cap"):
+        PopulationNashMemory(KUHN, memory_cap=-1)
+    with pytest.raises(InvalidParameterError, match="admission_z"):
+        PopulationNashMemory(KUHN, admission_z=-1.0)
+    with pytest.raises(InvalidParameterError, match="shape"):
+        solve_meta_game(scores, np.zeros((3, 3)))

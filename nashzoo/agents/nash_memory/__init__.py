@@ -9,6 +9,7 @@ from nashzoo.agents.nash_memory.pnm import (
     best_response_heuristic,
 )
 from nashzoo.agents.nash_memory.population import (
+    META_SOLVERS,
     Measure,
     MixtureAgent,
     Oracle,
@@ -16,6 +17,7 @@ from nashzoo.agents.nash_memory.population import (
     PopulationRecord,
     exact_measure,
     exact_oracle,
+    solve_meta_game,
 )
 from nashzoo.tree.mixture import behavioural_mixture, mix_policies
 from nashzoo.tree.reach import realization_weights
@@ -28,6 +30,8 @@ __all__ = [
     "PopulationRecord",
     "exact_measure",
     "exact_oracle",
+    "META_SOLVERS",
+    "solve_meta_game",
     "ParallelNashMemory",
     "PNMRecord",
     "Heuristic",

@@ -23,6 +23,24 @@ that play both seats, so it runs on any two-player zero-sum game:
 4. The meta-game (A's mean score against B: antisymmetric, zero on the diagonal) is solved
    by linear programming; its equilibrium is the new mixture.
 
+As Ficici & Pollack define Nash memory (and Oliehoek's thesis, chapter 7, after them),
+the members are the *support* N (the strategies the mixture plays) and a bounded
+*memory* M of strategies that left it:
+
+* **admission**: a candidate joins only if it beats the N-mixture by more than the
+  matches' uncertainty: its mean score against the mixture minus ``admission_z``
+  standard errors above ``admission_margin`` (with an exact measure: any gain above the
+  margin). A rejected candidate is logged with its measured gain and discarded; with an
+  exact oracle a rejection means the mixture is an equilibrium.
+* **memory**: a member that leaves the support enters M; with ``memory_cap`` set, the
+  members that left the support longest ago are evicted once M is over it. The
+  meta-game covers N and M.
+* **robust meta-solver** (``meta_solver="robust"``): measured entries carry standard
+  errors; the robust mixture maximises its worst case over every meta-game whose entries
+  lie within ``admission_z`` standard errors of the measured means (each entry at its
+  lower end: the LP on ``scores - z * stderrs``), rather than trusting the means as
+  exact.
+
 Seats are symmetrised (every match plays both seats of every deal), so the meta-game is
 symmetric and one memory serves both players: the form of Ficici & Pollack's original
 Nash memory. With the exact oracle and the exact meta-game the mixture's exploitability
@@ -43,7 +61,7 @@ from nashzoo.agents.cfr.agent import TabularPolicyAgent
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games import Game
 from nashzoo.tree.lp import solve_zero_sum
-from nashzoo.validation import check_int, check_seed
+from nashzoo.validation import check_int, check_number, check_seed
 
 __all__ = [
     "MixtureAgent",
@@ -53,6 +71,8 @@ __all__ = [
     "Measure",
     "exact_oracle",
     "exact_measure",
+    "META_SOLVERS",
+    "solve_meta_game",
 ]
 
 Oracle = Callable[[Game, "MixtureAgent", int], Any]
@@ -162,14 +182,17 @@ class PopulationRecord:
 
     Attributes:
         iteration: 1-based.
-        gain: the new agent's mean score against the previous mixture (what the oracle
+        gain: the candidate's mean score against the previous mixture (what the oracle
             found; at most the mixture's exploitability, up to sampling error) and its
             standard error (0 when exact).
-        weights: the mixture over all members after the iteration.
+        weights: the mixture over all members (support and memory) after the iteration.
         exploitability: the mixture's exact exploitability where it can be computed (the
             game compiles and its members are tabular or state their probabilities),
             else ``None``.
         seconds: wall time of the iteration (oracle, matches, LP).
+        admitted: whether the candidate passed the admission test (a rejected one is
+            not a member).
+        evicted: members evicted from the memory this iteration (over ``memory_cap``).
     """
 
     iteration: int
@@ -177,6 +200,8 @@ class PopulationRecord:
     weights: tuple[float, ...]
     exploitability: float | None
     seconds: float
+    admitted: bool = True
+    evicted: int = 0
 
 
 class PopulationNashMemory:
@@ -189,9 +214,18 @@ class PopulationNashMemory:
         initial: the first members (default: the uniform policy as a tabular agent,
             which needs the game to compile).
         seed: seeds the oracle calls, the mixture's draws and the measures.
+        admission_z: standard errors the candidate's gain must clear (95% one-sided:
+            1.645; the default 1.96 asks the two-sided 95% interval to lie above the
+            margin); also the width of the robust meta-solver's intervals.
+        admission_margin: the gain a candidate must beat; ``None`` admits every candidate
+            (the PSRO loop: no test).
+        memory_cap: the most members the memory M keeps beside the support (``None``:
+            no bound).
+        meta_solver: ``"nash"`` (the LP on the measured means) or ``"robust"`` (the
+            maximin over the entries' intervals).
 
     Raises:
-        InvalidParameterError: not a two-player zero-sum game, or a bad ``seed``.
+        InvalidParameterError: not a two-player zero-sum game, or a bad setting.
     """
 
     def __init__(
@@ -202,6 +236,10 @@ class PopulationNashMemory:
         measure: Measure | None = None,
         initial: Sequence[Any] | None = None,
         seed: int = 0,
+        admission_z: float = 1.96,
+        admission_margin: float | None = 0.0,
+        memory_cap: int | None = None,
+        meta_solver: str = "nash",
     ) -> None:
         if not isinstance(game, Game) or game.num_players != 2 or not game.zero_sum:
             raise InvalidParameterError(
@@ -211,13 +249,25 @@ class PopulationNashMemory:
         self.oracle = oracle or exact_oracle
         self.measure = measure or exact_measure
         self.seed = check_int("seed", seed, 0)
+        self.admission_z = check_number("admission_z", admission_z, low=0.0)
+        self.admission_margin = (
+            None if admission_margin is None else check_number("admission_margin", admission_margin)
+        )
+        self.memory_cap = None if memory_cap is None else check_int("memory_cap", memory_cap, 0)
+        if meta_solver not in META_SOLVERS:
+            raise InvalidParameterError(
+                f"`meta_solver` must be one of {', '.join(map(repr, META_SOLVERS))}, received "
+                f"{meta_solver!r}."
+            )
+        self.meta_solver = meta_solver
         if initial is None:
             from nashzoo.tree import TabularPolicy, compile_game
 
             uniform = TabularPolicy.uniform(compile_game(game))
             initial = [TabularPolicyAgent(uniform, seed=self.seed, name="uniform")]
         self.members: list[Any] = list(initial)
-        self._tabulated: dict[int, np.ndarray] = {}  # members' policies over the tree
+        self._tabulated: list[np.ndarray | None] = [None] * len(self.members)  # over the tree
+        self._left: list[int | None] = [None] * len(self.members)  # when it left the support
         if not self.members:
             raise InvalidParameterError("Nash memory needs at least one initial member.")
         n = len(self.members)
@@ -228,6 +278,7 @@ class PopulationNashMemory:
                 self._measure(i, j)
         self.weights = self._solve()
         self.history: list[PopulationRecord] = []
+        self._update_memory(0)
 
     # -- the meta-game -------------------------------------------------------------------------
     def _measure(self, i: int, j: int) -> None:
@@ -238,9 +289,41 @@ class PopulationNashMemory:
         self.stderrs[i, j] = self.stderrs[j, i] = stderr
 
     def _solve(self) -> np.ndarray:
-        x, _, _ = solve_zero_sum(self.scores)
+        x = solve_meta_game(self.scores, self.stderrs, self.meta_solver, self.admission_z)
         x = np.where(x > 1e-12, x, 0.0)
         return x / x.sum()
+
+    def _update_memory(self, iteration: int) -> int:
+        """Members that left the support enter the memory (``iteration`` is when); over
+        ``memory_cap``, those that left longest ago are evicted. Returns how many."""
+        for k, w in enumerate(self.weights):
+            if w > 0:
+                self._left[k] = None
+            elif self._left[k] is None:
+                self._left[k] = iteration
+        memory = [k for k, when in enumerate(self._left) if when is not None]
+        if self.memory_cap is None or len(memory) <= self.memory_cap:
+            return 0
+        oldest = sorted(memory, key=lambda k: (self._left[k], k))
+        evict = set(oldest[: len(memory) - self.memory_cap])
+        keep = [k for k in range(len(self.members)) if k not in evict]
+        self.members = [self.members[k] for k in keep]
+        self._tabulated = [self._tabulated[k] for k in keep]
+        self._left = [self._left[k] for k in keep]
+        self.scores = self.scores[np.ix_(keep, keep)]
+        self.stderrs = self.stderrs[np.ix_(keep, keep)]
+        self.weights = self.weights[keep]
+        return len(evict)
+
+    @property
+    def support(self) -> list[int]:
+        """The members the mixture plays (N)."""
+        return [k for k, w in enumerate(self.weights) if w > 0]
+
+    @property
+    def memory(self) -> list[int]:
+        """The members that left the support and are kept (M)."""
+        return [k for k, w in enumerate(self.weights) if w <= 0]
 
     def mixture(self, seed: int | None = None) -> MixtureAgent:
         """The current mixture as an agent."""
@@ -267,30 +350,47 @@ class PopulationNashMemory:
         for k in map(int, kept):
             member = self.members[k]
             if not isinstance(member, TabularPolicyAgent):
-                if k not in self._tabulated:
-                    self._tabulated[k] = TabularPolicy.from_agent(member, tree).probs
-                policies.append(self._tabulated[k])
+                table = self._tabulated[k]
+                if table is None:
+                    table = self._tabulated[k] = TabularPolicy.from_agent(member, tree).probs
+                policies.append(table)
             else:
                 policies.append(member.policy.probs)
         return nash_conv_array(tree, _mixture_profile(tree, policies, self.weights[kept])) / 2
 
     # -- iterations ----------------------------------------------------------------------------
     def iterate(self, n: int = 1) -> PopulationNashMemory:
-        """Run ``n`` iterations (oracle, matches against every member, LP)."""
+        """Run ``n`` iterations: the oracle's candidate, measured against the support;
+        if admitted, against the memory too, then the meta-game solved and the memory
+        updated."""
         for _ in range(check_int("n", n, 0)):
             start = time.perf_counter()
             k = len(self.history)
-            newcomer = self.oracle(self.game, self.mixture(seed=self.seed + k), self.seed + k)
-            self.members.append(newcomer)
+            candidate = self.oracle(self.game, self.mixture(seed=self.seed + k), self.seed + k)
             m = len(self.members)
+            self.members.append(candidate)  # measured as member m (the seeds' index)
+            self._tabulated.append(None)
+            self._left.append(None)
             self.scores = np.pad(self.scores, ((0, 1), (0, 1)))
             self.stderrs = np.pad(self.stderrs, ((0, 1), (0, 1)))
-            for i in range(m - 1):
-                self._measure(m - 1, i)
+            support = self.support
+            for i in support:
+                self._measure(m, i)
             previous = np.append(self.weights, 0.0)
-            gain = float(self.scores[m - 1] @ previous)
-            gain_se = float(np.sqrt((previous**2) @ (self.stderrs[m - 1] ** 2)))
-            self.weights = self._solve()
+            gain = float(self.scores[m] @ previous)
+            gain_se = float(np.sqrt((previous**2) @ (self.stderrs[m] ** 2)))
+            margin = self.admission_margin
+            admitted = margin is None or gain - self.admission_z * gain_se > margin
+            evicted = 0
+            if admitted:
+                for i in self.memory:
+                    self._measure(m, i)
+                self.weights = self._solve()
+                evicted = self._update_memory(k + 1)
+            else:  # discarded: the members and the meta-game as they were
+                del self.members[m], self._tabulated[m], self._left[m]
+                self.scores = self.scores[:m, :m]
+                self.stderrs = self.stderrs[:m, :m]
             self.history.append(
                 PopulationRecord(
                     iteration=k + 1,
@@ -298,6 +398,40 @@ class PopulationNashMemory:
                     weights=tuple(float(w) for w in self.weights),
                     exploitability=self.exploitability(),
                     seconds=time.perf_counter() - start,
+                    admitted=admitted,
+                    evicted=evicted,
                 )
             )
         return self
+
+
+META_SOLVERS = ("nash", "robust")
+"""The meta-game solvers of :class:`PopulationNashMemory`."""
+
+
+def solve_meta_game(
+    scores: np.ndarray, stderrs: np.ndarray, solver: str = "nash", z: float = 1.96
+) -> np.ndarray:
+    """The mixture a meta-game of measured ``scores`` (row's mean score against column)
+    and their standard errors ``stderrs`` gives: ``"nash"``, the maximin strategy of the
+    means; ``"robust"``, the maximin over every matrix whose entries lie within ``z``
+    standard errors of the means (the row mixture's worst case puts each entry at its
+    lower end, so it is the maximin of ``scores - z * stderrs``).
+
+    Raises:
+        InvalidParameterError: an unknown solver or matrices of other shapes.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    stderrs = np.asarray(stderrs, dtype=np.float64)
+    if solver not in META_SOLVERS:
+        raise InvalidParameterError(
+            f"`solver` must be one of {', '.join(map(repr, META_SOLVERS))}, received {solver!r}."
+        )
+    if stderrs.shape != scores.shape:
+        raise InvalidParameterError(
+            f"The standard errors must have the scores' shape {scores.shape}, received "
+            f"{stderrs.shape}."
+        )
+    payoffs = scores if solver == "nash" else scores - z * stderrs
+    x, _, _ = solve_zero_sum(payoffs)
+    return np.asarray(x, dtype=np.float64)
