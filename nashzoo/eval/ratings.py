@@ -14,6 +14,15 @@
   Its 95% interval is a parametric bootstrap: each sampled cell is redrawn from a normal
   with its standard error (exact cells stay put), and the equilibrium and scores are
   recomputed on every draw.
+* α-Rank (Omidshafiei, Papadimitriou, Piliouras, Tuyls, Rowland, Lespiau, Czarnecki,
+  Lanctot, Perolat, Munos, "α-Rank: Multi-Agent Evaluation by Evolution", Scientific
+  Reports 2019): the stationary distribution of an evolutionary process in which a
+  population of ``population`` agents, all playing one agent, is invaded by a mutant
+  playing another; the mutant takes over with the fixation probability of its payoff
+  edge under selection intensity ``alpha`` (the single-population model with local
+  selection, as OpenSpiel's ``alpharank`` computes it). Agents that the process keeps
+  returning to rank high; unlike Nash averaging it ranks inside cycles too. Its interval
+  is the same parametric bootstrap as Nash averaging's.
 
 Forfeits: a forfeited block counts *every one of its deals* as lost by the forfeiter by
 the game's largest payoff (``Game.max_payoff_magnitude``; 13 chips in Leduc), whatever
@@ -39,7 +48,15 @@ from nashzoo.errors import InvalidParameterError, StoreError
 from nashzoo.eval.stats import Z95, mean_and_stderr
 from nashzoo.eval.store import BlockResult
 
-__all__ = ["Crosstable", "Ratings", "crosstable", "bradley_terry", "rate", "nash_averaging"]
+__all__ = [
+    "Crosstable",
+    "Ratings",
+    "crosstable",
+    "bradley_terry",
+    "rate",
+    "nash_averaging",
+    "alpha_rank",
+]
 
 
 @dataclass(frozen=True)
@@ -103,6 +120,9 @@ class Ratings:
         nash_score: each agent's payoff (chips/game) against that mixture (0 = in support).
         nash_low, nash_high: 95% bootstrap interval of ``nash_score`` (equal to it where
             every payoff is exact; NaN where ``nash_score`` is).
+        alpharank: α-Rank's stationary mass of each agent (:func:`alpha_rank`; NaN while
+            some pairing has no result).
+        alpharank_low, alpharank_high: its 95% bootstrap interval.
     """
 
     names: tuple[str, ...]
@@ -113,6 +133,9 @@ class Ratings:
     nash_score: np.ndarray
     nash_low: np.ndarray
     nash_high: np.ndarray
+    alpharank: np.ndarray | None = None
+    alpharank_low: np.ndarray | None = None
+    alpharank_high: np.ndarray | None = None
 
 
 def _sorted(results: Sequence[BlockResult]) -> list[BlockResult]:
@@ -291,6 +314,76 @@ def nash_averaging(payoffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return p, a @ p
 
 
+ALPHA = 100.0
+"""α-Rank's default selection intensity (OpenSpiel's), per chip of payoff."""
+POPULATION = 50
+"""α-Rank's default population size (OpenSpiel's)."""
+
+
+def alpha_rank(
+    payoffs: np.ndarray, *, alpha: float = ALPHA, population: int = POPULATION
+) -> np.ndarray:
+    """α-Rank's stationary distribution over the agents of a symmetric meta-game:
+    ``payoffs[i, j]`` is agent i's mean payoff against agent j (a crosstable's means).
+
+    A population of ``population`` agents all playing ``s`` is invaded by a mutant
+    playing ``r`` (each other agent with probability ``1 / (n - 1)``); with the payoff
+    edge ``u = alpha * (payoffs[r, s] - payoffs[s, r])`` the mutant fixes with
+    probability ``(1 - exp(-u)) / (1 - exp(-population * u))`` (``1 / population`` at
+    ``u = 0``). The returned vector is the stationary distribution of that Markov
+    chain over the agents.
+
+    Returns:
+        One probability per agent (summing to 1); NaN everywhere when an off-diagonal
+        payoff is missing (NaN).
+
+    Raises:
+        InvalidParameterError: not a square matrix, ``alpha`` not positive or
+            ``population`` below 2.
+    """
+    a = np.array(payoffs, dtype=float)
+    if a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape[0] == 0:
+        raise InvalidParameterError(
+            f"α-Rank needs a square, non-empty payoff matrix, received shape {a.shape}."
+        )
+    if not (isinstance(alpha, (int, float)) and np.isfinite(alpha) and alpha > 0):
+        raise InvalidParameterError(f"`alpha` must be a positive number, received {alpha!r}.")
+    if isinstance(population, bool) or not isinstance(population, int) or population < 2:
+        raise InvalidParameterError(
+            f"`population` must be an integer >= 2, received {population!r}."
+        )
+    n = a.shape[0]
+    off = ~np.eye(n, dtype=bool)
+    if np.isnan(a[off]).any():
+        return np.full(n, np.nan)
+    if n == 1:
+        return np.ones(1)
+    edge = alpha * (a.T - a)  # edge[s, r]: mutant r's edge over residents playing s
+    chain = np.where(off, _fixation(edge, population) / (n - 1), 0.0)
+    chain[np.diag_indices(n)] = 1.0 - chain.sum(axis=1)
+    # pi (chain - I) = 0 with sum(pi) = 1: one equation of the singular system replaced
+    system = (chain - np.eye(n)).T
+    system[-1] = 1.0
+    rhs = np.zeros(n)
+    rhs[-1] = 1.0
+    pi: np.ndarray = np.clip(np.linalg.solve(system, rhs), 0.0, None)
+    out: np.ndarray = pi / pi.sum()
+    return out
+
+
+def _fixation(u: np.ndarray, m: int) -> np.ndarray:
+    """``(1 - exp(-u)) / (1 - exp(-m u))`` elementwise, ``1 / m`` at ``u = 0``, without
+    overflow: for ``u < 0`` the ratio is ``exp(-(m - 1) |u|)`` times the same form in
+    ``|u|``."""
+    v = np.abs(u)
+    small = v < 1e-14
+    safe = np.where(small, 1.0, v)
+    positive = np.expm1(-safe) / np.expm1(-m * safe)  # the form for an edge v > 0
+    out = np.where(u > 0, positive, positive * np.exp(-(m - 1) * safe))
+    fixed: np.ndarray = np.where(small, 1.0 / m, out)
+    return fixed
+
+
 def _max_entropy(inner: np.ndarray, outer: np.ndarray, x: np.ndarray) -> np.ndarray:
     """The maximum-entropy ``x`` with ``inner @ x = inner @ x0`` (0), ``sum(x) = 1`` and
     ``outer @ x <= 0``, from a feasible ``x0 > 0``: Newton's method in the null space of
@@ -423,13 +516,21 @@ def rate(
         known = ~np.isnan(exact)
         payoffs[known], stderr[known] = exact[known], 0.0
     mixture, scores = nash_averaging(payoffs)
+    ranked = alpha_rank(payoffs)
     nash_low, nash_high = scores.copy(), scores.copy()
+    rank_low, rank_high = ranked.copy(), ranked.copy()
     upper = np.triu(np.ones((n, n), dtype=bool), 1) & (stderr > 0)
     if nash_bootstrap and upper.any() and np.isfinite(scores).all():
         draws = np.empty((nash_bootstrap, n))
+        ranks = np.empty((nash_bootstrap, n))
         for s in range(nash_bootstrap):
             noise = np.zeros((n, n))
             noise[upper] = rng.standard_normal(int(upper.sum())) * stderr[upper]
-            draws[s] = nash_averaging(payoffs + noise - noise.T)[1]
+            drawn_payoffs = payoffs + noise - noise.T
+            draws[s] = nash_averaging(drawn_payoffs)[1]
+            ranks[s] = alpha_rank(drawn_payoffs)
         nash_low, nash_high = np.percentile(draws, [2.5, 97.5], axis=0)
-    return Ratings(names, elo, low, high, mixture, scores, nash_low, nash_high)
+        rank_low, rank_high = np.percentile(ranks, [2.5, 97.5], axis=0)
+    return Ratings(
+        names, elo, low, high, mixture, scores, nash_low, nash_high, ranked, rank_low, rank_high
+    )

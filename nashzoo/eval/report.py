@@ -13,6 +13,7 @@ from nashzoo.eval.plots import plot_crosstable, plot_ratings
 from nashzoo.eval.stats import score_digits, score_unit
 
 if TYPE_CHECKING:
+    from nashzoo.eval.ratings import Ratings
     from nashzoo.eval.tournament import TournamentResult
 
 __all__ = ["write_tournament_report"]
@@ -64,6 +65,7 @@ def write_tournament_report(result: TournamentResult, out_dir: str | Path) -> Pa
             f"<tr><td>{esc(names[k])}</td><td>{esc(dict(cfg.agents)[names[k]])}</td>"
             f"<td>{r.elo[k]:+.1f}</td><td>[{r.elo_low[k]:+.1f}, {r.elo_high[k]:+.1f}]</td>"
             f"<td>{r.nash_mixture[k]:.3f}</td><td>{r.nash_score[k] * scale:+.{d}f}</td>"
+            f"<td>{_alpha_rank_text(r, k)}</td>"
             f"<td>{esc(result.exploitability_text(names[k], scale))}</td></tr>"
         )
     forfeits = (
@@ -90,7 +92,8 @@ th{{background:#f4f4f4}}small{{color:#666}}</style></head><body>
 {result.blocks_done}/{result.blocks_total} blocks stored.</p>
 <h2>Ratings</h2>
 <table><tr><th>agent</th><th>spec</th><th>Elo (Bradley-Terry)</th><th>95% bootstrap CI</th>
-<th>Nash mixture</th><th>Nash score ({unit})</th><th>exploitability ({unit}; &ge; LBR:
+<th>Nash mixture</th><th>Nash score ({unit})</th><th>α-Rank mass [95% CI]</th>
+<th>exploitability ({unit}; &ge; LBR:
 a local-best-response lower bound where the game is too large)</th></tr>
 {"".join(rating_rows)}</table>
 <img src="ratings.png" alt="ratings with intervals">
@@ -104,3 +107,13 @@ a local-best-response lower bound where the game is too large)</th></tr>
     path = out / "index.html"
     path.write_text(page)
     return path
+
+
+def _alpha_rank_text(ratings: Ratings, k: int) -> str:
+    """Agent ``k``'s α-Rank mass with its 95% interval ("–" where undefined)."""
+    mass, low, high = ratings.alpharank, ratings.alpharank_low, ratings.alpharank_high
+    if mass is None or not np.isfinite(mass[k]):
+        return "–"
+    if low is None or high is None:
+        return f"{mass[k]:.3f}"
+    return f"{mass[k]:.3f}<br><small>[{low[k]:.3f}, {high[k]:.3f}]</small>"

@@ -156,17 +156,19 @@ class TournamentResult:
             "",
             f"Elo (BT): Bradley-Terry on deals won, not on the {game.payoff_unit} won (an "
             f"agent that wins many small pots rates high); Nash score: {unit} against the "
-            "maximum-entropy Nash mixture of these agents (who wins the most); "
+            "maximum-entropy Nash mixture of these agents (who wins the most); α-Rank: the "
+            "agent's mass in alpha-Rank's stationary distribution (where evolution settles); "
             f"exploitability: {unit} a best response wins (>= x (LBR): a lower bound)",
             f"{'agent':<{width}} {'Elo (BT)':>9} {'95% CI':>17} {'Nash mix':>9} "
-            f"{'Nash score':>11} {'exploitability':>15}",
+            f"{'Nash score':>11} {'α-Rank':>7} {'exploitability':>15}",
         ]
         for k in np.argsort(-r.elo):
             e_txt = self.exploitability_text(names[k], scale)
             lines.append(
                 f"{names[k]:<{width}} {r.elo[k]:>+9.1f} [{r.elo_low[k]:>+7.1f},"
                 f"{r.elo_high[k]:>+7.1f}] {r.nash_mixture[k]:>9.3f} "
-                f"{r.nash_score[k] * scale:>+11.{d}f} {e_txt:>15}"
+                f"{r.nash_score[k] * scale:>+11.{d}f} "
+                f"{np.nan if r.alpharank is None else r.alpharank[k]:>7.3f} {e_txt:>15}"
             )
         if ct.forfeits:
             lines += [

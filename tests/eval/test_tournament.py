@@ -471,6 +471,12 @@ def test_a_game_without_blinds_is_scored_in_its_own_unit_to_three_decimals(tmp_p
     assert f"{mean:+.3f} ±{half:.3f}" in text
     page = write_tournament_report(result, tmp_path / "report").read_text()
     assert f"{mean:+.3f}" in page and "points/game" in page
+    # α-Rank beside Elo and Nash averaging (issue 93): the heuristic beats random, so the
+    # evolutionary process settles on it; the report gives each mass with its interval
+    r = result.ratings
+    top = list(r.names).index("heuristic")
+    assert r.alpharank is not None and r.alpharank[top] > 0.99 and "α-Rank" in text
+    assert f"{r.alpharank[top]:.3f}<br><small>[" in page
     match = head_to_head(
         nashzoo.make_game("fighting_cards_tiny"), RandomAgent(seed=0), RandomAgent(seed=1),
         deals=20, seed=0,
