@@ -211,7 +211,7 @@ class NashMemoryLearner:
             "scores": self.memory.scores.tolist(),
             "stderrs": self.memory.stderrs.tolist(),
             "weights": self.memory.weights.tolist(),
-            "left": list(self.memory._left),
+            "left": list(self.memory._left_at),
             "history": [
                 [
                     r.iteration,
@@ -267,7 +267,7 @@ class NashMemoryLearner:
             ]
             memory._tabulated = [None] * n
             # when each member left the support (files before the memory M: at 0)
-            memory._left = state.get("left") or [None if w > 0 else 0 for w in memory.weights]
+            memory._left_at = state.get("left") or [None if w > 0 else 0 for w in memory.weights]
             learner.seconds = float(state["seconds"])
         except PolicyFileError:
             raise

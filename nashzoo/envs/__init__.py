@@ -8,6 +8,8 @@ id                              game                                   parallel
 ``nashzoo/limit_holdem-v0``     Limit Texas Hold'em (``players`` 2-6)   no
 ``nashzoo/no_limit_holdem-v0``  No-Limit Texas Hold'em (``raises``,     no
                                 ``stack``, ``players`` 2-6)
+``nashzoo/liars_dice-v0``       Liar's Dice (``dice``, ``faces``,       no
+                                ``players``, ``bidding_rule``)
 ``nashzoo/rps-v0``              rock-paper-scissors                     yes
 ``nashzoo/weighted_rps-v0``     weighted rock-paper-scissors            yes
 ``nashzoo/matching_pennies-v0`` matching pennies                        yes
@@ -37,6 +39,7 @@ from nashzoo.envs.registration import (
 from nashzoo.games.fighting import PRESETS as FIGHTING_PRESETS
 from nashzoo.games.kuhn import KuhnPokerGame
 from nashzoo.games.leduc import LeducHoldemGame
+from nashzoo.games.liars_dice import LiarsDiceGame
 from nashzoo.games.matrix import PRESETS
 from nashzoo.games.poker import limit_holdem_table, no_limit_holdem
 
@@ -60,6 +63,7 @@ register(EnvSpec("nashzoo/kuhn_poker-v0", KuhnPokerGame, "nashzoo.envs.kuhn_poke
 register(EnvSpec("nashzoo/leduc_holdem-v0", LeducHoldemGame, "nashzoo.envs.leduc_holdem"))
 register(EnvSpec("nashzoo/limit_holdem-v0", limit_holdem_table, "nashzoo.envs.limit_holdem"))
 register(EnvSpec("nashzoo/no_limit_holdem-v0", no_limit_holdem, "nashzoo.envs.no_limit_holdem"))
+register(EnvSpec("nashzoo/liars_dice-v0", LiarsDiceGame, "nashzoo.envs.liars_dice"))
 for _name, _factory in PRESETS.items():
     register(EnvSpec(f"nashzoo/{_name}-v0", _factory, "nashzoo.envs.matrix_games", parallel=True))
 for _preset, _make_preset in FIGHTING_PRESETS.items():

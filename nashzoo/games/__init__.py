@@ -12,6 +12,7 @@ from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, FastPaths, Game, GameIn
 from nashzoo.games.fighting import FightingCardGame
 from nashzoo.games.kuhn import KuhnPokerGame
 from nashzoo.games.leduc import LeducHoldemGame
+from nashzoo.games.liars_dice import LiarsDiceGame
 from nashzoo.games.matrix import (
     MatrixGame,
     matching_pennies,
@@ -63,6 +64,7 @@ for _cls in (
     MatrixGame,
     FightingCardGame,
     PokerGame,
+    LiarsDiceGame,
 ):
     register_game_type(_cls)
 
@@ -113,6 +115,7 @@ __all__ = [
     "State",
     "KuhnPokerGame",
     "LeducHoldemGame",
+    "LiarsDiceGame",
     "MatrixGame",
     "PokerGame",
     "FightingCardGame",

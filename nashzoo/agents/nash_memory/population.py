@@ -267,7 +267,7 @@ class PopulationNashMemory:
             initial = [TabularPolicyAgent(uniform, seed=self.seed, name="uniform")]
         self.members: list[Any] = list(initial)
         self._tabulated: list[np.ndarray | None] = [None] * len(self.members)  # over the tree
-        self._left: list[int | None] = [None] * len(self.members)  # when it left the support
+        self._left_at: list[int | None] = [None] * len(self.members)  # when it left the support
         if not self.members:
             raise InvalidParameterError("Nash memory needs at least one initial member.")
         n = len(self.members)
@@ -298,18 +298,18 @@ class PopulationNashMemory:
         ``memory_cap``, those that left longest ago are evicted. Returns how many."""
         for k, w in enumerate(self.weights):
             if w > 0:
-                self._left[k] = None
-            elif self._left[k] is None:
-                self._left[k] = iteration
-        memory = [k for k, when in enumerate(self._left) if when is not None]
+                self._left_at[k] = None
+            elif self._left_at[k] is None:
+                self._left_at[k] = iteration
+        memory = [k for k, when in enumerate(self._left_at) if when is not None]
         if self.memory_cap is None or len(memory) <= self.memory_cap:
             return 0
-        oldest = sorted(memory, key=lambda k: (self._left[k], k))
+        oldest = sorted(memory, key=lambda k: (self._left_at[k], k))
         evict = set(oldest[: len(memory) - self.memory_cap])
         keep = [k for k in range(len(self.members)) if k not in evict]
         self.members = [self.members[k] for k in keep]
         self._tabulated = [self._tabulated[k] for k in keep]
-        self._left = [self._left[k] for k in keep]
+        self._left_at = [self._left_at[k] for k in keep]
         self.scores = self.scores[np.ix_(keep, keep)]
         self.stderrs = self.stderrs[np.ix_(keep, keep)]
         self.weights = self.weights[keep]
@@ -370,7 +370,7 @@ class PopulationNashMemory:
             m = len(self.members)
             self.members.append(candidate)  # measured as member m (the seeds' index)
             self._tabulated.append(None)
-            self._left.append(None)
+            self._left_at.append(None)
             self.scores = np.pad(self.scores, ((0, 1), (0, 1)))
             self.stderrs = np.pad(self.stderrs, ((0, 1), (0, 1)))
             support = self.support
@@ -388,7 +388,7 @@ class PopulationNashMemory:
                 self.weights = self._solve()
                 evicted = self._update_memory(k + 1)
             else:  # discarded: the members and the meta-game as they were
-                del self.members[m], self._tabulated[m], self._left[m]
+                del self.members[m], self._tabulated[m], self._left_at[m]
                 self.scores = self.scores[:m, :m]
                 self.stderrs = self.stderrs[:m, :m]
             self.history.append(

@@ -1,0 +1,227 @@
+"""Liar's Dice (OpenSpiel's ``liars_dice``).
+
+Rules: each of ``players`` players rolls ``dice`` dice of ``faces`` faces in secret
+(player 0's first, one chance event a die); each sees only its own, sorted. Player 0
+opens, and the turn goes round: a player either *bids* a quantity and a face ("there are
+at least 2 fours among all the dice"), strictly higher than the last bid in the bid
+order, or, once some bid stands, calls *liar*. Then the dice are shown: the highest face
+is wild and matches every face. If at least the bid's quantity of dice match its face,
+the bidder wins and the caller loses, otherwise the other way round: the winner scores
++1, the loser -1, everyone else 0.
+
+The bid order (``bidding_rule``) is OpenSpiel's: ``"reset-face"`` ranks quantity first
+(1-1 < 1-2 < ... < 1-6 < 2-1 ...), ``"reset-quantity"`` face first (1-1 < 2-1 < ... <
+1-2 ...). With ``T = players * dice`` dice in all, the actions are the bids ``0 ..
+T * faces - 1`` in that order and ``T * faces`` = liar; under ``"reset-face"`` bid ``b``
+is quantity ``b // faces + 1`` of face ``b % faces + 1``. Chance outcome ``k`` rolls face
+``k + 1``.
+
+Information-state tensor (OpenSpiel's layout): a one-hot of the player (``players``), a
+one-hot of each of its dice (``dice * faces``), and one bit for each bid made and for
+liar (``T * faces + 1``). Information-state string: ``"P0 6 1-2 1-3"`` (OpenSpiel's,
+with the player in front, as in its imperfect-recall variant, so that two players'
+strings never coincide): the player, its sorted dice, the bids so far.
+
+``dice=1, faces=6`` (the default) has 294,883 histories and 24,576 information sets,
+and compiles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+from nashzoo.errors import InvalidParameterError
+from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State
+from nashzoo.validation import check_int
+
+__all__ = ["LiarsDiceGame", "LiarsDiceState", "BIDDING_RULES", "MAX_PLAYERS"]
+
+BIDDING_RULES = ("reset-face", "reset-quantity")
+"""OpenSpiel's bid orders."""
+
+MAX_PLAYERS = 6
+"""Most players (OpenSpiel registers two; the rules take any number round the table)."""
+
+
+class LiarsDiceGame(Game):
+    """Liar's Dice (see the module).
+
+    Args:
+        dice: dice per player (OpenSpiel's ``numdice``), at least 1.
+        faces: faces per die (OpenSpiel's ``dice_sides``), at least 2; the highest is
+            wild.
+        players: 2 to :data:`MAX_PLAYERS`.
+        bidding_rule: ``"reset-face"`` (OpenSpiel's default) or ``"reset-quantity"``.
+
+    Raises:
+        InvalidParameterError: a parameter out of its range (named, with what was
+            received).
+    """
+
+    short_name = "liars_dice"
+    game_type = "liars_dice"
+    payoff_unit = "points"
+
+    def __init__(
+        self, dice: int = 1, faces: int = 6, players: int = 2, bidding_rule: str = "reset-face"
+    ) -> None:
+        self.dice = check_int("dice", dice, 1, 10)
+        self.faces = check_int("faces", faces, 2, 20)
+        self.num_players = check_int("players", players, 2, MAX_PLAYERS)
+        if bidding_rule not in BIDDING_RULES:
+            raise InvalidParameterError(
+                f"`bidding_rule` must be one of {', '.join(map(repr, BIDDING_RULES))}, "
+                f"received {bidding_rule!r}."
+            )
+        self.bidding_rule = bidding_rule
+        self.total_dice = self.dice * self.num_players
+        self.liar = self.total_dice * self.faces
+        self.num_distinct_actions = self.liar + 1
+        self.max_chance_outcomes = self.faces
+        self.max_chance_nodes = self.total_dice
+        self.max_game_length = self.liar + 1
+        self.min_utility = -1.0
+        self.max_utility = 1.0
+        self.information_state_tensor_size = (
+            self.num_players + self.dice * self.faces + self.liar + 1
+        )
+        self.action_names = (*(self.bid_name(b) for b in range(self.liar)), "Liar")
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "dice": self.dice,
+            "faces": self.faces,
+            "players": self.num_players,
+            "bidding_rule": self.bidding_rule,
+        }
+
+    def new_initial_state(self) -> LiarsDiceState:
+        return LiarsDiceState(self)
+
+    def bid(self, action: int) -> tuple[int, int]:
+        """``(quantity, face)`` of bid ``action`` (faces counted from 1)."""
+        if self.bidding_rule == "reset-face":
+            return action // self.faces + 1, action % self.faces + 1
+        return action % self.total_dice + 1, action // self.total_dice + 1
+
+    def bid_name(self, action: int) -> str:
+        """``"2-4"`` (two fours), or ``"Liar"``."""
+        if action == self.liar:
+            return "Liar"
+        quantity, face = self.bid(action)
+        return f"{quantity}-{face}"
+
+    def count_histories(self) -> int:
+        """The partial rolls, then every bid sequence per full roll: the bids are any
+        subset of the ``B = T * faces`` bids taken in increasing order (``2^B``), and each
+        non-empty one may end with liar (``2^B - 1``); ``1 + 6 + 36 * 8,191 = 294,883``
+        for one die of six faces each."""
+        rolls: int = sum(self.faces**k for k in range(self.total_dice))
+        full: int = self.faces**self.total_dice
+        return rolls + full * ((1 << (self.liar + 1)) - 1)
+
+    def _private_deals(self) -> int:
+        return int(self.faces**self.total_dice)
+
+
+class LiarsDiceState(State):
+    """A Liar's Dice history (see :mod:`nashzoo.games.liars_dice`)."""
+
+    game: LiarsDiceGame
+
+    __slots__ = ("game", "_rolls", "_bids", "_player", "_sorted")
+
+    def __init__(self, game: LiarsDiceGame) -> None:
+        self.game = game
+        self._rolls: list[int] = []  # faces - 1, in the order rolled
+        self._bids: list[int] = []  # actions, liar included
+        self._player = CHANCE
+        self._sorted: list[tuple[int, ...]] = []  # each player's dice (faces), once rolled
+
+    def current_player(self) -> int:
+        return self._player
+
+    def legal_actions(self) -> tuple[int, ...] | list[int]:
+        if self._player == CHANCE:
+            return list(range(self.game.faces))
+        if self._player == TERMINAL:
+            return ()
+        start = self._bids[-1] + 1 if self._bids else 0
+        return [*range(start, self.game.liar), *([self.game.liar] if self._bids else [])]
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        self.check_chance()
+        p = 1.0 / self.game.faces
+        return [(k, p) for k in range(self.game.faces)]
+
+    def apply_unchecked(self, action: int) -> None:
+        g = self.game
+        if self._player == CHANCE:
+            self._rolls.append(action)
+            if len(self._rolls) == g.total_dice:
+                d = g.dice
+                self._sorted = [
+                    tuple(sorted(f + 1 for f in self._rolls[p * d : (p + 1) * d]))
+                    for p in range(g.num_players)
+                ]
+                self._player = 0
+            return
+        self._bids.append(action)
+        self._player = TERMINAL if action == g.liar else (self._player + 1) % g.num_players
+
+    def clone(self) -> LiarsDiceState:
+        new = LiarsDiceState.__new__(LiarsDiceState)
+        new.game = self.game
+        new._rolls = self._rolls.copy()
+        new._bids = self._bids.copy()
+        new._player = self._player
+        new._sorted = self._sorted
+        return new
+
+    def returns(self) -> list[float]:
+        g = self.game
+        out = [0.0] * g.num_players
+        if self._player != TERMINAL:
+            return out
+        caller = (len(self._bids) - 1) % g.num_players
+        bidder = (len(self._bids) - 2) % g.num_players
+        quantity, face = g.bid(self._bids[-2])
+        matches = sum(f == face or f == g.faces for f in (r + 1 for r in self._rolls))
+        winner, loser = (bidder, caller) if matches >= quantity else (caller, bidder)
+        out[winner], out[loser] = 1.0, -1.0
+        return out
+
+    def history(self) -> list[int]:
+        return self._rolls + self._bids
+
+    def public_history(self) -> list[int]:
+        return [HIDDEN] * len(self._rolls) + self._bids
+
+    def dice_of(self, player: int) -> tuple[int, ...]:
+        """``player``'s dice (faces from 1), sorted once every die is rolled."""
+        if self._sorted:
+            return self._sorted[player]
+        d = self.game.dice
+        return tuple(f + 1 for f in self._rolls[player * d : (player + 1) * d])
+
+    def private_information(self, player: int) -> Hashable | None:
+        return self.dice_of(player)
+
+    def information_state_string_unchecked(self, player: int) -> str:
+        dice = "".join(map(str, self.dice_of(player)))
+        return " ".join([f"P{player}", dice, *(self.game.bid_name(b) for b in self._bids)])
+
+    def information_state_indices(self, player: int) -> list[int]:
+        g = self.game
+        idx = [player]
+        for k, face in enumerate(self.dice_of(player)):
+            idx.append(g.num_players + k * g.faces + face - 1)
+        base = g.num_players + g.dice * g.faces
+        idx.extend(base + b for b in self._bids)
+        return idx
+
+    def __str__(self) -> str:
+        dice = " ".join("".join(map(str, self.dice_of(p))) for p in range(self.game.num_players))
+        bids = " ".join(self.game.bid_name(b) for b in self._bids)
+        return f"{dice} | {bids or '-'}"
