@@ -130,7 +130,7 @@ class LiarsDiceState(State):
 
     game: LiarsDiceGame
 
-    __slots__ = ("game", "_rolls", "_bids", "_player", "_sorted")
+    __slots__ = ("game", "_rolls", "_bids", "_player", "_sorted", "_text")
 
     def __init__(self, game: LiarsDiceGame) -> None:
         self.game = game
@@ -138,6 +138,7 @@ class LiarsDiceState(State):
         self._bids: list[int] = []  # actions, liar included
         self._player = CHANCE
         self._sorted: list[tuple[int, ...]] = []  # each player's dice (faces), once rolled
+        self._text: list[str] = []  # each player's information-state string, once rolled
 
     def current_player(self) -> int:
         return self._player
@@ -165,9 +166,14 @@ class LiarsDiceState(State):
                     tuple(sorted(f + 1 for f in self._rolls[p * d : (p + 1) * d]))
                     for p in range(g.num_players)
                 ]
+                self._text = [
+                    f"P{p} " + "".join(map(str, dice)) for p, dice in enumerate(self._sorted)
+                ]
                 self._player = 0
             return
         self._bids.append(action)
+        name = " " + g.action_names[action]
+        self._text = [text + name for text in self._text]
         self._player = TERMINAL if action == g.liar else (self._player + 1) % g.num_players
 
     def clone(self) -> LiarsDiceState:
@@ -177,6 +183,7 @@ class LiarsDiceState(State):
         new._bids = self._bids.copy()
         new._player = self._player
         new._sorted = self._sorted
+        new._text = self._text
         return new
 
     def returns(self) -> list[float]:
@@ -209,8 +216,9 @@ class LiarsDiceState(State):
         return self.dice_of(player)
 
     def information_state_string_unchecked(self, player: int) -> str:
-        dice = "".join(map(str, self.dice_of(player)))
-        return " ".join([f"P{player}", dice, *(self.game.bid_name(b) for b in self._bids)])
+        if self._text:
+            return self._text[player]
+        return f"P{player} " + "".join(map(str, self.dice_of(player)))
 
     def information_state_indices(self, player: int) -> list[int]:
         g = self.game
