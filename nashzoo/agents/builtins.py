@@ -8,6 +8,8 @@ spec                       agent
                            the poker engine: limit and no-limit Hold'em, any table)
 ``heuristic``              :class:`~nashzoo.agents.scripted.FightingHeuristicAgent`
                            (the fighting-card game)
+``dice-rules``             :class:`~nashzoo.agents.scripted.LiarsDiceRulesAgent`
+                           (Liar's Dice)
 ``cfr+:1000``              the average policy of a solver after N iterations (every
                            solver of :data:`nashzoo.agents.cfr.SOLVER_NAMES`)
 ``path/to/policy.npz``     a saved :class:`~nashzoo.tree.TabularPolicy` (or ``.json``)
@@ -83,20 +85,24 @@ def _random(game: Game, argument: str | None) -> Any:
     return RandomAgent(name="random")
 
 
-def _poker_rules(game: Game, argument: str | None) -> Any:
-    from nashzoo.agents.scripted import PokerRulesAgent
+def _rule_agent(name: str) -> Any:
+    """The factory of the rule-based agent ``name`` the game declares
+    (``Game.rule_agents``: ``"package.module:Class"``, built as ``Class(game)``)."""
 
-    if argument:
-        raise InvalidParameterError(f"poker-rules takes no argument, received {argument!r}.")
-    return PokerRulesAgent(game)  # type: ignore[arg-type]
+    def build(game: Game, argument: str | None) -> Any:
+        from nashzoo.games.info import load_declared
 
+        if argument:
+            raise InvalidParameterError(f"{name} takes no argument, received {argument!r}.")
+        declared = dict(game.rule_agents)
+        if name not in declared:
+            raise InvalidParameterError(
+                f"{name} is a rule-based agent of other games; {game} declares "
+                f"{sorted(declared) or 'none'}."
+            )
+        return load_declared(declared[name])(game)
 
-def _fighting_heuristic(game: Game, argument: str | None) -> Any:
-    from nashzoo.agents.scripted import FightingHeuristicAgent
-
-    if argument:
-        raise InvalidParameterError(f"heuristic takes no argument, received {argument!r}.")
-    return FightingHeuristicAgent(game)  # type: ignore[arg-type]
+    return build
 
 
 @functools.lru_cache(maxsize=64)
@@ -330,22 +336,26 @@ def _register() -> None:
         register_learner(entry, replace=True)
 
     register_family(AgentFamily("random", _random, "uniformly random legal actions"))
-    register_family(
-        AgentFamily(
+    for name, description, plays in (
+        (
             "poker-rules",
-            _poker_rules,
             "raises strong hands, calls middling ones, folds weak ones (poker engine games)",
-            check=_declared("poker-rules", "games of the poker engine (Hold'em and more)"),
-        )
-    )
-    register_family(
-        AgentFamily(
+            "games of the poker engine (Hold'em and more)",
+        ),
+        (
             "heuristic",
-            _fighting_heuristic,
             "greedy one-exchange expected damage (the fighting-card game)",
-            check=_declared("heuristic", "the fighting-card game"),
+            "the fighting-card game",
+        ),
+        (
+            "dice-rules",
+            "calls liar above its expected count, else the lowest bid it covers (Liar's Dice)",
+            "Liar's Dice",
+        ),
+    ):
+        register_family(
+            AgentFamily(name, _rule_agent(name), description, check=_declared(name, plays))
         )
-    )
     for algo in SOLVER_NAMES:
         sampling = algo in SAMPLING_SOLVERS
         default = 100_000 if sampling else 1000

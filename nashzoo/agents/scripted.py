@@ -10,6 +10,11 @@ the kind of opponent a learning agent should beat.
 :class:`PokerRulesAgent` plays any game of the poker engine (Limit Hold'em above all) by
 a fixed rule of thumb on the cards it holds: raise strong hands, call middling ones, fold
 weak ones when facing a bet (check otherwise). Also deterministic.
+
+:class:`LiarsDiceRulesAgent` plays Liar's Dice by the expected count: its own dice that
+match a face (the wild face included) plus the other dice times the chance that one
+matches; it calls liar when the standing bid's quantity is above that count, and
+otherwise makes the lowest bid whose quantity the count covers. Deterministic.
 """
 
 from __future__ import annotations
@@ -22,10 +27,11 @@ from nashzoo.envs.protocol import Observation, action_mask_of
 from nashzoo.errors import IllegalActionError, InvalidParameterError
 from nashzoo.games.fighting import FightingCardGame, card_damage
 from nashzoo.games.info import load_declared
+from nashzoo.games.liars_dice import LiarsDiceGame
 from nashzoo.games.poker.game import CALL, FOLD, RAISE, PokerGame
 from nashzoo.games.poker.hands import hand_value
 
-__all__ = ["FightingHeuristicAgent", "PokerRulesAgent", "baselines"]
+__all__ = ["FightingHeuristicAgent", "PokerRulesAgent", "LiarsDiceRulesAgent", "baselines"]
 
 
 class FightingHeuristicAgent:
@@ -164,6 +170,72 @@ class PokerRulesAgent:
 
     def __repr__(self) -> str:
         return f"PokerRulesAgent({self.game.short_name!r})"
+
+
+class LiarsDiceRulesAgent:
+    """Expected-count play in :class:`~nashzoo.games.LiarsDiceGame` (see the module).
+
+    From the information-state tensor it reads its dice and the standing bid (the highest
+    bid made). A face's expected count is its own matching dice (that face or the wild
+    highest one) plus ``1 / faces`` (the wild face) or ``2 / faces`` (any other) for each
+    die it cannot see. Facing a bid whose quantity is above its face's expected count, it
+    calls liar; otherwise it makes the lowest legal bid whose quantity is at most its
+    face's expected count, rounded down (liar when there is none, or the lowest bid at
+    the first move). A :class:`~nashzoo.agents.PolicyAgent` with one-hot probabilities.
+
+    Args:
+        game: the Liar's Dice game (its dice, faces and tensor layout).
+        name: display name.
+
+    Raises:
+        InvalidParameterError: ``game`` is not Liar's Dice.
+    """
+
+    def __init__(self, game: LiarsDiceGame, *, name: str = "dice-rules") -> None:
+        if not isinstance(game, LiarsDiceGame):
+            raise InvalidParameterError(
+                f"LiarsDiceRulesAgent plays LiarsDiceGame, received {type(game).__name__}."
+            )
+        self.game = game
+        self.name = name
+        faces = game.faces
+        # the chance that a die it cannot see matches each face (the wild one only itself)
+        self._chance = np.array([2.0 / faces] * (faces - 1) + [1.0 / faces])
+        bids = [game.bid(b) for b in range(game.liar)]
+        self._quantity = np.array([q for q, _ in bids])
+        self._face = np.array([f - 1 for _, f in bids])
+
+    def reset(self, *, seed: int | None = None) -> None:
+        """Nothing to reset (deterministic)."""
+
+    def act(self, observation: Observation, info: dict[str, Any]) -> int:
+        """Liar or the lowest bid its expected count covers."""
+        g = self.game
+        tensor = np.asarray(observation["observation"])
+        legal = np.flatnonzero(action_mask_of(observation))
+        if legal.size == 0:
+            raise IllegalActionError("LiarsDiceRulesAgent was asked to act with no legal action.")
+        n, faces = g.num_players, g.faces
+        dice = tensor[n : n + g.dice * faces].reshape(g.dice, faces).sum(axis=0)
+        mine = dice + dice[-1] * (np.arange(faces) < faces - 1)  # the wild face matches all
+        expected = mine + (g.total_dice - g.dice) * self._chance
+        made = np.flatnonzero(tensor[n + g.dice * faces : n + g.dice * faces + g.liar])
+        if made.size and self._quantity[made[-1]] > expected[self._face[made[-1]]]:
+            return int(g.liar)
+        bids = legal[legal < g.liar]
+        covered = bids[self._quantity[bids] <= np.floor(expected[self._face[bids]])]
+        if covered.size:
+            return int(covered[0])
+        return int(g.liar) if made.size else int(bids[0])
+
+    def action_probabilities(self, observation: Observation, info: dict[str, Any]) -> np.ndarray:
+        """One-hot on :meth:`act`'s choice."""
+        probs = np.zeros(self.game.num_distinct_actions)
+        probs[self.act(observation, info)] = 1.0
+        return probs
+
+    def __repr__(self) -> str:
+        return f"LiarsDiceRulesAgent({self.game})"
 
 
 def baselines(game: Any) -> dict[str, Any]:

@@ -87,6 +87,7 @@ class LiarsDiceGame(Game):
             self.num_players + self.dice * self.faces + self.liar + 1
         )
         self.action_names = (*(self.bid_name(b) for b in range(self.liar)), "Liar")
+        self.rule_agents = (("dice-rules", "nashzoo.agents.scripted:LiarsDiceRulesAgent"),)
 
     def params(self) -> dict[str, Any]:
         return {

@@ -127,3 +127,22 @@ def test_refusals():
         state.apply_action(3)
     with pytest.raises(IllegalActionError):
         state.apply_action(7)
+
+
+def test_the_rule_based_baseline_beats_random_and_is_the_games_declared_agent():
+    # measured over 1,000 duplicate deals: +0.590 points a game against random (95% CI
+    # +0.553 .. +0.627) with one six-faced die, +0.190 (+0.144 .. +0.236) with three
+    # faces, +0.642 (+0.607 .. +0.677) with two four-faced dice
+    from nashzoo.agents.scripted import LiarsDiceRulesAgent, baselines
+    from nashzoo.agents.specs import build_agent
+    from nashzoo.eval.matches import head_to_head
+    from nashzoo.eval.stats import Z95
+
+    for game in (LiarsDiceGame(), LiarsDiceGame(faces=3), LiarsDiceGame(dice=2, faces=4)):
+        rules = build_agent("dice-rules", game)
+        assert isinstance(rules, LiarsDiceRulesAgent)
+        match = head_to_head(game, rules, build_agent("random", game), deals=1000, seed=0)
+        assert match.mean - Z95 * match.stderr > 0, (game, match)
+    assert set(baselines(LiarsDiceGame())) == {"random", "dice-rules"}
+    with pytest.raises(InvalidParameterError, match="dice-rules is a rule-based agent of other"):
+        build_agent("dice-rules", nashzoo.make_game("kuhn_poker"))
