@@ -34,8 +34,8 @@ def test_the_docs_have_snippets_on_every_kind_of_page():
     assert "tutorial.md" in names
     assert sum(n.startswith("howto/") for n in names) >= 6
     assert sum(n.startswith("explanation/") for n in names) >= 3
-    assert sum(n.startswith("reference/games/") for n in names) == 7
-    assert sum(n.startswith("reference/envs/") for n in names) == 7
+    assert sum(n.startswith("reference/games/") for n in names) == 8
+    assert sum(n.startswith("reference/envs/") for n in names) == 8
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(snippets.DOCS).as_posix())

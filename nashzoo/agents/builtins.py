@@ -10,6 +10,8 @@ spec                       agent
                            (the fighting-card game)
 ``dice-rules``             :class:`~nashzoo.agents.scripted.LiarsDiceRulesAgent`
                            (Liar's Dice)
+``goofspiel-rules``        :class:`~nashzoo.agents.scripted.GoofspielRulesAgent`
+                           (Goofspiel)
 ``cfr+:1000``              the average policy of a solver after N iterations (every
                            solver of :data:`nashzoo.agents.cfr.SOLVER_NAMES`)
 ``path/to/policy.npz``     a saved :class:`~nashzoo.tree.TabularPolicy` (or ``.json``)
@@ -351,6 +353,11 @@ def _register() -> None:
             "dice-rules",
             "calls liar above its expected count, else the lowest bid it covers (Liar's Dice)",
             "Liar's Dice",
+        ),
+        (
+            "goofspiel-rules",
+            "bids the point card's rank, else the next higher (Goofspiel)",
+            "Goofspiel",
         ),
     ):
         register_family(

@@ -15,6 +15,10 @@ weak ones when facing a bet (check otherwise). Also deterministic.
 match a face (the wild face included) plus the other dice times the chance that one
 matches; it calls liar when the standing bid's quantity is above that count, and
 otherwise makes the lowest bid whose quantity the count covers. Deterministic.
+
+:class:`GoofspielRulesAgent` bids the card that matches the point card's rank (the next
+higher card it holds when that one is gone, its lowest when none is higher).
+Deterministic.
 """
 
 from __future__ import annotations
@@ -26,12 +30,19 @@ import numpy as np
 from nashzoo.envs.protocol import Observation, action_mask_of
 from nashzoo.errors import IllegalActionError, InvalidParameterError
 from nashzoo.games.fighting import FightingCardGame, card_damage
+from nashzoo.games.goofspiel import GoofspielGame
 from nashzoo.games.info import load_declared
 from nashzoo.games.liars_dice import LiarsDiceGame
 from nashzoo.games.poker.game import CALL, FOLD, RAISE, PokerGame
 from nashzoo.games.poker.hands import hand_value
 
-__all__ = ["FightingHeuristicAgent", "PokerRulesAgent", "LiarsDiceRulesAgent", "baselines"]
+__all__ = [
+    "FightingHeuristicAgent",
+    "PokerRulesAgent",
+    "LiarsDiceRulesAgent",
+    "GoofspielRulesAgent",
+    "baselines",
+]
 
 
 class FightingHeuristicAgent:
@@ -236,6 +247,59 @@ class LiarsDiceRulesAgent:
 
     def __repr__(self) -> str:
         return f"LiarsDiceRulesAgent({self.game})"
+
+
+class GoofspielRulesAgent:
+    """Bid the prize's rank in :class:`~nashzoo.games.GoofspielGame`: the card of the
+    point card's value, else the next higher card held, else the lowest. It reads the
+    point card and its hand from the information-state tensor. A
+    :class:`~nashzoo.agents.PolicyAgent` with one-hot probabilities.
+
+    Args:
+        game: the Goofspiel game (its cards and tensor layout).
+        name: display name.
+
+    Raises:
+        InvalidParameterError: ``game`` is not Goofspiel.
+    """
+
+    def __init__(self, game: GoofspielGame, *, name: str = "goofspiel-rules") -> None:
+        if not isinstance(game, GoofspielGame):
+            raise InvalidParameterError(
+                f"GoofspielRulesAgent plays GoofspielGame, received {type(game).__name__}."
+            )
+        self.game = game
+        self.name = name
+        n, p = game.num_cards, game.num_players
+        start = p + p * game.point_slots  # the seat and the point totals come first
+        # where the point cards (one row a round) begin: after the hand and the winners
+        # with hidden bids, at once without
+        self._points = start + n + n * p if game.imp_info else start
+
+    def reset(self, *, seed: int | None = None) -> None:
+        """Nothing to reset (deterministic)."""
+
+    def act(self, observation: Observation, info: dict[str, Any]) -> int:
+        """The bid matching the point card's rank, or the next higher, or the lowest."""
+        n = self.game.num_cards
+        tensor = np.asarray(observation["observation"])
+        legal = np.flatnonzero(action_mask_of(observation))
+        if legal.size == 0:
+            raise IllegalActionError("GoofspielRulesAgent was asked to act with no legal action.")
+        rows = tensor[self._points : self._points + n * n].reshape(n, n)
+        shown = np.flatnonzero(rows.any(axis=1))
+        prize = int(np.argmax(rows[shown[-1]])) if shown.size else 0
+        higher = legal[legal >= prize]
+        return int(higher[0]) if higher.size else int(legal[0])
+
+    def action_probabilities(self, observation: Observation, info: dict[str, Any]) -> np.ndarray:
+        """One-hot on :meth:`act`'s choice."""
+        probs = np.zeros(self.game.num_distinct_actions)
+        probs[self.act(observation, info)] = 1.0
+        return probs
+
+    def __repr__(self) -> str:
+        return f"GoofspielRulesAgent({self.game})"
 
 
 def baselines(game: Any) -> dict[str, Any]:

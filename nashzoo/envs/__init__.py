@@ -10,6 +10,9 @@ id                              game                                   parallel
                                 ``stack``, ``players`` 2-6)
 ``nashzoo/liars_dice-v0``       Liar's Dice (``dice``, ``faces``,       no
                                 ``players``, ``bidding_rule``)
+``nashzoo/goofspiel-v0``        Goofspiel (``num_cards``,               yes
+                                ``points_order``, ``imp_info``,
+                                ``returns_type``, ``players``)
 ``nashzoo/rps-v0``              rock-paper-scissors                     yes
 ``nashzoo/weighted_rps-v0``     weighted rock-paper-scissors            yes
 ``nashzoo/matching_pennies-v0`` matching pennies                        yes
@@ -37,6 +40,7 @@ from nashzoo.envs.registration import (
     spec,
 )
 from nashzoo.games.fighting import PRESETS as FIGHTING_PRESETS
+from nashzoo.games.goofspiel import GoofspielGame
 from nashzoo.games.kuhn import KuhnPokerGame
 from nashzoo.games.leduc import LeducHoldemGame
 from nashzoo.games.liars_dice import LiarsDiceGame
@@ -64,6 +68,7 @@ register(EnvSpec("nashzoo/leduc_holdem-v0", LeducHoldemGame, "nashzoo.envs.leduc
 register(EnvSpec("nashzoo/limit_holdem-v0", limit_holdem_table, "nashzoo.envs.limit_holdem"))
 register(EnvSpec("nashzoo/no_limit_holdem-v0", no_limit_holdem, "nashzoo.envs.no_limit_holdem"))
 register(EnvSpec("nashzoo/liars_dice-v0", LiarsDiceGame, "nashzoo.envs.liars_dice"))
+register(EnvSpec("nashzoo/goofspiel-v0", GoofspielGame, "nashzoo.envs.goofspiel", parallel=True))
 for _name, _factory in PRESETS.items():
     register(EnvSpec(f"nashzoo/{_name}-v0", _factory, "nashzoo.envs.matrix_games", parallel=True))
 for _preset, _make_preset in FIGHTING_PRESETS.items():

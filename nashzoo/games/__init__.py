@@ -10,6 +10,7 @@ from typing import Any
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, FastPaths, Game, GameInfo, State
 from nashzoo.games.fighting import FightingCardGame
+from nashzoo.games.goofspiel import GoofspielGame
 from nashzoo.games.kuhn import KuhnPokerGame
 from nashzoo.games.leduc import LeducHoldemGame
 from nashzoo.games.liars_dice import LiarsDiceGame
@@ -65,6 +66,7 @@ for _cls in (
     FightingCardGame,
     PokerGame,
     LiarsDiceGame,
+    GoofspielGame,
 ):
     register_game_type(_cls)
 
@@ -114,6 +116,7 @@ __all__ = [
     "GameInfo",
     "State",
     "KuhnPokerGame",
+    "GoofspielGame",
     "LeducHoldemGame",
     "LiarsDiceGame",
     "MatrixGame",

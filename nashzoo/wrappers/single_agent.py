@@ -54,6 +54,7 @@ GYMNASIUM_IDS = {
     "nashzoo/LimitHoldem-v0": "nashzoo/limit_holdem-v0",
     "nashzoo/NoLimitHoldem-v0": "nashzoo/no_limit_holdem-v0",
     "nashzoo/LiarsDice-v0": "nashzoo/liars_dice-v0",
+    "nashzoo/Goofspiel-v0": "nashzoo/goofspiel-v0",
     "nashzoo/RockPaperScissors-v0": "nashzoo/rps-v0",
     "nashzoo/WeightedRockPaperScissors-v0": "nashzoo/weighted_rps-v0",
     "nashzoo/MatchingPennies-v0": "nashzoo/matching_pennies-v0",
