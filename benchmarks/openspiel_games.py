@@ -1,17 +1,19 @@
-"""Liar's Dice against OpenSpiel's (issue 93), in one run, interleaved, median of
-``--repeats``:
+"""Liar's Dice and Goofspiel against OpenSpiel's (issue 93), in one run, interleaved,
+median of ``--repeats``:
 
-* ``env``: random legal play, decisions per second: ``nashzoo/liars_dice-v0`` through the
-  full wrapped AEC loop (``agent_iter`` / ``last`` / ``step``) against OpenSpiel's C++
-  ``liars_dice`` in the same loop through Shimmy's PettingZoo wrapper (the goal's peer:
-  at least 5x), and, for reference, its ``rl_environment`` and its raw ``pyspiel``
-  states (no env API: the fastest way to step it from Python).
-* ``cfr``: CFR+ iterations per second on one die of six faces against OpenSpiel's C++
-  ``CFRPlusSolver``, and both exact exploitabilities after the same iterations (they
+* ``env``: random legal play, decisions per second: ``nashzoo/liars_dice-v0`` or
+  ``nashzoo/goofspiel-v0`` (13 cards, hidden bids) through the full wrapped AEC loop
+  (``agent_iter`` / ``last`` / ``step``) against OpenSpiel's C++ game in the same loop
+  through Shimmy's PettingZoo wrapper (the goal's peer: at least 5x), and, for
+  reference, its ``rl_environment`` and its raw ``pyspiel`` states (no env API: the
+  fastest way to step it from Python; Goofspiel's simultaneous moves as joint actions).
+* ``cfr``: CFR+ iterations per second on Liar's Dice with one die of six faces, or
+  Goofspiel with 5 cards (OpenSpiel's turn-based conversion of it), against OpenSpiel's
+  C++ ``CFRPlusSolver``, and both exact exploitabilities after the same iterations (they
   must agree). Goal: at least 30x.
 
-Usage: ``python benchmarks/liars_dice.py [--sections env,cfr] [--episodes 20000]
-[--iterations 30] [--repeats 3]``
+Usage: ``python benchmarks/openspiel_games.py [--game liars_dice|goofspiel]
+[--sections env,cfr] [--episodes 20000] [--iterations 30] [--repeats 3]``
 """
 
 from __future__ import annotations
@@ -30,13 +32,27 @@ from env_throughput import random_play
 
 import nashzoo
 
+GAMES = {
+    "liars_dice": ("nashzoo/liars_dice-v0", {}, "liars_dice", {}),
+    "goofspiel": ("nashzoo/goofspiel-v0", {}, "goofspiel", {"imp_info": True}),
+}
+"""Our env id and parameters, OpenSpiel's game name and parameters."""
 
-def openspiel_env_play(games: int, seed: int = 0) -> tuple[int, float]:
-    """OpenSpiel's ``rl_environment`` on ``liars_dice``: (decisions, seconds)."""
+
+def _openspiel_game(name: str):
+    import pyspiel
+
+    _, _, theirs, params = GAMES[name]
+    return pyspiel.load_game(theirs, params)
+
+
+def openspiel_env_play(name: str, games: int, seed: int = 0) -> tuple[int, float]:
+    """OpenSpiel's ``rl_environment``: (decisions, seconds)."""
     from open_spiel.python import rl_environment
 
     env = rl_environment.Environment(
-        "liars_dice", chance_event_sampler=rl_environment.ChanceEventSampler(seed=seed)
+        _openspiel_game(name),
+        chance_event_sampler=rl_environment.ChanceEventSampler(seed=seed),
     )
     rng = np.random.default_rng(seed)
     done = 0
@@ -45,19 +61,25 @@ def openspiel_env_play(games: int, seed: int = 0) -> tuple[int, float]:
         step = env.reset()
         while not step.last():
             player = step.observations["current_player"]
+            if player < 0:  # a simultaneous move: every player's action at once
+                moves = []
+                for legal in step.observations["legal_actions"]:
+                    moves.append(legal[int(rng.random() * len(legal))])
+                done += len(moves)
+                step = env.step(moves)
+                continue
             legal = step.observations["legal_actions"][player]
             step = env.step([legal[int(rng.random() * len(legal))]])
             done += 1
     return done, time.perf_counter() - start
 
 
-def shimmy_play(games: int, seed: int = 0) -> tuple[int, float]:
-    """OpenSpiel's ``liars_dice`` as a PettingZoo AEC env through Shimmy's
+def shimmy_play(name: str, games: int, seed: int = 0) -> tuple[int, float]:
+    """OpenSpiel's game as a PettingZoo AEC env through Shimmy's
     ``OpenSpielCompatibilityV0``, the same user loop: (decisions, seconds)."""
-    import pyspiel
     from shimmy import OpenSpielCompatibilityV0
 
-    env = OpenSpielCompatibilityV0(pyspiel.load_game("liars_dice"))
+    env = OpenSpielCompatibilityV0(_openspiel_game(name))
     rng = np.random.default_rng(seed)
     done = 0
     start = time.perf_counter()
@@ -74,11 +96,9 @@ def shimmy_play(games: int, seed: int = 0) -> tuple[int, float]:
     return done, time.perf_counter() - start
 
 
-def openspiel_states_play(games: int, seed: int = 0) -> tuple[int, float]:
+def openspiel_states_play(name: str, games: int, seed: int = 0) -> tuple[int, float]:
     """Raw ``pyspiel`` states, chance sampled by hand: (decisions, seconds)."""
-    import pyspiel
-
-    game = pyspiel.load_game("liars_dice")
+    game = _openspiel_game(name)
     rng = np.random.default_rng(seed)
     done = 0
     start = time.perf_counter()
@@ -86,7 +106,16 @@ def openspiel_states_play(games: int, seed: int = 0) -> tuple[int, float]:
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
-                state.apply_action(int(rng.random() * 6))
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[int(rng.random() * len(outcomes))][0])
+                continue
+            if state.is_simultaneous_node():
+                moves = []
+                for p in range(game.num_players()):
+                    legal = state.legal_actions(p)
+                    moves.append(legal[int(rng.random() * len(legal))])
+                state.apply_actions(moves)
+                done += len(moves)
                 continue
             legal = state.legal_actions()
             state.apply_action(legal[int(rng.random() * len(legal))])
@@ -94,8 +123,9 @@ def openspiel_states_play(games: int, seed: int = 0) -> tuple[int, float]:
     return done, time.perf_counter() - start
 
 
-def env_section(episodes: int, repeats: int) -> None:
-    env = nashzoo.make("nashzoo/liars_dice-v0")
+def env_section(name: str, episodes: int, repeats: int) -> None:
+    env_id, params, _, _ = GAMES[name]
+    env = nashzoo.make(env_id, **params)
     random_play(env, games=500, seed=1)  # warm-up
 
     def ours() -> float:
@@ -103,46 +133,49 @@ def env_section(episodes: int, repeats: int) -> None:
         return decisions / seconds
 
     def rl_env() -> float:
-        decisions, seconds = openspiel_env_play(episodes)
+        decisions, seconds = openspiel_env_play(name, episodes)
         return decisions / seconds
 
     def states() -> float:
-        decisions, seconds = openspiel_states_play(episodes)
+        decisions, seconds = openspiel_states_play(name, episodes)
         return decisions / seconds
 
     def shimmy() -> float:
-        decisions, seconds = shimmy_play(episodes // 4)
+        decisions, seconds = shimmy_play(name, episodes // 4)
         return decisions / seconds
 
     runs = interleaved(
         {
-            "nashzoo/liars_dice-v0 (AEC)": ours,
+            f"{env_id} (AEC)": ours,
             "OpenSpiel through Shimmy (PettingZoo AEC)": shimmy,
-            "OpenSpiel rl_environment liars_dice": rl_env,
+            f"OpenSpiel rl_environment {name}": rl_env,
             "OpenSpiel pyspiel states": states,
         },
         repeats,
     )
-    base = median(runs["nashzoo/liars_dice-v0 (AEC)"])
+    ours_key = f"{env_id} (AEC)"
+    base = median(runs[ours_key])
     print(f"\nenv: random play, {episodes:,} episodes, decisions/s (median of {repeats})")
-    for name, values in runs.items():
-        ratio = (
-            ""
-            if values is runs["nashzoo/liars_dice-v0 (AEC)"]
-            else f"  ours {base / median(values):.2f}x"
-        )
-        print(f"  {name:40s} {median(values):>12,.0f}  (runs {runs_text(values)}){ratio}")
+    for label, values in runs.items():
+        ratio = "" if label == ours_key else f"  ours {base / median(values):.2f}x"
+        print(f"  {label:40s} {median(values):>12,.0f}  (runs {runs_text(values)}){ratio}")
 
 
-def cfr_section(iterations: int, repeats: int) -> None:
+def cfr_section(name: str, iterations: int, repeats: int) -> None:
     import pyspiel
 
     from nashzoo.agents.cfr import make_solver
-    from nashzoo.games import LiarsDiceGame
+    from nashzoo.games import GoofspielGame, LiarsDiceGame
     from nashzoo.tree import compile_game, nash_conv_array
 
-    tree = compile_game(LiarsDiceGame())
-    game = pyspiel.load_game("liars_dice")
+    if name == "liars_dice":
+        tree = compile_game(LiarsDiceGame())
+        game = pyspiel.load_game("liars_dice")
+    else:  # 5 cards; OpenSpiel's CFR runs on its turn-based conversion
+        tree = compile_game(GoofspielGame(num_cards=5))
+        game = pyspiel.convert_to_turn_based(
+            pyspiel.load_game("goofspiel", {"num_cards": 5, "imp_info": True})
+        )
     make_solver("cfr+", tree).iterate(2)  # compile the kernels outside the clock
     values: dict[str, float] = {}
 
@@ -165,7 +198,7 @@ def cfr_section(iterations: int, repeats: int) -> None:
 
     runs = interleaved({"nashzoo CFR+": ours, "OpenSpiel C++ CFR+": theirs}, repeats)
     a, b = median(runs["nashzoo CFR+"]), median(runs["OpenSpiel C++ CFR+"])
-    print(f"\ncfr: CFR+ on liars_dice 1x6 ({tree.num_nodes:,} histories), {iterations} iterations")
+    print(f"\ncfr: CFR+ on {tree.game} ({tree.num_nodes:,} histories), {iterations} iterations")
     print(f"  nashzoo   {a:10.2f} iterations/s  (runs {runs_text(runs['nashzoo CFR+'], '.2f')})")
     print(
         f"  OpenSpiel {b:10.2f} iterations/s  (runs {runs_text(runs['OpenSpiel C++ CFR+'], '.2f')})"
@@ -176,6 +209,7 @@ def cfr_section(iterations: int, repeats: int) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--game", choices=sorted(GAMES), default="liars_dice")
     parser.add_argument("--sections", default="env,cfr")
     parser.add_argument("--episodes", type=int, default=20_000)
     parser.add_argument("--iterations", type=int, default=30)
@@ -184,9 +218,9 @@ def main(argv: list[str] | None = None) -> None:
     print(machine_line())
     sections = args.sections.split(",")
     if "env" in sections:
-        env_section(args.episodes, args.repeats)
+        env_section(args.game, args.episodes, args.repeats)
     if "cfr" in sections:
-        cfr_section(args.iterations, args.repeats)
+        cfr_section(args.game, args.iterations, args.repeats)
 
 
 if __name__ == "__main__":
