@@ -73,6 +73,9 @@ def random_play(
 
 
 def rules_play(game, games: int, seed: int = 0) -> tuple[int, int, float]:
+    """Random legal play on a game's states, no env: nashzoo's rules or OpenSpiel's
+    ``pyspiel`` states (whose simultaneous moves take every player's action at once);
+    returns (decisions, games, seconds)."""
     rng = np.random.default_rng(seed)
     done = 0
     start = time.perf_counter()
@@ -82,6 +85,13 @@ def rules_play(game, games: int, seed: int = 0) -> tuple[int, int, float]:
             if state.is_chance_node():
                 outcomes = state.chance_outcomes()
                 state.apply_action(outcomes[int(rng.random() * len(outcomes))][0])
+            elif getattr(state, "is_simultaneous_node", bool)():
+                moves = []
+                for p in range(game.num_players()):
+                    legal = state.legal_actions(p)
+                    moves.append(legal[int(rng.random() * len(legal))])
+                state.apply_actions(moves)
+                done += len(moves)
             else:
                 legal = state.legal_actions()
                 state.apply_action(legal[int(rng.random() * len(legal))])
@@ -89,11 +99,16 @@ def rules_play(game, games: int, seed: int = 0) -> tuple[int, int, float]:
     return done, games, time.perf_counter() - start
 
 
-def openspiel_play(games: int, seed: int = 0) -> tuple[int, int, float]:
+def openspiel_play(
+    games: int, seed: int = 0, game: object = "leduc_poker"
+) -> tuple[int, int, float]:
+    """OpenSpiel's ``rl_environment`` (its Leduc, or ``game``: a name or a loaded game);
+    at a simultaneous move every player's action at once. Returns (decisions, games,
+    seconds)."""
     from open_spiel.python import rl_environment
 
     env = rl_environment.Environment(
-        "leduc_poker", chance_event_sampler=rl_environment.ChanceEventSampler(seed=seed)
+        game, chance_event_sampler=rl_environment.ChanceEventSampler(seed=seed)
     )
     rng = np.random.default_rng(seed)
     done = 0
@@ -102,9 +117,13 @@ def openspiel_play(games: int, seed: int = 0) -> tuple[int, int, float]:
         step = env.reset()
         while not step.last():
             player = step.observations["current_player"]
-            legal = step.observations["legal_actions"][player]
-            step = env.step([legal[int(rng.random() * len(legal))]])
-            done += 1
+            players = range(len(step.observations["legal_actions"])) if player < 0 else [player]
+            moves = []
+            for p in players:
+                legal = step.observations["legal_actions"][p]
+                moves.append(legal[int(rng.random() * len(legal))])
+            step = env.step(moves)
+            done += len(moves)
     return done, games, time.perf_counter() - start
 
 

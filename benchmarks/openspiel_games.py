@@ -28,7 +28,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from common import interleaved, machine_line, median, runs_text
-from env_throughput import random_play
+from env_throughput import openspiel_play, random_play, rules_play
 
 import nashzoo
 
@@ -44,34 +44,6 @@ def _openspiel_game(name: str):
 
     _, _, theirs, params = GAMES[name]
     return pyspiel.load_game(theirs, params)
-
-
-def openspiel_env_play(name: str, games: int, seed: int = 0) -> tuple[int, float]:
-    """OpenSpiel's ``rl_environment``: (decisions, seconds)."""
-    from open_spiel.python import rl_environment
-
-    env = rl_environment.Environment(
-        _openspiel_game(name),
-        chance_event_sampler=rl_environment.ChanceEventSampler(seed=seed),
-    )
-    rng = np.random.default_rng(seed)
-    done = 0
-    start = time.perf_counter()
-    for _ in range(games):
-        step = env.reset()
-        while not step.last():
-            player = step.observations["current_player"]
-            if player < 0:  # a simultaneous move: every player's action at once
-                moves = []
-                for legal in step.observations["legal_actions"]:
-                    moves.append(legal[int(rng.random() * len(legal))])
-                done += len(moves)
-                step = env.step(moves)
-                continue
-            legal = step.observations["legal_actions"][player]
-            step = env.step([legal[int(rng.random() * len(legal))]])
-            done += 1
-    return done, time.perf_counter() - start
 
 
 def shimmy_play(name: str, games: int, seed: int = 0) -> tuple[int, float]:
@@ -96,33 +68,6 @@ def shimmy_play(name: str, games: int, seed: int = 0) -> tuple[int, float]:
     return done, time.perf_counter() - start
 
 
-def openspiel_states_play(name: str, games: int, seed: int = 0) -> tuple[int, float]:
-    """Raw ``pyspiel`` states, chance sampled by hand: (decisions, seconds)."""
-    game = _openspiel_game(name)
-    rng = np.random.default_rng(seed)
-    done = 0
-    start = time.perf_counter()
-    for _ in range(games):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[int(rng.random() * len(outcomes))][0])
-                continue
-            if state.is_simultaneous_node():
-                moves = []
-                for p in range(game.num_players()):
-                    legal = state.legal_actions(p)
-                    moves.append(legal[int(rng.random() * len(legal))])
-                state.apply_actions(moves)
-                done += len(moves)
-                continue
-            legal = state.legal_actions()
-            state.apply_action(legal[int(rng.random() * len(legal))])
-            done += 1
-    return done, time.perf_counter() - start
-
-
 def env_section(name: str, episodes: int, repeats: int) -> None:
     env_id, params, _, _ = GAMES[name]
     env = nashzoo.make(env_id, **params)
@@ -133,11 +78,11 @@ def env_section(name: str, episodes: int, repeats: int) -> None:
         return decisions / seconds
 
     def rl_env() -> float:
-        decisions, seconds = openspiel_env_play(name, episodes)
+        decisions, _, seconds = openspiel_play(episodes, game=_openspiel_game(name))
         return decisions / seconds
 
     def states() -> float:
-        decisions, seconds = openspiel_states_play(name, episodes)
+        decisions, _, seconds = rules_play(_openspiel_game(name), episodes)
         return decisions / seconds
 
     def shimmy() -> float:
