@@ -24,9 +24,19 @@ def restored():
 
 def test_the_built_in_types_and_a_read_only_view():
     # one poker engine: its saved files say "acpc_poker" (the format of its definitions)
-    assert {"kuhn_poker", "leduc_holdem", "matrix_game", "fighting_cards", "acpc_poker"} == set(
-        GAME_TYPES
-    )
+    assert {
+        "kuhn_poker",
+        "leduc_holdem",
+        "matrix_game",
+        "fighting_cards",
+        "acpc_poker",
+        "liars_dice",
+        "goofspiel",
+    } == set(GAME_TYPES)
+    from nashzoo.games import GoofspielGame, LiarsDiceGame
+
+    for game in (LiarsDiceGame(dice=2, faces=3), GoofspielGame(num_cards=5, imp_info=False)):
+        assert load_game(game.to_spec()) == game  # saved files rebuild the new games too
     with pytest.raises(TypeError):
         GAME_TYPES["mine"] = KuhnPokerGame  # type: ignore[index]
     assert load_game(LeducHoldemGame().to_spec()) == LeducHoldemGame()
