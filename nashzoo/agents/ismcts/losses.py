@@ -147,16 +147,15 @@ def _losses(
         post = _gather_worlds(logh[st.bayes_after], st.bayes_worlds)
         post = torch.log_softmax(post, dim=1)
         bayes = -(target * post.masked_fill(st.bayes_worlds < 0, 0.0)).sum(1).mean()
-    total = policy + value + world_value + belief + child_value + bayes_weight * bayes
-    parts = {
-        "policy": policy.item(),
-        "value": value.item(),
-        "world_value": world_value.item(),
-        "belief": belief.item(),
-        "child_value": child_value.item(),
-        "bayes": bayes.item(),
-    }
-    return total, parts
+    terms = {"policy": policy, "value": value, "world_value": world_value}
+    return _summed({**terms, "belief": belief, "child_value": child_value}, bayes, bayes_weight)
+
+
+def _summed(terms: dict[str, Any], bayes: Any, bayes_weight: float) -> tuple[Any, dict[str, float]]:
+    """The loss: ``terms`` added in their order, then ``bayes_weight`` times the
+    Bayes-rule term; and every term's value for the record."""
+    total = sum(terms.values(), torch.zeros(())) + bayes_weight * bayes
+    return total, {**{k: v.item() for k, v in terms.items()}, "bayes": bayes.item()}
 
 
 def belief_kl(tables: SearchTables) -> float:
@@ -240,16 +239,8 @@ def rules_loss(
         if bayes_weight > 0
         else torch.zeros(())
     )
-    loss = policy + value + world_value + child_value + belief + bayes_weight * bayes
-    parts = {
-        "policy": policy.item(),
-        "value": value.item(),
-        "world_value": world_value.item(),
-        "child_value": child_value.item(),
-        "belief": belief.item(),
-        "bayes": bayes.item(),
-    }
-    return loss, parts
+    terms = {"policy": policy, "value": value, "world_value": world_value}
+    return _summed({**terms, "child_value": child_value, "belief": belief}, bayes, bayes_weight)
 
 
 def _belief_loss(
