@@ -115,6 +115,12 @@ class GoofspielGame(Game):
             self.min_utility, self.max_utility = 0.0, float(total)
         self.point_slots = total + 1
         p = self.num_players
+        # where each part of the tensor starts (after the seat and the point totals)
+        start = p + p * self.point_slots
+        if imp_info:  # hand, winners, point cards, own bids
+            self._off = (start, start + n, start + n + n * p, start + n + n * p + n * n)
+        else:  # point cards, hands, every bid
+            self._off = (start, start + n * n, start + n * n + p * n, 0)
         self.information_state_tensor_size = p + (  # the seat, then OpenSpiel's layout
             p * self.point_slots + n + n * p + 2 * n * n
             if imp_info
@@ -157,7 +163,7 @@ class GoofspielState(State):
 
     __slots__ = (
         "game", "_events", "_public", "_points", "_bids", "_round", "_winners", "_hands",
-        "_player",
+        "_player", "_scores", "_known",
     )  # fmt: skip
 
     def __init__(self, game: GoofspielGame) -> None:
@@ -170,6 +176,9 @@ class GoofspielState(State):
         self._round: list[int] = []  # this round's bids so far
         self._winners: list[int] = []  # each finished round's winner, -1 for a tie
         self._hands = [list(range(n)) for _ in range(game.num_players)]
+        self._scores = [0] * game.num_players  # each player's points so far
+        # each player's tensor indices of the finished rounds and the point cards shown
+        self._known: list[list[int]] = [[] for _ in range(game.num_players)]
         self._player = CHANCE
         self._next_point()
 
@@ -181,10 +190,10 @@ class GoofspielState(State):
         if g.points_order == "random":
             self._player = CHANCE
             if done == g.num_cards - 1:  # one point card left: it turns up by itself
-                self._points.append(next(iter(set(range(g.num_cards)) - set(self._points))))
+                self._show_point(next(iter(set(range(g.num_cards)) - set(self._points))))
                 self._finish_round([hand[0] for hand in self._hands])
             return
-        self._points.append(done if g.points_order == "ascending" else g.num_cards - 1 - done)
+        self._show_point(done if g.points_order == "ascending" else g.num_cards - 1 - done)
         if done == g.num_cards - 1:
             self._finish_round([hand[0] for hand in self._hands])
         else:
@@ -194,6 +203,9 @@ class GoofspielState(State):
         top = max(bids)
         winner = bids.index(top) if bids.count(top) == 1 else -1
         self._winners.append(winner)
+        self._record_round(bids, winner)
+        if winner >= 0:
+            self._scores[winner] += self._points[-1] + 1
         self._bids.append(bids)
         for hand, bid in zip(self._hands, bids):
             hand.remove(bid)
@@ -205,13 +217,30 @@ class GoofspielState(State):
         else:
             self._next_point()
 
+    def _show_point(self, card: int) -> None:
+        """Turn up point card ``card``: every player's tensor shows it in its row."""
+        g = self.game
+        self._points.append(card)
+        index = g._off[0 if not g.imp_info else 2] + (len(self._points) - 1) * g.num_cards + card
+        for known in self._known:
+            known.append(index)
+
+    def _record_round(self, bids: list[int], winner: int) -> None:
+        """The finished round's tensor indices for every player: the winner and its own
+        bid (hidden bids), or every bid (shown)."""
+        g = self.game
+        r, n, p_count = len(self._bids), g.num_cards, g.num_players
+        for q, known in enumerate(self._known):
+            if g.imp_info:
+                if winner >= 0:
+                    known.append(g._off[1] + r * p_count + winner)
+                known.append(g._off[3] + r * n + bids[q])
+            else:
+                known.extend(g._off[2] + (r * p_count + k) * n + b for k, b in enumerate(bids))
+
     def points(self) -> list[int]:
         """Each player's points so far."""
-        out = [0] * self.game.num_players
-        for card, winner in zip(self._points, self._winners):
-            if winner >= 0:
-                out[winner] += card + 1
-        return out
+        return list(self._scores)
 
     # -- the State API --------------------------------------------------------------------------
     def current_player(self) -> int:
@@ -239,7 +268,7 @@ class GoofspielState(State):
     def apply_unchecked(self, action: int) -> None:
         self._events.append(action)
         if self._player == CHANCE:
-            self._points.append(action)
+            self._show_point(action)
             self._public.append(action)
             self._player = 0
             return
@@ -261,6 +290,8 @@ class GoofspielState(State):
         new._winners = self._winners.copy()
         new._hands = [h.copy() for h in self._hands]
         new._player = self._player
+        new._scores = self._scores.copy()
+        new._known = [k.copy() for k in self._known]
         return new
 
     def returns(self) -> list[float]:
@@ -334,29 +365,18 @@ class GoofspielState(State):
     def information_state_indices(self, player: int) -> list[int]:
         g = self.game
         n, p_count, slots = g.num_cards, g.num_players, g.point_slots
-        points = self.points()
-        idx = [
-            player,
-            *(p_count + k * slots + points[(player + k) % p_count] for k in range(p_count)),
-        ]
-        base = p_count + p_count * slots
+        scores = self._scores
+        idx = [player]
+        idx.extend(p_count + k * slots + scores[(player + k) % p_count] for k in range(p_count))
+        idx.extend(self._known[player])  # the point cards and the finished rounds
         if g.imp_info:
-            idx += [base + c for c in self._hand_seen(player, player)]
-            base += n
-            idx += [base + r * p_count + w for r, w in enumerate(self._winners) if w >= 0]
-            base += n * p_count
-            idx += [base + r * n + c for r, c in enumerate(self._points)]
-            base += n * n
-            idx += [base + r * n + bids[player] for r, bids in enumerate(self._own_bids(player))]
+            idx.extend(g._off[0] + c for c in self._hand_seen(player, player))
+            if player < len(self._round):  # its own bid in the round under way
+                idx.append(g._off[3] + len(self._bids) * n + self._round[player])
             return idx
-        idx += [base + r * n + c for r, c in enumerate(self._points)]
-        base += n * n
         for k in range(p_count):
             q = (player + k) % p_count
-            idx += [base + k * n + c for c in self._hand_seen(player, q)]
-        base += p_count * n
-        for r, round_ in enumerate(self._bids):  # every finished round's bids, by seat
-            idx += [base + (r * p_count + q) * n + b for q, b in enumerate(round_)]
+            idx.extend(g._off[1] + k * n + c for c in self._hand_seen(player, q))
         return idx
 
     def __str__(self) -> str:
