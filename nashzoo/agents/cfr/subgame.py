@@ -35,10 +35,11 @@ from typing import Any
 import numpy as np
 
 from nashzoo.agents.cfr.agent import TabularPolicyAgent
+from nashzoo.agents.cfr.mccfr import regret_matching
 from nashzoo.envs.protocol import Observation
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, TERMINAL
-from nashzoo.tree.compile import GameTree
+from nashzoo.tree.compile import GameTree, TreeArrays
 from nashzoo.tree.jit import compile_kernels, kernel
 from nashzoo.tree.policy import TabularPolicy
 from nashzoo.tree.reach import forward_reach
@@ -154,21 +155,35 @@ class Subgame:
         order of :attr:`ViewTable.node_view`'s ids."""
         probs = self._profile(profile)
         player = check_int("player", player, 0, 1)
-        _compiled()
-        local = _Local.of(self)
-        ranges = self.ranges(probs)
-        reach = np.zeros((local.size, 3))
-        reach[local.roots, 0] = 1.0
-        reach[local.roots, 2] = ranges[:, 0] * ranges[:, 2 - player]
-        _reach(1 - player, *local.walk(), probs[self.infosets], reach)
-        values = _best_response_values(
-            player, local.player, local.first_child, local.num_children, local.action,
-            local.iset, local.depth, local.utility, local.legal, reach,
-        )  # fmt: skip
+        return self._counterfactual_best_responses(
+            probs, player, _local_tree(self), self.ranges(probs)
+        )
+
+    def _counterfactual_best_responses(
+        self, probs: np.ndarray, player: int, local: TreeArrays, ranges: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`counterfactual_best_responses` on the subgame's arrays ``local`` with
+        its root ranges: the shared best-response kernel over the subgame alone."""
+        from nashzoo.tree.kernels import compiled
+
+        roots = _local_roots(self)
+        reach = np.zeros((local.player.size, 3))
+        reach[roots, 0] = 1.0
+        reach[roots, 2] = ranges[:, 0] * ranges[:, 2 - player]
+        _reach(1 - player, local, probs[self.infosets], reach)
+        values = np.empty(local.player.size)
+        compiled().best_response(
+            player,
+            local,
+            reach[:, 2] * reach[:, 0],
+            values,
+            np.zeros(local.legal_mask.shape),
+            np.full(local.legal_mask.shape[0], -1, dtype=np.int64),
+        )
         ids = views_of(self.tree).node_view[player, self.roots]
         distinct, root_view = np.unique(ids, return_inverse=True)
         out = np.zeros(distinct.size)
-        np.add.at(out, root_view, values[local.roots])
+        np.add.at(out, root_view, values[roots])
         return root_view.astype(np.int64), out
 
 
@@ -204,29 +219,11 @@ def public_subgames(tree: GameTree) -> list[Subgame]:
 
 # -- the solve -------------------------------------------------------------------------------
 @kernel
-def _strategies(regret, legal, sigma):
-    """Regret matching at every row (uniform over the legal actions without a positive
-    regret)."""
-    for i in range(regret.shape[0]):
-        total = 0.0
-        count = 0
-        for a in range(regret.shape[1]):
-            if legal[i, a]:
-                count += 1
-                total += max(regret[i, a], 0.0)
-        for a in range(regret.shape[1]):
-            if not legal[i, a]:
-                sigma[i, a] = 0.0
-            elif total > 0.0:
-                sigma[i, a] = max(regret[i, a], 0.0) / total
-            else:
-                sigma[i, a] = 1.0 / count
-
-
-@kernel
-def _reach(us, player, first_child, num_children, action, prob, iset, sigma, reach):
-    """Forward pass from the roots' reaches (already in ``reach``): column 0 ``us``'s own
-    reach, 1 the opponent's, 2 chance's (with ``us``'s blueprint range at the roots)."""
+def _reach(us, t, sigma, reach):
+    """Forward pass over the subgame ``t`` from the roots' reaches (already in
+    ``reach``): column 0 ``us``'s own reach, 1 the opponent's, 2 chance's (with ``us``'s
+    blueprint range at the roots)."""
+    player, first_child, num_children = t.player, t.first_child, t.num_children
     for k in range(player.size):
         pl = player[k]
         if pl == TERMINAL:
@@ -236,15 +233,14 @@ def _reach(us, player, first_child, num_children, action, prob, iset, sigma, rea
             reach[c, 1] = reach[k, 1]
             reach[c, 2] = reach[k, 2]
             if pl == CHANCE:
-                reach[c, 2] *= prob[c]
+                reach[c, 2] *= t.chance_prob[c]
             else:
-                reach[c, 0 if pl == us else 1] *= sigma[iset[k], action[c]]
+                reach[c, 0 if pl == us else 1] *= sigma[t.infoset[k], t.action[c]]
 
 
 @kernel
 def _cfr_plus(
-    iterations, us, mode, player, first_child, num_children, action, prob, iset, utility,
-    legal, roots, root_weight, root_opp, root_view, cbv, regret, avg, gadget,
+    iterations, us, mode, t, roots, root_weight, root_opp, root_view, cbv, regret, avg, gadget
 ):  # fmt: skip
     """CFR+ on the gadget game for ``iterations`` (alternating updates, regret
     matching+, averages weighted by the iteration number); ``avg`` gathers both players'
@@ -253,6 +249,8 @@ def _cfr_plus(
     terminating with ``cbv[j]`` at the opponent's view ``j``), 2 max-margin (the
     opponent picks the view where it gains most over its ``cbv``; ``gadget[:, 0]``: the
     regrets of that one choice)."""
+    player, first_child, num_children = t.player, t.first_child, t.num_children
+    action, iset, utility, legal = t.action, t.infoset, t.utility, t.legal_mask
     size = player.size
     reach = np.zeros((size, 3))
     value = np.zeros(size)
@@ -260,9 +258,10 @@ def _cfr_plus(
     views = cbv.size
     follow = np.ones(views)
     follow_value = np.zeros(views)
-    for t in range(1, iterations + 1):
+    for step in range(1, iterations + 1):
         for p in (us, 1 - us):
-            _strategies(regret, legal, sigma)
+            for i in range(regret.shape[0]):
+                regret_matching(regret, i, legal[i], sigma[i])
             if mode == 1:
                 for j in range(views):
                     total = gadget[j, 0] + gadget[j, 1]
@@ -278,7 +277,7 @@ def _cfr_plus(
                 reach[roots[r], 0] = 1.0
                 reach[roots[r], 1] = root_opp[r] * follow[root_view[r]]
                 reach[roots[r], 2] = root_weight[r]
-            _reach(us, player, first_child, num_children, action, prob, iset, sigma, reach)
+            _reach(us, t, sigma, reach)
             for k in range(size - 1, -1, -1):
                 pl = player[k]
                 fc = first_child[k]
@@ -298,7 +297,7 @@ def _cfr_plus(
                     own = reach[k, 0 if p == us else 1]
                     for c in range(fc, fc + num_children[k]):
                         regret[i, action[c]] += value[c] - v
-                        avg[i, action[c]] += t * own * sigma[i, action[c]]
+                        avg[i, action[c]] += step * own * sigma[i, action[c]]
             for i in range(regret.shape[0]):  # regret matching+: no negative regret kept
                 for a in range(regret.shape[1]):
                     regret[i, a] = max(regret[i, a], 0.0)
@@ -318,50 +317,6 @@ def _cfr_plus(
                     for j in range(views):
                         margin = follow_value[j] - cbv[j]
                         gadget[j, 0] = max(gadget[j, 0] + margin - mixed, 0.0)
-
-
-@kernel
-def _best_response_values(
-    them, player, first_child, num_children, action, iset, depth, utility, legal, reach
-):  # fmt: skip
-    """Counterfactual best-response values of ``them`` at every node, against the
-    reaches in ``reach`` (column 0 the other player's, 2 chance's): deepest level first,
-    each information set's best action chosen from its summed action values (every set's
-    histories share one depth)."""
-    size = player.size
-    value = np.zeros(size)
-    q = np.zeros(legal.shape)
-    k = size - 1
-    while k >= 0:
-        level = depth[k]
-        start = k
-        while start > 0 and depth[start - 1] == level:
-            start -= 1
-        for n in range(start, k + 1):
-            if player[n] == them:
-                for c in range(first_child[n], first_child[n] + num_children[n]):
-                    q[iset[n], action[c]] += value[c]
-        for n in range(start, k + 1):
-            pl = player[n]
-            fc = first_child[n]
-            if pl == TERMINAL:
-                value[n] = reach[n, 2] * reach[n, 0] * utility[n, them]
-            elif pl == them:
-                i = iset[n]
-                best = -1
-                for a in range(legal.shape[1]):
-                    if legal[i, a] and (best < 0 or q[i, a] > q[i, best] + 1e-12):
-                        best = a
-                for c in range(fc, fc + num_children[n]):
-                    if action[c] == best:
-                        value[n] = value[c]
-            else:
-                v = 0.0
-                for c in range(fc, fc + num_children[n]):
-                    v += value[c]
-                value[n] = v
-        k = start - 1
-    return value
 
 
 def resolve(
@@ -385,79 +340,88 @@ def resolve(
         InvalidParameterError: a profile of the wrong shape, a player not 0 or 1,
             ``iterations`` below 1, or an unknown gadget.
     """
-    tree = subgame.tree
     probs = subgame._profile(blueprint)
     player = check_int("player", player, 0, 1)
+    iterations, mode = _settings(iterations, gadget)
+    out = probs.copy()
+    _solve(out, probs, subgame, player, _local_tree(subgame), subgame.ranges(probs), iterations,
+           mode)  # fmt: skip
+    return out
+
+
+def _settings(iterations: int, gadget: str) -> tuple[int, int]:
+    """The checked iterations and the gadget's number in :data:`GADGETS`.
+
+    Raises:
+        InvalidParameterError: ``iterations`` below 1, or an unknown gadget.
+    """
     iterations = check_int("iterations", iterations, 1)
     if gadget not in GADGETS:
         raise InvalidParameterError(
             f"`gadget` must be one of {', '.join(map(repr, GADGETS))}, received {gadget!r}."
         )
-    mode = GADGETS.index(gadget)
-    ranges = subgame.ranges(probs)
+    return iterations, GADGETS.index(gadget)
+
+
+def _solve(
+    out: np.ndarray,
+    probs: np.ndarray,
+    subgame: Subgame,
+    player: int,
+    local: TreeArrays,
+    ranges: np.ndarray,
+    iterations: int,
+    mode: int,
+) -> None:
+    """:func:`resolve` from ``probs`` on the subgame's own arrays ``local`` with its root
+    ranges (both players' re-solves share them), writing ``player``'s re-solved rows into
+    ``out``."""
+    roots = _local_roots(subgame)
     root_weight = ranges[:, 0] * ranges[:, 1 + player]
-    root_view, cbv = subgame.counterfactual_best_responses(probs, 1 - player)
-    local = _Local.of(subgame)
-    regret = np.zeros(local.legal.shape)
-    avg = np.zeros(local.legal.shape)
+    root_view, cbv = subgame._counterfactual_best_responses(probs, 1 - player, local, ranges)
+    regret = np.zeros(local.legal_mask.shape)
+    avg = np.zeros(local.legal_mask.shape)
     regrets = np.zeros((cbv.size, 2))
     _cfr_plus(
-        iterations, player, mode, local.player, local.first_child, local.num_children,
-        local.action, local.prob, local.iset, local.utility, local.legal, local.roots,
-        root_weight, np.ones(local.roots.size) if mode else ranges[:, 2 - player],
-        root_view, cbv, regret, avg, regrets,
+        iterations, player, mode, local, roots, root_weight,
+        np.ones(roots.size) if mode else ranges[:, 2 - player], root_view, cbv, regret, avg,
+        regrets,
     )  # fmt: skip
-    out = probs.copy()
-    mine = tree.infoset_player[subgame.infosets] == player
+    mine = subgame.tree.infoset_player[subgame.infosets] == player
     totals = avg.sum(axis=1)
     rows = mine & (totals > 0)
     out[subgame.infosets[rows]] = avg[rows] / totals[rows, None]
-    return out
 
 
-@dataclass(frozen=True)
-class _Local:
-    """The subgame's nodes renumbered ``0 .. size-1`` (children stay contiguous), with
-    its information sets renumbered in :attr:`Subgame.infosets` order."""
+def _local_roots(subgame: Subgame) -> np.ndarray:
+    """The subgame's roots in its own node numbering."""
+    return np.searchsorted(subgame.nodes, subgame.roots).astype(np.int64)
 
-    size: int
-    player: np.ndarray
-    first_child: np.ndarray
-    num_children: np.ndarray
-    action: np.ndarray
-    prob: np.ndarray
-    iset: np.ndarray
-    depth: np.ndarray
-    utility: np.ndarray
-    legal: np.ndarray
-    roots: np.ndarray
 
-    def walk(self) -> tuple[Any, Any, Any, Any, Any, Any]:
-        """The arrays :func:`_reach` walks, in its order."""
-        return (self.player, self.first_child, self.num_children, self.action, self.prob,
-                self.iset)  # fmt: skip
-
-    @classmethod
-    def of(cls, subgame: Subgame) -> _Local:
-        tree, nodes = subgame.tree, subgame.nodes
-        index = np.full(tree.num_nodes, -1, dtype=np.int64)
-        index[nodes] = np.arange(nodes.size)
-        sets = np.full(tree.num_infosets, -1, dtype=np.int64)
-        sets[subgame.infosets] = np.arange(subgame.infosets.size)
-        fc = tree.first_child[nodes]
-        return cls(
-            size=int(nodes.size),
-            player=np.ascontiguousarray(tree.player[nodes], dtype=np.int64),
-            first_child=np.where(tree.num_children[nodes] > 0, index[np.maximum(fc, 0)], -1),
-            num_children=np.ascontiguousarray(tree.num_children[nodes], dtype=np.int64),
-            action=np.ascontiguousarray(tree.action[nodes], dtype=np.int64),
-            prob=np.ascontiguousarray(tree.chance_prob[nodes], dtype=np.float64),
-            iset=np.where(tree.infoset[nodes] >= 0, sets[np.maximum(tree.infoset[nodes], 0)], -1),
-            depth=np.ascontiguousarray(tree.depth[nodes], dtype=np.int64),
-            utility=np.ascontiguousarray(tree.utility[nodes], dtype=np.float64),
-            legal=np.ascontiguousarray(tree.legal_mask[subgame.infosets]),
-            roots=index[subgame.roots],
-        )
+def _local_tree(subgame: Subgame) -> TreeArrays:
+    """The subgame as the arrays the compiled kernels walk: its nodes renumbered ``0 ..
+    size-1`` in the tree's order (children stay contiguous, levels stay in order), its
+    information sets in :attr:`Subgame.infosets` order."""
+    _compiled()
+    tree, nodes = subgame.tree, subgame.nodes
+    index = np.full(tree.num_nodes, -1, dtype=np.int64)
+    index[nodes] = np.arange(nodes.size)
+    sets = np.full(tree.num_infosets, -1, dtype=np.int64)
+    sets[subgame.infosets] = np.arange(subgame.infosets.size)
+    fc, at = tree.first_child[nodes], tree.infoset[nodes]
+    depth = tree.depth[nodes]
+    return TreeArrays(
+        player=np.ascontiguousarray(tree.player[nodes]),
+        first_child=np.where(tree.num_children[nodes] > 0, index[np.maximum(fc, 0)], -1),
+        num_children=np.ascontiguousarray(tree.num_children[nodes]),
+        infoset=np.where(at >= 0, sets[np.maximum(at, 0)], -1),
+        action=np.ascontiguousarray(tree.action[nodes]),
+        chance_prob=np.ascontiguousarray(tree.chance_prob[nodes], dtype=np.float64),
+        utility=np.ascontiguousarray(tree.utility[nodes], dtype=np.float64),
+        legal_mask=np.ascontiguousarray(tree.legal_mask[subgame.infosets]),
+        infoset_node=index[tree.infoset_node[subgame.infosets]],
+        level_starts=np.r_[0, np.flatnonzero(np.diff(depth)) + 1, nodes.size].astype(np.int64),
+    )
 
 
 def resolve_all(
@@ -467,20 +431,20 @@ def resolve_all(
     round (a later round's subgames re-solve the profile the earlier rounds left:
     nested, continual re-solving), for both players in each (each player's rows from its
     own re-solve; :func:`resolve`'s settings)."""
+    iterations, mode = _settings(iterations, gadget)
     out = np.array(blueprint, dtype=np.float64, copy=True)
     for subgame in public_subgames(tree):
-        _resolve_both(out, subgame, iterations, gadget)
+        _resolve_both(out, subgame, iterations, mode)
     return out
 
 
-def _resolve_both(profile: np.ndarray, subgame: Subgame, iterations: int, gadget: str) -> None:
+def _resolve_both(profile: np.ndarray, subgame: Subgame, iterations: int, mode: int) -> None:
     """Re-solve ``subgame`` for each player from ``profile`` and write both players'
     re-solved rows into it."""
-    players = subgame.tree.infoset_player[subgame.infosets]
-    solved = [resolve(profile, subgame, p, iterations=iterations, gadget=gadget) for p in (0, 1)]
+    probs = subgame._profile(profile).copy()
+    local, ranges = _local_tree(subgame), subgame.ranges(probs)
     for p in (0, 1):
-        rows = subgame.infosets[players == p]
-        profile[rows] = solved[p][rows]
+        _solve(profile, probs, subgame, p, local, ranges, iterations, mode)
 
 
 def _compiled() -> None:
@@ -512,11 +476,7 @@ class ResolvingAgent(TabularPolicyAgent):
     ) -> None:
         super().__init__(blueprint, seed=seed, name=name)
         tree = blueprint.tree
-        self.iterations = check_int("iterations", iterations, 1)
-        if gadget not in GADGETS:
-            raise InvalidParameterError(
-                f"`gadget` must be one of {', '.join(map(repr, GADGETS))}, received {gadget!r}."
-            )
+        self.iterations, self._mode = _settings(iterations, gadget)
         self.gadget = gadget
         self.subgames = public_subgames(tree)
         self._profile = np.array(blueprint.probs, dtype=np.float64, copy=True)
@@ -535,7 +495,7 @@ class ResolvingAgent(TabularPolicyAgent):
 
     def _resolve(self, k: int) -> None:
         subgame = self.subgames[k]
-        _resolve_both(self._profile, subgame, self.iterations, self.gadget)
+        _resolve_both(self._profile, subgame, self.iterations, self._mode)
         rows = subgame.infosets
         self._cum[rows] = np.cumsum(self._profile[rows], axis=1)
         self._solved[k] = True
