@@ -45,7 +45,27 @@ __all__ = [
 ]
 
 
-class FightingHeuristicAgent:
+class _RuleAgent:
+    """What every rule-based agent here shares: it is deterministic (nothing to reset)
+    and, as a :class:`~nashzoo.agents.PolicyAgent`, states one-hot probabilities on the
+    action :meth:`act` picks."""
+
+    game: Any
+
+    def act(self, observation: Observation, info: dict[str, Any]) -> int:
+        raise NotImplementedError
+
+    def reset(self, *, seed: int | None = None) -> None:
+        """Nothing to reset (deterministic)."""
+
+    def action_probabilities(self, observation: Observation, info: dict[str, Any]) -> np.ndarray:
+        """One-hot on :meth:`act`'s choice."""
+        probs = np.zeros(self.game.num_distinct_actions)
+        probs[self.act(observation, info)] = 1.0
+        return probs
+
+
+class FightingHeuristicAgent(_RuleAgent):
     """Greedy one-exchange expected-damage play in :class:`~nashzoo.games.FightingCardGame`.
 
     A :class:`~nashzoo.agents.PolicyAgent` (its probabilities are one-hot).
@@ -76,9 +96,6 @@ class FightingHeuristicAgent:
             dtype=np.float64,
         )
 
-    def reset(self, *, seed: int | None = None) -> None:
-        """Nothing to reset (deterministic)."""
-
     def _scores(self, observation: Observation) -> np.ndarray:
         g = self.game
         tensor = np.asarray(observation["observation"], dtype=np.float64)
@@ -89,12 +106,6 @@ class FightingHeuristicAgent:
         if left.sum() <= 0:
             left = np.ones(k)
         return self._net @ (left / left.sum())
-
-    def action_probabilities(self, observation: Observation, info: dict[str, Any]) -> np.ndarray:
-        """One-hot on :meth:`act`'s choice."""
-        probs = np.zeros(self.game.num_distinct_actions)
-        probs[self.act(observation, info)] = 1.0
-        return probs
 
     def act(self, observation: Observation, info: dict[str, Any]) -> int:
         """The legal card with the best expected one-exchange damage difference."""
@@ -108,7 +119,7 @@ class FightingHeuristicAgent:
         return f"FightingHeuristicAgent({self.game})"
 
 
-class PokerRulesAgent:
+class PokerRulesAgent(_RuleAgent):
     """A rule-of-thumb player for the poker engine's games
     (:class:`~nashzoo.games.poker.PokerGame`), limit and no-limit.
 
@@ -140,9 +151,6 @@ class PokerRulesAgent:
         d = game.definition
         self._high = d.num_ranks - 5  # the top five ranks (T J Q K A in a full deck)
 
-    def reset(self, *, seed: int | None = None) -> None:
-        """Nothing to reset (deterministic)."""
-
     def _choice(self, observation: Observation) -> int:
         game, d = self.game, self.game.definition
         tensor = np.asarray(observation["observation"])
@@ -173,17 +181,11 @@ class PokerRulesAgent:
         """The rule's action."""
         return self._choice(observation)
 
-    def action_probabilities(self, observation: Observation, info: dict[str, Any]) -> np.ndarray:
-        """One-hot on :meth:`act`'s action."""
-        probs = np.zeros(self.game.num_distinct_actions)
-        probs[self._choice(observation)] = 1.0
-        return probs
-
     def __repr__(self) -> str:
         return f"PokerRulesAgent({self.game.short_name!r})"
 
 
-class LiarsDiceRulesAgent:
+class LiarsDiceRulesAgent(_RuleAgent):
     """Expected-count play in :class:`~nashzoo.games.LiarsDiceGame` (see the module).
 
     From the information-state tensor it reads its dice and the standing bid (the highest
@@ -216,9 +218,6 @@ class LiarsDiceRulesAgent:
         self._quantity = np.array([q for q, _ in bids])
         self._face = np.array([f - 1 for _, f in bids])
 
-    def reset(self, *, seed: int | None = None) -> None:
-        """Nothing to reset (deterministic)."""
-
     def act(self, observation: Observation, info: dict[str, Any]) -> int:
         """Liar or the lowest bid its expected count covers."""
         g = self.game
@@ -239,17 +238,11 @@ class LiarsDiceRulesAgent:
             return int(covered[0])
         return int(g.liar) if made.size else int(bids[0])
 
-    def action_probabilities(self, observation: Observation, info: dict[str, Any]) -> np.ndarray:
-        """One-hot on :meth:`act`'s choice."""
-        probs = np.zeros(self.game.num_distinct_actions)
-        probs[self.act(observation, info)] = 1.0
-        return probs
-
     def __repr__(self) -> str:
         return f"LiarsDiceRulesAgent({self.game})"
 
 
-class GoofspielRulesAgent:
+class GoofspielRulesAgent(_RuleAgent):
     """Bid the prize's rank in :class:`~nashzoo.games.GoofspielGame`: the card of the
     point card's value, else the next higher card held, else the lowest. It reads the
     point card and its hand from the information-state tensor. A
@@ -270,14 +263,7 @@ class GoofspielRulesAgent:
             )
         self.game = game
         self.name = name
-        n, p = game.num_cards, game.num_players
-        start = p + p * game.point_slots  # the seat and the point totals come first
-        # where the point cards (one row a round) begin: after the hand and the winners
-        # with hidden bids, at once without
-        self._points = start + n + n * p if game.imp_info else start
-
-    def reset(self, *, seed: int | None = None) -> None:
-        """Nothing to reset (deterministic)."""
+        self._points = game.tensor_offsets["point_cards"]  # one row a round
 
     def act(self, observation: Observation, info: dict[str, Any]) -> int:
         """The bid matching the point card's rank, or the next higher, or the lowest."""
@@ -291,12 +277,6 @@ class GoofspielRulesAgent:
         prize = int(np.argmax(rows[shown[-1]])) if shown.size else 0
         higher = legal[legal >= prize]
         return int(higher[0]) if higher.size else int(legal[0])
-
-    def action_probabilities(self, observation: Observation, info: dict[str, Any]) -> np.ndarray:
-        """One-hot on :meth:`act`'s choice."""
-        probs = np.zeros(self.game.num_distinct_actions)
-        probs[self.act(observation, info)] = 1.0
-        return probs
 
     def __repr__(self) -> str:
         return f"GoofspielRulesAgent({self.game})"

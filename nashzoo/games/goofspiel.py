@@ -115,17 +115,20 @@ class GoofspielGame(Game):
             self.min_utility, self.max_utility = 0.0, float(total)
         self.point_slots = total + 1
         p = self.num_players
-        # where each part of the tensor starts (after the seat and the point totals)
-        start = p + p * self.point_slots
-        if imp_info:  # hand, winners, point cards, own bids
-            self._off = (start, start + n, start + n + n * p, start + n + n * p + n * n)
-        else:  # point cards, hands, every bid
-            self._off = (start, start + n * n, start + n * n + p * n, 0)
-        self.information_state_tensor_size = p + (  # the seat, then OpenSpiel's layout
-            p * self.point_slots + n + n * p + 2 * n * n
-            if imp_info
-            else p * self.point_slots + n * n + p * n + n * p * n  # and every bid made
-        )
+        # the tensor, part by part: the seat, then OpenSpiel's layout (and, with the bids
+        # shown, every bid made: OpenSpiel's forgets their order)
+        parts = [("seat", p), ("point_totals", p * self.point_slots)]
+        if imp_info:
+            parts += [("hand", n), ("winners", n * p), ("point_cards", n * n), ("own_bids", n * n)]
+        else:
+            parts += [("point_cards", n * n), ("hands", p * n), ("bids", n * p * n)]
+        self.tensor_offsets: dict[str, int] = {}
+        """Where each part of the information-state tensor starts, by name."""
+        start = 0
+        for name, width in parts:
+            self.tensor_offsets[name] = start
+            start += width
+        self.information_state_tensor_size = start
         self.action_names = tuple(f"Bid {k + 1}" for k in range(n))
         self.rule_agents = (("goofspiel-rules", "nashzoo.agents.scripted:GoofspielRulesAgent"),)
 
@@ -221,7 +224,7 @@ class GoofspielState(State):
         """Turn up point card ``card``: every player's tensor shows it in its row."""
         g = self.game
         self._points.append(card)
-        index = g._off[0 if not g.imp_info else 2] + (len(self._points) - 1) * g.num_cards + card
+        index = g.tensor_offsets["point_cards"] + (len(self._points) - 1) * g.num_cards + card
         for known in self._known:
             known.append(index)
 
@@ -229,14 +232,14 @@ class GoofspielState(State):
         """The finished round's tensor indices for every player: the winner and its own
         bid (hidden bids), or every bid (shown)."""
         g = self.game
-        r, n, p_count = len(self._bids), g.num_cards, g.num_players
+        r, n, p_count, at = len(self._bids), g.num_cards, g.num_players, g.tensor_offsets
         for q, known in enumerate(self._known):
             if g.imp_info:
                 if winner >= 0:
-                    known.append(g._off[1] + r * p_count + winner)
-                known.append(g._off[3] + r * n + bids[q])
+                    known.append(at["winners"] + r * p_count + winner)
+                known.append(at["own_bids"] + r * n + bids[q])
             else:
-                known.extend(g._off[2] + (r * p_count + k) * n + b for k, b in enumerate(bids))
+                known.extend(at["bids"] + (r * p_count + k) * n + b for k, b in enumerate(bids))
 
     def points(self) -> list[int]:
         """Each player's points so far."""
@@ -367,16 +370,17 @@ class GoofspielState(State):
         n, p_count, slots = g.num_cards, g.num_players, g.point_slots
         scores = self._scores
         idx = [player]
-        idx.extend(p_count + k * slots + scores[(player + k) % p_count] for k in range(p_count))
+        at = g.tensor_offsets["point_totals"]
+        idx.extend(at + k * slots + scores[(player + k) % p_count] for k in range(p_count))
         idx.extend(self._known[player])  # the point cards and the finished rounds
         if g.imp_info:
-            idx.extend(g._off[0] + c for c in self._hand_seen(player, player))
+            idx.extend(g.tensor_offsets["hand"] + c for c in self._hand_seen(player, player))
             if player < len(self._round):  # its own bid in the round under way
-                idx.append(g._off[3] + len(self._bids) * n + self._round[player])
+                idx.append(g.tensor_offsets["own_bids"] + len(self._bids) * n + self._round[player])
             return idx
         for k in range(p_count):
             q = (player + k) % p_count
-            idx.extend(g._off[1] + k * n + c for c in self._hand_seen(player, q))
+            idx.extend(g.tensor_offsets["hands"] + k * n + c for c in self._hand_seen(player, q))
         return idx
 
     def __str__(self) -> str:
