@@ -7,7 +7,7 @@ from __future__ import annotations
 import inspect
 import math
 import re
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
@@ -16,7 +16,7 @@ import numpy as np
 from nashzoo.errors import InvalidParameterError
 
 __all__ = [
-    "check_int", "check_bool", "check_number", "check_seed", "check_time_limit",
+    "check_int", "check_bool", "check_choice", "check_number", "check_seed", "check_time_limit",
     "Config", "Rule", "integer", "number", "choice", "flag", "seed_field", "integers",
     "numbers", "text",
 ]  # fmt: skip
@@ -59,6 +59,19 @@ def check_bool(name: str, value: Any) -> bool:
             f"({type(value).__name__})."
         )
     return bool(value)
+
+
+def check_choice(name: str, value: Any, choices: Sequence[Any]) -> Any:
+    """Validate that ``value`` is one of ``choices`` and return it.
+
+    Raises:
+        InvalidParameterError: "`name` must be one of 'a', 'b', received 'c'."
+    """
+    if not isinstance(value, Hashable) or value not in choices:
+        raise InvalidParameterError(
+            f"`{name}` must be one of {', '.join(map(repr, choices))}, received {value!r}."
+        )
+    return value
 
 
 def check_number(

@@ -43,9 +43,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State
-from nashzoo.validation import check_int
+from nashzoo.validation import check_bool, check_choice, check_int
 
 __all__ = ["GoofspielGame", "GoofspielState", "POINTS_ORDERS", "RETURNS_TYPES", "MAX_PLAYERS"]
 
@@ -89,17 +88,9 @@ class GoofspielGame(Game):
     ) -> None:
         self.num_cards = n = check_int("num_cards", num_cards, 2, 20)
         self.num_players = check_int("players", players, 2, MAX_PLAYERS)
-        for name, value, allowed in (
-            ("points_order", points_order, POINTS_ORDERS),
-            ("returns_type", returns_type, RETURNS_TYPES),
-        ):
-            if value not in allowed:
-                raise InvalidParameterError(
-                    f"`{name}` must be one of {', '.join(map(repr, allowed))}, received {value!r}."
-                )
-        if not isinstance(imp_info, bool):
-            raise InvalidParameterError(f"`imp_info` must be True or False, received {imp_info!r}.")
-        self.points_order, self.returns_type, self.imp_info = points_order, returns_type, imp_info
+        self.points_order = check_choice("points_order", points_order, POINTS_ORDERS)
+        self.returns_type = check_choice("returns_type", returns_type, RETURNS_TYPES)
+        self.imp_info = check_bool("imp_info", imp_info)
         total = n * (n + 1) // 2
         self.zero_sum = returns_type != "total_points"
         self.num_distinct_actions = n

@@ -31,9 +31,8 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State
-from nashzoo.validation import check_int
+from nashzoo.validation import check_choice, check_int
 
 __all__ = ["LiarsDiceGame", "LiarsDiceState", "BIDDING_RULES", "MAX_PLAYERS"]
 
@@ -69,12 +68,7 @@ class LiarsDiceGame(Game):
         self.dice = check_int("dice", dice, 1, 10)
         self.faces = check_int("faces", faces, 2, 20)
         self.num_players = check_int("players", players, 2, MAX_PLAYERS)
-        if bidding_rule not in BIDDING_RULES:
-            raise InvalidParameterError(
-                f"`bidding_rule` must be one of {', '.join(map(repr, BIDDING_RULES))}, "
-                f"received {bidding_rule!r}."
-            )
-        self.bidding_rule = bidding_rule
+        self.bidding_rule = check_choice("bidding_rule", bidding_rule, BIDDING_RULES)
         self.total_dice = self.dice * self.num_players
         self.liar = self.total_dice * self.faces
         self.num_distinct_actions = self.liar + 1

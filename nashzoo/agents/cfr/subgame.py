@@ -44,7 +44,7 @@ from nashzoo.tree.jit import compile_kernels, kernel
 from nashzoo.tree.policy import TabularPolicy
 from nashzoo.tree.reach import forward_reach
 from nashzoo.tree.views import views_of
-from nashzoo.validation import check_int
+from nashzoo.validation import check_choice, check_int
 
 __all__ = ["GADGETS", "ResolvingAgent", "Subgame", "public_subgames", "resolve", "resolve_all"]
 
@@ -356,11 +356,7 @@ def _settings(iterations: int, gadget: str) -> tuple[int, int]:
         InvalidParameterError: ``iterations`` below 1, or an unknown gadget.
     """
     iterations = check_int("iterations", iterations, 1)
-    if gadget not in GADGETS:
-        raise InvalidParameterError(
-            f"`gadget` must be one of {', '.join(map(repr, GADGETS))}, received {gadget!r}."
-        )
-    return iterations, GADGETS.index(gadget)
+    return iterations, GADGETS.index(check_choice("gadget", gadget, GADGETS))
 
 
 def _solve(

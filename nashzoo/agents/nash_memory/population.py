@@ -61,7 +61,7 @@ from nashzoo.agents.cfr.agent import TabularPolicyAgent
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games import Game
 from nashzoo.tree.lp import solve_zero_sum
-from nashzoo.validation import check_int, check_number, check_seed
+from nashzoo.validation import check_choice, check_int, check_number, check_seed
 
 __all__ = [
     "MixtureAgent",
@@ -254,12 +254,7 @@ class PopulationNashMemory:
             None if admission_margin is None else check_number("admission_margin", admission_margin)
         )
         self.memory_cap = None if memory_cap is None else check_int("memory_cap", memory_cap, 0)
-        if meta_solver not in META_SOLVERS:
-            raise InvalidParameterError(
-                f"`meta_solver` must be one of {', '.join(map(repr, META_SOLVERS))}, received "
-                f"{meta_solver!r}."
-            )
-        self.meta_solver = meta_solver
+        self.meta_solver = check_choice("meta_solver", meta_solver, META_SOLVERS)
         if initial is None:
             from nashzoo.tree import TabularPolicy, compile_game
 
@@ -423,10 +418,7 @@ def solve_meta_game(
     """
     scores = np.asarray(scores, dtype=np.float64)
     stderrs = np.asarray(stderrs, dtype=np.float64)
-    if solver not in META_SOLVERS:
-        raise InvalidParameterError(
-            f"`solver` must be one of {', '.join(map(repr, META_SOLVERS))}, received {solver!r}."
-        )
+    check_choice("solver", solver, META_SOLVERS)
     if stderrs.shape != scores.shape:
         raise InvalidParameterError(
             f"The standard errors must have the scores' shape {scores.shape}, received "
