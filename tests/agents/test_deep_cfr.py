@@ -192,3 +192,25 @@ def test_deep_cfr_refuses_what_is_wrong(tmp_path):
     torch.save(state, tmp_path / "bad.pt")
     with pytest.raises(PolicyFileError, match="regret"):
         DeepCFR.load(tmp_path / "bad.pt")
+
+
+def test_external_sampling_is_refused_where_one_traversal_cannot_finish():
+    """Goofspiel with 13 cards: exploring every bid of one player is 13! = 6.2e9 leaves a
+    traversal. Knuth's estimator gives exactly that (the traverser's branching does not
+    depend on the opponent's choices), and training says so instead of running forever;
+    robust sampling trains."""
+    import math
+
+    import nashzoo
+    from nashzoo.agents.neural_cfr.deep_cfr import TRAVERSAL_LIMIT, traversal_size
+
+    big = nashzoo.make_game("goofspiel")
+    assert traversal_size(big, 0) == pytest.approx(math.factorial(13))
+    assert traversal_size(nashzoo.make_game("goofspiel", num_cards=4), 1) == 24
+    learner = DeepCFR(big, replace(SMALL, traversals=1))
+    with pytest.raises(InvalidParameterError, match=r"sampled_actions=0.*6\.2e\+09 leaves"):
+        learner.train(steps=1)
+    assert learner.iterations == 0 and math.factorial(13) > TRAVERSAL_LIMIT
+    sampled = DeepCFR(big, replace(SMALL, traversals=1, sampled_actions=1, regret_steps=1))
+    sampled.train(steps=1)
+    assert sampled.iterations == 1

@@ -45,11 +45,39 @@ import numpy as np
 from nashzoo.agents.neural_cfr.base import NeuralRegretLearner
 from nashzoo.agents.neural_cfr.config import DeepCFRConfig
 from nashzoo.envs.sampling import sample_index
+from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, TERMINAL
 from nashzoo.tree.jit import compile_kernels, kernel
 from nashzoo.tree.sampling import next_uniform, sample_chance, sample_recorded_child
 
-__all__ = ["DeepCFR"]
+__all__ = ["DeepCFR", "TRAVERSAL_LIMIT", "traversal_size"]
+
+TRAVERSAL_LIMIT = 10_000_000
+"""Most leaves one external-sampling traversal may reach (estimated by
+:func:`traversal_size`) before :class:`DeepCFR` refuses to explore every action: 375 such
+traversals a player are hours of one iteration."""
+
+
+def traversal_size(game: Any, traverser: int, playouts: int = 64, seed: int = 0) -> float:
+    """Knuth's estimate of the leaves one external-sampling traversal for ``traverser``
+    reaches when it explores every action (the product of the traverser's numbers of legal
+    actions along a random playout, averaged over ``playouts``; every choice uniform). Its
+    own seeded generator: the learner's draws are untouched."""
+    rng = np.random.default_rng(seed)
+    total = 0.0
+    for _ in range(playouts):
+        state, product = game.new_initial_state(), 1.0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(outcomes[rng.choice(len(outcomes), p=probs)]))
+                continue
+            legal = state.legal_actions()
+            if state.current_player() == traverser:
+                product *= len(legal)
+            state.apply_action(int(legal[rng.integers(len(legal))]))
+        total += product
+    return total / playouts
 
 
 @kernel
@@ -223,6 +251,20 @@ class DeepCFR(NeuralRegretLearner):
         action = sample_index(np.cumsum(sigma), self.rng.random())
         return self._traverse(state.child(action), traverser)
 
+    def _check_traversal_size(self, traverser: int) -> None:
+        """Refuse external sampling where one traversal would explore more than
+        :data:`TRAVERSAL_LIMIT` leaves (Goofspiel with 13 cards: about 13! = 6e9), instead
+        of an iteration that never ends and shows nothing."""
+        size = traversal_size(self.game, traverser)
+        if size > TRAVERSAL_LIMIT:
+            raise InvalidParameterError(
+                f"DeepCFRConfig.sampled_actions=0 explores every action of player "
+                f"{traverser}: one traversal of {self.game} would reach about {size:.2g} "
+                f"leaves (Knuth's estimate; at most {TRAVERSAL_LIMIT:,} are allowed). Set "
+                "sampled_actions to 1 or 2 (robust sampling; `--sampled-actions 1`), use "
+                "ESCHER, or a smaller game."
+            )
+
     def _iteration(self) -> None:
         t = self.iterations + 1
         cfg = self.config
@@ -231,6 +273,8 @@ class DeepCFR(NeuralRegretLearner):
             if self.tree is not None:
                 self._tree_traversals(traverser, t)
             else:
+                if cfg.sampled_actions == 0 and t == 1:
+                    self._check_traversal_size(traverser)
                 root = self.game.new_initial_state()
                 for _ in range(cfg.traversals):
                     self._traverse(root.clone(), traverser)
