@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         bootstrap=args.bootstrap,
     )
-    print(result.format())
+    print(result.format(ratings=args.ratings))
     if args.report:
         from nashzoo.eval.report import write_tournament_report
 
@@ -124,6 +124,14 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--bootstrap", type=int_arg(0), default=200, help="bootstrap samples for rating CIs"
+    )
+    p.add_argument(
+        "--ratings",
+        choices=["bt", "nash", "alpharank"],  # RATINGS of nashzoo.eval.tournament
+        default="bt",
+        help="sort the ratings by Bradley-Terry (bt, the default), the Nash-averaging score "
+        "(nash) or alpha-Rank's stationary mass (alpharank, shown with its 95%% interval); "
+        "every table shows all three",
     )
     p.add_argument("--report", default=None, help="write an HTML report into this folder")
     p.add_argument("--quiet", action="store_true")

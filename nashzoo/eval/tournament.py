@@ -54,10 +54,11 @@ from nashzoo.eval.tournament_config import (
     TournamentInfo,
     check_picklable,
 )
-from nashzoo.validation import check_int
+from nashzoo.validation import check_choice, check_int
 
 __all__ = [
     "AgentFactory",
+    "RATINGS",
     "TournamentConfig",
     "TournamentInfo",
     "TournamentResult",
@@ -69,6 +70,10 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+RATINGS = ("bt", "nash", "alpharank")
+"""What :meth:`TournamentResult.format` (``nashzoo tournament --ratings``) sorts the
+ratings by: Bradley-Terry, the Nash-averaging score, α-Rank's stationary mass."""
 
 
 # -- the tournament -----------------------------------------------------------------------
@@ -117,8 +122,16 @@ class TournamentResult:
     def complete(self) -> bool:
         return self.blocks_done == self.blocks_total
 
-    def format(self) -> str:
-        """The crosstable and ratings as text tables (mbb/game for poker)."""
+    def format(self, ratings: str = "bt") -> str:
+        """The crosstable and ratings as text tables (mbb/game for poker), the ratings
+        table sorted by ``ratings`` (one of :data:`RATINGS`: ``"bt"`` Bradley-Terry,
+        ``"nash"`` the Nash score, ``"alpharank"`` α-Rank's mass, shown then with its 95%
+        interval).
+
+        Raises:
+            InvalidParameterError: ``ratings`` is not one of :data:`RATINGS`.
+        """
+        check_choice("ratings", ratings, RATINGS)
         names = self.crosstable.names
         game = self.config.make_game()
         scale, unit = score_unit(game)
@@ -160,15 +173,24 @@ class TournamentResult:
             "agent's mass in alpha-Rank's stationary distribution (where evolution settles); "
             f"exploitability: {unit} a best response wins (>= x (LBR): a lower bound)",
             f"{'agent':<{width}} {'Elo (BT)':>9} {'95% CI':>17} {'Nash mix':>9} "
-            f"{'Nash score':>11} {'α-Rank':>7} {'exploitability':>15}",
+            f"{'Nash score':>11} {'α-Rank':>7}"
+            + (f" {'95% CI':>15}" if ratings == "alpharank" else "")
+            + f" {'exploitability':>15}",
         ]
-        for k in np.argsort(-r.elo):
+        nan = np.full(len(names), np.nan)
+        mass = nan if r.alpharank is None else r.alpharank
+        key = {"bt": r.elo, "nash": r.nash_score, "alpharank": mass}[ratings]
+        for k in np.argsort(-np.nan_to_num(key, nan=-np.inf), kind="stable"):
             e_txt = self.exploitability_text(names[k], scale)
+            interval = ""
+            if ratings == "alpharank":
+                low = nan if r.alpharank_low is None else r.alpharank_low
+                high = nan if r.alpharank_high is None else r.alpharank_high
+                interval = f" [{low[k]:>6.3f},{high[k]:>6.3f}]"
             lines.append(
                 f"{names[k]:<{width}} {r.elo[k]:>+9.1f} [{r.elo_low[k]:>+7.1f},"
                 f"{r.elo_high[k]:>+7.1f}] {r.nash_mixture[k]:>9.3f} "
-                f"{r.nash_score[k] * scale:>+11.{d}f} "
-                f"{np.nan if r.alpharank is None else r.alpharank[k]:>7.3f} {e_txt:>15}"
+                f"{r.nash_score[k] * scale:>+11.{d}f} {mass[k]:>7.3f}{interval} {e_txt:>15}"
             )
         if ct.forfeits:
             lines += [

@@ -47,6 +47,9 @@ class BoardRow(BaseModel):
     nash_averaging: float | None
     nash_averaging_low: float | None = None
     nash_averaging_high: float | None = None
+    alpha_rank: float | None = None
+    alpha_rank_low: float | None = None
+    alpha_rank_high: float | None = None
     mean: float
     unit: str
     exploitability: float | None
@@ -149,6 +152,9 @@ def api_router(site: Site) -> APIRouter:
                 nash_averaging=r["nash"],
                 nash_averaging_low=r["nash_low"],
                 nash_averaging_high=r["nash_high"],
+                alpha_rank=r["alpharank"],
+                alpha_rank_low=r["alpharank_low"],
+                alpha_rank_high=r["alpharank_high"],
                 mean=r["mean"],
                 unit=r["unit"],
                 exploitability=r["exploitability"],

@@ -16,6 +16,7 @@ __all__ = ["SORTS", "board_rows", "queued", "queue_state", "display_names"]
 SORTS = {
     "rating": "Bradley–Terry rating",
     "nash": "Nash averaging",
+    "alpharank": "α-Rank",
     "mean": "mean score",
     "exploitability": "exploitability",
 }
@@ -78,6 +79,9 @@ def board_rows(board: Leaderboard, game: str, sort: str = "rating") -> list[dict
                 "nash": _finite(r.nash),
                 "nash_low": _finite(r.nash_low),
                 "nash_high": _finite(r.nash_high),
+                "alpharank": _finite(r.alpharank),
+                "alpharank_low": _finite(r.alpharank_low),
+                "alpharank_high": _finite(r.alpharank_high),
                 "mean": r.mean_mbb,
                 "unit": unit,
                 "exploitability": expl,
@@ -98,6 +102,7 @@ def board_rows(board: Leaderboard, game: str, sort: str = "rating") -> list[dict
     keys = {
         "rating": lambda r: -r["rating"],
         "nash": lambda r: -(r["nash"] if r["nash"] is not None else -inf),
+        "alpharank": lambda r: -(r["alpharank"] if r["alpharank"] is not None else -inf),
         "mean": lambda r: -r["mean"],
         "exploitability": lambda r: (
             r["exploitability"] if r["exploitability"] is not None else inf,

@@ -211,7 +211,7 @@ class Scoring(Board):
         return out
 
     def refit(self, game: str) -> None:
-        """Refit Bradley-Terry and Nash-averaging ratings of a game from every stored
+        """Refit Bradley-Terry, Nash-averaging and α-Rank ratings of a game from every stored
         block of its ranked entrants, and replace the board in one transaction, unless a
         board fitted on more blocks is in place already (:class:`BoardVersion`). Nash
         averaging uses exact expected scores where both policies are known
@@ -254,10 +254,15 @@ class Scoring(Board):
                     for x in (ratings.nash_score, ratings.nash_low, ratings.nash_high)
                 ]
                 elo = [float(x[k]) for x in (ratings.elo, ratings.elo_low, ratings.elo_high)]
+                alpha = [
+                    float(x[k]) if x is not None and np.isfinite(x[k]) else None
+                    for x in (ratings.alpharank, ratings.alpharank_low, ratings.alpharank_high)
+                ]
                 session.add(
                     Rating(
                         game=game, entrant=name, rating=elo[0], low=elo[1], high=elo[2],
                         nash=nash[0], nash_low=nash[1], nash_high=nash[2],
+                        alpharank=alpha[0], alpharank_low=alpha[1], alpharank_high=alpha[2],
                         mean_mbb=mean * scale, games=int(2 * played),
                     )
                 )  # fmt: skip

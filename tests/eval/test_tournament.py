@@ -117,6 +117,10 @@ def test_forfeits_are_recorded_and_the_tournament_goes_on(tmp_path):
     assert "per-move time limit of 0.02 s" in reasons["sleeper"]
     assert result.complete  # every block was stored, forfeited or not
     assert "Forfeits (every deal of a forfeited block counts as lost" in result.format()
+    with pytest.raises(
+        InvalidParameterError, match=r"`ratings` must be one of .*'alpharank', received 'elo'"
+    ):
+        result.format(ratings="elo")
 
 
 @pytest.mark.parametrize("workers", [0, 1])
@@ -360,6 +364,22 @@ def test_cli_tournament_writes_report(tmp_path, capsys):
     assert "crosstable.png" in page and "ratings.png" in page and "cfr+:200" in page
     for png in ("crosstable.png", "ratings.png"):
         assert (tmp_path / "report" / png).read_bytes()[:4] == b"\x89PNG"
+    # the same stored tournament, its ratings sorted by alpha-Rank: CFR+ beats random, so
+    # alpha-Rank's stationary mass sits on it (a dominant agent absorbs the evolution)
+    args = ["tournament", "--game", "kuhn_poker", "--agent", "rnd=random", "--agent"]
+    args += ["cfr=cfr+:200", "--deals", "300", "--store", str(tmp_path / "k.sqlite")]
+    assert main([*args, "--quiet", "--bootstrap", "20", "--ratings", "alpharank"]) == 0
+    table = capsys.readouterr().out.split("exploitability\n")[-1].splitlines()
+    assert [row.split()[0] for row in table[:2]] == ["cfr", "rnd"]
+    mass = [float(row.split("]")[1].split()[2]) for row in table[:2]]  # after the Nash columns
+    interval = [row.split("]")[1].split("[")[1].split(",") for row in table[:2]]
+    assert mass[0] > 0.9 and mass[1] < 0.1 and sum(mass) == pytest.approx(1.0, abs=2e-3)
+    assert all(
+        float(lo) <= m + 1e-3 and m <= float(hi) + 1e-3 for m, (lo, hi) in zip(mass, interval)
+    )
+    with pytest.raises(SystemExit):
+        main([*args, "--ratings", "elo"])
+    assert "invalid choice: 'elo'" in capsys.readouterr().err
 
 
 def test_replacing_any_agent_file_makes_a_new_tournament(tmp_path, monkeypatch):

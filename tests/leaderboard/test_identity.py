@@ -132,6 +132,19 @@ def test_nash_averaging_uses_exact_scores_and_pages_draw_the_rating_history(boar
     api = client.get("/api/games/leduc_holdem/board").json()
     twin = [r for r in api if r["submission"] in (first, second)]
     assert twin[0]["nash_averaging"] == pytest.approx(twin[1]["nash_averaging"], abs=1e-3)
+    # alpha-Rank (issue 93) from the same exact payoffs: the board's figures are
+    # alpha_rank of the exact table, the twins' mass alike, no interval width
+    from nashzoo.eval.ratings import alpha_rank
+
+    payoffs = np.where(np.eye(len(names), dtype=bool), 0.0, exact)
+    expected = dict(zip(names, alpha_rank(payoffs)))
+    for row in api:
+        assert row["alpha_rank"] == pytest.approx(expected[row["entrant"]], abs=1e-9)
+        assert row["alpha_rank_low"] == row["alpha_rank"] == row["alpha_rank_high"]
+    assert sum(row["alpha_rank"] for row in api) == pytest.approx(1.0)
+    assert twin[0]["alpha_rank"] == pytest.approx(twin[1]["alpha_rank"], abs=1e-9)
+    ranked = client.get("/games/leduc_holdem?sort=alpharank").text
+    assert "Sorted by α-Rank" in ranked and ranked.count('<td class="alpharank">') == len(api)
 
 
 def test_withdrawal_listing_and_sign_out(board, cfr_policy_file):

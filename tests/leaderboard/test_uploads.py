@@ -235,7 +235,7 @@ def test_migrations_create_every_table_and_are_idempotent(board):
     with board.engine.connect() as conn:
         from sqlalchemy import text
 
-        assert conn.execute(text("select version_num from lb_alembic_version")).scalar() == "0005"
+        assert conn.execute(text("select version_num from lb_alembic_version")).scalar() == "0006"
 
 
 def test_an_older_database_is_upgraded_to_the_models(tmp_path):
