@@ -180,7 +180,7 @@ class TournamentResult:
         nan = np.full(len(names), np.nan)
         mass = nan if r.alpharank is None else r.alpharank
         key = {"bt": r.elo, "nash": r.nash_score, "alpharank": mass}[ratings]
-        for k in np.argsort(-np.nan_to_num(key, nan=-np.inf), kind="stable"):
+        for k in np.lexsort((-r.elo, -np.nan_to_num(key, nan=-np.inf))):  # ties by BT
             e_txt = self.exploitability_text(names[k], scale)
             interval = ""
             if ratings == "alpharank":

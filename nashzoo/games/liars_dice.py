@@ -23,15 +23,23 @@ with the player in front, as in its imperfect-recall variant, so that two player
 strings never coincide): the player, its sorted dice, the bids so far.
 
 ``dice=1, faces=6`` (the default) has 294,883 histories and 24,576 information sets,
-and compiles.
+and compiles. Heads-up, the rules list the opponent's possible dice themselves
+(:meth:`LiarsDiceState.hidden_worlds`, :meth:`LiarsDiceGame.view_state`), so the search
+agents play sizes no tree walk reaches (two dice of six faces and more).
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-from typing import Any
+import itertools
+import math
+from collections.abc import Hashable, Sequence
+from typing import Any, cast
 
+import numpy as np
+
+from nashzoo.errors import InvalidParameterError, NashzooError
 from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State
+from nashzoo.games.hidden import HiddenWorlds, checked_view
 from nashzoo.validation import check_choice, check_int
 
 __all__ = ["LiarsDiceGame", "LiarsDiceState", "BIDDING_RULES", "MAX_PLAYERS"]
@@ -118,6 +126,107 @@ class LiarsDiceGame(Game):
 
     def _private_deals(self) -> int:
         return int(self.faces**self.total_dice)
+
+    # -- hidden information (heads-up: the opponent's dice) ----------------------------------
+    def dice_values(self) -> tuple[tuple[tuple[int, ...], ...], np.ndarray]:
+        """Every sorted roll of one player's dice and its chance probability (the number of
+        orders it is rolled in over ``faces ** dice``)."""
+        rolls = tuple(itertools.combinations_with_replacement(range(1, self.faces + 1), self.dice))
+        orders = [
+            math.factorial(self.dice) / math.prod(math.factorial(roll.count(f)) for f in set(roll))
+            for roll in rolls
+        ]
+        return rolls, np.asarray(orders) / self.faces**self.dice
+
+    def hidden_value_features(
+        self, values: Sequence[Hashable], public: Hashable = None
+    ) -> np.ndarray:
+        """Per value (a player's sorted dice): the count of each face, then the count that
+        matches each face (the face or the wild highest face), both divided by ``dice``;
+        then, at ``public`` = the standing bid ``(quantity, face)``, the dice that match
+        its face over its quantity (0 before any bid)."""
+        f = self.faces
+        out = np.zeros((len(values), 2 * f + 1), dtype=np.float32)
+        for row, value in enumerate(values):
+            for face in _dice(value):
+                out[row, face - 1] += 1.0
+        out[:, f : 2 * f] = out[:, :f] + out[:, f - 1 : f]
+        out[:, 2 * f - 1] = out[:, f - 1]  # the wild face matches itself once
+        if public is not None:
+            quantity, face = _dice(public)
+            out[:, 2 * f] = out[:, f + face - 1] / quantity
+        out[:, : 2 * f] /= self.dice
+        return out
+
+    def hidden_value_public(self, state: State) -> tuple[int, int] | None:
+        """The standing bid ``(quantity, face)`` (``None`` before the first), which
+        :meth:`hidden_value_features` meets each world's dice with."""
+        bids = state._bids  # type: ignore[attr-defined]
+        live = [b for b in bids if b != self.liar]
+        return self.bid(live[-1]) if live else None
+
+    def hidden_value_pieces(self, values: Sequence[Hashable]) -> np.ndarray | None:
+        """Each value's dice one by one (``None`` with one die: a value is one piece)."""
+        if self.dice < 2:
+            return None
+        return np.asarray(values, dtype=np.int64).reshape(len(values), self.dice)
+
+    def view_state(
+        self, player: int, info_state: str, public_history: Sequence[int]
+    ) -> LiarsDiceState:
+        """A state with ``player``'s dice read from ``info_state`` (``"P0 36 1-2"``), the
+        bids from ``public_history``, and every other player's dice all ones.
+
+        Raises:
+            InvalidParameterError: the string or the history is not one of this game's,
+                or the two disagree.
+        """
+        p = check_int("player", player, 0, self.num_players - 1)
+        head = str(info_state).split(" ")
+        dice = _parse_dice(head[1] if len(head) > 1 else "", self.dice, self.faces)
+        public = [int(a) for a in public_history]
+        if (
+            head[0] != f"P{p}"
+            or dice is None
+            or public[: self.total_dice] != [HIDDEN] * min(len(public), self.total_dice)
+        ):
+            raise InvalidParameterError(
+                f"info_state must be player {p}'s information-state string of {self} "
+                f"('P{p} <its {self.dice} dice> <bids>') with a public history that starts "
+                f"with {self.total_dice} hidden rolls; received {info_state!r} and {public}."
+            )
+        state = self.new_initial_state()
+        try:
+            for k in range(self.total_dice):
+                state.apply_action(dice[k - p * self.dice] - 1 if k // self.dice == p else 0)
+            for action in public[self.total_dice :]:
+                state.apply_action(action)
+        except NashzooError as error:
+            raise InvalidParameterError(
+                f"public_history {public} is not a history of {self}: {error}"
+            ) from error
+        checked: LiarsDiceState = checked_view(state, p, info_state, public)
+        return checked
+
+
+def _dice(value: Hashable) -> tuple[int, ...]:
+    """A hidden value (a player's sorted dice) as the tuple it is."""
+    return cast("tuple[int, ...]", value)
+
+
+def _parse_dice(text: str, dice: int, faces: int) -> tuple[int, ...] | None:
+    """``dice`` sorted faces in ``1..faces`` written one after another in ``text``
+    (``"1011"`` is 10, 11 with 12 faces), or ``None`` where none read so."""
+    if not dice:
+        return () if not text else None
+    if not text.isdigit():
+        return None
+    for width in (1, 2):
+        face = int(text[:width]) if len(text) >= width and text[0] != "0" else 0
+        rest = _parse_dice(text[width:], dice - 1, faces) if 1 <= face <= faces else None
+        if rest is not None and (not rest or rest[0] >= face):
+            return (face, *rest)
+    return None
 
 
 class LiarsDiceState(State):
@@ -209,6 +318,81 @@ class LiarsDiceState(State):
 
     def private_information(self, player: int) -> Hashable | None:
         return self.dice_of(player)
+
+    def hidden_worlds(self, player: int) -> HiddenWorlds | None:
+        """Heads-up: the opponent's possible dice (every sorted roll, weighted by the
+        orders it is rolled in; its bids count 1, as in the tree walk). ``None`` with
+        three or more players (the worlds are then joint over several opponents).
+
+        Raises:
+            InvalidParameterError: the dice are not all rolled yet.
+        """
+        self.check_player(player)
+        if self.game.num_players != 2:
+            return None
+        if not self._sorted:
+            raise InvalidParameterError(
+                f"hidden_worlds needs every die rolled; {len(self._rolls)} of "
+                f"{self.game.total_dice} are."
+            )
+        values, weights = self.game.dice_values()
+        snapshot = self.clone()  # the state may move on; the worlds stay
+        other = 1 - int(player)
+        return HiddenWorlds(
+            int(player), values, weights, lambda v: snapshot._with_dice(other, _dice(v))
+        )
+
+    def _with_dice(self, player: int, dice: Sequence[int]) -> LiarsDiceState:
+        """A copy in which ``player`` rolled ``dice`` (sorted faces)."""
+        g = self.game
+        new = self.clone()
+        start = player * g.dice
+        new._rolls = [*self._rolls[:start], *(f - 1 for f in dice), *self._rolls[start + g.dice :]]
+        new._sorted = [*self._sorted]
+        new._sorted[player] = tuple(dice)
+        new._text = [*self._text]
+        new._text[player] = self._string_with(player, dice)
+        return new
+
+    def _string_with(self, player: int, dice: Sequence[int]) -> str:
+        bids = "".join(" " + self.game.action_names[b] for b in self._bids)
+        return f"P{player} " + "".join(map(str, dice)) + bids
+
+    def information_state_string_as(self, player: int, value: Hashable) -> str:
+        """``player``'s information-state string had it rolled ``value``."""
+        self.check_player(player)
+        return self._string_with(int(player), _dice(value))
+
+    def information_state_indices_as(self, player: int, value: Hashable) -> list[int]:
+        """``player``'s tensor indices had it rolled ``value``."""
+        g = self.game
+        base = g.num_players + g.dice * g.faces
+        dice = [g.num_players + k * g.faces + f - 1 for k, f in enumerate(_dice(value))]
+        return [int(player), *dice, *(base + b for b in self._bids)]
+
+    def returns_over(self, player: int, values: Sequence[Hashable]) -> np.ndarray:
+        """Heads-up, at a terminal state: ``player``'s return had its opponent rolled
+        each of ``values``.
+
+        Raises:
+            InvalidParameterError: not terminal, or three or more players.
+        """
+        g = self.game
+        if self._player != TERMINAL or g.num_players != 2:
+            raise InvalidParameterError(
+                "returns_over needs a terminal state of a two-player game; this one is "
+                f"{'not terminal' if self._player != TERMINAL else f'{g.num_players}-player'}."
+            )
+        p = int(player)
+        caller = (len(self._bids) - 1) % 2
+        quantity, face = g.bid(self._bids[-2])
+        own = sum(f == face or f == g.faces for f in self._sorted[p])
+        out = np.empty(len(values))
+        for k, dice in enumerate(values):
+            matches = own + sum(f == face or f == g.faces for f in _dice(dice))
+            bidder_wins = matches >= quantity
+            out[k] = 1.0 if bidder_wins == (p != caller) else -1.0
+        return out
 
     def information_state_string_unchecked(self, player: int) -> str:
         if self._text:

@@ -21,6 +21,7 @@ import nashzoo
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, Game, State
 from nashzoo.games.fighting import FightingCardGame, fighting_cards_small, fighting_cards_tiny
+from nashzoo.games.liars_dice import LiarsDiceGame
 from nashzoo.games.poker import PokerDefinition, PokerGame, no_limit_holdem, presets
 from nashzoo.games.worlds import consistent_histories, hidden_worlds, state_from_history
 from tests.conftest import coverage_paused, traced_sample, walk_to_decision
@@ -51,6 +52,9 @@ GAMES = {
     "fighting cards tiny": fighting_cards_tiny,
     "no-limit, unequal stacks (poker engine)": _small_no_limit,
     "no-limit, two hole cards (poker engine)": _two_hole_no_limit,
+    "liar's dice, one die of four faces": lambda: LiarsDiceGame(dice=1, faces=4),
+    # two dice each: a sorted roll's weight is the orders it is rolled in (1-2 twice 1-1)
+    "liar's dice, two dice of two faces": lambda: LiarsDiceGame(dice=2, faces=2),
 }
 
 

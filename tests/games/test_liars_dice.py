@@ -146,3 +146,67 @@ def test_the_rule_based_baseline_beats_random_and_is_the_games_declared_agent():
     assert set(baselines(LiarsDiceGame())) == {"random", "dice-rules"}
     with pytest.raises(InvalidParameterError, match="dice-rules is a rule-based agent of other"):
         build_agent("dice-rules", nashzoo.make_game("kuhn_poker"))
+
+
+def test_the_rules_own_hidden_worlds_answer_as_each_world_does():
+    """Heads-up, in random games of two six-faced dice each (beyond any tree walk; the
+    walk itself is matched on small variants in tests/games/test_hidden.py): what the
+    fast path says about a world (the opponent's strings and tensor indices had it rolled
+    those dice, the returns at the end) is what that world's own state says."""
+    game = LiarsDiceGame(dice=2)
+    rng = np.random.default_rng(0)
+    values, weights = game.dice_values()
+    assert len(values) == 21 and weights.sum() == pytest.approx(1.0)
+    assert weights[values.index((1, 2))] == pytest.approx(2 / 36)  # rolled 1-2 or 2-1
+    for _ in range(40):
+        state = game.new_initial_state()
+        while state.is_chance_node():
+            state.apply_action(int(rng.integers(6)))
+        while True:
+            player = state.current_player()
+            worlds = state.hidden_worlds(player)
+            picked = [int(k) for k in rng.choice(len(worlds), 4, replace=False)]
+            for k in picked:
+                world, value = worlds.state(k), worlds.values[k]
+                for seat in (player, 1 - player):
+                    assert world.information_state_string(seat) == (
+                        state.information_state_string_as(seat, value)
+                        if seat != player
+                        else state.information_state_string(seat)
+                    )
+                assert world.information_state_indices(1 - player) == (
+                    state.information_state_indices_as(1 - player, value)
+                )
+            state.apply_action(int(rng.choice(state.legal_actions())))
+            if state.is_terminal():
+                break
+        worlds = state.hidden_worlds(0)
+        over = state.returns_over(0, worlds.values)
+        assert list(over) == [worlds.state(k).returns()[0] for k in range(len(worlds))]
+        assert state.returns()[0] == over[worlds.index_of(state.private_information(1))]
+
+
+def test_the_hidden_information_refusals():
+    game = LiarsDiceGame(dice=2, faces=12)
+    state = game.new_initial_state()
+    with pytest.raises(InvalidParameterError, match="every die rolled; 0 of 4"):
+        state.hidden_worlds(0)
+    for face in (9, 10, 0, 11):
+        state.apply_action(face)
+    # faces of two digits read back from the string: "P0 1011" is ten and eleven
+    view = game.view_state(0, state.information_state_string(0), state.public_history())
+    assert view.information_state_string(0) == "P0 1011" and view.dice_of(0) == (10, 11)
+    with pytest.raises(InvalidParameterError, match="player 1's information-state string"):
+        game.view_state(1, "P0 1011", state.public_history())
+    with pytest.raises(InvalidParameterError, match="'P0 <its 2 dice> <bids>'"):
+        game.view_state(0, "P0 1x", state.public_history())
+    with pytest.raises(InvalidParameterError, match="not a history of"):
+        game.view_state(0, "P0 1011", [*state.public_history(), 3, 2])  # a bid lower
+    with pytest.raises(InvalidParameterError, match="disagrees with public_history"):
+        game.view_state(0, "P0 1011 1-1", state.public_history())
+    with pytest.raises(InvalidParameterError, match="a terminal state of a two-player game"):
+        state.returns_over(0, [(1, 1)])
+    three = LiarsDiceGame(players=3).new_initial_state()
+    for _ in range(3):
+        three.apply_action(0)
+    assert three.hidden_worlds(0) is None
