@@ -24,7 +24,8 @@ in turn, each hidden from the players after it, and ``nashzoo.make_parallel`` gi
 parallel API.
 
 Infos (numbers and arrays only, the same keys on every step): ``player``,
-``public_history`` (the point cards; the bids as -1), ``history_length``,
+``public_history`` (the point cards; the bids as -1, or, with ``imp_info=False``, each
+finished round's bids once it ends), ``history_length``,
 ``illegal_action``.
 
 Rewards: by ``returns_type`` at the end: +1 / -1 (0 for a tie) by default.

@@ -36,17 +36,32 @@ the same, and a policy reading tensors could not tell the seats apart.
 ``num_cards=4`` with random point cards and hidden bids has 26,773 histories and 3,608
 information sets (OpenSpiel's turn-based conversion of its game has the same), and
 compiles in half a second; ``num_cards=5`` has 3,346,656 and 236,450 (about 80 s to
-compile).
+compile). Heads-up, the rules list the opponent's bid sequences consistent with what a
+player has seen (:meth:`GoofspielState.hidden_worlds`, :meth:`GoofspielGame.view_state`),
+so the search agents play the full 13-card game, which no tree walk reaches.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from collections.abc import Hashable, Sequence
+from typing import Any, cast
 
+import numpy as np
+
+from nashzoo.errors import InvalidParameterError, NashzooError
 from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State
+from nashzoo.games.hidden import HiddenWorlds, checked_view
 from nashzoo.validation import check_bool, check_choice, check_int
 
-__all__ = ["GoofspielGame", "GoofspielState", "POINTS_ORDERS", "RETURNS_TYPES", "MAX_PLAYERS"]
+__all__ = [
+    "BidSequences",
+    "GoofspielGame",
+    "GoofspielState",
+    "POINTS_ORDERS",
+    "RETURNS_TYPES",
+    "MAX_PLAYERS",
+]
 
 POINTS_ORDERS = ("random", "descending", "ascending")
 """The orders the point cards come in."""
@@ -149,6 +164,250 @@ class GoofspielGame(Game):
                 total = 1 + k * total
         return total
 
+    # -- hidden information (heads-up: the opponent's bids) ---------------------------------
+    def hidden_value_features(
+        self, values: Sequence[Hashable], public: Hashable = None
+    ) -> np.ndarray:
+        """Per value (the opponent's bids so far, :meth:`GoofspielState.hidden_worlds`):
+        a one-hot of the cards it holds after them, then of its bid in the round under
+        way (a last entry for none). ``public`` is the number of finished rounds (a value
+        longer than that ends with the bid under way)."""
+        n = self.num_cards
+        out = np.zeros((len(values), 2 * n + 1), dtype=np.float32)
+        out[:, :n] = 1.0
+        finished = int(cast(int, public or 0))
+        for row, value in enumerate(values):
+            bids = _bids(value)
+            out[row, list(bids)] = 0.0
+            out[row, n + (bids[finished] if len(bids) > finished else n)] = 1.0
+        return out
+
+    def hidden_value_public(self, state: State) -> int:
+        """How many rounds are finished (what :meth:`hidden_value_features` needs to tell
+        a bid under way from the finished ones)."""
+        return len(cast(GoofspielState, state)._bids)
+
+    def hidden_value_pieces(self, values: Sequence[Hashable]) -> np.ndarray | None:
+        """Each value's bids one by one (``None`` where a value has fewer than two)."""
+        if not values or len(_bids(values[0])) < 2:
+            return None
+        return np.asarray(values, dtype=np.int64)
+
+    def view_state(
+        self, player: int, info_state: str, public_history: Sequence[int]
+    ) -> GoofspielState:
+        """Heads-up: a state with ``player``'s bids read from ``info_state`` (hidden bids;
+        shown bids come with the public history), the point cards from
+        ``public_history``, and the opponent's bids the first sequence consistent with
+        who won each round.
+
+        Raises:
+            InvalidParameterError: three or more players, or the string or the history is
+                not one of this game's, or the two disagree.
+        """
+        p = check_int("player", player, 0, self.num_players - 1)
+        if self.num_players != 2:
+            raise InvalidParameterError(
+                f"view_state is heads-up; {self} has {self.num_players} players."
+            )
+        public = [int(a) for a in public_history]
+        own, wins, hand = _read_string(self, p, str(info_state))
+        theirs: tuple[int, ...] = ()
+        if self.imp_info:  # one sequence of the opponent's bids that fits who won
+            fits = BidSequences(self.num_cards, own, wins, p, pending=len(wins) < self.num_cards)
+            theirs = fits[0] if len(fits) else ()
+        try:
+            state = self.new_initial_state()
+            for event in public:
+                r = len(state._bids)
+                if state._player == CHANCE or event != HIDDEN:
+                    state.apply_action(event)
+                elif state._player == p:  # its own bid: from the string
+                    gone = [c for c in state._hands[p] if c not in hand]
+                    state.apply_action(own[r] if self.imp_info else gone[0])
+                else:  # the opponent's, unseen
+                    state.apply_action(theirs[r] if self.imp_info else state._hands[1 - p][0])
+            if p == 1 and state._player == 0:  # a view where it is to move: 0 has bid
+                r = len(state._bids)
+                state.apply_action(theirs[r] if self.imp_info else state._hands[0][0])
+        except (NashzooError, IndexError) as error:
+            raise InvalidParameterError(
+                f"public_history {public} and info_state {info_state!r} are not a view of "
+                f"player {p} in {self}: {error!r}"
+            ) from None
+        checked: GoofspielState = checked_view(state, p, info_state, public)
+        return checked
+
+
+def _bids(value: Hashable) -> tuple[int, ...]:
+    """A hidden value (a player's bids, in order) as the tuple it is."""
+    return cast("tuple[int, ...]", value)
+
+
+def _read_string(
+    game: GoofspielGame, player: int, text: str
+) -> tuple[list[int], list[int], list[int]]:
+    """From ``player``'s information-state string: its own bids (with hidden bids; shown
+    ones are in the public history), the winner of each finished round (-1 a tie) and its
+    hand (cards from 0).
+
+    Raises:
+        InvalidParameterError: the string is not one of ``player``'s in ``game``.
+    """
+    fields = {}
+    for line in text.split("\n"):
+        name, _, rest = line.partition(":")
+        fields[name] = rest
+    try:
+        hand = [int(x) - 1 for x in fields[f"P{player} hand"].split()]
+        wins = [int(x) for x in fields["Win sequence"].split()]
+        if game.imp_info:
+            own = [int(x) for x in fields[f"P{player} action sequence"].split()]
+        elif text.startswith(f"Player {player}\n"):
+            own = []
+        else:
+            raise ValueError(text)
+    except (KeyError, ValueError):
+        raise InvalidParameterError(
+            f"info_state must be player {player}'s information-state string of {game}, "
+            f"received {text!r}."
+        ) from None
+    return own, [w if w >= 0 else -1 for w in wins], hand
+
+
+class BidSequences(Sequence[tuple[int, ...]]):
+    """The opponent's bid sequences consistent with what a player saw, in increasing
+    order, counted and indexed without listing them (13 cards: millions mid-game).
+
+    For each finished round ``r`` the opponent's bid is the card shown (``shown``) or any
+    card left that beat, lost to or tied the player's own bid ``mine[r]`` as ``winners[r]``
+    says; then, with ``pending``, one more card left (its bid in the round under way,
+    unseen). ``count(r, used)``, the completions from round ``r`` with the cards ``used``
+    (a bit mask) gone, is a dynamic programme over the subsets of cards, so the length,
+    an item and an item's rank each cost a pass over the rounds.
+    """
+
+    __slots__ = ("num_cards", "rounds", "pending", "_options", "_counts")
+
+    def __init__(
+        self,
+        num_cards: int,
+        mine: Sequence[int],
+        winners: Sequence[int],
+        player: int,
+        *,
+        pending: bool,
+        shown: Sequence[int] | None = None,
+    ) -> None:
+        self.num_cards = int(num_cards)
+        self.rounds = len(winners)
+        self.pending = bool(pending)
+        cards = range(self.num_cards)
+        options: list[tuple[int, ...]] = []  # the cards each round's outcome allows
+        for r, w in enumerate(winners):
+            m = mine[r]
+            if shown is not None:
+                options.append((shown[r],))
+            elif w == player:  # it lost
+                options.append(tuple(c for c in cards if c < m))
+            elif w < 0:
+                options.append((m,))
+            else:
+                options.append(tuple(c for c in cards if c > m))
+        self._options = tuple(options)
+        self._counts = _completions(self.num_cards, self._options, self.pending)
+
+    def _count(self, r: int, used: int) -> int:
+        if isinstance(self._counts, list):  # the arrays over every subset of cards
+            return int(self._counts[r][used])
+        if r == self.rounds:
+            return self.num_cards - self.rounds if self.pending else 1
+        key = (r, used)
+        found = self._counts.get(key)
+        if found is None:
+            found = sum(
+                self._count(r + 1, used | 1 << c) for c in self._options[r] if not used >> c & 1
+            )
+            self._counts[key] = found
+        return found
+
+    def __len__(self) -> int:
+        return self._count(0, 0)
+
+    def __getitem__(self, index: int) -> tuple[int, ...]:  # type: ignore[override]
+        size = len(self)
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError(f"bid sequence {index} of {size}")
+        out, used = [], 0
+        for r in range(self.rounds):
+            for c in self._options[r]:
+                if used >> c & 1:
+                    continue
+                n = self._count(r + 1, used | 1 << c)
+                if index < n:
+                    out.append(c)
+                    used |= 1 << c
+                    break
+                index -= n
+        if self.pending:
+            out.append([c for c in range(self.num_cards) if not used >> c & 1][index])
+        return tuple(out)
+
+    def rank(self, value: Sequence[int]) -> int | None:
+        """The position of ``value`` (``None`` where it is not one of them)."""
+        value = tuple(value)
+        if len(value) != self.rounds + self.pending:
+            return None
+        index, used = 0, 0
+        for r in range(self.rounds):
+            if value[r] not in self._options[r] or used >> value[r] & 1:
+                return None
+            for c in self._options[r]:
+                if c == value[r]:
+                    break
+                if not used >> c & 1:
+                    index += self._count(r + 1, used | 1 << c)
+            used |= 1 << value[r]
+        if self.pending:
+            left = [c for c in range(self.num_cards) if not used >> c & 1]
+            if value[-1] not in left:
+                return None
+            index += left.index(value[-1])
+        return index
+
+
+ARRAY_CARDS = 14
+"""Up to this many cards :class:`BidSequences` counts over arrays of every subset of
+cards (2 ** cards entries a round, in numpy); above it, a memo of the subsets reached."""
+
+
+@functools.lru_cache(maxsize=1024)
+def _completions(
+    num_cards: int, options: tuple[tuple[int, ...], ...], pending: bool
+) -> list[np.ndarray] | dict[tuple[int, int], int]:
+    """``count[r][used]``: the completions of the bid sequences from round ``r`` with the
+    cards ``used`` (a bit mask) gone, for every subset at once, last round first (about a
+    millisecond for 13 cards; shared by the views with the same constraints). Above
+    :data:`ARRAY_CARDS` cards an empty memo for :meth:`BidSequences._count` to fill."""
+    if num_cards > ARRAY_CARDS:
+        return {}
+    masks = np.arange(1 << num_cards, dtype=np.int64)
+    popcount = np.zeros_like(masks)
+    for c in range(num_cards):
+        popcount += masks >> c & 1
+    count = num_cards - popcount if pending else np.ones_like(masks)
+    out = [count]
+    for allowed in reversed(options):
+        before = np.zeros_like(masks)
+        for c in allowed:
+            free = masks[(masks >> c & 1) == 0]
+            before[free] += count[free | 1 << c]
+        count = before
+        out.append(count)
+    return out[::-1]
+
 
 class GoofspielState(State):
     """A Goofspiel history (see :mod:`nashzoo.games.goofspiel`)."""
@@ -203,8 +462,8 @@ class GoofspielState(State):
         self._bids.append(bids)
         for hand, bid in zip(self._hands, bids):
             hand.remove(bid)
-        if not self.game.imp_info and self._round:  # the hands show the bids now
-            self._public[-len(self._round) :] = self._round
+        if not self.game.imp_info:  # the hands show the bids now
+            self._public += self._round
         self._round = []
         if len(self._bids) == self.game.num_cards:
             self._player = TERMINAL
@@ -266,7 +525,8 @@ class GoofspielState(State):
             self._public.append(action)
             self._player = 0
             return
-        self._public.append(HIDDEN)
+        if self.game.imp_info:  # shown bids join the public history when the round ends
+            self._public.append(HIDDEN)
         self._round.append(action)
         if len(self._round) < self.game.num_players:
             self._player += 1
@@ -309,9 +569,10 @@ class GoofspielState(State):
         return list(self._events)
 
     def public_history(self) -> list[int]:
-        """The point cards turned up by chance, and the bids as :data:`HIDDEN`: all of
-        them with ``imp_info``, else those of the round under way (a finished round's
-        bids show in the hands)."""
+        """The point cards turned up by chance and the bids: with ``imp_info`` each bid as
+        :data:`HIDDEN` when it is made; without, every finished round's bids, added when
+        the round ends (the round under way's are left out until then, so that each
+        history's public history extends its prefix's, as a tree walk needs)."""
         return list(self._public)
 
     def information_state_string_unchecked(self, player: int) -> str:
@@ -355,6 +616,58 @@ class GoofspielState(State):
         if player < len(self._round):
             return [*self._bids, self._round]
         return self._bids
+
+    def private_information(self, player: int) -> Hashable | None:
+        """``player``'s bids so far, in order (the round under way's once it has bid)."""
+        return tuple(bids[player] for bids in self._own_bids(int(player)))
+
+    def hidden_worlds(self, player: int) -> HiddenWorlds | None:
+        """Heads-up: the opponent's bid sequences consistent with what ``player`` has
+        seen (who won each round against its own bid; with the bids shown, the bids
+        themselves), then its bid in the round under way where it has made it; all
+        equally likely (the point cards are public, the opponent's choices count 1).
+        ``None`` with three or more players."""
+        self.check_player(player)
+        if self.game.num_players != 2:
+            return None
+        p = int(player)
+        other = 1 - p
+        shown = None if self.game.imp_info else [b[other] for b in self._bids]
+        values = BidSequences(
+            self.game.num_cards, [b[p] for b in self._bids], self._winners, p,
+            pending=other < len(self._round), shown=shown,
+        )  # fmt: skip
+        snapshot = self.clone()  # the state may move on; the worlds stay
+        return HiddenWorlds(p, values, None, lambda v: snapshot._with_bids(other, _bids(v)))
+
+    def _with_bids(self, player: int, bids: Sequence[int]) -> GoofspielState:
+        """The same game replayed with ``player``'s bids ``bids`` (in order)."""
+        new = self.game.new_initial_state()
+        mine = iter(bids)
+        for event in self._events:
+            new.apply_unchecked(next(mine) if new._player == player else event)
+        return new
+
+    def information_state_string_as(self, player: int, value: Hashable) -> str:
+        """``player``'s information-state string had it bid ``value``."""
+        self.check_player(player)
+        return self._with_bids(int(player), _bids(value)).information_state_string(player)
+
+    def information_state_indices_as(self, player: int, value: Hashable) -> list[int]:
+        """``player``'s tensor indices had it bid ``value``."""
+        return self._with_bids(int(player), _bids(value)).information_state_indices(player)
+
+    def returns_over(self, player: int, values: Sequence[Hashable]) -> np.ndarray:
+        """At a terminal state: ``player``'s return had its opponent bid each of
+        ``values``; the same for all (who won each round decides the points, and every
+        consistent sequence agrees on that).
+
+        Raises:
+            InvalidParameterError: not terminal.
+        """
+        if self._player != TERMINAL:
+            raise InvalidParameterError("returns_over needs a terminal state.")
+        return np.full(len(values), self.returns()[int(player)])
 
     def information_state_indices(self, player: int) -> list[int]:
         g = self.game

@@ -124,21 +124,26 @@ class HiddenWorlds:
         return self.state(min(k, n - 1))
 
     def index_of(self, value: Hashable) -> int:
-        """The position of ``value`` among :attr:`values` (a dictionary built on first
-        use).
+        """The position of ``value`` among :attr:`values` (their own ``rank`` where they
+        have one, else a dictionary built on first use).
 
         Raises:
             InvalidParameterError: ``value`` is not one of them.
         """
-        if self._index is None:
-            self._index = {v: k for k, v in enumerate(self.values)}
-        k = self._index.get(value)
+        rank = getattr(self.values, "rank", None)  # values that rank without a list
+        k: int | None
+        if rank is not None:
+            k = rank(value)
+        else:
+            if self._index is None:
+                self._index = {v: k for k, v in enumerate(self.values)}
+            k = self._index.get(value)
         if k is None:
             raise InvalidParameterError(
                 f"{value!r} is not one of the {len(self.values)} hidden values of player "
                 f"{self.player}'s view."
             )
-        return k
+        return int(k)
 
     def as_dict(self) -> dict[Hashable, float]:
         """``{value: weight}``."""

@@ -1134,3 +1134,29 @@ def test_nash_ismcts_improves_a_blueprint_file(tmp_path):
     assert result.deals == 1
     with pytest.raises(InvalidParameterError, match="BUDGET\\+SPEC"):
         build_agent("nash-ismcts:100", leduc)
+
+
+def test_a_view_with_more_worlds_than_a_network_scores_is_refused_by_name():
+    """13-card Goofspiel: after eight rounds of random bids player 0's view has millions
+    of hidden bid sequences (counted without a list); scoring each would stall the
+    search without a word, so the network refuses with the count; a smaller game's views
+    (tens of worlds) are scored."""
+    from nashzoo.agents.ismcts.knowledge import MAX_WORLDS
+
+    game = nashzoo.make_game("goofspiel")
+    rng = np.random.default_rng(1)
+    state = game.new_initial_state()
+    while len(state.public_history()) < 8 * 3 or state.current_player() != 0:
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    worlds = state.hidden_worlds(0)
+    assert len(worlds) > MAX_WORLDS
+    knowledge = NetworkKnowledge(game, random_network(game))
+    with pytest.raises(InvalidParameterError, match=rf"a view of goofspiel has {len(worlds):,}"):
+        knowledge.embed(worlds.values, game.hidden_value_public(state))
+    small = nashzoo.make_game("goofspiel", num_cards=5)
+    view = small.new_initial_state()
+    for action in (0, 1, 2, 3, 4, 0):
+        view.apply_action(action)
+    few = view.hidden_worlds(0)
+    embedded = NetworkKnowledge(small, random_network(small)).embed(few.values, 1)
+    assert embedded.shape == (len(few), 16) and np.isfinite(embedded).all()

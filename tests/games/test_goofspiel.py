@@ -204,3 +204,110 @@ def test_the_rule_based_baseline_beats_random():
         assert isinstance(rules, GoofspielRulesAgent)
         match = head_to_head(game, rules, build_agent("random", game), deals=1000, seed=0)
         assert match.mean - Z95 * match.stderr > 0, (params, match)
+
+
+@pytest.mark.parametrize("imp_info", [True, False])
+def test_the_rules_own_hidden_worlds_answer_as_each_world_does(imp_info):
+    """Heads-up, in random games of the full 13-card game (beyond any tree walk; the walk
+    itself is matched on small variants in tests/games/test_hidden.py): each world the
+    fast path lists shows the player its view, the opponent's strings and tensor indices
+    are what the world gives, and the true bids are among the worlds."""
+    game = GoofspielGame(imp_info=imp_info)
+    rng = np.random.default_rng(1)
+    for _ in range(6):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(int(rng.choice(state.legal_actions())))
+                continue
+            player = state.current_player()
+            worlds = state.hidden_worlds(player)
+            true = worlds.index_of(state.private_information(1 - player))
+            assert worlds.values[true] == state.private_information(1 - player)
+            info = state.information_state_string(player)
+            for k in [true, *rng.integers(len(worlds), size=2)]:
+                world, value = worlds.state(int(k)), worlds.values[int(k)]
+                assert worlds.index_of(value) == k  # ranked and indexed without a list
+                assert world.information_state_string(player) == info
+                assert world.public_history() == state.public_history()
+                assert world.information_state_string(1 - player) == (
+                    state.information_state_string_as(1 - player, value)
+                )
+                assert world.information_state_indices(1 - player) == (
+                    state.information_state_indices_as(1 - player, value)
+                )
+            view = game.view_state(player, info, state.public_history())
+            assert view.information_state_string(player) == info
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        worlds = state.hidden_worlds(0)
+        assert list(
+            state.returns_over(0, [worlds.values[k] for k in range(min(5, len(worlds)))])
+        ) == [state.returns()[0]] * min(5, len(worlds))
+        if not imp_info:  # every bid shown: one world
+            assert len(worlds) == 1
+
+
+def test_the_hidden_information_refusals():
+    game = GoofspielGame(num_cards=4)
+    state = game.new_initial_state()
+    state.apply_action(0)
+    info = state.information_state_string(0)
+    with pytest.raises(InvalidParameterError, match="player 1's information-state string"):
+        game.view_state(1, info, state.public_history())
+    with pytest.raises(InvalidParameterError, match="are not a view of player 0"):
+        game.view_state(0, info, [0, 7])  # no card 8 with four cards
+    with pytest.raises(InvalidParameterError, match="disagrees with public_history"):
+        game.view_state(0, info, [1])  # another point card than the string shows
+    with pytest.raises(InvalidParameterError, match="is not one of the 4 hidden values"):
+        state.clone().child(1).hidden_worlds(1).index_of((3, 3))
+    with pytest.raises(InvalidParameterError, match="returns_over needs a terminal state"):
+        state.returns_over(0, [()])
+    three = GoofspielGame(num_cards=4, players=3)
+    assert three.new_initial_state().hidden_worlds(0) is None
+    with pytest.raises(InvalidParameterError, match="view_state is heads-up"):
+        three.view_state(0, info, [0])
+
+
+def test_bid_sequences_count_alike_over_arrays_and_over_the_memo(monkeypatch):
+    """The opponent's consistent bid sequences are counted over arrays of every subset
+    of cards up to ARRAY_CARDS cards and by a memo above: both give the same count, items
+    and ranks (8 cards, views after 2 to 6 random rounds), and the items are exactly the
+    sequences a brute force over every ordering of the cards keeps."""
+    import itertools
+
+    import nashzoo.games.goofspiel as module
+
+    game = GoofspielGame(num_cards=8)
+    rng = np.random.default_rng(2)
+    views = []
+    for rounds in range(2, 7):
+        state = game.new_initial_state()
+        while len(state.public_history()) < 3 * rounds:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        views.append(state)
+    arrays = [state.hidden_worlds(1) for state in views]
+    module._completions.cache_clear()
+    monkeypatch.setattr(module, "ARRAY_CARDS", 0)
+    for state, fast in zip(views, arrays):
+        memo = state.hidden_worlds(1)
+        assert not isinstance(memo.values._counts, list) and isinstance(fast.values._counts, list)
+        assert len(memo) == len(fast) > 1
+        items = [fast.values[k] for k in range(len(fast))]
+        assert items == [memo.values[k] for k in range(len(memo))]
+        assert [memo.index_of(v) for v in items] == list(range(len(items)))
+        info, rounds = state.information_state_string(1), len(state.private_information(1))
+        history = state.history()
+
+        def replayed(bids, history=history):  # player 0 bidding ``bids``
+            world, bids = game.new_initial_state(), iter(bids)
+            for event in history:
+                world.apply_action(next(bids) if world.current_player() == 0 else event)
+            return world
+
+        brute = [
+            bids
+            for bids in itertools.permutations(range(8), rounds)
+            if replayed(bids).information_state_string(1) == info
+        ]
+        assert items == brute
+    module._completions.cache_clear()

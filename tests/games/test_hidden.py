@@ -21,6 +21,7 @@ import nashzoo
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, Game, State
 from nashzoo.games.fighting import FightingCardGame, fighting_cards_small, fighting_cards_tiny
+from nashzoo.games.goofspiel import GoofspielGame
 from nashzoo.games.liars_dice import LiarsDiceGame
 from nashzoo.games.poker import PokerDefinition, PokerGame, no_limit_holdem, presets
 from nashzoo.games.worlds import consistent_histories, hidden_worlds, state_from_history
@@ -55,6 +56,11 @@ GAMES = {
     "liar's dice, one die of four faces": lambda: LiarsDiceGame(dice=1, faces=4),
     # two dice each: a sorted roll's weight is the orders it is rolled in (1-2 twice 1-1)
     "liar's dice, two dice of two faces": lambda: LiarsDiceGame(dice=2, faces=2),
+    # the opponent's bids: consistent with who won each round, then one under way
+    "goofspiel, three cards, hidden bids": lambda: GoofspielGame(num_cards=3),
+    "goofspiel, four cards, bids shown": lambda: GoofspielGame(
+        num_cards=4, imp_info=False, points_order="descending"
+    ),
 }
 
 
@@ -140,12 +146,12 @@ def test_hidden_worlds_equal_the_tree_walk_on_every_information_set(name: str) -
         (fighting_cards_small(), 120),  # 1,100 information sets: a sample keeps it short
         # two copies of each card: a draw's chance depends on the hand (copies left)
         (FightingCardGame(ranks=1, copies=2, hand_size=3, hit_points=2), 25),
+        # two finished rounds' outcomes to fit (19 s for all 3,608 sets; a sample)
+        (GoofspielGame(num_cards=4), 150),
     ],
-    ids=["small", "two-copies"],
+    ids=["small", "two-copies", "goofspiel-four-cards"],
 )
-def test_fighting_cards_hidden_worlds_match_the_walk_on_sampled_sets(
-    game: FightingCardGame, sample: int
-) -> None:
+def test_hidden_worlds_match_the_walk_on_sampled_sets(game: Game, sample: int) -> None:
     for state in traced_sample(decision_states(game, limit=sample, seed=3), every=5):
         player = state.current_player()
         got = state.hidden_worlds(player).as_dict()

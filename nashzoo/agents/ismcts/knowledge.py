@@ -62,6 +62,28 @@ ROWS_CACHE = 500_000
 its share is full. Without the bound a Hold'em self-play generation kept 4,096
 embeddings of 1,225 worlds (2.5 GB)."""
 
+MAX_WORLDS = 250_000
+"""Most hidden values one view may have for a search network to score them all (H and
+V_w at a SAMPLE node, the belief's training rows): mid-game 13-card Goofspiel has
+millions, where scoring every one would stall the search without a word."""
+
+
+def check_world_count(game: Any, player: int | None, count: int) -> None:
+    """Refuse a view of ``count`` hidden values above :data:`MAX_WORLDS`.
+
+    Raises:
+        InvalidParameterError: naming the count and what to do instead.
+    """
+    if count > MAX_WORLDS:
+        who = "a" if player is None else f"player {player}'s"
+        raise InvalidParameterError(
+            f"{who} view of {game} has {count:,} hidden worlds; a Nash-ISMCTS network "
+            f"scores every world of a view (at most {MAX_WORLDS:,}). Play a smaller size of "
+            "the game, or MT-ISMCTS (mt-ismcts:SIMULATIONS), which draws its worlds without "
+            "listing them."
+        )
+
+
 Request = tuple[tuple[int, str], State, int]
 """A view to evaluate: its key (player, information-state string), a state, the player."""
 
@@ -356,7 +378,12 @@ class NetworkKnowledge(Knowledge):
 
     def embed(self, values: Sequence[Hashable], public: Hashable = None) -> np.ndarray:
         """The value embeddings of ``values`` at the public information ``public``
-        (``Game.hidden_value_public``; ``(len(values), embed_size)``)."""
+        (``Game.hidden_value_public``; ``(len(values), embed_size)``).
+
+        Raises:
+            InvalidParameterError: more than :data:`MAX_WORLDS` values.
+        """
+        check_world_count(self.game, None, len(values))
         return self._encode(self.game.hidden_value_features(values, public))
 
     def _encode(self, features: np.ndarray | None) -> np.ndarray:

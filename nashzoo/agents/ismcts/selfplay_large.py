@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from nashzoo.agents.ismcts.config import SearchConfig, policy_target
-from nashzoo.agents.ismcts.knowledge import NetworkKnowledge
+from nashzoo.agents.ismcts.knowledge import NetworkKnowledge, check_world_count
 from nashzoo.agents.ismcts.nets import EmbeddingNetwork, EmbeddingNetworkShape
 from nashzoo.agents.ismcts.search import ISMCTSSearch, run_searches
 from nashzoo.errors import InvalidParameterError
@@ -230,6 +230,7 @@ def belief_games(
                         f"{game} does not list its hidden worlds (State.hidden_worlds); "
                         "Nash-ISMCTS over the rules needs them."
                     )
+                check_world_count(game, q, len(worlds))
                 true = worlds.index_of(s.private_information(1 - q))
                 out.append((_indices(s, q), _shared(worlds.values, table), true, public))
             prior, _, _ = knowledge.act(s, s.current_player())
