@@ -1160,3 +1160,35 @@ def test_a_view_with_more_worlds_than_a_network_scores_is_refused_by_name():
     few = view.hidden_worlds(0)
     embedded = NetworkKnowledge(small, random_network(small)).embed(few.values, 1)
     assert embedded.shape == (len(few), 16) and np.isfinite(embedded).all()
+
+
+def test_bayes_records_follow_each_world_through_an_action_the_viewer_does_not_see():
+    """Goofspiel over the rules: player 0's bid is hidden from player 1, so it joins each
+    world's value (the bids so far, then the one under way), and the cards player 0 may
+    bid differ by world; a Limit Hold'em bet changes no world's value. Training over the
+    rules on Goofspiel keeps every loss finite."""
+    from nashzoo.agents.ismcts.selfplay_large import _bayes_record
+    from nashzoo.agents.ismcts.train import NashISMCTS, TrainConfig
+
+    game = nashzoo.make_game("goofspiel", num_cards=5, points_order="descending")
+    before = game.new_initial_state()
+    for action in (2, 1):  # round 1: player 0 bids 3, player 1 bids 2 (player 0 wins)
+        before.apply_action(action)
+    after = before.child(0)  # round 2: player 0 bids 1, unseen by player 1
+    record = _bayes_record(before, after, 0, 8, np.random.default_rng(0))
+    values, legal, moved = record[3], record[5], record[7]
+    assert all(v[0] > 1 for v in values)  # player 0 won round 1: it bid above 2
+    assert moved == [(*v, 0) if legal[r, 0] else v for r, v in enumerate(values)]
+    for r, value in enumerate(values):  # each world's cards: all but the one it bid
+        assert list(np.flatnonzero(legal[r])) == [c for c in range(5) if c != value[0]]
+    holdem = decision_states(HOLDEM, 1, seed=2)[0]
+    bet = holdem.legal_actions()[-1]
+    record = _bayes_record(holdem, holdem.child(bet), bet, 8, np.random.default_rng(0))
+    assert record[7] is None and record[5].ndim == 1
+    config = TrainConfig(
+        fast_path=False, games_per_generation=4, simulations=10, belief_games=4,
+        steps_per_generation=10, hidden_sizes=(16,), embed_size=8, eval_simulations=10,
+    )  # fmt: skip
+    learner = NashISMCTS(nashzoo.make_game("goofspiel", num_cards=4), config).train(steps=2)
+    assert all(np.isfinite(list(r.loss.values())).all() for r in learner.history)
+    assert learner.history[-1].loss["bayes"] > 0

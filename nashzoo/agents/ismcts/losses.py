@@ -37,12 +37,15 @@ class _Structure:
     set_view: Any  # (I,) view of each information set
     legal: Any  # (I, A) bool
     child_view: Any  # (I, A) the owner's view after each action, -1 if terminal
+    child_views: Any  # (I, A, K) the view after it in each world where they differ, or None
+    child_mixed: Any  # (I, A) bool: the view after the action depends on the world
     set_worlds: Any  # (I, K) world ids of the set's histories, -1 padded
     terminal_value: Any  # (I, A, K) scaled payoff when the action ends the game
     bayes_before: Any  # (T,) p's view before the opponent's action
     bayes_after: Any  # (T,) p's view after it
     bayes_action: Any  # (T,)
     bayes_worlds: Any  # (T, K) world ids, -1 padded
+    bayes_worlds_after: Any  # (T, K) each world's id in the view after the action
     bayes_sets: Any  # (T, K) the opponent's information set in each world
 
 
@@ -54,6 +57,9 @@ def _structure(views: ViewTable) -> _Structure:
     child_view = np.full((n_sets, n_actions), -1, dtype=np.int64)
     set_worlds = np.full((n_sets, k_max), -1, dtype=np.int64)
     terminal = np.zeros((n_sets, n_actions, k_max), dtype=np.float32)
+    # where what the owner sees after its action depends on the world (Goofspiel: the
+    # round it completes is won or lost), each world's view after it
+    mixed: dict[tuple[int, int], np.ndarray] = {}
     for i in range(n_sets):
         p = int(tree.infoset_player[i])
         nodes = views.worlds_of(i)
@@ -63,7 +69,17 @@ def _structure(views: ViewTable) -> _Structure:
             if tree.player[children[0]] == TERMINAL:
                 terminal[i, a, : nodes.size] = tree.utility[children, p] / scale
             else:
-                child_view[i, a] = views.node_view[p, children[0]]
+                seen = views.node_view[p, children]
+                child_view[i, a] = seen[0]
+                if (seen != seen[0]).any():
+                    mixed[i, int(a)] = seen
+    child_mixed = np.zeros((n_sets, n_actions), dtype=bool)
+    child_views = None
+    if mixed:
+        child_views = np.full((n_sets, n_actions, k_max), -1, dtype=np.int64)
+        for (row, action), seen in mixed.items():
+            child_mixed[row, action] = True
+            child_views[row, action, : seen.size] = seen
     before, after, acts, worlds, sets = [], [], [], [], []
     for u in range(views.num_views):
         p = int(views.view_player[u])
@@ -71,31 +87,49 @@ def _structure(views: ViewTable) -> _Structure:
         movers = tree.player[nodes]
         if nodes.size == 0 or movers[0] < 0 or movers[0] == p:
             continue
-        for a in np.flatnonzero(tree.legal_mask[tree.infoset[nodes[0]]]):
-            slot = views.action_slot[tree.infoset[nodes[0]], a]
-            children = tree.first_child[nodes] + slot
-            if tree.player[children[0]] == TERMINAL or views.node_view[p, children[0]] < 0:
+        infosets = tree.infoset[nodes]  # the opponent's, one per world
+        for a in np.flatnonzero(tree.legal_mask[infosets].any(axis=0)):
+            # the worlds where the action is legal (Goofspiel: the cards the opponent holds
+            # there); elsewhere its likelihood is 0 and the world drops out
+            legal_there = tree.legal_mask[infosets, a]
+            nodes_a, infosets_a = nodes[legal_there], infosets[legal_there]
+            children = tree.first_child[nodes_a] + views.action_slot[infosets_a, a]
+            if tree.player[children[0]] == TERMINAL:
                 continue
-            w = np.full(k_max, -1, dtype=np.int64)
-            s = np.zeros(k_max, dtype=np.int64)
-            w[: nodes.size] = views.node_world[p, nodes]
-            s[: nodes.size] = tree.infoset[nodes]
-            before.append(u)
-            after.append(int(views.node_view[p, children[0]]))
-            acts.append(int(a))
-            worlds.append(w)
-            sets.append(s)
+            # p's view after the action: one for all worlds where p sees only the action
+            # (a bet); one per outcome where it also sees what the worlds decide
+            # (Goofspiel's round won or lost), each with the worlds that lead there
+            seen = views.node_view[p, children]
+            for view in dict.fromkeys(seen.tolist()):
+                if view < 0:
+                    continue
+                there = seen == view
+                w = np.full((2, k_max), -1, dtype=np.int64)
+                s = np.zeros(k_max, dtype=np.int64)
+                w[0, : there.sum()] = views.node_world[p, nodes_a[there]]
+                # each world's id after the action: the same where p sees the action; another
+                # where it does not (Goofspiel's hidden bid joins the world)
+                w[1, : there.sum()] = views.node_world[p, children[there]]
+                s[: there.sum()] = infosets_a[there]
+                before.append(u)
+                after.append(int(view))
+                acts.append(int(a))
+                worlds.append(w)
+                sets.append(s)
     t = torch.as_tensor
     return _Structure(
         set_view=t(views.infoset_view.astype(np.int64)),
         legal=t(np.array(tree.legal_mask)),
         child_view=t(child_view),
+        child_views=None if child_views is None else t(child_views),
+        child_mixed=t(child_mixed),
         set_worlds=t(set_worlds),
         terminal_value=t(terminal),
         bayes_before=t(np.asarray(before, dtype=np.int64)),
         bayes_after=t(np.asarray(after, dtype=np.int64)),
         bayes_action=t(np.asarray(acts, dtype=np.int64)),
-        bayes_worlds=t(np.asarray(worlds, dtype=np.int64).reshape(-1, k_max)),
+        bayes_worlds=t(np.asarray(worlds, dtype=np.int64).reshape(-1, 2, k_max)[:, 0]),
+        bayes_worlds_after=t(np.asarray(worlds, dtype=np.int64).reshape(-1, 2, k_max)[:, 1]),
         bayes_sets=t(np.asarray(sets, dtype=np.int64).reshape(-1, k_max)),
     )
 
@@ -132,6 +166,10 @@ def _losses(
         h_set = _gather_worlds(logh[sets], st.set_worlds).exp()
         ends = (st.terminal_value * h_set[:, None, :]).sum(-1)
         target_c = torch.where(st.child_view >= 0, v_after, ends)
+        if st.child_views is not None:  # the view after depends on the world: V under H
+            per_world = out["value"][st.child_views.clamp(min=0)]
+            expected = (per_world * h_set[:, None, :]).sum(-1)
+            target_c = torch.where(st.child_mixed, expected, target_c)
     child = out["child_value"][sets]
     child_value = (((child - target_c) ** 2) * st.legal).sum() / st.legal.sum()
     # Bayes' rule: H after an opponent's action = H before it times P(action | its set)
@@ -144,7 +182,7 @@ def _losses(
             act = st.bayes_action[:, None, None].expand(-1, opp_logp.shape[1], 1)
             target = torch.softmax(prior_h + opp_logp.gather(2, act).squeeze(2), dim=1)
             target = torch.nan_to_num(target, nan=0.0)
-        post = _gather_worlds(logh[st.bayes_after], st.bayes_worlds)
+        post = _gather_worlds(logh[st.bayes_after], st.bayes_worlds_after)
         post = torch.log_softmax(post, dim=1)
         bayes = -(target * post.masked_fill(st.bayes_worlds < 0, 0.0)).sum(1).mean()
     terms = {"policy": policy, "value": value, "world_value": world_value}
@@ -285,17 +323,27 @@ def _bayes_loss(
     pick = [transitions[i] for i in rng.integers(0, len(transitions), batch_size // 4 + 1)]
     k = max(len(t[3]) for t in pick)
     valid = np.zeros((len(pick), k), dtype=bool)
-    feats, rows, legal, acts = [], [], [], []
-    for r, (_, _, action, values, opponent, mask, public) in enumerate(pick):
+    feats, moved, rows, legal, acts = [], [], [], [], []
+    for r, (_, _, action, values, opponent, mask, public, after_values) in enumerate(pick):
         n = len(values)
         valid[r, :n] = True
         padded = [*values, *[values[0]] * (k - n)]
         feats.append(_features_at(game, [(padded, public)]))
+        if after_values is not None:  # a hidden action: each world's value after it
+            padded = [*after_values, *[after_values[0]] * (k - n)]
+            moved.append(_features_at(game, [(padded, public)]))
+        else:
+            moved.append(feats[-1])
         for row in [*opponent, *[opponent[0]] * (k - n)]:
             rows.append(row[row >= 0])
-        legal.append(np.repeat(mask[None, :], k, axis=0))
+        rows_legal = mask if mask.ndim == 2 else mask[None, :]
+        legal.append(
+            np.concatenate([rows_legal, np.repeat(rows_legal[:1], k - len(rows_legal), 0)])
+        )
         acts.append(action)
     e = net.encode(torch.from_numpy(np.stack(feats)))
+    hidden = any(t[7] is not None for t in pick)  # else each world keeps its value
+    e_after = net.encode(torch.from_numpy(np.stack(moved))) if hidden else e
     ok = torch.from_numpy(valid)
     with torch.no_grad():
         before = net(net.dense([t[0] for t in pick]))["query"]
@@ -305,9 +353,10 @@ def _bayes_loss(
         act = torch.tensor(acts)[:, None, None].expand(-1, k, 1)
         likelihood = logp.gather(2, act).squeeze(2)
         target = torch.softmax((prior + likelihood).masked_fill(~ok, float("-inf")), dim=1)
+        target = torch.nan_to_num(target, nan=0.0)  # no drawn world allows the action
     after = net(net.dense([t[1] for t in pick]))["query"]
     post = torch.log_softmax(
-        (e * after[:, None, :d]).sum(-1).masked_fill(~ok, float("-inf")), dim=1
+        (e_after * after[:, None, :d]).sum(-1).masked_fill(~ok, float("-inf")), dim=1
     )
     return -(target * post.masked_fill(~ok, 0.0)).sum(1).mean()
 

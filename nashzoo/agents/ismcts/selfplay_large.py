@@ -151,14 +151,17 @@ def play_large_games(
 
 def _bayes_record(
     before: State, after: State, action: int, count: int, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray, int, list[Any], np.ndarray, np.ndarray, Any] | None:
+) -> tuple[np.ndarray, np.ndarray, int, list[Any], np.ndarray, np.ndarray, Any, Any] | None:
     """What the Bayes-rule term needs of one opponent action: the viewer's view before
     and after it, the action, ``count`` of the viewer's worlds drawn uniformly without
     replacement, and the acting player's view in each (its tensor indices, padded with
     -1). ``None`` where the game cannot rebuild the acting player's view in another
     world (``State.information_state_indices_as``). Then the acting player's legal
-    actions (a betting round's do not depend on the cards) and the public information
-    the worlds' features read after the action (``Game.hidden_value_public``)."""
+    actions (a betting round's do not depend on the cards), the public information the
+    worlds' features read after the action (``Game.hidden_value_public``), and ``None``.
+    Where the viewer does not see the action (it changes the acting player's private
+    information), the legal actions are one row per world and the last item is each
+    world's value after the action."""
     mover = before.current_player()
     viewer = 1 - mover
     worlds = before.hidden_worlds(viewer)
@@ -177,9 +180,21 @@ def _bayes_record(
         opponent[r, : len(v)] = v
     legal = np.zeros(before.game.num_distinct_actions, dtype=bool)
     legal[list(before.legal_actions())] = True
+    moved: list[Any] | None = None
+    if after.private_information(mover) != before.private_information(mover):
+        # the viewer does not see the action (Goofspiel's bid, the fighting game's card
+        # chosen first): it joins each world's value, and each world has its own options
+        legal = np.zeros((take, legal.size), dtype=bool)
+        moved = []
+        for r, k in enumerate(picked):
+            world = worlds.state(int(k))
+            legal[r, list(world.legal_actions())] = True
+            if legal[r, action]:  # else the world is ruled out (its likelihood is 0)
+                world.apply_action(int(action))
+            moved.append(world.private_information(mover))
     viewer_before, viewer_after = _indices(before, viewer), _indices(after, viewer)
     public = after.game.hidden_value_public(after)
-    return viewer_before, viewer_after, int(action), values, opponent, legal, public
+    return viewer_before, viewer_after, int(action), values, opponent, legal, public, moved
 
 
 SHARED_VALUES = 200_000
