@@ -13,6 +13,10 @@ id                                      batched env
 ``nashzoo/limit_holdem-v0``, 2-6 seats  :class:`PokerVectorEnv` (poker rules in numba)
 ``nashzoo/no_limit_holdem-v0``          :class:`PokerVectorEnv` (poker rules in numba)
 ``nashzoo/fighting_cards-v0``           :class:`FightingVectorEnv` (fighting rules in numba)
+``nashzoo/liars_dice-v0``               :class:`TreeVectorEnv` (one die each), else
+                                        :class:`StateVectorEnv`
+``nashzoo/goofspiel-v0``                :class:`TreeVectorEnv` (up to 5 cards), else
+                                        :class:`StateVectorEnv`
 ======================================  ========================================
 
 Any game that compiles (:func:`nashzoo.tree.compile_game`) runs in a

@@ -40,11 +40,13 @@ def _legal_choice(rng, mask):
         ("nashzoo/limit_holdem-v0", False, "python"),
         ("nashzoo/fighting_cards_small-v0", False, "python"),  # simultaneous moves
         ("nashzoo/fighting_cards-v0", False, "auto"),  # the fighting rules in numba
+        ("nashzoo/liars_dice-v0", False, "auto"),  # one six-faced die: the compiled tree
+        ("nashzoo/goofspiel-v0", False, "auto"),  # thirteen cards: the rules in Python
     ],
 )
 def test_same_episodes_as_the_single_env(env_id, showdowns, stepped):
     n, seed, steps = 6, 11, 120 if showdowns else 60
-    if env_id == "nashzoo/fighting_cards-v0":  # long games: up to 20 decisions each
+    if env_id in ("nashzoo/fighting_cards-v0", "nashzoo/goofspiel-v0"):  # long games
         steps = 160
     venv = make_vector(env_id, n, stepped=stepped)
     if stepped == "python":
