@@ -26,7 +26,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Hashable, Iterator, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -35,7 +35,7 @@ from nashzoo.errors import InvalidParameterError
 if TYPE_CHECKING:
     from nashzoo.games.base import State
 
-__all__ = ["HiddenWorlds", "Combinations", "checked_view"]
+__all__ = ["HiddenWorlds", "Combinations", "checked_view", "view_from_history"]
 
 S = TypeVar("S", bound="State")
 
@@ -162,6 +162,31 @@ def checked_view(state: S, player: int, info_state: str, public: Sequence[int]) 
             f"info_state {info_state!r} disagrees with public_history {list(public)}."
         )
     return state
+
+
+def view_from_history(
+    game: Any, actions: Sequence[int], player: int, info_state: str, public: Sequence[int]
+) -> Any:
+    """The state ``actions`` (a full history: the player's own private information as it
+    reads it, made-up values for the others', then the public actions) reaches from
+    ``game``'s root, once it shows ``player`` the view ``info_state``: what a game's
+    ``view_state`` builds.
+
+    Raises:
+        InvalidParameterError: the actions are not a history of the game, or the state
+            they reach shows ``player`` another string.
+    """
+    from nashzoo.errors import NashzooError
+
+    state = game.new_initial_state()
+    try:
+        for action in actions:
+            state.apply_action(int(action))
+    except NashzooError as error:
+        raise InvalidParameterError(
+            f"public_history {list(public)} is not a history of {game.short_name}: {error}"
+        ) from error
+    return checked_view(state, player, info_state, public)
 
 
 class Combinations(Sequence[tuple[int, ...]]):

@@ -37,9 +37,9 @@ from typing import Any, cast
 
 import numpy as np
 
-from nashzoo.errors import InvalidParameterError, NashzooError
+from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, HIDDEN, TERMINAL, Game, State
-from nashzoo.games.hidden import HiddenWorlds, checked_view
+from nashzoo.games.hidden import HiddenWorlds, view_from_history
 from nashzoo.validation import check_choice, check_int
 
 __all__ = ["LiarsDiceGame", "LiarsDiceState", "BIDDING_RULES", "MAX_PLAYERS"]
@@ -195,18 +195,12 @@ class LiarsDiceGame(Game):
                 f"('P{p} <its {self.dice} dice> <bids>') with a public history that starts "
                 f"with {self.total_dice} hidden rolls; received {info_state!r} and {public}."
             )
-        state = self.new_initial_state()
-        try:
-            for k in range(self.total_dice):
-                state.apply_action(dice[k - p * self.dice] - 1 if k // self.dice == p else 0)
-            for action in public[self.total_dice :]:
-                state.apply_action(action)
-        except NashzooError as error:
-            raise InvalidParameterError(
-                f"public_history {public} is not a history of {self}: {error}"
-            ) from error
-        checked: LiarsDiceState = checked_view(state, p, info_state, public)
-        return checked
+        rolls = [dice[k - p * self.dice] - 1 if k // self.dice == p else 0
+                 for k in range(self.total_dice)]  # fmt: skip
+        state: LiarsDiceState = view_from_history(
+            self, rolls + public[self.total_dice :], p, info_state, public
+        )
+        return state
 
 
 def _dice(value: Hashable) -> tuple[int, ...]:

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.errors import InvalidParameterError, NashzooError
+from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import State
-from nashzoo.games.hidden import Combinations, checked_view
+from nashzoo.games.hidden import Combinations, view_from_history
 from nashzoo.validation import check_int
 
 __all__ = [
@@ -181,16 +181,8 @@ def view_state(game: Any, player: int, info_state: str, public_history: Sequence
         own[i - player * h] if player * h <= i < (player + 1) * h else next(spare)
         for i in range(dealt)
     ]
-    state = game.new_initial_state()
-    try:
-        for action in history + public[dealt:]:
-            state.apply_action(action)
-    except NashzooError as error:
-        raise InvalidParameterError(
-            f"public_history {public} is not a history of {game.short_name}: {error}"
-        ) from error
-    checked: State = checked_view(state, player, info_state, public)
-    return checked
+    state: State = view_from_history(game, history + public[dealt:], player, info_state, public)
+    return state
 
 
 def with_hole(state: Any, player: int, cards: Sequence[int]) -> tuple[Any, bool]:
