@@ -72,6 +72,9 @@ def cfr_values(p, t, sigma, reach_opp, value, regret):
         if pl == TERMINAL:
             value[n] = reach_opp[n] * utility[n, p]
             continue
+        if reach_opp[n] == 0.0:  # no one else plays here: every value below is 0, and
+            value[n] = 0.0  # so is every regret it would add (exact, not an estimate)
+            continue
         fc = first_child[n]
         nc = num_children[n]
         if pl == p:
