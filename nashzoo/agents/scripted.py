@@ -23,7 +23,7 @@ Deterministic.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -46,11 +46,42 @@ __all__ = [
 
 
 class _RuleAgent:
-    """What every rule-based agent here shares: it is deterministic (nothing to reset)
-    and, as a :class:`~nashzoo.agents.PolicyAgent`, states one-hot probabilities on the
-    action :meth:`act` picks."""
+    """What every rule-based agent here shares: it plays one game type (another is
+    refused by name), it is deterministic (nothing to reset) and, as a
+    :class:`~nashzoo.agents.PolicyAgent`, states one-hot probabilities on the action
+    :meth:`act` picks."""
 
     game: Any
+    name: str
+    plays: ClassVar[type]
+    """The game type it plays."""
+    plays_text: ClassVar[str] = ""
+    """How its refusal names that type (default: the class name)."""
+
+    def __init__(self, game: Any, *, name: str) -> None:
+        if not isinstance(game, self.plays):
+            raise InvalidParameterError(
+                f"{type(self).__name__} plays {self.plays_text or self.plays.__name__}, "
+                f"received {type(game).__name__}."
+            )
+        self.game = game
+        self.name = name
+
+    def _legal(self, observation: Observation) -> np.ndarray:
+        """The legal actions of ``observation``'s mask.
+
+        Raises:
+            IllegalActionError: there is none.
+        """
+        legal = np.flatnonzero(action_mask_of(observation))
+        if legal.size == 0:
+            raise IllegalActionError(
+                f"{type(self).__name__} was asked to act with no legal action."
+            )
+        return legal
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.game})"
 
     def act(self, observation: Observation, info: dict[str, Any]) -> int:
         raise NotImplementedError
@@ -75,13 +106,10 @@ class FightingHeuristicAgent(_RuleAgent):
         name: display name.
     """
 
+    plays = FightingCardGame
+
     def __init__(self, game: FightingCardGame, *, name: str = "heuristic") -> None:
-        if not isinstance(game, FightingCardGame):
-            raise InvalidParameterError(
-                f"FightingHeuristicAgent plays FightingCardGame, received {type(game).__name__}."
-            )
-        self.game = game
-        self.name = name
+        super().__init__(game, name=name)
         k = game.num_kinds
         kinds = [game.kind(c) for c in range(k)]
         # net[a, b]: damage card a deals minus damage it takes from card b
@@ -115,9 +143,6 @@ class FightingHeuristicAgent(_RuleAgent):
         scores = np.where(mask, self._scores(observation), -np.inf)
         return int(np.argmax(scores))
 
-    def __repr__(self) -> str:
-        return f"FightingHeuristicAgent({self.game})"
-
 
 class PokerRulesAgent(_RuleAgent):
     """A rule-of-thumb player for the poker engine's games
@@ -140,23 +165,18 @@ class PokerRulesAgent(_RuleAgent):
         InvalidParameterError: ``game`` is not a game of the poker engine.
     """
 
+    plays = PokerGame
+    plays_text = "games of the poker engine (PokerGame)"
+
     def __init__(self, game: PokerGame, *, name: str = "poker-rules") -> None:
-        if not isinstance(game, PokerGame):
-            raise InvalidParameterError(
-                f"PokerRulesAgent plays games of the poker engine (PokerGame), received "
-                f"{type(game).__name__}."
-            )
-        self.game = game
-        self.name = name
+        super().__init__(game, name=name)
         d = game.definition
         self._high = d.num_ranks - 5  # the top five ranks (T J Q K A in a full deck)
 
     def _choice(self, observation: Observation) -> int:
         game, d = self.game, self.game.definition
         tensor = np.asarray(observation["observation"])
-        legal = np.flatnonzero(action_mask_of(observation))
-        if legal.size == 0:
-            raise IllegalActionError("PokerRulesAgent was asked to act with no legal action.")
+        legal = self._legal(observation)
         c, n = game.num_cards, game.num_players  # the tensor: seat one-hot, hole, boards
         hole = np.flatnonzero(tensor[n : n + c]).tolist()
         board = np.flatnonzero(tensor[n + c : game.actions_offset].reshape(-1, c).sum(0)).tolist()
@@ -204,13 +224,10 @@ class LiarsDiceRulesAgent(_RuleAgent):
         InvalidParameterError: ``game`` is not Liar's Dice.
     """
 
+    plays = LiarsDiceGame
+
     def __init__(self, game: LiarsDiceGame, *, name: str = "dice-rules") -> None:
-        if not isinstance(game, LiarsDiceGame):
-            raise InvalidParameterError(
-                f"LiarsDiceRulesAgent plays LiarsDiceGame, received {type(game).__name__}."
-            )
-        self.game = game
-        self.name = name
+        super().__init__(game, name=name)
         faces = game.faces
         # the chance that a die it cannot see matches each face (the wild one only itself)
         self._chance = np.array([2.0 / faces] * (faces - 1) + [1.0 / faces])
@@ -222,9 +239,7 @@ class LiarsDiceRulesAgent(_RuleAgent):
         """Liar or the lowest bid its expected count covers."""
         g = self.game
         tensor = np.asarray(observation["observation"])
-        legal = np.flatnonzero(action_mask_of(observation))
-        if legal.size == 0:
-            raise IllegalActionError("LiarsDiceRulesAgent was asked to act with no legal action.")
+        legal = self._legal(observation)
         n, faces = g.num_players, g.faces
         dice = tensor[n : n + g.dice * faces].reshape(g.dice, faces).sum(axis=0)
         mine = dice + dice[-1] * (np.arange(faces) < faces - 1)  # the wild face matches all
@@ -237,9 +252,6 @@ class LiarsDiceRulesAgent(_RuleAgent):
         if covered.size:
             return int(covered[0])
         return int(g.liar) if made.size else int(bids[0])
-
-    def __repr__(self) -> str:
-        return f"LiarsDiceRulesAgent({self.game})"
 
 
 class GoofspielRulesAgent(_RuleAgent):
@@ -256,30 +268,22 @@ class GoofspielRulesAgent(_RuleAgent):
         InvalidParameterError: ``game`` is not Goofspiel.
     """
 
+    plays = GoofspielGame
+
     def __init__(self, game: GoofspielGame, *, name: str = "goofspiel-rules") -> None:
-        if not isinstance(game, GoofspielGame):
-            raise InvalidParameterError(
-                f"GoofspielRulesAgent plays GoofspielGame, received {type(game).__name__}."
-            )
-        self.game = game
-        self.name = name
+        super().__init__(game, name=name)
         self._points = game.tensor_offsets["point_cards"]  # one row a round
 
     def act(self, observation: Observation, info: dict[str, Any]) -> int:
         """The bid matching the point card's rank, or the next higher, or the lowest."""
         n = self.game.num_cards
         tensor = np.asarray(observation["observation"])
-        legal = np.flatnonzero(action_mask_of(observation))
-        if legal.size == 0:
-            raise IllegalActionError("GoofspielRulesAgent was asked to act with no legal action.")
+        legal = self._legal(observation)
         rows = tensor[self._points : self._points + n * n].reshape(n, n)
         shown = np.flatnonzero(rows.any(axis=1))
         prize = int(np.argmax(rows[shown[-1]])) if shown.size else 0
         higher = legal[legal >= prize]
         return int(higher[0]) if higher.size else int(legal[0])
-
-    def __repr__(self) -> str:
-        return f"GoofspielRulesAgent({self.game})"
 
 
 def baselines(game: Any) -> dict[str, Any]:

@@ -216,21 +216,24 @@ class GoofspielGame(Game):
         if self.imp_info:  # one sequence of the opponent's bids that fits who won
             fits = BidSequences(self.num_cards, own, wins, p, pending=len(wins) < self.num_cards)
             theirs = fits[0] if len(fits) else ()
+
+        def hidden_bid(state: GoofspielState) -> int:
+            """The bid of the player to move, which the public history hides."""
+            r, mover = len(state._bids), state._player
+            if mover == p:  # its own: from the string
+                return (
+                    own[r] if self.imp_info else next(c for c in state._hands[p] if c not in hand)
+                )
+            return theirs[r] if self.imp_info else state._hands[mover][0]  # the opponent's
+
         try:
             state = self.new_initial_state()
             for event in public:
-                r = len(state._bids)
-                if state._player == CHANCE or event != HIDDEN:
-                    state.apply_action(event)
-                elif state._player == p:  # its own bid: from the string
-                    gone = [c for c in state._hands[p] if c not in hand]
-                    state.apply_action(own[r] if self.imp_info else gone[0])
-                else:  # the opponent's, unseen
-                    state.apply_action(theirs[r] if self.imp_info else state._hands[1 - p][0])
+                hidden = state._player != CHANCE and event == HIDDEN
+                state.apply_action(hidden_bid(state) if hidden else event)
             if p == 1 and state._player == 0:  # a view where it is to move: 0 has bid
-                r = len(state._bids)
-                state.apply_action(theirs[r] if self.imp_info else state._hands[0][0])
-        except (NashzooError, IndexError) as error:
+                state.apply_action(hidden_bid(state))
+        except (NashzooError, IndexError, StopIteration) as error:
             raise InvalidParameterError(
                 f"public_history {public} and info_state {info_state!r} are not a view of "
                 f"player {p} in {self}: {error!r}"

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from nashzoo.errors import InvalidParameterError
+from nashzoo.errors import InvalidParameterError, NashzooError
 
 if TYPE_CHECKING:
     from nashzoo.games.base import State
@@ -176,8 +176,6 @@ def view_from_history(
         InvalidParameterError: the actions are not a history of the game, or the state
             they reach shows ``player`` another string.
     """
-    from nashzoo.errors import NashzooError
-
     state = game.new_initial_state()
     try:
         for action in actions:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -107,6 +107,11 @@ class LiarsDiceGame(Game):
         if self.bidding_rule == "reset-face":
             return action // self.faces + 1, action % self.faces + 1
         return action % self.total_dice + 1, action // self.total_dice + 1
+
+    def matches(self, dice: Iterable[int], face: int) -> int:
+        """How many of ``dice`` (faces from 1) count for a bid on ``face``: that face or
+        the wild highest one."""
+        return sum(f == face or f == self.faces for f in dice)
 
     def bid_name(self, action: int) -> str:
         """``"2-4"`` (two fours), or ``"Liar"``."""
@@ -264,9 +269,7 @@ class LiarsDiceState(State):
                     tuple(sorted(f + 1 for f in self._rolls[p * d : (p + 1) * d]))
                     for p in range(g.num_players)
                 ]
-                self._text = [
-                    f"P{p} " + "".join(map(str, dice)) for p, dice in enumerate(self._sorted)
-                ]
+                self._text = [self._string_with(p, dice) for p, dice in enumerate(self._sorted)]
                 self._player = 0
             return
         self._bids.append(action)
@@ -292,7 +295,7 @@ class LiarsDiceState(State):
         caller = (len(self._bids) - 1) % g.num_players
         bidder = (len(self._bids) - 2) % g.num_players
         quantity, face = g.bid(self._bids[-2])
-        matches = sum(f == face or f == g.faces for f in (r + 1 for r in self._rolls))
+        matches = g.matches((r + 1 for r in self._rolls), face)
         winner, loser = (bidder, caller) if matches >= quantity else (caller, bidder)
         out[winner], out[loser] = 1.0, -1.0
         return out
@@ -349,6 +352,7 @@ class LiarsDiceState(State):
         return new
 
     def _string_with(self, player: int, dice: Sequence[int]) -> str:
+        """``player``'s information-state string had it rolled ``dice``."""
         bids = "".join(" " + self.game.action_names[b] for b in self._bids)
         return f"P{player} " + "".join(map(str, dice)) + bids
 
@@ -363,6 +367,9 @@ class LiarsDiceState(State):
         base = g.num_players + g.dice * g.faces
         dice = [g.num_players + k * g.faces + f - 1 for k, f in enumerate(_dice(value))]
         return [int(player), *dice, *(base + b for b in self._bids)]
+
+    def information_state_indices(self, player: int) -> list[int]:
+        return self.information_state_indices_as(player, self.dice_of(player))
 
     def returns_over(self, player: int, values: Sequence[Hashable]) -> np.ndarray:
         """Heads-up, at a terminal state: ``player``'s return had its opponent rolled
@@ -380,10 +387,10 @@ class LiarsDiceState(State):
         p = int(player)
         caller = (len(self._bids) - 1) % 2
         quantity, face = g.bid(self._bids[-2])
-        own = sum(f == face or f == g.faces for f in self._sorted[p])
+        own = g.matches(self._sorted[p], face)
         out = np.empty(len(values))
         for k, dice in enumerate(values):
-            matches = own + sum(f == face or f == g.faces for f in _dice(dice))
+            matches = own + g.matches(_dice(dice), face)
             bidder_wins = matches >= quantity
             out[k] = 1.0 if bidder_wins == (p != caller) else -1.0
         return out
@@ -391,16 +398,7 @@ class LiarsDiceState(State):
     def information_state_string_unchecked(self, player: int) -> str:
         if self._text:
             return self._text[player]
-        return f"P{player} " + "".join(map(str, self.dice_of(player)))
-
-    def information_state_indices(self, player: int) -> list[int]:
-        g = self.game
-        idx = [player]
-        for k, face in enumerate(self.dice_of(player)):
-            idx.append(g.num_players + k * g.faces + face - 1)
-        base = g.num_players + g.dice * g.faces
-        idx.extend(base + b for b in self._bids)
-        return idx
+        return self._string_with(player, self.dice_of(player))  # no bid before every roll
 
     def __str__(self) -> str:
         dice = " ".join("".join(map(str, self.dice_of(p))) for p in range(self.game.num_players))

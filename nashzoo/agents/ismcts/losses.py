@@ -80,7 +80,7 @@ def _structure(views: ViewTable) -> _Structure:
         for (row, action), seen in mixed.items():
             child_mixed[row, action] = True
             child_views[row, action, : seen.size] = seen
-    before, after, acts, worlds, sets = [], [], [], [], []
+    before, after, acts, worlds, moved, sets = [], [], [], [], [], []
     for u in range(views.num_views):
         p = int(views.view_player[u])
         nodes = np.flatnonzero(views.node_view[p] == u)
@@ -114,7 +114,8 @@ def _structure(views: ViewTable) -> _Structure:
                 before.append(u)
                 after.append(int(view))
                 acts.append(int(a))
-                worlds.append(w)
+                worlds.append(w[0])
+                moved.append(w[1])
                 sets.append(s)
     t = torch.as_tensor
     return _Structure(
@@ -128,8 +129,8 @@ def _structure(views: ViewTable) -> _Structure:
         bayes_before=t(np.asarray(before, dtype=np.int64)),
         bayes_after=t(np.asarray(after, dtype=np.int64)),
         bayes_action=t(np.asarray(acts, dtype=np.int64)),
-        bayes_worlds=t(np.asarray(worlds, dtype=np.int64).reshape(-1, 2, k_max)[:, 0]),
-        bayes_worlds_after=t(np.asarray(worlds, dtype=np.int64).reshape(-1, 2, k_max)[:, 1]),
+        bayes_worlds=t(np.asarray(worlds, dtype=np.int64).reshape(-1, k_max)),
+        bayes_worlds_after=t(np.asarray(moved, dtype=np.int64).reshape(-1, k_max)),
         bayes_sets=t(np.asarray(sets, dtype=np.int64).reshape(-1, k_max)),
     )
 

@@ -67,15 +67,13 @@ def traversal_size(game: Any, traverser: int, playouts: int = 64, seed: int = 0)
     total = 0.0
     for _ in range(playouts):
         state, product = game.new_initial_state(), 1.0
+        state.advance_chance(rng.random)
         while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes())
-                state.apply_action(int(outcomes[rng.choice(len(outcomes), p=probs)]))
-                continue
             legal = state.legal_actions()
             if state.current_player() == traverser:
                 product *= len(legal)
             state.apply_action(int(legal[rng.integers(len(legal))]))
+            state.advance_chance(rng.random)
         total += product
     return total / playouts
 
