@@ -1,7 +1,8 @@
-"""The betting tree of a limit poker game: every sequence of bets, without the cards.
+"""The betting tree of a heads-up poker game: every sequence of bets, without the cards.
 
-In limit poker the bets a player may make never depend on the cards, so the public
-sequences of actions form one tree whatever is dealt. A card abstraction's information
+The bets a player may make never depend on the cards (in limit poker, and in no-limit
+poker whose raises are a few pot fractions and all-in), so the public sequences of
+actions form one tree whatever is dealt. A card abstraction's information
 set is a node of this tree (a decision) with the acting player's card bucket; a solver
 that samples the deals (:mod:`nashzoo.agents.cfr.abstract`) walks this tree, and an
 abstraction agent finds its node by replaying the actions of its information state.
@@ -9,18 +10,21 @@ abstraction agent finds its node by replaying the actions of its information sta
 Nodes are numbered breadth first from the root (player ``first_player[0]`` to act after
 the blinds). A decision node lists its children in action order; a call that closes a
 round leads to the next round's first decision (the board cards are dealt in between,
-off the tree); a fold, and the call that closes the last round, end the hand.
+off the tree); a fold, the call that closes the last round, and a call that leaves no
+one able to bet (all-in) end the hand.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from nashzoo.errors import InvalidParameterError
-from nashzoo.games.poker.game import CALL, FOLD, RAISE, PokerGame
+from nashzoo.games.base import CHANCE
+from nashzoo.games.poker.game import CALL, FOLD, RAISE, PokerGame, PokerState
 from nashzoo.tree.jit import ReadOnlyTables
 
 __all__ = ["BettingTree", "betting_tree", "FOLDED", "SHOWDOWN"]
@@ -78,102 +82,143 @@ class BettingTree(ReadOnlyTables):
             flat.extend(item if isinstance(item, list) else [int(item)])
         node = 0
         for a in flat:
-            if self.player[node] < 0 or not self.legal_mask[node, int(a)]:
+            node = self._child(node, a, flat)
+        return node
+
+    def _child(self, node: int, a: int, actions: list[int]) -> int:
+        """The child of ``node`` by action ``a`` (of the sequence ``actions``), checked."""
+        if (
+            self.player[node] < 0
+            or not 0 <= a < self.legal_mask.shape[1]
+            or not self.legal_mask[node, a]
+        ):
+            raise InvalidParameterError(
+                f"Betting {list(actions)} is not a sequence of {self.game.short_name}: action "
+                f"{a} is not legal at node {node}."
+            )
+        first = int(self.first_child[node])
+        children = self.action[first : first + int(self.num_children[node])]
+        return first + int(np.flatnonzero(children == a)[0])
+
+    def bets_of(self, actions: list[int]) -> str:
+        """The betting of ``actions`` from the root as an information-state string writes
+        it (rounds closed by ``/``; no-limit raises with their raise-to total).
+
+        Raises:
+            InvalidParameterError: an action that is not legal where it is made.
+        """
+        text = ""
+        node = 0
+        for a in actions:
+            p = int(self.player[node])
+            child = self._child(node, int(a), actions)
+            if a in (FOLD, CALL):
+                text += "fc"[int(a)]
+            else:
+                text += "r" if self.game.limit else f"r{int(self.contrib[child, p])}"
+            if self.player[child] >= 0 and self.round[child] > self.round[node]:
+                text += "/"
+            node = child
+        return text
+
+    def node_of_bets(self, bets: str) -> int:
+        """The node reached by the betting of an information-state string (``"cr/rc/"``;
+        no-limit raises name their raise-to total, ``"r300c/r600"``).
+
+        Raises:
+            InvalidParameterError: a letter or a raise that is not legal where it is made.
+        """
+        node = 0
+        for token in re.findall(r"[fc]|r\d*|[^/]", bets):
+            p = int(self.player[node])
+            first = int(self.first_child[node]) if p >= 0 else 0
+            kids = range(first, first + int(self.num_children[node])) if p >= 0 else range(0)
+            if token in ("f", "c"):
+                found = [k for k in kids if self.action[k] == (FOLD if token == "f" else CALL)]
+            elif token.startswith("r") and (self.game.limit or len(token) == 1):
+                found = [k for k in kids if self.action[k] == RAISE]
+            elif token.startswith("r"):  # no-limit: the raise to this total
+                found = [k for k in kids if self.action[k] >= RAISE
+                         and self.contrib[k, p] == int(token[1:])]  # fmt: skip
+            else:
+                found = []
+            if not found:
                 raise InvalidParameterError(
-                    f"Betting {list(flat)} is not a sequence of {self.game.short_name}: action "
-                    f"{a} is not legal at node {node}."
+                    f"The bets {bets!r} are not a sequence of {self.game.short_name}: "
+                    f"{token!r} is not legal at betting node {node}."
                 )
-            first = int(self.first_child[node])
-            children = self.action[first : first + int(self.num_children[node])]
-            node = first + int(np.flatnonzero(children == a)[0])
+            node = found[0]
         return node
 
 
 def betting_tree(game: PokerGame) -> BettingTree:
-    """The betting tree of ``game``, a heads-up limit game of the poker engine (the last
-    few are cached: shared, read-only).
+    """The betting tree of ``game``, a heads-up game of the poker engine, limit or
+    no-limit (whose raises are the game's pot fractions and all-in: an action
+    abstraction). The last few are cached: shared, read-only.
 
     Raises:
-        InvalidParameterError: not such a game, or one where a player can go all-in
-            before the last round (the tree plays every round's betting).
+        InvalidParameterError: not such a game.
     """
-    if not isinstance(game, PokerGame) or not game.limit or game.num_players != 2:
+    if not isinstance(game, PokerGame) or game.num_players != 2:
         raise InvalidParameterError(
-            f"A betting tree needs a heads-up limit game of the poker engine (PokerGame), "
+            f"A betting tree needs a heads-up game of the poker engine (PokerGame), "
             f"received {type(game).__name__} ({game})."
-        )
-    d = game.definition
-    if d.num_rounds > 1 and min(d.stacks) < d.limit_most:
-        raise InvalidParameterError(
-            f"{game}: a player can go all-in before the last round (stacks {list(d.stacks)}, "
-            f"bets up to {d.limit_most}); the betting tree plays every round's betting."
         )
     return _betting_tree(game)
 
 
+def _deal_any(state: PokerState) -> None:
+    """Deal the first cards left until a player is to act or the hand is over: the
+    engine's betting does not depend on the cards."""
+    while state.current_player() == CHANCE:
+        state.apply_unchecked(state.legal_actions()[0])
+
+
 @functools.lru_cache(maxsize=8)
 def _betting_tree(game: PokerGame) -> BettingTree:
-    d = game.definition
+    """Every sequence of bets, found by playing the engine's own rules on one deal (so
+    the tree follows whatever the rules allow: limit caps, no-limit sizes, all-ins that
+    end the betting before the last round)."""
     num_actions = game.num_distinct_actions
     player: list[int] = []
     rnd: list[int] = []
     action: list[int] = []
     parent: list[int] = []
-    contrib: list[tuple[int, int]] = []
+    contrib: list[tuple[int, ...]] = []
     folder: list[int] = []
     children: list[list[int]] = []
     legal: list[list[int]] = []
 
-    def add(p: int, r: int, a: int, up: int, c: tuple[int, int], f: int) -> int:
-        player.append(p)
+    def add(state: PokerState, r: int, a: int, up: int, f: int) -> int:
+        if state.is_terminal():
+            player.append(FOLDED if f >= 0 else SHOWDOWN)
+        else:
+            player.append(state.current_player())
+            r = state.round
         rnd.append(r)
         action.append(a)
         parent.append(up)
-        contrib.append(c)
+        contrib.append(state.pot_contributions())
         folder.append(f)
         children.append([])
         legal.append([])
         return len(player) - 1
 
-    # (node, round, raises, acted) of decisions still to expand, depth first
-    root = add(d.first_player[0], 0, -1, -1, (d.blinds[0], d.blinds[1]), -1)
-    stack = [(root, 0, 0, 0)]
-    while stack:
-        node, r, raises, acted = stack.pop()
-        p = player[node]
-        c = contrib[node]
-        top = max(c)
-        moves = []
-        if c[p] < top:
-            moves.append(FOLD)
-        moves.append(CALL)
-        cap = d.stacks[p]
-        if raises < d.max_raises[r] and cap > top:  # the engine's rule: the smallest size
-            for k, size in enumerate(d.raise_sizes[r]):  # may go all-in when short
-                if k == 0 or top + size <= cap:
-                    moves.append(RAISE + k)
-        legal[node] = moves
-        later = []
+    first = game.new_initial_state()
+    _deal_any(first)
+    stack = [(add(first, 0, -1, -1, -1), first)]
+    while stack:  # depth first; numbered breadth first below
+        node, state = stack.pop()
+        p, r = player[node], rnd[node]
+        legal[node] = moves = [int(a) for a in state.legal_actions()]
         for a in moves:
-            if a == FOLD:
-                child = add(FOLDED, r, a, node, c, p)
-            elif a == CALL:
-                called = (top, c[1]) if p == 0 else (c[0], top)
-                if acted >= 1 and r + 1 == d.num_rounds:
-                    child = add(SHOWDOWN, r, a, node, called, -1)
-                elif acted >= 1:  # the call closes the round
-                    child = add(d.first_player[r + 1], r + 1, a, node, called, -1)
-                    later.append((child, r + 1, 0, 0))
-                else:
-                    child = add(1 - p, r, a, node, called, -1)
-                    later.append((child, r, raises, acted + 1))
-            else:
-                to = min(top + d.raise_sizes[r][a - RAISE], d.stacks[p])
-                raised = (to, c[1]) if p == 0 else (c[0], to)
-                child = add(1 - p, r, a, node, raised, -1)
-                later.append((child, r, raises + 1, acted + 1))
-            children[node].append(child)
-        stack.extend(reversed(later))
+            child = state.clone()
+            child.apply_unchecked(a)
+            _deal_any(child)
+            kid = add(child, r, a, node, p if a == FOLD else -1)
+            children[node].append(kid)
+            if not child.is_terminal():
+                stack.append((kid, child))
     n = len(player)
     # renumber so that each decision's children are contiguous
     order: list[int] = [0]
@@ -198,7 +243,7 @@ def _betting_tree(game: PokerGame) -> BettingTree:
     for new, old in enumerate(order):
         mask[new, legal[old]] = 1
     slot = np.full(n, -1, np.int64)
-    decisions = np.zeros(d.num_rounds, np.int64)
+    decisions = np.zeros(game.definition.num_rounds, np.int64)
     for node in range(n):
         if players[node] >= 0:
             slot[node] = decisions[rounds[node]]

@@ -85,8 +85,8 @@ class HoldemStrengthColumns:
     docstring says what they hold).
 
     Args:
-        game: heads-up Texas Hold'em on the poker engine (``limit_holdem``; the
-            no-limit games' tensors are laid out otherwise and are refused).
+        game: heads-up Texas Hold'em on the poker engine, limit or no-limit (the cards
+            take the same places in both games' tensors).
         abstraction: the ``ehs``/``ehs2`` buckets to read the strengths from (four
             counts); the tables are built once per machine and cached (the default's
             flop and turn tables take a few minutes the first time).

@@ -19,16 +19,16 @@ __all__ = ["HoldemAbstraction", "check_holdem", "holdem_bucket_tables"]
 
 
 def check_holdem(game: Any) -> PokerGame:
-    """``game`` if it is heads-up limit Texas Hold'em as the bucket tables know it (52
-    cards, two hole cards, boards of 0, 3, 1 and 1 cards; the betting tree and the tensor's
-    round blocks of a heads-up limit game).
+    """``game`` if it is heads-up Texas Hold'em as the bucket tables know it (52 cards,
+    two hole cards, boards of 0, 3, 1 and 1 cards), limit or no-limit (whose pot-fraction
+    raises and all-in are the action abstraction).
 
     Raises:
         InvalidParameterError: naming what differs.
     """
-    if not isinstance(game, PokerGame) or not game.limit or game.num_players != 2:
+    if not isinstance(game, PokerGame) or game.num_players != 2:
         raise InvalidParameterError(
-            f"Hold'em card abstractions apply to heads-up limit games of the poker engine, "
+            f"Hold'em card abstractions apply to heads-up games of the poker engine, "
             f"received {type(game).__name__} ({game})."
         )
     d = game.definition

@@ -1,6 +1,9 @@
-"""The betting tree of a limit poker game against the engine's own rules."""
+"""The betting tree of a heads-up poker game, limit or no-limit, against the engine's own
+rules."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pytest
@@ -9,6 +12,7 @@ from nashzoo.abstraction.betting import FOLDED, SHOWDOWN, betting_tree
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, TERMINAL
 from nashzoo.games.poker import presets
+from nashzoo.games.poker.game import PokerGame
 
 
 def _path(tree, node):
@@ -26,6 +30,10 @@ def _path(tree, node):
         (presets.leduc(), [6, 30]),
         # heads-up Limit Hold'em: 6,378 betting sequences at which a player acts
         (presets.limit_holdem(), [8, 70, 630, 5670]),
+        # heads-up no-limit Hold'em with half-pot, pot and all-in raises (ACPC's stacks of
+        # 200 big blinds): 117,552 (counted on one deal; that no deal changes the count is
+        # the next test's)
+        (presets.no_limit_holdem(), [368, 3896, 22336, 90952]),
     ],
 )
 def test_every_node_is_the_engines(game, decisions):
@@ -71,5 +79,58 @@ def test_node_of_follows_actions_and_refuses_illegal_ones():
     assert node == tree.node_of([2, 1, 1])
     with pytest.raises(InvalidParameterError, match="not legal"):
         tree.node_of([0, 0])  # a fold ends the hand
-    with pytest.raises(InvalidParameterError, match="heads-up limit game of the poker engine"):
+    with pytest.raises(InvalidParameterError, match="heads-up game of the poker engine"):
         betting_tree(object())
+    with pytest.raises(InvalidParameterError, match="heads-up game of the poker engine"):
+        betting_tree(presets.limit_holdem_table(3))
+
+
+def test_no_limit_betting_does_not_depend_on_the_cards():
+    """No-limit Leduc (antes of 1, stacks of 12, half-pot, pot and all-in raises): the
+    betting sequences of the whole game, every deal walked, are the tree's nodes."""
+    d = dataclasses.replace(
+        presets.leduc().definition, betting="nolimit", stacks=(12, 12), raise_sizes=(),
+        max_raises=(),
+    )  # fmt: skip
+    game = PokerGame(d, raises=(0.5, 1.0), name="no_limit_leduc")
+    seen = set()
+
+    def walk(state, bets):
+        seen.add(tuple(bets))
+        for a in state.legal_actions():
+            child = state.clone()
+            child.apply_action(a)
+            walk(child, bets if state.current_player() == CHANCE else [*bets, a])
+
+    walk(game.new_initial_state(), [])
+    tree = betting_tree(game)
+    assert tree.num_nodes == len(seen) == 441
+    assert seen == {tuple(_path(tree, n)) for n in range(tree.num_nodes)}
+
+
+@pytest.mark.parametrize("game", [presets.limit_holdem(), presets.no_limit_holdem()])
+def test_information_state_bets_name_their_node(game):
+    """At every decision of random hands the bets of the engine's string lead to the node
+    of the actions played, and the tree writes that node's bets as the engine does (no-limit
+    raises by their raise-to totals: ``"r300c/r600"``)."""
+    tree = betting_tree(game)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        state = game.new_initial_state()
+        actions = []
+        while not state.is_terminal():
+            if state.current_player() == CHANCE:
+                state.apply_action(int(rng.choice(state.legal_actions())))
+                continue
+            bets = state.information_state_string(state.current_player()).split("bets=")[1]
+            node = tree.node_of(actions)
+            assert tree.node_of_bets(bets) == node
+            assert tree.bets_of(actions) == bets
+            a = int(rng.choice(state.legal_actions()))
+            state.apply_action(a)
+            actions.append(a)
+    with pytest.raises(InvalidParameterError, match="'c' is not legal"):
+        tree.node_of_bets("fc")  # nothing after a fold
+    if not game.limit:  # a raise to a total no action makes
+        with pytest.raises(InvalidParameterError, match="'r7' is not legal"):
+            tree.node_of_bets("r7")

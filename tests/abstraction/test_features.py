@@ -82,9 +82,8 @@ def test_bad_input_is_refused_by_name(stand_in):
     game = nashzoo.make_game(HOLDEM)
     with pytest.raises(InvalidParameterError, match="poker engine, received LeducHoldemGame"):
         HoldemStrengthColumns(nashzoo.make_game("nashzoo/leduc_holdem-v0"))
-    # the no-limit games' tensors are laid out otherwise
-    with pytest.raises(InvalidParameterError, match="heads-up limit games.*no_limit_holdem"):
-        HoldemStrengthColumns(nashzoo.make_game("nashzoo/no_limit_holdem-v0"))
+    with pytest.raises(InvalidParameterError, match=r"heads-up games.*limit_holdem\(players=3\)"):
+        HoldemStrengthColumns(nashzoo.make_game(HOLDEM, players=3))
     with pytest.raises(InvalidParameterError, match="'ehs' or 'ehs2' abstraction with four counts"):
         HoldemStrengthColumns(game, "iso")
     with pytest.raises(InvalidParameterError, match="An abstraction is text such as"):

@@ -256,7 +256,11 @@ def stand_in(monkeypatch):
     use_stand_in_buckets(monkeypatch)
 
 
-def test_policy_files_round_trip_with_the_abstraction_inside(stand_in, tmp_path):
+@pytest.mark.parametrize("env_id", [HOLDEM, "nashzoo/no_limit_holdem-v0"])
+def test_policy_files_round_trip_with_the_abstraction_inside(stand_in, tmp_path, env_id):
+    # no-limit too (issue 90): its half-pot, pot and all-in raises are the action
+    # abstraction, its strings name raises by their totals, its tensor lists the actions
+    # in the order played
     from nashzoo.agents.cfr.abstract import AbstractionSolver
     from nashzoo.agents.cfr.abstract_policy import (
         AbstractionAgent,
@@ -265,7 +269,7 @@ def test_policy_files_round_trip_with_the_abstraction_inside(stand_in, tmp_path)
     )
     from nashzoo.agents.specs import build_agent
 
-    game = nashzoo.make_game(HOLDEM)
+    game = nashzoo.make_game(env_id)
     solver = AbstractionSolver(game, "ehs2:169,4,3,3", seed=0, progress=False)
     solver.iterate(3000)
     policy = solver.average_policy()

@@ -74,9 +74,7 @@ class AbstractPolicy:
         from nashzoo.abstraction.small import parse_info_state
 
         player, hole, board, bets = parse_info_state(self.game, info_state)
-        letters = {"f": 0, "c": 1, "r": 2}
-        actions = [letters[ch] for ch in bets.replace("/", "") if ch in letters]
-        node = self.abstraction.betting.node_of(actions)
+        node = self.abstraction.betting.node_of_bets(bets)
         t = self.abstraction.betting
         if t.player[node] != player:
             raise InvalidParameterError(
@@ -294,28 +292,20 @@ class AbstractionAgent(SampledPolicyAgent):
             if off >= 0:
                 board.append("".join(names[c] for c in sorted(
                     (c for c in range(d.num_cards) if on[off + c]), reverse=True)))  # fmt: skip
-        letters = []
         a_n = game.num_distinct_actions
-        starts, sizes = game.slot_start, game.round_slots  # heads-up limit: a block a round
-        assert starts is not None and sizes is not None
-        for r in range(d.num_rounds):
-            base = game.actions_offset + a_n * starts[r]
-            text = ""
-            for j in range(sizes[r]):
+        if game.slot_start is not None and game.round_slots is not None:
+            blocks = [(game.slot_start[r], game.round_slots[r]) for r in range(d.num_rounds)]
+        else:  # the actions in the order played
+            blocks = [(0, game.max_game_length)]
+        actions: list[int] = []
+        for start, size in blocks:  # heads-up limit: a block a round
+            base = game.actions_offset + a_n * start
+            for j in range(size):
                 row = on[base + a_n * j : base + a_n * (j + 1)]
                 if not row.any():
                     break
-                text += "fcr"[min(int(np.flatnonzero(row)[0]), 2)]
-            letters.append(text)
-        rounds = max((r for r, t in enumerate(letters) if t), default=0)
-        if len(letters[rounds]) and self._closes(letters[rounds]) and rounds + 1 < d.num_rounds:
-            rounds += 1
-        bets = "/".join(letters[: rounds + 1])
+                actions.append(int(np.flatnonzero(row)[0]))
+        bets = self.policy.abstraction.betting.bets_of(actions)
         hole_text = "".join(names[c] for c in sorted(hole, reverse=True))
         board_text = f" board={'/'.join(board)}" if game.has_board else ""
         return f"player={player} hole={hole_text}{board_text} bets={bets}"
-
-    @staticmethod
-    def _closes(bets: str) -> bool:
-        """Whether a round's bets end with the call that closes it."""
-        return len(bets) >= 2 and bets[-1] == "c"
