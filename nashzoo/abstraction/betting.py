@@ -100,27 +100,6 @@ class BettingTree(ReadOnlyTables):
         children = self.action[first : first + int(self.num_children[node])]
         return first + int(np.flatnonzero(children == a)[0])
 
-    def bets_of(self, actions: list[int]) -> str:
-        """The betting of ``actions`` from the root as an information-state string writes
-        it (rounds closed by ``/``; no-limit raises with their raise-to total).
-
-        Raises:
-            InvalidParameterError: an action that is not legal where it is made.
-        """
-        text = ""
-        node = 0
-        for a in actions:
-            p = int(self.player[node])
-            child = self._child(node, int(a), actions)
-            if a in (FOLD, CALL):
-                text += "fc"[int(a)]
-            else:
-                text += "r" if self.game.limit else f"r{int(self.contrib[child, p])}"
-            if self.player[child] >= 0 and self.round[child] > self.round[node]:
-                text += "/"
-            node = child
-        return text
-
     def node_of_bets(self, bets: str) -> int:
         """The node reached by the betting of an information-state string (``"cr/rc/"``;
         no-limit raises name their raise-to total, ``"r300c/r600"``).

@@ -141,9 +141,10 @@ def _loaded_policy(path: str, stamp: int, game: Game) -> Any:
 
 @functools.lru_cache(maxsize=16)
 def _loaded_abstract_policy(path: str, stamp: int, game: Game) -> Any:
-    from nashzoo.agents.cfr.abstract_policy import AbstractPolicy
+    from nashzoo.agents.cfr.abstract_policy import AbstractPolicy, translates
 
-    return AbstractPolicy.load(path, game)
+    # a no-limit policy may play the game with other raise sizes: the agent checks
+    return AbstractPolicy.load(path, None if translates(game) else game)
 
 
 def _tabular_file(game: Game, path: str | None) -> Any:

@@ -5,18 +5,22 @@ and the two the row (:class:`~nashzoo.abstraction.layout.HoldemAbstraction`)."""
 from __future__ import annotations
 
 import json
+import re
+import zlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from nashzoo.abstraction.layout import HoldemAbstraction, check_holdem
+from nashzoo.abstraction.translation import pot_fraction, translate_size
 from nashzoo.agents.sampled import SampledPolicyAgent
 from nashzoo.envs.protocol import AgentInfo, Observation
 from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.extras import temporary_sibling
 from nashzoo.games import load_game
-from nashzoo.games.poker.game import PokerGame
+from nashzoo.games.base import CHANCE
+from nashzoo.games.poker.game import CALL, FOLD, RAISE, PokerGame
 
 __all__ = [
     "ABSTRACT_POLICY_FORMAT",
@@ -28,6 +32,12 @@ __all__ = [
 ABSTRACT_POLICY_FORMAT = "nashzoo.abstract_policy"
 """The ``format`` a saved :class:`AbstractPolicy` declares."""
 _FORMAT_VERSION = 1
+
+
+def translates(game: Any) -> bool:
+    """Whether an abstract policy plays ``game`` with bet translation: heads-up no-limit
+    poker of the engine."""
+    return isinstance(game, PokerGame) and not game.limit and game.num_players == 2
 
 
 class AbstractPolicy:
@@ -107,6 +117,18 @@ class AbstractPolicy:
     def probabilities(self, info_state: str) -> np.ndarray:
         """The distribution over all actions at a real information state."""
         row, legal = self.row(info_state)
+        return self._normalised(self.probs[row][None, :], legal)[0]
+
+    def probabilities_at(self, hole: tuple[int, ...], board: list[int], node: int) -> np.ndarray:
+        """The distribution at betting ``node`` for ``hole`` cards on ``board`` (the cards
+        dealt so far, in order): what :meth:`probabilities` gives once the node is found,
+        for callers that find it otherwise (bet translation)."""
+        r = int(self.abstraction.betting.round[node])
+        buckets = np.zeros(4, np.int64)
+        for q in range(r + 1):
+            buckets[q] = self.abstraction.buckets.bucket(hole, board[: (0, 3, 4, 5)[q]])
+        row = int(self.abstraction.base[node] + self.abstraction.keys_of(buckets)[r])
+        legal = self.abstraction.betting.legal_mask[node]
         return self._normalised(self.probs[row][None, :], legal)[0]
 
     def probabilities_many(self, info_state: str, holes: np.ndarray) -> np.ndarray:
@@ -217,9 +239,19 @@ class AbstractionAgent(SampledPolicyAgent):
     harness sends it, else from the observation tensor (hole cards, board and bets are
     all in it), so it also plays in plain env loops.
 
+    A no-limit policy also plays a no-limit game with other raise sizes (the same cards,
+    blinds and stacks): each raise of the real game is read as one of the abstraction's
+    by the pseudo-harmonic mapping (:mod:`nashzoo.abstraction.translation`; the draw is
+    fixed by the agent's seed and the betting so far, so one hand is read one way), and
+    each of the policy's raises is played as the real game's legal raise of the nearest
+    size. Where the real betting goes past what the tree holds (a raise war whose sizes,
+    read as the abstraction's, reach its all-in first), it calls, and counts the
+    decision in :attr:`off_tree`.
+
     Args:
         policy: the policy, or a path to its ``.npz``.
-        game: the game it is to play (checked against the file's).
+        game: the game it is to play (the file's, or the same no-limit game with other
+            raise sizes).
         seed: seed of the agent's draws.
         name: display name.
     """
@@ -234,29 +266,148 @@ class AbstractionAgent(SampledPolicyAgent):
     ) -> None:
         super().__init__(seed=seed)
         if isinstance(policy, (str, Path)):
-            policy = AbstractPolicy.load(policy, game)
+            file_game = game if game is None or not translates(game) else None
+            policy = AbstractPolicy.load(policy, file_game)
         if not isinstance(policy, AbstractPolicy):
             raise InvalidParameterError(
                 f"AbstractionAgent expects an AbstractPolicy or its file, received "
                 f"{type(policy).__name__}."
             )
-        if game is not None and policy.game != game:
-            raise InvalidParameterError(f"The policy is for {policy.game}, not for {game}.")
+        self.translating = game is not None and policy.game != game
+        if self.translating and not (translates(game) and translates(policy.game)
+                                     and game.definition == policy.game.definition):  # fmt: skip
+            raise InvalidParameterError(
+                f"The policy is for {policy.game}, not for {game} (a no-limit policy plays "
+                "the same no-limit game with other raise sizes, nothing else)."
+            )
         self.policy = policy
-        self.game = policy.game
+        self.game = game if game is not None else policy.game
         self.name = name or f"cfr-{policy.abstraction.spec}"
+        self._reading = int(self._rng.integers(2**32))  # fixes the translation's draws
+        self.off_tree = 0
+        """Decisions where the real bets could not be read onto the tree (then it calls)."""
 
     def check_game(self, game: Any) -> None:
         """Raise unless ``game`` is the policy's."""
         if game != self.game:
             raise InvalidParameterError(f"{self.name} plays {self.game}, not {game}.")
 
+    def reset(self, *, seed: int | None = None) -> None:
+        super().reset(seed=seed)
+        if seed is not None:
+            self._reading = int(self._rng.integers(2**32))
+
     def action_probabilities(self, observation: Observation, info: AgentInfo) -> np.ndarray:
         """The policy's distribution at this information state."""
         text = info.get("info_state") if isinstance(info, dict) else None
         if not isinstance(text, str):
             text = self._info_state(np.asarray(observation["observation"]))
+        if self.translating:
+            return self._translated(text, np.asarray(observation["action_mask"]))
         return self.policy.probabilities(text)
+
+    def _translated(self, text: str, mask: np.ndarray) -> np.ndarray:
+        """The distribution over the real game's actions at real information state
+        ``text``: its bets read onto the abstraction's tree, the policy's raises played
+        as the nearest legal real ones."""
+        from nashzoo.abstraction.small import parse_info_state
+
+        game = self.game
+        player, hole, board, bets = parse_info_state(game, text)
+        found = self._read_bets(bets, player, draw=True)
+        if found is None:  # the draws led off the tree (an all-in it did not make): the
+            found = self._read_bets(bets, player, draw=False)  # smaller sizes throughout
+        if found is None:  # the real betting went past what the tree holds (its all-in
+            self.off_tree += 1  # came first): call, and count it
+            out = np.zeros(game.num_distinct_actions)
+            out[CALL] = 1.0
+            return out
+        node, spent = found
+        flat = [c for part in board for c in part]
+        abstract = self.policy.probabilities_at(hole, flat, node)
+        return self._played(abstract, node, spent, player, mask)
+
+    def _read_bets(self, bets: str, player: int, draw: bool) -> tuple[int, list[int]] | None:
+        """The abstraction's node for the real ``bets`` and the real chips in, or ``None``
+        where the reading leaves the tree or does not leave ``player`` to act. A real
+        raise reads as one of the abstraction's raises other than all-in (all-in only as
+        all-in, or where it is the only raise), by the pseudo-harmonic draw (``draw``) or
+        as the smaller neighbour."""
+        tree = self.policy.abstraction.betting
+        d = self.game.definition
+        all_in = self.policy.game.all_in
+        spent = list(d.blinds)
+        node, prefix = 0, ""
+        for token in re.findall(r"[fc]|r\d+", bets):
+            p = int(tree.player[node])
+            if p < 0:
+                return None
+            first = int(tree.first_child[node])
+            kids = range(first, first + int(tree.num_children[node]))
+            prefix += token
+            if token in ("f", "c"):
+                want = FOLD if token == "f" else CALL
+                node = next(k for k in kids if tree.action[k] == want)
+                if token == "c":
+                    spent[p] = min(max(spent), d.stacks[p])
+                continue
+            total = int(token[1:])
+            raises = [k for k in kids if tree.action[k] >= RAISE]
+            sized = [k for k in raises if tree.action[k] != all_in] or raises
+            if not raises:
+                return None
+            if total >= d.stacks[p]:  # all-in reads as all-in
+                node = raises[-1]
+            else:
+                sizes = [
+                    pot_fraction(int(tree.contrib[k, p]), tree.contrib[node], p) for k in sized
+                ]
+                u = 0.0
+                if draw:
+                    seed = [self._reading, zlib.crc32(prefix.encode())]
+                    u = float(np.random.default_rng(seed).random())
+                node = sized[translate_size(pot_fraction(total, spent, p), sizes, u)]
+            spent[p] = total
+        if int(tree.player[node]) != player:
+            return None
+        return node, spent
+
+    def _played(
+        self, abstract: np.ndarray, node: int, spent: list[int], p: int, mask: np.ndarray
+    ) -> np.ndarray:
+        """The abstraction's distribution at ``node`` moved onto the real game's legal
+        actions ``mask`` (``spent``: the real chips in): a fold where the real game has
+        none becomes the call (a check), each raise the real legal raise nearest in size
+        (all-in to all-in)."""
+        game = self.game
+        tree = self.policy.abstraction.betting
+        legal = np.flatnonzero(np.asarray(mask) > 0)
+        top = max(spent)
+        pot = sum(spent) + top - spent[p]
+        real_sizes = {
+            int(a): (
+                game.raises[a - RAISE]
+                if a < game.all_in
+                else (game.definition.stacks[p] - top) / pot
+            )
+            for a in legal
+            if a >= RAISE
+        }
+        out = np.zeros(game.num_distinct_actions)
+        first = int(tree.first_child[node])
+        for k in range(first, first + int(tree.num_children[node])):
+            a = int(tree.action[k])
+            if a == FOLD:
+                out[FOLD if mask[FOLD] else CALL] += abstract[a]
+            elif a == CALL or not real_sizes:
+                out[CALL] += abstract[a]
+            elif a == self.policy.game.all_in:
+                out[game.all_in] += abstract[a]
+            else:
+                size = pot_fraction(int(tree.contrib[k, p]), tree.contrib[node], p)
+                nearest = min(real_sizes, key=lambda r: abs(real_sizes[r] - size))
+                out[nearest] += abstract[a]
+        return out / out.sum()
 
     def batch_probabilities(
         self, observation: np.ndarray, action_mask: np.ndarray, player: np.ndarray
@@ -264,6 +415,13 @@ class AbstractionAgent(SampledPolicyAgent):
         """``(n, actions)`` at ``n`` decisions at once: the rows that share a public state
         (all of them, when LBR asks about a range) are bucketed together in numba."""
         tensors = np.asarray(observation)
+        if self.translating:  # one row at a time: each reads its own bets
+            return np.array(
+                [
+                    self._translated(self._info_state(row), mask)
+                    for row, mask in zip(tensors, np.asarray(action_mask))
+                ]
+            ).reshape(len(tensors), self.game.num_distinct_actions)
         out = np.zeros((len(tensors), self.game.num_distinct_actions))
         cards = self.game.definition.num_cards
         public = tensors.copy()
@@ -305,7 +463,12 @@ class AbstractionAgent(SampledPolicyAgent):
                 if not row.any():
                     break
                 actions.append(int(np.flatnonzero(row)[0]))
-        bets = self.policy.abstraction.betting.bets_of(actions)
+        state = game.new_initial_state()  # the bets as the rules write them: replayed
+        for a in actions:  # on any cards (the betting does not depend on them)
+            while state.current_player() == CHANCE:
+                state.apply_unchecked(state.legal_actions()[0])
+            state.apply_action(a)
+        bets = state.information_state_string_unchecked(player).split(" bets=")[1]
         hole_text = "".join(names[c] for c in sorted(hole, reverse=True))
         board_text = f" board={'/'.join(board)}" if game.has_board else ""
         return f"player={player} hole={hole_text}{board_text} bets={bets}"
