@@ -22,7 +22,9 @@
    bounds each agent's exploitability from below by local best response; then MT-ISMCTS
    and Nash-ISMCTS (its networks trained by self-play search over the rules, evaluated at
    search time), searching over the rules of a game too big to compile, against random
-   and the rule-based agent.
+   and the rule-based agent. On heads-up no-limit Hold'em, random, the rule-based agent,
+   ES-MCCFR on a card abstraction (the game's raises are the action abstraction) and
+   NFSP in a duplicate round robin.
 6. Solves OpenSpiel's 3-player Kuhn poker with CFR+ (NashConv by iterations).
 7. Writes ``report.md``, ``convergence.png``, ``crosstable.png``, ``tournament/index.html``
    and the policies to ``--out``.
@@ -606,17 +608,31 @@ def holdem_search(game, searches: dict, *, deals: int, mbb: float, scale: float)
 
 NO_LIMIT_GAME = "nashzoo/no_limit_holdem-v0"
 NO_LIMIT_NFSP_SECONDS = 20
+# the CFR family on no-limit: the game's half-pot, pot and all-in raises are the action
+# abstraction, the card abstraction the Limit Hold'em section's without perfect recall
+# (757,000 sets, 58 MiB of tables; its bucket tables are cached by then)
+NO_LIMIT_ABSTRACTION = "ehs2:10,1,1,8"
+NO_LIMIT_CFR_SECONDS = 15.0
 
 
 def no_limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
     """Heads-up no-limit Hold'em with PettingZoo's five actions: random, the rule-based
-    agent and NFSP (self-play, a short budget) in a duplicate round robin. Returns the
-    report's lines."""
+    agent, ES-MCCFR on a card abstraction and NFSP (self-play, a short budget) in a
+    duplicate round robin. Returns the report's lines."""
+    from nashzoo.agents.cfr.abstract import AbstractionSolver
+
     folder = out / "no_limit_holdem"
     folder.mkdir(exist_ok=True)
     game = nashzoo.make_game(NO_LIMIT_GAME)
     specs = {"random": "random", "poker-rules": "poker-rules"}
     budgets = {"random": "-", "poker-rules": "-"}
+    solver = AbstractionSolver(game, NO_LIMIT_ABSTRACTION, seed=0)
+    solver.train(seconds=NO_LIMIT_CFR_SECONDS * scale, progress=True)
+    specs["cfr-abstraction"] = str(solver.average_policy().save(folder / "cfr-abstraction.npz"))
+    budgets["cfr-abstraction"] = (
+        f"{NO_LIMIT_ABSTRACTION}, {solver.abstraction.num_infosets:,} sets: "
+        f"{solver.iteration:,} iterations ({solver.seconds:.0f} s)"
+    )
     try:
         import torch
     except ImportError:

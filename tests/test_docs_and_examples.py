@@ -60,6 +60,8 @@ def test_demo_runs_with_a_tiny_budget(tmp_path):
         assert "ran in a second process beside the others" in report
         assert "[demo] Limit Hold'em:" in (out / "big_games.log").read_text()
     assert "## Ratings (from the sampled matches)" in report
+    no_limit = report[report.index("## Heads-up No-Limit Texas Hold'em") :]
+    assert "| cfr-abstraction | ehs2:10,1,1,8" in no_limit  # the CFR family on HUNL
     # issue 86 item 12: a learner worse than uniform random is said to be so, with its
     # budget; every ratings table says what each rating measures; no -0.0 anywhere
     section = report[report.index("## Agents: exact exploitability") :]
