@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from nashzoo.abstraction.actions import ActionAbstraction
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE
 from nashzoo.games.poker.game import CALL, FOLD, RAISE, PokerGame, PokerState
@@ -130,20 +131,28 @@ class BettingTree(ReadOnlyTables):
         return node
 
 
-def betting_tree(game: PokerGame) -> BettingTree:
+def betting_tree(game: PokerGame, actions: ActionAbstraction | None = None) -> BettingTree:
     """The betting tree of ``game``, a heads-up game of the poker engine, limit or
     no-limit (whose raises are the game's pot fractions and all-in: an action
-    abstraction). The last few are cached: shared, read-only.
+    abstraction), with a no-limit game's raises pruned round by round to those
+    ``actions`` keeps (fold, call and all-in stay). The last few are cached: shared,
+    read-only.
 
     Raises:
-        InvalidParameterError: not such a game.
+        InvalidParameterError: not such a game, or ``actions`` keeps a raise the game
+            does not make, or has another count of rounds.
     """
     if not isinstance(game, PokerGame) or game.num_players != 2:
         raise InvalidParameterError(
             f"A betting tree needs a heads-up game of the poker engine (PokerGame), "
             f"received {type(game).__name__} ({game})."
         )
-    return _betting_tree(game)
+    if actions is not None and actions.game_for(game) != game:
+        raise InvalidParameterError(
+            f"The action abstraction {actions} keeps raises of {list(actions.fractions)} "
+            f"pots; {game} makes {list(game.raises)}."
+        )
+    return _betting_tree(game, actions)
 
 
 def _deal_any(state: PokerState) -> None:
@@ -154,7 +163,7 @@ def _deal_any(state: PokerState) -> None:
 
 
 @functools.lru_cache(maxsize=8)
-def _betting_tree(game: PokerGame) -> BettingTree:
+def _betting_tree(game: PokerGame, actions: ActionAbstraction | None) -> BettingTree:
     """Every sequence of bets, found by playing the engine's own rules on one deal (so
     the tree follows whatever the rules allow: limit caps, no-limit sizes, all-ins that
     end the betting before the last round)."""
@@ -189,7 +198,11 @@ def _betting_tree(game: PokerGame) -> BettingTree:
     while stack:  # depth first; numbered breadth first below
         node, state = stack.pop()
         p, r = player[node], rnd[node]
-        legal[node] = moves = [int(a) for a in state.legal_actions()]
+        moves = [int(a) for a in state.legal_actions()]
+        if actions is not None:  # the raises this round keeps (and all-in)
+            moves = [a for a in moves if a < RAISE or a == game.all_in
+                     or actions.keeps(game.raises[a - RAISE], r)]  # fmt: skip
+        legal[node] = moves
         for a in moves:
             child = state.clone()
             child.apply_unchecked(a)

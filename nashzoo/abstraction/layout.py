@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from nashzoo.abstraction.actions import ActionAbstraction, parse_actions
 from nashzoo.abstraction.betting import BettingTree, betting_tree
 from nashzoo.abstraction.holdem import HoldemBuckets, holdem_buckets
 from nashzoo.abstraction.spec import AbstractionSpec, parse_abstraction
@@ -91,19 +92,30 @@ class HoldemAbstraction:
     width: np.ndarray
     base: np.ndarray
     num_infosets: int
+    actions: ActionAbstraction | None = None
 
     @classmethod
     def build(
-        cls, game: PokerGame, abstraction: str | AbstractionSpec, *, progress: bool = True
+        cls,
+        game: PokerGame,
+        abstraction: str | AbstractionSpec,
+        *,
+        actions: str | ActionAbstraction | None = None,
+        progress: bool = True,
     ) -> HoldemAbstraction:
-        """Parse ``abstraction`` and load (or build, once) its bucket tables.
+        """Parse ``abstraction`` and load (or build, once) its bucket tables; with a
+        no-limit action abstraction ``actions`` (:mod:`nashzoo.abstraction.actions`),
+        ``game`` must be its abstract game (:meth:`ActionAbstraction.game_for`).
 
         Raises:
             InvalidParameterError: not Hold'em, or an abstraction that does not parse, or
-                not ``ehs``/``ehs2`` with four counts.
+                not ``ehs``/``ehs2`` with four counts, or an action abstraction that does
+                not parse or is not ``game``'s.
         """
         spec, buckets = holdem_bucket_tables(game, abstraction, progress=progress)
-        tree = betting_tree(game)
+        if isinstance(actions, str):
+            actions = parse_actions(actions, game.definition.num_rounds)
+        tree = betting_tree(game, actions)
         sizes = np.array(buckets.sizes, np.int64)
         width = np.cumprod(sizes) if spec.perfect_recall else sizes
         offsets = np.concatenate([[0], np.cumsum(tree.decisions * width)])
@@ -111,7 +123,7 @@ class HoldemAbstraction:
         decided = tree.player >= 0
         rounds = tree.round[decided]
         base[decided] = offsets[rounds] + tree.slot[decided] * width[rounds]
-        return cls(game, spec, buckets, tree, width, base, int(offsets[-1]))
+        return cls(game, spec, buckets, tree, width, base, int(offsets[-1]), actions)
 
     def memory_bytes(self) -> int:
         """What the solver's regret and average tables take (two float64 per set and

@@ -24,11 +24,21 @@ def run(args: argparse.Namespace) -> int:
     from nashzoo.tree import compile_game, compiled_or_none
 
     game = make_game(args.game, **parse_params(args.param))
+    if args.actions is not None and not args.abstraction:
+        raise InvalidParameterError(
+            f"--actions prunes the raises of a card abstraction's betting tree: give "
+            f"--abstraction too (received --actions {args.actions!r} alone)."
+        )
     tree = compiled_or_none(game)
     if tree is None:
         if not args.abstraction:
             compile_game(game)  # raises, saying how large the game is
         return _sampled(game, args)
+    if args.actions is not None:
+        raise InvalidParameterError(
+            f"--actions applies to heads-up no-limit Hold'em solved by sampled deals; {game} "
+            "compiles and is solved with its own raises."
+        )
     print(f"{game}: {tree.num_nodes:,} histories, {tree.num_infosets:,} information sets")
     abstract = None
     if args.abstraction:
@@ -107,11 +117,13 @@ def _sampled(game: Any, args: argparse.Namespace) -> int:
         max_memory=int(args.max_memory * 2**30),
         progress=not args.quiet,
         threads=args.threads,
+        actions=args.actions,
     )
     ab = solver.abstraction
     print(
-        f"{game.short_name} does not compile; abstraction {ab.spec}: "
-        f"{ab.num_infosets:,} information sets x {game.num_distinct_actions} actions, "
+        f"{game.short_name} does not compile; abstraction {ab.spec}"
+        + (f", actions {ab.actions}" if ab.actions is not None else "")
+        + f": {ab.num_infosets:,} information sets x {ab.game.num_distinct_actions} actions, "
         f"regret and average tables {ab.memory_bytes() / 2**20:,.0f} MiB"
     )
     points: list[Any] = []
@@ -175,6 +187,13 @@ def add_parser(sub: Any) -> None:
         metavar="TEXT",
         help="solve a card abstraction of a poker game: 'ehs2:169,50,50,50' (E[HS^2] "
         "buckets per round; ':perfect' for perfect recall), 'ehs:...', 'iso', 'identity'",
+    )
+    p.add_argument(
+        "--actions",
+        metavar="TEXT",
+        help="with --abstraction on heads-up no-limit: the raises kept per round, as pot "
+        "fractions ('0.5,1' on every round, '0.5,1/1/1/1' per round, '-' for none; fold, "
+        "call and all-in are always kept); the policy plays the game by bet translation",
     )
     p.add_argument("--iterations", type=int_arg(), default=1000)
     p.add_argument(

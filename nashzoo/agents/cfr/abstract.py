@@ -30,10 +30,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from nashzoo.abstraction.actions import ActionAbstraction, parse_actions
 from nashzoo.abstraction.betting import FOLDED, SHOWDOWN
 from nashzoo.abstraction.holdem import board_strengths, bucket_of, pair_slot
 from nashzoo.abstraction.isomorphism import SCRATCH
-from nashzoo.abstraction.layout import HoldemAbstraction
+from nashzoo.abstraction.layout import HoldemAbstraction, check_holdem
 from nashzoo.abstraction.spec import AbstractionSpec
 from nashzoo.agents.cfr.abstract_policy import AbstractPolicy
 from nashzoo.agents.cfr.mccfr import regret_matching
@@ -183,6 +184,11 @@ class AbstractionSolver:
             river strengths, 1,081 hand rankings, computed once for them all; every deal
             is still uniformly random, so the sampled regrets keep their expectation).
         progress: a progress bar while the bucket tables are built (the first time).
+        actions: on heads-up no-limit, an action abstraction (``"0.5,1/1/1/1"``,
+            :mod:`nashzoo.abstraction.actions`): the raises kept per round. The solved
+            game is then ``game`` with those raises (the policy's
+            :attr:`~AbstractPolicy.game`), and the policy plays ``game`` by bet
+            translation.
         threads: sampling threads, each running its share of every batch of iterations
             on its own generator, all updating the same regret and average tables without
             locks (as Pluribus's blueprint did on one machine's cores). With one thread a
@@ -207,15 +213,20 @@ class AbstractionSolver:
         deals_per_board: int = 8,
         progress: bool = True,
         threads: int = 1,
+        actions: str | ActionAbstraction | None = None,
     ) -> None:
         seed = check_int("seed", seed, 0)
+        if actions is not None:
+            if isinstance(actions, str):
+                actions = parse_actions(actions, check_holdem(game).definition.num_rounds)
+            game = actions.game_for(game)
         self.threads = check_int("threads", threads, 1)
         self.deals_per_board = check_int("deals_per_board", deals_per_board, 1)
         max_memory = check_int("max_memory", max_memory, 1)
         self.abstraction = (
             abstraction
             if isinstance(abstraction, HoldemAbstraction)
-            else HoldemAbstraction.build(game, abstraction, progress=progress)
+            else HoldemAbstraction.build(game, abstraction, actions=actions, progress=progress)
         )
         need = self.abstraction.memory_bytes()
         if need > max_memory:

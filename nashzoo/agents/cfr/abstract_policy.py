@@ -166,6 +166,7 @@ class AbstractPolicy:
             "version": _FORMAT_VERSION,
             "game": self.game.to_spec(),
             "abstraction": str(self.abstraction.spec),
+            "actions": None if self.abstraction.actions is None else str(self.abstraction.actions),
             "fingerprint": self.abstraction.buckets.fingerprint,
             "metadata": self.metadata,
         }
@@ -209,7 +210,10 @@ class AbstractPolicy:
             raise PolicyFileError(f"{path} holds a policy for {file_game}, not for {game}.")
         try:
             abstraction = HoldemAbstraction.build(
-                check_holdem(file_game), header["abstraction"], progress=progress
+                check_holdem(file_game),
+                header["abstraction"],
+                actions=header.get("actions"),
+                progress=progress,
             )
         except InvalidParameterError as exc:
             raise PolicyFileError(f"{path}: {exc}") from None
@@ -273,7 +277,9 @@ class AbstractionAgent(SampledPolicyAgent):
                 f"AbstractionAgent expects an AbstractPolicy or its file, received "
                 f"{type(policy).__name__}."
             )
-        self.translating = game is not None and policy.game != game
+        game = policy.game if game is None else game
+        # another no-limit game, or the policy's own with raises its actions prune
+        self.translating = policy.game != game or policy.abstraction.actions is not None
         if self.translating and not (translates(game) and translates(policy.game)
                                      and game.definition == policy.game.definition):  # fmt: skip
             raise InvalidParameterError(
