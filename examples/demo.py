@@ -66,6 +66,7 @@ from nashzoo.eval.lbr import local_best_response
 from nashzoo.eval.plots import plot_convergence, plot_crosstable
 from nashzoo.eval.report import write_tournament_report
 from nashzoo.eval.tournament import TournamentConfig, run_tournament
+from nashzoo.games import Game
 from nashzoo.processes import spawn_context
 from nashzoo.tree import TabularPolicy, compile_game
 
@@ -407,24 +408,34 @@ def fighting_cards_default(out: Path, scale: float, deals: int) -> list[str]:
     )
 
 
+def solve_abstraction(
+    game: Game, abstraction: str, seconds: float, folder: Path
+) -> tuple[str, str]:
+    """ES-MCCFR on ``abstraction`` of a poker game too big to compile, for ``seconds``;
+    returns the saved policy's path (an agent spec) and its budget's description."""
+    from nashzoo.agents.cfr.abstract import AbstractionSolver
+
+    solver = AbstractionSolver(game, abstraction, seed=0)
+    solver.train(seconds=seconds, progress=True)
+    budget = (
+        f"{abstraction}, {solver.abstraction.num_infosets:,} sets: "
+        f"{solver.iteration:,} iterations ({solver.seconds:.0f} s)"
+    )
+    return str(solver.average_policy().save(folder / "cfr-abstraction.npz")), budget
+
+
 def limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
     """Limit Hold'em, where exact exploitability is out of reach: random, the rule-based
     agent, ES-MCCFR on a card abstraction, NFSP (self-play) and MaskablePPO (against
     random) in a duplicate round robin. Returns the report's lines."""
-    from nashzoo.agents.cfr.abstract import AbstractionSolver
-
     folder = out / "limit_holdem"
     folder.mkdir(exist_ok=True)
     game = nashzoo.make_game(HOLDEM_GAME)
     specs = {"random": "random", "poker-rules": "poker-rules"}
     budgets = {"random": "-", "poker-rules": "-"}
     # the game does not compile: its card abstraction is solved from sampled deals
-    solver = AbstractionSolver(game, HOLDEM_ABSTRACTION, seed=0)
-    solver.train(seconds=HOLDEM_CFR_SECONDS * scale, progress=True)
-    specs["cfr-abstraction"] = str(solver.average_policy().save(folder / "cfr-abstraction.npz"))
-    budgets["cfr-abstraction"] = (
-        f"{HOLDEM_ABSTRACTION}, {solver.abstraction.num_infosets:,} sets: "
-        f"{solver.iteration:,} iterations ({solver.seconds:.0f} s)"
+    specs["cfr-abstraction"], budgets["cfr-abstraction"] = solve_abstraction(
+        game, HOLDEM_ABSTRACTION, HOLDEM_CFR_SECONDS * scale, folder
     )
     trained: tuple[str, str] | None = None
     try:
@@ -619,19 +630,13 @@ def no_limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
     """Heads-up no-limit Hold'em with PettingZoo's five actions: random, the rule-based
     agent, ES-MCCFR on a card abstraction and NFSP (self-play, a short budget) in a
     duplicate round robin. Returns the report's lines."""
-    from nashzoo.agents.cfr.abstract import AbstractionSolver
-
     folder = out / "no_limit_holdem"
     folder.mkdir(exist_ok=True)
     game = nashzoo.make_game(NO_LIMIT_GAME)
     specs = {"random": "random", "poker-rules": "poker-rules"}
     budgets = {"random": "-", "poker-rules": "-"}
-    solver = AbstractionSolver(game, NO_LIMIT_ABSTRACTION, seed=0)
-    solver.train(seconds=NO_LIMIT_CFR_SECONDS * scale, progress=True)
-    specs["cfr-abstraction"] = str(solver.average_policy().save(folder / "cfr-abstraction.npz"))
-    budgets["cfr-abstraction"] = (
-        f"{NO_LIMIT_ABSTRACTION}, {solver.abstraction.num_infosets:,} sets: "
-        f"{solver.iteration:,} iterations ({solver.seconds:.0f} s)"
+    specs["cfr-abstraction"], budgets["cfr-abstraction"] = solve_abstraction(
+        game, NO_LIMIT_ABSTRACTION, NO_LIMIT_CFR_SECONDS * scale, folder
     )
     try:
         import torch

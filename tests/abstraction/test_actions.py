@@ -12,6 +12,7 @@ from nashzoo.errors import InvalidParameterError
 from nashzoo.games.poker import limit_holdem, no_limit_holdem
 from nashzoo.games.poker.game import RAISE
 
+from .playing import check_plays
 from .stand_in import use_stand_in_buckets
 
 
@@ -80,19 +81,7 @@ def test_a_policy_file_remembers_its_actions_and_plays_the_real_game(monkeypatch
     assert str(loaded.abstraction.actions) == "1/0.5/0.5/0.5"
     agent = AbstractionAgent(path, game, seed=0)
     assert agent.translating
-    rng = np.random.default_rng(2)
-    for _ in range(40):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(int(rng.choice(state.legal_actions())))
-                continue
-            p = state.current_player()
-            mask = state.legal_actions_mask()
-            info = {"info_state": state.information_state_string(p)}
-            probs = agent.action_probabilities({"observation": None, "action_mask": mask}, info)
-            assert probs.sum() == pytest.approx(1.0) and np.all(probs[mask == 0] == 0)
-            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert check_plays(agent, game, hands=40, seed=2) > 50
 
 
 def test_the_command_line_refuses_actions_where_they_do_not_apply(capsys):

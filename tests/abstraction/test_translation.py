@@ -10,6 +10,7 @@ import pytest
 from nashzoo.abstraction.translation import pot_fraction, pseudo_harmonic, translate_size
 from nashzoo.errors import InvalidParameterError
 
+from .playing import check_plays
 from .stand_in import use_stand_in_buckets
 
 
@@ -62,25 +63,7 @@ def test_a_no_limit_blueprint_plays_other_raise_sizes(monkeypatch):
     real = no_limit_holdem(raises=(0.5, 0.75, 1.5))
     agent = AbstractionAgent(policy, real, seed=0)
     assert agent.translating
-    rng = np.random.default_rng(0)
-    decisions = 0
-    for _ in range(120):
-        state = real.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(int(rng.choice(state.legal_actions())))
-                continue
-            p = state.current_player()
-            mask = state.legal_actions_mask()
-            obs = {"observation": state.information_state_tensor(p), "action_mask": mask}
-            text = state.information_state_string(p)
-            probs = agent.action_probabilities(obs, {"info_state": text})
-            assert probs.sum() == pytest.approx(1.0) and np.all(probs[mask == 0] == 0)
-            # the tensor names the same state as the string
-            assert np.allclose(agent.action_probabilities(obs, {}), probs)
-            decisions += 1
-            state.apply_action(int(rng.choice(state.legal_actions())))
-    assert decisions > 300
+    assert check_plays(agent, real, hands=120, seed=0, tensors=True) > 300
     # the small blind raises half the pot (to 200) in both games: read as the same node
     state = real.new_initial_state()
     for card in range(4):
