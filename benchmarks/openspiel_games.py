@@ -10,10 +10,14 @@ median of ``--repeats``:
 * ``cfr``: CFR+ iterations per second on Liar's Dice with one die of six faces, or
   Goofspiel with 5 cards (OpenSpiel's turn-based conversion of it), against OpenSpiel's
   C++ ``CFRPlusSolver``, and both exact exploitabilities after the same iterations (they
-  must agree). Goal: at least 30x.
+  must agree within rounding; where rounding breaks an exact tie the two runs part,
+  and ``python -m tests.exact_cfr`` gives the rounding-free figure). Goal: at least 30x.
+* ``alpharank``: alpha-Rank's stationary distribution against OpenSpiel's
+  ``alpharank.compute`` on the same 100 payoff tables: equal to 1e-6 (the goal), and
+  tables per second.
 
 Usage: ``python benchmarks/openspiel_games.py [--game liars_dice|goofspiel]
-[--sections env,cfr] [--episodes 20000] [--iterations 30] [--repeats 3]``
+[--sections env,cfr,alpharank] [--episodes 20000] [--iterations 30] [--repeats 3]``
 """
 
 from __future__ import annotations
@@ -152,6 +156,44 @@ def cfr_section(name: str, iterations: int, repeats: int) -> None:
           f"{values['ours']:.8f}, OpenSpiel's {values['theirs']:.8f}")  # fmt: skip
 
 
+def alpharank_section(repeats: int) -> None:
+    """alpha-Rank's stationary distribution against OpenSpiel's ``alpharank.compute``
+    (single population) on the same payoff tables: random antisymmetric tables of 2 to
+    32 agents at four (alpha, population) settings, five each; the largest difference
+    and the time for all of them."""
+    from open_spiel.python.egt import alpharank
+
+    from nashzoo.eval.ratings import alpha_rank
+
+    rng = np.random.default_rng(0)
+    tables = []
+    for alpha, m, scale in ((1.0, 50, 1.0), (10.0, 20, 0.1), (100.0, 50, 0.01), (0.1, 5, 3.0)):
+        for n in (2, 4, 8, 16, 32):
+            for _ in range(5):
+                a = rng.normal(size=(n, n)) * scale
+                tables.append((a - a.T, alpha, m))
+    found: dict[str, list[np.ndarray]] = {}
+
+    def ours() -> float:
+        start = time.perf_counter()
+        found["ours"] = [alpha_rank(a, alpha=alpha, population=m) for a, alpha, m in tables]
+        return len(tables) / (time.perf_counter() - start)
+
+    def theirs() -> float:
+        start = time.perf_counter()
+        found["theirs"] = [alpharank.compute([a], m=m, alpha=alpha)[2] for a, alpha, m in tables]
+        return len(tables) / (time.perf_counter() - start)
+
+    runs = interleaved({"nashzoo alpha_rank": ours, "OpenSpiel alpharank": theirs}, repeats)
+    worst = max(float(np.abs(x - y).max()) for x, y in zip(found["ours"], found["theirs"]))
+    a, b = median(runs["nashzoo alpha_rank"]), median(runs["OpenSpiel alpharank"])
+    print(f"\nalpharank: {len(tables)} tables of 2 to 32 agents; largest difference {worst:.1e} "
+          f"(goal 1e-6)")  # fmt: skip
+    print(f"  nashzoo   {a:10.1f} tables/s  (runs {runs_text(runs['nashzoo alpha_rank'], '.1f')})")
+    print(f"  OpenSpiel {b:10.1f} tables/s  (runs {runs_text(runs['OpenSpiel alpharank'], '.1f')})")
+    print(f"  ratio {a / b:.1f}x")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--game", choices=sorted(GAMES), default="liars_dice")
@@ -166,6 +208,8 @@ def main(argv: list[str] | None = None) -> None:
         env_section(args.game, args.episodes, args.repeats)
     if "cfr" in sections:
         cfr_section(args.game, args.iterations, args.repeats)
+    if "alpharank" in sections:
+        alpharank_section(args.repeats)
 
 
 if __name__ == "__main__":
