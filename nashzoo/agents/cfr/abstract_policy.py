@@ -4,6 +4,7 @@ and the two the row (:class:`~nashzoo.abstraction.layout.HoldemAbstraction`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import zlib
@@ -237,6 +238,19 @@ def is_abstract_policy_file(path: str | Path) -> bool:
         return False
 
 
+def _differences(mine: Any, other: Any) -> str:
+    """``": stacks (20000, 20000) against (5000, 5000)"``: the definition's fields in which
+    two poker games differ, or nothing where they are not both poker games."""
+    if not isinstance(mine, PokerGame) or not isinstance(other, PokerGame):
+        return ""
+    parts = [
+        f"{f.name} {getattr(mine.definition, f.name)} against {getattr(other.definition, f.name)}"
+        for f in dataclasses.fields(mine.definition)
+        if getattr(mine.definition, f.name) != getattr(other.definition, f.name)
+    ]
+    return f": {'; '.join(parts)}" if parts else ""
+
+
 class AbstractionAgent(SampledPolicyAgent):
     """An :class:`AbstractPolicy` playing the real game through the Agent protocol (a
     PolicyAgent). It reads its information state from ``info["info_state"]`` where the
@@ -283,8 +297,9 @@ class AbstractionAgent(SampledPolicyAgent):
         if self.translating and not (translates(game) and translates(policy.game)
                                      and game.definition == policy.game.definition):  # fmt: skip
             raise InvalidParameterError(
-                f"The policy is for {policy.game}, not for {game} (a no-limit policy plays "
-                "the same no-limit game with other raise sizes, nothing else)."
+                f"The policy is for {policy.game}, not for {game}{_differences(policy.game, game)} "
+                "(a no-limit policy plays the same no-limit game with other raise sizes, "
+                "nothing else)."
             )
         self.policy = policy
         self.game = game if game is not None else policy.game
