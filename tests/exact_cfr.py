@@ -87,21 +87,18 @@ class ExactCFRPlus:
         self.iteration = 0
 
     def _number(self, value: float, chance: bool = False) -> Any:
-        if self.exact:
-            if chance:  # 1/3 is not a float: take the nearest small fraction
-                fraction = Fraction(value).limit_denominator(10**9)
-                if abs(float(fraction) - value) > 1e-15:
-                    raise ValueError(
-                        f"expected a chance probability near a fraction, got {value!r}"
-                    )
-                return fraction
-            return Fraction(value)
-        if chance:
-            fraction = Fraction(value).limit_denominator(10**9)
-            return self.context.divide(
-                decimal.Decimal(fraction.numerator), decimal.Decimal(fraction.denominator)
+        if not chance:  # a payoff: its float exactly
+            return (
+                Fraction(value) if self.exact else self.context.create_decimal(repr(float(value)))
             )
-        return self.context.create_decimal(repr(float(value)))
+        fraction = Fraction(value).limit_denominator(10**9)  # 1/3 is not a float
+        if abs(float(fraction) - value) > 1e-15:
+            raise ValueError(f"expected a chance probability near a fraction, got {value!r}")
+        if self.exact:
+            return fraction
+        return self.context.divide(
+            decimal.Decimal(fraction.numerator), decimal.Decimal(fraction.denominator)
+        )
 
     def _matching(self, key: str) -> dict[int, Any]:
         regrets = self.regret[key]

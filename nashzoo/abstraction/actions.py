@@ -58,9 +58,10 @@ class ActionAbstraction:
             InvalidParameterError: not a heads-up no-limit game of the poker engine, or a
                 count of rounds that differs from the game's.
         """
+        from nashzoo.abstraction.translation import translates
         from nashzoo.games.poker.game import PokerGame
 
-        if not isinstance(game, PokerGame) or game.limit or game.num_players != 2:
+        if not translates(game):
             raise InvalidParameterError(
                 f"An action abstraction applies to heads-up no-limit games of the poker "
                 f"engine, received {type(game).__name__} ({game})."

@@ -28,7 +28,7 @@ from nashzoo.games.base import CHANCE
 from nashzoo.games.poker.game import CALL, FOLD, RAISE, PokerGame, PokerState
 from nashzoo.tree.jit import ReadOnlyTables
 
-__all__ = ["BettingTree", "betting_tree", "FOLDED", "SHOWDOWN"]
+__all__ = ["BettingTree", "betting_tree", "deal_any", "FOLDED", "SHOWDOWN"]
 
 FOLDED = -2
 """``BettingTree.player`` of a node where a player folded (``folder`` says who)."""
@@ -83,19 +83,24 @@ class BettingTree(ReadOnlyTables):
             flat.extend(item if isinstance(item, list) else [int(item)])
         node = 0
         for a in flat:
-            node = self._child(node, a, flat)
+            node = self.child(node, a, flat)
         return node
 
-    def _child(self, node: int, a: int, actions: list[int]) -> int:
-        """The child of ``node`` by action ``a`` (of the sequence ``actions``), checked."""
+    def child(self, node: int, a: int, actions: list[int] | None = None) -> int:
+        """The child of ``node`` by action ``a``, checked (``actions``: the sequence it is
+        part of, for the message).
+
+        Raises:
+            InvalidParameterError: ``a`` is not legal at ``node``.
+        """
         if (
             self.player[node] < 0
             or not 0 <= a < self.legal_mask.shape[1]
             or not self.legal_mask[node, a]
         ):
             raise InvalidParameterError(
-                f"Betting {list(actions)} is not a sequence of {self.game.short_name}: action "
-                f"{a} is not legal at node {node}."
+                f"Betting {list(actions or [a])} is not a sequence of {self.game.short_name}: "
+                f"action {a} is not legal at node {node}."
             )
         first = int(self.first_child[node])
         children = self.action[first : first + int(self.num_children[node])]
@@ -155,7 +160,7 @@ def betting_tree(game: PokerGame, actions: ActionAbstraction | None = None) -> B
     return _betting_tree(game, actions)
 
 
-def _deal_any(state: PokerState) -> None:
+def deal_any(state: PokerState) -> None:
     """Deal the first cards left until a player is to act or the hand is over: the
     engine's betting does not depend on the cards."""
     while state.current_player() == CHANCE:
@@ -193,7 +198,7 @@ def _betting_tree(game: PokerGame, actions: ActionAbstraction | None) -> Betting
         return len(player) - 1
 
     first = game.new_initial_state()
-    _deal_any(first)
+    deal_any(first)
     stack = [(add(first, 0, -1, -1, -1), first)]
     while stack:  # depth first; numbered breadth first below
         node, state = stack.pop()
@@ -206,7 +211,7 @@ def _betting_tree(game: PokerGame, actions: ActionAbstraction | None) -> Betting
         for a in moves:
             child = state.clone()
             child.apply_unchecked(a)
-            _deal_any(child)
+            deal_any(child)
             kid = add(child, r, a, node, p if a == FOLD else -1)
             children[node].append(kid)
             if not child.is_terminal():

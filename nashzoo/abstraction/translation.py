@@ -21,12 +21,20 @@ poker engine's pot-fraction raises, and universal_poker's).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from nashzoo.errors import InvalidParameterError
+from nashzoo.games.poker.game import PokerGame
 
-__all__ = ["pseudo_harmonic", "translate_size", "pot_fraction"]
+__all__ = ["pseudo_harmonic", "translate_size", "pot_fraction", "translates"]
+
+
+def translates(game: Any) -> bool:
+    """Whether bets of ``game`` can be translated: heads-up no-limit poker of the engine
+    (the games an action abstraction and bet translation apply to)."""
+    return isinstance(game, PokerGame) and not game.limit and game.num_players == 2
 
 
 def pseudo_harmonic(x: float, a: float, b: float) -> float:

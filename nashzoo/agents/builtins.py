@@ -141,7 +141,8 @@ def _loaded_policy(path: str, stamp: int, game: Game) -> Any:
 
 @functools.lru_cache(maxsize=16)
 def _loaded_abstract_policy(path: str, stamp: int, game: Game) -> Any:
-    from nashzoo.agents.cfr.abstract_policy import AbstractPolicy, translates
+    from nashzoo.abstraction.translation import translates
+    from nashzoo.agents.cfr.abstract_policy import AbstractPolicy
 
     # a no-limit policy may play the game with other raise sizes: the agent checks
     return AbstractPolicy.load(path, None if translates(game) else game)

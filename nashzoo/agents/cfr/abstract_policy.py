@@ -13,14 +13,14 @@ from typing import Any
 
 import numpy as np
 
+from nashzoo.abstraction.betting import deal_any
 from nashzoo.abstraction.layout import HoldemAbstraction, check_holdem
-from nashzoo.abstraction.translation import pot_fraction, translate_size
+from nashzoo.abstraction.translation import pot_fraction, translate_size, translates
 from nashzoo.agents.sampled import SampledPolicyAgent
 from nashzoo.envs.protocol import AgentInfo, Observation
 from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.extras import temporary_sibling
 from nashzoo.games import load_game
-from nashzoo.games.base import CHANCE
 from nashzoo.games.poker.game import CALL, FOLD, RAISE, PokerGame
 
 __all__ = [
@@ -33,12 +33,6 @@ __all__ = [
 ABSTRACT_POLICY_FORMAT = "nashzoo.abstract_policy"
 """The ``format`` a saved :class:`AbstractPolicy` declares."""
 _FORMAT_VERSION = 1
-
-
-def translates(game: Any) -> bool:
-    """Whether an abstract policy plays ``game`` with bet translation: heads-up no-limit
-    poker of the engine."""
-    return isinstance(game, PokerGame) and not game.limit and game.num_players == 2
 
 
 class AbstractPolicy:
@@ -108,28 +102,29 @@ class AbstractPolicy:
         Raises:
             InvalidParameterError: not an information state of this game.
         """
-        hole, flat, node, r = self._locate(info_state)
+        hole, flat, node, _ = self._locate(info_state)
+        return self._row_at(hole, flat, node)
+
+    def _row_at(self, hole: tuple[int, ...], board: list[int], node: int) -> tuple[int, np.ndarray]:
+        """The abstract set of ``hole`` cards on ``board`` at betting ``node``, and the
+        node's legal mask."""
+        r = int(self.abstraction.betting.round[node])
         buckets = np.zeros(4, np.int64)
         for q in range(r + 1):
-            buckets[q] = self.abstraction.buckets.bucket(hole, flat[: (0, 3, 4, 5)[q]])
+            buckets[q] = self.abstraction.buckets.bucket(hole, board[: (0, 3, 4, 5)[q]])
         key = self.abstraction.keys_of(buckets)[r]
         return int(self.abstraction.base[node] + key), self.abstraction.betting.legal_mask[node]
 
     def probabilities(self, info_state: str) -> np.ndarray:
         """The distribution over all actions at a real information state."""
-        row, legal = self.row(info_state)
-        return self._normalised(self.probs[row][None, :], legal)[0]
+        hole, flat, node, _ = self._locate(info_state)
+        return self.probabilities_at(hole, flat, node)
 
     def probabilities_at(self, hole: tuple[int, ...], board: list[int], node: int) -> np.ndarray:
         """The distribution at betting ``node`` for ``hole`` cards on ``board`` (the cards
         dealt so far, in order): what :meth:`probabilities` gives once the node is found,
         for callers that find it otherwise (bet translation)."""
-        r = int(self.abstraction.betting.round[node])
-        buckets = np.zeros(4, np.int64)
-        for q in range(r + 1):
-            buckets[q] = self.abstraction.buckets.bucket(hole, board[: (0, 3, 4, 5)[q]])
-        row = int(self.abstraction.base[node] + self.abstraction.keys_of(buckets)[r])
-        legal = self.abstraction.betting.legal_mask[node]
+        row, legal = self._row_at(hole, board, node)
         return self._normalised(self.probs[row][None, :], legal)[0]
 
     def probabilities_many(self, info_state: str, holes: np.ndarray) -> np.ndarray:
@@ -302,7 +297,7 @@ class AbstractionAgent(SampledPolicyAgent):
                 "nothing else)."
             )
         self.policy = policy
-        self.game = game if game is not None else policy.game
+        self.game = game
         self.name = name or f"cfr-{policy.abstraction.spec}"
         self._reading = int(self._rng.integers(2**32))  # fixes the translation's draws
         self.off_tree = 0
@@ -363,20 +358,19 @@ class AbstractionAgent(SampledPolicyAgent):
             p = int(tree.player[node])
             if p < 0:
                 return None
-            first = int(tree.first_child[node])
-            kids = range(first, first + int(tree.num_children[node]))
             prefix += token
             if token in ("f", "c"):
-                want = FOLD if token == "f" else CALL
-                node = next(k for k in kids if tree.action[k] == want)
+                node = tree.child(node, FOLD if token == "f" else CALL)
                 if token == "c":
                     spent[p] = min(max(spent), d.stacks[p])
                 continue
+            first = int(tree.first_child[node])
+            kids = range(first, first + int(tree.num_children[node]))
             total = int(token[1:])
             raises = [k for k in kids if tree.action[k] >= RAISE]
-            sized = [k for k in raises if tree.action[k] != all_in] or raises
             if not raises:
                 return None
+            sized = [k for k in raises if tree.action[k] != all_in] or raises
             if total >= d.stacks[p]:  # all-in reads as all-in
                 node = raises[-1]
             else:
@@ -486,8 +480,7 @@ class AbstractionAgent(SampledPolicyAgent):
                 actions.append(int(np.flatnonzero(row)[0]))
         state = game.new_initial_state()  # the bets as the rules write them: replayed
         for a in actions:  # on any cards (the betting does not depend on them)
-            while state.current_player() == CHANCE:
-                state.apply_unchecked(state.legal_actions()[0])
+            deal_any(state)
             state.apply_action(a)
         bets = state.information_state_string_unchecked(player).split(" bets=")[1]
         hole_text = "".join(names[c] for c in sorted(hole, reverse=True))
