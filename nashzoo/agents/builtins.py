@@ -23,6 +23,9 @@ spec                       agent
 ``nash-ismcts:0.2s+bp.npz`` Nash-ISMCTS improving a blueprint, any agent file that states
                            its probabilities (exact values under it where the game
                            compiles; its P alone elsewhere)
+``resolve:1s+bp.npz``      a blueprint re-solving as play reaches a later round: every
+                           public subgame where the game compiles (``resolve:1000+cfr+:10``),
+                           Hold'em's river on the real cards for a card abstraction's file
 ``path/to/agent.pt``       a saved NFSP, Deep CFR, ESCHER or simplex-gradient agent (its
                            average policy; simplex-gradient's last iterate where its
                            config says ``play="last"``) or a trained Nash-ISMCTS agent
@@ -254,30 +257,54 @@ def _nash_ismcts_blueprint(game: Game, argument: str | None) -> Any:
 
 
 def _resolving(game: Game, argument: str | None) -> Any:
-    """``resolve:ITERATIONS+SPEC``: a blueprint (any agent spec whose agent states its
-    probabilities, e.g. ``cfr+:10`` or a policy file) that re-solves each public
-    subgame of a later round, safely (max-margin), with ITERATIONS of CFR+ when play
-    first reaches it (:class:`~nashzoo.agents.cfr.subgame.ResolvingAgent`)."""
-    from nashzoo.agents.cfr.subgame import ResolvingAgent
+    """``resolve:BUDGET+SPEC``: a blueprint (any agent spec whose agent states its
+    probabilities, e.g. ``cfr+:10`` or a policy file) that re-solves safely (max-margin
+    CFR+) when play reaches a later round: on a game that compiles, each public subgame
+    of a later round with BUDGET iterations
+    (:class:`~nashzoo.agents.cfr.subgame.ResolvingAgent`); with a card abstraction's
+    blueprint on Hold'em, the last betting round on the real cards with BUDGET iterations
+    or ``Xs`` seconds a subgame
+    (:class:`~nashzoo.agents.cfr.endgame.ResolvingAbstractionAgent`)."""
+    from nashzoo.agents.cfr.abstract_policy import AbstractionAgent
     from nashzoo.agents.specs import build_agent
-    from nashzoo.tree import TabularPolicy, compile_game
 
-    iterations, plus, spec = (argument or "").partition("+")
-    if not plus or not spec or not _ITERATIONS.fullmatch(iterations) or int(iterations) < 1:
-        raise InvalidParameterError(
-            "A re-solving agent is resolve:ITERATIONS+SPEC (ITERATIONS of CFR+ per subgame, "
-            "a positive integer; SPEC an agent spec whose agent states its probabilities, "
-            f"e.g. resolve:1000+cfr+:10), received resolve:{argument or ''}."
-        )
+    budget, plus, spec = (argument or "").partition("+")
+    usage = (
+        "A re-solving agent is resolve:BUDGET+SPEC (BUDGET: CFR+ iterations per subgame, a "
+        "positive integer, or SECONDSs per subgame for a card abstraction's blueprint; SPEC "
+        "an agent spec whose agent states its probabilities, e.g. resolve:1000+cfr+:10 or "
+        f"resolve:1s+hunl.npz), received resolve:{argument or ''}."
+    )
+    seconds = float(budget[:-1]) if _SECONDS.fullmatch(budget) else None
+    iterations = int(budget) if _ITERATIONS.fullmatch(budget) else None
+    if not plus or not spec or not ((seconds or 0) > 0 or (iterations or 0) > 0):
+        raise InvalidParameterError(usage)
     blueprint = build_agent(spec, game)
+    name = f"resolve:{budget}+{Path(spec).stem}"
+    if isinstance(blueprint, AbstractionAgent):
+        from nashzoo.agents.cfr.endgame import ResolvingAbstractionAgent
+
+        return ResolvingAbstractionAgent(
+            blueprint.policy, game, seconds=seconds,
+            iterations=iterations or 1_000_000, name=name,
+        )  # fmt: skip
     if not callable(getattr(blueprint, "action_probabilities", None)):
         raise InvalidParameterError(
             f"resolve:{argument} needs a blueprint that states its probabilities "
             f"(action_probabilities); {spec!r} gives a {type(blueprint).__name__}."
         )
+    why = _compiles(game)
+    if why is not None or iterations is None:
+        raise InvalidParameterError(
+            f"resolve:{argument}: on {game} re-solving needs a card abstraction's blueprint "
+            f"(a .npz of nashzoo solve) or a game that compiles with BUDGET in iterations"
+            f"{'; ' + why if why else ''}."
+        )
+    from nashzoo.agents.cfr.subgame import ResolvingAgent
+    from nashzoo.tree import TabularPolicy, compile_game
+
     policy = TabularPolicy.from_agent(blueprint, compile_game(game))
-    name = f"resolve:{iterations}+{Path(spec).stem}"
-    return ResolvingAgent(policy, iterations=int(iterations), name=name)
+    return ResolvingAgent(policy, iterations=iterations, name=name)
 
 
 def _sb3_file(game: Game, path: str | None) -> Any:
@@ -431,12 +458,13 @@ def _register() -> None:
         AgentFamily(
             "resolve",
             _resolving,
-            "a blueprint (any agent spec that states its probabilities) re-solving each "
-            "later round's public subgame safely (max-margin CFR+) when play reaches it",
-            argument="ITERATIONS+SPEC",
-            needs_tree=True,
+            "a blueprint (any agent spec that states its probabilities) re-solving safely "
+            "(max-margin CFR+) when play reaches a later round: every public subgame where "
+            "the game compiles, Hold'em's last round on the real cards for a card "
+            "abstraction's blueprint",
+            argument="BUDGET+SPEC",
             defaults={"gadget": "maxmargin"},
-            check=lambda game: _two_players(game) or _compiles(game),
+            check=_two_players,
         )
     )
     register_family(

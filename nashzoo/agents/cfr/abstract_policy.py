@@ -131,13 +131,29 @@ class AbstractPolicy:
         """``(n, actions)``: :meth:`probabilities` at ``info_state`` had its player held
         each row of ``holes`` (``(n, 2)``) instead: one betting node, the buckets of the
         whole range in numba (LBR asks about every holding at once)."""
+        _, flat, node, _ = self._locate(info_state)
+        return self.probabilities_at_nodes(holes, flat, [node])[0]
+
+    def probabilities_at_nodes(
+        self, holes: np.ndarray, board: list[int], nodes: list[int]
+    ) -> np.ndarray:
+        """``(len(nodes), n, actions)``: the distribution at each betting node of
+        ``nodes`` for each row of ``holes`` (``(n, 2)``), ``board`` holding at least the
+        cards of the latest node's round (each node sees its round's part): the whole
+        range's buckets computed once, in numba (LBR and re-solving ask about every
+        holding at once)."""
         holes = np.asarray(holes, np.int64).reshape(-1, 2)
-        _, flat, node, r = self._locate(info_state)
+        t = self.abstraction.betting
+        rounds = [int(t.round[node]) for node in nodes]
         buckets = np.zeros((len(holes), 4), np.int64)
-        for q in range(r + 1):
-            buckets[:, q] = self.abstraction.buckets.buckets_many(holes, flat[: (0, 3, 4, 5)[q]])
-        rows = self.abstraction.base[node] + self.abstraction.keys_many(buckets)[:, r]
-        return self._normalised(self.probs[rows], self.abstraction.betting.legal_mask[node])
+        for q in range(max(rounds, default=-1) + 1):
+            buckets[:, q] = self.abstraction.buckets.buckets_many(holes, board[: (0, 3, 4, 5)[q]])
+        keys = self.abstraction.keys_many(buckets)
+        out = np.empty((len(nodes), len(holes), self.game.num_distinct_actions))
+        for k, (node, r) in enumerate(zip(nodes, rounds)):
+            rows = self.abstraction.base[node] + keys[:, r]
+            out[k] = self._normalised(self.probs[rows], t.legal_mask[node])
+        return out
 
     @staticmethod
     def _normalised(probs: np.ndarray, legal: np.ndarray) -> np.ndarray:
@@ -320,7 +336,17 @@ class AbstractionAgent(SampledPolicyAgent):
             text = self._info_state(np.asarray(observation["observation"]))
         if self.translating:
             return self._translated(text, np.asarray(observation["action_mask"]))
-        return self.policy.probabilities(text)
+        hole, flat, node, _ = self.policy._locate(text)
+        return self._at(hole, flat, node)
+
+    def _at(self, hole: tuple[int, ...], board: list[int], node: int) -> np.ndarray:
+        """The abstraction's distribution at betting ``node`` for ``hole`` on ``board``
+        (what a re-solving agent replaces on the last round)."""
+        return self.policy.probabilities_at(hole, board, node)
+
+    def _many(self, info_state: str, holes: np.ndarray) -> np.ndarray:
+        """:meth:`AbstractPolicy.probabilities_many` as this agent plays it."""
+        return self.policy.probabilities_many(info_state, holes)
 
     def _translated(self, text: str, mask: np.ndarray) -> np.ndarray:
         """The distribution over the real game's actions at real information state
@@ -340,7 +366,7 @@ class AbstractionAgent(SampledPolicyAgent):
             return out
         node, spent = found
         flat = [c for part in board for c in part]
-        abstract = self.policy.probabilities_at(hole, flat, node)
+        abstract = self._at(hole, flat, node)
         return self._played(abstract, node, spent, player, mask)
 
     def _read_bets(self, bets: str, player: int, draw: bool) -> tuple[int, list[int]] | None:
@@ -448,7 +474,7 @@ class AbstractionAgent(SampledPolicyAgent):
             on = tensors[rows][:, 2 : 2 + cards] > 0.5
             holes = np.array([np.flatnonzero(row)[::-1] for row in on], dtype=np.int64)
             text = self._info_state(tensors[rows[0]])
-            out[rows] = self.policy.probabilities_many(text, holes)
+            out[rows] = self._many(text, holes)
         return out
 
     def _info_state(self, tensor: np.ndarray) -> str:

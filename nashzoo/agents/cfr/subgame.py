@@ -239,6 +239,45 @@ def _reach(us, t, sigma, reach):
 
 
 @kernel
+def gadget_follow(mode, gadget, follow):
+    """The opponent's chance of following into the subgame at each of its root views,
+    from the gadget's regrets (regret matching+): ``mode`` 1, the re-solve gadget (follow
+    or terminate, per view); 2, max-margin (one choice of view over all of them); 0, no
+    gadget (``follow`` left as it is)."""
+    views = follow.size
+    if mode == 1:
+        for j in range(views):
+            total = gadget[j, 0] + gadget[j, 1]
+            follow[j] = gadget[j, 0] / total if total > 0.0 else 0.5
+    elif mode == 2:
+        total = 0.0
+        for j in range(views):
+            total += gadget[j, 0]
+        for j in range(views):
+            follow[j] = gadget[j, 0] / total if total > 0.0 else 1.0 / views
+
+
+@kernel
+def gadget_update(mode, follow, follow_value, cbv, gadget):
+    """The gadget's regret matching+ update after the opponent's pass: ``follow_value``,
+    its counterfactual value of following at each root view; ``cbv``, its value of
+    terminating there (its counterfactual best response to the blueprint)."""
+    views = follow.size
+    if mode == 1:  # follow into the subgame, or terminate with CBV
+        for j in range(views):
+            mixed = follow[j] * follow_value[j] + (1.0 - follow[j]) * cbv[j]
+            gadget[j, 0] = max(gadget[j, 0] + follow_value[j] - mixed, 0.0)
+            gadget[j, 1] = max(gadget[j, 1] + cbv[j] - mixed, 0.0)
+    elif mode == 2:  # enter at the view of the largest margin over CBV
+        mixed = 0.0
+        for j in range(views):
+            mixed += follow[j] * (follow_value[j] - cbv[j])
+        for j in range(views):
+            margin = follow_value[j] - cbv[j]
+            gadget[j, 0] = max(gadget[j, 0] + margin - mixed, 0.0)
+
+
+@kernel
 def _cfr_plus(
     iterations, us, mode, t, roots, root_weight, root_opp, root_view, cbv, regret, avg, gadget
 ):  # fmt: skip
@@ -262,16 +301,7 @@ def _cfr_plus(
         for p in (us, 1 - us):
             for i in range(regret.shape[0]):
                 regret_matching(regret, i, legal[i], sigma[i])
-            if mode == 1:
-                for j in range(views):
-                    total = gadget[j, 0] + gadget[j, 1]
-                    follow[j] = gadget[j, 0] / total if total > 0.0 else 0.5
-            elif mode == 2:
-                total = 0.0
-                for j in range(views):
-                    total += gadget[j, 0]
-                for j in range(views):
-                    follow[j] = gadget[j, 0] / total if total > 0.0 else 1.0 / views
+            gadget_follow(mode, gadget, follow)
             reach[:] = 0.0
             for r in range(roots.size):
                 reach[roots[r], 0] = 1.0
@@ -305,18 +335,7 @@ def _cfr_plus(
                 follow_value[:] = 0.0
                 for r in range(roots.size):
                     follow_value[root_view[r]] += value[roots[r]]
-                if mode == 1:  # follow into the subgame, or terminate with CBV
-                    for j in range(views):
-                        mixed = follow[j] * follow_value[j] + (1.0 - follow[j]) * cbv[j]
-                        gadget[j, 0] = max(gadget[j, 0] + follow_value[j] - mixed, 0.0)
-                        gadget[j, 1] = max(gadget[j, 1] + cbv[j] - mixed, 0.0)
-                else:  # enter at the view of the largest margin over CBV
-                    mixed = 0.0
-                    for j in range(views):
-                        mixed += follow[j] * (follow_value[j] - cbv[j])
-                    for j in range(views):
-                        margin = follow_value[j] - cbv[j]
-                        gadget[j, 0] = max(gadget[j, 0] + margin - mixed, 0.0)
+                gadget_update(mode, follow, follow_value, cbv, gadget)
 
 
 def resolve(

@@ -1,0 +1,754 @@
+"""Re-solving poker's last betting round on the real cards, vectorised over the hands.
+
+Papers: Burch, Johanson & Bowling, "Solving Imperfect Information Games Using
+Decomposition", AAAI 2014 (the re-solve gadget); Moravčík et al., "Refining Subgames in
+Large Imperfect Information Games", AAAI 2016, and Brown & Sandholm, "Safe and Nested
+Subgame Solving for Imperfect-Information Games", NeurIPS 2017 (max-margin, and the
+counterfactual best-response values that keep re-solving safe); Johanson et al.,
+"Accelerating Best Response Calculation in Large Extensive Games", IJCAI 2011 (showdown
+values by sorting hand strengths, with card removal).
+
+The same re-solving as :mod:`nashzoo.agents.cfr.subgame`, where the game is too big to
+compile. Once the last board card is dealt the public state fixes the board, and the
+subgame below the last round's first decision is the betting tree's part for that round
+times every pair of hands that misses the board (1,081 hands a player on Hold'em's
+river). Nothing walks the pairs: every quantity is a vector over one player's hands at a
+public node, and a terminal's values for all of a player's hands come from the other's
+vector in one pass,
+
+* at a fold: the other's total weight minus what shares a card with the hand
+  (inclusion-exclusion over the hand's cards);
+* at a showdown: hands sorted by strength once, a running sum over the weaker ones (and,
+  from the top, the stronger ones) minus the running sums of each of the hand's cards.
+
+A re-solve for player ``us``:
+
+1. the ranges at the subgame's root are Bayes' rule under the blueprint along the real
+   betting (:meth:`LastRound.ranges`): a hand's weight is the product of the blueprint's
+   probabilities of the actions its holder took, at each decision, with the cards dealt
+   by then;
+2. the opponent's counterfactual best-response values against ``us``'s blueprint in the
+   subgame (one per opponent hand) are the gadget's terminate values;
+3. CFR+ (alternating updates, regret matching+, linearly weighted averages) solves the
+   gadget game, exactly as the compiled re-solver does: the two agree to rounding on a
+   game that compiles (the tests compare them on Leduc).
+
+Weights carry one chance factor, the probability of dealing one pair of hands and the
+board (:attr:`LastRound.chance`), so values are in chips per deal, the compiled tree's.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from math import comb
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nashzoo.abstraction.betting import FOLDED, BettingTree, betting_tree
+from nashzoo.agents.cfr.abstract_policy import AbstractionAgent, AbstractPolicy
+from nashzoo.agents.cfr.subgame import GADGETS, gadget_follow, gadget_update
+from nashzoo.errors import InvalidParameterError
+from nashzoo.games.base import CHANCE
+from nashzoo.games.poker.game import CALL, FOLD, PokerGame, PokerState
+from nashzoo.tree.jit import compile_kernels, kernel
+from nashzoo.tree.policy import TabularPolicy
+from nashzoo.validation import check_choice, check_int
+
+__all__ = [
+    "HandProbabilities",
+    "LastRound",
+    "ResolvingAbstractionAgent",
+    "resolve_last_round",
+    "round_root",
+    "tabular_hand_probabilities",
+]
+
+log = logging.getLogger(__name__)
+
+HandProbabilities = Callable[[list[int], list[int], np.ndarray], np.ndarray]
+"""A blueprint as re-solving reads it: ``(nodes, board, hands) -> (len(nodes), hands,
+actions)``, the distribution at each betting node for each hand (``board``: the cards
+dealt so far; each node sees its own round's part)."""
+
+
+# -- terminal values over the hands ---------------------------------------------------------
+_NOISE = 1e-12
+"""A weight sum below this share of the total is rounding left by subtracting the
+blocked hands' weights (the exact sum is 0: every hand left is blocked or beaten); it
+counts as 0, so that an exact tie between two actions stays a tie."""
+
+
+@kernel
+def _fold_values(gain, weight, cards, n_cards, out):
+    """``out[h] = gain`` times the weight of the other's hands that share no card with
+    ``h`` (one or two cards a hand)."""
+    total = 0.0
+    per_card = np.zeros(n_cards)
+    for h in range(weight.size):
+        total += weight[h]
+        for c in range(cards.shape[1]):
+            per_card[cards[h, c]] += weight[h]
+    two = cards.shape[1] == 2
+    for h in range(weight.size):
+        m = total
+        for c in range(cards.shape[1]):
+            m -= per_card[cards[h, c]]
+        if two:  # the hand itself: taken off with each of its two cards
+            m += weight[h]
+        out[h] = gain * (m if m > _NOISE * total else 0.0)
+
+
+@kernel
+def _showdown_values(win, lose, weight, cards, order, strength, n_cards, out):
+    """``out[h]``: ``win`` times the weight of the other's weaker hands that share no
+    card with ``h``, less ``lose`` times that of its stronger ones (``order``: the hands
+    by rising strength)."""
+    size = weight.size
+    per_card = np.zeros(n_cards)
+    for direction in range(2):  # 0: weaker ones from the bottom; 1: stronger from the top
+        total = 0.0
+        per_card[:] = 0.0
+        i = 0
+        while i < size:
+            j = i  # the group of equal strength order[i:j] (counted after it is valued)
+            s = strength[order[i if direction == 0 else size - 1 - i]]
+            while j < size and strength[order[j if direction == 0 else size - 1 - j]] == s:
+                j += 1
+            for q in range(i, j):
+                h = order[q if direction == 0 else size - 1 - q]
+                m = total
+                for c in range(cards.shape[1]):
+                    m -= per_card[cards[h, c]]
+                if m <= _NOISE * total:  # what cancels exactly stays 0, as pairs would sum
+                    m = 0.0
+                if direction == 0:
+                    out[h] = win * m
+                else:
+                    out[h] -= lose * m
+            for q in range(i, j):
+                h = order[q if direction == 0 else size - 1 - q]
+                total += weight[h]
+                for c in range(cards.shape[1]):
+                    per_card[cards[h, c]] += weight[h]
+            i = j
+
+
+@kernel
+def _terminal(n, p, player, contrib, folder, weight, cards, order, strength, n_cards, out):
+    """Player ``p``'s chips at terminal ``n`` for each of its hands, against the other's
+    ``weight``."""
+    if player[n] == FOLDED:
+        gain = -contrib[n, p] if folder[n] == p else contrib[n, 1 - p]
+        _fold_values(gain, weight, cards, n_cards, out)
+    else:
+        _showdown_values(contrib[n, 1 - p], contrib[n, p], weight, cards, order, strength,
+                         n_cards, out)  # fmt: skip
+
+
+# -- the solve ----------------------------------------------------------------------------------
+@kernel
+def _forward(player, first_child, num_children, action, sigma, reach):
+    """Each player's reach (``reach[0]``, ``reach[1]``: ``(nodes, hands)``) from the
+    root's, through ``sigma``."""
+    for n in range(player.size):
+        pl = player[n]
+        if pl < 0:
+            continue
+        for c in range(first_child[n], first_child[n] + num_children[n]):
+            for q in range(2):
+                for h in range(reach.shape[2]):
+                    reach[q, c, h] = reach[q, n, h]
+                    if q == pl:
+                        reach[q, c, h] *= sigma[n, h, action[c]]
+
+
+@kernel
+def _best_response(
+    us, player, first_child, num_children, action, contrib, folder, legal, cards, order,
+    strength, n_cards, chance, root_weight, sigma, out,
+):  # fmt: skip
+    """The opponent's counterfactual best-response value, for each of its hands, against
+    ``us`` playing ``sigma`` from ``root_weight`` (chance's factor included)."""
+    size, hands = player.size, cards.shape[0]
+    reach = np.zeros((2, size, hands))
+    for h in range(hands):
+        reach[0, 0, h] = 1.0
+        reach[1, 0, h] = 1.0
+    _forward(player, first_child, num_children, action, sigma, reach)
+    value = np.zeros((size, hands))
+    weight = np.zeros(hands)
+    them = 1 - us
+    for n in range(size - 1, -1, -1):
+        pl = player[n]
+        fc, nc = first_child[n], num_children[n]
+        if pl < 0:
+            for h in range(hands):
+                weight[h] = root_weight[h] * reach[us, n, h]
+            _terminal(n, them, player, contrib, folder, weight, cards, order, strength, n_cards,
+                      value[n])  # fmt: skip
+            for h in range(hands):
+                value[n, h] *= chance
+        elif pl == us:
+            for c in range(fc, fc + nc):
+                for h in range(hands):
+                    value[n, h] += value[c, h]
+        else:
+            for h in range(hands):
+                best = value[fc, h]
+                for c in range(fc + 1, fc + nc):
+                    best = max(best, value[c, h])
+                value[n, h] = best
+    for h in range(hands):
+        out[h] = value[0, h]
+
+
+@kernel
+def _match(regret, legal, sigma, n):
+    """Regret matching at node ``n`` for every hand (uniform over the legal actions where
+    no regret is positive): :func:`~nashzoo.agents.cfr.mccfr.regret_matching` a row at a
+    time, without a view a row."""
+    count = 0
+    for a in range(legal.shape[1]):
+        count += legal[n, a] > 0
+    for h in range(regret.shape[1]):
+        total = 0.0
+        for a in range(legal.shape[1]):
+            if legal[n, a] > 0 and regret[n, h, a] > 0.0:
+                total += regret[n, h, a]
+        for a in range(legal.shape[1]):
+            if legal[n, a] == 0:
+                sigma[n, h, a] = 0.0
+            elif total > 0.0:
+                sigma[n, h, a] = max(regret[n, h, a], 0.0) / total
+            else:
+                sigma[n, h, a] = 1.0 / count
+
+
+@kernel
+def _cfr_plus(
+    first, iterations, us, mode, player, first_child, num_children, action, contrib, folder,
+    legal, cards, order, strength, n_cards, chance, root_weight, root_opp, cbv, regret, avg,
+    gadget,
+):  # fmt: skip
+    """Iterations ``first .. first + iterations - 1`` of CFR+ on the gadget game, as the
+    compiled re-solver's loop (:func:`nashzoo.agents.cfr.subgame._cfr_plus`) with each
+    information set a (node, hand) pair: alternating updates, regret matching+, averages
+    (``avg``, both players') weighted by the iteration number; ``gadget``: the
+    follow/terminate regrets of each opponent hand (``mode`` 1) or its regret of entering
+    (``mode`` 2); ``mode`` 0 holds the opponent's root weights at ``root_opp``."""
+    size, hands, n_actions = player.size, cards.shape[0], legal.shape[1]
+    reach = np.zeros((2, size, hands))
+    value = np.zeros((size, hands))
+    sigma = np.zeros((size, hands, n_actions))
+    weight = np.zeros(hands)
+    follow = np.ones(hands)
+    them = 1 - us
+    for step in range(first, first + iterations):
+        for p in (us, them):
+            for n in range(size):
+                if player[n] >= 0:
+                    _match(regret, legal, sigma, n)
+            gadget_follow(mode, gadget, follow)
+            for h in range(hands):
+                reach[us, 0, h] = 1.0
+                reach[them, 0, h] = root_opp[h] * follow[h]
+            _forward(player, first_child, num_children, action, sigma, reach)
+            for n in range(size - 1, -1, -1):
+                pl = player[n]
+                fc, nc = first_child[n], num_children[n]
+                if pl < 0:  # chance's factor, and us's blueprint range (which p's is not)
+                    for h in range(hands):
+                        weight[h] = (
+                            reach[them, n, h] if p == us else root_weight[h] * reach[us, n, h]
+                        )
+                    _terminal(n, p, player, contrib, folder, weight, cards, order, strength,
+                              n_cards, value[n])  # fmt: skip
+                    for h in range(hands):
+                        value[n, h] *= chance * (root_weight[h] if p == us else 1.0)
+                elif pl != p:
+                    for h in range(hands):
+                        v = 0.0
+                        for c in range(fc, fc + nc):
+                            v += value[c, h]
+                        value[n, h] = v
+                else:
+                    for h in range(hands):
+                        v = 0.0
+                        for c in range(fc, fc + nc):
+                            v += sigma[n, h, action[c]] * value[c, h]
+                        value[n, h] = v
+                        own = reach[p, n, h]
+                        for c in range(fc, fc + nc):
+                            a = action[c]
+                            regret[n, h, a] += value[c, h] - v
+                            avg[n, h, a] += step * own * sigma[n, h, a]
+            for n in range(size):  # regret matching+: no negative regret kept
+                if player[n] == p:
+                    for h in range(hands):
+                        for a in range(n_actions):
+                            regret[n, h, a] = max(regret[n, h, a], 0.0)
+            if mode > 0 and p != us:
+                gadget_update(mode, follow, value[0], cbv, gadget)
+
+
+def _compiled() -> None:
+    compile_kernels(globals())
+
+
+# -- the subgame ---------------------------------------------------------------------------
+def round_root(tree: BettingTree, node: int) -> int:
+    """The first decision of ``node``'s betting round on the way to it."""
+    r = tree.round[node]
+    while tree.parent[node] >= 0 and tree.round[tree.parent[node]] == r:
+        node = int(tree.parent[node])
+    return int(node)
+
+
+@dataclass(frozen=True, eq=False)
+class LastRound:
+    """The public subgame below the last betting round's first decision: the betting
+    tree's nodes of that round (renumbered from 0, children contiguous) and every hand
+    that misses the board.
+
+    Attributes:
+        tree: the game's betting tree.
+        board: the whole board.
+        root: the subgame's root, a node of ``tree``.
+        nodes: the subgame's nodes in ``tree``'s numbering (``nodes[0] == root``).
+        path: ``(node, action)`` of each decision from the tree's root to ``root``.
+        hands: ``(hands, k)`` the hole cards of each hand, ascending.
+        strength: each hand's showdown strength with the board (a larger one wins).
+        chance: the probability of dealing one pair of hands and this board (each
+            round's cards in any order, the rounds in theirs).
+    """
+
+    tree: BettingTree
+    board: tuple[int, ...]
+    root: int
+    nodes: np.ndarray
+    path: tuple[tuple[int, int], ...]
+    hands: np.ndarray
+    strength: np.ndarray
+    chance: float
+
+    @classmethod
+    def at(cls, tree: BettingTree, board: Sequence[int], node: int) -> LastRound:
+        """The last round's subgame holding betting ``node`` of ``tree``, on ``board``.
+
+        Raises:
+            InvalidParameterError: ``node`` not a decision of the last round, a board of
+                the wrong size or with repeated or unknown cards, or hands of more than
+                two cards.
+        """
+        game = tree.game
+        d = game.definition
+        last = d.num_rounds - 1
+        node = check_int("node", node, 0, tree.num_nodes - 1)
+        if tree.player[node] < 0 or tree.round[node] != last:
+            raise InvalidParameterError(
+                f"Last-round re-solving starts from a decision of round {last}; node {node} "
+                f"is {'an end' if tree.player[node] < 0 else f'in round {tree.round[node]}'}."
+            )
+        board = tuple(int(c) for c in board)
+        cards = d.num_cards
+        if (
+            len(board) != sum(d.num_board_cards)
+            or len(set(board)) != len(board)
+            or any(not 0 <= c < cards for c in board)
+        ):
+            raise InvalidParameterError(
+                f"The last round's board is {sum(d.num_board_cards)} distinct cards of 0 to "
+                f"{cards - 1}, received {list(board)}."
+            )
+        k = d.num_hole_cards
+        if k > 2:
+            raise InvalidParameterError(
+                f"Last-round re-solving handles hands of one or two cards, not {k}."
+            )
+        root = round_root(tree, node)
+        path: list[tuple[int, int]] = []
+        up = root
+        while tree.parent[up] >= 0:
+            path.append((int(tree.parent[up]), int(tree.action[up])))
+            up = int(tree.parent[up])
+        nodes = [root]
+        for n in nodes:  # breadth first: a node's children stay contiguous
+            if tree.player[n] >= 0:
+                first = int(tree.first_child[n])
+                nodes.extend(range(first, first + int(tree.num_children[n])))
+        off = [c for c in range(cards) if c not in board]
+        hands = np.array(list(itertools.combinations(off, k)), np.int64).reshape(-1, k)
+        values = [game.strength([*map(int, hand), *board]) for hand in hands]
+        ranks = {v: r for r, v in enumerate(sorted(set(values)))}
+        strength = np.array([ranks[v] for v in values], np.int64)
+        deals, left = comb(cards, k) * comb(cards - k, k), cards - 2 * k
+        for shown in d.num_board_cards:  # a round's cards unordered, the rounds in order
+            deals, left = deals * comb(left, shown), left - shown
+        return cls(tree, board, int(root), np.array(nodes, np.int64), tuple(path[::-1]),
+                   hands, strength, 1.0 / deals)  # fmt: skip
+
+    @property
+    def num_hands(self) -> int:
+        return int(self.hands.shape[0])
+
+    def hand_index(self, cards: Sequence[int]) -> int:
+        """The row of :attr:`hands` holding ``cards`` (in any order).
+
+        Raises:
+            InvalidParameterError: not a hand of this subgame (a card on the board, or the
+                wrong number of cards).
+        """
+        want = np.sort(np.asarray(cards, np.int64))
+        rows = np.zeros(0, np.int64)
+        if want.size == self.hands.shape[1]:
+            rows = np.flatnonzero((self.hands == want).all(axis=1))
+        if len(rows) != 1:
+            raise InvalidParameterError(
+                f"{list(map(int, cards))} is not a hand of this subgame (its hands are "
+                f"{self.hands.shape[1]} cards off the board {list(self.board)})."
+            )
+        return int(rows[0])
+
+    def local(self, node: int) -> int:
+        """``node``'s (a node of :attr:`tree`) index in :attr:`nodes`.
+
+        Raises:
+            InvalidParameterError: not a node of this subgame.
+        """
+        found = np.flatnonzero(self.nodes == node)
+        if found.size != 1:
+            raise InvalidParameterError(
+                f"Node {node} is not in the subgame below node {self.root}."
+            )
+        return int(found[0])
+
+    def memory_bytes(self) -> int:
+        """What a re-solve holds: regrets, averages and the current strategy for every
+        (node, hand, action), and two reaches and a value for every (node, hand)."""
+        size, hands = self.nodes.size, self.num_hands
+        return 8 * size * hands * (3 * self.tree.game.num_distinct_actions + 3)
+
+    def _arrays(self) -> tuple[np.ndarray, ...]:
+        """The kernels' view: player, first child, children, action, contributions,
+        folder and legal mask in the subgame's numbering."""
+        t, nodes = self.tree, self.nodes
+        index = np.full(t.num_nodes, -1, np.int64)
+        index[nodes] = np.arange(nodes.size)
+        fc = t.first_child[nodes]
+        first = np.where(t.num_children[nodes] > 0, index[np.maximum(fc, 0)], -1)
+        return (
+            np.ascontiguousarray(t.player[nodes]), first,
+            np.ascontiguousarray(t.num_children[nodes]), np.ascontiguousarray(t.action[nodes]),
+            t.contrib[nodes].astype(np.float64), np.ascontiguousarray(t.folder[nodes]),
+            np.ascontiguousarray(t.legal_mask[nodes]),
+        )  # fmt: skip
+
+    def _board_at(self, node: int) -> list[int]:
+        """The board cards dealt by ``node``'s round."""
+        shown = sum(self.tree.game.definition.num_board_cards[: int(self.tree.round[node]) + 1])
+        return list(self.board[:shown])
+
+    def ranges(self, probabilities: HandProbabilities) -> np.ndarray:
+        """``(2, hands)``: each player's own reach of the root for each hand under the
+        blueprint ``probabilities`` (Bayes' rule along :attr:`path`: the product of the
+        blueprint's probabilities of the actions each player took)."""
+        out = np.ones((2, self.num_hands))
+        for node, a in self.path:
+            p = int(self.tree.player[node])
+            out[p] *= probabilities([node], self._board_at(node), self.hands)[0][:, a]
+        return out
+
+    def _common(self) -> tuple[object, ...]:
+        """The arguments every kernel takes first: the subgame's arrays and its hands."""
+        order = np.argsort(self.strength, kind="stable")
+        return (*self._arrays(), self.hands, order, self.strength,
+                self.tree.game.definition.num_cards, self.chance)  # fmt: skip
+
+    def best_response_values(
+        self, player: int, ranges: np.ndarray, blueprint: np.ndarray
+    ) -> np.ndarray:
+        """``player``'s counterfactual best-response value for each of its hands against
+        the other player's part of ``blueprint`` (``(nodes, hands, actions)``) from the
+        other's root range in ``ranges`` (``(2, hands)``): the most it can win below the
+        root, weighted by chance and the other's reach (its own reach left out), as
+        :meth:`nashzoo.agents.cfr.subgame.Subgame.counterfactual_best_responses` gives
+        it on a compiled tree."""
+        player = check_int("player", player, 0, 1)
+        ranges, blueprint = self._checked(ranges, blueprint)
+        _compiled()
+        out = np.zeros(self.num_hands)
+        _best_response(1 - player, *self._common(), ranges[1 - player], blueprint, out)
+        return out
+
+    def _checked(self, ranges: np.ndarray, blueprint: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``ranges`` and ``blueprint`` as float64 arrays of this subgame's shapes.
+
+        Raises:
+            InvalidParameterError: another shape.
+        """
+        size, hands = self.nodes.size, self.num_hands
+        n_actions = self.tree.game.num_distinct_actions
+        ranges = np.ascontiguousarray(ranges, np.float64)
+        blueprint = np.ascontiguousarray(blueprint, np.float64)
+        if ranges.shape != (2, hands) or blueprint.shape != (size, hands, n_actions):
+            raise InvalidParameterError(
+                f"This subgame takes ranges of shape {(2, hands)} and a blueprint of shape "
+                f"{(size, hands, n_actions)}, received {ranges.shape} and {blueprint.shape}."
+            )
+        return ranges, blueprint
+
+    def blueprint_at(self, probabilities: HandProbabilities) -> np.ndarray:
+        """``(nodes, hands, actions)``: the blueprint's distribution at each decision of
+        the subgame (zeros at its ends)."""
+        t = self.tree
+        out = np.zeros((self.nodes.size, self.num_hands, t.game.num_distinct_actions))
+        decided = [k for k, n in enumerate(self.nodes) if t.player[n] >= 0]
+        found = probabilities([int(self.nodes[k]) for k in decided], list(self.board), self.hands)
+        out[decided] = found
+        return out
+
+
+def resolve_last_round(
+    subgame: LastRound,
+    us: int,
+    ranges: np.ndarray,
+    blueprint: np.ndarray,
+    *,
+    iterations: int = 1000,
+    gadget: str = "maxmargin",
+    seconds: float | None = None,
+) -> tuple[np.ndarray, int]:
+    """``us``'s strategy in ``subgame`` solved again by CFR+ from the root ``ranges``
+    (:meth:`LastRound.ranges`) and ``blueprint`` (:meth:`LastRound.blueprint_at`), the
+    opponent's root range set by ``gadget`` as :func:`nashzoo.agents.cfr.subgame.resolve`
+    sets it. Runs ``iterations``, or fewer where ``seconds`` of solving run out first (at
+    least one batch of 10). Returns ``(strategy, iterations run)``: ``(nodes, hands,
+    actions)``, ``us``'s re-solved distribution at its decisions (the blueprint's where
+    the solve never reached them), the blueprint elsewhere.
+
+    Raises:
+        InvalidParameterError: ``us`` not 0 or 1, ``iterations`` below 1, an unknown gadget,
+            ``seconds`` not positive, or arrays of the wrong shape.
+    """
+    us = check_int("us", us, 0, 1)
+    iterations = check_int("iterations", iterations, 1)
+    mode = GADGETS.index(check_choice("gadget", gadget, GADGETS))
+    if seconds is not None and not seconds > 0:
+        raise InvalidParameterError(f"A re-solving budget is seconds > 0, received {seconds!r}.")
+    ranges, blueprint = subgame._checked(ranges, blueprint)
+    size, hands, n_actions = blueprint.shape
+    common = subgame._common()
+    cbv = subgame.best_response_values(1 - us, ranges, blueprint)
+    root_opp = np.ones(hands) if mode else ranges[1 - us]
+    regret = np.zeros((size, hands, n_actions))
+    avg = np.zeros((size, hands, n_actions))
+    state = np.zeros((hands, 2))
+    start, done = time.perf_counter(), 0
+    while done < iterations:
+        batch = iterations - done if seconds is None else min(10, iterations - done)
+        _cfr_plus(done + 1, batch, us, mode, *common, ranges[us], root_opp, cbv, regret, avg,
+                  state)  # fmt: skip
+        done += batch
+        if seconds is not None and time.perf_counter() - start >= seconds:
+            break
+    out = blueprint.copy()
+    totals = avg.sum(axis=2)
+    mine = (subgame.tree.player[subgame.nodes] == us)[:, None] & (totals > 0)
+    out[mine] = avg[mine] / totals[mine][:, None]
+    return out, done
+
+
+def tabular_hand_probabilities(policy: TabularPolicy) -> HandProbabilities:
+    """A :class:`~nashzoo.tree.TabularPolicy` of a compiled heads-up game of the poker
+    engine, read as :data:`HandProbabilities` (each hand's information set found by its
+    string), so that the vectorised re-solver runs on games the compiled one also solves."""
+    game = policy.game
+    if not isinstance(game, PokerGame):
+        raise InvalidParameterError(
+            f"Hand probabilities come from a policy of the poker engine, received one of {game}."
+        )
+    tree = betting_tree(game)
+
+    def probabilities(nodes: list[int], board: list[int], hands: np.ndarray) -> np.ndarray:
+        out = np.empty((len(nodes), len(hands), game.num_distinct_actions))
+        for k, node in enumerate(nodes):
+            state = _replayed(tree, int(node), board)
+            p = int(tree.player[node])
+            for h, hand in enumerate(np.asarray(hands)):
+                text = state.information_state_string_as(p, [int(c) for c in hand])
+                out[k, h] = policy.probs[policy.index(text)]
+        return out
+
+    return probabilities
+
+
+def _replayed(tree: BettingTree, node: int, board: Sequence[int]) -> PokerState:
+    """A state at betting ``node`` with ``board``'s cards on the board (as many as its
+    round shows) and any other cards in the players' hands."""
+    game = tree.game
+    actions: list[int] = []
+    up = node
+    while tree.parent[up] >= 0:
+        actions.append(int(tree.action[up]))
+        up = int(tree.parent[up])
+    spare = [c for c in range(game.definition.num_cards) if c not in board]
+    deck = iter(spare[: game.private_cards] + list(board))
+    state = game.new_initial_state()
+    for a in reversed(actions):
+        while state.current_player() == CHANCE:
+            state.apply_action(next(deck))
+        state.apply_action(a)
+    while state.current_player() == CHANCE:
+        state.apply_action(next(deck))
+    return state
+
+
+# -- playing ---------------------------------------------------------------------------------
+class ResolvingAbstractionAgent(AbstractionAgent):
+    """A card-abstraction blueprint (:class:`~nashzoo.agents.cfr.abstract_policy.
+    AbstractionAgent`) that re-solves the last betting round on the real cards: at its
+    first decision of that round in a hand it solves the round's public subgame
+    (:class:`LastRound`: the ranges Bayes' rule gives under the blueprint along the
+    betting, the gadget's terminate values the opponent's best responses to the
+    blueprint) and plays the result at every decision of the round; earlier rounds are
+    the blueprint's. A no-limit blueprint re-solves on its own tree, reading the real
+    bets onto it as the plain agent does.
+
+    A subgame whose re-solve would hold more than ``max_memory`` bytes is played from
+    the blueprint instead, with a warning (counted in :attr:`fallbacks`).
+
+    Args:
+        policy, game, seed, name: as :class:`AbstractionAgent`'s.
+        iterations: CFR+ iterations a re-solve runs at most.
+        seconds: time a re-solve may take (``None``: ``iterations`` alone decide).
+        gadget: one of :data:`~nashzoo.agents.cfr.subgame.GADGETS`.
+        max_memory: the most bytes a re-solve may hold.
+
+    Raises:
+        InvalidParameterError: a bad policy or game, ``iterations`` below 1, ``seconds``
+            not positive, an unknown gadget or a ``max_memory`` below 1.
+    """
+
+    def __init__(
+        self,
+        policy: AbstractPolicy | str | Path,
+        game: Any = None,
+        *,
+        iterations: int = 1000,
+        seconds: float | None = 1.0,
+        gadget: str = "maxmargin",
+        max_memory: int = 2**30,
+        seed: int | None = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(policy, game, seed=seed, name=name)
+        self.iterations = check_int("iterations", iterations, 1)
+        if seconds is not None and not (isinstance(seconds, (int, float)) and seconds > 0):
+            raise InvalidParameterError(
+                f"A re-solving budget is seconds > 0 (or None), received {seconds!r}."
+            )
+        self.seconds = None if seconds is None else float(seconds)
+        self.gadget = check_choice("gadget", gadget, GADGETS)
+        self.max_memory = check_int("max_memory", max_memory, 1)
+        if name is None:
+            budget = f"{self.seconds:g}s" if self.seconds is not None else str(self.iterations)
+            self.name = f"{self.name}+resolve:{budget}"
+        self._solved: OrderedDict[tuple[Any, ...], tuple[LastRound, np.ndarray | None]] = (
+            OrderedDict()
+        )
+        self.resolves = 0
+        """Subgames re-solved so far."""
+        self.resolve_seconds: list[float] = []
+        """The time each re-solve took (ranges and values included)."""
+        self.resolve_iterations: list[int] = []
+        """The CFR+ iterations each re-solve ran."""
+        self.fallbacks = 0
+        """Subgames played from the blueprint because their re-solve was over ``max_memory``."""
+
+    def _hands(self) -> HandProbabilities:
+        def probabilities(nodes: list[int], board: list[int], hands: np.ndarray) -> np.ndarray:
+            return self.policy.probabilities_at_nodes(hands, board, nodes)
+
+        return probabilities
+
+    def _solution(self, board: list[int], node: int) -> tuple[LastRound, np.ndarray | None]:
+        """The last round's subgame of ``node`` on ``board`` and the acting player's
+        re-solved strategy in it (``None``: over the memory cap), solved on first use."""
+        tree = self.policy.abstraction.betting
+        us = int(tree.player[node])
+        key = (tuple(board), round_root(tree, node), us)
+        found = self._solved.get(key)
+        if found is not None:
+            self._solved.move_to_end(key)
+            return found
+        start = time.perf_counter()
+        subgame = LastRound.at(tree, board, node)
+        strategy: np.ndarray | None = None
+        need = subgame.memory_bytes()
+        if need > self.max_memory:
+            self.fallbacks += 1
+            log.warning(
+                "%s: re-solving the last round after %r would hold %.1f MiB, over max_memory "
+                "(%.1f MiB); playing the blueprint there",
+                self.name, self._bets_text(subgame.root), need / 2**20, self.max_memory / 2**20,
+            )  # fmt: skip
+        else:
+            hands = self._hands()
+            strategy, done = resolve_last_round(
+                subgame, us, subgame.ranges(hands), subgame.blueprint_at(hands),
+                iterations=self.iterations, gadget=self.gadget, seconds=self.seconds,
+            )  # fmt: skip
+            self.resolves += 1
+            self.resolve_iterations.append(done)
+            self.resolve_seconds.append(time.perf_counter() - start)
+        self._solved[key] = (subgame, strategy)
+        if len(self._solved) > _KEPT:
+            self._solved.popitem(last=False)
+        return subgame, strategy
+
+    def _bets_text(self, node: int) -> str:
+        """The abstraction's betting that leads to ``node`` (for messages)."""
+        tree = self.policy.abstraction.betting
+        names = {FOLD: "f", CALL: "c"}
+        out: list[str] = []
+        while tree.parent[node] >= 0:
+            a = int(tree.action[node])
+            out.append(names.get(a, f"r{int(tree.contrib[node].max())}"))
+            node = int(tree.parent[node])
+        return "".join(reversed(out))
+
+    def _last(self, board: list[int], node: int) -> bool:
+        """Whether ``node`` is a decision of the last round with the whole board out."""
+        d = self.policy.game.definition
+        return int(self.policy.abstraction.betting.round[node]) == d.num_rounds - 1 and len(
+            board
+        ) == sum(d.num_board_cards)
+
+    def _at(self, hole: tuple[int, ...], board: list[int], node: int) -> np.ndarray:
+        if not self._last(board, node):
+            return super()._at(hole, board, node)
+        subgame, strategy = self._solution(board, node)
+        if strategy is None:
+            return super()._at(hole, board, node)
+        return strategy[subgame.local(node), subgame.hand_index(hole)].copy()
+
+    def _many(self, info_state: str, holes: np.ndarray) -> np.ndarray:
+        _, board, node, _ = self.policy._locate(info_state)
+        if not self._last(board, node):
+            return super()._many(info_state, holes)
+        subgame, strategy = self._solution(board, node)
+        if strategy is None:
+            return super()._many(info_state, holes)
+        rows = [subgame.hand_index(hole) for hole in np.asarray(holes)]
+        return strategy[subgame.local(node)][rows]
+
+
+_KEPT = 64
+"""Re-solved subgames an agent keeps (the oldest go first)."""
