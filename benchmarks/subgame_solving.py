@@ -9,10 +9,19 @@ and lifted to the real game. Goal: re-solving with a gadget lowers the exploitab
 every blueprint tried (the unsafe column shows what the gadget protects against). Speed:
 seconds to re-solve every subgame, and per subgame and player.
 
+Limit Hold'em (``--games holdem``, issue 90's "Limit Hold'em" goal) and heads-up
+no-limit (``--games hunl``, with poker-rules as a fixed opponent too): a card-abstraction
+blueprint (``--blueprint FILE``, or solved here for ``--blueprint-minutes`` on
+``--abstraction``) against the same blueprint re-solving the river on the real cards
+(``resolve:BUDGET+FILE``, :mod:`nashzoo.agents.cfr.endgame`) in ``--deals`` duplicate
+deals with AIVAT; then LBR of each (``--lbr-hands``, the paper's bet set) and the
+re-solves' time and iterations.
+
 No peer: OpenSpiel has no subgame re-solving to run beside it.
 
-Usage: ``python benchmarks/subgame_solving.py [--games leduc,three_rounds]
-[--blueprints 10,30,100,1000] [--iterations 1000]``
+Usage: ``python benchmarks/subgame_solving.py [--games leduc,three_rounds,holdem,hunl]
+[--blueprints 10,30,100,1000] [--iterations 1000] [--blueprint FILE] [--budget 0.5s]
+[--deals 1000] [--lbr-hands 1000]``
 """
 
 from __future__ import annotations
@@ -34,6 +43,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", default="leduc,three_rounds")
     parser.add_argument("--blueprints", default="10,30,100,1000")
     parser.add_argument("--iterations", type=int, default=1000, help="CFR+ per subgame")
+    parser.add_argument("--blueprint", help="Hold'em: a blueprint file (else one is solved)")
+    parser.add_argument("--blueprint-minutes", type=float, default=10.0)
+    parser.add_argument("--abstraction", default="ehs2:169,50,50,50")
+    parser.add_argument("--actions", default=None, help="hunl: the action abstraction")
+    parser.add_argument("--budget", default="0.5s", help="Hold'em: the re-solving budget")
+    parser.add_argument("--deals", type=int, default=1000)
+    parser.add_argument("--lbr-hands", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     one_thread()
     from nashzoo.abstraction.small import abstract_tree
@@ -46,6 +63,9 @@ def main(argv: list[str] | None = None) -> None:
     print(machine_line())
     games = {"leduc": LeducHoldemGame, "three_rounds": presets.two_board_round_limit}
     for name in args.games.split(","):
+        if name in ("holdem", "hunl"):
+            holdem(args, no_limit=name == "hunl")
+            continue
         game = games[name]()
         tree = compile_game(game)
         subgames = public_subgames(tree)
@@ -73,6 +93,55 @@ def main(argv: list[str] | None = None) -> None:
                 cells.append(f"{nash_conv_array(tree, solved) / 2:.4f}")
             per = 1000 * seconds / (2 * len(subgames))
             print(f"| {label} | {' | '.join(cells)} | {seconds:.1f} ({per:.1f} ms a subgame) |")
+
+
+def holdem(args: argparse.Namespace, no_limit: bool = False) -> None:
+    """The blueprint against itself re-solving the river, duplicate deals with AIVAT, and
+    LBR of both; on no-limit, both against poker-rules too."""
+    from pathlib import Path
+
+    from nashzoo.agents.cfr.abstract import AbstractionSolver
+    from nashzoo.agents.cfr.endgame import ResolvingAbstractionAgent
+    from nashzoo.agents.specs import build_agent
+    from nashzoo.eval import head_to_head, local_best_response
+    from nashzoo.games.poker import presets
+
+    game = presets.no_limit_holdem() if no_limit else presets.limit_holdem()
+    path = args.blueprint
+    if path is None:
+        stem = f"{game.short_name}-{args.abstraction.replace(':', '-')}"
+        path = str(Path(f"{stem}.npz").resolve())
+        solver = AbstractionSolver(game, args.abstraction, seed=args.seed, threads=2,
+                                   actions=args.actions if no_limit else None)  # fmt: skip
+        solver.train(seconds=60 * args.blueprint_minutes, progress=True)
+        solver.average_policy().save(path)
+        print(f"\nblueprint: {args.abstraction}, {solver.iteration:,} iterations in "
+              f"{solver.seconds:.0f} s on 2 threads -> {path}")  # fmt: skip
+    blueprint = build_agent(path, game)
+    resolving = build_agent(f"resolve:{args.budget}+{path}", game)
+    assert isinstance(resolving, ResolvingAbstractionAgent)
+    pairs = [(resolving, blueprint)]
+    if no_limit:
+        rules = build_agent("poker-rules", game)
+        pairs += [(resolving, rules), (blueprint, rules)]
+    for a, b in pairs:
+        print(f"\n{game.short_name}: {a.name} against {b.name}, {args.deals} duplicate deals, "
+              "AIVAT")  # fmt: skip
+        start = time.perf_counter()
+        match = head_to_head(game, a, b, deals=args.deals, seed=args.seed,
+                             variance_reduction="aivat")  # fmt: skip
+        print(f"{match}  ({time.perf_counter() - start:.0f} s)")
+    times = resolving.resolve_seconds
+    if times:
+        print(f"re-solves: {resolving.resolves}, {sum(times) / len(times):.3f} s and "
+              f"{sum(resolving.resolve_iterations) / len(times):.0f} CFR+ iterations on "
+              f"average (max {max(times):.3f} s); fallbacks {resolving.fallbacks}")  # fmt: skip
+    for agent in (blueprint, resolving):
+        if args.lbr_hands <= 0:
+            break
+        start = time.perf_counter()
+        lbr = local_best_response(game, agent, hands=args.lbr_hands, rollouts=20, seed=args.seed)
+        print(f"LBR {agent.name}: {lbr}  ({time.perf_counter() - start:.0f} s)")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,7 +29,7 @@ from nashzoo.games.base import CHANCE
 from nashzoo.games.poker.game import CALL, FOLD, RAISE, PokerGame, PokerState
 from nashzoo.tree.jit import ReadOnlyTables
 
-__all__ = ["BettingTree", "betting_tree", "deal_any", "FOLDED", "SHOWDOWN"]
+__all__ = ["BettingTree", "betting_tree", "betting_subtree", "deal_any", "FOLDED", "SHOWDOWN"]
 
 FOLDED = -2
 """``BettingTree.player`` of a node where a player folded (``folder`` says who)."""
@@ -172,6 +173,37 @@ def _betting_tree(game: PokerGame, actions: ActionAbstraction | None) -> Betting
     """Every sequence of bets, found by playing the engine's own rules on one deal (so
     the tree follows whatever the rules allow: limit caps, no-limit sizes, all-ins that
     end the betting before the last round)."""
+    first = game.new_initial_state()
+    deal_any(first)
+
+    def keep(state: PokerState, a: int) -> bool:  # the raises this round keeps (and all-in)
+        return (actions is None or a < RAISE or a == game.all_in
+                or actions.keeps(game.raises[a - RAISE], state.round))  # fmt: skip
+
+    return _grow(first, keep)
+
+
+def betting_subtree(state: PokerState, keep: Callable[[PokerState, int], bool]) -> BettingTree:
+    """The betting tree below ``state`` (a decision of a heads-up game of the poker
+    engine; its chips in are the root's), with the actions ``keep(state, action)``
+    allows of those the rules allow: a subgame's tree from the real bets so far.
+
+    Raises:
+        InvalidParameterError: not a decision of such a game.
+    """
+    if not isinstance(state, PokerState) or state.game.num_players != 2 or state.is_terminal():
+        raise InvalidParameterError(
+            f"A betting subtree grows from a decision of a heads-up game of the poker engine, "
+            f"received {type(state).__name__}."
+        )
+    first = state.clone()
+    deal_any(first)
+    return _grow(first, keep)
+
+
+def _grow(first: PokerState, keep: Callable[[PokerState, int], bool]) -> BettingTree:
+    """The tree of every sequence of bets from ``first`` that ``keep`` allows."""
+    game = first.game
     num_actions = game.num_distinct_actions
     player: list[int] = []
     rnd: list[int] = []
@@ -197,16 +229,11 @@ def _betting_tree(game: PokerGame, actions: ActionAbstraction | None) -> Betting
         legal.append([])
         return len(player) - 1
 
-    first = game.new_initial_state()
-    deal_any(first)
-    stack = [(add(first, 0, -1, -1, -1), first)]
+    stack = [(add(first, first.round, -1, -1, -1), first)]
     while stack:  # depth first; numbered breadth first below
         node, state = stack.pop()
         p, r = player[node], rnd[node]
-        moves = [int(a) for a in state.legal_actions()]
-        if actions is not None:  # the raises this round keeps (and all-in)
-            moves = [a for a in moves if a < RAISE or a == game.all_in
-                     or actions.keeps(game.raises[a - RAISE], r)]  # fmt: skip
+        moves = [int(a) for a in state.legal_actions() if keep(state, int(a))]
         legal[node] = moves
         for a in moves:
             child = state.clone()

@@ -24,7 +24,7 @@ from nashzoo.agents.cfr.endgame import (
 from nashzoo.agents.cfr.subgame import GADGETS, public_subgames, resolve
 from nashzoo.agents.specs import build_agent
 from nashzoo.errors import InvalidParameterError
-from nashzoo.games.poker.presets import leduc, limit_holdem, two_board_round_limit
+from nashzoo.games.poker.presets import leduc, limit_holdem, no_limit_holdem, two_board_round_limit
 from nashzoo.tree import compile_game
 
 from ..abstraction.playing import check_plays
@@ -272,3 +272,77 @@ def test_bad_budgets_and_arrays_are_refused(holdem_policy, tmp_path):
         twin.hand_index([51, 0])
     with pytest.raises(InvalidParameterError, match=r"ranges of shape \(2, 1081\)"):
         resolve_last_round(twin, 0, np.ones((2, 10)), np.ones((1, 1, 1)))
+
+
+@pytest.fixture
+def hunl_policy(monkeypatch):
+    """A no-limit blueprint whose action abstraction keeps half pot and pot before the
+    turn and only pot on the turn and river (stand-in buckets)."""
+    use_stand_in_buckets(monkeypatch)
+    game = no_limit_holdem()
+    solver = AbstractionSolver(game, "ehs2:169,4,3,3", seed=0, progress=False,
+                               actions="0.5,1/0.5,1/1/1")  # fmt: skip
+    return solver.iterate(3000).average_policy()
+
+
+def _to_river(game, tokens, cards=(0, 1, 2, 3, 51, 46, 30, 41, 12)):
+    """A state of ``game`` after the hole cards ``cards[:4]``, the board ``cards[4:]``
+    and the betting ``tokens`` (``"c"``, ``"f"`` or a raise's pot fraction), dealt as
+    the rounds come."""
+    state = game.new_initial_state()
+    deck = iter(cards)
+    for token in tokens:
+        while state.is_chance_node():
+            state.apply_action(next(deck))
+        if token in ("c", "f"):
+            state.apply_action(1 if token == "c" else 0)
+        else:
+            state.apply_action(2 + game.raises.index(token))
+    while state.is_chance_node():
+        state.apply_action(next(deck))
+    return state
+
+
+def test_a_no_limit_river_re_solve_grows_from_the_real_bets(hunl_policy):
+    """On the river of a no-limit game, the subgame grows from the real chips in: with
+    bets the abstraction makes, it is the abstraction's own river subtree and the
+    re-solve plays as the re-solve on the blueprint's tree does; a real bet the river's
+    abstraction does not make (half pot) joins the subgame as an action of its own."""
+    game = no_limit_holdem()
+    agent = ResolvingAbstractionAgent(hunl_policy, game, iterations=40, seconds=None, seed=0)
+    assert agent.translating  # the actions prune the tree: the real bets are read onto it
+    on_tree = _to_river(game, ["c", "c", "c", "c", "c", "c", 1.0])  # a pot bet on the river
+    p = on_tree.current_player()
+    text = on_tree.information_state_string(p)
+    mask = on_tree.legal_actions_mask()
+    played = agent.action_probabilities({"observation": None, "action_mask": mask},
+                                        {"info_state": text})  # fmt: skip
+    assert agent.resolves == 1
+    ((key, (subgame, _)),) = agent._solved.items()
+    assert key[0] == "real" and key[3] == frozenset()
+    tree = hunl_policy.abstraction.betting
+    root = agent._read("/".join(on_tree.betting().split("/")[:3]) + "/", None)[0]
+    assert subgame.tree.num_nodes == LastRound.at(tree, subgame.board, root).nodes.size
+    # the same subgame re-solved on the blueprint's tree, played as the plain agent plays
+    _, hole, board, bets = parse_info_state(game, text)
+    node, spent = agent._read(bets, p)
+    abstract = ResolvingAbstractionAgent._at(agent, hole, [c for part in board for c in part], node)
+    np.testing.assert_allclose(played, agent._played(abstract, node, spent, p, mask), atol=1e-9)
+    # a half-pot river bet: off the river's abstraction, added to the subgame
+    off_tree = _to_river(game, ["c", "c", "c", "c", "c", "c", 0.5])
+    p = off_tree.current_player()
+    mask = off_tree.legal_actions_mask()
+    probs = agent.action_probabilities(
+        {"observation": None, "action_mask": mask},
+        {"info_state": off_tree.information_state_string(p)},
+    )
+    assert probs.sum() == pytest.approx(1.0) and np.all(probs[mask == 0] == 0)
+    key, (subgame, strategy) = list(agent._solved.items())[-1]
+    assert key[3] == frozenset({0.5}) and strategy is not None
+    sub = subgame.tree
+    root_raises = [int(sub.contrib[k, sub.player[0]]) for k in range(
+        int(sub.first_child[0]), int(sub.first_child[0] + sub.num_children[0]))
+        if sub.action[k] >= 2]  # fmt: skip
+    # the real half-pot bet's total is among the root's raises
+    assert int(off_tree.betting().split("/")[-1][1:]) in root_raises, root_raises
+    assert check_plays(agent, game, hands=8, seed=5) > 0

@@ -28,6 +28,8 @@ __all__ = [
     "AbstractPolicy",
     "AbstractionAgent",
     "is_abstract_policy_file",
+    "kind_of",
+    "onto",
 ]
 
 ABSTRACT_POLICY_FORMAT = "nashzoo.abstract_policy"
@@ -262,6 +264,48 @@ def _differences(mine: Any, other: Any) -> str:
     return f": {'; '.join(parts)}" if parts else ""
 
 
+def kind_of(game: PokerGame, action: int, raise_to: int, spent: Any, p: int) -> str | float:
+    """What ``action`` of ``game`` is, for :func:`onto`: ``"f"``, ``"c"``, ``"a"``
+    (all-in) or a raise's size in pots (``raise_to`` its total, ``spent`` the chips in
+    before it)."""
+    if action in (FOLD, CALL):
+        return "fc"[action]
+    if action == game.all_in:
+        return "a"
+    return pot_fraction(raise_to, spent, p)
+
+
+def onto(
+    kinds: list[str | float], game: PokerGame, mask: np.ndarray, spent: list[int], p: int
+) -> list[int]:
+    """The action of ``game`` legal under ``mask`` (``spent``: the chips in, ``p`` to
+    act) that plays each of ``kinds`` (:func:`kind_of`'s): a fold where there is none
+    becomes the call (a check), all-in stays all-in, and a raise (or any, where ``game``
+    has no raise left but all-in) becomes the legal raise nearest in size; where none is
+    legal, the call."""
+    legal = np.flatnonzero(np.asarray(mask) > 0)
+    top = max(spent)
+    pot = sum(spent) + top - spent[p]
+    sizes = {
+        int(a): (
+            game.raises[a - RAISE] if a < game.all_in else (game.definition.stacks[p] - top) / pot
+        )
+        for a in legal
+        if a >= RAISE
+    }
+    out = []
+    for kind in kinds:
+        if kind == "f":
+            out.append(FOLD if mask[FOLD] else CALL)
+        elif kind == "c" or not sizes:
+            out.append(CALL)
+        elif kind == "a":
+            out.append(game.all_in if game.all_in in sizes else max(sizes))
+        else:
+            out.append(min(sizes, key=lambda r: abs(sizes[r] - float(kind))))
+    return out
+
+
 class AbstractionAgent(SampledPolicyAgent):
     """An :class:`AbstractPolicy` playing the real game through the Agent protocol (a
     PolicyAgent). It reads its information state from ``info["info_state"]`` where the
@@ -356,9 +400,7 @@ class AbstractionAgent(SampledPolicyAgent):
 
         game = self.game
         player, hole, board, bets = parse_info_state(game, text)
-        found = self._read_bets(bets, player, draw=True)
-        if found is None:  # the draws led off the tree (an all-in it did not make): the
-            found = self._read_bets(bets, player, draw=False)  # smaller sizes throughout
+        found = self._read(bets, player)
         if found is None:  # the real betting went past what the tree holds (its all-in
             self.off_tree += 1  # came first): call, and count it
             out = np.zeros(game.num_distinct_actions)
@@ -369,9 +411,16 @@ class AbstractionAgent(SampledPolicyAgent):
         abstract = self._at(hole, flat, node)
         return self._played(abstract, node, spent, player, mask)
 
-    def _read_bets(self, bets: str, player: int, draw: bool) -> tuple[int, list[int]] | None:
+    def _read(self, bets: str, player: int | None) -> tuple[int, list[int]] | None:
+        """:meth:`_read_bets` by the pseudo-harmonic draws, or where they lead off the
+        tree (an all-in it did not make), by the smaller sizes throughout."""
+        found = self._read_bets(bets, player, draw=True)
+        return found if found is not None else self._read_bets(bets, player, draw=False)
+
+    def _read_bets(self, bets: str, player: int | None, draw: bool) -> tuple[int, list[int]] | None:
         """The abstraction's node for the real ``bets`` and the real chips in, or ``None``
-        where the reading leaves the tree or does not leave ``player`` to act. A real
+        where the reading leaves the tree or does not leave ``player`` to act (any node,
+        ``player`` ``None``). A real
         raise reads as one of the abstraction's raises other than all-in (all-in only as
         all-in, or where it is the only raise), by the pseudo-harmonic draw (``draw``) or
         as the smaller neighbour."""
@@ -409,7 +458,7 @@ class AbstractionAgent(SampledPolicyAgent):
                     u = float(np.random.default_rng(seed).random())
                 node = sized[translate_size(pot_fraction(total, spent, p), sizes, u)]
             spent[p] = total
-        if int(tree.player[node]) != player:
+        if player is not None and int(tree.player[node]) != player:
             return None
         return node, spent
 
@@ -420,34 +469,15 @@ class AbstractionAgent(SampledPolicyAgent):
         actions ``mask`` (``spent``: the real chips in): a fold where the real game has
         none becomes the call (a check), each raise the real legal raise nearest in size
         (all-in to all-in)."""
-        game = self.game
         tree = self.policy.abstraction.betting
-        legal = np.flatnonzero(np.asarray(mask) > 0)
-        top = max(spent)
-        pot = sum(spent) + top - spent[p]
-        real_sizes = {
-            int(a): (
-                game.raises[a - RAISE]
-                if a < game.all_in
-                else (game.definition.stacks[p] - top) / pot
-            )
-            for a in legal
-            if a >= RAISE
-        }
-        out = np.zeros(game.num_distinct_actions)
         first = int(tree.first_child[node])
-        for k in range(first, first + int(tree.num_children[node])):
-            a = int(tree.action[k])
-            if a == FOLD:
-                out[FOLD if mask[FOLD] else CALL] += abstract[a]
-            elif a == CALL or not real_sizes:
-                out[CALL] += abstract[a]
-            elif a == self.policy.game.all_in:
-                out[game.all_in] += abstract[a]
-            else:
-                size = pot_fraction(int(tree.contrib[k, p]), tree.contrib[node], p)
-                nearest = min(real_sizes, key=lambda r: abs(real_sizes[r] - size))
-                out[nearest] += abstract[a]
+        kids = range(first, first + int(tree.num_children[node]))
+        moves = [int(tree.action[k]) for k in kids]
+        kinds = [kind_of(self.policy.game, a, int(tree.contrib[k, p]), tree.contrib[node], p)
+                 for a, k in zip(moves, kids)]  # fmt: skip
+        out = np.zeros(self.game.num_distinct_actions)
+        for a, target in zip(moves, onto(kinds, self.game, mask, spent, p)):
+            out[target] += abstract[a]
         return out / out.sum()
 
     def batch_probabilities(

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -51,12 +52,18 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.abstraction.betting import FOLDED, BettingTree, betting_tree
-from nashzoo.agents.cfr.abstract_policy import AbstractionAgent, AbstractPolicy
+from nashzoo.abstraction.betting import (
+    FOLDED,
+    BettingTree,
+    betting_subtree,
+    betting_tree,
+    deal_any,
+)
+from nashzoo.agents.cfr.abstract_policy import AbstractionAgent, AbstractPolicy, kind_of, onto
 from nashzoo.agents.cfr.subgame import GADGETS, gadget_follow, gadget_update
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE
-from nashzoo.games.poker.game import CALL, FOLD, PokerGame, PokerState
+from nashzoo.games.poker.game import CALL, FOLD, RAISE, PokerGame, PokerState
 from nashzoo.tree.jit import compile_kernels, kernel
 from nashzoo.tree.policy import TabularPolicy
 from nashzoo.validation import check_choice, check_int
@@ -318,11 +325,14 @@ class LastRound:
     that misses the board.
 
     Attributes:
-        tree: the game's betting tree.
+        tree: the betting tree the subgame's nodes belong to (the game's, or a subtree
+            grown from the real bets: :func:`~nashzoo.abstraction.betting.betting_subtree`).
         board: the whole board.
         root: the subgame's root, a node of ``tree``.
         nodes: the subgame's nodes in ``tree``'s numbering (``nodes[0] == root``).
-        path: ``(node, action)`` of each decision from the tree's root to ``root``.
+        path: ``(node, action)`` of each decision of ``path_tree`` from its root to the
+            round's first decision (the betting the ranges follow).
+        path_tree: the blueprint's betting tree (``tree`` unless a subtree was given).
         hands: ``(hands, k)`` the hole cards of each hand, ascending.
         strength: each hand's showdown strength with the board (a larger one wins).
         chance: the probability of dealing one pair of hands and this board (each
@@ -337,10 +347,22 @@ class LastRound:
     hands: np.ndarray
     strength: np.ndarray
     chance: float
+    path_tree: BettingTree
 
     @classmethod
-    def at(cls, tree: BettingTree, board: Sequence[int], node: int) -> LastRound:
-        """The last round's subgame holding betting ``node`` of ``tree``, on ``board``.
+    def at(
+        cls,
+        tree: BettingTree,
+        board: Sequence[int],
+        node: int,
+        *,
+        subtree: BettingTree | None = None,
+    ) -> LastRound:
+        """The last round's subgame holding betting ``node`` of ``tree``, on ``board``;
+        with ``subtree`` (the round's betting grown from the real bets at its start, of
+        the same cards, blinds and stacks), that tree's nodes instead of ``tree``'s below
+        the round's first decision, the ranges still following ``tree``'s betting to it
+        (a no-limit subgame with the real chips in and the opponent's real sizes).
 
         Raises:
             InvalidParameterError: ``node`` not a decision of the last round, a board of
@@ -378,11 +400,20 @@ class LastRound:
         while tree.parent[up] >= 0:
             path.append((int(tree.parent[up]), int(tree.action[up])))
             up = int(tree.parent[up])
-        nodes = [root]
+        below, start = tree, root
+        if subtree is not None:
+            if subtree.game.definition != d or subtree.round[0] != last:
+                raise InvalidParameterError(
+                    f"A subgame's own tree starts on round {last} of the same cards, blinds "
+                    f"and stacks ({game}); received one of {subtree.game} from round "
+                    f"{int(subtree.round[0])}."
+                )
+            below, start = subtree, 0
+        nodes = [start]
         for n in nodes:  # breadth first: a node's children stay contiguous
-            if tree.player[n] >= 0:
-                first = int(tree.first_child[n])
-                nodes.extend(range(first, first + int(tree.num_children[n])))
+            if below.player[n] >= 0:
+                first = int(below.first_child[n])
+                nodes.extend(range(first, first + int(below.num_children[n])))
         off = [c for c in range(cards) if c not in board]
         hands = np.array(list(itertools.combinations(off, k)), np.int64).reshape(-1, k)
         values = [game.strength([*map(int, hand), *board]) for hand in hands]
@@ -391,8 +422,8 @@ class LastRound:
         deals, left = comb(cards, k) * comb(cards - k, k), cards - 2 * k
         for shown in d.num_board_cards:  # a round's cards unordered, the rounds in order
             deals, left = deals * comb(left, shown), left - shown
-        return cls(tree, board, int(root), np.array(nodes, np.int64), tuple(path[::-1]),
-                   hands, strength, 1.0 / deals)  # fmt: skip
+        return cls(below, board, int(start), np.array(nodes, np.int64), tuple(path[::-1]),
+                   hands, strength, 1.0 / deals, tree)  # fmt: skip
 
     @property
     def num_hands(self) -> int:
@@ -452,7 +483,8 @@ class LastRound:
 
     def _board_at(self, node: int) -> list[int]:
         """The board cards dealt by ``node``'s round."""
-        shown = sum(self.tree.game.definition.num_board_cards[: int(self.tree.round[node]) + 1])
+        rounds = self.path_tree.game.definition.num_board_cards
+        shown = sum(rounds[: int(self.path_tree.round[node]) + 1])
         return list(self.board[:shown])
 
     def ranges(self, probabilities: HandProbabilities) -> np.ndarray:
@@ -461,7 +493,7 @@ class LastRound:
         blueprint's probabilities of the actions each player took)."""
         out = np.ones((2, self.num_hands))
         for node, a in self.path:
-            p = int(self.tree.player[node])
+            p = int(self.path_tree.player[node])
             out[p] *= probabilities([node], self._board_at(node), self.hands)[0][:, a]
         return out
 
@@ -618,8 +650,14 @@ class ResolvingAbstractionAgent(AbstractionAgent):
     (:class:`LastRound`: the ranges Bayes' rule gives under the blueprint along the
     betting, the gadget's terminate values the opponent's best responses to the
     blueprint) and plays the result at every decision of the round; earlier rounds are
-    the blueprint's. A no-limit blueprint re-solves on its own tree, reading the real
-    bets onto it as the plain agent does.
+    the blueprint's. Where the real bets are read onto the blueprint's tree by
+    translation (no-limit), the subgame grows instead from the real chips in at the
+    round's start (:func:`~nashzoo.abstraction.betting.betting_subtree`), with the
+    abstraction's sizes for that round and every size played on it so far, so that an
+    opponent's bet the abstraction does not make is an action of the subgame, as
+    Libratus adds it; a new real size means a new subgame, solved from the round's
+    start. The blueprint inside it is the plain agent's reading of each decision's
+    bets.
 
     A subgame whose re-solve would hold more than ``max_memory`` bytes is played from
     the blueprint instead, with a warning (counted in :attr:`fallbacks`).
@@ -671,6 +709,8 @@ class ResolvingAbstractionAgent(AbstractionAgent):
         """The CFR+ iterations each re-solve ran."""
         self.fallbacks = 0
         """Subgames played from the blueprint because their re-solve was over ``max_memory``."""
+        self._wide: PokerGame | None = None
+        self._river_sizes: tuple[float, ...] = ()
 
     def _hands(self) -> HandProbabilities:
         def probabilities(nodes: list[int], board: list[int], hands: np.ndarray) -> np.ndarray:
@@ -691,38 +731,39 @@ class ResolvingAbstractionAgent(AbstractionAgent):
         start = time.perf_counter()
         subgame = LastRound.at(tree, board, node)
         strategy: np.ndarray | None = None
-        need = subgame.memory_bytes()
-        if need > self.max_memory:
-            self.fallbacks += 1
-            log.warning(
-                "%s: re-solving the last round after %r would hold %.1f MiB, over max_memory "
-                "(%.1f MiB); playing the blueprint there",
-                self.name, self._bets_text(subgame.root), need / 2**20, self.max_memory / 2**20,
-            )  # fmt: skip
-        else:
+        if self._fits(subgame):
             hands = self._hands()
             strategy, done = resolve_last_round(
                 subgame, us, subgame.ranges(hands), subgame.blueprint_at(hands),
                 iterations=self.iterations, gadget=self.gadget, seconds=self.seconds,
             )  # fmt: skip
-            self.resolves += 1
-            self.resolve_iterations.append(done)
-            self.resolve_seconds.append(time.perf_counter() - start)
-        self._solved[key] = (subgame, strategy)
-        if len(self._solved) > _KEPT:
-            self._solved.popitem(last=False)
+            self._count(start, done)
+        self._keep(key, (subgame, strategy))
         return subgame, strategy
 
-    def _bets_text(self, node: int) -> str:
-        """The abstraction's betting that leads to ``node`` (for messages)."""
-        tree = self.policy.abstraction.betting
-        names = {FOLD: "f", CALL: "c"}
-        out: list[str] = []
-        while tree.parent[node] >= 0:
-            a = int(tree.action[node])
-            out.append(names.get(a, f"r{int(tree.contrib[node].max())}"))
-            node = int(tree.parent[node])
-        return "".join(reversed(out))
+    def _fits(self, subgame: LastRound) -> bool:
+        """Whether ``subgame``'s re-solve fits in ``max_memory`` (where it does not: a
+        warning, and a count in :attr:`fallbacks`)."""
+        need = subgame.memory_bytes()
+        if need <= self.max_memory:
+            return True
+        self.fallbacks += 1
+        log.warning(
+            "%s: re-solving the last round on %s would hold %.1f MiB, over max_memory "
+            "(%.1f MiB); playing the blueprint there",
+            self.name, list(subgame.board), need / 2**20, self.max_memory / 2**20,
+        )  # fmt: skip
+        return False
+
+    def _count(self, start: float, done: int) -> None:
+        self.resolves += 1
+        self.resolve_iterations.append(done)
+        self.resolve_seconds.append(time.perf_counter() - start)
+
+    def _keep(self, key: tuple[Any, ...], solved: tuple[LastRound, np.ndarray | None]) -> None:
+        self._solved[key] = solved
+        if len(self._solved) > _KEPT:
+            self._solved.popitem(last=False)
 
     def _last(self, board: list[int], node: int) -> bool:
         """Whether ``node`` is a decision of the last round with the whole board out."""
@@ -748,6 +789,186 @@ class ResolvingAbstractionAgent(AbstractionAgent):
             return super()._many(info_state, holes)
         rows = [subgame.hand_index(hole) for hole in np.asarray(holes)]
         return strategy[subgame.local(node)][rows]
+
+    # -- no-limit: the river subgame grown from the real bets -----------------------------
+    def _translated(self, text: str, mask: np.ndarray) -> np.ndarray:
+        """On the last round, the re-solve of the subgame grown from the real bets
+        (:meth:`_real_river`); elsewhere, and where that cannot be built, the plain
+        agent's reading of the bets onto the tree."""
+        from nashzoo.abstraction.small import parse_info_state
+
+        player, hole, board, bets = parse_info_state(self.game, text)
+        flat = [c for part in board for c in part]
+        played = self._real_river(player, hole, flat, bets, mask)
+        return super()._translated(text, mask) if played is None else played
+
+    def _wide_game(self) -> PokerGame:
+        """The real game with the abstraction's last-round raise sizes added: the game the
+        real subgames grow in (every real raise of the hand replays in it)."""
+        if self._wide is None:
+            last = self.policy.game.definition.num_rounds - 1
+            actions = self.policy.abstraction.actions
+            kept = actions.rounds[last] if actions is not None else self.policy.game.raises
+            self._river_sizes = tuple(kept)
+            sizes = tuple(sorted(set(self.game.raises) | set(kept)))
+            self._wide = PokerGame(self.game.definition, raises=sizes, name=self.game.short_name)
+        return self._wide
+
+    def _real_river(
+        self, player: int, hole: tuple[int, ...], board: list[int], bets: str, mask: np.ndarray
+    ) -> np.ndarray | None:
+        """The re-solved distribution over the real game's actions at a last-round
+        decision of a no-limit game: the subgame from the round's first decision with the
+        real chips in, the abstraction's raise sizes for that round and every size played
+        on it so far (the opponent's real bets among them), ranges read along the bets
+        before it by translation. ``None`` before the last round, or where the bets do
+        not read onto the tree."""
+        d = self.game.definition
+        last = d.num_rounds - 1
+        parts = bets.split("/")
+        if len(parts) != d.num_rounds or len(board) != sum(d.num_board_cards):
+            return None
+        pre = "/".join(parts[:last]) + "/"
+        found = self._read(pre, None)
+        tree = self.policy.abstraction.betting
+        if found is None or tree.player[found[0]] < 0 or tree.round[found[0]] != last:
+            return None
+        wide = self._wide_game()
+        state = wide.new_initial_state()
+        used: set[float] = set()
+        tokens = [(r, t) for r, part in enumerate(parts) for t in re.findall(r"[fc]|r\d+", part)]
+        river: PokerState | None = None
+        for r, token in tokens:
+            deal_any(state)
+            if r == last and river is None:
+                river = state.clone()
+            action = _action_of(state, token)
+            if action is None:
+                return None
+            size = wide.raises[action - RAISE] if RAISE <= action < wide.all_in else None
+            if r == last and size is not None and size not in self._river_sizes:
+                used.add(size)  # a size the round's abstraction lacks
+            state.apply_action(action)
+        if river is None:
+            deal_any(state)
+            river = state.clone()
+        key = ("real", tuple(board), pre, frozenset(used), player)
+        found_solve = self._solved.get(key)
+        if found_solve is None:
+            found_solve = self._solve_real(key, river, found[0], board, used, player)
+        subgame, strategy = found_solve
+        if strategy is None:
+            return None
+        node = 0  # the decision reached by the round's real bets, in the subtree
+        sub = subgame.tree
+        for r, token in tokens:
+            if r == last:
+                node = _child_of(sub, node, token)
+        p = int(sub.player[node])
+        dist = strategy[subgame.local(node), subgame.hand_index(hole)]
+        first = int(sub.first_child[node])
+        kids = range(first, first + int(sub.num_children[node]))
+        moves = [int(sub.action[k]) for k in kids]
+        spent = [int(x) for x in sub.contrib[node]]
+        kinds = [kind_of(wide, a, int(sub.contrib[k, p]), spent, p) for a, k in zip(moves, kids)]
+        out = np.zeros(self.game.num_distinct_actions)
+        for a, target in zip(moves, onto(kinds, self.game, mask, spent, p)):
+            out[target] += dist[a]
+        return out / out.sum()
+
+    def _solve_real(
+        self, key: tuple[Any, ...], river: PokerState, root: int, board: list[int],
+        used: set[float], us: int,
+    ) -> tuple[LastRound, np.ndarray | None]:  # fmt: skip
+        """Grow, re-solve and keep the real subgame of :meth:`_real_river`."""
+        wide = self._wide_game()
+        kept = set(self._river_sizes) | used
+
+        def keep(state: PokerState, a: int) -> bool:
+            return a < RAISE or a == wide.all_in or wide.raises[a - RAISE] in kept
+
+        start = time.perf_counter()
+        sub = betting_subtree(river, keep)
+        subgame = LastRound.at(self.policy.abstraction.betting, board, root, subtree=sub)
+        strategy: np.ndarray | None = None
+        if self._fits(subgame):
+            hands = self._hands()
+            blueprint = self._blueprint_on(subgame, river.betting(), board)
+            strategy, done = resolve_last_round(
+                subgame, us, subgame.ranges(hands), blueprint,
+                iterations=self.iterations, gadget=self.gadget, seconds=self.seconds,
+            )  # fmt: skip
+            self._count(start, done)
+        self._keep(key, (subgame, strategy))
+        return subgame, strategy
+
+    def _blueprint_on(self, subgame: LastRound, pre: str, board: list[int]) -> np.ndarray:
+        """The blueprint as it plays the real subgame: at each decision, the real bets to
+        it read onto the abstraction's tree, and its raises played as the subtree's
+        nearest (a call where the bets leave the tree)."""
+        sub, wide = subgame.tree, self._wide_game()
+        readings = []
+        for n in subgame.nodes:
+            n = int(n)
+            if sub.player[n] < 0:
+                continue
+            readings.append((n, self._read(pre + _bets_below(sub, n), int(sub.player[n]))))
+        abstract_nodes = [found[0] for _, found in readings if found is not None]
+        probs = self.policy.probabilities_at_nodes(subgame.hands, board, abstract_nodes)
+        out = np.zeros((subgame.nodes.size, subgame.num_hands, wide.num_distinct_actions))
+        tree = self.policy.abstraction.betting
+        k = 0
+        for n, found in readings:
+            row = subgame.local(n)
+            if found is None:
+                out[row][:, CALL] = 1.0
+                continue
+            m, spent = found
+            p = int(sub.player[n])
+            first = int(tree.first_child[m])
+            kids = range(first, first + int(tree.num_children[m]))
+            moves = [int(tree.action[c]) for c in kids]
+            kinds = [kind_of(self.policy.game, a, int(tree.contrib[c, p]), tree.contrib[m], p)
+                     for a, c in zip(moves, kids)]  # fmt: skip
+            mask = sub.legal_mask[n]
+            for a, target in zip(moves, onto(kinds, wide, mask, list(sub.contrib[n]), p)):
+                out[row][:, target] += probs[k][:, a]
+            k += 1
+        return out
+
+
+def _action_of(state: PokerState, token: str) -> int | None:
+    """The action of ``state``'s game that plays the ACPC ``token`` (``f``, ``c``,
+    ``r<total>``) here, or ``None`` where it has none."""
+    if token in ("f", "c"):
+        return FOLD if token == "f" else CALL
+    total = int(token[1:])
+    for a in state.legal_actions():
+        if a >= RAISE and state.raise_to(int(a)) == total:
+            return int(a)
+    return None
+
+
+def _bets_below(tree: BettingTree, node: int) -> str:
+    """The ACPC text of ``tree``'s bets from its root to ``node``."""
+    out: list[str] = []
+    while tree.parent[node] >= 0:
+        a, up = int(tree.action[node]), int(tree.parent[node])
+        out.append("fc"[a] if a < RAISE else f"r{int(tree.contrib[node, tree.player[up]])}")
+        node = up
+    return "".join(reversed(out))
+
+
+def _child_of(tree: BettingTree, node: int, token: str) -> int:
+    """``node``'s child by the ACPC ``token``."""
+    first = int(tree.first_child[node])
+    for k in range(first, first + int(tree.num_children[node])):
+        a = int(tree.action[k])
+        if (token == "f" and a == FOLD) or (token == "c" and a == CALL):
+            return k
+        if token[0] == "r" and a >= RAISE and tree.contrib[k, tree.player[node]] == int(token[1:]):
+            return k
+    raise InvalidParameterError(f"Node {node} has no child for {token!r}.")
 
 
 _KEPT = 64
