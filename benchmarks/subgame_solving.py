@@ -49,6 +49,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--actions", default=None, help="hunl: the action abstraction")
     parser.add_argument("--budget", default="0.5s", help="Hold'em: the re-solving budget")
     parser.add_argument("--deals", type=int, default=1000)
+    parser.add_argument("--gadget", default="maxmargin", help="holdem/hunl: the re-solves' gadget")
     parser.add_argument("--lbr-hands", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
@@ -120,6 +121,11 @@ def holdem(args: argparse.Namespace, no_limit: bool = False) -> None:
     blueprint = build_agent(path, game)
     resolving = build_agent(f"resolve:{args.budget}+{path}", game)
     assert isinstance(resolving, ResolvingAbstractionAgent)
+    if args.gadget != resolving.gadget:  # the spec's is max-margin
+        resolving = ResolvingAbstractionAgent(
+            resolving.policy, game, iterations=resolving.iterations, seconds=resolving.seconds,
+            gadget=args.gadget, name=f"{resolving.name}:{args.gadget}",
+        )  # fmt: skip
     pairs = [(resolving, blueprint)]
     if no_limit:
         rules = build_agent("poker-rules", game)

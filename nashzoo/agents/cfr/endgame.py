@@ -971,5 +971,5 @@ def _child_of(tree: BettingTree, node: int, token: str) -> int:
     raise InvalidParameterError(f"Node {node} has no child for {token!r}.")
 
 
-_KEPT = 64
+_KEPT = 8
 """Re-solved subgames an agent keeps (the oldest go first)."""
