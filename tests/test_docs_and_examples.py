@@ -94,7 +94,9 @@ def test_demo_runs_with_a_tiny_budget(tmp_path):
     no_limit_at = report.index("## Heads-up No-Limit Texas Hold'em")
     holdem = report[report.index("## Limit Texas Hold'em") : no_limit_at]
     # (issue 35: and the CFR family's agent, ES-MCCFR solved on a card abstraction)
-    for agent in ("random", "poker-rules", "cfr-abstraction", "nfsp", "ppo-vs-random"):
+    # (issue 90: and the same blueprint re-solving the river on the real cards)
+    for agent in ("random", "poker-rules", "cfr-abstraction", "cfr-resolve", "nfsp",
+                  "ppo-vs-random"):  # fmt: skip
         assert holdem.count(f"| {agent} |") >= 3, agent  # budget and LBR, round robin, ratings
     # issue 33: the search agents over the rules against both baselines, Nash-ISMCTS on
     # networks trained over the rules among them
