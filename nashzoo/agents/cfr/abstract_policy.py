@@ -28,7 +28,7 @@ __all__ = [
     "AbstractPolicy",
     "AbstractionAgent",
     "is_abstract_policy_file",
-    "kind_of",
+    "moves_of",
     "onto",
 ]
 
@@ -264,22 +264,31 @@ def _differences(mine: Any, other: Any) -> str:
     return f": {'; '.join(parts)}" if parts else ""
 
 
-def kind_of(game: PokerGame, action: int, raise_to: int, spent: Any, p: int) -> str | float:
-    """What ``action`` of ``game`` is, for :func:`onto`: ``"f"``, ``"c"``, ``"a"``
-    (all-in) or a raise's size in pots (``raise_to`` its total, ``spent`` the chips in
-    before it)."""
-    if action in (FOLD, CALL):
-        return "fc"[action]
-    if action == game.all_in:
-        return "a"
-    return pot_fraction(raise_to, spent, p)
+def moves_of(tree: Any, node: int, p: int) -> tuple[list[int], list[str | float]]:
+    """The actions of betting ``node``'s children (``tree``: a
+    :class:`~nashzoo.abstraction.betting.BettingTree`, ``p`` to act) and what each is,
+    for :func:`onto`: ``"f"``, ``"c"``, ``"a"`` (all-in) or a raise's size in pots."""
+    game = tree.game
+    first = int(tree.first_child[node])
+    moves: list[int] = []
+    kinds: list[str | float] = []
+    for k in range(first, first + int(tree.num_children[node])):
+        a = int(tree.action[k])
+        moves.append(a)
+        if a in (FOLD, CALL):
+            kinds.append("fc"[a])
+        elif a == game.all_in:
+            kinds.append("a")
+        else:
+            kinds.append(pot_fraction(int(tree.contrib[k, p]), tree.contrib[node], p))
+    return moves, kinds
 
 
 def onto(
     kinds: list[str | float], game: PokerGame, mask: np.ndarray, spent: list[int], p: int
 ) -> list[int]:
     """The action of ``game`` legal under ``mask`` (``spent``: the chips in, ``p`` to
-    act) that plays each of ``kinds`` (:func:`kind_of`'s): a fold where there is none
+    act) that plays each of ``kinds`` (:func:`moves_of`'s): a fold where there is none
     becomes the call (a check), all-in stays all-in, and a raise (or any, where ``game``
     has no raise left but all-in) becomes the legal raise nearest in size; where none is
     legal, the call."""
@@ -469,12 +478,7 @@ class AbstractionAgent(SampledPolicyAgent):
         actions ``mask`` (``spent``: the real chips in): a fold where the real game has
         none becomes the call (a check), each raise the real legal raise nearest in size
         (all-in to all-in)."""
-        tree = self.policy.abstraction.betting
-        first = int(tree.first_child[node])
-        kids = range(first, first + int(tree.num_children[node]))
-        moves = [int(tree.action[k]) for k in kids]
-        kinds = [kind_of(self.policy.game, a, int(tree.contrib[k, p]), tree.contrib[node], p)
-                 for a, k in zip(moves, kids)]  # fmt: skip
+        moves, kinds = moves_of(self.policy.abstraction.betting, node, p)
         out = np.zeros(self.game.num_distinct_actions)
         for a, target in zip(moves, onto(kinds, self.game, mask, spent, p)):
             out[target] += abstract[a]

@@ -39,6 +39,7 @@ board (:attr:`LastRound.chance`), so values are in chips per deal, the compiled 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 import re
@@ -59,7 +60,7 @@ from nashzoo.abstraction.betting import (
     betting_tree,
     deal_any,
 )
-from nashzoo.agents.cfr.abstract_policy import AbstractionAgent, AbstractPolicy, kind_of, onto
+from nashzoo.agents.cfr.abstract_policy import AbstractionAgent, AbstractPolicy, moves_of, onto
 from nashzoo.agents.cfr.subgame import GADGETS, gadget_follow, gadget_update
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE
@@ -497,8 +498,10 @@ class LastRound:
             out[p] *= probabilities([node], self._board_at(node), self.hands)[0][:, a]
         return out
 
+    @functools.cached_property
     def _common(self) -> tuple[object, ...]:
-        """The arguments every kernel takes first: the subgame's arrays and its hands."""
+        """The arguments every kernel takes first: the subgame's arrays and its hands
+        (built once: the best responses and the solve both take them)."""
         order = np.argsort(self.strength, kind="stable")
         return (*self._arrays(), self.hands, order, self.strength,
                 self.tree.game.definition.num_cards, self.chance)  # fmt: skip
@@ -516,7 +519,7 @@ class LastRound:
         ranges, blueprint = self._checked(ranges, blueprint)
         _compiled()
         out = np.zeros(self.num_hands)
-        _best_response(1 - player, *self._common(), ranges[1 - player], blueprint, out)
+        _best_response(1 - player, *self._common, ranges[1 - player], blueprint, out)
         return out
 
     def _checked(self, ranges: np.ndarray, blueprint: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -576,7 +579,7 @@ def resolve_last_round(
         raise InvalidParameterError(f"A re-solving budget is seconds > 0, received {seconds!r}.")
     ranges, blueprint = subgame._checked(ranges, blueprint)
     size, hands, n_actions = blueprint.shape
-    common = subgame._common()
+    common = subgame._common
     cbv = subgame.best_response_values(1 - us, ranges, blueprint)
     root_opp = np.ones(hands) if mode else ranges[1 - us]
     regret = np.zeros((size, hands, n_actions))
@@ -855,7 +858,7 @@ class ResolvingAbstractionAgent(AbstractionAgent):
         key = ("real", tuple(board), pre, frozenset(used), player)
         found_solve = self._solved.get(key)
         if found_solve is None:
-            found_solve = self._solve_real(key, river, found[0], board, used, player)
+            found_solve = self._solve_real(key, river, pre, found[0], board, used, player)
         subgame, strategy = found_solve
         if strategy is None:
             return None
@@ -866,18 +869,15 @@ class ResolvingAbstractionAgent(AbstractionAgent):
                 node = _child_of(sub, node, token)
         p = int(sub.player[node])
         dist = strategy[subgame.local(node), subgame.hand_index(hole)]
-        first = int(sub.first_child[node])
-        kids = range(first, first + int(sub.num_children[node]))
-        moves = [int(sub.action[k]) for k in kids]
         spent = [int(x) for x in sub.contrib[node]]
-        kinds = [kind_of(wide, a, int(sub.contrib[k, p]), spent, p) for a, k in zip(moves, kids)]
+        moves, kinds = moves_of(sub, node, p)
         out = np.zeros(self.game.num_distinct_actions)
         for a, target in zip(moves, onto(kinds, self.game, mask, spent, p)):
             out[target] += dist[a]
         return out / out.sum()
 
     def _solve_real(
-        self, key: tuple[Any, ...], river: PokerState, root: int, board: list[int],
+        self, key: tuple[Any, ...], river: PokerState, pre: str, root: int, board: list[int],
         used: set[float], us: int,
     ) -> tuple[LastRound, np.ndarray | None]:  # fmt: skip
         """Grow, re-solve and keep the real subgame of :meth:`_real_river`."""
@@ -893,7 +893,7 @@ class ResolvingAbstractionAgent(AbstractionAgent):
         strategy: np.ndarray | None = None
         if self._fits(subgame):
             hands = self._hands()
-            blueprint = self._blueprint_on(subgame, river.betting(), board)
+            blueprint = self._blueprint_on(subgame, pre, board)
             strategy, done = resolve_last_round(
                 subgame, us, subgame.ranges(hands), blueprint,
                 iterations=self.iterations, gadget=self.gadget, seconds=self.seconds,
@@ -923,13 +923,9 @@ class ResolvingAbstractionAgent(AbstractionAgent):
             if found is None:
                 out[row][:, CALL] = 1.0
                 continue
-            m, spent = found
+            m, _ = found
             p = int(sub.player[n])
-            first = int(tree.first_child[m])
-            kids = range(first, first + int(tree.num_children[m]))
-            moves = [int(tree.action[c]) for c in kids]
-            kinds = [kind_of(self.policy.game, a, int(tree.contrib[c, p]), tree.contrib[m], p)
-                     for a, c in zip(moves, kids)]  # fmt: skip
+            moves, kinds = moves_of(tree, m, p)
             mask = sub.legal_mask[n]
             for a, target in zip(moves, onto(kinds, wide, mask, list(sub.contrib[n]), p)):
                 out[row][:, target] += probs[k][:, a]
