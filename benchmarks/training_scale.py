@@ -1,14 +1,27 @@
-"""Training past one core (issue 91). Section ``solver``: the card-abstraction ES-MCCFR
-solver's iterations per second on 1 and on 2 sampling threads (the threads share the
-regret and average tables, lock-free), interleaved, each figure the median of
-``--repeats``; the ratio is the speed-up. Goal: at least 1.8x at 2 threads.
+"""Training past one core (issue 91), two sections.
 
-Each measurement runs in a fresh interpreter (no thread or cache state carried over),
-after ``--warmup`` iterations outside the clock. The other sections of the issue (actors
-and a learner on Ray, the GPU) are not built yet.
+``solver``: the card-abstraction ES-MCCFR solver's iterations per second on 1 and on 2
+sampling threads (the threads share the regret and average tables, lock-free). Goal: at
+least 1.8x at 2 threads.
 
-Usage: ``python benchmarks/training_scale.py [--abstraction ehs2:169,50,50,50]
-[--iterations 100000] [--repeats 3]``
+``actors``: NFSP's self-play episodes per second on the actor/learner runtime
+(:mod:`nashzoo.agents.runtime`): in this process as before (no actors), one local actor,
+one and two Ray actors, and two Ray actors on a two-node cluster simulated on this host
+(``ray.cluster_utils.Cluster``, one CPU a node). Goals: at least 1.8x at 2 actors
+against 1, and at most 10% overhead at 1 actor against the in-process path. The rate is
+taken inside one training run, after ``--warmup-seconds`` (actor start-up and numba's
+first compile outside the clock).
+
+``curves``: NFSP on Leduc with 1 and with 2 lockstep actors, exact exploitability at
+equal episodes, over ``--seeds`` seeds: the two curves should agree within the spread
+of the seeds.
+
+Every measurement runs in a fresh interpreter; the contenders are interleaved and each
+figure is the median of ``--repeats``.
+
+Usage: ``python benchmarks/training_scale.py [--sections solver,actors,curves]
+[--abstraction ehs2:169,50,50,50] [--iterations 100000] [--game leduc_holdem]
+[--seconds 20] [--repeats 3]``
 """
 
 from __future__ import annotations
@@ -18,6 +31,8 @@ import json
 import os
 import subprocess
 import sys
+
+import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -49,14 +64,68 @@ def one(abstraction: str, threads: int, warmup: int, iterations: int) -> float:
     return float(json.loads(out.stdout.strip().splitlines()[-1])["per_second"])
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--abstraction", default="ehs2:169,50,50,50")
-    parser.add_argument("--iterations", type=int, default=100_000)
-    parser.add_argument("--warmup", type=int, default=2_000)
-    parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args(argv)
-    print(machine_line())
+ONE_NFSP = """
+import json, sys, time
+import torch
+torch.set_num_threads(1)
+import nashzoo
+from nashzoo.agents.nfsp import NFSP, NFSPConfig
+mode, game_name = sys.argv[1], sys.argv[2]
+warmup, seconds = float(sys.argv[3]), float(sys.argv[4])
+settings = {
+    "in-process": {},
+    "local, 1 actor": {"actors": 1},
+    "ray, 1 actor": {"actors": 1, "backend": "ray"},
+    "ray, 2 actors": {"actors": 2, "backend": "ray"},
+    "ray cluster of 2 nodes, 2 actors": {"actors": 2, "backend": "ray"},
+}[mode]
+if mode.startswith("ray cluster"):
+    import ray
+    from ray.cluster_utils import Cluster
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    cluster.add_node(num_cpus=1)
+    ray.init(address=cluster.address, include_dashboard=False, log_to_driver=False)
+nfsp = NFSP(nashzoo.make_game(game_name), NFSPConfig(**settings))
+marks = []
+def mark(learner):
+    marks.append((learner.seconds, learner.episodes))
+nfsp.train(seconds=warmup + seconds, callback=mark, callback_every=0.25)
+start = next(m for m in marks if m[0] >= warmup)
+end = marks[-1]
+print(json.dumps({"per_second": (end[1] - start[1]) / (end[0] - start[0])}))
+if mode.startswith("ray cluster"):
+    ray.shutdown()
+    cluster.shutdown()
+"""
+
+ONE_CURVE = """
+import json, sys
+import torch
+torch.set_num_threads(1)
+import nashzoo
+from nashzoo.agents.nfsp import NFSP, NFSPConfig
+actors, seed, step, points = (int(x) for x in sys.argv[1:5])
+config = NFSPConfig(actors=actors, deterministic=True, seed=seed, min_buffer_to_learn=256)
+nfsp = NFSP(nashzoo.make_game("leduc_holdem"), config)
+curve = []
+for k in range(1, points + 1):
+    nfsp.train(steps=k * step - nfsp.episodes)
+    curve.append((nfsp.episodes, nfsp.exploitability()))
+print(json.dumps(curve))
+"""
+
+
+def fresh(script: str, *args: object) -> str:
+    """The last line a script prints, run in a fresh interpreter."""
+    out = subprocess.run(
+        [sys.executable, "-c", script, *map(str, args)], capture_output=True, text=True
+    )
+    if out.returncode:
+        raise SystemExit(out.stderr[-3000:])
+    return out.stdout.strip().splitlines()[-1]
+
+
+def solver_section(args: argparse.Namespace) -> None:
     print(f"solver: ES-MCCFR on Limit Hold'em, {args.abstraction}, {args.iterations:,} iterations")
     runs: dict[int, list[float]] = {1: [], 2: []}
     for _ in range(args.repeats):  # interleaved
@@ -67,6 +136,79 @@ def main(argv: list[str] | None = None) -> None:
             f"  {threads} thread(s): {median(values):,.0f} iterations/s  (runs {runs_text(values)})"
         )
     print(f"  speed-up at 2 threads: {median(runs[2]) / median(runs[1]):.2f}x (goal 1.8x)")
+
+
+def actors_section(args: argparse.Namespace) -> None:
+    modes = [
+        "in-process",
+        "local, 1 actor",
+        "ray, 1 actor",
+        "ray, 2 actors",
+        "ray cluster of 2 nodes, 2 actors",
+    ]
+    print(
+        f"actors: NFSP self-play on {args.game}, default config, episodes/s over "
+        f"{args.seconds:g} s after {args.warmup_seconds:g} s of warm-up"
+    )
+    runs: dict[str, list[float]] = {m: [] for m in modes}
+    for _ in range(args.repeats):  # interleaved
+        for mode in modes:
+            line = fresh(ONE_NFSP, mode, args.game, args.warmup_seconds, args.seconds)
+            runs[mode].append(float(json.loads(line)["per_second"]))
+    for mode, values in runs.items():
+        print(f"  {mode:34s} {median(values):>10,.0f} episodes/s  (runs {runs_text(values)})")
+    base = median(runs["in-process"])
+    one_actor = median(runs["ray, 1 actor"])
+    print(f"  1 Ray actor against in-process: {one_actor / base:.2f}x (goal: at least 0.90x)")
+    print(f"  2 Ray actors against 1: {median(runs['ray, 2 actors']) / one_actor:.2f}x (goal 1.8x)")
+    two_nodes = median(runs["ray cluster of 2 nodes, 2 actors"])
+    print(f"  2 actors on a simulated 2-node cluster against 1 actor: {two_nodes / one_actor:.2f}x")
+
+
+def curves_section(args: argparse.Namespace) -> None:
+    step, points = 20_000, 5
+    print(
+        f"curves: NFSP on Leduc, lockstep actors, exact exploitability every {step:,} "
+        f"episodes, seeds {list(range(args.seeds))}"
+    )
+    table: dict[int, list[list[float]]] = {1: [], 2: []}
+    for seed in range(args.seeds):
+        for actors in table:
+            curve = json.loads(fresh(ONE_CURVE, actors, seed, step, points))
+            table[actors].append([e for _, e in curve])
+    for actors, curves in table.items():
+        values = np.array(curves)
+        cells = ", ".join(
+            f"{m:.3f} [{lo:.3f}, {hi:.3f}]"
+            for m, lo, hi in zip(values.mean(0), values.min(0), values.max(0))
+        )
+        print(f"  {actors} actor(s): mean [min, max] over seeds: {cells}")
+    gap = np.abs(np.mean(table[1], 0) - np.mean(table[2], 0))
+    spread = np.maximum(np.ptp(table[1], 0), np.ptp(table[2], 0))
+    print(
+        "  |mean(1) - mean(2)| at each point: "
+        + ", ".join(f"{g:.3f}" for g in gap)
+        + "; the seeds' largest spread: "
+        + ", ".join(f"{s:.3f}" for s in spread)
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sections", default="solver,actors,curves")
+    parser.add_argument("--abstraction", default="ehs2:169,50,50,50")
+    parser.add_argument("--iterations", type=int, default=100_000)
+    parser.add_argument("--warmup", type=int, default=2_000)
+    parser.add_argument("--game", default="leduc_holdem")
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--warmup-seconds", type=float, default=15.0)
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    print(machine_line())
+    sections = {"solver": solver_section, "actors": actors_section, "curves": curves_section}
+    for name in args.sections.split(","):
+        sections[name](args)
 
 
 if __name__ == "__main__":

@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import contextlib
 import os
+import socket
 import sys
 from collections.abc import Iterator
 from multiprocessing.context import SpawnContext, SpawnProcess
 from typing import Any
 
+from nashzoo.errors import InvalidParameterError, WorkerError
 from nashzoo.validation import check_int
 
-__all__ = ["THREAD_VARIABLES", "thread_environment", "limit_threads", "spawn_context"]
+__all__ = ["THREAD_VARIABLES", "thread_environment", "limit_threads", "spawn_context", "start_ray"]
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 """The environment variables OpenMP (torch's CPU kernels), MKL and OpenBLAS (numpy's BLAS)
@@ -93,3 +95,54 @@ def spawn_context(threads: int | None = 1) -> SpawnContext:
     if threads is not None:
         threads = check_int("threads", threads, 1)
     return _SpawnContext(threads)
+
+
+def start_ray(address: str | None = None, *, feature: str = "backend='ray'", **options: Any) -> Any:
+    """Ray, initialised once per process: ``address=None`` joins the cluster that
+    ``RAY_ADDRESS`` names, else starts a new one on this machine; ``"host:port"`` (or
+    ``"ray://host:port"``) joins that cluster, which is checked first so that an address
+    nothing answers at fails at once rather than after Ray's own retries; ``options``
+    go to ``ray.init`` (``num_cpus=`` for a local one). Returns the ``ray`` module.
+
+    Raises:
+        MissingDependencyError: ray is not installed (``pip install 'nashzoo[ray]'``).
+        InvalidParameterError: ``address`` is not a string of the form ``host:port``.
+        WorkerError: nothing answers at ``address``, naming it.
+    """
+    from nashzoo.extras import require
+
+    ray = require("ray", "ray", feature)
+    if ray.is_initialized():
+        return ray
+    # "local": a new instance, never one a dead run's files still point at
+    address = address or os.environ.get("RAY_ADDRESS") or "local"
+    if address not in ("auto", "local"):
+        host, port = _host_port(address)
+        try:
+            socket.create_connection((host, port), timeout=5.0).close()
+        except OSError as exc:
+            raise WorkerError(
+                f"Cannot reach the Ray cluster at {address!r} ({exc}); start it with "
+                f"`ray start --head --port {port}` there, or leave the address out to start "
+                "Ray on this machine."
+            ) from None
+    try:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, **options)
+    except ConnectionError as exc:
+        raise WorkerError(f"Cannot join the Ray cluster at {address!r}: {exc}") from None
+    return ray
+
+
+def _host_port(address: str) -> tuple[str, int]:
+    """``(host, port)`` of ``"host:port"`` or ``"ray://host:port"``."""
+    text = (
+        address[len("ray://") :]
+        if isinstance(address, str) and address.startswith("ray://")
+        else address
+    )
+    host, _, port = text.rpartition(":") if isinstance(text, str) else ("", "", "")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise InvalidParameterError(
+            f"A Ray address must be 'host:port' or 'ray://host:port', received {address!r}."
+        )
+    return host, int(port)

@@ -288,10 +288,11 @@ def choice(default: Any, choices: tuple[Any, ...], *, help: str = "") -> Any:
     return _setting(default, Rule("choice", choices=tuple(choices)), help)
 
 
-def text(default: str, *, help: str = "") -> Any:
+def text(default: str | None, *, optional: bool = False, help: str = "") -> Any:
     """A config field holding a non-empty string (a spec that the code using it parses
-    and checks, such as a card abstraction's ``"ehs2:169,50,50,50"``)."""
-    return _setting(default, Rule("text"), help)
+    and checks, such as a card abstraction's ``"ehs2:169,50,50,50"``; ``None`` too if
+    optional)."""
+    return _setting(default, Rule("text", optional=optional), help)
 
 
 def flag(default: bool, *, help: str = "") -> Any:

@@ -32,7 +32,7 @@ name it."""
 
 _COMMON_KEYS = frozenset({"format", "version", "game", "config"})
 KEYS_BY_FORMAT: dict[str, frozenset[str]] = {
-    "nashzoo.nfsp": _COMMON_KEYS | {"episodes", "seconds", "players"},
+    "nashzoo.nfsp": _COMMON_KEYS | {"episodes", "seconds", "weights_version", "players"},
     "nashzoo.deep_cfr": _COMMON_KEYS
     | {"iterations", "traversals", "seconds", "rng", "networks", "memories"},
     "nashzoo.escher": _COMMON_KEYS

@@ -367,14 +367,9 @@ def _ray_backend(
     address: str | None,
     pool: SupervisedPool | None,
 ) -> Iterator[BlockResult]:
-    from nashzoo.extras import require
+    from nashzoo.processes import start_ray
 
-    ray = require("ray", "ray", "--backend ray")
-    if not ray.is_initialized():
-        # no dashboard: a local instance started here is for this tournament alone
-        ray.init(
-            address=address, ignore_reinit_error=True, log_to_driver=False, include_dashboard=False
-        )
+    ray = start_ray(address, feature="--backend ray")
     remote = ray.remote(max_retries=0)(ray_block)
     refs = {remote.remote(config, *b): b for b in pending}
     failed = []

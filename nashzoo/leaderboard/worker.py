@@ -108,10 +108,8 @@ def ray_workers(settings: Settings, n: int, *, stop_when_idle: bool = False) -> 
     (each resolves to its number of jobs run, once ``stop_when_idle`` workers find none
     left). A task whose process dies is retried by Ray; its claimed job is played again
     after its lease, and the result store keeps each block once."""
-    from nashzoo.extras import require
+    from nashzoo.processes import start_ray
 
-    ray = require("ray", "ray", "Ray leaderboard workers")
-    if not ray.is_initialized():
-        ray.init(num_cpus=max(n, 1), include_dashboard=False, log_to_driver=False)
+    ray = start_ray(None, feature="Ray leaderboard workers", num_cpus=max(n, 1))
     remote = ray.remote(max_retries=-1)(worker_main)
     return [remote.remote(settings, f"ray-{k}-{time.time_ns()}", stop_when_idle) for k in range(n)]

@@ -57,7 +57,7 @@ def test_same_seed_same_training(vectorized):
         )
         for _ in range(2)
     ]
-    stepped = type(runs[0]._venv).__name__
+    stepped = type(runs[0]._games.venv).__name__
     assert stepped == ("TreeVectorEnv" if vectorized else "StateVectorEnv")
     np.testing.assert_array_equal(runs[0].average_policy().probs, runs[1].average_policy().probs)
 
@@ -67,7 +67,7 @@ def test_self_play_on_limit_holdem_runs_in_the_batched_poker_env():
 
     nfsp = NFSP(limit_holdem(), NFSPConfig(seed=0, batch_games=16, min_buffer_to_learn=64))
     nfsp.train(steps=300)
-    assert type(nfsp._venv).__name__ == "PokerVectorEnv"
+    assert type(nfsp._games.venv).__name__ == "PokerVectorEnv"
     assert nfsp.episodes >= 300
     # both players stored transitions and learned from them
     assert all(pl.replay.size > 64 and pl.learn_steps > 0 for pl in nfsp.players)

@@ -188,7 +188,7 @@ def test_every_game_has_a_batched_env_and_nfsp_seat_and_sb3_use_the_same_one(mon
     assert isinstance(sb3.env.venv, StateVectorEnv) and sb3.reset().shape[0] == 3
     torch.set_num_threads(1)
     nfsp = NFSP(game, NFSPConfig(batch_games=4, hidden_sizes=(8,), seed=0)).train(steps=20)
-    assert isinstance(nfsp._venv, StateVectorEnv) and nfsp.episodes >= 20
+    assert isinstance(nfsp._games.venv, StateVectorEnv) and nfsp.episodes >= 20
 
 
 @pytest.mark.parametrize(

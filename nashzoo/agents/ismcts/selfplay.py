@@ -21,7 +21,7 @@ from nashzoo.errors import WorkerError
 from nashzoo.extras import require
 from nashzoo.games import load_game
 from nashzoo.games.base import CHANCE, TERMINAL
-from nashzoo.processes import spawn_context
+from nashzoo.processes import spawn_context, start_ray
 from nashzoo.tree.compile import compile_game
 from nashzoo.tree.reach import edge_probabilities
 from nashzoo.tree.views import ViewTable, views_of
@@ -182,10 +182,8 @@ class _Players:
         self.ray: Any = None
         self.actors: list[Any] = []
         if config.backend == "ray":
-            self.ray = require("ray", "ray", "Training with --backend ray")
-            if not self.ray.is_initialized():
-                # RAY_ADDRESS in the environment joins an existing cluster
-                self.ray.init(include_dashboard=False, log_to_driver=False)
+            # RAY_ADDRESS in the environment joins an existing cluster
+            self.ray = start_ray(None, feature="Training with --backend ray")
             actor = self.ray.remote(num_cpus=1)(SelfPlayWorker)
             self.actors = [actor.remote() for _ in range(max(1, config.workers))]
         elif config.workers > 0:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nashzoo.validation import Config, choice, flag, integer, integers, number, seed_field
+from nashzoo.agents.runtime import ActorConfig
+from nashzoo.validation import choice, flag, integer, integers, number, seed_field
 
 __all__ = ["NFSPConfig"]
 
 
 @dataclass(frozen=True)
-class NFSPConfig(Config):
+class NFSPConfig(ActorConfig):
     """NFSP hyper-parameters.
 
     Defaults follow OpenSpiel's Leduc NFSP example (hidden 128, replay and reservoir
@@ -20,6 +21,8 @@ class NFSPConfig(Config):
     learners both implementations stall near exploitability 0.13 on Kuhn poker
     (measured: ours 0.14 after 80k episodes, OpenSpiel's 0.13 after 119k); with these
     ours reaches 0.04 after 250k. Many games are played at once (``batch_games``).
+    Where they are played (this process, or actors on Ray) is the settings of
+    :class:`~nashzoo.agents.runtime.ActorConfig`.
 
     Attributes:
         hidden_sizes: hidden layer widths of both networks (ReLU MLPs).

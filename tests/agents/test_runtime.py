@@ -1,0 +1,249 @@
+"""The actor/learner runtime (issue 91): lockstep runs that give the same networks on
+both backends, version tags and staleness, a killed actor replaced with the experience
+count exact, a killed driver resumed, and the settings it refuses."""
+
+from __future__ import annotations
+
+import functools
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from nashzoo.agents.runtime import ActorConfig, Runtime, actor_seed
+from nashzoo.envs.registration import make_game
+from nashzoo.errors import InvalidParameterError, WorkerError
+from nashzoo.testing.drills import NumberedActor
+from tests.conftest import untraced_children
+
+torch = pytest.importorskip("torch")
+
+from nashzoo.agents.nfsp import NFSP
+from nashzoo.agents.nfsp.config import NFSPConfig
+
+LEDUC = make_game("leduc_holdem")
+SMALL = {"hidden_sizes": (32,), "batch_games": 32, "min_buffer_to_learn": 64, "batch_size": 32}
+
+
+@pytest.fixture(scope="module")
+def ray():
+    ray = pytest.importorskip("ray")
+    with untraced_children():  # Ray's processes run untraced (tests/conftest.py)
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def _networks(nfsp: NFSP) -> dict[str, torch.Tensor]:
+    out = {}
+    for p, pl in enumerate(nfsp.players):
+        for name in ("q", "q_target", "avg"):
+            for key, value in getattr(pl, name).state_dict().items():
+                out[f"{p}.{name}.{key}"] = value
+    return out
+
+
+def _flat(state, prefix=""):
+    """A checkpoint as {path: bytes or value}: tensors compared by their bytes."""
+    if isinstance(state, dict):
+        return {
+            k: v for key, item in state.items() for k, v in _flat(item, f"{prefix}/{key}").items()
+        }
+    if isinstance(state, (list, tuple)):
+        return {
+            k: v for i, item in enumerate(state) for k, v in _flat(item, f"{prefix}/{i}").items()
+        }
+    if isinstance(state, torch.Tensor):
+        return {prefix: (state.dtype, tuple(state.shape), state.numpy().tobytes())}
+    return {prefix: state}
+
+
+def _counting_done(nfsp: NFSP) -> list[int]:
+    """Wrap the learner's intake: count the final transitions of player 0 it stores (one
+    per finished Leduc game: both players act in every game)."""
+    finals = [0]
+    absorb = nfsp._absorb
+
+    def counted(rows):
+        if "t_done" in rows[0]:
+            finals[0] += int(rows[0]["t_done"].sum())
+        absorb(rows)
+
+    nfsp._absorb = counted  # type: ignore[method-assign]
+    return finals
+
+
+def test_the_in_process_path_is_unchanged_and_local_actors_learn_from_their_batches():
+    # actors=None is the path of before the runtime; a local actor's games go through its
+    # own copy of the networks, and every episode it reports arrives as data
+    config = NFSPConfig(**SMALL, seed=3)
+    alone = NFSP(LEDUC, config).train(steps=2_000)
+    again = NFSP(LEDUC, config).train(steps=2_000)
+    assert all(
+        torch.equal(a, b) for a, b in zip(_networks(alone).values(), _networks(again).values())
+    )
+    with_actors = NFSP(LEDUC, NFSPConfig(**SMALL, seed=3, actors=2))
+    finals = _counting_done(with_actors)
+    with_actors.train(steps=2_000)
+    assert with_actors.episodes == finals[0] >= 2_000
+    assert with_actors.version > 1 and with_actors.players[0].learn_steps > 0
+    assert not torch.equal(
+        _networks(alone)["0.avg.0.weight"], _networks(with_actors)["0.avg.0.weight"]
+    )
+
+
+def test_lockstep_on_ray_gives_the_local_backends_checkpoint(ray, tmp_path):
+    settings = {**SMALL, "seed": 5, "actors": 2, "deterministic": True}
+    local = NFSP(LEDUC, NFSPConfig(**settings)).train(steps=1_500)
+    with untraced_children():
+        on_ray = NFSP(LEDUC, NFSPConfig(**settings, backend="ray")).train(steps=1_500)
+    assert (local.episodes, local.version) == (on_ray.episodes, on_ray.version)
+    for key, value in _networks(local).items():
+        assert torch.equal(value, _networks(on_ray)[key]), key
+    local.save(tmp_path / "local.pt")
+    on_ray.save(tmp_path / "ray.pt")
+    files = [torch.load(tmp_path / name, weights_only=True) for name in ("local.pt", "ray.pt")]
+    for state in files:  # what differs by design: the backend named, the wall time
+        state["config"].pop("backend")
+        state.pop("seconds")
+    assert _flat(files[0]) == _flat(files[1])
+    other = NFSP(LEDUC, NFSPConfig(**{**settings, "seed": 6})).train(steps=1_500)
+    assert not torch.equal(_networks(other)["0.avg.0.weight"], _networks(local)["0.avg.0.weight"])
+
+
+def test_batches_carry_the_version_they_were_made_with_and_stale_ones_are_dropped(ray):
+    # actor 0 answers in 10 ms, actor 1 in 400 ms: by the time actor 1's batch arrives,
+    # the learner has broadcast many versions, so with max_staleness=2 it is dropped
+    factory = functools.partial(NumberedActor, delays=(0.01, 0.4))
+    with untraced_children(), Runtime(factory, actors=2, backend="ray", max_staleness=2) as rt:
+        rt.broadcast(None, 0)
+        kept = []
+        deadline = time.monotonic() + 60
+        while rt.stats.dropped < 2 and time.monotonic() < deadline:
+            for batch in rt.collect():
+                index, _, _, held = batch.data
+                assert batch.version == held and rt.version - batch.version <= 2
+                kept.append(index)
+            rt.broadcast(None, rt.version + 1)
+        assert rt.stats.dropped >= 2 and rt.stats.dropped_experience == rt.stats.dropped
+        assert rt.stats.batches == len(kept) and kept.count(0) > 20
+    with Runtime(factory, actors=2, backend="local", max_staleness=0) as lockstep:
+        for version in range(3):
+            lockstep.broadcast(None, version)
+            batches = lockstep.collect()
+            assert [b.actor for b in batches] == [0, 1]
+            assert (
+                [b.data[3] for b in batches] == [version, version] == [b.version for b in batches]
+            )
+        assert lockstep.stats.dropped == 0
+
+
+def test_a_killed_actor_is_replaced_and_nothing_is_lost_or_counted_twice(ray):
+    factory = functools.partial(NumberedActor, delays=(0.02, 0.02))
+    with untraced_children(), Runtime(factory, actors=2, backend="ray", seed=7) as rt:
+        rt.broadcast(None, 0)
+        received = []
+        while len(received) < 10:
+            received += [b.data for b in rt.collect()]
+        rt.kill_actor(0)
+        while sum(1 for d in received if d[0] == 0 and d[1] != actor_seed(7, 0)) < 3:
+            received += [b.data for b in rt.collect()]
+        assert rt.stats.replaced == 1
+        assert rt.stats.experience == rt.stats.batches == len(received)
+        assert len(set(received)) == len(received)  # no batch twice
+        for index in (0, 1):
+            for seed in {d[1] for d in received if d[0] == index}:
+                numbers = sorted(d[2] for d in received if d[:2] == (index, seed))
+                assert numbers == list(range(1, len(numbers) + 1))  # none lost in between
+
+    # the same drill under NFSP: the episodes counted are the games whose data arrived
+    nfsp = NFSP(LEDUC, NFSPConfig(**SMALL, seed=2, actors=2, backend="ray"))
+    finals = _counting_done(nfsp)
+    runtimes = []
+
+    def kill_once(learner):
+        if not runtimes:
+            runtimes.append(learner._runtime)
+            learner._runtime.kill_actor(1)
+
+    with untraced_children():
+        nfsp.train(steps=1_500, callback=kill_once, callback_every=0.01)
+    assert runtimes[0].stats.replaced == 1
+    assert nfsp.episodes == finals[0] == runtimes[0].stats.experience >= 1_500
+
+
+def test_a_killed_driver_resumes_from_its_checkpoint(tmp_path):
+    out = tmp_path / "nfsp.pt"
+    command = [
+        sys.executable, "-m", "nashzoo", "train", "nfsp", "leduc_holdem", "--out", str(out),
+        "--minutes", "2", "--checkpoint-every", "0.5", "--actors", "2",
+        "--hidden-sizes", "32", "--batch-games", "32", "--quiet",
+    ]  # fmt: skip
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 90
+        while not out.exists() and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+        assert out.exists(), proc.stderr.read().decode() if proc.poll() is not None else ""
+        time.sleep(0.5)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.kill()
+        proc.wait()
+    saved = NFSP.load(out)
+    assert saved.config.actors == 2 and saved.episodes > 0
+    done = subprocess.run(
+        [sys.executable, "-m", "nashzoo", "train", "nfsp", "leduc_holdem", "--resume", str(out),
+         "--steps", str(saved.episodes + 500), "--quiet"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    resumed = NFSP.load(out)
+    assert resumed.episodes >= saved.episodes + 500 and resumed.version > saved.version
+
+
+@pytest.mark.parametrize(
+    "settings, words",
+    [
+        ({"actors": 0}, "`NFSPConfig.actors` must be an integer >= 1 or None, received 0"),
+        ({"max_staleness": -1}, "`NFSPConfig.max_staleness` must be an integer >= 0 or None"),
+        ({"backend": "ray"}, "needs `actors`"),
+        ({"actors": 2, "ray_address": "10.0.0.1:6379"}, "ray_address is for backend='ray'"),
+        ({"actors": 2, "backend": "slurm"}, "`NFSPConfig.backend` must be one of 'local', 'ray'"),
+    ],
+)
+def test_bad_settings_are_refused_by_name(settings, words):
+    with pytest.raises(InvalidParameterError, match=words.replace("(", r"\(").replace("`", ".")):
+        NFSPConfig(**settings)
+
+
+def test_the_runtime_refuses_bad_values_and_an_unreachable_cluster():
+    factory = functools.partial(NumberedActor)
+    with pytest.raises(InvalidParameterError, match="`actors` must be >= 1, received 0"):
+        Runtime(factory, actors=0)
+    with pytest.raises(InvalidParameterError, match="`max_staleness` must be >= 0, received -2"):
+        Runtime(factory, actors=1, max_staleness=-2)
+    with pytest.raises(InvalidParameterError, match="before the first broadcast"):
+        Runtime(factory, actors=1).collect()
+    runtime = Runtime(factory, actors=1)
+    runtime.broadcast(None, 3)
+    with pytest.raises(InvalidParameterError, match="`version` must be >= 4, received 3"):
+        runtime.broadcast(None, 3)
+    ray = pytest.importorskip("ray")
+    if ray.is_initialized():
+        ray.shutdown()
+    with pytest.raises(
+        InvalidParameterError, match="'host:port' or 'ray://host:port', received 'nowhere'"
+    ):
+        Runtime(factory, actors=1, backend="ray", ray_address="nowhere")
+    started = time.monotonic()
+    with pytest.raises(WorkerError, match="Cannot reach the Ray cluster at '127.0.0.1:9'"):
+        Runtime(factory, actors=1, backend="ray", ray_address="127.0.0.1:9")
+    assert time.monotonic() - started < 10 and not ray.is_initialized()
+    assert ActorConfig().actors is None and np.int64(3) == ActorConfig(actors=np.int64(3)).actors
