@@ -247,3 +247,29 @@ def test_the_runtime_refuses_bad_values_and_an_unreachable_cluster():
         Runtime(factory, actors=1, backend="ray", ray_address="127.0.0.1:9")
     assert time.monotonic() - started < 10 and not ray.is_initialized()
     assert ActorConfig().actors is None and np.int64(3) == ActorConfig(actors=np.int64(3)).actors
+
+
+def test_the_device_setting_resolves_and_refuses_what_is_not_here(tmp_path):
+    # this machine's torch is built for the CPU: "auto" is the CPU, a GPU is refused by
+    # name; the networks and a checkpoint are the same as without the setting
+    assert NFSPConfig().device == "auto"
+    auto = NFSP(LEDUC, NFSPConfig(**SMALL, seed=3)).train(steps=1_000)
+    cpu = NFSP(LEDUC, NFSPConfig(**SMALL, seed=3, device="cpu")).train(steps=1_000)
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    assert auto.device.type == expected == next(auto.players[0].avg.parameters()).device.type
+    if expected == "cpu":
+        for key, value in _networks(auto).items():
+            assert torch.equal(value, _networks(cpu)[key]), key
+    with pytest.raises(
+        InvalidParameterError, match="must be 'auto', 'cpu', 'cuda' or 'cuda:N', received 'tpu'"
+    ):
+        NFSPConfig(device="tpu")
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    with pytest.raises(
+        InvalidParameterError, match=f"device='cuda:{count}' needs a CUDA GPU {count}"
+    ):
+        NFSP(LEDUC, NFSPConfig(device=f"cuda:{count}"))
+    cpu.save(tmp_path / "n.pt")
+    assert NFSP.load(tmp_path / "n.pt", device="cpu").device.type == "cpu"
+    with pytest.raises(InvalidParameterError, match=f"needs a CUDA GPU {count}"):
+        NFSP.load(tmp_path / "n.pt", device=f"cuda:{count}")

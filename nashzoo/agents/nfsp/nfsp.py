@@ -37,7 +37,7 @@ import numpy as np
 from nashzoo.agents.learner import TrainCallback
 from nashzoo.agents.nfsp.buffers import ReplayBuffer, ReservoirBuffer
 from nashzoo.agents.nfsp.config import NFSPConfig
-from nashzoo.agents.runtime import Runtime
+from nashzoo.agents.runtime import Runtime, torch_device
 from nashzoo.agents.sampled import SampledPolicyAgent
 from nashzoo.agents.training import mlp, tabular_policy, train_loop
 from nashzoo.envs.protocol import AgentInfo, Observation
@@ -57,11 +57,11 @@ def _torch() -> Any:
 class _Player:
     """Networks, optimisers and buffers of one player."""
 
-    def __init__(self, torch, cfg: NFSPConfig, obs_size: int, num_actions: int) -> None:
+    def __init__(self, torch, cfg: NFSPConfig, obs_size: int, num_actions: int, device) -> None:
         sizes = [obs_size, *cfg.hidden_sizes, num_actions]
-        self.q = mlp(torch, sizes)
+        self.q = mlp(torch, sizes).to(device)
         self.q_target = copy.deepcopy(self.q)
-        self.avg = mlp(torch, sizes)
+        self.avg = mlp(torch, sizes).to(device)
         if cfg.optimizer == "sgd":
             opt: Any = torch.optim.SGD
         else:  # one fused kernel for all parameters: a third less time per step on CPU
@@ -83,10 +83,19 @@ spread a message's and a broadcast's cost over more episodes (measured on Leduc 
 Ray actor: 0.92x the in-process rate at 8, 1.17x at 32)."""
 
 
-def _average_probs(torch: Any, net: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """The distribution of average-policy network ``net`` over the legal actions."""
+def _on(torch: Any, device: Any, array: np.ndarray) -> Any:
+    """``array`` as a tensor on ``device`` (shared with numpy on the CPU)."""
+    tensor = torch.from_numpy(array)
+    return tensor if device.type == "cpu" else tensor.to(device)
+
+
+def _average_probs(
+    torch: Any, device: Any, net: Any, obs: np.ndarray, mask: np.ndarray
+) -> np.ndarray:
+    """The distribution of average-policy network ``net`` (on ``device``) over the legal
+    actions."""
     with torch.inference_mode():
-        logits = net(torch.from_numpy(obs)).numpy()
+        logits = net(_on(torch, device, obs)).cpu().numpy()
     logits = np.where(mask, logits, -np.inf)
     logits -= logits.max(axis=1, keepdims=True)
     probs = np.exp(logits)
@@ -101,8 +110,10 @@ class _SelfPlay:
     transition and ``sink._reserve(p, s, legal, a)`` for each best-response action. The
     sink is the learner itself in this process, an actor's outbox elsewhere."""
 
-    def __init__(self, game: Game, cfg: NFSPConfig, nets: list[Any], rng, epsilon, sink) -> None:
-        self.game, self.cfg, self.nets, self.rng = game, cfg, nets, rng
+    def __init__(
+        self, game: Game, cfg: NFSPConfig, nets: list[Any], device, rng, epsilon, sink
+    ) -> None:
+        self.game, self.cfg, self.nets, self.device, self.rng = game, cfg, nets, device, rng
         self.epsilon, self.sink = epsilon, sink
         self.obs_size = game.information_state_tensor_size
         self.num_actions = game.num_distinct_actions
@@ -132,7 +143,7 @@ class _SelfPlay:
         torch = self._torch
         if br.any():
             with torch.inference_mode():
-                q = self.nets[player].q(torch.from_numpy(obs[br])).numpy()
+                q = self.nets[player].q(_on(torch, self.device, obs[br])).cpu().numpy()
             m = mask[br]
             greedy = np.where(m, q, -np.inf).argmax(axis=1)
             explore = self.rng.random(len(greedy)) < self.epsilon(player)
@@ -142,7 +153,7 @@ class _SelfPlay:
             actions[br] = greedy
         avg = ~br
         if avg.any():
-            probs = _average_probs(torch, self.nets[player].avg, obs[avg], mask[avg])
+            probs = _average_probs(torch, self.device, self.nets[player].avg, obs[avg], mask[avg])
             actions[avg] = sample_rows(np.cumsum(probs, axis=1), self.rng.random(int(avg.sum())))
         return actions
 
@@ -233,7 +244,10 @@ class _Actor:
         self.epsilons = [cfg.epsilon_start, cfg.epsilon_start]
         self.outbox = _Outbox()
         rng = np.random.default_rng(seed)
-        self.games = _SelfPlay(game, cfg, self.nets, rng, self.epsilons.__getitem__, self.outbox)
+        cpu = torch.device("cpu")
+        self.games = _SelfPlay(
+            game, cfg, self.nets, cpu, rng, self.epsilons.__getitem__, self.outbox
+        )
 
     def set_weights(self, weights: dict, version: int) -> None:
         for nets, saved in zip(self.nets, weights["players"]):
@@ -279,16 +293,19 @@ class NFSP:
         cfg = self.config
         self._torch = torch
         self.rng = np.random.default_rng(cfg.seed)
+        self.device = torch_device(torch, cfg.device)
         self.obs_size = game.information_state_tensor_size
         self.num_actions = game.num_distinct_actions
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(int(self.rng.integers(2**31)))
-            self.players = [_Player(torch, cfg, self.obs_size, self.num_actions) for _ in range(2)]
+            self.players = [
+                _Player(torch, cfg, self.obs_size, self.num_actions, self.device) for _ in range(2)
+            ]
         self.observations = ObservationCache(game)
         self.episodes = 0
         self.seconds = 0.0
         self.version = 0  # of the weights, counted in batches received (actors only)
-        self._games = _SelfPlay(game, cfg, self.players, self.rng, self.epsilon, self)
+        self._games = _SelfPlay(game, cfg, self.players, self.device, self.rng, self.epsilon, self)
         self._runtime: Runtime | None = None
 
     # -- acting ----------------------------------------------------------------------------
@@ -300,7 +317,7 @@ class NFSP:
     def average_probs(self, player: int, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``player``'s average-policy distribution for a batch of observations
         (``(n, obs_size)`` float32) and legal masks (``(n, num_actions)`` bool)."""
-        return _average_probs(self._torch, self.players[player].avg, obs, mask)
+        return _average_probs(self._torch, self.device, self.players[player].avg, obs, mask)
 
     # -- learning --------------------------------------------------------------------------
     def _learn(self, player: int) -> None:
@@ -313,8 +330,7 @@ class NFSP:
         losses, optimizers = [], []
         if pl.replay.size >= max(cfg.min_buffer_to_learn, cfg.batch_size):
             s, a, r, s2, m2, d = pl.replay.sample(self.rng, cfg.batch_size)
-            s, s2 = torch.from_numpy(s), torch.from_numpy(s2)
-            a, r, d, m2 = (torch.from_numpy(x) for x in (a, r, d, m2))
+            s, s2, a, r, d, m2 = (_on(torch, self.device, x) for x in (s, s2, a, r, d, m2))
             with torch.no_grad():
                 next_q = pl.q_target(s2).masked_fill(~m2, -1e9).max(dim=1).values
                 next_q = torch.where(m2.any(dim=1), next_q, torch.zeros_like(next_q))
@@ -326,9 +342,10 @@ class NFSP:
                 losses.append(torch.nn.functional.smooth_l1_loss(q, target))
             optimizers.append(pl.q_opt)
         if pl.reservoir.size >= max(cfg.min_buffer_to_learn, cfg.batch_size):
-            s, m, a = pl.reservoir.sample(self.rng, cfg.batch_size)
-            logits = pl.avg(torch.from_numpy(s)).masked_fill(~torch.from_numpy(m), -1e9)
-            losses.append(torch.nn.functional.cross_entropy(logits, torch.from_numpy(a)))
+            sample = pl.reservoir.sample(self.rng, cfg.batch_size)
+            s, m, a = (_on(torch, self.device, x) for x in sample)
+            logits = pl.avg(s).masked_fill(~m, -1e9)
+            losses.append(torch.nn.functional.cross_entropy(logits, a))
             optimizers.append(pl.avg_opt)
         if losses:
             for opt in optimizers:
@@ -357,7 +374,10 @@ class NFSP:
         return {
             "players": [
                 {
-                    name: {k: v.detach().clone() for k, v in getattr(pl, name).state_dict().items()}
+                    name: {
+                        k: v.detach().to("cpu", copy=True)
+                        for k, v in getattr(pl, name).state_dict().items()
+                    }
                     for name in ("q", "avg")
                 }
                 for pl in self.players
@@ -498,21 +518,36 @@ class NFSP:
         return write_torch_file(state, path)
 
     @classmethod
-    def load(cls, path: str | Path) -> NFSP:
-        """Load a file written by :meth:`save`.
+    def _loaded_shell(cls, path: str | Path, game: Any, config: Any) -> NFSP:
+        """A fresh learner of a file's game and config (a device that is not here raises
+        InvalidParameterError, as the constructor does)."""
+        try:
+            game, config = load_game(game), NFSPConfig.from_dict(config)
+        except Exception as exc:
+            raise PolicyFileError(f"{path} is not a readable nashzoo NFSP file: {exc}") from exc
+        return cls(game, config)
+
+    @classmethod
+    def load(cls, path: str | Path, *, device: str | None = None) -> NFSP:
+        """Load a file written by :meth:`save`, its networks on ``device`` (``None``: the
+        saved config's; a file saved on a GPU loads on a CPU with ``device="cpu"``).
 
         The file is read with ``torch.load(weights_only=True)``: tensors, numbers,
         strings and containers only, so a crafted checkpoint cannot run code.
 
         Raises:
             PolicyFileError: not a readable NFSP file (or one holding anything but data).
+            InvalidParameterError: ``device`` names a GPU torch does not see.
         """
         from nashzoo.agents.torch_files import check_checkpoint, load_modules, read_torch_file
 
         state = read_torch_file(path)
         check_checkpoint(state, path, "nashzoo.nfsp", 1)
+        config = state["config"]
+        if device is not None and isinstance(config, dict):
+            config = {**config, "device": device}
+        nfsp = cls._loaded_shell(path, state["game"], config)
         try:
-            nfsp = cls(load_game(state["game"]), NFSPConfig.from_dict(state["config"]))
             players = state["players"]
             if not isinstance(players, list) or len(players) != len(nfsp.players):
                 raise PolicyFileError(

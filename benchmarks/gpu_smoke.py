@@ -1,0 +1,95 @@
+"""GPU smoke check of the learners' ``device`` setting (issue 91): NFSP's learner steps
+per second on the CPU and on CUDA, from the same networks, buffers and random draws, and
+how far apart the networks are after the same steps (floating-point tolerance).
+
+On a machine without CUDA it measures the CPU alone and says so.
+
+Usage: ``python benchmarks/gpu_smoke.py [--game limit_holdem] [--steps 300]
+[--hidden 256,256]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from common import machine_line
+
+import nashzoo
+
+
+def learner_on(device: str, source, torch):
+    """A copy of ``source`` (an NFSP) whose networks and optimisers live on ``device``,
+    sharing its buffers and its random state."""
+    from nashzoo.agents.nfsp import NFSP, NFSPConfig
+
+    config = NFSPConfig.from_dict({**source.config.to_dict(), "device": device})
+    learner = NFSP(source.game, config)
+    for mine, theirs in zip(learner.players, source.players):
+        for name in ("q", "q_target", "avg", "q_opt", "avg_opt"):
+            getattr(mine, name).load_state_dict(getattr(theirs, name).state_dict())
+        mine.replay, mine.reservoir = theirs.replay, theirs.reservoir
+        mine.transitions, mine.learn_steps = theirs.transitions, theirs.learn_steps
+    learner.rng = copy.deepcopy(source.rng)
+    return learner
+
+
+def timed_steps(learner, steps: int, torch) -> float:
+    """Learner steps per second (both players, one step each per round)."""
+    start = time.perf_counter()
+    for _ in range(steps):
+        learner._learn(0)
+        learner._learn(1)
+    if learner.device.type == "cuda":
+        torch.cuda.synchronize()
+    return 2 * steps / (time.perf_counter() - start)
+
+
+def main(argv: list[str] | None = None) -> None:
+    import torch
+
+    from nashzoo.agents.nfsp import NFSP, NFSPConfig
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--game", default="limit_holdem")
+    parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--hidden", default="256,256")
+    parser.add_argument("--batch-size", type=int, default=256)
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)
+    print(machine_line())
+    hidden = tuple(int(h) for h in args.hidden.split(","))
+    config = NFSPConfig(
+        hidden_sizes=hidden, batch_size=args.batch_size, min_buffer_to_learn=0, device="cpu"
+    )
+    source = NFSP(nashzoo.make_game(args.game), config).train(steps=3_000)
+    print(
+        f"NFSP on {args.game}, hidden {hidden}, batch {args.batch_size}, buffers from 3,000 "
+        f"episodes; {args.steps} learner rounds (one DQN and one supervised step a player)"
+    )
+    cpu = learner_on("cpu", source, torch)
+    rate_cpu = timed_steps(cpu, args.steps, torch)
+    print(f"  cpu (1 thread): {rate_cpu:,.1f} learner steps/s")
+    if not torch.cuda.is_available():
+        print("  cuda: torch sees no GPU on this machine; no GPU figure")
+        return
+    gpu = learner_on("cuda", source, torch)
+    timed_steps(learner_on("cuda", source, torch), 20, torch)  # CUDA's start-up, off the clock
+    rate_gpu = timed_steps(gpu, args.steps, torch)
+    worst = 0.0
+    for mine, theirs in zip(gpu.players, cpu.players):
+        for name in ("q", "avg"):
+            for key, value in getattr(mine, name).state_dict().items():
+                other = getattr(theirs, name).state_dict()[key]
+                worst = max(worst, float((value.cpu() - other).abs().max()))
+    print(f"  cuda ({torch.cuda.get_device_name()}): {rate_gpu:,.1f} learner steps/s")
+    print(f"  speed-up {rate_gpu / rate_cpu:.2f}x; largest weight difference {worst:.2e}")
+
+
+if __name__ == "__main__":
+    main()
