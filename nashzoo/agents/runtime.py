@@ -38,7 +38,6 @@ Seeds: actor ``k``'s ``i``-th incarnation is seeded from ``(seed, k, i)``.
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -66,7 +65,6 @@ __all__ = [
     "Runtime",
     "RuntimeStats",
     "actor_seed",
-    "torch_device",
 ]
 
 
@@ -87,9 +85,6 @@ class ActorConfig(Config):
             behind the learner's (``None``: keep all).
         deterministic: lockstep collection: with one seed, N actors give the same
             checkpoints on either backend.
-        device: where the learner's networks live and learn: ``"auto"`` (CUDA when
-            torch sees a GPU, else the CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
-            Actors act on the CPU with their copies; checkpoints load on any device.
     """
 
     actors: int | None = integer(None, low=1, optional=True)
@@ -97,14 +92,8 @@ class ActorConfig(Config):
     ray_address: str | None = text(None, optional=True)
     max_staleness: int | None = integer(None, low=0, optional=True)
     deterministic: bool = flag(False)
-    device: str = text("auto")
 
     def check(self) -> None:
-        if not re.fullmatch(r"auto|cpu|cuda(:\d+)?", self.device):
-            raise InvalidParameterError(
-                f"`{type(self).__name__}.device` must be 'auto', 'cpu', 'cuda' or 'cuda:N', "
-                f"received {self.device!r}."
-            )
         if self.ray_address is not None and self.backend != "ray":
             raise InvalidParameterError(
                 f"{type(self).__name__}.ray_address is for backend='ray', received "
@@ -116,8 +105,11 @@ class ActorConfig(Config):
                 "received actors=None."
             )
 
-    def runtime(self, make_actor: ActorFactory, seed: int | None) -> Runtime:
-        """The runtime these settings describe, its actors built by ``make_actor``."""
+    def runtime(
+        self, make_actor: ActorFactory, seed: int | None, *, lockstep: bool = False
+    ) -> Runtime:
+        """The runtime these settings describe, its actors built by ``make_actor``
+        (``lockstep``: always in lockstep, for learners whose steps are synchronous)."""
         if self.actors is None:
             raise InvalidParameterError("ActorConfig.runtime() needs `actors`, received None.")
         return Runtime(
@@ -126,7 +118,7 @@ class ActorConfig(Config):
             backend=self.backend,
             ray_address=self.ray_address,
             max_staleness=self.max_staleness,
-            deterministic=self.deterministic,
+            deterministic=self.deterministic or lockstep,
             seed=seed,
         )
 
@@ -421,24 +413,3 @@ def _checked(made: Any) -> tuple[int, Any]:
             f"An actor's collect() must return (count, data), received {type(made).__name__}."
         )
     return check_int("count", made[0], 0), made[1]
-
-
-def torch_device(torch: Any, setting: str) -> Any:
-    """The ``torch.device`` of a config's ``device`` setting (``"auto"``: CUDA when torch
-    sees a GPU, else the CPU).
-
-    Raises:
-        InvalidParameterError: CUDA asked for where torch sees none, or a GPU index it
-            does not have.
-    """
-    if setting == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if setting.startswith("cuda"):
-        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
-        index = int(setting.partition(":")[2] or 0)
-        if index >= count:
-            raise InvalidParameterError(
-                f"device={setting!r} needs a CUDA GPU {index}; torch {torch.__version__} sees "
-                f"{count} here. Use device='cpu' or 'auto'."
-            )
-    return torch.device(setting)

@@ -13,7 +13,10 @@ import numpy as np
 from nashzoo.errors import InvalidParameterError
 from nashzoo.validation import check_int, check_number
 
-__all__ = ["mlp", "train_loop", "tabular_policy", "ScalarLog"]
+__all__ = ["mlp", "train_loop", "tabular_policy", "ScalarLog", "torch_device", "DEVICE_PATTERN"]
+
+DEVICE_PATTERN = r"auto|cpu|cuda(:\d+)?"
+"""What a learner's ``device`` setting may say."""
 
 
 class ScalarLog:
@@ -164,3 +167,24 @@ def tabular_policy(
             p, tree.infoset_tensor[rows].astype(np.float32), tree.legal_mask[rows].astype(bool)
         )
     return TabularPolicy(tree, probs, metadata=metadata)
+
+
+def torch_device(torch: Any, setting: str) -> Any:
+    """The ``torch.device`` of a config's ``device`` setting (``"auto"``: CUDA when torch
+    sees a GPU, else the CPU).
+
+    Raises:
+        InvalidParameterError: CUDA asked for where torch sees none, or a GPU index it
+            does not have.
+    """
+    if setting == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if setting.startswith("cuda"):
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        index = int(setting.partition(":")[2] or 0)
+        if index >= count:
+            raise InvalidParameterError(
+                f"device={setting!r} needs a CUDA GPU {index}; torch {torch.__version__} sees "
+                f"{count} here. Use device='cpu' or 'auto'."
+            )
+    return torch.device(setting)

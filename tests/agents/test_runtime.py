@@ -22,8 +22,12 @@ from tests.conftest import untraced_children
 
 torch = pytest.importorskip("torch")
 
+from nashzoo.agents.neural_cfr import DeepCFR, DeepCFRConfig
 from nashzoo.agents.nfsp import NFSP
 from nashzoo.agents.nfsp.config import NFSPConfig
+
+KUHN = make_game("kuhn_poker")
+UNIFORM_KUHN = 11 / 24  # exploitability of the uniform policy (exact, tests/eval)
 
 LEDUC = make_game("leduc_holdem")
 SMALL = {"hidden_sizes": (32,), "batch_games": 32, "min_buffer_to_learn": 64, "batch_size": 32}
@@ -113,6 +117,15 @@ def test_lockstep_on_ray_gives_the_local_backends_checkpoint(ray, tmp_path):
         state["config"].pop("backend")
         state.pop("seconds")
     assert _flat(files[0]) == _flat(files[1])
+    # Deep CFR: the iteration's traversals split among the actors, the same memories
+    deep = {"traversals": 61, "regret_steps": 5, "policy_steps": 5, "actors": 2, "seed": 1}
+    here = DeepCFR(LEDUC, DeepCFRConfig(**deep)).train(steps=2)
+    with untraced_children():
+        there = DeepCFR(LEDUC, DeepCFRConfig(**deep, backend="ray")).train(steps=2)
+    assert here.traversals == there.traversals == 2 * 2 * 61
+    for a, b in zip(here._memories(), there._memories()):
+        assert a.size == b.size > 0 and np.array_equal(a.obs.rows[: a.size], b.obs.rows[: b.size])
+        assert np.array_equal(a.columns["target"][: a.size], b.columns["target"][: b.size])
     other = NFSP(LEDUC, NFSPConfig(**{**settings, "seed": 6})).train(steps=1_500)
     assert not torch.equal(_networks(other)["0.avg.0.weight"], _networks(local)["0.avg.0.weight"])
 
@@ -273,3 +286,15 @@ def test_the_device_setting_resolves_and_refuses_what_is_not_here(tmp_path):
     assert NFSP.load(tmp_path / "n.pt", device="cpu").device.type == "cpu"
     with pytest.raises(InvalidParameterError, match=f"needs a CUDA GPU {count}"):
         NFSP.load(tmp_path / "n.pt", device=f"cuda:{count}")
+
+
+def test_deep_cfr_on_actors_learns_kuhn_and_refuses_what_does_not_apply():
+    # the settings and bound of tests/agents/test_deep_cfr.py (a quarter of uniform's
+    # exploitability after 15 iterations), the traversals made by two local actors
+    learner = DeepCFR(KUHN, DeepCFRConfig(seed=0, actors=2)).train(steps=15)
+    assert learner.traversals == 15 * 2 * 375 and learner.version == 30
+    assert learner.exploitability() < UNIFORM_KUHN / 4
+    with pytest.raises(InvalidParameterError, match="actors run the compiled tree's traversals"):
+        DeepCFR(KUHN, DeepCFRConfig(actors=2, tree=False))
+    with pytest.raises(InvalidParameterError, match="max_staleness does not apply"):
+        DeepCFR(KUHN, DeepCFRConfig(actors=2, max_staleness=1))

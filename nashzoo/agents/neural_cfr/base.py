@@ -120,6 +120,7 @@ class NeuralRegretLearner:
         self.resumable = True  # False when loaded from a file saved without its memories
         self._strategies: list[dict[str, np.ndarray]] = [{}, {}]
         self._policy_iterations = -1  # iterations the policy network was fitted after
+        self._runtime: Any = None  # the actors, where the config has them
         self.tree: Any = None  # the compiled tree where config.tree and the game compiles
         if getattr(cfg, "tree", False):
             from nashzoo.tree import compiled_or_none
@@ -372,18 +373,27 @@ class NeuralRegretLearner:
             self._iteration()
             return 1
 
-        train_loop(
-            self,
-            step,
-            steps=steps,
-            seconds=seconds,
-            callback=callback,
-            callback_every=callback_every,
-            progress=progress,
-            desc=type(self).__name__,
-            postfix=lambda: {"traversals": self.traversals},
-        )
+        try:
+            train_loop(
+                self,
+                step,
+                steps=steps,
+                seconds=seconds,
+                callback=callback,
+                callback_every=callback_every,
+                progress=progress,
+                desc=type(self).__name__,
+                postfix=lambda: {"traversals": self.traversals},
+            )
+        finally:
+            self.close()
         return self
+
+    def close(self) -> None:
+        """Stop the actors, if any (a later :meth:`train` starts new ones)."""
+        if self._runtime is not None:
+            self._runtime.close()
+            self._runtime = None
 
     # -- files ---------------------------------------------------------------------------------
     def _extra_networks(self) -> dict[str, Any]:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from nashzoo.agents.runtime import ActorConfig
 from nashzoo.validation import Config, flag, integer, integers, number, seed_field
 
 __all__ = ["DeepCFRConfig", "ESCHERConfig"]
 
 
 @dataclass(frozen=True)
-class DeepCFRConfig(Config):
+class DeepCFRConfig(ActorConfig):
     """Deep CFR hyper-parameters.
 
     The defaults are those of OpenSpiel's PyTorch Deep CFR example

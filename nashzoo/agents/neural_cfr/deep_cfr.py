@@ -34,10 +34,17 @@ strategies of all information sets coming from one forward pass per player
 State`), so any two-player game trains. Both paths are the same algorithm (the test checks
 each path's regret rows against their exact expectation). Exact exploitability is
 measured where the game compiles.
+
+With ``actors`` (:class:`~nashzoo.agents.runtime.ActorConfig`), the compiled tree's
+traversals of each iteration are split among actors in this process or on Ray
+(:mod:`nashzoo.agents.runtime`), in lockstep: each receives the strategy table and the
+traverser, makes its share on its own random stream and returns its rows, which enter
+the memories in actor order.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any, ClassVar
 
 import numpy as np
@@ -167,6 +174,70 @@ def _compiled() -> None:
     compile_kernels(globals())
 
 
+def tree_rows(
+    tree: Any,
+    sigma: np.ndarray,
+    traverser: int,
+    traversals: int,
+    sampled: int,
+    seed: np.ndarray,
+    capacity: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """:func:`tree_traversals` until its buffers suffice (a full buffer is doubled and
+    the batch rerun from the same random state ``seed``): the traverser's decision
+    nodes and their regret rows, the opponent's decision nodes, and the capacity used."""
+    _compiled()
+    n = tree.num_nodes
+    scratch = (np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int8), np.zeros(n))
+    while True:
+        rng_state = seed.copy()
+        regret_nodes = np.zeros(capacity, np.int64)
+        regrets = np.zeros((capacity, sigma.shape[1]))
+        strategy_nodes = np.zeros(capacity, np.int64)
+        counts = np.zeros(2, np.int64)
+        done = tree_traversals(
+            traversals, rng_state, tree.arrays, sigma, traverser, sampled, *scratch,
+            regret_nodes, regrets, strategy_nodes, counts,
+        )  # fmt: skip
+        if done:
+            return (
+                regret_nodes[: counts[0]],
+                regrets[: counts[0]],
+                strategy_nodes[: counts[1]],
+                capacity,
+            )
+        capacity *= 2
+
+
+class _TraversalActor:
+    """A Deep CFR actor (:class:`~nashzoo.agents.runtime.Actor`): its share of an
+    iteration's traversals of the compiled tree, under the strategy table the learner
+    broadcasts with the traverser and the shares, on its own random stream."""
+
+    def __init__(self, game_spec: dict, config: dict, index: int, seed: int) -> None:
+        from nashzoo.games import load_game
+        from nashzoo.tree import compile_game
+
+        cfg = DeepCFRConfig.from_dict(config)
+        self.index, self.sampled = index, cfg.sampled_actions
+        self.tree = compile_game(load_game(game_spec))
+        self.rng = np.random.default_rng(seed)
+        self.capacity = 64 * cfg.traversals
+        self.job: dict[str, Any] = {}
+
+    def set_weights(self, weights: dict[str, Any], version: int) -> None:
+        self.job = weights
+
+    def collect(self) -> tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        share = int(self.job["shares"][self.index])
+        seed = np.array([self.rng.integers(1, 2**63 - 1)], dtype=np.uint64)
+        *rows, self.capacity = tree_rows(
+            self.tree, self.job["sigma"], self.job["traverser"], share, self.sampled, seed,
+            self.capacity,
+        )  # fmt: skip
+        return share, (rows[0], rows[1], rows[2])
+
+
 class DeepCFR(NeuralRegretLearner):
     """Deep CFR for two-player games of :mod:`nashzoo.games`.
 
@@ -189,6 +260,18 @@ class DeepCFR(NeuralRegretLearner):
 
     def __init__(self, game: Any, config: DeepCFRConfig | None = None) -> None:
         super().__init__(game, config)
+        if self.config.actors is not None and self.tree is None:
+            raise InvalidParameterError(
+                f"DeepCFRConfig.actors={self.config.actors}: Deep CFR's actors run the "
+                f"compiled tree's traversals (tree=True on a game that compiles); {game} is "
+                "traversed on its rules here. Leave actors=None for it."
+            )
+        if self.config.max_staleness is not None:
+            raise InvalidParameterError(
+                "DeepCFRConfig.max_staleness does not apply: an iteration's traversals all "
+                f"use that iteration's networks (lockstep), received {self.config.max_staleness}."
+            )
+        self.version = 0  # of the strategy tables sent to actors
         self.losses: list[tuple[float, float]] = []  # per iteration, each player's last loss
         self._regret_rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self._strategy_rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
@@ -197,29 +280,37 @@ class DeepCFR(NeuralRegretLearner):
     # -- the tree path -------------------------------------------------------------------------
     def _tree_traversals(self, traverser: int, t: int) -> None:
         """``traversals`` traversals of the compiled tree for ``traverser``, their rows
-        offered to the memories (in numba; a full buffer is doubled and the batch rerun
-        from the same random state)."""
-        _compiled()
-        tree = self.tree
+        offered to the memories (in numba), made here or, with ``actors``, split among
+        the actors (:mod:`nashzoo.agents.runtime`) in lockstep."""
         sigma = self._strategy_table()
-        seed = self._kernel_rng()
-        n = tree.num_nodes
-        scratch = (np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int8), np.zeros(n))
-        while True:
-            rng_state = seed.copy()
-            regret_nodes = np.zeros(self._capacity, np.int64)
-            regrets = np.zeros((self._capacity, self.num_actions))
-            strategy_nodes = np.zeros(self._capacity, np.int64)
-            counts = np.zeros(2, np.int64)
-            done = tree_traversals(
-                self.config.traversals, rng_state, tree.arrays, sigma, traverser,
-                self.config.sampled_actions, *scratch,
-                regret_nodes, regrets, strategy_nodes, counts,
-            )  # fmt: skip
-            if done:
-                break
-            self._capacity *= 2
+        if self.config.actors is not None:
+            self._actor_traversals(traverser, sigma, t)
+            return
+        regret_nodes, regrets, strategy_nodes, self._capacity = tree_rows(
+            self.tree, sigma, traverser, self.config.traversals, self.config.sampled_actions,
+            self._kernel_rng(), self._capacity,
+        )  # fmt: skip
+        counts = np.array([len(regret_nodes), len(strategy_nodes)])
         self._store_tree_rows(traverser, sigma, regret_nodes, regrets, strategy_nodes, counts, t)
+
+    def _actor_traversals(self, traverser: int, sigma: np.ndarray, t: int) -> None:
+        """The iteration's traversals for ``traverser`` on the actors: the strategy
+        table goes out as the weights, each actor's rows come back in actor order."""
+        cfg = self.config
+        if self._runtime is None:
+            factory = functools.partial(_TraversalActor, self.game.to_spec(), cfg.to_dict())
+            self._runtime = cfg.runtime(factory, cfg.seed, lockstep=True)
+        actors = cfg.actors
+        shares = [cfg.traversals // actors + (k < cfg.traversals % actors) for k in range(actors)]
+        self.version += 1
+        job = {"sigma": sigma, "traverser": traverser, "shares": shares}
+        self._runtime.broadcast(job, self.version)
+        for batch in self._runtime.collect():
+            regret_nodes, regrets, strategy_nodes = batch.data
+            counts = np.array([len(regret_nodes), len(strategy_nodes)])
+            self._store_tree_rows(
+                traverser, sigma, regret_nodes, regrets, strategy_nodes, counts, t
+            )
 
     def _traverse(self, state: Any, traverser: int) -> float:
         """External-sampling traversal: an unbiased estimate of ``traverser``'s expected

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from nashzoo.agents.runtime import ActorConfig
-from nashzoo.validation import choice, flag, integer, integers, number, seed_field
+from nashzoo.agents.training import DEVICE_PATTERN
+from nashzoo.errors import InvalidParameterError
+from nashzoo.validation import choice, flag, integer, integers, number, seed_field, text
 
 __all__ = ["NFSPConfig"]
 
@@ -46,6 +49,9 @@ class NFSPConfig(ActorConfig):
         discount: discount factor of the DQN targets.
         loss: ``"mse"`` or ``"huber"`` DQN loss.
         seed: seed of every random choice (networks, sampling, buffers).
+        device: where the networks live and learn: ``"auto"`` (CUDA when torch sees a
+            GPU, else the CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``. Actors act on the
+            CPU with their copies; checkpoints load on any device.
         vectorized: step the self-play games in numba where the game has a numba batched
             env (games that compile, Limit Hold'em). ``False``, or a game without one,
             steps the rules' :class:`~nashzoo.games.base.State` objects in Python
@@ -72,3 +78,12 @@ class NFSPConfig(ActorConfig):
     loss: str = choice("mse", ("mse", "huber"))
     seed: int | None = seed_field(0)
     vectorized: bool = flag(True)
+    device: str = text("auto")
+
+    def check(self) -> None:
+        super().check()
+        if not re.fullmatch(DEVICE_PATTERN, self.device):
+            raise InvalidParameterError(
+                f"`NFSPConfig.device` must be 'auto', 'cpu', 'cuda' or 'cuda:N', "
+                f"received {self.device!r}."
+            )

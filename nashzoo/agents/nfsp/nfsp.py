@@ -37,9 +37,9 @@ import numpy as np
 from nashzoo.agents.learner import TrainCallback
 from nashzoo.agents.nfsp.buffers import ReplayBuffer, ReservoirBuffer
 from nashzoo.agents.nfsp.config import NFSPConfig
-from nashzoo.agents.runtime import Runtime, torch_device
+from nashzoo.agents.runtime import Runtime
 from nashzoo.agents.sampled import SampledPolicyAgent
-from nashzoo.agents.training import mlp, tabular_policy, train_loop
+from nashzoo.agents.training import mlp, tabular_policy, torch_device, train_loop
 from nashzoo.envs.protocol import AgentInfo, Observation
 from nashzoo.envs.sampling import sample_rows
 from nashzoo.errors import InvalidParameterError, PolicyFileError
