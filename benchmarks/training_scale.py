@@ -12,6 +12,10 @@ against 1, and at most 10% overhead at 1 actor against the in-process path. The 
 taken inside one training run, after ``--warmup-seconds`` (actor start-up and numba's
 first compile outside the clock).
 
+``traversals``: Deep CFR's compiled-tree traversals per second in this process and on
+one and two Ray actors, with many traversals an iteration and one fitting step, so that
+the traversals are the work. Goal: at least 1.8x at 2 actors against 1.
+
 ``curves``: NFSP on Leduc with 1 and with 2 lockstep actors, exact exploitability at
 equal episodes, over ``--seeds`` seeds: the two curves should agree within the spread
 of the seeds.
@@ -98,6 +102,30 @@ if mode.startswith("ray cluster"):
     cluster.shutdown()
 """
 
+ONE_DEEP_CFR = """
+import json, sys, time
+import torch
+torch.set_num_threads(1)
+import nashzoo
+from nashzoo.agents.neural_cfr import DeepCFR, DeepCFRConfig
+mode, game_name, traversals = sys.argv[1], sys.argv[2], int(sys.argv[3])
+warmup, seconds = float(sys.argv[4]), float(sys.argv[5])
+settings = {
+    "in-process": {},
+    "ray, 1 actor": {"actors": 1, "backend": "ray"},
+    "ray, 2 actors": {"actors": 2, "backend": "ray"},
+}[mode]
+config = DeepCFRConfig(traversals=traversals, regret_steps=1, policy_steps=1, **settings)
+learner = DeepCFR(nashzoo.make_game(game_name), config)
+marks = []
+def mark(learner):
+    marks.append((learner.seconds, learner.traversals))
+learner.train(seconds=warmup + seconds, callback=mark, callback_every=0.25)
+start = next(m for m in marks if m[0] >= warmup)
+end = marks[-1]
+print(json.dumps({"per_second": (end[1] - start[1]) / (end[0] - start[0])}))
+"""
+
 ONE_CURVE = """
 import json, sys
 import torch
@@ -165,6 +193,27 @@ def actors_section(args: argparse.Namespace) -> None:
     print(f"  2 actors on a simulated 2-node cluster against 1 actor: {two_nodes / one_actor:.2f}x")
 
 
+def traversals_section(args: argparse.Namespace) -> None:
+    modes = ["in-process", "ray, 1 actor", "ray, 2 actors"]
+    print(
+        f"traversals: Deep CFR's tree traversals on {args.game}, {args.traversals:,} a player "
+        f"an iteration (one fitting step each), traversals/s over {args.seconds:g} s after "
+        f"{args.warmup_seconds:g} s of warm-up"
+    )
+    runs: dict[str, list[float]] = {m: [] for m in modes}
+    for _ in range(args.repeats):  # interleaved
+        for mode in modes:
+            line = fresh(
+                ONE_DEEP_CFR, mode, args.game, args.traversals, args.warmup_seconds, args.seconds
+            )
+            runs[mode].append(float(json.loads(line)["per_second"]))
+    for mode, values in runs.items():
+        print(f"  {mode:34s} {median(values):>10,.0f} traversals/s  (runs {runs_text(values)})")
+    one_actor = median(runs["ray, 1 actor"])
+    print(f"  1 Ray actor against in-process: {one_actor / median(runs['in-process']):.2f}x")
+    print(f"  2 Ray actors against 1: {median(runs['ray, 2 actors']) / one_actor:.2f}x (goal 1.8x)")
+
+
 def curves_section(args: argparse.Namespace) -> None:
     step, points = 20_000, 5
     print(
@@ -195,7 +244,7 @@ def curves_section(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sections", default="solver,actors,curves")
+    parser.add_argument("--sections", default="solver,actors,traversals,curves")
     parser.add_argument("--abstraction", default="ehs2:169,50,50,50")
     parser.add_argument("--iterations", type=int, default=100_000)
     parser.add_argument("--warmup", type=int, default=2_000)
@@ -203,10 +252,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--warmup-seconds", type=float, default=15.0)
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--traversals", type=int, default=20_000)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)
     print(machine_line())
-    sections = {"solver": solver_section, "actors": actors_section, "curves": curves_section}
+    sections = {
+        "solver": solver_section,
+        "actors": actors_section,
+        "traversals": traversals_section,
+        "curves": curves_section,
+    }
     for name in args.sections.split(","):
         sections[name](args)
 
