@@ -22,7 +22,7 @@ from tests.conftest import untraced_children
 
 torch = pytest.importorskip("torch")
 
-from nashzoo.agents.neural_cfr import DeepCFR, DeepCFRConfig
+from nashzoo.agents.neural_cfr import ESCHER, DeepCFR, DeepCFRConfig, ESCHERConfig
 from nashzoo.agents.nfsp import NFSP
 from nashzoo.agents.nfsp.config import NFSPConfig
 
@@ -126,6 +126,19 @@ def test_lockstep_on_ray_gives_the_local_backends_checkpoint(ray, tmp_path):
     for a, b in zip(here._memories(), there._memories()):
         assert a.size == b.size > 0 and np.array_equal(a.obs.rows[: a.size], b.obs.rows[: b.size])
         assert np.array_equal(a.columns["target"][: a.size], b.columns["target"][: b.size])
+    # ESCHER: the value and the regret episodes, the same memories and value networks
+    small = {"regret_traversals": 41, "value_traversals": 41, "regret_steps": 5}
+    small |= {"value_steps": 5, "policy_steps": 5, "actors": 2, "seed": 1}
+    here_e = ESCHER(LEDUC, ESCHERConfig(**small)).train(steps=2)
+    with untraced_children():
+        there_e = ESCHER(LEDUC, ESCHERConfig(**small, backend="ray")).train(steps=2)
+    assert here_e.traversals == there_e.traversals == 2 * 2 * 41
+    for a, b in zip(here_e._memories(), there_e._memories()):
+        assert a.size == b.size > 0 and np.array_equal(a.obs.rows[: a.size], b.obs.rows[: b.size])
+    for a, b in zip(here_e.value_nets, there_e.value_nets):
+        assert all(
+            torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values())
+        )
     other = NFSP(LEDUC, NFSPConfig(**{**settings, "seed": 6})).train(steps=1_500)
     assert not torch.equal(_networks(other)["0.avg.0.weight"], _networks(local)["0.avg.0.weight"])
 
@@ -298,3 +311,13 @@ def test_deep_cfr_on_actors_learns_kuhn_and_refuses_what_does_not_apply():
         DeepCFR(KUHN, DeepCFRConfig(actors=2, tree=False))
     with pytest.raises(InvalidParameterError, match="max_staleness does not apply"):
         DeepCFR(KUHN, DeepCFRConfig(actors=2, max_staleness=1))
+
+
+def test_escher_on_actors_learns_kuhn():
+    # the settings and bound of tests/agents/test_escher.py (a third of uniform's
+    # exploitability after 8 iterations over the tree), the episodes made by two actors
+    learner = ESCHER(KUHN, ESCHERConfig(seed=0, actors=2)).train(steps=8)
+    assert learner.traversals == 8 * 2 * 1024 and learner.version == 8 * 2 * 2
+    assert learner.exploitability() < UNIFORM_KUHN / 3
+    with pytest.raises(InvalidParameterError, match="ESCHER's actors run the compiled tree"):
+        ESCHER(KUHN, ESCHERConfig(actors=2, tree=False))

@@ -25,7 +25,13 @@ from nashzoo.extras import require
 from nashzoo.games import Game, load_game
 from nashzoo.games.observation import ObservationCache
 
-__all__ = ["NeuralRegretLearner", "NeuralPolicyAgent", "seed_of", "regret_matching_rows"]
+__all__ = [
+    "NeuralRegretLearner",
+    "NeuralPolicyAgent",
+    "TreeActor",
+    "seed_of",
+    "regret_matching_rows",
+]
 
 
 def seed_of(*parts: int) -> int:
@@ -55,6 +61,31 @@ def regret_matching_rows(raw: np.ndarray, mask: np.ndarray) -> np.ndarray:
     fallback = np.zeros(raw.shape)
     fallback[np.arange(raw.shape[0]), best] = 1.0
     return np.where(total > 0, positive / np.where(total > 0, total, 1.0), fallback)
+
+
+class TreeActor:
+    """An actor of the neural regret learners' tree path
+    (:class:`~nashzoo.agents.runtime.Actor`): the learner's job names a module-level
+    function ``work(tree, job, share, seed, scratch)`` that runs this actor's share of an
+    iteration's episodes on the compiled tree, from the random state ``seed`` (drawn
+    from the actor's own stream); ``scratch`` is a dict the work may keep buffers in."""
+
+    def __init__(self, game_spec: dict, index: int, seed: int) -> None:
+        from nashzoo.tree import compile_game
+
+        self.index = index
+        self.tree = compile_game(load_game(game_spec))
+        self.rng = np.random.default_rng(seed)
+        self.job: dict[str, Any] = {}
+        self.scratch: dict[str, Any] = {}
+
+    def set_weights(self, weights: dict[str, Any], version: int) -> None:
+        self.job = weights
+
+    def collect(self) -> tuple[int, Any]:
+        share = int(self.job["shares"][self.index])
+        seed = np.array([self.rng.integers(1, 2**63 - 1)], dtype=np.uint64)
+        return share, self.job["work"](self.tree, self.job, share, seed, self.scratch)
 
 
 class NeuralRegretLearner:
@@ -121,11 +152,46 @@ class NeuralRegretLearner:
         self._strategies: list[dict[str, np.ndarray]] = [{}, {}]
         self._policy_iterations = -1  # iterations the policy network was fitted after
         self._runtime: Any = None  # the actors, where the config has them
+        self.version = 0  # of the jobs sent to the actors
         self.tree: Any = None  # the compiled tree where config.tree and the game compiles
         if getattr(cfg, "tree", False):
             from nashzoo.tree import compiled_or_none
 
             self.tree = compiled_or_none(game)  # None: the rules path
+        self._check_actors(game)
+
+    # -- actors --------------------------------------------------------------------------------
+    def _check_actors(self, game: Game) -> None:
+        """Refuse actor settings that do not apply: the actors run the compiled tree's
+        episodes, and an iteration's episodes all use that iteration's networks."""
+        cfg, kind = self.config, type(self.config).__name__
+        actors = getattr(cfg, "actors", None)
+        if actors is not None and self.tree is None:
+            raise InvalidParameterError(
+                f"{kind}.actors={actors}: {type(self).__name__}'s actors run the compiled "
+                f"tree's traversals (tree=True on a game that compiles); {game} is "
+                "traversed on its rules here. Leave actors=None for it."
+            )
+        if getattr(cfg, "max_staleness", None) is not None:
+            raise InvalidParameterError(
+                f"{kind}.max_staleness does not apply: an iteration's traversals all use "
+                f"that iteration's networks (lockstep), received {cfg.max_staleness}."
+            )
+
+    def _on_actors(self, work: Any, total: int, **job: Any) -> list[Any]:
+        """``total`` episodes of ``work`` (a :class:`TreeActor` job function) split among
+        the actors in lockstep, with ``job``'s arrays; their results in actor order."""
+        cfg = self.config
+        if self._runtime is None:
+            import functools
+
+            factory = functools.partial(TreeActor, self.game.to_spec())
+            self._runtime = cfg.runtime(factory, cfg.seed, lockstep=True)
+        actors = cfg.actors
+        shares = [total // actors + (k < total % actors) for k in range(actors)]
+        self.version += 1
+        self._runtime.broadcast({**job, "work": work, "shares": shares}, self.version)
+        return [batch.data for batch in self._runtime.collect()]
 
     # -- networks ------------------------------------------------------------------------------
     def _network(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nashzoo.agents.runtime import ActorConfig
-from nashzoo.validation import Config, flag, integer, integers, number, seed_field
+from nashzoo.validation import flag, integer, integers, number, seed_field
 
 __all__ = ["DeepCFRConfig", "ESCHERConfig"]
 
@@ -65,7 +65,7 @@ class DeepCFRConfig(ActorConfig):
 
 
 @dataclass(frozen=True)
-class ESCHERConfig(Config):
+class ESCHERConfig(ActorConfig):
     """ESCHER hyper-parameters.
 
     The defaults are those of OpenSpiel's PyTorch ESCHER (``open_spiel/python/pytorch/

@@ -44,7 +44,6 @@ the memories in actor order.
 
 from __future__ import annotations
 
-import functools
 from typing import Any, ClassVar
 
 import numpy as np
@@ -209,33 +208,16 @@ def tree_rows(
         capacity *= 2
 
 
-class _TraversalActor:
-    """A Deep CFR actor (:class:`~nashzoo.agents.runtime.Actor`): its share of an
-    iteration's traversals of the compiled tree, under the strategy table the learner
-    broadcasts with the traverser and the shares, on its own random stream."""
-
-    def __init__(self, game_spec: dict, config: dict, index: int, seed: int) -> None:
-        from nashzoo.games import load_game
-        from nashzoo.tree import compile_game
-
-        cfg = DeepCFRConfig.from_dict(config)
-        self.index, self.sampled = index, cfg.sampled_actions
-        self.tree = compile_game(load_game(game_spec))
-        self.rng = np.random.default_rng(seed)
-        self.capacity = 64 * cfg.traversals
-        self.job: dict[str, Any] = {}
-
-    def set_weights(self, weights: dict[str, Any], version: int) -> None:
-        self.job = weights
-
-    def collect(self) -> tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        share = int(self.job["shares"][self.index])
-        seed = np.array([self.rng.integers(1, 2**63 - 1)], dtype=np.uint64)
-        *rows, self.capacity = tree_rows(
-            self.tree, self.job["sigma"], self.job["traverser"], share, self.sampled, seed,
-            self.capacity,
-        )  # fmt: skip
-        return share, (rows[0], rows[1], rows[2])
+def _traversal_work(
+    tree: Any, job: dict[str, Any], share: int, seed: np.ndarray, scratch: dict[str, Any]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A :class:`~nashzoo.agents.neural_cfr.base.TreeActor`'s share of an iteration's
+    traversals: the rows of :func:`tree_rows`."""
+    capacity = scratch.get("capacity", 64 * max(share, 1))
+    *rows, scratch["capacity"] = tree_rows(
+        tree, job["sigma"], job["traverser"], share, job["sampled"], seed, capacity
+    )
+    return rows[0], rows[1], rows[2]
 
 
 class DeepCFR(NeuralRegretLearner):
@@ -260,18 +242,6 @@ class DeepCFR(NeuralRegretLearner):
 
     def __init__(self, game: Any, config: DeepCFRConfig | None = None) -> None:
         super().__init__(game, config)
-        if self.config.actors is not None and self.tree is None:
-            raise InvalidParameterError(
-                f"DeepCFRConfig.actors={self.config.actors}: Deep CFR's actors run the "
-                f"compiled tree's traversals (tree=True on a game that compiles); {game} is "
-                "traversed on its rules here. Leave actors=None for it."
-            )
-        if self.config.max_staleness is not None:
-            raise InvalidParameterError(
-                "DeepCFRConfig.max_staleness does not apply: an iteration's traversals all "
-                f"use that iteration's networks (lockstep), received {self.config.max_staleness}."
-            )
-        self.version = 0  # of the strategy tables sent to actors
         self.losses: list[tuple[float, float]] = []  # per iteration, each player's last loss
         self._regret_rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self._strategy_rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
@@ -295,18 +265,12 @@ class DeepCFR(NeuralRegretLearner):
 
     def _actor_traversals(self, traverser: int, sigma: np.ndarray, t: int) -> None:
         """The iteration's traversals for ``traverser`` on the actors: the strategy
-        table goes out as the weights, each actor's rows come back in actor order."""
+        table goes out with the job, each actor's rows come back in actor order."""
         cfg = self.config
-        if self._runtime is None:
-            factory = functools.partial(_TraversalActor, self.game.to_spec(), cfg.to_dict())
-            self._runtime = cfg.runtime(factory, cfg.seed, lockstep=True)
-        actors = cfg.actors
-        shares = [cfg.traversals // actors + (k < cfg.traversals % actors) for k in range(actors)]
-        self.version += 1
-        job = {"sigma": sigma, "traverser": traverser, "shares": shares}
-        self._runtime.broadcast(job, self.version)
-        for batch in self._runtime.collect():
-            regret_nodes, regrets, strategy_nodes = batch.data
+        for regret_nodes, regrets, strategy_nodes in self._on_actors(
+            _traversal_work, cfg.traversals, sigma=sigma, traverser=traverser,
+            sampled=cfg.sampled_actions,
+        ):  # fmt: skip
             counts = np.array([len(regret_nodes), len(strategy_nodes)])
             self._store_tree_rows(
                 traverser, sigma, regret_nodes, regrets, strategy_nodes, counts, t

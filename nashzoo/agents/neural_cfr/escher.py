@@ -32,6 +32,11 @@ pass per value network over every node's history tensor (built once); elsewhere 
 episodes walk the rules (:class:`~nashzoo.games.base.State`), so any two-player game
 trains. Both paths are the same algorithm (the tests check each path's regret rows and
 value targets against their exact expectations).
+
+With ``actors`` (:class:`~nashzoo.agents.runtime.ActorConfig`), the tree path's value
+and regret episodes are split among actors in this process or on Ray, in lockstep
+(:class:`~nashzoo.agents.neural_cfr.base.TreeActor`): each receives the strategy table
+(and for regret episodes the node values) and returns its rows, in actor order.
 """
 
 from __future__ import annotations
@@ -151,6 +156,46 @@ def _compiled() -> None:
     compile_kernels(globals())
 
 
+def _episode_rows(tree: Any, episodes: int) -> int:
+    """Rows enough for ``episodes`` episodes of the compiled tree (one per node on an
+    episode's path at most)."""
+    return episodes * (int(tree.depth.max()) + 1)
+
+
+def value_work(
+    tree: Any, job: dict[str, Any], share: int, seed: np.ndarray, scratch: Any = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``share`` value episodes of the compiled tree from random state ``seed`` (here or
+    on a :class:`~nashzoo.agents.neural_cfr.base.TreeActor`): the nodes on their paths and
+    their importance-weighted returns."""
+    _compiled()
+    size = _episode_rows(tree, share)
+    nodes, targets, count = np.zeros(size, np.int64), np.zeros(size), np.zeros(1, np.int64)
+    done = tree_value_episodes(
+        share, seed.copy(), tree.arrays, job["sigma"], job["exploration"], job["player"],
+        nodes, targets, count,
+    )  # fmt: skip
+    assert done, "the buffer holds every episode's path"
+    return nodes[: count[0]], targets[: count[0]]
+
+
+def regret_work(
+    tree: Any, job: dict[str, Any], share: int, seed: np.ndarray, scratch: Any = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``share`` regret episodes of the compiled tree from random state ``seed``: the
+    player's decision nodes with their regret rows, and the opponent's decision nodes."""
+    _compiled()
+    size = _episode_rows(tree, share)
+    regret_nodes, strategy_nodes = np.zeros(size, np.int64), np.zeros(size, np.int64)
+    regrets, counts = np.zeros((size, job["sigma"].shape[1])), np.zeros(2, np.int64)
+    done = tree_regret_episodes(
+        share, seed.copy(), tree.arrays, job["sigma"], job["values"], job["player"],
+        regret_nodes, regrets, strategy_nodes, counts,
+    )  # fmt: skip
+    assert done, "the buffers hold every episode's decisions"
+    return regret_nodes[: counts[0]], regrets[: counts[0]], strategy_nodes[: counts[1]]
+
+
 class ESCHER(NeuralRegretLearner):
     """ESCHER for two-player games of :mod:`nashzoo.games`.
 
@@ -243,40 +288,32 @@ class ESCHER(NeuralRegretLearner):
         values[terminal] = tree.utility[terminal, player]
         return values
 
-    def _buffer_rows(self, episodes: int) -> int:
-        """Rows enough for ``episodes`` episodes of the compiled tree (one per node on an
-        episode's path at most)."""
-        return episodes * (int(self.tree.depth.max()) + 1)
-
     def _tree_value_episodes(self, player: int) -> tuple[np.ndarray, np.ndarray]:
-        _compiled()
         cfg = self.config
-        size = self._buffer_rows(cfg.value_traversals)
-        nodes, targets, count = np.zeros(size, np.int64), np.zeros(size), np.zeros(1, np.int64)
-        rng_state = self._kernel_rng()
-        done = tree_value_episodes(
-            cfg.value_traversals, rng_state, self.tree.arrays, self._strategy_table(),
-            cfg.value_exploration, player, nodes, targets, count,
-        )  # fmt: skip
-        assert done, "the buffer holds every episode's path"
-        rows = nodes[: count[0]]
-        return self.node_histories()[rows], targets[: count[0]].astype(np.float32)
+        job = {"sigma": self._strategy_table(), "exploration": cfg.value_exploration}
+        job["player"] = player
+        if cfg.actors is None:
+            parts = [value_work(self.tree, job, cfg.value_traversals, self._kernel_rng())]
+        else:
+            parts = self._on_actors(value_work, cfg.value_traversals, **job)
+        rows = np.concatenate([nodes for nodes, _ in parts])
+        targets = np.concatenate([values for _, values in parts])
+        return self.node_histories()[rows], targets.astype(np.float32)
 
     def _tree_regret_episodes(self, player: int, t: int) -> None:
-        _compiled()
-        tree = self.tree
-        episodes = self.config.regret_traversals
-        size = self._buffer_rows(episodes)
-        regret_nodes, strategy_nodes = np.zeros(size, np.int64), np.zeros(size, np.int64)
-        regrets, counts = np.zeros((size, self.num_actions)), np.zeros(2, np.int64)
+        cfg = self.config
         sigma = self._strategy_table()
-        rng_state = self._kernel_rng()
-        done = tree_regret_episodes(
-            episodes, rng_state, tree.arrays, sigma, self.node_values(player), player,
-            regret_nodes, regrets, strategy_nodes, counts,
-        )  # fmt: skip
-        assert done, "the buffers hold every episode's decisions"
-        self._store_tree_rows(player, sigma, regret_nodes, regrets, strategy_nodes, counts, t)
+        if cfg.actors is None:
+            job = {"sigma": sigma, "values": self.node_values(player), "player": player}
+            parts = [regret_work(self.tree, job, cfg.regret_traversals, self._kernel_rng())]
+        else:
+            values = self.node_values(player)
+            parts = self._on_actors(
+                regret_work, cfg.regret_traversals, sigma=sigma, values=values, player=player
+            )
+        for regret_nodes, regrets, strategy_nodes in parts:
+            counts = np.array([len(regret_nodes), len(strategy_nodes)])
+            self._store_tree_rows(player, sigma, regret_nodes, regrets, strategy_nodes, counts, t)
 
     # -- the rules path ------------------------------------------------------------------------
     def _value_episodes(self, player: int) -> tuple[np.ndarray, np.ndarray]:
