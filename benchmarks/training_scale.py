@@ -68,7 +68,22 @@ def one(abstraction: str, threads: int, warmup: int, iterations: int) -> float:
     return float(json.loads(out.stdout.strip().splitlines()[-1])["per_second"])
 
 
-ONE_NFSP = """
+RATE = """
+marks = []
+def mark(learner):
+    marks.append((learner.seconds, count(learner)))
+learner.train(seconds=warmup + seconds, callback=mark, callback_every=0.25)
+start = next((m for m in marks if m[0] >= warmup), marks[-1])
+end = marks[-1]
+if end[0] <= start[0]:
+    raise SystemExit("no training time measured after the warm-up: raise --seconds")
+print(json.dumps({"per_second": (end[1] - start[1]) / (end[0] - start[0])}))
+"""
+"""The tail of a rate measurement: ``count(learner)`` after ``warmup`` seconds of training
+and at the end, per second of training between them."""
+
+ONE_NFSP = (
+    """
 import json, sys, time
 import torch
 torch.set_num_threads(1)
@@ -89,20 +104,19 @@ if mode.startswith("ray cluster"):
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
     cluster.add_node(num_cpus=1)
     ray.init(address=cluster.address, include_dashboard=False, log_to_driver=False)
-nfsp = NFSP(nashzoo.make_game(game_name), NFSPConfig(**settings))
-marks = []
-def mark(learner):
-    marks.append((learner.seconds, learner.episodes))
-nfsp.train(seconds=warmup + seconds, callback=mark, callback_every=0.25)
-start = next(m for m in marks if m[0] >= warmup)
-end = marks[-1]
-print(json.dumps({"per_second": (end[1] - start[1]) / (end[0] - start[0])}))
+learner = NFSP(nashzoo.make_game(game_name), NFSPConfig(**settings))
+count = lambda learner: learner.episodes
+"""
+    + RATE
+    + """
 if mode.startswith("ray cluster"):
     ray.shutdown()
     cluster.shutdown()
 """
+)
 
-ONE_DEEP_CFR = """
+ONE_DEEP_CFR = (
+    """
 import json, sys, time
 import torch
 torch.set_num_threads(1)
@@ -117,14 +131,10 @@ settings = {
 }[mode]
 config = DeepCFRConfig(traversals=traversals, regret_steps=1, policy_steps=1, **settings)
 learner = DeepCFR(nashzoo.make_game(game_name), config)
-marks = []
-def mark(learner):
-    marks.append((learner.seconds, learner.traversals))
-learner.train(seconds=warmup + seconds, callback=mark, callback_every=0.25)
-start = next(m for m in marks if m[0] >= warmup)
-end = marks[-1]
-print(json.dumps({"per_second": (end[1] - start[1]) / (end[0] - start[0])}))
+count = lambda learner: learner.traversals
 """
+    + RATE
+)
 
 ONE_CURVE = """
 import json, sys

@@ -88,6 +88,7 @@ def train_loop(
     progress: bool,
     desc: str,
     postfix: Callable[[], dict[str, Any]] | None = None,
+    cleanup: Callable[[], None] | None = None,
 ) -> None:
     """The training loop of every :class:`~nashzoo.agents.learner.Learner`: call
     ``step(left)`` (``left``: steps still allowed, ``None`` without a step budget; it
@@ -98,7 +99,8 @@ def train_loop(
     ``callback`` (a :class:`~nashzoo.agents.learner.Callback`, a function of the learner
     or a list of them) hears ``on_training_start``, then ``on_step`` every
     ``callback_every`` seconds of training and after the last step (its time is not
-    counted; ``False`` stops), then ``on_training_end``.
+    counted; ``False`` stops), then ``on_training_end``. ``cleanup()`` runs when the loop
+    ends, however it ends (a learner's actors are stopped there).
 
     Raises:
         InvalidParameterError: neither ``steps`` nor ``seconds`` is given, or either is
@@ -113,40 +115,45 @@ def train_loop(
     callback_every = check_number("callback_every", callback_every, low=0.0, low_inclusive=False)
     from nashzoo.agents.learner import as_callback
 
-    hooks = as_callback(callback)
-    done = 0
-    start = learner.seconds
-    next_callback = learner.seconds + callback_every
-    bar = None
-    if progress:
-        from nashzoo.extras import progress_bar
+    try:
+        hooks = as_callback(callback)
+        done = 0
+        start = learner.seconds
+        next_callback = learner.seconds + callback_every
+        bar = None
+        if progress:
+            from nashzoo.extras import progress_bar
 
-        unit = {"episodes": "ep", "iterations": "it", "generations": "gen"}
-        bar = progress_bar(total=steps, unit=unit.get(learner.step_unit, "step"), desc=desc)
-    if hooks is not None:
-        hooks.on_training_start(learner)
-    while steps is None or done < steps:
-        t0 = time.perf_counter()
-        n = step(None if steps is None else steps - done)
-        learner.seconds += time.perf_counter() - t0
-        done += n
+            unit = {"episodes": "ep", "iterations": "it", "generations": "gen"}
+            bar = progress_bar(total=steps, unit=unit.get(learner.step_unit, "step"), desc=desc)
+        if hooks is not None:
+            hooks.on_training_start(learner)
+        while steps is None or done < steps:
+            t0 = time.perf_counter()
+            n = step(None if steps is None else steps - done)
+            learner.seconds += time.perf_counter() - t0
+            done += n
+            if bar is not None:
+                bar.update(n)
+            stop = (steps is not None and done >= steps) or (
+                seconds is not None and learner.seconds - start >= seconds
+            )
+            if hooks is not None and (learner.seconds >= next_callback or stop):
+                next_callback = learner.seconds + callback_every
+                if hooks.on_step(learner) is False:
+                    stop = True
+                if bar is not None and postfix is not None:
+                    bar.set_postfix(**postfix())
+            if stop:
+                break
         if bar is not None:
-            bar.update(n)
-        stop = (steps is not None and done >= steps) or (
-            seconds is not None and learner.seconds - start >= seconds
-        )
-        if hooks is not None and (learner.seconds >= next_callback or stop):
-            next_callback = learner.seconds + callback_every
-            if hooks.on_step(learner) is False:
-                stop = True
-            if bar is not None and postfix is not None:
-                bar.set_postfix(**postfix())
-        if stop:
-            break
-    if bar is not None:
-        bar.close()
-    if hooks is not None:
-        hooks.on_training_end(learner)
+            bar.close()
+        if hooks is not None:
+            hooks.on_training_end(learner)
+
+    finally:
+        if cleanup is not None:
+            cleanup()
 
 
 def tabular_policy(

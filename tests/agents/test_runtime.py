@@ -68,6 +68,13 @@ def _flat(state, prefix=""):
     return {prefix: state}
 
 
+def _same_memories(a, b) -> None:
+    """Two neural regret learners hold the same memories: rows and targets, byte for byte."""
+    for x, y in zip(a._memories(), b._memories()):
+        assert x.size == y.size > 0 and np.array_equal(x.obs.rows[: x.size], y.obs.rows[: y.size])
+        assert np.array_equal(x.columns["target"][: x.size], y.columns["target"][: y.size])
+
+
 def _counting_done(nfsp: NFSP) -> list[int]:
     """Wrap the learner's intake: count the final transitions of player 0 it stores (one
     per finished Leduc game: both players act in every game)."""
@@ -123,9 +130,7 @@ def test_lockstep_on_ray_gives_the_local_backends_checkpoint(ray, tmp_path):
     with untraced_children():
         there = DeepCFR(LEDUC, DeepCFRConfig(**deep, backend="ray")).train(steps=2)
     assert here.traversals == there.traversals == 2 * 2 * 61
-    for a, b in zip(here._memories(), there._memories()):
-        assert a.size == b.size > 0 and np.array_equal(a.obs.rows[: a.size], b.obs.rows[: b.size])
-        assert np.array_equal(a.columns["target"][: a.size], b.columns["target"][: b.size])
+    _same_memories(here, there)
     # ESCHER: the value and the regret episodes, the same memories and value networks
     small = {"regret_traversals": 41, "value_traversals": 41, "regret_steps": 5}
     small |= {"value_steps": 5, "policy_steps": 5, "actors": 2, "seed": 1}
@@ -133,8 +138,7 @@ def test_lockstep_on_ray_gives_the_local_backends_checkpoint(ray, tmp_path):
     with untraced_children():
         there_e = ESCHER(LEDUC, ESCHERConfig(**small, backend="ray")).train(steps=2)
     assert here_e.traversals == there_e.traversals == 2 * 2 * 41
-    for a, b in zip(here_e._memories(), there_e._memories()):
-        assert a.size == b.size > 0 and np.array_equal(a.obs.rows[: a.size], b.obs.rows[: b.size])
+    _same_memories(here_e, there_e)
     for a, b in zip(here_e.value_nets, there_e.value_nets):
         assert all(
             torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values())

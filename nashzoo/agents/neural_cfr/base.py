@@ -439,20 +439,18 @@ class NeuralRegretLearner:
             self._iteration()
             return 1
 
-        try:
-            train_loop(
-                self,
-                step,
-                steps=steps,
-                seconds=seconds,
-                callback=callback,
-                callback_every=callback_every,
-                progress=progress,
-                desc=type(self).__name__,
-                postfix=lambda: {"traversals": self.traversals},
-            )
-        finally:
-            self.close()
+        train_loop(
+            self,
+            step,
+            steps=steps,
+            seconds=seconds,
+            callback=callback,
+            callback_every=callback_every,
+            progress=progress,
+            desc=type(self).__name__,
+            postfix=lambda: {"traversals": self.traversals},
+            cleanup=self.close,
+        )
         return self
 
     def close(self) -> None:

@@ -454,20 +454,18 @@ class NFSP:
             self.episodes += done
             return done
 
-        try:
-            train_loop(
-                self,
-                step,
-                steps=steps,
-                seconds=seconds,
-                callback=callback,
-                callback_every=callback_every,
-                progress=progress,
-                desc="NFSP self-play",
-                postfix=lambda: {"episodes": self.episodes},
-            )
-        finally:
-            self.close()
+        train_loop(
+            self,
+            step,
+            steps=steps,
+            seconds=seconds,
+            callback=callback,
+            callback_every=callback_every,
+            progress=progress,
+            desc="NFSP self-play",
+            postfix=lambda: {"episodes": self.episodes},
+            cleanup=self.close,
+        )
         return self
 
     # -- outputs ---------------------------------------------------------------------------
