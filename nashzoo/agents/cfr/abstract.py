@@ -31,19 +31,18 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from nashzoo.abstraction.actions import ActionAbstraction, parse_actions
-from nashzoo.abstraction.betting import FOLDED, SHOWDOWN
+from nashzoo.abstraction.betting import FOLDED, BettingTree
 from nashzoo.abstraction.holdem import board_strengths, bucket_of, pair_slot
 from nashzoo.abstraction.isomorphism import SCRATCH
 from nashzoo.abstraction.layout import HoldemAbstraction, check_holdem
 from nashzoo.abstraction.spec import AbstractionSpec
 from nashzoo.agents.cfr.abstract_policy import AbstractPolicy
-from nashzoo.agents.cfr.mccfr import regret_matching
+from nashzoo.agents.cfr.mccfr import external_sampling_traverse
 from nashzoo.agents.learner import TrainCallback
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.pcg import next_double, seeded_states
 from nashzoo.games.poker.game import PokerGame
 from nashzoo.tree.jit import compile_kernels, kernel
-from nashzoo.tree.sampling import sample_child
 from nashzoo.validation import check_int
 
 __all__ = ["AbstractionSolver", "DEFAULT_MAX_MEMORY"]
@@ -66,17 +65,21 @@ def _draw(rng, pool, n, k):
 
 @kernel(nogil=True)
 def _es_mccfr(
-    n_iters, deals_per_board, rng, player, rnd, first_child, num_children, action, contrib,
-    folder, legal_mask, base, perfect, sizes, b, regret, avg,
+    n_iters, deals_per_board, rng, player, rnd, first_child, num_children, action, payoff,
+    pot, legal_mask, base, perfect, sizes, b, regret, avg,
 ):  # fmt: skip
     """``n_iters`` iterations; a board serves ``deals_per_board`` deals of hole cards in a
-    row (its river strengths computed once for all of them)."""
-    n_actions = legal_mask.shape[1]
+    row (its river strengths computed once for all of them). Each deal is one
+    :func:`~nashzoo.agents.cfr.mccfr.external_sampling_traverse` per player, with the
+    deal's bucket keys and showdown result."""
     n_nodes = player.size
     active = np.zeros(n_nodes, np.int64)
     chosen = np.zeros(n_nodes, np.int64)
     value = np.zeros(n_nodes)
-    sig = np.zeros(n_actions)
+    sig = np.zeros(legal_mask.shape[1])
+    nodes = np.arange(n_nodes)
+    no_chance = np.zeros(0)
+    sign = np.zeros(2)
     deck = np.zeros(52, np.int64)
     board = np.zeros(5, np.int64)
     rest = np.zeros(47, np.int64)
@@ -122,51 +125,23 @@ def _es_mccfr(
                     keys[q, r] = bucket
         s0 = strength[slots[0]]
         s1 = strength[slots[1]]
-        sign0 = 1.0 if s0 > s1 else (-1.0 if s0 < s1 else 0.0)
+        sign[0] = 1.0 if s0 > s1 else (-1.0 if s0 < s1 else 0.0)
+        sign[1] = -sign[0]
         for p in range(2):
-            active[0] = 0
-            size = 1
-            k = 0
-            while k < size:
-                n = active[k]
-                k += 1
-                pl = player[n]
-                if pl < 0:
-                    continue
-                fc = first_child[n]
-                nc = num_children[n]
-                if pl == p:
-                    for c in range(fc, fc + nc):
-                        active[size] = c
-                        size += 1
-                    continue
-                row = base[n] + keys[pl, rnd[n]]
-                regret_matching(regret, row, legal_mask[n], sig)
-                for a in range(n_actions):
-                    avg[row, a] += sig[a]
-                c = sample_child(n, first_child, num_children, action, sig, next_double(rng, 0))
-                chosen[n] = c
-                active[size] = c
-                size += 1
-            for k in range(size - 1, -1, -1):
-                n = active[k]
-                pl = player[n]
-                if pl == FOLDED:
-                    value[n] = -contrib[n, p] if folder[n] == p else contrib[n, 1 - p]
-                elif pl == SHOWDOWN:
-                    value[n] = (sign0 if p == 0 else -sign0) * contrib[n, 1 - p]
-                elif pl == p:
-                    row = base[n] + keys[p, rnd[n]]
-                    regret_matching(regret, row, legal_mask[n], sig)
-                    fc = first_child[n]
-                    v = 0.0
-                    for c in range(fc, fc + num_children[n]):
-                        v += sig[action[c]] * value[c]
-                    value[n] = v
-                    for c in range(fc, fc + num_children[n]):
-                        regret[row, action[c]] += value[c] - v
-                else:
-                    value[n] = value[chosen[n]]
+            external_sampling_traverse(
+                p, rng, player, first_child, num_children, action, no_chance, base, keys, rnd,
+                legal_mask, nodes, payoff, pot, sign, regret, avg, active, chosen, value, sig,
+            )  # fmt: skip
+
+
+def end_values(t: BettingTree) -> tuple[np.ndarray, np.ndarray]:
+    """The traversal's ``payoff`` and ``pot`` of a betting tree's ends, ``(nodes, 2)``
+    each: at a fold, what each player wins (the folder loses its chips in, the other wins
+    the folder's); at a showdown, the opponent's chips in, which the deal's result signs."""
+    mine, theirs = t.contrib.astype(float), t.contrib[:, ::-1].astype(float)
+    folded = (t.player == FOLDED)[:, None]
+    payoff = np.where(folded & (t.folder[:, None] == [0, 1]), -mine, theirs)
+    return np.where(folded, payoff, 0.0), theirs
 
 
 # -- the solver ---------------------------------------------------------------------------
@@ -246,6 +221,7 @@ class AbstractionSolver:
                  range(1, self.threads)]  # fmt: skip
         self._rng = seeded_states([seed, *(int(x) for x in extra)])
         self._arrays = self.abstraction.buckets.arrays()
+        self._ends = end_values(self.abstraction.betting)
         compile_kernels(globals())  # numba compiles (or loads) the kernel on first use
         self.iteration = 0
         self.seconds = 0.0
@@ -266,7 +242,7 @@ class AbstractionSolver:
             part = n // self.threads + (1 if k < n % self.threads else 0)
             _es_mccfr(
                 part, self.deals_per_board, self._rng[k : k + 1], t.player, t.round,
-                t.first_child, t.num_children, t.action, t.contrib, t.folder, t.legal_mask,
+                t.first_child, t.num_children, t.action, *self._ends, t.legal_mask,
                 self.abstraction.base, self.abstraction.spec.perfect_recall, sizes,
                 self._arrays, self.regret, self.avg,
             )  # fmt: skip

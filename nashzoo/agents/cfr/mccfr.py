@@ -13,21 +13,24 @@ explores with ``epsilon``-uniform mixing), and update ``p``'s regrets along it w
 importance-weighted values and ``p``'s average policy with weight own reach / sampling
 reach (OpenSpiel's baseline-free variant).
 
-Both draw from a per-solver xorshift generator seeded from ``np.random.default_rng(seed)``,
-so the same seed gives the same run.
+Both draw from a per-solver PCG64 stream (``np.random.PCG64(seed)``'s, stepped in numba),
+so the same seed gives the same run. The external-sampling traversal is the one the
+card-abstraction solver (:mod:`nashzoo.agents.cfr.abstract`) runs on sampled deals.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from nashzoo.abstraction.betting import FOLDED, SHOWDOWN
 from nashzoo.agents.cfr.base import TabularSolver
 from nashzoo.agents.cfr.cfr import _check_float
 from nashzoo.games import Game
 from nashzoo.games.base import CHANCE, TERMINAL
+from nashzoo.games.pcg import next_double, seeded_states
 from nashzoo.tree.compile import GameTree
 from nashzoo.tree.jit import compile_kernels, kernel
-from nashzoo.tree.sampling import next_uniform, sample_chance, sample_child
+from nashzoo.tree.sampling import sample_chance, sample_child
 
 __all__ = ["ExternalSamplingMCCFRSolver", "OutcomeSamplingMCCFRSolver"]
 
@@ -54,78 +57,92 @@ def regret_matching(regret, row, legal, out):
 
 
 @kernel
-def external_sampling_run(n_iters, rng_state, t, regret, avg, active, chosen, value, scratch):
-    """External-sampling MCCFR (Lanctot et al. 2009): per iteration one traversal per
-    player; chance and the other players sample one action, the traverser explores all.
-    The others' average policies get their current policy added at every visited node."""
-    player = t.player
-    first_child = t.first_child
-    num_children = t.num_children
-    infoset = t.infoset
-    action = t.action
-    chance_prob = t.chance_prob
-    utility = t.utility
-    legal_mask = t.legal_mask
-    n_players = utility.shape[1]
+def external_sampling_traverse(
+    p, rng, player, first_child, num_children, action, chance_prob, row_base, row_key,
+    row_round, legal_mask, legal_row, payoff, pot, sign, regret, avg, active, chosen, value,
+    sig,
+):  # fmt: skip
+    """One external-sampling traversal for player ``p`` (Lanctot et al. 2009): chance and
+    the other players sample one child, ``p`` explores all; the others' average policies
+    get their current policy added at every sampled decision, and ``p``'s regrets the
+    value of each action minus the policy's. ``value[0]`` ends as ``p``'s sampled value.
+
+    The one MCCFR traversal, on a compiled tree and on a card abstraction's betting tree:
+    - the regret row of decision ``n`` is ``row_base[n] + row_key[player, row_round[n]]``
+      (a compiled tree: its information set, with ``row_key`` 0; an abstraction: the
+      decision's block plus the acting player's bucket key in that round);
+    - its legal actions are ``legal_mask[legal_row[n]]``;
+    - an end is worth ``payoff[n, p]``, except a showdown of the betting tree
+      (``SHOWDOWN``), worth ``sign[p] * pot[n, p]`` with ``sign`` this deal's result;
+    - draws are ``next_double(rng, 0)``, a PCG64 row of ``seeded_states``."""
     n_actions = legal_mask.shape[1]
-    sig = np.zeros(n_actions)
-    for _it in range(n_iters):
-        for p in range(n_players):
-            # forward: collect the sampled subtree breadth first
-            active[0] = 0
-            size = 1
-            k = 0
-            while k < size:
-                n = active[k]
-                k += 1
-                pl = player[n]
-                if pl == TERMINAL:
-                    continue
-                fc = first_child[n]
-                nc = num_children[n]
-                if pl == p:
-                    for c in range(fc, fc + nc):
-                        active[size] = c
-                        size += 1
-                    continue
-                if pl == CHANCE:
-                    c = sample_chance(fc, nc, chance_prob, next_uniform(rng_state))
-                else:
-                    i = infoset[n]
-                    regret_matching(regret, i, legal_mask[i], sig)
-                    for a in range(n_actions):
-                        avg[i, a] += sig[a]
-                    c = sample_child(
-                        n, first_child, num_children, action, sig, next_uniform(rng_state)
-                    )
-                chosen[n] = c
+    active[0] = 0
+    size = 1
+    k = 0
+    while k < size:  # forward: collect the sampled subtree breadth first
+        n = active[k]
+        k += 1
+        pl = player[n]
+        if pl in (TERMINAL, FOLDED, SHOWDOWN):
+            continue
+        fc = first_child[n]
+        nc = num_children[n]
+        if pl == p:
+            for c in range(fc, fc + nc):
                 active[size] = c
                 size += 1
-            # backward over the sampled subtree
-            for k in range(size - 1, -1, -1):
-                n = active[k]
-                pl = player[n]
-                if pl == TERMINAL:
-                    value[n] = utility[n, p]
-                elif pl == p:
-                    i = infoset[n]
-                    regret_matching(regret, i, legal_mask[i], scratch)
-                    fc = first_child[n]
-                    v = 0.0
-                    for c in range(fc, fc + num_children[n]):
-                        v += scratch[action[c]] * value[c]
-                    value[n] = v
-                    for c in range(fc, fc + num_children[n]):
-                        regret[i, action[c]] += value[c] - v
-                else:
-                    value[n] = value[chosen[n]]
+            continue
+        if pl == CHANCE:
+            c = sample_chance(fc, nc, chance_prob, next_double(rng, 0))
+        else:
+            row = row_base[n] + row_key[pl, row_round[n]]
+            regret_matching(regret, row, legal_mask[legal_row[n]], sig)
+            for a in range(n_actions):
+                avg[row, a] += sig[a]
+            c = sample_child(n, first_child, num_children, action, sig, next_double(rng, 0))
+        chosen[n] = c
+        active[size] = c
+        size += 1
+    for k in range(size - 1, -1, -1):  # backward over the sampled subtree
+        n = active[k]
+        pl = player[n]
+        if pl in (TERMINAL, FOLDED):
+            value[n] = payoff[n, p]
+        elif pl == SHOWDOWN:
+            value[n] = sign[p] * pot[n, p]
+        elif pl == p:
+            row = row_base[n] + row_key[p, row_round[n]]
+            regret_matching(regret, row, legal_mask[legal_row[n]], sig)
+            fc = first_child[n]
+            v = 0.0
+            for c in range(fc, fc + num_children[n]):
+                v += sig[action[c]] * value[c]
+            value[n] = v
+            for c in range(fc, fc + num_children[n]):
+                regret[row, action[c]] += value[c] - v
+        else:
+            value[n] = value[chosen[n]]
+
+
+@kernel
+def external_sampling_run(n_iters, rng, t, no_key, no_round, no_pot, no_sign, regret, avg,
+                          active, chosen, value, sig):  # fmt: skip
+    """External-sampling MCCFR on a compiled tree: per iteration one traversal per
+    player (:func:`external_sampling_traverse`, rows the tree's information sets)."""
+    for _it in range(n_iters):
+        for p in range(t.utility.shape[1]):
+            external_sampling_traverse(
+                p, rng, t.player, t.first_child, t.num_children, t.action, t.chance_prob,
+                t.infoset, no_key, no_round, t.legal_mask, t.infoset, t.utility, no_pot,
+                no_sign, regret, avg, active, chosen, value, sig,
+            )  # fmt: skip
 
 
 @kernel
 def outcome_sampling_run(
     n_iters,
     epsilon,
-    rng_state,
+    rng,
     t,
     regret,
     avg,
@@ -163,7 +180,7 @@ def outcome_sampling_run(
                 fc = first_child[n]
                 nc = num_children[n]
                 if pl == CHANCE:
-                    c = sample_chance(fc, nc, chance_prob, next_uniform(rng_state))
+                    c = sample_chance(fc, nc, chance_prob, next_double(rng, 0))
                     opp_reach *= chance_prob[c]
                     sample_reach *= chance_prob[c]
                     n = c
@@ -181,7 +198,7 @@ def outcome_sampling_run(
                         smp[a] = epsilon / count + (1.0 - epsilon) * sig[a]
                     else:
                         smp[a] = sig[a]
-                c = sample_child(n, first_child, num_children, action, smp, next_uniform(rng_state))
+                c = sample_child(n, first_child, num_children, action, smp, next_double(rng, 0))
                 path_node[depth] = n
                 path_child[depth] = c
                 path_reach[depth, 0] = my_reach
@@ -224,8 +241,7 @@ class _MCCFRBase(TabularSolver):
         shape = self.tree.legal_mask.shape
         self._regret = np.zeros(shape)
         self._avg = np.zeros(shape)
-        rng = np.random.default_rng(seed)
-        self._rng_state = np.array([rng.integers(1, 2**63 - 1)], dtype=np.uint64)
+        self._rng = seeded_states([seed])
 
     def _average_sums(self) -> np.ndarray:
         return self._avg
@@ -247,24 +263,32 @@ class ExternalSamplingMCCFRSolver(_MCCFRBase):
 
     def __init__(self, game: Game | GameTree, *, seed: int | None = None) -> None:
         super().__init__(game, seed=seed)
-        n = self.tree.num_nodes
+        n, players = self.tree.num_nodes, self.tree.utility.shape[1]
+        # the traversal's abstraction-only inputs, as zeros that take no memory
+        self._none = (
+            np.zeros((players, 1), np.int64),
+            np.zeros(n, np.int64),
+            np.zeros((1, players)),
+            np.zeros(players),
+        )
         self._active = np.zeros(n, dtype=np.int64)
         self._chosen = np.zeros(n, dtype=np.int64)
         self._value = np.zeros(n)
-        self._scratch = np.zeros(self.tree.num_actions)
+        self._sig = np.zeros(self.tree.num_actions)
 
     def _run(self, n: int) -> None:
         _compiled()
         external_sampling_run(
             n,
-            self._rng_state,
+            self._rng,
             self.tree.arrays,
+            *self._none,
             self._regret,
             self._avg,
             self._active,
             self._chosen,
             self._value,
-            self._scratch,
+            self._sig,
         )
 
 
@@ -305,7 +329,7 @@ class OutcomeSamplingMCCFRSolver(_MCCFRBase):
         outcome_sampling_run(
             n,
             self.epsilon,
-            self._rng_state,
+            self._rng,
             self.tree.arrays,
             self._regret,
             self._avg,
