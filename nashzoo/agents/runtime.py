@@ -105,6 +105,12 @@ class ActorConfig(Config):
                 "received actors=None."
             )
 
+    def shares(self, total: int) -> list[int]:
+        """``total`` units of a lockstep round split among the actors (the first
+        ``total % actors`` get one more)."""
+        actors = self.actors or 1
+        return [total // actors + (k < total % actors) for k in range(actors)]
+
     def runtime(
         self, make_actor: ActorFactory, seed: int | None, *, lockstep: bool = False
     ) -> Runtime:

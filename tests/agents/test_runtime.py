@@ -25,6 +25,7 @@ torch = pytest.importorskip("torch")
 from nashzoo.agents.neural_cfr import ESCHER, DeepCFR, DeepCFRConfig, ESCHERConfig
 from nashzoo.agents.nfsp import NFSP
 from nashzoo.agents.nfsp.config import NFSPConfig
+from nashzoo.agents.simplex_gradient import SimplexGradient, SimplexGradientConfig
 
 KUHN = make_game("kuhn_poker")
 UNIFORM_KUHN = 11 / 24  # exploitability of the uniform policy (exact, tests/eval)
@@ -143,6 +144,20 @@ def test_lockstep_on_ray_gives_the_local_backends_checkpoint(ray, tmp_path):
         assert all(
             torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values())
         )
+    # simplex-gradient: the iteration's games split among the actors, which score their
+    # decisions with f (td_lambda < 1), the same networks after three iterations
+    sg = {"batch_games": 16, "td_lambda": 0.9, "actors": 2, "seed": 1}
+    here_s = SimplexGradient(LEDUC, SimplexGradientConfig(**sg)).train(steps=3)
+    with untraced_children():
+        there_s = SimplexGradient(LEDUC, SimplexGradientConfig(**sg, backend="ray")).train(steps=3)
+    assert here_s.episodes == there_s.episodes == 3 * 16
+    for name in here_s._saved_modules():
+        if name.endswith("_net"):
+            for x, y in zip(
+                getattr(here_s, name).state_dict().values(),
+                getattr(there_s, name).state_dict().values(),
+            ):
+                assert torch.equal(x, y), name
     other = NFSP(LEDUC, NFSPConfig(**{**settings, "seed": 6})).train(steps=1_500)
     assert not torch.equal(_networks(other)["0.avg.0.weight"], _networks(local)["0.avg.0.weight"])
 
@@ -325,3 +340,14 @@ def test_escher_on_actors_learns_kuhn():
     assert learner.exploitability() < UNIFORM_KUHN / 3
     with pytest.raises(InvalidParameterError, match="ESCHER's actors run the compiled tree"):
         ESCHER(KUHN, ESCHERConfig(actors=2, tree=False))
+
+
+def test_simplex_gradient_on_actors_learns_kuhn():
+    """Two local actors play each iteration's 64 games (32 each). Bound: 0.6 of uniform's
+    exploitability after 300 iterations; measured 0.218-0.239 over seeds 0-3, against
+    0.215-0.241 in one process (uniform: 11/24 = 0.458)."""
+    learner = SimplexGradient(KUHN, SimplexGradientConfig(seed=1, actors=2)).train(steps=300)
+    assert learner.episodes == 300 * 64 and learner.version == 300
+    assert learner.exploitability() < 0.6 * UNIFORM_KUHN
+    with pytest.raises(InvalidParameterError, match="max_staleness does not apply"):
+        SimplexGradient(KUHN, SimplexGradientConfig(actors=2, max_staleness=1))

@@ -187,8 +187,7 @@ class NeuralRegretLearner:
 
             factory = functools.partial(TreeActor, self.game.to_spec())
             self._runtime = cfg.runtime(factory, cfg.seed, lockstep=True)
-        actors = cfg.actors
-        shares = [total // actors + (k < total % actors) for k in range(actors)]
+        shares = cfg.shares(total)
         self.version += 1
         self._runtime.broadcast({**job, "work": work, "shares": shares}, self.version)
         return [batch.data for batch in self._runtime.collect()]

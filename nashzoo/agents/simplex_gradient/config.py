@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nashzoo.abstraction.spec import DEFAULT_STRENGTH_ABSTRACTION
+from nashzoo.agents.runtime import ActorConfig
 from nashzoo.validation import (
-    Config,
     choice,
     flag,
     integer,
@@ -20,7 +20,7 @@ __all__ = ["SimplexGradientConfig"]
 
 
 @dataclass(frozen=True)
-class SimplexGradientConfig(Config):
+class SimplexGradientConfig(ActorConfig):
     """Hyper-parameters of simplex-gradient self-play.
 
     The defaults are the variant that learned best across the games measured here (plain
@@ -98,6 +98,11 @@ class SimplexGradientConfig(Config):
             the average; on Limit Hold'em the last iterate of the same networks has
             scored higher against the rule-based agent (``benchmarks/RESULTS.md``).
         seed: seed of every random choice (networks, self-play, buffers).
+
+    With ``actors`` (:class:`~nashzoo.agents.runtime.ActorConfig`), each iteration's
+    ``batch_games`` are split among the actors, always in lockstep: each plays its share
+    with a copy of this iteration's networks, from its own stream, and the learner
+    learns from their decisions in actor order.
     """
 
     hidden_sizes: tuple[int, ...] = integers((128, 128))

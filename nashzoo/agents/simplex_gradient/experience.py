@@ -72,6 +72,30 @@ class Decisions:
         return int(self.player.size)
 
 
+def join(parts: list[Decisions]) -> Decisions:
+    """One iteration's decisions from several batches' (the actors'), in order: games and
+    successor rows renumbered to follow the earlier batches'."""
+    games = np.cumsum([0] + [len(d.finals) for d in parts[:-1]])
+    succs = np.cumsum([0] + [len(d.succ_player) for d in parts[:-1]])
+    return Decisions(
+        obs=np.concatenate([d.obs for d in parts]),
+        mask=np.concatenate([d.mask for d in parts]),
+        player=np.concatenate([d.player for d in parts]),
+        action=np.concatenate([d.action for d in parts]),
+        game=np.concatenate([d.game + g for d, g in zip(parts, games, strict=True)]),
+        succ_index=np.concatenate(
+            [
+                np.where(d.succ_index >= 0, d.succ_index + k, -1)
+                for d, k in zip(parts, succs, strict=True)
+            ]
+        ),
+        known=np.concatenate([d.known for d in parts]),
+        succ=np.concatenate([d.succ for d in parts]),
+        succ_player=np.concatenate([d.succ_player for d in parts]),
+        finals=np.concatenate([d.finals for d in parts]),
+    )
+
+
 def has_bulk_play(game: Game) -> bool:
     """Whether ``game`` declares arrays for bulk self-play (``fast_paths.decisions``:
     the fighting card game, and limit poker on the 52-card deck)."""

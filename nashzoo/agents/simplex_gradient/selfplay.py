@@ -39,6 +39,7 @@ Stochastic Optimization", ICLR 2024.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -90,6 +91,32 @@ def _torch() -> Any:
 
 
 # -- 3. one iteration's experience: experience.py (play, Decisions, value_targets) --------
+
+
+class _Actor:
+    """An actor of simplex-gradient self-play (:class:`~nashzoo.agents.runtime.Actor`):
+    the learner's class with one-row buffers (it never learns), playing its share of
+    each iteration's games with the broadcast g (and f, where ``td_lambda`` < 1 scores
+    the decisions) from its own stream. Its batch is the decisions and f's targets."""
+
+    def __init__(self, game_spec: dict, config: dict, index: int, seed: int) -> None:
+        torch = _torch()
+        cfg = SimplexGradientConfig.from_dict(config)
+        cfg = dataclasses.replace(cfg, actors=None, backend="local", ray_address=None,
+                                  seed=seed, value_capacity=1, reservoir_capacity=1)  # fmt: skip
+        with torch.random.fork_rng(devices=[]):  # the learner's torch stream stays its own
+            self.player = SimplexGradient(load_game(game_spec), cfg)
+        self.index = index
+        self.shares: list[int] = []
+
+    def set_weights(self, weights: dict[str, Any], version: int) -> None:
+        for name, state in weights["nets"].items():
+            getattr(self.player, name).load_state_dict(state)
+        self.shares = weights["shares"]
+
+    def collect(self) -> tuple[int, Any]:
+        games = int(self.shares[self.index])
+        return games, self.player._play_iteration(games=games)
 
 
 class SimplexGradient:
@@ -189,6 +216,13 @@ class SimplexGradient:
             t=((), np.float32),
         )
         self._low, self._span = game.min_utility, game.max_utility - game.min_utility
+        if cfg.max_staleness is not None:
+            raise InvalidParameterError(
+                "SimplexGradientConfig.max_staleness does not apply: an iteration's games "
+                f"all use that iteration's g (lockstep), received {cfg.max_staleness}."
+            )
+        self._runtime: Any = None  # the actors, where the config has them
+        self.version = 0
         self.iterations = 0
         self.episodes = 0
         self.seconds = 0.0
@@ -296,13 +330,17 @@ class SimplexGradient:
         return self.probabilities(obs, mask, players=players)
 
     def _play_iteration(
-        self, *, bulk: bool = True
+        self, *, bulk: bool = True, games: int | None = None
     ) -> tuple[Decisions, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """Play ``batch_games`` games to their end with ``g``; return the decisions and
-        f's targets (:func:`~nashzoo.agents.simplex_gradient.experience.value_targets`)."""
+        """Play ``games`` (``batch_games``) games to their end with ``g``; return the
+        decisions and f's targets
+        (:func:`~nashzoo.agents.simplex_gradient.experience.value_targets`)."""
+        if games is None and self.config.actors is not None:
+            return self._play_on_actors()
+        games = self.config.batch_games if games is None else games
         decisions = experience.play(
             self.game,
-            self.config.batch_games,
+            games,
             self._policy_numpy,
             self.rng,
             bulk=bulk,
@@ -317,8 +355,36 @@ class SimplexGradient:
         if lam < 1.0:
             value = self.value_of(decisions.obs, decisions.player)
         own, after = experience.lambda_returns(decisions, lam, value)
-        self.episodes += self.config.batch_games
+        self.episodes += games
         return decisions, experience.value_targets(decisions, own, after)
+
+    def _play_on_actors(self) -> tuple[Decisions, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """This iteration's games split among the actors (lockstep), joined in actor
+        order."""
+        import functools
+
+        cfg = self.config
+        if self._runtime is None:
+            factory = functools.partial(_Actor, self.game.to_spec(), cfg.to_dict())
+            self._runtime = cfg.runtime(factory, cfg.seed, lockstep=True)
+        total = cfg.batch_games
+        shares = cfg.shares(total)
+        nets = ["policy_net", "policy_net_1"][: len(self.policy_nets)]
+        if cfg.td_lambda < 1.0:  # the actors score their decisions with f
+            nets += ["value_net", "value_net_1"][: len(self.value_nets)]
+        self.version += 1
+        weights = {name: getattr(self, name).state_dict() for name in nets}
+        self._runtime.broadcast({"nets": weights, "shares": shares}, self.version)
+        parts = [batch.data for batch in self._runtime.collect()]
+        self.episodes += total
+        targets = tuple(np.concatenate([t[k] for _, t in parts]) for k in range(3))
+        return experience.join([d for d, _ in parts]), targets  # type: ignore[return-value]
+
+    def close(self) -> None:
+        """Stop the actors, if any (training does this when it ends)."""
+        if self._runtime is not None:
+            self._runtime.close()
+            self._runtime = None
 
     # -- learning ----------------------------------------------------------------------------
     def _store_values(self, targets: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
@@ -492,6 +558,7 @@ class SimplexGradient:
             callback_every=callback_every,
             progress=progress,
             desc="simplex-gradient self-play",
+            cleanup=self.close,
         )
         return self
 
