@@ -1,4 +1,4 @@
-"""Training past one core (issue 91), two sections.
+"""Training past one core (issue 91), five sections.
 
 ``solver``: the card-abstraction ES-MCCFR solver's iterations per second on 1 and on 2
 sampling threads (the threads share the regret and average tables, lock-free). Goal: at
@@ -12,9 +12,13 @@ against 1, and at most 10% overhead at 1 actor against the in-process path. The 
 taken inside one training run, after ``--warmup-seconds`` (actor start-up and numba's
 first compile outside the clock).
 
-``traversals``: Deep CFR's compiled-tree traversals per second in this process and on
-one and two Ray actors, with many traversals an iteration and one fitting step, so that
-the traversals are the work. Goal: at least 1.8x at 2 actors against 1.
+``traversals``: Deep CFR's compiled-tree traversals (and ESCHER's regret episodes) per
+second in this process and on one and two Ray actors, with many traversals an iteration
+and one fitting step, so that the traversals are the work. Goal: at least 1.8x at 2
+actors against 1.
+
+``games``: simplex-gradient's self-play games per second in this process and on one and
+two Ray actors (each iteration's games split among them). Same goals.
 
 ``curves``: NFSP on Leduc with 1 and with 2 lockstep actors, exact exploitability at
 equal episodes, over ``--seeds`` seeds: the two curves should agree within the spread
@@ -23,7 +27,7 @@ of the seeds.
 Every measurement runs in a fresh interpreter; the contenders are interleaved and each
 figure is the median of ``--repeats``.
 
-Usage: ``python benchmarks/training_scale.py [--sections solver,actors,curves]
+Usage: ``python benchmarks/training_scale.py [--sections solver,actors,traversals,games,curves]
 [--abstraction ehs2:169,50,50,50] [--iterations 100000] [--game leduc_holdem]
 [--seconds 20] [--repeats 3]``
 """
@@ -82,15 +86,15 @@ print(json.dumps({"per_second": (end[1] - start[1]) / (end[0] - start[0])}))
 """The tail of a rate measurement: ``count(learner)`` after ``warmup`` seconds of training
 and at the end, per second of training between them."""
 
-ONE_NFSP = (
+ONE_LEARNER = (
     """
 import json, sys, time
 import torch
 torch.set_num_threads(1)
 import nashzoo
-from nashzoo.agents.nfsp import NFSP, NFSPConfig
-mode, game_name = sys.argv[1], sys.argv[2]
-warmup, seconds = float(sys.argv[3]), float(sys.argv[4])
+kind, mode, game_name = sys.argv[1:4]
+warmup, seconds = float(sys.argv[4]), float(sys.argv[5])
+extra = json.loads(sys.argv[6])
 settings = {
     "in-process": {},
     "local, 1 actor": {"actors": 1},
@@ -104,8 +108,21 @@ if mode.startswith("ray cluster"):
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
     cluster.add_node(num_cpus=1)
     ray.init(address=cluster.address, include_dashboard=False, log_to_driver=False)
-learner = NFSP(nashzoo.make_game(game_name), NFSPConfig(**settings))
-count = lambda learner: learner.episodes
+game = nashzoo.make_game(game_name)
+if kind == "nfsp":
+    from nashzoo.agents.nfsp import NFSP, NFSPConfig
+    learner = NFSP(game, NFSPConfig(**settings, **extra))
+elif kind == "deep-cfr":
+    from nashzoo.agents.neural_cfr import DeepCFR, DeepCFRConfig
+    learner = DeepCFR(game, DeepCFRConfig(**settings, **extra))
+elif kind == "escher":
+    from nashzoo.agents.neural_cfr import ESCHER, ESCHERConfig
+    learner = ESCHER(game, ESCHERConfig(**settings, **extra))
+else:
+    from nashzoo.agents.simplex_gradient import SimplexGradient, SimplexGradientConfig
+    learner = SimplexGradient(game, SimplexGradientConfig(**settings, **extra))
+unit = "traversals" if kind in ("deep-cfr", "escher") else "episodes"
+count = lambda learner: getattr(learner, unit)
 """
     + RATE
     + """
@@ -114,27 +131,8 @@ if mode.startswith("ray cluster"):
     cluster.shutdown()
 """
 )
-
-ONE_DEEP_CFR = (
-    """
-import json, sys, time
-import torch
-torch.set_num_threads(1)
-import nashzoo
-from nashzoo.agents.neural_cfr import DeepCFR, DeepCFRConfig
-mode, game_name, traversals = sys.argv[1], sys.argv[2], int(sys.argv[3])
-warmup, seconds = float(sys.argv[4]), float(sys.argv[5])
-settings = {
-    "in-process": {},
-    "ray, 1 actor": {"actors": 1, "backend": "ray"},
-    "ray, 2 actors": {"actors": 2, "backend": "ray"},
-}[mode]
-config = DeepCFRConfig(traversals=traversals, regret_steps=1, policy_steps=1, **settings)
-learner = DeepCFR(nashzoo.make_game(game_name), config)
-count = lambda learner: learner.traversals
-"""
-    + RATE
-)
+"""One learner's experience per second in one mode: episodes (NFSP, simplex-gradient's
+games) or tree episodes (Deep CFR's traversals, ESCHER's regret episodes)."""
 
 ONE_CURVE = """
 import json, sys
@@ -176,6 +174,34 @@ def solver_section(args: argparse.Namespace) -> None:
     print(f"  speed-up at 2 threads: {median(runs[2]) / median(runs[1]):.2f}x (goal 1.8x)")
 
 
+def rates(args: argparse.Namespace, kind: str, modes: list[str], unit: str, extra: dict) -> dict:
+    """``kind``'s rate in each mode, interleaved, ``--repeats`` each; prints the table and
+    returns the medians."""
+    runs: dict[str, list[float]] = {m: [] for m in modes}
+    for _ in range(args.repeats):  # interleaved
+        for mode in modes:
+            line = fresh(
+                ONE_LEARNER,
+                kind,
+                mode,
+                args.game,
+                args.warmup_seconds,
+                args.seconds,
+                json.dumps(extra),
+            )
+            runs[mode].append(float(json.loads(line)["per_second"]))
+    for mode, values in runs.items():
+        print(f"  {mode:34s} {median(values):>10,.0f} {unit}/s  (runs {runs_text(values)})")
+    rate = {mode: median(values) for mode, values in runs.items()}
+    one_actor = rate["ray, 1 actor"]
+    print(
+        f"  1 Ray actor against in-process: {one_actor / rate['in-process']:.2f}x "
+        "(goal: at least 0.90x)"
+    )
+    print(f"  2 Ray actors against 1: {rate['ray, 2 actors'] / one_actor:.2f}x (goal 1.8x)")
+    return rate
+
+
 def actors_section(args: argparse.Namespace) -> None:
     modes = [
         "in-process",
@@ -188,40 +214,41 @@ def actors_section(args: argparse.Namespace) -> None:
         f"actors: NFSP self-play on {args.game}, default config, episodes/s over "
         f"{args.seconds:g} s after {args.warmup_seconds:g} s of warm-up"
     )
-    runs: dict[str, list[float]] = {m: [] for m in modes}
-    for _ in range(args.repeats):  # interleaved
-        for mode in modes:
-            line = fresh(ONE_NFSP, mode, args.game, args.warmup_seconds, args.seconds)
-            runs[mode].append(float(json.loads(line)["per_second"]))
-    for mode, values in runs.items():
-        print(f"  {mode:34s} {median(values):>10,.0f} episodes/s  (runs {runs_text(values)})")
-    base = median(runs["in-process"])
-    one_actor = median(runs["ray, 1 actor"])
-    print(f"  1 Ray actor against in-process: {one_actor / base:.2f}x (goal: at least 0.90x)")
-    print(f"  2 Ray actors against 1: {median(runs['ray, 2 actors']) / one_actor:.2f}x (goal 1.8x)")
-    two_nodes = median(runs["ray cluster of 2 nodes, 2 actors"])
-    print(f"  2 actors on a simulated 2-node cluster against 1 actor: {two_nodes / one_actor:.2f}x")
+    rate = rates(args, "nfsp", modes, "episodes", {})
+    two_nodes = rate["ray cluster of 2 nodes, 2 actors"]
+    print(
+        "  2 actors on a simulated 2-node cluster against 1 actor: "
+        f"{two_nodes / rate['ray, 1 actor']:.2f}x"
+    )
 
 
 def traversals_section(args: argparse.Namespace) -> None:
     modes = ["in-process", "ray, 1 actor", "ray, 2 actors"]
+    n = args.traversals
+    for kind, extra, unit in (
+        ("deep-cfr", {"traversals": n, "regret_steps": 1, "policy_steps": 1}, "traversals"),
+        (
+            "escher",
+            {"regret_traversals": n, "value_traversals": n, "regret_steps": 1, "value_steps": 1}
+            | {"policy_steps": 1},
+            "regret episodes",
+        ),
+    ):
+        print(
+            f"traversals: {kind}'s tree episodes on {args.game}, {n:,} a player an iteration "
+            f"(one fitting step each), {unit}/s over {args.seconds:g} s after "
+            f"{args.warmup_seconds:g} s of warm-up"
+        )
+        rates(args, kind, modes, unit, extra)
+
+
+def games_section(args: argparse.Namespace) -> None:
+    modes = ["in-process", "ray, 1 actor", "ray, 2 actors"]
     print(
-        f"traversals: Deep CFR's tree traversals on {args.game}, {args.traversals:,} a player "
-        f"an iteration (one fitting step each), traversals/s over {args.seconds:g} s after "
-        f"{args.warmup_seconds:g} s of warm-up"
+        f"games: simplex-gradient self-play on {args.game}, default config (64 games an "
+        f"iteration), games/s over {args.seconds:g} s after {args.warmup_seconds:g} s of warm-up"
     )
-    runs: dict[str, list[float]] = {m: [] for m in modes}
-    for _ in range(args.repeats):  # interleaved
-        for mode in modes:
-            line = fresh(
-                ONE_DEEP_CFR, mode, args.game, args.traversals, args.warmup_seconds, args.seconds
-            )
-            runs[mode].append(float(json.loads(line)["per_second"]))
-    for mode, values in runs.items():
-        print(f"  {mode:34s} {median(values):>10,.0f} traversals/s  (runs {runs_text(values)})")
-    one_actor = median(runs["ray, 1 actor"])
-    print(f"  1 Ray actor against in-process: {one_actor / median(runs['in-process']):.2f}x")
-    print(f"  2 Ray actors against 1: {median(runs['ray, 2 actors']) / one_actor:.2f}x (goal 1.8x)")
+    rates(args, "simplex-gradient", modes, "games", {})
 
 
 def curves_section(args: argparse.Namespace) -> None:
@@ -254,7 +281,7 @@ def curves_section(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sections", default="solver,actors,traversals,curves")
+    parser.add_argument("--sections", default="solver,actors,traversals,games,curves")
     parser.add_argument("--abstraction", default="ehs2:169,50,50,50")
     parser.add_argument("--iterations", type=int, default=100_000)
     parser.add_argument("--warmup", type=int, default=2_000)
@@ -270,6 +297,7 @@ def main(argv: list[str] | None = None) -> None:
         "solver": solver_section,
         "actors": actors_section,
         "traversals": traversals_section,
+        "games": games_section,
         "curves": curves_section,
     }
     for name in args.sections.split(","):
