@@ -42,16 +42,17 @@ from nashzoo.agents.nash_memory.population import (
     exact_oracle,
 )
 from nashzoo.agents.random_agent import RandomAgent
+from nashzoo.agents.runtime import ActorConfig
 from nashzoo.agents.training import train_loop
 from nashzoo.errors import GameTooLargeError, InvalidParameterError, PolicyFileError
 from nashzoo.games import Game
-from nashzoo.validation import Config, choice, integer, number, seed_field
+from nashzoo.validation import choice, integer, number, seed_field
 
 __all__ = ["NashMemoryConfig", "NashMemoryLearner"]
 
 
 @dataclass(frozen=True)
-class NashMemoryConfig(Config):
+class NashMemoryConfig(ActorConfig):
     """Nash memory's settings.
 
     Attributes:
@@ -70,6 +71,12 @@ class NashMemoryConfig(Config):
             (``None``: all).
         meta_solver: ``"nash"`` (the measured means) or ``"robust"`` (the maximin over
             the entries' intervals).
+
+    With ``actors`` (:class:`~nashzoo.agents.runtime.ActorConfig`), each round of
+    meta-game entries (a candidate against the support, then against the memory) is
+    split among the actors in lockstep: the members go out as data (as files hold
+    them), each entry is measured with its own seed, so the meta-game is the one this
+    process would measure.
     """
 
     oracle: str = choice("auto", ("auto", "exact", "learned"))
@@ -116,6 +123,13 @@ class NashMemoryLearner:
                 "or 'learned')."
             )
         self.exact = self.config.oracle == "exact" or (self.config.oracle == "auto" and compiles)
+        if self.config.max_staleness is not None:
+            raise InvalidParameterError(
+                "NashMemoryConfig.max_staleness does not apply: a round's meta-game entries "
+                f"are measured in lockstep, received {self.config.max_staleness}."
+            )
+        self._runtime: Any = None  # the actors, where the config has them
+        self.version = 0
         seed = 0 if self.config.seed is None else self.config.seed
         if self.exact:
             oracle, measure, initial = exact_oracle, exact_measure, None
@@ -138,8 +152,40 @@ class NashMemoryLearner:
             admission_margin=c.admission_margin,
             memory_cap=c.memory_cap,
             meta_solver=c.meta_solver,
+            measure_many=None if c.actors is None else self._measure_on_actors,
         )
         self.seconds = 0.0
+
+    # -- the meta-game's matches on actors ------------------------------------------------
+    def _measure_on_actors(
+        self, game: Game, work: list[tuple[Any, Any, int]]
+    ) -> list[tuple[float, float]]:
+        """A round's entries, dealt to the actors in turn (entry k to actor k mod N)."""
+        import functools
+
+        cfg = self.config
+        if self._runtime is None:
+            factory = functools.partial(_MatchActor, game.to_spec())
+            self._runtime = cfg.runtime(factory, cfg.seed, lockstep=True)
+        members: dict[int, Any] = {}  # each member once, as data
+        for a, b, _ in work:
+            for member in (a, b):
+                members.setdefault(id(member), _member_state(member))
+        entries = [(id(a), id(b), seed) for a, b, seed in work]
+        self.version += 1
+        job = {"measure": self.memory.measure, "members": members, "entries": entries}
+        job["actors"] = cfg.actors
+        self._runtime.broadcast(job, self.version)
+        found: dict[int, tuple[float, float]] = {}
+        for batch in self._runtime.collect():
+            found.update(batch.data)
+        return [found[k] for k in range(len(work))]
+
+    def close(self) -> None:
+        """Stop the actors, if any (training does this when it ends)."""
+        if self._runtime is not None:
+            self._runtime.close()
+            self._runtime = None
 
     @property
     def steps(self) -> int:
@@ -166,7 +212,7 @@ class NashMemoryLearner:
         train_loop(
             self, step, steps=steps, seconds=seconds, callback=callback,
             callback_every=callback_every, progress=progress, desc="NashMemory",
-            postfix=lambda: {"members": len(self.memory.members)},
+            postfix=lambda: {"members": len(self.memory.members)}, cleanup=self.close,
         )  # fmt: skip
         return self
 
@@ -276,6 +322,36 @@ class NashMemoryLearner:
                 f"{path} is not a readable nashzoo Nash memory file: {exc}"
             ) from exc
         return learner
+
+
+class _MatchActor:
+    """An actor of the meta-game's matches (:class:`~nashzoo.agents.runtime.Actor`): it
+    rebuilds the round's members from their data and measures its share of the entries
+    (entry k when k mod N is its index). Its batch maps entry index to (mean, stderr);
+    its count is the entries it measured."""
+
+    def __init__(self, game_spec: dict[str, Any], index: int, seed: int) -> None:
+        from nashzoo.games import load_game
+
+        self.game = load_game(game_spec)
+        self.index = index
+        self.job: dict[str, Any] = {}
+
+    def set_weights(self, job: dict[str, Any], version: int) -> None:
+        self.job = job
+
+    def collect(self) -> tuple[int, Any]:
+        job, out = self.job, {}
+        built: dict[int, Any] = {}
+        actors = job["actors"]
+        for k, (a, b, seed) in enumerate(job["entries"]):
+            if k % actors != self.index:
+                continue
+            for key in (a, b):
+                if key not in built:
+                    built[key] = _member_from(job["members"][key], self.game)
+            out[k] = tuple(map(float, job["measure"](self.game, built[a], built[b], seed)))
+        return len(out), out
 
 
 # -- members as data ----------------------------------------------------------------------------

@@ -4,6 +4,8 @@ and learned oracles picked by the game."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -36,6 +38,20 @@ def test_the_exact_learner_solves_kuhn_and_its_file_reloads_the_same_mixture(tmp
     assert again.exploitability() == learner.exploitability()
 
 
+def test_the_meta_game_measured_on_actors_is_the_one_measured_here():
+    """Issue 92 item 5: each round of entries (a candidate against the support, then
+    against the memory) split between two local actors; the exact learner's meta-game,
+    mixtures and iteration count are this process's, bit for bit."""
+    here = NashMemoryLearner(KUHN, NashMemoryConfig(seed=3)).train(steps=12)
+    there = NashMemoryLearner(KUHN, NashMemoryConfig(seed=3, actors=2)).train(steps=12)
+    np.testing.assert_array_equal(there.memory.scores, here.memory.scores)
+    np.testing.assert_array_equal(there.memory.weights, here.memory.weights)
+    assert there.exploitability() == here.exploitability() < 1e-9
+    assert there.version > 12 and there._runtime is None  # measured there, then stopped
+    with pytest.raises(InvalidParameterError, match="max_staleness does not apply"):
+        NashMemoryLearner(KUHN, NashMemoryConfig(actors=2, max_staleness=0))
+
+
 def test_the_learned_learner_saves_its_networks_as_data(tmp_path):
     # oracle="learned" on Kuhn: MaskablePPO best responses and duplicate-match entries.
     # Its file holds the members' policy weights only (read with weights_only=True), and
@@ -55,6 +71,12 @@ def test_the_learned_learner_saves_its_networks_as_data(tmp_path):
     learner = NashMemoryLearner(KUHN, config).train(steps=2)
     assert not learner.exact and len(learner.memory.members) == 3
     assert (learner.memory.stderrs[np.triu_indices(3, 1)] > 0).all()  # measured entries
+    # issue 92 item 5: the matches on two actors, the members sent as this file's data,
+    # give the meta-game this process measured, entry for entry
+    twin = NashMemoryLearner(KUHN, dataclasses.replace(config, actors=2)).train(steps=2)
+    np.testing.assert_array_equal(twin.memory.scores, learner.memory.scores)
+    np.testing.assert_array_equal(twin.memory.stderrs, learner.memory.stderrs)
+    assert twin.version >= 2  # a round per candidate at least (its support's entries)
     path = learner.save(tmp_path / "nml.pt")
     kinds = [m["kind"] for m in read_torch_file(path)["members"]]
     assert kinds == ["tabular", "maskable-ppo", "maskable-ppo"]

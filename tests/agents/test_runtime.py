@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from nashzoo.agents.runtime import ActorConfig, Runtime, actor_seed
+from nashzoo.bounds.nash_memory import NashMemoryConfig, NashMemoryLearner
 from nashzoo.envs.registration import make_game
 from nashzoo.errors import InvalidParameterError, WorkerError
 from nashzoo.testing.drills import NumberedActor
@@ -158,6 +159,12 @@ def test_lockstep_on_ray_gives_the_local_backends_checkpoint(ray, tmp_path):
                 getattr(there_s, name).state_dict().values(),
             ):
                 assert torch.equal(x, y), name
+    # Nash memory: the meta-game's entries measured on the actors, the same meta-game
+    nm = NashMemoryLearner(KUHN, NashMemoryConfig(seed=3, actors=2)).train(steps=4)
+    with untraced_children():
+        nm_ray = NashMemoryLearner(KUHN, NashMemoryConfig(seed=3, actors=2, backend="ray"))
+        nm_ray.train(steps=4)
+    np.testing.assert_array_equal(nm.memory.scores, nm_ray.memory.scores)
     other = NFSP(LEDUC, NFSPConfig(**{**settings, "seed": 6})).train(steps=1_500)
     assert not torch.equal(_networks(other)["0.avg.0.weight"], _networks(local)["0.avg.0.weight"])
 

@@ -69,6 +69,7 @@ __all__ = [
     "PopulationRecord",
     "Oracle",
     "Measure",
+    "MeasureMany",
     "exact_oracle",
     "exact_measure",
     "META_SOLVERS",
@@ -81,6 +82,10 @@ Oracle = Callable[[Game, "MixtureAgent", int], Any]
 Measure = Callable[[Game, Any, Any, int], tuple[float, float]]
 """``measure(game, a, b, seed)`` -> (a's mean score per game against b over both seats,
 its standard error; 0 when exact)."""
+
+MeasureMany = Callable[[Game, list[tuple[Any, Any, int]]], list[tuple[float, float]]]
+"""``measure_many(game, [(a, b, seed), ...])`` -> each pair's ``measure``, in order: how
+a round of entries is spread over workers (the learner's actors)."""
 
 
 def exact_measure(game: Game, a: Any, b: Any, seed: int) -> tuple[float, float]:
@@ -211,6 +216,9 @@ class PopulationNashMemory:
         game: the rules.
         oracle: the best-response oracle (default :func:`exact_oracle`).
         measure: the meta-game's entries (default :func:`exact_measure`).
+        measure_many: measures a round's entries at once (a candidate against the
+            support, then against the memory), e.g. on the actors of
+            :mod:`nashzoo.agents.runtime`; the default calls ``measure`` on each in turn.
         initial: the first members (default: the uniform policy as a tabular agent,
             which needs the game to compile).
         seed: seeds the oracle calls, the mixture's draws and the measures.
@@ -236,6 +244,7 @@ class PopulationNashMemory:
         measure: Measure | None = None,
         initial: Sequence[Any] | None = None,
         seed: int = 0,
+        measure_many: MeasureMany | None = None,
         admission_z: float = 1.96,
         admission_margin: float | None = 0.0,
         memory_cap: int | None = None,
@@ -248,6 +257,7 @@ class PopulationNashMemory:
         self.game = game
         self.oracle = oracle or exact_oracle
         self.measure = measure or exact_measure
+        self.measure_many = measure_many
         self.seed = check_int("seed", seed, 0)
         self.admission_z = check_number("admission_z", admission_z, low=0.0)
         self.admission_margin = (
@@ -268,20 +278,25 @@ class PopulationNashMemory:
         n = len(self.members)
         self.scores = np.zeros((n, n))
         self.stderrs = np.zeros((n, n))
-        for i in range(n):
-            for j in range(i + 1, n):
-                self._measure(i, j)
+        self._measure_pairs([(i, j) for i in range(n) for j in range(i + 1, n)])
         self.weights = self._solve()
         self.history: list[PopulationRecord] = []
         self._update_memory(0)
 
     # -- the meta-game -------------------------------------------------------------------------
-    def _measure(self, i: int, j: int) -> None:
-        """Fill entries (i, j) and (j, i) of the meta-game."""
-        seed = self.seed + 7919 * (i + 1) + j
-        mean, stderr = self.measure(self.game, self.members[i], self.members[j], seed)
-        self.scores[i, j], self.scores[j, i] = mean, -mean
-        self.stderrs[i, j] = self.stderrs[j, i] = stderr
+    def _measure_pairs(self, pairs: list[tuple[int, int]]) -> None:
+        """Fill entries (i, j) and (j, i) of the meta-game for each pair, each measured
+        with its own seed (so where it is measured does not matter)."""
+        work = [
+            (self.members[i], self.members[j], self.seed + 7919 * (i + 1) + j) for i, j in pairs
+        ]
+        if self.measure_many is None or not work:
+            found = [self.measure(self.game, a, b, seed) for a, b, seed in work]
+        else:
+            found = self.measure_many(self.game, work)
+        for (i, j), (mean, stderr) in zip(pairs, found, strict=True):
+            self.scores[i, j], self.scores[j, i] = mean, -mean
+            self.stderrs[i, j] = self.stderrs[j, i] = stderr
 
     def _solve(self) -> np.ndarray:
         x = solve_meta_game(self.scores, self.stderrs, self.meta_solver, self.admission_z)
@@ -368,9 +383,7 @@ class PopulationNashMemory:
             self._left_at.append(None)
             self.scores = np.pad(self.scores, ((0, 1), (0, 1)))
             self.stderrs = np.pad(self.stderrs, ((0, 1), (0, 1)))
-            support = self.support
-            for i in support:
-                self._measure(m, i)
+            self._measure_pairs([(m, i) for i in self.support])
             previous = np.append(self.weights, 0.0)
             gain = float(self.scores[m] @ previous)
             gain_se = float(np.sqrt((previous**2) @ (self.stderrs[m] ** 2)))
@@ -378,8 +391,7 @@ class PopulationNashMemory:
             admitted = margin is None or gain - self.admission_z * gain_se > margin
             evicted = 0
             if admitted:
-                for i in self.memory:
-                    self._measure(m, i)
+                self._measure_pairs([(m, i) for i in self.memory])
                 self.weights = self._solve()
                 evicted = self._update_memory(k + 1)
             else:  # discarded: the members and the meta-game as they were
