@@ -20,9 +20,10 @@ actors against 1.
 ``games``: simplex-gradient's self-play games per second in this process and on one and
 two Ray actors (each iteration's games split among them). Same goals.
 
-``curves``: NFSP on Leduc with 1 and with 2 lockstep actors, exact exploitability at
-equal episodes, over ``--seeds`` seeds: the two curves should agree within the spread
-of the seeds.
+``curves``: NFSP and Deep CFR (``--curve-learners``) on Leduc with 1 and with 2
+lockstep actors, exact exploitability at equal experience (NFSP's episodes, Deep CFR's
+iterations of 375 traversals a player), over ``--seeds`` seeds: the two curves should
+agree within the spread of the seeds.
 
 Every measurement runs in a fresh interpreter; the contenders are interleaved and each
 figure is the median of ``--repeats``.
@@ -139,16 +140,25 @@ import json, sys
 import torch
 torch.set_num_threads(1)
 import nashzoo
-from nashzoo.agents.nfsp import NFSP, NFSPConfig
-actors, seed, step, points = (int(x) for x in sys.argv[1:5])
-config = NFSPConfig(actors=actors, deterministic=True, seed=seed, min_buffer_to_learn=256)
-nfsp = NFSP(nashzoo.make_game("leduc_holdem"), config)
+kind = sys.argv[1]
+actors, seed, step, points = (int(x) for x in sys.argv[2:6])
+game = nashzoo.make_game("leduc_holdem")
+if kind == "nfsp":
+    from nashzoo.agents.nfsp import NFSP, NFSPConfig
+    config = NFSPConfig(actors=actors, deterministic=True, seed=seed, min_buffer_to_learn=256)
+    learner, count = NFSP(game, config), lambda learner: learner.episodes
+else:
+    from nashzoo.agents.neural_cfr import DeepCFR, DeepCFRConfig
+    learner = DeepCFR(game, DeepCFRConfig(actors=actors, seed=seed))
+    count = lambda learner: learner.iterations
 curve = []
 for k in range(1, points + 1):
-    nfsp.train(steps=k * step - nfsp.episodes)
-    curve.append((nfsp.episodes, nfsp.exploitability()))
+    learner.train(steps=k * step - count(learner))
+    curve.append((count(learner), learner.exploitability()))
 print(json.dumps(curve))
 """
+"""One learning curve: exact exploitability every ``step`` episodes (NFSP) or
+iterations (Deep CFR: the same traversals an iteration with 1 or 2 actors)."""
 
 
 def fresh(script: str, *args: object) -> str:
@@ -251,32 +261,38 @@ def games_section(args: argparse.Namespace) -> None:
     rates(args, "simplex-gradient", modes, "games", {})
 
 
+CURVE_STEPS = {"nfsp": (20_000, "episodes"), "deep-cfr": (40, "iterations")}
+"""Each learner's curve: a point every so many units, five points."""
+
+
 def curves_section(args: argparse.Namespace) -> None:
-    step, points = 20_000, 5
-    print(
-        f"curves: NFSP on Leduc, lockstep actors, exact exploitability every {step:,} "
-        f"episodes, seeds {list(range(args.seeds))}"
-    )
-    table: dict[int, list[list[float]]] = {1: [], 2: []}
-    for seed in range(args.seeds):
-        for actors in table:
-            curve = json.loads(fresh(ONE_CURVE, actors, seed, step, points))
-            table[actors].append([e for _, e in curve])
-    for actors, curves in table.items():
-        values = np.array(curves)
-        cells = ", ".join(
-            f"{m:.3f} [{lo:.3f}, {hi:.3f}]"
-            for m, lo, hi in zip(values.mean(0), values.min(0), values.max(0))
+    points = 5
+    for kind in args.curve_learners.split(","):
+        step, unit = CURVE_STEPS[kind]
+        print(
+            f"curves: {kind} on Leduc, lockstep actors, exact exploitability every {step:,} "
+            f"{unit}, seeds {list(range(args.seeds))}"
         )
-        print(f"  {actors} actor(s): mean [min, max] over seeds: {cells}")
-    gap = np.abs(np.mean(table[1], 0) - np.mean(table[2], 0))
-    spread = np.maximum(np.ptp(table[1], 0), np.ptp(table[2], 0))
-    print(
-        "  |mean(1) - mean(2)| at each point: "
-        + ", ".join(f"{g:.3f}" for g in gap)
-        + "; the seeds' largest spread: "
-        + ", ".join(f"{s:.3f}" for s in spread)
-    )
+        table: dict[int, list[list[float]]] = {1: [], 2: []}
+        for seed in range(args.seeds):
+            for actors in table:
+                curve = json.loads(fresh(ONE_CURVE, kind, actors, seed, step, points))
+                table[actors].append([e for _, e in curve])
+        for actors, curves in table.items():
+            values = np.array(curves)
+            cells = ", ".join(
+                f"{m:.3f} [{lo:.3f}, {hi:.3f}]"
+                for m, lo, hi in zip(values.mean(0), values.min(0), values.max(0))
+            )
+            print(f"  {actors} actor(s): mean [min, max] over seeds: {cells}")
+        gap = np.abs(np.mean(table[1], 0) - np.mean(table[2], 0))
+        spread = np.maximum(np.ptp(table[1], 0), np.ptp(table[2], 0))
+        print(
+            "  |mean(1) - mean(2)| at each point: "
+            + ", ".join(f"{g:.3f}" for g in gap)
+            + "; the seeds' largest spread: "
+            + ", ".join(f"{s:.3f}" for s in spread)
+        )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -289,6 +305,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--warmup-seconds", type=float, default=15.0)
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--curve-learners", default="nfsp,deep-cfr")
     parser.add_argument("--traversals", type=int, default=20_000)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)
