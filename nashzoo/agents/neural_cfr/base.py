@@ -28,7 +28,7 @@ from nashzoo.games.observation import ObservationCache
 __all__ = [
     "NeuralRegretLearner",
     "NeuralPolicyAgent",
-    "TreeActor",
+    "EpisodeActor",
     "seed_of",
     "regret_matching_rows",
 ]
@@ -63,21 +63,23 @@ def regret_matching_rows(raw: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return np.where(total > 0, positive / np.where(total > 0, total, 1.0), fallback)
 
 
-class TreeActor:
-    """An actor of the neural regret learners' tree path
-    (:class:`~nashzoo.agents.runtime.Actor`): the learner's job names a module-level
-    function ``work(tree, job, share, seed, scratch)`` that runs this actor's share of an
-    iteration's episodes on the compiled tree, from the random state ``seed`` (drawn
-    from the actor's own stream); ``scratch`` is a dict the work may keep buffers in."""
+class EpisodeActor:
+    """An actor of the neural regret learners (:class:`~nashzoo.agents.runtime.Actor`):
+    the learner's job names a module-level function ``work(tree, job, share, seed,
+    scratch)`` that runs this actor's share of an iteration's episodes from the random
+    state ``seed`` (drawn from the actor's own stream). ``tree`` is the compiled tree, or
+    ``None`` on the rules path; ``scratch`` is a dict the work may keep buffers in, and
+    holds the game as ``scratch["game"]``."""
 
     def __init__(self, game_spec: dict, index: int, seed: int) -> None:
-        from nashzoo.tree import compile_game
+        from nashzoo.tree import compiled_or_none
 
         self.index = index
-        self.tree = compile_game(load_game(game_spec))
+        game = load_game(game_spec)
+        self.tree = compiled_or_none(game)
         self.rng = np.random.default_rng(seed)
         self.job: dict[str, Any] = {}
-        self.scratch: dict[str, Any] = {}
+        self.scratch: dict[str, Any] = {"game": game}
 
     def set_weights(self, weights: dict[str, Any], version: int) -> None:
         self.job = weights
@@ -85,7 +87,8 @@ class TreeActor:
     def collect(self) -> tuple[int, Any]:
         share = int(self.job["shares"][self.index])
         seed = np.array([self.rng.integers(1, 2**63 - 1)], dtype=np.uint64)
-        return share, self.job["work"](self.tree, self.job, share, seed, self.scratch)
+        tree = self.tree if self.job.get("tree", True) else None
+        return share, self.job["work"](tree, self.job, share, seed, self.scratch)
 
 
 class NeuralRegretLearner:
@@ -104,6 +107,8 @@ class NeuralRegretLearner:
     file_format: ClassVar[str]
     policy_loss: ClassVar[str]
     step_unit: ClassVar[str] = "iterations"
+    rules_actors: ClassVar[bool] = False
+    """Whether its actors also traverse the rules (games that do not compile)."""
     config: Any
 
     def __init__(self, game: Game, config: Any = None) -> None:
@@ -166,7 +171,7 @@ class NeuralRegretLearner:
         episodes, and an iteration's episodes all use that iteration's networks."""
         cfg, kind = self.config, type(self.config).__name__
         actors = getattr(cfg, "actors", None)
-        if actors is not None and self.tree is None:
+        if actors is not None and self.tree is None and not self.rules_actors:
             raise InvalidParameterError(
                 f"{kind}.actors={actors}: {type(self).__name__}'s actors run the compiled "
                 f"tree's traversals (tree=True on a game that compiles); {game} is "
@@ -179,17 +184,18 @@ class NeuralRegretLearner:
             )
 
     def _on_actors(self, work: Any, total: int, **job: Any) -> list[Any]:
-        """``total`` episodes of ``work`` (a :class:`TreeActor` job function) split among
+        """``total`` episodes of ``work`` (an :class:`EpisodeActor` job function) split among
         the actors in lockstep, with ``job``'s arrays; their results in actor order."""
         cfg = self.config
         if self._runtime is None:
             import functools
 
-            factory = functools.partial(TreeActor, self.game.to_spec())
+            factory = functools.partial(EpisodeActor, self.game.to_spec())
             self._runtime = cfg.runtime(factory, cfg.seed, lockstep=True)
         shares = cfg.shares(total)
         self.version += 1
-        self._runtime.broadcast({**job, "work": work, "shares": shares}, self.version)
+        job = {**job, "work": work, "shares": shares, "tree": self.tree is not None}
+        self._runtime.broadcast(job, self.version)
         return [batch.data for batch in self._runtime.collect()]
 
     # -- networks ------------------------------------------------------------------------------

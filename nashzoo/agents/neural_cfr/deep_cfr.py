@@ -44,6 +44,7 @@ the memories in actor order.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, ClassVar
 
 import numpy as np
@@ -52,6 +53,7 @@ from nashzoo.agents.neural_cfr.base import NeuralRegretLearner
 from nashzoo.agents.neural_cfr.config import DeepCFRConfig
 from nashzoo.envs.sampling import sample_index
 from nashzoo.errors import InvalidParameterError
+from nashzoo.extras import require
 from nashzoo.games.base import CHANCE, TERMINAL
 from nashzoo.tree.jit import compile_kernels, kernel
 from nashzoo.tree.sampling import next_uniform, sample_chance, sample_recorded_child
@@ -211,13 +213,46 @@ def tree_rows(
 def _traversal_work(
     tree: Any, job: dict[str, Any], share: int, seed: np.ndarray, scratch: dict[str, Any]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A :class:`~nashzoo.agents.neural_cfr.base.TreeActor`'s share of an iteration's
+    """A :class:`~nashzoo.agents.neural_cfr.base.EpisodeActor`'s share of an iteration's
     traversals: the rows of :func:`tree_rows`."""
     capacity = scratch.get("capacity", 64 * max(share, 1))
     *rows, scratch["capacity"] = tree_rows(
         tree, job["sigma"], job["traverser"], share, job["sampled"], seed, capacity
     )
     return rows[0], rows[1], rows[2]
+
+
+def _rules_work(
+    tree: Any, job: dict[str, Any], share: int, seed: np.ndarray, scratch: dict[str, Any]
+) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+    """An :class:`~nashzoo.agents.neural_cfr.base.EpisodeActor`'s share of an
+    iteration's traversals over the rules: a copy of the learner (one-row memories, kept
+    in ``scratch``) with the broadcast regret networks traverses from the root with the
+    stream ``seed``; the regret rows and the strategy rows it recorded, each as
+    ``(tensors, targets, masks)``."""
+    learner = scratch.get("learner")
+    if learner is None:
+        torch = require("torch", "torch", "DeepCFR")
+        cfg = dataclasses.replace(
+            DeepCFRConfig.from_dict(job["config"]),
+            actors=None, backend="local", ray_address=None, tree=False, memory_capacity=1,
+        )  # fmt: skip
+        with torch.random.fork_rng(devices=[]):  # the host's torch stream stays its own
+            learner = scratch["learner"] = DeepCFR(scratch["game"], cfg)
+    for net, state in zip(learner.regret_nets, job["nets"], strict=True):
+        net.load_state_dict(state)
+    learner._strategies = [{}, {}]
+    learner.rng = np.random.default_rng(int(seed[0]))
+    root = learner.game.new_initial_state()
+    for _ in range(share):
+        learner._traverse(root.clone(), job["traverser"])
+    rows = []
+    for recorded in (learner._regret_rows, learner._strategy_rows):
+        a, n = learner.num_actions, learner.obs_size
+        empty = (np.zeros((0, n), np.float32), np.zeros((0, a)), np.zeros((0, a), np.int8))
+        rows.append(tuple(np.stack(c) for c in zip(*recorded)) if recorded else empty)
+    learner._regret_rows, learner._strategy_rows = [], []
+    return rows[0], rows[1]
 
 
 class DeepCFR(NeuralRegretLearner):
@@ -237,6 +272,7 @@ class DeepCFR(NeuralRegretLearner):
 
     name: ClassVar[str] = "deep-cfr"
     config_type: ClassVar[type] = DeepCFRConfig
+    rules_actors: ClassVar[bool] = True
     file_format: ClassVar[str] = "nashzoo.deep_cfr"
     policy_loss: ClassVar[str] = "mse"
 
@@ -275,6 +311,20 @@ class DeepCFR(NeuralRegretLearner):
             self._store_tree_rows(
                 traverser, sigma, regret_nodes, regrets, strategy_nodes, counts, t
             )
+
+    def _rules_on_actors(self, traverser: int, t: int) -> None:
+        """The iteration's traversals over the rules for ``traverser`` on the actors:
+        both regret networks go out, the rows come back and enter the memories in actor
+        order (all regret rows, then all strategy rows, as in one process)."""
+        cfg = self.config
+        parts = self._on_actors(
+            _rules_work, cfg.traversals, traverser=traverser, config=cfg.to_dict(),
+            nets=[net.state_dict() for net in self.regret_nets],
+        )  # fmt: skip
+        for (tensors, regrets, masks), _ in parts:
+            self._store_arrays(self.regret_memory[traverser], tensors, regrets, masks, t)
+        for _, (tensors, sigmas, masks) in parts:
+            self._store_arrays(self.strategy_memory, tensors, sigmas, masks, t)
 
     def _traverse(self, state: Any, traverser: int) -> float:
         """External-sampling traversal: an unbiased estimate of ``traverser``'s expected
@@ -328,12 +378,15 @@ class DeepCFR(NeuralRegretLearner):
             else:
                 if cfg.sampled_actions == 0 and t == 1:
                     self._check_traversal_size(traverser)
-                root = self.game.new_initial_state()
-                for _ in range(cfg.traversals):
-                    self._traverse(root.clone(), traverser)
-                self._store(self.regret_memory[traverser], self._regret_rows, t)
-                self._store(self.strategy_memory, self._strategy_rows, t)
-                self._regret_rows, self._strategy_rows = [], []
+                if cfg.actors is not None:
+                    self._rules_on_actors(traverser, t)
+                else:
+                    root = self.game.new_initial_state()
+                    for _ in range(cfg.traversals):
+                        self._traverse(root.clone(), traverser)
+                    self._store(self.regret_memory[traverser], self._regret_rows, t)
+                    self._store(self.strategy_memory, self._strategy_rows, t)
+                    self._regret_rows, self._strategy_rows = [], []
             self.traversals += cfg.traversals
             losses.append(
                 self._fit_regrets(traverser, t, cfg.regret_steps, cfg.reinitialize_regrets)

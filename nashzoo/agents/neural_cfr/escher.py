@@ -35,7 +35,7 @@ value targets against their exact expectations).
 
 With ``actors`` (:class:`~nashzoo.agents.runtime.ActorConfig`), the tree path's value
 and regret episodes are split among actors in this process or on Ray, in lockstep
-(:class:`~nashzoo.agents.neural_cfr.base.TreeActor`): each receives the strategy table
+(:class:`~nashzoo.agents.neural_cfr.base.EpisodeActor`): each receives the strategy table
 (and for regret episodes the node values) and returns its rows, in actor order.
 """
 
@@ -166,7 +166,7 @@ def value_work(
     tree: Any, job: dict[str, Any], share: int, seed: np.ndarray, scratch: Any = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """``share`` value episodes of the compiled tree from random state ``seed`` (here or
-    on a :class:`~nashzoo.agents.neural_cfr.base.TreeActor`): the nodes on their paths and
+    on a :class:`~nashzoo.agents.neural_cfr.base.EpisodeActor`): the nodes on their paths and
     their importance-weighted returns."""
     _compiled()
     size = _episode_rows(tree, share)
