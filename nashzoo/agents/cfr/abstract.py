@@ -37,6 +37,7 @@ from nashzoo.abstraction.isomorphism import SCRATCH
 from nashzoo.abstraction.layout import HoldemAbstraction, check_holdem
 from nashzoo.abstraction.spec import AbstractionSpec
 from nashzoo.agents.cfr.abstract_policy import AbstractPolicy
+from nashzoo.agents.cfr.mccfr import _compiled as _mccfr_compiled
 from nashzoo.agents.cfr.mccfr import external_sampling_traverse
 from nashzoo.agents.learner import TrainCallback
 from nashzoo.errors import InvalidParameterError
@@ -222,6 +223,7 @@ class AbstractionSolver:
         self._rng = seeded_states([seed, *(int(x) for x in extra)])
         self._arrays = self.abstraction.buckets.arrays()
         self._ends = end_values(self.abstraction.betting)
+        _mccfr_compiled()  # the traversal's module first, with the draws it imports
         compile_kernels(globals())  # numba compiles (or loads) the kernel on first use
         self.iteration = 0
         self.seconds = 0.0

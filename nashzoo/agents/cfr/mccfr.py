@@ -20,6 +20,8 @@ card-abstraction solver (:mod:`nashzoo.agents.cfr.abstract`) runs on sampled dea
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from nashzoo.abstraction.betting import FOLDED, SHOWDOWN
@@ -27,10 +29,12 @@ from nashzoo.agents.cfr.base import TabularSolver
 from nashzoo.agents.cfr.cfr import _check_float
 from nashzoo.games import Game
 from nashzoo.games.base import CHANCE, TERMINAL
-from nashzoo.games.pcg import next_double, seeded_states
 from nashzoo.tree.compile import GameTree
 from nashzoo.tree.jit import compile_kernels, kernel
 from nashzoo.tree.sampling import sample_chance, sample_child
+
+if TYPE_CHECKING:  # the kernels' PCG64 step; _compiled() binds it (it loads numba)
+    from nashzoo.games.pcg import next_double
 
 __all__ = ["ExternalSamplingMCCFRSolver", "OutcomeSamplingMCCFRSolver"]
 
@@ -68,6 +72,7 @@ def external_sampling_traverse(
     value of each action minus the policy's. ``value[0]`` ends as ``p``'s sampled value.
 
     The one MCCFR traversal, on a compiled tree and on a card abstraction's betting tree:
+
     - the regret row of decision ``n`` is ``row_base[n] + row_key[player, row_round[n]]``
       (a compiled tree: its information set, with ``row_key`` 0; an abstraction: the
       decision's block plus the acting player's bucket key in that round);
@@ -232,7 +237,11 @@ def outcome_sampling_run(
 
 
 def _compiled() -> None:
-    compile_kernels(globals())
+    """Compile this module's kernels, with the PCG64 step they draw from (imported here:
+    :mod:`nashzoo.games.pcg` loads numba, which importing a solver must not)."""
+    from nashzoo.games.pcg import next_double
+
+    compile_kernels(globals(), next_double=next_double)
 
 
 class _MCCFRBase(TabularSolver):
@@ -241,6 +250,8 @@ class _MCCFRBase(TabularSolver):
         shape = self.tree.legal_mask.shape
         self._regret = np.zeros(shape)
         self._avg = np.zeros(shape)
+        from nashzoo.games.pcg import seeded_states
+
         self._rng = seeded_states([seed])
 
     def _average_sums(self) -> np.ndarray:

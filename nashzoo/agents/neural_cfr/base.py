@@ -29,6 +29,8 @@ __all__ = [
     "NeuralRegretLearner",
     "NeuralPolicyAgent",
     "EpisodeActor",
+    "rules_copy",
+    "stacked",
     "seed_of",
     "regret_matching_rows",
 ]
@@ -91,6 +93,42 @@ class EpisodeActor:
         return share, self.job["work"](tree, self.job, share, seed, self.scratch)
 
 
+def rules_copy(job: dict[str, Any], seed: np.ndarray, scratch: dict[str, Any]) -> Any:
+    """The learner copy an :class:`EpisodeActor` traverses the rules with: built once
+    (``job["learner"]``, its ``job["config"]`` with one-row memories and no actors),
+    then given the broadcast networks (``job["nets"]``: attribute name to a list of
+    state dicts, one per player) and the stream ``seed``."""
+    learner = scratch.get("learner")
+    if learner is None:
+        import dataclasses
+
+        cls = job["learner"]
+        cfg = dataclasses.replace(
+            cls.config_type.from_dict(job["config"]),
+            actors=None, backend="local", ray_address=None, tree=False, memory_capacity=1,
+        )  # fmt: skip
+        torch = require("torch", "torch", cls.__name__)
+        with torch.random.fork_rng(devices=[]):  # the host's torch stream stays its own
+            learner = scratch["learner"] = cls(scratch["game"], cfg)
+    for name, states in job["nets"].items():
+        for net, state in zip(getattr(learner, name), states, strict=True):
+            net.load_state_dict(state)
+    learner._strategies = [{}, {}]
+    learner.rng = np.random.default_rng(int(seed[0]))
+    return learner
+
+
+def stacked(
+    rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]], obs: int, actions: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Recorded ``(tensor, target, mask)`` rows as three arrays (empty ones of the right
+    widths when there are none)."""
+    if not rows:
+        return np.zeros((0, obs), np.float32), np.zeros((0, actions)), np.zeros((0, actions), bool)
+    tensors, targets, masks = (np.stack(column) for column in zip(*rows))
+    return tensors, targets, masks
+
+
 class NeuralRegretLearner:
     """The shared body of the neural regret learners (see the module).
 
@@ -107,8 +145,6 @@ class NeuralRegretLearner:
     file_format: ClassVar[str]
     policy_loss: ClassVar[str]
     step_unit: ClassVar[str] = "iterations"
-    rules_actors: ClassVar[bool] = False
-    """Whether its actors also traverse the rules (games that do not compile)."""
     config: Any
 
     def __init__(self, game: Game, config: Any = None) -> None:
@@ -163,20 +199,13 @@ class NeuralRegretLearner:
             from nashzoo.tree import compiled_or_none
 
             self.tree = compiled_or_none(game)  # None: the rules path
-        self._check_actors(game)
+        self._check_actors()
 
     # -- actors --------------------------------------------------------------------------------
-    def _check_actors(self, game: Game) -> None:
-        """Refuse actor settings that do not apply: the actors run the compiled tree's
-        episodes, and an iteration's episodes all use that iteration's networks."""
+    def _check_actors(self) -> None:
+        """Refuse actor settings that do not apply: an iteration's episodes all use that
+        iteration's networks (lockstep), so there is no staleness to bound."""
         cfg, kind = self.config, type(self.config).__name__
-        actors = getattr(cfg, "actors", None)
-        if actors is not None and self.tree is None and not self.rules_actors:
-            raise InvalidParameterError(
-                f"{kind}.actors={actors}: {type(self).__name__}'s actors run the compiled "
-                f"tree's traversals (tree=True on a game that compiles); {game} is "
-                "traversed on its rules here. Leave actors=None for it."
-            )
         if getattr(cfg, "max_staleness", None) is not None:
             raise InvalidParameterError(
                 f"{kind}.max_staleness does not apply: an iteration's traversals all use "
@@ -197,6 +226,12 @@ class NeuralRegretLearner:
         job = {**job, "work": work, "shares": shares, "tree": self.tree is not None}
         self._runtime.broadcast(job, self.version)
         return [batch.data for batch in self._runtime.collect()]
+
+    def _rules_job(self, **nets: list[Any]) -> dict[str, Any]:
+        """What the actors' :func:`rules_copy` needs: the class, the config and the
+        networks (attribute name to the list of them)."""
+        states = {name: [net.state_dict() for net in group] for name, group in nets.items()}
+        return {"learner": type(self), "config": self.config.to_dict(), "nets": states}
 
     # -- networks ------------------------------------------------------------------------------
     def _network(
@@ -336,8 +371,7 @@ class NeuralRegretLearner:
     ) -> None:
         """Offer ``(tensor, target, mask)`` rows of iteration ``t`` to ``memory``."""
         if rows:
-            tensors, targets, masks = (np.stack(column) for column in zip(*rows))
-            self._store_arrays(memory, tensors, targets, masks, t)
+            self._store_arrays(memory, *stacked(rows, self.obs_size, self.num_actions), t)
 
     def _store_arrays(
         self, memory: Reservoir, tensors: np.ndarray, targets: np.ndarray, masks: np.ndarray, t: int

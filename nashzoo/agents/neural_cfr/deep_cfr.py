@@ -44,16 +44,14 @@ the memories in actor order.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, ClassVar
 
 import numpy as np
 
-from nashzoo.agents.neural_cfr.base import NeuralRegretLearner
+from nashzoo.agents.neural_cfr.base import NeuralRegretLearner, rules_copy, stacked
 from nashzoo.agents.neural_cfr.config import DeepCFRConfig
 from nashzoo.envs.sampling import sample_index
 from nashzoo.errors import InvalidParameterError
-from nashzoo.extras import require
 from nashzoo.games.base import CHANCE, TERMINAL
 from nashzoo.tree.jit import compile_kernels, kernel
 from nashzoo.tree.sampling import next_uniform, sample_chance, sample_recorded_child
@@ -226,33 +224,17 @@ def _rules_work(
     tree: Any, job: dict[str, Any], share: int, seed: np.ndarray, scratch: dict[str, Any]
 ) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
     """An :class:`~nashzoo.agents.neural_cfr.base.EpisodeActor`'s share of an
-    iteration's traversals over the rules: a copy of the learner (one-row memories, kept
-    in ``scratch``) with the broadcast regret networks traverses from the root with the
-    stream ``seed``; the regret rows and the strategy rows it recorded, each as
-    ``(tensors, targets, masks)``."""
-    learner = scratch.get("learner")
-    if learner is None:
-        torch = require("torch", "torch", "DeepCFR")
-        cfg = dataclasses.replace(
-            DeepCFRConfig.from_dict(job["config"]),
-            actors=None, backend="local", ray_address=None, tree=False, memory_capacity=1,
-        )  # fmt: skip
-        with torch.random.fork_rng(devices=[]):  # the host's torch stream stays its own
-            learner = scratch["learner"] = DeepCFR(scratch["game"], cfg)
-    for net, state in zip(learner.regret_nets, job["nets"], strict=True):
-        net.load_state_dict(state)
-    learner._strategies = [{}, {}]
-    learner.rng = np.random.default_rng(int(seed[0]))
+    iteration's traversals over the rules, by its
+    :func:`~nashzoo.agents.neural_cfr.base.rules_copy`: the regret rows and the strategy
+    rows it recorded, each as ``(tensors, targets, masks)``."""
+    learner = rules_copy(job, seed, scratch)
     root = learner.game.new_initial_state()
     for _ in range(share):
         learner._traverse(root.clone(), job["traverser"])
-    rows = []
-    for recorded in (learner._regret_rows, learner._strategy_rows):
-        a, n = learner.num_actions, learner.obs_size
-        empty = (np.zeros((0, n), np.float32), np.zeros((0, a)), np.zeros((0, a), np.int8))
-        rows.append(tuple(np.stack(c) for c in zip(*recorded)) if recorded else empty)
+    n, a = learner.obs_size, learner.num_actions
+    rows = stacked(learner._regret_rows, n, a), stacked(learner._strategy_rows, n, a)
     learner._regret_rows, learner._strategy_rows = [], []
-    return rows[0], rows[1]
+    return rows
 
 
 class DeepCFR(NeuralRegretLearner):
@@ -272,7 +254,6 @@ class DeepCFR(NeuralRegretLearner):
 
     name: ClassVar[str] = "deep-cfr"
     config_type: ClassVar[type] = DeepCFRConfig
-    rules_actors: ClassVar[bool] = True
     file_format: ClassVar[str] = "nashzoo.deep_cfr"
     policy_loss: ClassVar[str] = "mse"
 
@@ -317,10 +298,8 @@ class DeepCFR(NeuralRegretLearner):
         both regret networks go out, the rows come back and enter the memories in actor
         order (all regret rows, then all strategy rows, as in one process)."""
         cfg = self.config
-        parts = self._on_actors(
-            _rules_work, cfg.traversals, traverser=traverser, config=cfg.to_dict(),
-            nets=[net.state_dict() for net in self.regret_nets],
-        )  # fmt: skip
+        job = self._rules_job(regret_nets=self.regret_nets)
+        parts = self._on_actors(_rules_work, cfg.traversals, traverser=traverser, **job)
         for (tensors, regrets, masks), _ in parts:
             self._store_arrays(self.regret_memory[traverser], tensors, regrets, masks, t)
         for _, (tensors, sigmas, masks) in parts:

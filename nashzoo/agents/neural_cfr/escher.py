@@ -45,7 +45,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from nashzoo.agents.neural_cfr.base import NeuralRegretLearner, seed_of
+from nashzoo.agents.neural_cfr.base import NeuralRegretLearner, rules_copy, seed_of, stacked
 from nashzoo.agents.neural_cfr.config import ESCHERConfig
 from nashzoo.envs.sampling import sample_index
 from nashzoo.games.base import CHANCE, TERMINAL
@@ -196,6 +196,26 @@ def regret_work(
     return regret_nodes[: counts[0]], regrets[: counts[0]], strategy_nodes[: counts[1]]
 
 
+def _rules_value_work(
+    tree: Any, job: dict[str, Any], share: int, seed: np.ndarray, scratch: dict[str, Any]
+) -> tuple[np.ndarray, np.ndarray]:
+    """An :class:`~nashzoo.agents.neural_cfr.base.EpisodeActor`'s share of the value
+    episodes over the rules, by its :func:`~nashzoo.agents.neural_cfr.base.rules_copy`:
+    histories and their importance-weighted returns."""
+    return rules_copy(job, seed, scratch)._rules_value_episodes(job["player"], share)
+
+
+def _rules_regret_work(
+    tree: Any, job: dict[str, Any], share: int, seed: np.ndarray, scratch: dict[str, Any]
+) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+    """An actor's share of the regret episodes over the rules (with the broadcast value
+    networks): the regret rows and the strategy rows, each ``(tensors, targets, masks)``."""
+    learner = rules_copy(job, seed, scratch)
+    regret_rows, strategy_rows = learner._rules_regret_episodes(job["player"], share)
+    n, a = learner.obs_size, learner.num_actions
+    return stacked(regret_rows, n, a), stacked(strategy_rows, n, a)
+
+
 class ESCHER(NeuralRegretLearner):
     """ESCHER for two-player games of :mod:`nashzoo.games`.
 
@@ -322,10 +342,19 @@ class ESCHER(NeuralRegretLearner):
         if self.tree is not None:
             return self._tree_value_episodes(player)
         cfg = self.config
-        eps = cfg.value_exploration
+        if cfg.actors is not None:
+            job = self._rules_job(regret_nets=self.regret_nets)
+            parts = self._on_actors(_rules_value_work, cfg.value_traversals, player=player, **job)
+            histories = np.concatenate([h for h, _ in parts])
+            return histories, np.concatenate([v for _, v in parts])
+        return self._rules_value_episodes(player, cfg.value_traversals)
+
+    def _rules_value_episodes(self, player: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """``n`` value episodes over the rules (see :meth:`_value_episodes`)."""
+        eps = self.config.value_exploration
         histories: list[np.ndarray] = []
         targets: list[float] = []
-        for _ in range(cfg.value_traversals):
+        for _ in range(n):
             state = self.game.new_initial_state()
             path: list[tuple[np.ndarray, float]] = []  # (history, importance of its action)
             while not state.is_terminal():
@@ -346,6 +375,8 @@ class ESCHER(NeuralRegretLearner):
                 value *= importance
                 histories.append(history)
                 targets.append(value)
+        if not histories:
+            return np.zeros((0, self.history_size), np.float32), np.zeros(0, np.float32)
         return np.stack(histories).astype(np.float32), np.array(targets, np.float32)
 
     def _fit_values(self, player: int, t: int) -> float:
@@ -374,13 +405,29 @@ class ESCHER(NeuralRegretLearner):
         """``regret_traversals`` episodes: ``player`` uniform, the opponent by its current
         strategy; the regret rows of ``player``'s decisions and the opponent's strategies
         go to the memories."""
+        cfg = self.config
         if self.tree is not None:
             self._tree_regret_episodes(player, t)
-            self.traversals += self.config.regret_traversals
-            return
+        elif cfg.actors is not None:
+            job = self._rules_job(regret_nets=self.regret_nets, value_nets=self.value_nets)
+            parts = self._on_actors(_rules_regret_work, cfg.regret_traversals, player=player, **job)
+            for (tensors, regrets, masks), _ in parts:
+                self._store_arrays(self.regret_memory[player], tensors, regrets, masks, t)
+            for _, (tensors, sigmas, masks) in parts:
+                self._store_arrays(self.strategy_memory, tensors, sigmas, masks, t)
+        else:
+            regret_rows, strategy_rows = self._rules_regret_episodes(player, cfg.regret_traversals)
+            self._store(self.regret_memory[player], regret_rows, t)
+            self._store(self.strategy_memory, strategy_rows, t)
+        self.traversals += cfg.regret_traversals
+
+    def _rules_regret_episodes(self, player: int, n: int) -> tuple[list[Any], list[Any]]:
+        """``n`` regret episodes over the rules: the ``(tensor, regrets, mask)`` rows of
+        ``player``'s decisions and the ``(tensor, strategy, mask)`` rows of the
+        opponent's (see :meth:`_regret_episodes`)."""
         regret_rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         strategy_rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        for _ in range(self.config.regret_traversals):
+        for _ in range(n):
             state = self.game.new_initial_state()
             while not state.is_terminal():
                 if state.is_chance_node():
@@ -400,9 +447,7 @@ class ESCHER(NeuralRegretLearner):
                     strategy_rows.append((view.tensor, sigma, view.mask))
                     action = sample_index(np.cumsum(sigma), self.rng.random())
                 state.apply_action(action)
-        self.traversals += self.config.regret_traversals
-        self._store(self.regret_memory[player], regret_rows, t)
-        self._store(self.strategy_memory, strategy_rows, t)
+        return regret_rows, strategy_rows
 
     def _iteration(self) -> None:
         t = self.iterations + 1
