@@ -74,14 +74,11 @@ class EpisodeActor:
     holds the game as ``scratch["game"]``."""
 
     def __init__(self, game_spec: dict, index: int, seed: int) -> None:
-        from nashzoo.tree import compiled_or_none
-
         self.index = index
-        game = load_game(game_spec)
-        self.tree = compiled_or_none(game)
+        self.tree: Any = None  # compiled at the first job on the tree (never on the rules)
         self.rng = np.random.default_rng(seed)
         self.job: dict[str, Any] = {}
-        self.scratch: dict[str, Any] = {"game": game}
+        self.scratch: dict[str, Any] = {"game": load_game(game_spec)}
 
     def set_weights(self, weights: dict[str, Any], version: int) -> None:
         self.job = weights
@@ -89,7 +86,11 @@ class EpisodeActor:
     def collect(self) -> tuple[int, Any]:
         share = int(self.job["shares"][self.index])
         seed = np.array([self.rng.integers(1, 2**63 - 1)], dtype=np.uint64)
-        tree = self.tree if self.job.get("tree", True) else None
+        if self.job["tree"] and self.tree is None:
+            from nashzoo.tree import compile_game
+
+            self.tree = compile_game(self.scratch["game"])
+        tree = self.tree if self.job["tree"] else None
         return share, self.job["work"](tree, self.job, share, seed, self.scratch)
 
 
@@ -226,6 +227,15 @@ class NeuralRegretLearner:
         job = {**job, "work": work, "shares": shares, "tree": self.tree is not None}
         self._runtime.broadcast(job, self.version)
         return [batch.data for batch in self._runtime.collect()]
+
+    def _store_actor_rows(self, player: int, parts: list[Any], t: int) -> None:
+        """Offer the actors' ``(regret rows, strategy rows)`` (each ``(tensors, targets,
+        masks)``) to ``player``'s regret memory and the strategy memory, in actor order:
+        all regret rows, then all strategy rows, as one process offers them."""
+        for (tensors, regrets, masks), _ in parts:
+            self._store_arrays(self.regret_memory[player], tensors, regrets, masks, t)
+        for _, (tensors, sigmas, masks) in parts:
+            self._store_arrays(self.strategy_memory, tensors, sigmas, masks, t)
 
     def _rules_job(self, **nets: list[Any]) -> dict[str, Any]:
         """What the actors' :func:`rules_copy` needs: the class, the config and the

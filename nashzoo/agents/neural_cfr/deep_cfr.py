@@ -296,14 +296,10 @@ class DeepCFR(NeuralRegretLearner):
     def _rules_on_actors(self, traverser: int, t: int) -> None:
         """The iteration's traversals over the rules for ``traverser`` on the actors:
         both regret networks go out, the rows come back and enter the memories in actor
-        order (all regret rows, then all strategy rows, as in one process)."""
-        cfg = self.config
+        order."""
         job = self._rules_job(regret_nets=self.regret_nets)
-        parts = self._on_actors(_rules_work, cfg.traversals, traverser=traverser, **job)
-        for (tensors, regrets, masks), _ in parts:
-            self._store_arrays(self.regret_memory[traverser], tensors, regrets, masks, t)
-        for _, (tensors, sigmas, masks) in parts:
-            self._store_arrays(self.strategy_memory, tensors, sigmas, masks, t)
+        parts = self._on_actors(_rules_work, self.config.traversals, traverser=traverser, **job)
+        self._store_actor_rows(traverser, parts, t)
 
     def _traverse(self, state: Any, traverser: int) -> float:
         """External-sampling traversal: an unbiased estimate of ``traverser``'s expected

@@ -411,10 +411,7 @@ class ESCHER(NeuralRegretLearner):
         elif cfg.actors is not None:
             job = self._rules_job(regret_nets=self.regret_nets, value_nets=self.value_nets)
             parts = self._on_actors(_rules_regret_work, cfg.regret_traversals, player=player, **job)
-            for (tensors, regrets, masks), _ in parts:
-                self._store_arrays(self.regret_memory[player], tensors, regrets, masks, t)
-            for _, (tensors, sigmas, masks) in parts:
-                self._store_arrays(self.strategy_memory, tensors, sigmas, masks, t)
+            self._store_actor_rows(player, parts, t)
         else:
             regret_rows, strategy_rows = self._rules_regret_episodes(player, cfg.regret_traversals)
             self._store(self.regret_memory[player], regret_rows, t)
