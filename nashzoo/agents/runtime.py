@@ -63,6 +63,7 @@ __all__ = [
     "ActorConfig",
     "Experience",
     "Runtime",
+    "Rounds",
     "RuntimeStats",
     "actor_seed",
 ]
@@ -127,6 +128,40 @@ class ActorConfig(Config):
             deterministic=self.deterministic or lockstep,
             seed=seed,
         )
+
+
+class Rounds:
+    """The actors of a learner whose steps are synchronous (Deep CFR, ESCHER,
+    simplex-gradient, Nash memory's matches): started at the first round and stopped by
+    :meth:`close` (a later round starts new ones). Each round broadcasts one job as the
+    next version, in lockstep, and returns the actors' data in actor order.
+
+    Args:
+        config: the learner's actor settings.
+        make_actor: builds an actor (picklable for Ray).
+        seed: the run's seed (the actors' streams come from it).
+    """
+
+    def __init__(self, config: ActorConfig, make_actor: ActorFactory, seed: int | None) -> None:
+        self.config = config
+        self.make_actor = make_actor
+        self.seed = seed
+        self.runtime: Runtime | None = None
+        self.version = 0
+
+    def run(self, job: Any) -> list[Any]:
+        """One round: ``job`` to every actor, their data back in actor order."""
+        if self.runtime is None:
+            self.runtime = self.config.runtime(self.make_actor, self.seed, lockstep=True)
+        self.version += 1
+        self.runtime.broadcast(job, self.version)
+        return [batch.data for batch in self.runtime.collect()]
+
+    def close(self) -> None:
+        """Stop the actors, if any."""
+        if self.runtime is not None:
+            self.runtime.close()
+            self.runtime = None
 
 
 class Actor(Protocol):

@@ -25,6 +25,7 @@ weights, which are loaded into a fresh policy of the same shape (nothing is unpi
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
@@ -42,7 +43,7 @@ from nashzoo.agents.nash_memory.population import (
     exact_oracle,
 )
 from nashzoo.agents.random_agent import RandomAgent
-from nashzoo.agents.runtime import ActorConfig
+from nashzoo.agents.runtime import ActorConfig, Rounds
 from nashzoo.agents.training import train_loop
 from nashzoo.errors import GameTooLargeError, InvalidParameterError, PolicyFileError
 from nashzoo.games import Game
@@ -128,8 +129,8 @@ class NashMemoryLearner:
                 "NashMemoryConfig.max_staleness does not apply: a round's meta-game entries "
                 f"are measured in lockstep, received {self.config.max_staleness}."
             )
-        self._runtime: Any = None  # the actors, where the config has them
-        self.version = 0
+        actor = functools.partial(_MatchActor, game.to_spec())
+        self._rounds = Rounds(self.config, actor, self.config.seed)  # where it has actors
         seed = 0 if self.config.seed is None else self.config.seed
         if self.exact:
             oracle, measure, initial = exact_oracle, exact_measure, None
@@ -161,31 +162,27 @@ class NashMemoryLearner:
         self, game: Game, work: list[tuple[Any, Any, int]]
     ) -> list[tuple[float, float]]:
         """A round's entries, dealt to the actors in turn (entry k to actor k mod N)."""
-        import functools
-
         cfg = self.config
-        if self._runtime is None:
-            factory = functools.partial(_MatchActor, game.to_spec())
-            self._runtime = cfg.runtime(factory, cfg.seed, lockstep=True)
         members: dict[int, Any] = {}  # each member once, as data
         for a, b, _ in work:
             for member in (a, b):
                 members.setdefault(id(member), _member_state(member))
         entries = [(id(a), id(b), seed) for a, b, seed in work]
-        self.version += 1
         job = {"measure": self.memory.measure, "members": members, "entries": entries}
         job["actors"] = cfg.actors
-        self._runtime.broadcast(job, self.version)
         found: dict[int, tuple[float, float]] = {}
-        for batch in self._runtime.collect():
-            found.update(batch.data)
+        for part in self._rounds.run(job):
+            found.update(part)
         return [found[k] for k in range(len(work))]
 
     def close(self) -> None:
         """Stop the actors, if any (training does this when it ends)."""
-        if self._runtime is not None:
-            self._runtime.close()
-            self._runtime = None
+        self._rounds.close()
+
+    @property
+    def version(self) -> int:
+        """Rounds of entries sent to the actors so far."""
+        return self._rounds.version
 
     @property
     def steps(self) -> int:

@@ -47,7 +47,7 @@ def test_the_meta_game_measured_on_actors_is_the_one_measured_here():
     np.testing.assert_array_equal(there.memory.scores, here.memory.scores)
     np.testing.assert_array_equal(there.memory.weights, here.memory.weights)
     assert there.exploitability() == here.exploitability() < 1e-9
-    assert there.version > 12 and there._runtime is None  # measured there, then stopped
+    assert there.version > 12 and there._rounds.runtime is None  # measured there, then stopped
     with pytest.raises(InvalidParameterError, match="max_staleness does not apply"):
         NashMemoryLearner(KUHN, NashMemoryConfig(actors=2, max_staleness=0))
 

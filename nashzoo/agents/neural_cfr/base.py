@@ -9,6 +9,7 @@ targets and its iteration (:mod:`~nashzoo.agents.neural_cfr.deep_cfr`,
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -16,6 +17,7 @@ import numpy as np
 
 from nashzoo.agents.learner import TrainCallback
 from nashzoo.agents.nfsp.buffers import Reservoir
+from nashzoo.agents.runtime import Rounds
 from nashzoo.agents.sampled import SampledPolicyAgent
 from nashzoo.agents.training import mlp, tabular_policy, train_loop
 from nashzoo.envs.protocol import AgentInfo, Observation
@@ -193,8 +195,8 @@ class NeuralRegretLearner:
         self.resumable = True  # False when loaded from a file saved without its memories
         self._strategies: list[dict[str, np.ndarray]] = [{}, {}]
         self._policy_iterations = -1  # iterations the policy network was fitted after
-        self._runtime: Any = None  # the actors, where the config has them
-        self.version = 0  # of the jobs sent to the actors
+        actor = functools.partial(EpisodeActor, game.to_spec())
+        self._rounds = Rounds(cfg, actor, cfg.seed)  # the actors, where the config has them
         self.tree: Any = None  # the compiled tree where config.tree and the game compiles
         if getattr(cfg, "tree", False):
             from nashzoo.tree import compiled_or_none
@@ -216,17 +218,15 @@ class NeuralRegretLearner:
     def _on_actors(self, work: Any, total: int, **job: Any) -> list[Any]:
         """``total`` episodes of ``work`` (an :class:`EpisodeActor` job function) split among
         the actors in lockstep, with ``job``'s arrays; their results in actor order."""
-        cfg = self.config
-        if self._runtime is None:
-            import functools
+        shares = self.config.shares(total)
+        return self._rounds.run(
+            {**job, "work": work, "shares": shares, "tree": self.tree is not None}
+        )
 
-            factory = functools.partial(EpisodeActor, self.game.to_spec())
-            self._runtime = cfg.runtime(factory, cfg.seed, lockstep=True)
-        shares = cfg.shares(total)
-        self.version += 1
-        job = {**job, "work": work, "shares": shares, "tree": self.tree is not None}
-        self._runtime.broadcast(job, self.version)
-        return [batch.data for batch in self._runtime.collect()]
+    @property
+    def version(self) -> int:
+        """Jobs sent to the actors so far."""
+        return self._rounds.version
 
     def _store_actor_rows(self, player: int, parts: list[Any], t: int) -> None:
         """Offer the actors' ``(regret rows, strategy rows)`` (each ``(tensors, targets,
@@ -504,9 +504,7 @@ class NeuralRegretLearner:
 
     def close(self) -> None:
         """Stop the actors, if any (a later :meth:`train` starts new ones)."""
-        if self._runtime is not None:
-            self._runtime.close()
-            self._runtime = None
+        self._rounds.close()
 
     # -- files ---------------------------------------------------------------------------------
     def _extra_networks(self) -> dict[str, Any]:

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -47,6 +48,7 @@ import numpy as np
 
 from nashzoo.agents.learner import TrainCallback
 from nashzoo.agents.nfsp.buffers import Reservoir
+from nashzoo.agents.runtime import Rounds
 from nashzoo.agents.simplex_gradient import experience, losses
 from nashzoo.agents.simplex_gradient.agent import SimplexGradientAgent
 from nashzoo.agents.simplex_gradient.config import SimplexGradientConfig
@@ -221,8 +223,8 @@ class SimplexGradient:
                 "SimplexGradientConfig.max_staleness does not apply: an iteration's games "
                 f"all use that iteration's g (lockstep), received {cfg.max_staleness}."
             )
-        self._runtime: Any = None  # the actors, where the config has them
-        self.version = 0
+        actor = functools.partial(_Actor, game.to_spec(), cfg.to_dict())
+        self._rounds = Rounds(cfg, actor, cfg.seed)  # the actors, where the config has them
         self.iterations = 0
         self.episodes = 0
         self.seconds = 0.0
@@ -361,30 +363,26 @@ class SimplexGradient:
     def _play_on_actors(self) -> tuple[Decisions, tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """This iteration's games split among the actors (lockstep), joined in actor
         order."""
-        import functools
-
         cfg = self.config
-        if self._runtime is None:
-            factory = functools.partial(_Actor, self.game.to_spec(), cfg.to_dict())
-            self._runtime = cfg.runtime(factory, cfg.seed, lockstep=True)
         total = cfg.batch_games
         shares = cfg.shares(total)
         nets = ["policy_net", "policy_net_1"][: len(self.policy_nets)]
         if cfg.td_lambda < 1.0:  # the actors score their decisions with f
             nets += ["value_net", "value_net_1"][: len(self.value_nets)]
-        self.version += 1
         weights = {name: getattr(self, name).state_dict() for name in nets}
-        self._runtime.broadcast({"nets": weights, "shares": shares}, self.version)
-        parts = [batch.data for batch in self._runtime.collect()]
+        parts = self._rounds.run({"nets": weights, "shares": shares})
         self.episodes += total
         targets = tuple(np.concatenate([t[k] for _, t in parts]) for k in range(3))
         return experience.join([d for d, _ in parts]), targets  # type: ignore[return-value]
 
     def close(self) -> None:
         """Stop the actors, if any (training does this when it ends)."""
-        if self._runtime is not None:
-            self._runtime.close()
-            self._runtime = None
+        self._rounds.close()
+
+    @property
+    def version(self) -> int:
+        """Rounds of games sent to the actors so far."""
+        return self._rounds.version
 
     # -- learning ----------------------------------------------------------------------------
     def _store_values(self, targets: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
