@@ -21,8 +21,15 @@ averaged the outcomes drawn. Measured here, on the same network and decision sta
   12-card game whose board card has 10 outcomes, with oracle tables of the uniform
   profile (the exact value is known): the test's figure, over more seeds.
 
-Usage: ``python benchmarks/nash_ismcts_search.py [--section scale|luck] [--ours hulh.pt]
-[--states 20] [--simulations 200] [--repeats 3]``. Without ``--ours`` the network is a
+``--section paths``: the search over the rules (worlds from the poker engine's fast path,
+P and V from the tables) is the compiled search. Both search operators' exact
+exploitability on Leduc from CFR+ oracle tables (300 iterations), Nash-ISMCTS eps 0.2,
+per seed, at 100 and 1,000 simulations; the two means must lie within the seeds' spread
+of each other. The test suite checks it at 100 simulations
+(``tests/agents/test_ismcts_rules_nash.py``); 1,000 takes minutes.
+
+Usage: ``python benchmarks/nash_ismcts_search.py [--section scale|luck|paths] [--ours hulh.pt]
+[--states 20] [--simulations 200] [--repeats 3] [--paths-seeds 4]``. Without ``--ours`` the network is a
 fresh one of the default shape (its values are noise, but the views a search requests,
 and so the cost, are those of any network).
 """
@@ -161,6 +168,34 @@ def leduc_scale() -> None:
                 print(f"| CFR+ {iterations} ({own:.3f}) | {sims:,} | {eps} | {' | '.join(cells)} |")
 
 
+def leduc_paths(seeds: int) -> None:
+    from nashzoo.agents.cfr import make_solver
+    from nashzoo.agents.ismcts import ISMCTSAgent, SearchConfig, SearchTables, TablesKnowledge
+    from nashzoo.eval.exploitability import exploitability
+    from nashzoo.games.poker import presets
+    from nashzoo.tree import compile_game
+
+    game = presets.leduc()
+    probs = make_solver("cfr+", game).iterate(300).average_policy().probs
+    tables = SearchTables.oracle(compile_game(game), probs)
+    print(f"\nLeduc: the search operator's exact exploitability (chips), seeds 0-{seeds - 1},")
+    print("compiled and over the rules, from CFR+ (300 iterations) oracle tables, eps 0.2")
+    print("| simulations | compiled | over the rules | mean difference | spread | within |")
+    print("|---:|---|---|---:|---:|---|")
+    for sims in (100, 1000):
+        found: dict[str, list[float]] = {"compiled": [], "rules": []}
+        for seed in range(seeds):  # interleaved: a seed's two paths one after the other
+            config = SearchConfig(variant="nash", simulations=sims, eps=0.2, seed=seed)
+            for path, knowledge in (("compiled", tables), ("rules", TablesKnowledge(tables))):
+                agent = ISMCTSAgent(game, knowledge, config)
+                found[path].append(exploitability(agent, game).exploitability)
+        c, r = np.array(found["compiled"]), np.array(found["rules"])
+        spread = max(np.ptp(c), np.ptp(r))
+        gap = abs(c.mean() - r.mean())
+        cells = [" / ".join(f"{v:.3f}" for v in x) + f" (mean {x.mean():.3f})" for x in (c, r)]
+        print(f"| {sims:,} | {' | '.join(cells)} | {gap:.3f} | {spread:.3f} | {gap <= spread} |")
+
+
 def nuts_spot() -> None:
     import nashzoo
     from nashzoo.agents.ismcts import ISMCTSSearch, Knowledge, SearchConfig
@@ -205,9 +240,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--simulations", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seeds", type=int, default=50)
-    parser.add_argument("--section", choices=("scale", "luck"), action="append")
+    parser.add_argument("--paths-seeds", type=int, default=4)
+    parser.add_argument("--section", choices=("scale", "luck", "paths"), action="append")
     args = parser.parse_args(argv)
-    sections = args.section or ["scale", "luck"]
+    sections = args.section or ["scale", "luck", "paths"]
     one_thread()
     print(machine_line())
     if "scale" in sections:
@@ -216,6 +252,8 @@ def main(argv: list[str] | None = None) -> None:
     if "luck" in sections:
         holdem_speed(args)
         small_game_spread(args.seeds)
+    if "paths" in sections:
+        leduc_paths(args.paths_seeds)
 
 
 if __name__ == "__main__":
