@@ -29,9 +29,9 @@ of each other. The test suite checks it at 100 simulations
 (``tests/agents/test_ismcts_rules_nash.py``); 1,000 takes minutes.
 
 Usage: ``python benchmarks/nash_ismcts_search.py [--section scale|luck|paths] [--ours hulh.pt]
-[--states 20] [--simulations 200] [--repeats 3] [--paths-seeds 4]``. Without ``--ours`` the network is a
-fresh one of the default shape (its values are noise, but the views a search requests,
-and so the cost, are those of any network).
+[--states 20] [--simulations 200] [--repeats 3] [--paths-seeds 4]``. Without ``--ours``
+the network is a fresh one of the default shape (its values are noise, but the views a
+search requests, and so the cost, are those of any network).
 """
 
 from __future__ import annotations
