@@ -740,9 +740,11 @@ def three_player_kuhn() -> list[str]:
 
 
 def dice_and_bids(scale: float) -> list[str]:
-    """Liar's Dice and Goofspiel (OpenSpiel's rules): CFR+ on each game's small version,
-    exact exploitability as it goes, and each rule-based baseline's duplicate score
-    against random and against the CFR+ policy."""
+    """Liar's Dice and Goofspiel (OpenSpiel's rules): CFR+ on each game's small version
+    (``300 * scale`` iterations, 10 at least), exact exploitability as it goes, and each
+    rule-based baseline's duplicate score against random and against the CFR+ policy;
+    then MT-ISMCTS (``200 * scale`` simulations a move, 20 at least) at full sizes."""
+    from nashzoo.agents.cfr import TabularPolicyAgent
     from nashzoo.eval.stats import Z95
     from nashzoo.games import GoofspielGame, LiarsDiceGame
 
@@ -755,16 +757,18 @@ def dice_and_bids(scale: float) -> list[str]:
         "|---|---:|---:|---:|---|---|",
     ]
     deals = max(int(1000 * scale), 50)
-    for label, game, rules, iterations in (
-        ("Liar's Dice, 1 die of 4 faces", LiarsDiceGame(faces=4), "dice-rules", 300),
-        ("Goofspiel, 4 cards, hidden bids", GoofspielGame(num_cards=4), "goofspiel-rules", 300),
+    iterations = max(int(300 * scale), 10)
+    for label, game, rules in (
+        ("Liar's Dice, 1 die of 4 faces", LiarsDiceGame(faces=4), "dice-rules"),
+        ("Goofspiel, 4 cards, hidden bids", GoofspielGame(num_cards=4), "goofspiel-rules"),
     ):
         solver = make_solver("cfr+", game).iterate(iterations)
         policy = solver.average_policy()
         value = exploitability(policy).exploitability
         baseline = build_agent(rules, game)
         cells = []
-        for other in (build_agent("random", game), build_agent(f"cfr+:{iterations}", game)):
+        cfr = TabularPolicyAgent(policy, seed=0, name="cfr+")  # the policy just measured
+        for other in (build_agent("random", game), cfr):
             match = head_to_head(game, baseline, other, deals=deals, seed=0)
             lo, hi = match.mean - Z95 * match.stderr, match.mean + Z95 * match.stderr
             cells.append(f"{match.mean:+.3f} [{lo:+.3f}, {hi:+.3f}]")
@@ -772,13 +776,14 @@ def dice_and_bids(scale: float) -> list[str]:
             f"| {label} | {solver.tree.num_nodes:,} | {iterations} | {value:.4f} | "
             f"{cells[0]} | {cells[1]} |"
         )
+    sims = max(int(200 * scale), 20)
     lines += [
         "",
         f"Duplicate matches of {deals:,} deals, points a game with 95% intervals; the "
         "baselines are rule-based (`dice-rules`: liar above its expected count; "
         "`goofspiel-rules`: bid the point card's rank).",
         "",
-        "Sizes no tree reaches: MT-ISMCTS (200 simulations a move) searching over the "
+        f"Sizes no tree reaches: MT-ISMCTS ({sims} simulations a move) searching over the "
         "rules' own hidden worlds (the opponent's dice; the bid sequences that fit who "
         "won each round), against random and against the baseline:",
         "",
@@ -789,7 +794,7 @@ def dice_and_bids(scale: float) -> list[str]:
         ("Liar's Dice, 2 dice of 6 faces", LiarsDiceGame(dice=2), "dice-rules", 100),
         ("Goofspiel, 8 cards, hidden bids", GoofspielGame(num_cards=8), "goofspiel-rules", 30),
     ):
-        search = build_agent("mt-ismcts:200", game)
+        search = build_agent(f"mt-ismcts:{sims}", game)
         n = max(int(n * scale), 10)
         cells = []
         for other in (build_agent("random", game), build_agent(rules, game)):
