@@ -87,13 +87,13 @@ def test_board_strengths_and_river_strength_match_brute_force():
 
 def test_the_sweep_does_not_depend_on_how_it_is_split(boards):
     cards, weights = boards
-    pick = np.array([0, 1, 5000, 77_777, 134_458])
+    # three boards (the first, one in the middle and the last class; about 2 s each a
+    # sweep here), swept whole and in two parts: the same tables to the count
+    pick = np.array([0, 77_777, 134_458])
     one = sweep_boards(cards[pick], weights[pick], parts=1)
     two = sweep_boards(cards[pick], weights[pick], parts=2)
-    again = sweep_boards(cards[pick], weights[pick], parts=1)
     for name in ("preflop", "flop", "turn", "river"):
         np.testing.assert_array_equal(getattr(one, name), getattr(two, name))
-        np.testing.assert_array_equal(getattr(one, name), getattr(again, name))
     # leaving the flop's and the turn's classes out changes nothing else
     short = sweep_boards(cards[pick], weights[pick], parts=2, rounds=(False, False))
     assert short.flop.size == short.turn.size == 0
