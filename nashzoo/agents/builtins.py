@@ -344,7 +344,7 @@ def _register() -> None:
         ),
         LearnerEntry(
             "nash-memory",
-            "nashzoo.bounds.nash_memory:NashMemoryLearner",
+            "nashzoo.agents.nash_memory.learner:NashMemoryLearner",
             "Nash memory over agents: exact best responses where the game compiles, "
             "MaskablePPO ones and duplicate matches elsewhere (sb3 extra there)",
             file_format="nashzoo.nash_memory",

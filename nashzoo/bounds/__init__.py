@@ -1,5 +1,7 @@
 """Exploitability bounds that need training: the learned best response, and the learned
-oracle and measured meta-game of Nash memory on games too big to compile.
+oracle and measured meta-game that Nash memory
+(:class:`~nashzoo.agents.nash_memory.NashMemoryLearner`) uses by default on games too big
+to compile.
 
 :mod:`nashzoo.eval` measures without learning (exact best response, local best response,
 matches). A learned best response trains a stable-baselines3 model in the single-agent

@@ -1,9 +1,11 @@
 """What Nash memory needs on games too big to compile: a learned best-response oracle
 and a meta-game measured by duplicate matches.
 
-:class:`~nashzoo.agents.nash_memory.PopulationNashMemory` (agents layer) takes its oracle
-and its measure as arguments; the learned ones need the Gymnasium wrappers and the
-matches, so they live here, above both.
+:class:`~nashzoo.agents.nash_memory.PopulationNashMemory` and the learner
+:class:`~nashzoo.agents.nash_memory.NashMemoryLearner` (agents layer) take their oracle
+and measure as arguments; these, their defaults where members are learned, need the
+Gymnasium wrappers and the matches, so they live here, above both (the learner names
+them by import path).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from nashzoo.bounds.nash_memory import NashMemoryConfig, NashMemoryLearner
+from nashzoo.agents.nash_memory.learner import NashMemoryConfig, NashMemoryLearner
 from nashzoo.errors import GameTooLargeError, InvalidParameterError, PolicyFileError
 from nashzoo.games import KuhnPokerGame
 
@@ -153,3 +153,41 @@ def test_refusals(tmp_path):
     learner.memory.exploitability = lambda: None  # as on a game that does not compile
     with pytest.raises(GameTooLargeError, match="does not compile"):
         learner.exploitability()
+
+
+def test_a_caller_s_oracle_and_measure_replace_the_learned_ones(tmp_path):
+    """The learner sits in the agents layer; the learned oracle and measure it uses by
+    default (MaskablePPO, duplicate matches) sit above it and are imported only when
+    needed. Any oracle and measure may replace them: with the exact ones passed to a
+    learner told oracle="learned", Kuhn is solved as by the exact learner (but from no
+    initial member: the learned path starts from the first best response alone)."""
+    from nashzoo.agents.nash_memory import exact_measure, exact_oracle
+
+    calls = {"oracle": 0, "measure": 0}
+
+    def oracle(game, mixture, seed):
+        calls["oracle"] += 1
+        return exact_oracle(game, mixture, seed)
+
+    def measure(game, a, b, seed):
+        calls["measure"] += 1
+        return exact_measure(game, a, b, seed)
+
+    config = NashMemoryConfig(seed=3, oracle="learned")
+    learner = NashMemoryLearner(KUHN, config, oracle=oracle, measure=measure).train(steps=12)
+    assert not learner.exact and calls["oracle"] >= 12 and calls["measure"] > 12
+    assert learner.exploitability() < 0.01  # uniform play: 11/24
+    # a file reloads with the caller's parts for training on
+    path = learner.save(tmp_path / "nm.pt")
+    again = NashMemoryLearner.load(path, oracle=oracle, measure=measure)
+    assert again.exploitability() == learner.exploitability()
+    before = calls["oracle"]
+    again.train(steps=1)
+    assert calls["oracle"] == before + 1
+    # where the learner uses the exact parts, passing others is refused by name
+    with pytest.raises(InvalidParameterError, match="replace the learned oracle"):
+        NashMemoryLearner(KUHN, NashMemoryConfig(), oracle=oracle)
+    with pytest.raises(InvalidParameterError, match="replace the learned oracle"):
+        NashMemoryLearner(KUHN, NashMemoryConfig(oracle="exact"), measure=measure)
+    with pytest.raises(InvalidParameterError, match="oracle must be callable, received int"):
+        NashMemoryLearner(KUHN, config, oracle=3, measure=measure)

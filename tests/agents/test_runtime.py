@@ -14,8 +14,8 @@ import time
 import numpy as np
 import pytest
 
+from nashzoo.agents.nash_memory.learner import NashMemoryConfig, NashMemoryLearner
 from nashzoo.agents.runtime import ActorConfig, Runtime, actor_seed
-from nashzoo.bounds.nash_memory import NashMemoryConfig, NashMemoryLearner
 from nashzoo.envs.registration import make_game
 from nashzoo.errors import InvalidParameterError, WorkerError
 from nashzoo.testing.drills import NumberedActor

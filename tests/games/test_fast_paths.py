@@ -109,7 +109,7 @@ PROBERS = (
     "nashzoo/agents/ismcts/compiled.py",
     "nashzoo/agents/nash_memory/population.py",
     "nashzoo/agents/neural_cfr/base.py",
-    "nashzoo/bounds/nash_memory.py",
+    "nashzoo/agents/nash_memory/learner.py",
     "nashzoo/cli/exploitability.py",
     "nashzoo/cli/solve.py",
     "nashzoo/eval/blocks.py",

@@ -58,7 +58,7 @@ def test_a_nash_memory_file_in_a_gauntlet_is_ranked_with_its_mixtures_exploitabi
     action probabilities"."""
     from fastapi.testclient import TestClient
 
-    from nashzoo.bounds.nash_memory import NashMemoryConfig, NashMemoryLearner
+    from nashzoo.agents.nash_memory.learner import NashMemoryConfig, NashMemoryLearner
     from nashzoo.games import KuhnPokerGame
     from nashzoo.leaderboard.app import create_app
 

@@ -1,7 +1,9 @@
-"""Nash-memory coevolution: Parallel Nash Memory on compiled trees, and Nash memory over
-agents with any oracle (the mixed -> behavioural conversion they use lives in
-:mod:`nashzoo.tree.mixture`, re-exported here)."""
+"""Nash-memory coevolution: Parallel Nash Memory on compiled trees, Nash memory over
+agents with any oracle, and the latter as a learner (``nashzoo train nash-memory``; the
+mixed -> behavioural conversion they use lives in :mod:`nashzoo.tree.mixture`,
+re-exported here)."""
 
+from nashzoo.agents.nash_memory.learner import NashMemoryConfig, NashMemoryLearner
 from nashzoo.agents.nash_memory.pnm import (
     Heuristic,
     ParallelNashMemory,
@@ -23,6 +25,8 @@ from nashzoo.tree.mixture import behavioural_mixture, mix_policies
 from nashzoo.tree.reach import realization_weights
 
 __all__ = [
+    "NashMemoryConfig",
+    "NashMemoryLearner",
     "Measure",
     "MixtureAgent",
     "Oracle",

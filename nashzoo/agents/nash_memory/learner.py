@@ -8,15 +8,19 @@ game, so one command trains it on any two-player zero-sum game:
 * where the game compiles (Kuhn, Leduc, the small fighting presets), the exact best
   response is the oracle and exact expected scores fill the meta-game, and the curve is
   the mixture's exact exploitability;
-* where it does not (Limit Hold'em, the fighting game's default preset), MaskablePPO
-  trained against the mixture is the oracle (:func:`~nashzoo.bounds.oracles.learned_oracle`)
-  and duplicate matches with their standard errors fill the meta-game
-  (:func:`~nashzoo.bounds.oracles.duplicate_measure`);
+* where it does not (Limit Hold'em, the fighting game's default preset), a learned best
+  response is the oracle and duplicate matches with their standard errors fill the
+  meta-game: by default MaskablePPO trained against the mixture
+  (:func:`nashzoo.bounds.learned_oracle`) and matches with AIVAT where the game has a
+  value function (:func:`nashzoo.bounds.duplicate_measure`), or any ``oracle`` and
+  ``measure`` the caller passes;
 * ``oracle="learned"`` forces the second on a game that compiles, so the two are
   compared where exploitability is exact (``benchmarks/neural_learners.py``).
 
-It lives above the agents and the matches (it composes an agent-layer algorithm with a
-learned oracle and duplicate matches), hence in this layer.
+The default learned oracle and measure train in Gymnasium wrappers and play matches, a
+layer above the agents; the learner names them by import path
+(:data:`LEARNED_ORACLE`, :data:`DUPLICATE_MEASURE`) and imports them only when it needs
+them, as the learner registry imports its learners.
 
 Saved files hold data only (read with ``weights_only=True``): tabular members as their
 probability arrays over the compiled tree, learned members as their MaskablePPO policy
@@ -47,9 +51,17 @@ from nashzoo.agents.runtime import ActorConfig, Rounds
 from nashzoo.agents.training import train_loop
 from nashzoo.errors import GameTooLargeError, InvalidParameterError, PolicyFileError
 from nashzoo.games import Game
+from nashzoo.games.info import load_declared
 from nashzoo.validation import choice, integer, number, seed_field
 
-__all__ = ["NashMemoryConfig", "NashMemoryLearner"]
+__all__ = ["NashMemoryConfig", "NashMemoryLearner", "LEARNED_ORACLE", "DUPLICATE_MEASURE"]
+
+LEARNED_ORACLE = "nashzoo.bounds.oracles:learned_oracle"
+"""The default learned oracle's factory (``steps=``, ``num_envs=``): MaskablePPO trained
+against the mixture."""
+DUPLICATE_MEASURE = "nashzoo.bounds.oracles:duplicate_measure"
+"""The default measure's factory (``deals``) where members are learned: duplicate
+matches."""
 
 
 @dataclass(frozen=True)
@@ -103,10 +115,18 @@ class NashMemoryLearner:
     Args:
         game: a two-player zero-sum game.
         config: :class:`NashMemoryConfig`.
+        oracle: where the learner uses a learned oracle (``config.oracle`` ``"learned"``,
+            or ``"auto"`` on a game that does not compile), this one instead of
+            MaskablePPO: ``oracle(game, mixture, seed) -> agent``
+            (:data:`~nashzoo.agents.nash_memory.Oracle`).
+        measure: likewise, the meta-game's measure instead of duplicate matches:
+            ``measure(game, a, b, seed) -> (mean, stderr)``
+            (:data:`~nashzoo.agents.nash_memory.Measure`).
 
     Raises:
-        InvalidParameterError: not a two-player zero-sum game, or ``oracle="exact"`` on a
-            game that does not compile.
+        InvalidParameterError: not a two-player zero-sum game, ``oracle="exact"`` on a
+            game that does not compile, or ``oracle``/``measure`` given where the learner
+            uses the exact ones.
     """
 
     name: ClassVar[str] = "nash-memory"
@@ -114,7 +134,14 @@ class NashMemoryLearner:
     step_unit: ClassVar[str] = "iterations"
     file_format: ClassVar[str] = "nashzoo.nash_memory"
 
-    def __init__(self, game: Game, config: NashMemoryConfig | None = None) -> None:
+    def __init__(
+        self,
+        game: Game,
+        config: NashMemoryConfig | None = None,
+        *,
+        oracle: Any = None,
+        measure: Any = None,
+    ) -> None:
         self.game = game
         self.config = config or NashMemoryConfig()
         compiles = _compiles(game)
@@ -132,17 +159,27 @@ class NashMemoryLearner:
         actor = functools.partial(_MatchActor, game.to_spec())
         self._rounds = Rounds(self.config, actor, self.config.seed)  # where it has actors
         seed = 0 if self.config.seed is None else self.config.seed
+        c = self.config
+        if self.exact and (oracle is not None or measure is not None):
+            raise InvalidParameterError(
+                "oracle= and measure= replace the learned oracle and measure, but this "
+                f"learner uses the exact ones (oracle={c.oracle!r} on {game}, which "
+                "compiles): set NashMemoryConfig(oracle='learned')."
+            )
         if self.exact:
             oracle, measure, initial = exact_oracle, exact_measure, None
         else:
-            from nashzoo.bounds.oracles import duplicate_measure, learned_oracle
-
-            oracle = learned_oracle(
-                steps=self.config.oracle_steps, num_envs=self.config.oracle_envs
-            )
-            measure = duplicate_measure(self.config.meta_deals)
+            if oracle is None:
+                oracle = load_declared(LEARNED_ORACLE)(steps=c.oracle_steps, num_envs=c.oracle_envs)
+            if measure is None:
+                measure = load_declared(DUPLICATE_MEASURE)(c.meta_deals)
+            for name, value in (("oracle", oracle), ("measure", measure)):
+                if not callable(value):
+                    raise InvalidParameterError(
+                        f"NashMemoryLearner's {name} must be callable, received "
+                        f"{type(value).__name__}."
+                    )
             initial = None if compiles else [RandomAgent(seed=seed, name="random")]
-        c = self.config
         self.memory = PopulationNashMemory(
             game,
             oracle=oracle,
@@ -272,8 +309,11 @@ class NashMemoryLearner:
         return write_torch_file(state, path)
 
     @classmethod
-    def load(cls, path: str | Path) -> NashMemoryLearner:
-        """Load a file written by :meth:`save` (``weights_only=True``: data only).
+    def load(
+        cls, path: str | Path, *, oracle: Any = None, measure: Any = None
+    ) -> NashMemoryLearner:
+        """Load a file written by :meth:`save` (``weights_only=True``: data only);
+        ``oracle`` and ``measure`` as in the constructor, for training on.
 
         Raises:
             PolicyFileError: not a readable Nash memory file.
@@ -284,7 +324,14 @@ class NashMemoryLearner:
         state = read_torch_file(path)
         check_checkpoint(state, path, cls.file_format, 1)
         try:
-            learner = cls(load_game(state["game"]), NashMemoryConfig.from_dict(state["config"]))
+            game, config = load_game(state["game"]), NashMemoryConfig.from_dict(state["config"])
+        except Exception as exc:
+            raise PolicyFileError(
+                f"{path} is not a readable nashzoo Nash memory file: {exc}"
+            ) from exc
+        # the caller's oracle and measure are checked as the constructor checks them
+        learner = cls(game, config, oracle=oracle, measure=measure)
+        try:
             memory = learner.memory
             memory.members = [_member_from(m, learner.game) for m in state["members"]]
             memory.scores = np.asarray(state["scores"], dtype=np.float64)
