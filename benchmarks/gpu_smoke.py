@@ -1,11 +1,13 @@
 """GPU smoke check of the learners' ``device`` setting (issue 91): NFSP's learner steps
 per second on the CPU and on CUDA, from the same networks, buffers and random draws, and
-how far apart the networks are after the same steps (floating-point tolerance).
+how far apart the networks are after the same steps (floating-point tolerance); then
+Deep CFR's network fits (a player's regret network and the policy network, from the same
+memories and draws) on both, and how far apart the two policies' probabilities are.
 
 On a machine without CUDA it measures the CPU alone and says so.
 
 Usage: ``python benchmarks/gpu_smoke.py [--game limit_holdem] [--steps 300]
-[--hidden 256,256]``
+[--hidden 256,256] [--learners nfsp,deep-cfr]``
 """
 
 from __future__ import annotations
@@ -50,6 +52,56 @@ def timed_steps(learner, steps: int, torch) -> float:
     return 2 * steps / (time.perf_counter() - start)
 
 
+def deep_cfr_fits(args: argparse.Namespace, hidden: tuple[int, ...], torch) -> None:
+    """Deep CFR's fits on the CPU and on CUDA from the same memories and draws."""
+    import numpy as np
+
+    from nashzoo.agents.neural_cfr import DeepCFR, DeepCFRConfig
+
+    game = nashzoo.make_game(args.game)
+    settings = {
+        "regret_sizes": hidden, "policy_sizes": hidden, "batch_size": args.batch_size,
+        "traversals": 50, "regret_steps": 20, "policy_steps": args.steps, "device": "cpu",
+    }  # fmt: skip
+    source = DeepCFR(game, DeepCFRConfig(**settings)).train(steps=2)
+    print(
+        f"\nDeep CFR on {args.game}, hidden {hidden}, batch {args.batch_size}, memories from "
+        f"2 iterations ({source.strategy_memory.size:,} strategy rows); one regret fit and "
+        f"one policy fit of {args.steps} steps each"
+    )
+    obs, cols = source.strategy_memory.sample_rows(np.random.default_rng(9), 512)
+
+    def fitted(device: str) -> tuple[float, np.ndarray]:
+        learner = DeepCFR(game, DeepCFRConfig(**{**settings, "device": device}))
+        learner.regret_memory, learner.strategy_memory = (
+            source.regret_memory,
+            source.strategy_memory,
+        )
+        learner.rng, learner.iterations = copy.deepcopy(source.rng), source.iterations
+        start = time.perf_counter()
+        learner._fit_regrets(0, learner.iterations, args.steps, reinitialize=True)
+        learner._policy_iterations = -1
+        learner.fit_policy()
+        if learner.device.type == "cuda":
+            torch.cuda.synchronize()
+        rate = 2 * args.steps / (time.perf_counter() - start)
+        return rate, learner.average_probs(0, obs, cols["mask"])
+
+    rate_cpu, probs_cpu = fitted("cpu")
+    print(f"  cpu (1 thread): {rate_cpu:,.1f} minibatch steps/s")
+    if not torch.cuda.is_available():
+        print("  cuda: torch sees no GPU on this machine; no GPU figure")
+        return
+    fitted("cuda")  # CUDA's start-up, off the clock
+    rate_gpu, probs_gpu = fitted("cuda")
+    worst = float(np.abs(probs_gpu - probs_cpu).max())
+    print(f"  cuda ({torch.cuda.get_device_name()}): {rate_gpu:,.1f} minibatch steps/s")
+    print(
+        f"  speed-up {rate_gpu / rate_cpu:.2f}x; largest policy probability difference "
+        f"over 512 memory rows {worst:.2e}"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     import torch
 
@@ -60,10 +112,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--hidden", default="256,256")
     parser.add_argument("--batch-size", type=int, default=256)
+    parser.add_argument("--learners", default="nfsp,deep-cfr")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     print(machine_line())
     hidden = tuple(int(h) for h in args.hidden.split(","))
+    learners = args.learners.split(",")
+    if "deep-cfr" in learners:
+        deep_cfr_fits(args, hidden, torch)
+    if "nfsp" not in learners:
+        return
     config = NFSPConfig(
         hidden_sizes=hidden, batch_size=args.batch_size, min_buffer_to_learn=0, device="cpu"
     )

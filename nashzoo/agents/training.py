@@ -3,6 +3,7 @@ tabulation of a network policy on a game that compiles."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -13,10 +14,31 @@ import numpy as np
 from nashzoo.errors import InvalidParameterError
 from nashzoo.validation import check_int, check_number
 
-__all__ = ["mlp", "train_loop", "tabular_policy", "ScalarLog", "torch_device", "DEVICE_PATTERN"]
+__all__ = [
+    "mlp",
+    "train_loop",
+    "tabular_policy",
+    "ScalarLog",
+    "torch_device",
+    "check_device_setting",
+    "DEVICE_PATTERN",
+]
 
 DEVICE_PATTERN = r"auto|cpu|cuda(:\d+)?"
 """What a learner's ``device`` setting may say."""
+
+
+def check_device_setting(kind: str, setting: str) -> None:
+    """Refuse a config's ``device`` that is not ``"auto"``, ``"cpu"``, ``"cuda"`` or
+    ``"cuda:N"`` (``kind``: the config's class name, for the message).
+
+    Raises:
+        InvalidParameterError: any other string.
+    """
+    if not re.fullmatch(DEVICE_PATTERN, setting):
+        raise InvalidParameterError(
+            f"`{kind}.device` must be 'auto', 'cpu', 'cuda' or 'cuda:N', received {setting!r}."
+        )
 
 
 class ScalarLog:

@@ -341,6 +341,47 @@ def test_the_device_setting_resolves_and_refuses_what_is_not_here(tmp_path):
         NFSP.load(tmp_path / "n.pt", device=f"cuda:{count}")
 
 
+@pytest.mark.parametrize("cls", [DeepCFR, ESCHER])
+def test_the_neural_regret_learners_take_the_device_setting_too(cls, tmp_path):
+    """Deep CFR and ESCHER: the same setting as NFSP's. Their networks live on it, the
+    actors' copies (and the in-process rules path's regret matching) on the CPU; on
+    this CPU-only machine "auto" is the CPU and gives the networks of device="cpu"."""
+    config = DeepCFRConfig if cls is DeepCFR else ESCHERConfig
+    small = {"regret_steps": 5, "policy_steps": 5, "batch_size": 32, "seed": 3}
+    if cls is DeepCFR:
+        small["traversals"] = 21
+    else:
+        small.update(regret_traversals=21, value_traversals=21, value_steps=5)
+    assert config().device == "auto"
+    auto = cls(KUHN, config(**small)).train(steps=2)
+    cpu = cls(KUHN, config(**small, device="cpu")).train(steps=2)
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    assert auto.device.type == expected == next(auto.policy.parameters()).device.type
+    nets = {k: m for k, m in auto._modules().items() if isinstance(m, torch.nn.Module)}
+    assert {"regret0", "regret1", "policy"} <= set(nets)
+    if expected == "cpu":
+        for key, net in nets.items():
+            theirs = cpu._modules()[key].state_dict()
+            for name, value in net.state_dict().items():
+                assert torch.equal(value, theirs[name]), (key, name)
+        assert auto.exploitability() == cpu.exploitability()
+    # over the rules on two actors: each actor's learner copy is built on the CPU
+    rules = cls(KUHN, config(**small, tree=False, actors=2)).train(steps=1)
+    assert rules.tree is None and rules.traversals > 0
+    with pytest.raises(
+        InvalidParameterError, match="must be 'auto', 'cpu', 'cuda' or 'cuda:N', received 'tpu'"
+    ):
+        config(device="tpu")
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    with pytest.raises(InvalidParameterError, match=f"needs a CUDA GPU {count}"):
+        cls(KUHN, config(device=f"cuda:{count}"))
+    cpu.save(tmp_path / "n.pt")
+    again = cls.load(tmp_path / "n.pt", device="cpu")
+    assert again.device.type == "cpu" and again.exploitability() == cpu.exploitability()
+    with pytest.raises(InvalidParameterError, match=f"needs a CUDA GPU {count}"):
+        cls.load(tmp_path / "n.pt", device=f"cuda:{count}")
+
+
 def test_deep_cfr_on_actors_learns_kuhn_on_the_tree_and_over_the_rules():
     # the settings and bound of tests/agents/test_deep_cfr.py (a quarter of uniform's
     # exploitability after 15 iterations), the traversals made by two local actors

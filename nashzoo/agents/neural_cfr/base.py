@@ -19,7 +19,7 @@ from nashzoo.agents.learner import TrainCallback
 from nashzoo.agents.nfsp.buffers import Reservoir
 from nashzoo.agents.runtime import Rounds
 from nashzoo.agents.sampled import SampledPolicyAgent
-from nashzoo.agents.training import mlp, tabular_policy, train_loop
+from nashzoo.agents.training import mlp, tabular_policy, torch_device, train_loop
 from nashzoo.envs.protocol import AgentInfo, Observation
 from nashzoo.envs.sampling import sample_index
 from nashzoo.errors import InvalidParameterError, PolicyFileError
@@ -109,6 +109,7 @@ def rules_copy(job: dict[str, Any], seed: np.ndarray, scratch: dict[str, Any]) -
         cfg = dataclasses.replace(
             cls.config_type.from_dict(job["config"]),
             actors=None, backend="local", ray_address=None, tree=False, memory_capacity=1,
+            device="cpu",
         )  # fmt: skip
         torch = require("torch", "torch", cls.__name__)
         with torch.random.fork_rng(devices=[]):  # the host's torch stream stays its own
@@ -119,6 +120,11 @@ def rules_copy(job: dict[str, Any], seed: np.ndarray, scratch: dict[str, Any]) -
     learner._strategies = [{}, {}]
     learner.rng = np.random.default_rng(int(seed[0]))
     return learner
+
+
+def _cpu_state(net: Any) -> dict[str, Any]:
+    """A network's weights as CPU tensors (what goes to the actors)."""
+    return {k: v.detach().cpu() for k, v in net.state_dict().items()}
 
 
 def stacked(
@@ -164,6 +170,8 @@ class NeuralRegretLearner:
         cfg: Any = config or self.config_type()
         self.config = cfg
         self._torch = torch
+        self.device = torch_device(torch, cfg.device)
+        self._host_nets: list[Any] = [None, None]  # CPU copies of the regret networks
         self.seed = 0 if cfg.seed is None else cfg.seed
         self.rng = np.random.default_rng(cfg.seed)
         self.obs_size = game.information_state_tensor_size
@@ -239,8 +247,8 @@ class NeuralRegretLearner:
 
     def _rules_job(self, **nets: list[Any]) -> dict[str, Any]:
         """What the actors' :func:`rules_copy` needs: the class, the config and the
-        networks (attribute name to the list of them)."""
-        states = {name: [net.state_dict() for net in group] for name, group in nets.items()}
+        networks (attribute name to the list of them), their weights on the CPU."""
+        states = {name: [_cpu_state(net) for net in group] for name, group in nets.items()}
         return {"learner": type(self), "config": self.config.to_dict(), "nets": states}
 
     # -- networks ------------------------------------------------------------------------------
@@ -263,7 +271,7 @@ class NeuralRegretLearner:
                 torch.nn.ReLU(),
                 torch.nn.LayerNorm(hidden[-1]),
                 torch.nn.Linear(hidden[-1], outputs or self.num_actions),
-            )
+            ).to(self.device)
 
     def _optimizer(self, net: Any) -> Any:
         # one fused kernel for all parameters: a third less time per step on CPU (NFSP's)
@@ -277,14 +285,27 @@ class NeuralRegretLearner:
     # -- the current strategy ------------------------------------------------------------------
     def _strategy(self, player: int, key: str, tensor: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Regret matching on ``player``'s regret network at one information set (cached
-        until the network is fitted again)."""
+        until the network is fitted again), on the CPU: one row at a time costs less
+        there than a round trip to a GPU."""
         hit = self._strategies[player].get(key)
         if hit is None:
             torch = self._torch
             with torch.inference_mode():
-                raw = self.regret_nets[player](torch.tensor(tensor[None])).numpy()[0]
+                raw = self._host_net(player)(torch.tensor(tensor[None])).numpy()[0]
             hit = self._strategies[player][key] = regret_matching(raw, mask)
         return hit
+
+    def _host_net(self, player: int) -> Any:
+        """``player``'s regret network on the CPU: the network itself there, else a copy
+        made after each fit."""
+        net = self.regret_nets[player]
+        if self.device.type == "cpu":
+            return net
+        if self._host_nets[player] is None:
+            import copy
+
+            self._host_nets[player] = copy.deepcopy(net).cpu()
+        return self._host_nets[player]
 
     def _strategy_table(self) -> np.ndarray:
         """Every information set's current strategy on the compiled tree: one forward
@@ -295,7 +316,8 @@ class NeuralRegretLearner:
         for p in (0, 1):
             rows = tree.infosets_of(p)
             with torch.inference_mode():
-                raw = self.regret_nets[p](torch.from_numpy(tree.infoset_tensor[rows])).numpy()
+                inputs = torch.from_numpy(tree.infoset_tensor[rows]).to(self.device)
+                raw = self.regret_nets[p](inputs).cpu().numpy()
             table[rows] = regret_matching_rows(raw, tree.legal_mask[rows])
         return table
 
@@ -359,6 +381,7 @@ class NeuralRegretLearner:
             loss.backward()
             opt.step()
         self._strategies[player] = {}
+        self._host_nets[player] = None
         return float("nan") if loss is None else loss.item()
 
     def _minibatches(self, memory: Reservoir, rng: np.random.Generator, steps: int) -> Any:
@@ -370,8 +393,9 @@ class NeuralRegretLearner:
         torch = self._torch
         batch = self.config.batch_size
         obs, cols = memory.sample_rows(rng, steps * batch)
-        tensors = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in cols.items()}
-        obs_t = torch.from_numpy(obs)
+        device = self.device  # every step's rows moved at once
+        tensors = {k: torch.from_numpy(np.ascontiguousarray(v)).to(device) for k, v in cols.items()}
+        obs_t = torch.from_numpy(obs).to(device)
         for k in range(steps):
             rows = slice(k * batch, (k + 1) * batch)
             yield obs_t[rows], {name: tensor[rows] for name, tensor in tensors.items()}
@@ -436,10 +460,10 @@ class NeuralRegretLearner:
         torch = self._torch
         with torch.inference_mode():
             probs = self._probs(
-                self.policy(torch.from_numpy(np.array(obs, np.float32))),
-                torch.from_numpy(np.asarray(mask).astype(bool)),
+                self.policy(torch.from_numpy(np.array(obs, np.float32)).to(self.device)),
+                torch.from_numpy(np.asarray(mask).astype(bool)).to(self.device),
             )
-        return probs.numpy().astype(np.float64)
+        return probs.cpu().numpy().astype(np.float64)
 
     def average_policy(self) -> Any:
         """The average policy as a :class:`~nashzoo.tree.TabularPolicy` (compiles the game)."""
@@ -565,19 +589,33 @@ class NeuralRegretLearner:
         return write_torch_file(state, path)
 
     @classmethod
-    def load(cls, path: str | Path) -> Any:
-        """Load a file written by :meth:`save` (read with ``weights_only=True``: data only).
+    def load(cls, path: str | Path, *, device: str | None = None) -> Any:
+        """Load a file written by :meth:`save` (read with ``weights_only=True``: data
+        only), its networks on ``device`` (``None``: the saved config's; a file saved on
+        a GPU loads on a CPU with ``device="cpu"``).
 
         Raises:
             PolicyFileError: not a readable file of this learner, or one whose networks do
                 not fit its config.
+            InvalidParameterError: ``device`` names a GPU torch does not see.
         """
         from nashzoo.agents.torch_files import check_checkpoint, load_modules, read_torch_file
 
         state = read_torch_file(path)
         check_checkpoint(state, path, cls.file_format, 1)
         try:
-            learner = cls(load_game(state["game"]), cls.config_type.from_dict(state["config"]))
+            config = cls.config_type.from_dict(state["config"])
+            game = load_game(state["game"])
+        except Exception as exc:
+            raise PolicyFileError(
+                f"{path} is not a readable nashzoo {cls.name} file: {exc}"
+            ) from exc
+        if device is not None:
+            import dataclasses
+
+            config = dataclasses.replace(config, device=device)
+        learner = cls(game, config)  # a device that is not here raises, named
+        try:
             load_modules(path, state["networks"], learner._modules(), "networks")
             learner.resumable = state["memories"] is not None  # None: an agent file
             saved_memories = state["memories"] if learner.resumable else []

@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nashzoo.agents.runtime import ActorConfig
-from nashzoo.validation import flag, integer, integers, number, seed_field
+from nashzoo.agents.training import check_device_setting
+from nashzoo.validation import flag, integer, integers, number, seed_field, text
 
 __all__ = ["DeepCFRConfig", "ESCHERConfig"]
 
@@ -48,6 +49,11 @@ class DeepCFRConfig(ActorConfig):
         reinitialize_regrets: fit each player's advantage network from fresh weights
             every iteration (the paper's choice) rather than from the last ones.
         seed: seed of every random choice (networks, traversals, minibatches).
+        device: where the networks live and learn: ``"auto"`` (CUDA when torch sees a
+            GPU, else the CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``. The tree path's
+            strategies come from one forward pass per player there; actors (and the
+            traversals over the rules in this process, one information set at a time)
+            run their copies on the CPU. Checkpoints load on any device.
     """
 
     regret_sizes: tuple[int, ...] = integers((64,))
@@ -62,6 +68,11 @@ class DeepCFRConfig(ActorConfig):
     reinitialize_regrets: bool = flag(True)
     tree: bool = flag(True)
     seed: int | None = seed_field(0)
+    device: str = text("auto")
+
+    def check(self) -> None:
+        super().check()
+        check_device_setting(type(self).__name__, self.device)
 
 
 @dataclass(frozen=True)
@@ -95,6 +106,11 @@ class ESCHERConfig(ActorConfig):
             (Kuhn, Leduc: the strategies of all information sets and the values of all
             histories from one forward pass per network), the rules elsewhere.
         seed: seed of every random choice.
+        device: where the networks live and learn: ``"auto"`` (CUDA when torch sees a
+            GPU, else the CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``. The tree path's
+            strategies come from one forward pass per player there; actors (and the
+            traversals over the rules in this process, one information set at a time)
+            run their copies on the CPU. Checkpoints load on any device.
     """
 
     regret_sizes: tuple[int, ...] = integers((64,))
@@ -111,3 +127,8 @@ class ESCHERConfig(ActorConfig):
     learning_rate: float = number(0.001, low=0.0, low_inclusive=False)
     tree: bool = flag(True)
     seed: int | None = seed_field(0)
+    device: str = text("auto")
+
+    def check(self) -> None:
+        super().check()
+        check_device_setting(type(self).__name__, self.device)

@@ -264,7 +264,8 @@ class ESCHER(NeuralRegretLearner):
         """``player``'s value network at ``(n, history_size)`` history tensors."""
         torch = self._torch
         with torch.inference_mode():
-            return self.value_nets[player](torch.from_numpy(histories)).numpy()[:, 0]
+            inputs = torch.from_numpy(histories).to(self.device)
+            return self.value_nets[player](inputs).cpu().numpy()[:, 0]
 
     def _children_values(self, state: Any, player: int, legal: np.ndarray) -> np.ndarray:
         """``q``: ``player``'s value of each legal action's child history (the value
@@ -390,7 +391,8 @@ class ESCHER(NeuralRegretLearner):
         opt = self._optimizer(net)
         batch = cfg.batch_size
         rows = self.rng.integers(len(targets), size=cfg.value_steps * batch)
-        inputs, outputs = torch.from_numpy(histories[rows]), torch.from_numpy(targets[rows])
+        inputs = torch.from_numpy(histories[rows]).to(self.device)
+        outputs = torch.from_numpy(targets[rows]).to(self.device)
         loss = None
         for k in range(cfg.value_steps):
             pred = net(inputs[k * batch : (k + 1) * batch])[:, 0]

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from nashzoo.agents.runtime import ActorConfig
-from nashzoo.agents.training import DEVICE_PATTERN
-from nashzoo.errors import InvalidParameterError
+from nashzoo.agents.training import check_device_setting
 from nashzoo.validation import choice, flag, integer, integers, number, seed_field, text
 
 __all__ = ["NFSPConfig"]
@@ -82,8 +80,4 @@ class NFSPConfig(ActorConfig):
 
     def check(self) -> None:
         super().check()
-        if not re.fullmatch(DEVICE_PATTERN, self.device):
-            raise InvalidParameterError(
-                f"`NFSPConfig.device` must be 'auto', 'cpu', 'cuda' or 'cuda:N', "
-                f"received {self.device!r}."
-            )
+        check_device_setting(type(self).__name__, self.device)
