@@ -86,9 +86,10 @@ def forward_sparse(torch: Any, net: Any, rows: CSRRows) -> Any:
         )
     with torch.no_grad():
         # the bag's start offsets; embedding_bag takes the last one to end the input
-        columns = torch.from_numpy(rows.columns)
-        offsets = torch.from_numpy(rows.offsets[:-1])
-        weights = None if rows.values is None else torch.from_numpy(rows.values)
+        device = first.weight.device
+        columns = torch.from_numpy(rows.columns).to(device)
+        offsets = torch.from_numpy(rows.offsets[:-1]).to(device)
+        weights = None if rows.values is None else torch.from_numpy(rows.values).to(device)
         table = first.weight.t().contiguous()
         h = torch.nn.functional.embedding_bag(
             columns, table, offsets, mode="sum", per_sample_weights=weights

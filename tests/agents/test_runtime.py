@@ -341,33 +341,55 @@ def test_the_device_setting_resolves_and_refuses_what_is_not_here(tmp_path):
         NFSP.load(tmp_path / "n.pt", device=f"cuda:{count}")
 
 
-@pytest.mark.parametrize("cls", [DeepCFR, ESCHER])
-def test_the_neural_regret_learners_take_the_device_setting_too(cls, tmp_path):
-    """Deep CFR and ESCHER: the same setting as NFSP's. Their networks live on it, the
-    actors' copies (and the in-process rules path's regret matching) on the CPU; on
-    this CPU-only machine "auto" is the CPU and gives the networks of device="cpu"."""
-    config = DeepCFRConfig if cls is DeepCFR else ESCHERConfig
+def _device_case(cls):
+    """A learner class's config class, small settings and its networks by name."""
+    if cls is SimplexGradient:
+        small = {"batch_games": 16, "hidden_sizes": (32,), "seed": 3}
+        return (
+            SimplexGradientConfig,
+            small,
+            lambda x: {
+                name: getattr(x, name) for name in x._saved_modules() if not name.endswith("opt")
+            },
+        )
     small = {"regret_steps": 5, "policy_steps": 5, "batch_size": 32, "seed": 3}
     if cls is DeepCFR:
         small["traversals"] = 21
     else:
         small.update(regret_traversals=21, value_traversals=21, value_steps=5)
+    config = DeepCFRConfig if cls is DeepCFR else ESCHERConfig
+    return (
+        config,
+        small,
+        lambda x: {k: m for k, m in x._modules().items() if isinstance(m, torch.nn.Module)},
+    )
+
+
+@pytest.mark.parametrize("cls", [DeepCFR, ESCHER, SimplexGradient])
+def test_the_other_learners_take_the_device_setting_too(cls, tmp_path):
+    """Deep CFR, ESCHER and simplex-gradient: the same setting as NFSP's. Their networks
+    live on it, the actors' copies (and Deep CFR's regret matching one information set
+    at a time) on the CPU; on this CPU-only machine "auto" is the CPU and gives the
+    networks of device="cpu" bit for bit."""
+    config, small, networks = _device_case(cls)
     assert config().device == "auto"
     auto = cls(KUHN, config(**small)).train(steps=2)
     cpu = cls(KUHN, config(**small, device="cpu")).train(steps=2)
     expected = "cuda" if torch.cuda.is_available() else "cpu"
-    assert auto.device.type == expected == next(auto.policy.parameters()).device.type
-    nets = {k: m for k, m in auto._modules().items() if isinstance(m, torch.nn.Module)}
-    assert {"regret0", "regret1", "policy"} <= set(nets)
+    nets = networks(auto)
+    assert len(nets) >= 3
+    for net in nets.values():
+        assert next(net.parameters()).device.type == expected == auto.device.type
     if expected == "cpu":
         for key, net in nets.items():
-            theirs = cpu._modules()[key].state_dict()
+            theirs = networks(cpu)[key].state_dict()
             for name, value in net.state_dict().items():
                 assert torch.equal(value, theirs[name]), (key, name)
         assert auto.exploitability() == cpu.exploitability()
-    # over the rules on two actors: each actor's learner copy is built on the CPU
-    rules = cls(KUHN, config(**small, tree=False, actors=2)).train(steps=1)
-    assert rules.tree is None and rules.traversals > 0
+    # on two actors (Deep CFR and ESCHER over the rules): the copies are built on the CPU
+    rules = {} if cls is SimplexGradient else {"tree": False}
+    on_actors = cls(KUHN, config(**small, **rules, actors=2)).train(steps=1)
+    assert on_actors.version > 0 and on_actors._rounds.runtime is None  # used, then stopped
     with pytest.raises(
         InvalidParameterError, match="must be 'auto', 'cpu', 'cuda' or 'cuda:N', received 'tpu'"
     ):

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from nashzoo.abstraction.spec import DEFAULT_STRENGTH_ABSTRACTION
 from nashzoo.agents.runtime import ActorConfig
+from nashzoo.agents.training import check_device_setting
 from nashzoo.validation import (
     choice,
     flag,
@@ -98,6 +99,9 @@ class SimplexGradientConfig(ActorConfig):
             the average; on Limit Hold'em the last iterate of the same networks has
             scored higher against the rule-based agent (``benchmarks/RESULTS.md``).
         seed: seed of every random choice (networks, self-play, buffers).
+        device: where the networks live and learn: ``"auto"`` (CUDA when torch sees a
+            GPU, else the CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``. Self-play in this
+            process reads them there, batch by batch; actors play with CPU copies.
 
     With ``actors`` (:class:`~nashzoo.agents.runtime.ActorConfig`), each iteration's
     ``batch_games`` are split among the actors, always in lockstep: each plays its share
@@ -131,3 +135,8 @@ class SimplexGradientConfig(ActorConfig):
     strength_abstraction: str = text(DEFAULT_STRENGTH_ABSTRACTION)
     play: str = choice("average", ("average", "last"))
     seed: int | None = seed_field(0)
+    device: str = text("auto")
+
+    def check(self) -> None:
+        super().check()
+        check_device_setting(type(self).__name__, self.device)

@@ -55,7 +55,7 @@ from nashzoo.agents.simplex_gradient.config import SimplexGradientConfig
 from nashzoo.agents.simplex_gradient.experience import Decisions
 from nashzoo.agents.simplex_gradient.values import SimplexGradientValues
 from nashzoo.agents.sparse_input import forward_sparse, rows_csr
-from nashzoo.agents.training import mlp, train_loop
+from nashzoo.agents.training import mlp, torch_device, train_loop
 from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.extras import require
 from nashzoo.games import Game, load_game
@@ -105,7 +105,8 @@ class _Actor:
         torch = _torch()
         cfg = SimplexGradientConfig.from_dict(config)
         cfg = dataclasses.replace(cfg, actors=None, backend="local", ray_address=None,
-                                  seed=seed, value_capacity=1, reservoir_capacity=1)  # fmt: skip
+                                  seed=seed, value_capacity=1, reservoir_capacity=1,
+                                  device="cpu")  # fmt: skip
         with torch.random.fork_rng(devices=[]):  # the learner's torch stream stays its own
             self.player = SimplexGradient(load_game(game_spec), cfg)
         self.index = index
@@ -153,6 +154,7 @@ class SimplexGradient:
         self.game = game
         self.config = config or SimplexGradientConfig()
         cfg = self.config
+        self.device = device = torch_device(torch, cfg.device)
         seed = cfg.seed
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1)[0] % 2**31)
@@ -181,16 +183,16 @@ class SimplexGradient:
         n = game.information_state_tensor_size if self._columns is None else self._columns.size
         if self._strength is not None:
             n += self._strength.width
-        self.value_net = mlp(torch, [n, *cfg.hidden_sizes, 1])
-        self.policy_net = mlp(torch, [n, *cfg.hidden_sizes, a])
+        self.value_net = mlp(torch, [n, *cfg.hidden_sizes, 1]).to(device)
+        self.policy_net = mlp(torch, [n, *cfg.hidden_sizes, a]).to(device)
         self.value_nets = [self.value_net]  # per seat under seat_models, else one shared
         self.policy_nets = [self.policy_net]
         if cfg.seat_models:
-            self.value_net_1 = mlp(torch, [n, *cfg.hidden_sizes, 1])
-            self.policy_net_1 = mlp(torch, [n, *cfg.hidden_sizes, a])
+            self.value_net_1 = mlp(torch, [n, *cfg.hidden_sizes, 1]).to(device)
+            self.policy_net_1 = mlp(torch, [n, *cfg.hidden_sizes, a]).to(device)
             self.value_nets.append(self.value_net_1)
             self.policy_nets.append(self.policy_net_1)
-        self.average_net = mlp(torch, [n, *cfg.hidden_sizes, a])
+        self.average_net = mlp(torch, [n, *cfg.hidden_sizes, a]).to(device)
         self.magnet_nets: list[Any] = []
         if cfg.magnet == "lagged":  # frozen copies of g, refreshed every magnet_every
             for name, net in zip(_MAGNET_MODULES, self.policy_nets, strict=False):
@@ -255,12 +257,12 @@ class SimplexGradient:
         torch = _torch()
         rows = self._features(obs)
         with torch.no_grad():
-            m = torch.from_numpy(np.asarray(mask).astype(bool))
+            m = torch.from_numpy(np.asarray(mask).astype(bool)).to(self.device)
             if average:
                 probs = losses.masked_softmax(self._outputs([self.average_net], rows, None), m)
             else:
                 probs = self._distribution(self._outputs(self.policy_nets, rows, players), m)
-            return probs.double().numpy()
+            return probs.double().cpu().numpy()
 
     def _distribution(self, out: Any, mask: Any) -> Any:
         """g's probabilities from its network's outputs: the masked softmax, or the
@@ -289,7 +291,7 @@ class SimplexGradient:
             y = forward_sparse(torch, net, rows_csr(rows[picked]))
             if out is None:
                 out = y.new_zeros((rows.shape[0], y.shape[1]))
-            out[torch.from_numpy(picked)] = y
+            out[torch.from_numpy(picked).to(y.device)] = y
         assert out is not None
         return out
 
@@ -305,7 +307,7 @@ class SimplexGradient:
         seats = np.asarray(players)
         out = None
         for seat, net in enumerate(nets):
-            rows = torch.from_numpy(np.flatnonzero(seats == seat))
+            rows = torch.from_numpy(np.flatnonzero(seats == seat)).to(x.device)
             if rows.numel() == 0:
                 continue
             y = net(x[rows])
@@ -325,7 +327,7 @@ class SimplexGradient:
         torch = _torch()
         with torch.no_grad():
             logits = self._outputs(self.value_nets, self._features(rows), players)[:, 0]
-            return torch.sigmoid(logits).double().numpy()
+            return torch.sigmoid(logits).double().cpu().numpy()
 
     # -- self-play ---------------------------------------------------------------------------
     def _policy_numpy(self, obs: np.ndarray, mask: np.ndarray, players: np.ndarray) -> np.ndarray:
@@ -369,7 +371,10 @@ class SimplexGradient:
         nets = ["policy_net", "policy_net_1"][: len(self.policy_nets)]
         if cfg.td_lambda < 1.0:  # the actors score their decisions with f
             nets += ["value_net", "value_net_1"][: len(self.value_nets)]
-        weights = {name: getattr(self, name).state_dict() for name in nets}
+        weights = {  # the actors play on the CPU
+            name: {k: v.detach().cpu() for k, v in getattr(self, name).state_dict().items()}
+            for name in nets
+        }
         parts = self._rounds.run({"nets": weights, "shares": shares})
         self.episodes += total
         targets = tuple(np.concatenate([t[k] for _, t in parts]) for k in range(3))
@@ -408,8 +413,8 @@ class SimplexGradient:
         cfg = self.config
         for _ in range(cfg.value_steps):
             idx = self.rng.integers(0, self._value_size, size=min(cfg.batch_size, self._value_size))
-            x = torch.from_numpy(self._value_obs[idx])
-            y = torch.from_numpy(self._value_target[idx])
+            x = torch.from_numpy(self._value_obs[idx]).to(self.device)
+            y = torch.from_numpy(self._value_target[idx]).to(self.device)
             loss = torch.nn.functional.mse_loss(self._value(x, self._value_player[idx]), y)
             self.value_opt.zero_grad()
             loss.backward()
@@ -452,9 +457,9 @@ class SimplexGradient:
     def _learn_policy(self, batch: Decisions) -> float:
         torch = _torch()
         cfg = self.config
-        f = torch.from_numpy(self.action_scores(batch))
-        x = torch.from_numpy(self._features(batch.obs))
-        m = torch.from_numpy(batch.mask.astype(bool))
+        f = torch.from_numpy(self.action_scores(batch)).to(self.device)
+        x = torch.from_numpy(self._features(batch.obs)).to(self.device)
+        m = torch.from_numpy(batch.mask.astype(bool)).to(self.device)
         magnet = self._magnet(x, m, batch.player)
         total = 0.0
         for _ in range(cfg.policy_steps):
@@ -492,11 +497,11 @@ class SimplexGradient:
         )
         for _ in range(cfg.average_steps):
             o, cols = self.reservoir.sample_rows(self.rng, cfg.batch_size)
-            mk = torch.from_numpy(cols["mask"])
-            logits = self.average_net(torch.from_numpy(o)).masked_fill(~mk, -1e9)
-            actions = torch.from_numpy(cols["actions"])
+            mk = torch.from_numpy(cols["mask"]).to(self.device)
+            logits = self.average_net(torch.from_numpy(o).to(self.device)).masked_fill(~mk, -1e9)
+            actions = torch.from_numpy(cols["actions"]).to(self.device)
             if cfg.average_weighting == "linear":
-                t = torch.from_numpy(cols["t"]).double()
+                t = torch.from_numpy(cols["t"]).double().to(self.device)
                 per_row = torch.nn.functional.cross_entropy(logits, actions, reduction="none")
                 loss = (t / t.mean() * per_row).mean()
             else:
@@ -635,21 +640,31 @@ class SimplexGradient:
         return write_torch_file(state, path)
 
     @classmethod
-    def load(cls, path: str | Path) -> SimplexGradient:
-        """Load a file written by :meth:`save` (read with ``weights_only=True``: data only).
+    def load(cls, path: str | Path, *, device: str | None = None) -> SimplexGradient:
+        """Load a file written by :meth:`save` (read with ``weights_only=True``: data
+        only), its networks on ``device`` (``None``: the saved config's; a file saved on
+        a GPU loads on a CPU with ``device="cpu"``).
 
         Raises:
             FileNotFoundError: no such file.
             PolicyFileError: not a readable simplex-gradient file.
+            InvalidParameterError: ``device`` names a GPU torch does not see.
         """
         from nashzoo.agents.torch_files import check_checkpoint, load_modules, read_torch_file
 
         state = read_torch_file(path)
         check_checkpoint(state, path, "nashzoo.simplex_gradient", 1)
         try:
-            learner = cls(
-                load_game(state["game"]), SimplexGradientConfig.from_dict(state["config"])
-            )
+            game = load_game(state["game"])
+            config = SimplexGradientConfig.from_dict(state["config"])
+        except Exception as exc:
+            raise PolicyFileError(
+                f"{path} is not a readable nashzoo simplex-gradient file: {exc}"
+            ) from exc
+        if device is not None:
+            config = dataclasses.replace(config, device=device)
+        learner = cls(game, config)  # a device that is not here raises, named
+        try:
             modules = {name: getattr(learner, name) for name in learner._saved_modules()}
             load_modules(path, state["nets"], modules, "nets")
             learner.iterations = int(state["iterations"])
