@@ -705,13 +705,15 @@ def test_the_compiled_search_and_mt_ismcts_refuse_p_splitting():
 
 @pytest.mark.slow
 def test_p_split_and_flat_searches_are_equally_exploitable_on_a_small_no_limit_game(untraced):
-    # Untraced (57 s alone, 150-179 s traced in CI): the split search's lines are run by
-    # the two P-splitting searches above (no-limit's root, Leduc). A 6-card no-limit game
-    # with three pot fractions and stacks of 10 (1,536 information sets), CFR+ (300
-    # iterations) oracle tables, Nash-ISMCTS eps 0.2 at 100 simulations. Measured: flat
-    # .039 / .068 / .036, split .021 / .058 / .042 (seeds 0-2); uniform play is 2.057
-    # exploitable. (Stacks of 20, 4,656 information sets, took 649 s of a CI run; stacks
-    # of 8 are too shallow: split .009 - .021 against flat .029 - .035.)
+    # Untraced: the split search's lines are run by the two P-splitting searches above
+    # (no-limit's root, Leduc). A 6-card no-limit game with three pot fractions and
+    # stacks of 10 (1,536 information sets), CFR+ (300 iterations) oracle tables,
+    # Nash-ISMCTS eps 0.2 at 40 simulations (31 s here). Measured: flat .034 / .040 /
+    # .042, split .047 / .066 / .034 (seeds 0-2); at 100 simulations (85 s of a CI run;
+    # benchmarks/h_splitting.py --split actions --small measures it) flat .039 / .068 /
+    # .036, split .021 / .058 / .042; uniform play is 2.057 exploitable. (Stacks of 20,
+    # 4,656 information sets, took 649 s of a CI run; stacks of 8 are too shallow: split
+    # .009 - .021 against flat .029 - .035.)
     from nashzoo.agents.cfr import make_solver
     from nashzoo.games.poker import PokerDefinition, PokerGame
 
@@ -729,7 +731,7 @@ def test_p_split_and_flat_searches_are_equally_exploitable_on_a_small_no_limit_g
             [
                 exploitability(
                     ISMCTSAgent(game, TablesKnowledge(tables), SearchConfig(
-                        variant="nash", simulations=100, eps=0.2, split_actions=split,
+                        variant="nash", simulations=40, eps=0.2, split_actions=split,
                         seed=seed,
                     )),
                     game,

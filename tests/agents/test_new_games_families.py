@@ -113,8 +113,9 @@ def test_maskable_ppo_learns_to_beat_uniform_play_on_both_games():
     [
         ("liars_dice", {"dice": 2}, "mt-ismcts:100", 100),  # +0.530 [+0.407, +0.653]
         ("liars_dice", {"dice": 2}, "dice-rules", 300),  # +0.593 [+0.527, +0.660]
-        # six cards (thirteen: 0.4 s a move at 200 simulations, too slow for the suite)
-        ("goofspiel", {"num_cards": 6}, "mt-ismcts:200", 60),  # +0.400 [+0.232, +0.568]
+        # six cards (thirteen: 0.4 s a move at 200 simulations, too slow for the suite);
+        # 30 deals (19 s here; 60 gave +0.400 [+0.232, +0.568] in 37 s)
+        ("goofspiel", {"num_cards": 6}, "mt-ismcts:200", 30),  # +0.433 [+0.204, +0.662]
         ("goofspiel", {}, "goofspiel-rules", 300),  # +0.903 [+0.871, +0.936]
     ],
 )
