@@ -13,6 +13,7 @@ __all__ = [
     "torch_file_format",
     "write_torch_file",
     "check_checkpoint",
+    "saved_game_and_config",
     "load_modules",
     "KINDS_BY_FORMAT",
     "KEYS_BY_FORMAT",
@@ -196,6 +197,33 @@ def check_checkpoint(state: dict[str, Any], path: str | Path, fmt: str, version:
             f"{path}: a {fmt!r} file holds the entries {sorted(KEYS_BY_FORMAT[fmt])}; "
             f"received unknown entries {unknown[:10]}."
         )
+
+
+def saved_game_and_config(
+    state: dict[str, Any],
+    path: str | Path,
+    config_type: Any,
+    what: str,
+    **replace: Any,
+) -> tuple[Any, Any]:
+    """A checked file's game and config (``config_type.from_dict``), with the config
+    settings in ``replace`` that are not ``None`` set (a ``device`` to load on); ``what``
+    names the file's kind in the error.
+
+    Raises:
+        PolicyFileError: the game or the config does not read.
+    """
+    import dataclasses
+
+    from nashzoo.errors import PolicyFileError
+    from nashzoo.games import load_game
+
+    try:
+        game, config = load_game(state["game"]), config_type.from_dict(state["config"])
+    except Exception as exc:
+        raise PolicyFileError(f"{path} is not a readable nashzoo {what} file: {exc}") from exc
+    changes = {k: v for k, v in replace.items() if v is not None}
+    return game, dataclasses.replace(config, **changes) if changes else config
 
 
 def _non_finite(value: Any, where: str) -> str | None:

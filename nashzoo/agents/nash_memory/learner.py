@@ -318,17 +318,15 @@ class NashMemoryLearner:
         Raises:
             PolicyFileError: not a readable Nash memory file.
         """
-        from nashzoo.agents.torch_files import check_checkpoint, read_torch_file
-        from nashzoo.games import load_game
+        from nashzoo.agents.torch_files import (
+            check_checkpoint,
+            read_torch_file,
+            saved_game_and_config,
+        )
 
         state = read_torch_file(path)
         check_checkpoint(state, path, cls.file_format, 1)
-        try:
-            game, config = load_game(state["game"]), NashMemoryConfig.from_dict(state["config"])
-        except Exception as exc:
-            raise PolicyFileError(
-                f"{path} is not a readable nashzoo Nash memory file: {exc}"
-            ) from exc
+        game, config = saved_game_and_config(state, path, NashMemoryConfig, "Nash memory")
         # the caller's oracle and measure are checked as the constructor checks them
         learner = cls(game, config, oracle=oracle, measure=measure)
         try:

@@ -599,21 +599,16 @@ class NeuralRegretLearner:
                 not fit its config.
             InvalidParameterError: ``device`` names a GPU torch does not see.
         """
-        from nashzoo.agents.torch_files import check_checkpoint, load_modules, read_torch_file
+        from nashzoo.agents.torch_files import (
+            check_checkpoint,
+            load_modules,
+            read_torch_file,
+            saved_game_and_config,
+        )
 
         state = read_torch_file(path)
         check_checkpoint(state, path, cls.file_format, 1)
-        try:
-            config = cls.config_type.from_dict(state["config"])
-            game = load_game(state["game"])
-        except Exception as exc:
-            raise PolicyFileError(
-                f"{path} is not a readable nashzoo {cls.name} file: {exc}"
-            ) from exc
-        if device is not None:
-            import dataclasses
-
-            config = dataclasses.replace(config, device=device)
+        game, config = saved_game_and_config(state, path, cls.config_type, cls.name, device=device)
         learner = cls(game, config)  # a device that is not here raises, named
         try:
             load_modules(path, state["networks"], learner._modules(), "networks")

@@ -234,7 +234,6 @@ class _Actor:
     own copy of both players' networks, which it uses for inference only."""
 
     def __init__(self, game_spec: dict, config: dict, index: int, seed: int) -> None:
-        from nashzoo.games import load_game
 
         torch = _torch()
         game = load_game(game_spec)
@@ -516,16 +515,6 @@ class NFSP:
         return write_torch_file(state, path)
 
     @classmethod
-    def _loaded_shell(cls, path: str | Path, game: Any, config: Any) -> NFSP:
-        """A fresh learner of a file's game and config (a device that is not here raises
-        InvalidParameterError, as the constructor does)."""
-        try:
-            game, config = load_game(game), NFSPConfig.from_dict(config)
-        except Exception as exc:
-            raise PolicyFileError(f"{path} is not a readable nashzoo NFSP file: {exc}") from exc
-        return cls(game, config)
-
-    @classmethod
     def load(cls, path: str | Path, *, device: str | None = None) -> NFSP:
         """Load a file written by :meth:`save`, its networks on ``device`` (``None``: the
         saved config's; a file saved on a GPU loads on a CPU with ``device="cpu"``).
@@ -537,14 +526,17 @@ class NFSP:
             PolicyFileError: not a readable NFSP file (or one holding anything but data).
             InvalidParameterError: ``device`` names a GPU torch does not see.
         """
-        from nashzoo.agents.torch_files import check_checkpoint, load_modules, read_torch_file
+        from nashzoo.agents.torch_files import (
+            check_checkpoint,
+            load_modules,
+            read_torch_file,
+            saved_game_and_config,
+        )
 
         state = read_torch_file(path)
         check_checkpoint(state, path, "nashzoo.nfsp", 1)
-        config = state["config"]
-        if device is not None and isinstance(config, dict):
-            config = {**config, "device": device}
-        nfsp = cls._loaded_shell(path, state["game"], config)
+        game, config = saved_game_and_config(state, path, NFSPConfig, "NFSP", device=device)
+        nfsp = cls(game, config)  # a device that is not here raises, named
         try:
             players = state["players"]
             if not isinstance(players, list) or len(players) != len(nfsp.players):

@@ -650,19 +650,18 @@ class SimplexGradient:
             PolicyFileError: not a readable simplex-gradient file.
             InvalidParameterError: ``device`` names a GPU torch does not see.
         """
-        from nashzoo.agents.torch_files import check_checkpoint, load_modules, read_torch_file
+        from nashzoo.agents.torch_files import (
+            check_checkpoint,
+            load_modules,
+            read_torch_file,
+            saved_game_and_config,
+        )
 
         state = read_torch_file(path)
         check_checkpoint(state, path, "nashzoo.simplex_gradient", 1)
-        try:
-            game = load_game(state["game"])
-            config = SimplexGradientConfig.from_dict(state["config"])
-        except Exception as exc:
-            raise PolicyFileError(
-                f"{path} is not a readable nashzoo simplex-gradient file: {exc}"
-            ) from exc
-        if device is not None:
-            config = dataclasses.replace(config, device=device)
+        game, config = saved_game_and_config(
+            state, path, SimplexGradientConfig, "simplex-gradient", device=device
+        )
         learner = cls(game, config)  # a device that is not here raises, named
         try:
             modules = {name: getattr(learner, name) for name in learner._saved_modules()}
