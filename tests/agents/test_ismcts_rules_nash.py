@@ -113,8 +113,9 @@ def test_nash_ismcts_over_the_rules_is_the_compiled_search_on_leduc(untraced):
     # tests/games/test_hidden.py checks the fast path. The poker engine's Leduc (its
     # fast path lists the worlds). Measured on CFR+ (300 iterations) oracle tables,
     # seeds 0-2 at 100 simulations: compiled .058 / .064 / .079, over the rules .070 /
-    # .069 / .097. 1,000 simulations (about .035 both ways, 28 s a seed on the Intel
-    # machine, 67 s on the AMD one) are benchmarks/nash_ismcts_search.py --section paths.
+    # .069 / .097. 1,000 simulations (about .035 both ways; 28 s a seed alone on the
+    # Intel machine, 269 s for four seeds in a CI run on the AMD one) are
+    # benchmarks/nash_ismcts_search.py --section paths.
     game = presets.leduc()
     config = {"variant": "nash", "simulations": 100, "eps": 0.2}
     compiled, rules = paths_exploitability(game, leduc_oracle_tables(), config, range(4))
