@@ -160,6 +160,8 @@ class Rule:
         choices: the allowed values of a ``"choice"``.
         optional: ``None`` is allowed too.
         length: the length of a ``"numbers"`` tuple.
+        pattern: a regular expression a ``"text"`` must match whole, and ``says``: how
+            the message names what it matches.
     """
 
     kind: str
@@ -170,6 +172,8 @@ class Rule:
     choices: tuple[Any, ...] = ()
     optional: bool = False
     length: int | None = None
+    pattern: str | None = None
+    says: str = ""
 
     def describe(self) -> str:
         """What the field must be, as the message says it."""
@@ -178,7 +182,7 @@ class Rule:
         elif self.kind == "bool":
             text = "True or False"
         elif self.kind == "text":
-            text = "a non-empty string"
+            text = self.says or "a non-empty string"
         else:
             noun = {"int": "an integer", "number": "a finite number"}.get(self.kind)
             if noun is None:
@@ -236,7 +240,10 @@ class Rule:
         elif self.kind == "choice":
             clean = value if isinstance(value, Hashable) and value in self.choices else _BAD
         elif self.kind == "text":
-            clean = value if isinstance(value, str) and value.strip() else _BAD
+            ok = isinstance(value, str) and bool(value.strip())
+            if ok and self.pattern is not None:
+                ok = re.fullmatch(self.pattern, value) is not None
+            clean = value if ok else _BAD
         elif self.kind in ("int", "number"):
             clean = self._scalar(value)
         elif isinstance(value, (list, tuple)) and (
@@ -288,11 +295,20 @@ def choice(default: Any, choices: tuple[Any, ...], *, help: str = "") -> Any:
     return _setting(default, Rule("choice", choices=tuple(choices)), help)
 
 
-def text(default: str | None, *, optional: bool = False, help: str = "") -> Any:
+def text(
+    default: str | None,
+    *,
+    optional: bool = False,
+    pattern: str | None = None,
+    says: str = "",
+    help: str = "",
+) -> Any:
     """A config field holding a non-empty string (a spec that the code using it parses
     and checks, such as a card abstraction's ``"ehs2:169,50,50,50"``; ``None`` too if
-    optional)."""
-    return _setting(default, Rule("text", optional=optional), help)
+    optional); with ``pattern``, one that regular expression matches whole, ``says``
+    naming what it matches in the message."""
+    rule = Rule("text", optional=optional, pattern=pattern, says=says)
+    return _setting(default, rule, help)
 
 
 def flag(default: bool, *, help: str = "") -> Any:

@@ -184,6 +184,11 @@ def test_every_learner_config_is_frozen_declared_and_round_trips(kind):
         ("loss", ["mse"], "must be one of 'mse', 'huber', received ['mse']."),
         ("seed", -1, "must be an integer >= 0 or None, received -1."),
         ("hidden_sizes", (), "must be a non-empty tuple of integers >= 1, received ()."),
+        # a text field with a pattern (agents.training.device_field): matched whole
+        ("device", "tpu", "must be 'auto', 'cpu', 'cuda' or 'cuda:N', received 'tpu'."),
+        ("device", "cuda:", "must be 'auto', 'cpu', 'cuda' or 'cuda:N', received 'cuda:'."),
+        ("device", "cpu0", "must be 'auto', 'cpu', 'cuda' or 'cuda:N', received 'cpu0'."),
+        ("device", 0, "must be 'auto', 'cpu', 'cuda' or 'cuda:N', received 0."),
     ],
 )
 def test_config_messages_have_one_form(field, value, message):

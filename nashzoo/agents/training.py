@@ -3,7 +3,6 @@ tabulation of a network policy on a game that compiles."""
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from nashzoo.errors import InvalidParameterError
-from nashzoo.validation import check_int, check_number
+from nashzoo.validation import check_int, check_number, text
 
 __all__ = [
     "mlp",
@@ -20,7 +19,7 @@ __all__ = [
     "tabular_policy",
     "ScalarLog",
     "torch_device",
-    "check_device_setting",
+    "device_field",
     "DEVICE_PATTERN",
 ]
 
@@ -28,17 +27,11 @@ DEVICE_PATTERN = r"auto|cpu|cuda(:\d+)?"
 """What a learner's ``device`` setting may say."""
 
 
-def check_device_setting(kind: str, setting: str) -> None:
-    """Refuse a config's ``device`` that is not ``"auto"``, ``"cpu"``, ``"cuda"`` or
-    ``"cuda:N"`` (``kind``: the config's class name, for the message).
-
-    Raises:
-        InvalidParameterError: any other string.
-    """
-    if not re.fullmatch(DEVICE_PATTERN, setting):
-        raise InvalidParameterError(
-            f"`{kind}.device` must be 'auto', 'cpu', 'cuda' or 'cuda:N', received {setting!r}."
-        )
+def device_field() -> Any:
+    """A learner config's ``device`` field: ``"auto"`` (the default), ``"cpu"``,
+    ``"cuda"`` or ``"cuda:N"`` (:func:`torch_device` resolves it); anything else is
+    refused when the config is made."""
+    return text("auto", pattern=DEVICE_PATTERN, says="'auto', 'cpu', 'cuda' or 'cuda:N'")
 
 
 class ScalarLog:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nashzoo.agents.runtime import ActorConfig
-from nashzoo.agents.training import check_device_setting
-from nashzoo.validation import flag, integer, integers, number, seed_field, text
+from nashzoo.agents.training import device_field
+from nashzoo.validation import flag, integer, integers, number, seed_field
 
 __all__ = ["DeepCFRConfig", "ESCHERConfig"]
 
@@ -68,11 +68,7 @@ class DeepCFRConfig(ActorConfig):
     reinitialize_regrets: bool = flag(True)
     tree: bool = flag(True)
     seed: int | None = seed_field(0)
-    device: str = text("auto")
-
-    def check(self) -> None:
-        super().check()
-        check_device_setting(type(self).__name__, self.device)
+    device: str = device_field()
 
 
 @dataclass(frozen=True)
@@ -127,8 +123,4 @@ class ESCHERConfig(ActorConfig):
     learning_rate: float = number(0.001, low=0.0, low_inclusive=False)
     tree: bool = flag(True)
     seed: int | None = seed_field(0)
-    device: str = text("auto")
-
-    def check(self) -> None:
-        super().check()
-        check_device_setting(type(self).__name__, self.device)
+    device: str = device_field()

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nashzoo.agents.runtime import ActorConfig
-from nashzoo.agents.training import check_device_setting
-from nashzoo.validation import choice, flag, integer, integers, number, seed_field, text
+from nashzoo.agents.training import device_field
+from nashzoo.validation import choice, flag, integer, integers, number, seed_field
 
 __all__ = ["NFSPConfig"]
 
@@ -76,8 +76,4 @@ class NFSPConfig(ActorConfig):
     loss: str = choice("mse", ("mse", "huber"))
     seed: int | None = seed_field(0)
     vectorized: bool = flag(True)
-    device: str = text("auto")
-
-    def check(self) -> None:
-        super().check()
-        check_device_setting(type(self).__name__, self.device)
+    device: str = device_field()

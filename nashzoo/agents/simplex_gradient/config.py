@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from nashzoo.abstraction.spec import DEFAULT_STRENGTH_ABSTRACTION
 from nashzoo.agents.runtime import ActorConfig
-from nashzoo.agents.training import check_device_setting
+from nashzoo.agents.training import device_field
 from nashzoo.validation import (
     choice,
     flag,
@@ -135,8 +135,4 @@ class SimplexGradientConfig(ActorConfig):
     strength_abstraction: str = text(DEFAULT_STRENGTH_ABSTRACTION)
     play: str = choice("average", ("average", "last"))
     seed: int | None = seed_field(0)
-    device: str = text("auto")
-
-    def check(self) -> None:
-        super().check()
-        check_device_setting(type(self).__name__, self.device)
+    device: str = device_field()
