@@ -20,6 +20,7 @@ __all__ = [
     "ScalarLog",
     "torch_device",
     "device_field",
+    "cpu_weights",
     "DEVICE_PATTERN",
 ]
 
@@ -32,6 +33,12 @@ def device_field() -> Any:
     ``"cuda"`` or ``"cuda:N"`` (:func:`torch_device` resolves it); anything else is
     refused when the config is made."""
     return text("auto", pattern=DEVICE_PATTERN, says="'auto', 'cpu', 'cuda' or 'cuda:N'")
+
+
+def cpu_weights(net: Any) -> dict[str, Any]:
+    """A snapshot of ``net``'s weights as CPU tensors (copies, whatever device the
+    network is on): what a learner sends its actors, which act on the CPU."""
+    return {k: v.detach().to("cpu", copy=True) for k, v in net.state_dict().items()}
 
 
 class ScalarLog:

@@ -19,7 +19,7 @@ from nashzoo.agents.learner import TrainCallback
 from nashzoo.agents.nfsp.buffers import Reservoir
 from nashzoo.agents.runtime import Rounds
 from nashzoo.agents.sampled import SampledPolicyAgent
-from nashzoo.agents.training import mlp, tabular_policy, torch_device, train_loop
+from nashzoo.agents.training import cpu_weights, mlp, tabular_policy, torch_device, train_loop
 from nashzoo.envs.protocol import AgentInfo, Observation
 from nashzoo.envs.sampling import sample_index
 from nashzoo.errors import InvalidParameterError, PolicyFileError
@@ -120,11 +120,6 @@ def rules_copy(job: dict[str, Any], seed: np.ndarray, scratch: dict[str, Any]) -
     learner._strategies = [{}, {}]
     learner.rng = np.random.default_rng(int(seed[0]))
     return learner
-
-
-def _cpu_state(net: Any) -> dict[str, Any]:
-    """A network's weights as CPU tensors (what goes to the actors)."""
-    return {k: v.detach().cpu() for k, v in net.state_dict().items()}
 
 
 def stacked(
@@ -248,7 +243,7 @@ class NeuralRegretLearner:
     def _rules_job(self, **nets: list[Any]) -> dict[str, Any]:
         """What the actors' :func:`rules_copy` needs: the class, the config and the
         networks (attribute name to the list of them), their weights on the CPU."""
-        states = {name: [_cpu_state(net) for net in group] for name, group in nets.items()}
+        states = {name: [cpu_weights(net) for net in group] for name, group in nets.items()}
         return {"learner": type(self), "config": self.config.to_dict(), "nets": states}
 
     # -- networks ------------------------------------------------------------------------------

@@ -39,7 +39,7 @@ from nashzoo.agents.nfsp.buffers import ReplayBuffer, ReservoirBuffer
 from nashzoo.agents.nfsp.config import NFSPConfig
 from nashzoo.agents.runtime import Runtime
 from nashzoo.agents.sampled import SampledPolicyAgent
-from nashzoo.agents.training import mlp, tabular_policy, torch_device, train_loop
+from nashzoo.agents.training import cpu_weights, mlp, tabular_policy, torch_device, train_loop
 from nashzoo.envs.protocol import AgentInfo, Observation
 from nashzoo.envs.sampling import sample_rows
 from nashzoo.errors import InvalidParameterError, PolicyFileError
@@ -234,7 +234,6 @@ class _Actor:
     own copy of both players' networks, which it uses for inference only."""
 
     def __init__(self, game_spec: dict, config: dict, index: int, seed: int) -> None:
-
         torch = _torch()
         game = load_game(game_spec)
         cfg = NFSPConfig.from_dict(config)
@@ -372,13 +371,7 @@ class NFSP:
         """What actors act with: both players' networks (copies) and epsilons."""
         return {
             "players": [
-                {
-                    name: {
-                        k: v.detach().to("cpu", copy=True)
-                        for k, v in getattr(pl, name).state_dict().items()
-                    }
-                    for name in ("q", "avg")
-                }
+                {name: cpu_weights(getattr(pl, name)) for name in ("q", "avg")}
                 for pl in self.players
             ],
             "epsilon": [self.epsilon(p) for p in (0, 1)],

@@ -55,7 +55,7 @@ from nashzoo.agents.simplex_gradient.config import SimplexGradientConfig
 from nashzoo.agents.simplex_gradient.experience import Decisions
 from nashzoo.agents.simplex_gradient.values import SimplexGradientValues
 from nashzoo.agents.sparse_input import forward_sparse, rows_csr
-from nashzoo.agents.training import mlp, torch_device, train_loop
+from nashzoo.agents.training import cpu_weights, mlp, torch_device, train_loop
 from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.extras import require
 from nashzoo.games import Game, load_game
@@ -371,10 +371,7 @@ class SimplexGradient:
         nets = ["policy_net", "policy_net_1"][: len(self.policy_nets)]
         if cfg.td_lambda < 1.0:  # the actors score their decisions with f
             nets += ["value_net", "value_net_1"][: len(self.value_nets)]
-        weights = {  # the actors play on the CPU
-            name: {k: v.detach().cpu() for k, v in getattr(self, name).state_dict().items()}
-            for name in nets
-        }
+        weights = {name: cpu_weights(getattr(self, name)) for name in nets}
         parts = self._rounds.run({"nets": weights, "shares": shares})
         self.episodes += total
         targets = tuple(np.concatenate([t[k] for _, t in parts]) for k in range(3))
