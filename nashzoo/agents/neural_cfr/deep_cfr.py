@@ -228,13 +228,9 @@ def _rules_work(
     :func:`~nashzoo.agents.neural_cfr.base.rules_copy`: the regret rows and the strategy
     rows it recorded, each as ``(tensors, targets, masks)``."""
     learner = rules_copy(job, seed, scratch)
-    root = learner.game.new_initial_state()
-    for _ in range(share):
-        learner._traverse(root.clone(), job["traverser"])
+    regret_rows, strategy_rows = learner._rules_traversals(job["traverser"], share)
     n, a = learner.obs_size, learner.num_actions
-    rows = stacked(learner._regret_rows, n, a), stacked(learner._strategy_rows, n, a)
-    learner._regret_rows, learner._strategy_rows = [], []
-    return rows
+    return stacked(regret_rows, n, a), stacked(strategy_rows, n, a)
 
 
 class DeepCFR(NeuralRegretLearner):
@@ -301,6 +297,17 @@ class DeepCFR(NeuralRegretLearner):
         parts = self._on_actors(_rules_work, self.config.traversals, traverser=traverser, **job)
         self._store_actor_rows(traverser, parts, t)
 
+    def _rules_traversals(self, traverser: int, n: int) -> tuple[list[Any], list[Any]]:
+        """``n`` traversals over the rules for ``traverser`` (here, or by an actor's
+        learner copy): the ``(tensor, regrets, mask)`` rows of its decisions and the
+        ``(tensor, strategy, mask)`` rows of the opponent's, in the order recorded."""
+        root = self.game.new_initial_state()
+        for _ in range(n):
+            self._traverse(root.clone(), traverser)
+        rows = self._regret_rows, self._strategy_rows
+        self._regret_rows, self._strategy_rows = [], []
+        return rows
+
     def _traverse(self, state: Any, traverser: int) -> float:
         """External-sampling traversal: an unbiased estimate of ``traverser``'s expected
         value at ``state`` under the current strategies (exact over the explored actions
@@ -356,12 +363,9 @@ class DeepCFR(NeuralRegretLearner):
                 if cfg.actors is not None:
                     self._rules_on_actors(traverser, t)
                 else:
-                    root = self.game.new_initial_state()
-                    for _ in range(cfg.traversals):
-                        self._traverse(root.clone(), traverser)
-                    self._store(self.regret_memory[traverser], self._regret_rows, t)
-                    self._store(self.strategy_memory, self._strategy_rows, t)
-                    self._regret_rows, self._strategy_rows = [], []
+                    regrets, strategies = self._rules_traversals(traverser, cfg.traversals)
+                    self._store(self.regret_memory[traverser], regrets, t)
+                    self._store(self.strategy_memory, strategies, t)
             self.traversals += cfg.traversals
             losses.append(
                 self._fit_regrets(traverser, t, cfg.regret_steps, cfg.reinitialize_regrets)
