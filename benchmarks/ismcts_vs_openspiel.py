@@ -114,7 +114,7 @@ def mt_config(game: Any, simulations: int) -> Any:
 
 
 def trained_agent(
-    game: Any, path: str | None, minutes: float, workers: int, seed: int, save: str | None
+    game: Any, path: str | None, minutes: float, actors: int, seed: int, save: str | None
 ) -> tuple[Any, str]:
     from nashzoo.agents.ismcts import ISMCTSAgent
     from nashzoo.agents.ismcts.train import NashISMCTS, TrainConfig
@@ -122,14 +122,16 @@ def trained_agent(
     if path:
         return ISMCTSAgent.load(path, game), f"agent file {path}"
     start = time.perf_counter()
-    config = TrainConfig(workers=workers, search_every=10, seed=seed)
+    config = TrainConfig(
+        actors=actors or None, backend="ray" if actors else "local", search_every=10, seed=seed
+    )
     trainer = NashISMCTS(game, config).train(seconds=60 * minutes)
     if save:
         trainer.save(save)
     took = time.perf_counter() - start
     last = trainer.history[-1]
     return trainer.agent(), (
-        f"trained here (seed {seed}, {workers} worker processes): {last.generation} "
+        f"trained here (seed {seed}, {actors} Ray actors): {last.generation} "
         f"generations, {last.games:,} games in {took / 60:.1f} min"
         + (f"; saved to {save}" if save else "")
     )
@@ -175,7 +177,9 @@ def main() -> None:
     parser.add_argument("--leduc-agent", default=None, help="a trained Nash-ISMCTS .pt for Leduc")
     parser.add_argument("--kuhn-minutes", type=float, default=5.0)
     parser.add_argument("--leduc-minutes", type=float, default=15.0)
-    parser.add_argument("--workers", type=int, default=2, help="self-play processes when training")
+    parser.add_argument(
+        "--actors", type=int, default=2, help="self-play Ray actors when training (0: none)"
+    )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1, help="training seed")
     parser.add_argument(
@@ -216,7 +220,7 @@ def main() -> None:
         if args.save_agents:
             os.makedirs(args.save_agents, exist_ok=True)
             save = os.path.join(args.save_agents, f"nash-ismcts-{name}.pt")
-        agent, origin = trained_agent(game, path, minutes, args.workers, args.seed, save)
+        agent, origin = trained_agent(game, path, minutes, args.actors, args.seed, save)
         tables = agent.tables
         prior = float(nash_conv_array(tree, tables.prior) / 2)
         print(

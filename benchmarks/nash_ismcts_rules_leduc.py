@@ -14,7 +14,7 @@ Goal: the search at or below 0.3 chips at 1,000 simulations after 15 minutes (th
 compiled path reaches 0.24), and not rising from 100 to 3,000 simulations.
 
 Usage: ``python benchmarks/nash_ismcts_rules_leduc.py [--minutes 15] [--sims 100,1000,3000]
-[--workers 2] [--self-play-sims 200] [--games 32] [--steps 50] [--average-decay 0.97]
+[--actors 2] [--self-play-sims 200] [--games 32] [--steps 50] [--average-decay 0.97]
 [--value-scale tree|game]``
 
 The trained agent, and so every measurement here, plays the moving average of the
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--workers", type=int, default=0, help="self-play worker processes (0: in this process)"
+        "--actors", type=int, default=0, help="self-play Ray actors (0: in this process)"
     )
     parser.add_argument(
         "--self-play-sims", type=int, default=200, help="simulations per self-play move"
@@ -89,7 +89,8 @@ def main(argv: list[str] | None = None) -> None:
         average_decay=args.average_decay if args.average_decay >= 0 else None,
         batch_size=256,
         replay_generations=20,
-        workers=args.workers,
+        actors=args.actors or None,
+        backend="ray" if args.actors else "local",
         value_scale=args.value_scale,
         seed=args.seed,
         fast_path=False,

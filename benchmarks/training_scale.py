@@ -17,8 +17,9 @@ second in this process and on one and two Ray actors, with many traversals an it
 and one fitting step, so that the traversals are the work. Goal: at least 1.8x at 2
 actors against 1.
 
-``games``: simplex-gradient's self-play games per second in this process and on one and
-two Ray actors (each iteration's games split among them). Same goals.
+``games``: simplex-gradient's and Nash-ISMCTS's self-play games per second in this
+process and on one and two Ray actors (each iteration's or generation's games split among
+them). Same goals.
 
 ``curves``: NFSP and Deep CFR (``--curve-learners``) on Leduc with 1 and with 2
 lockstep actors, exact exploitability at equal experience (NFSP's episodes, Deep CFR's
@@ -30,7 +31,7 @@ figure is the median of ``--repeats``.
 
 Usage: ``python benchmarks/training_scale.py [--sections solver,actors,traversals,games,curves]
 [--abstraction ehs2:169,50,50,50] [--iterations 100000] [--game leduc_holdem]
-[--seconds 20] [--repeats 3]``
+[--seconds 20] [--repeats 3] [--games-learners simplex-gradient,nash-ismcts]``
 """
 
 from __future__ import annotations
@@ -119,11 +120,16 @@ elif kind == "deep-cfr":
 elif kind == "escher":
     from nashzoo.agents.neural_cfr import ESCHER, ESCHERConfig
     learner = ESCHER(game, ESCHERConfig(**settings, **extra))
+elif kind == "nash-ismcts":
+    from nashzoo.agents.ismcts.train import NashISMCTS, TrainConfig
+    learner = NashISMCTS(game, TrainConfig(**settings, **extra))
 else:
     from nashzoo.agents.simplex_gradient import SimplexGradient, SimplexGradientConfig
     learner = SimplexGradient(game, SimplexGradientConfig(**settings, **extra))
 unit = "traversals" if kind in ("deep-cfr", "escher") else "episodes"
 count = lambda learner: getattr(learner, unit)
+if kind == "nash-ismcts":
+    count = lambda learner: learner.history[-1].games if learner.history else 0
 """
     + RATE
     + """
@@ -252,13 +258,26 @@ def traversals_section(args: argparse.Namespace) -> None:
         rates(args, kind, modes, unit, extra)
 
 
+GAMES = {
+    "simplex-gradient": ("default config (64 games an iteration)", {}),
+    "nash-ismcts": (
+        "default config (128 games a generation), the search measured only at the end "
+        "(each generation still measures P exactly)",
+        {"search_every": 1_000_000},
+    ),
+}
+"""The ``games`` section's learners: what their runs are, and the settings that say it."""
+
+
 def games_section(args: argparse.Namespace) -> None:
     modes = ["in-process", "ray, 1 actor", "ray, 2 actors"]
-    print(
-        f"games: simplex-gradient self-play on {args.game}, default config (64 games an "
-        f"iteration), games/s over {args.seconds:g} s after {args.warmup_seconds:g} s of warm-up"
-    )
-    rates(args, "simplex-gradient", modes, "games", {})
+    for kind in args.games_learners.split(","):
+        what, extra = GAMES[kind]
+        print(
+            f"games: {kind} self-play on {args.game}, {what}, games/s over {args.seconds:g} s "
+            f"after {args.warmup_seconds:g} s of warm-up"
+        )
+        rates(args, kind, modes, "games", extra)
 
 
 CURVE_STEPS = {"nfsp": (20_000, "episodes"), "deep-cfr": (40, "iterations")}
@@ -306,6 +325,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--warmup-seconds", type=float, default=15.0)
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--curve-learners", default="nfsp,deep-cfr")
+    parser.add_argument("--games-learners", default="simplex-gradient,nash-ismcts")
     parser.add_argument("--traversals", type=int, default=20_000)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)

@@ -140,9 +140,22 @@ class Rounds:
         config: the learner's actor settings.
         make_actor: builds an actor (picklable for Ray).
         seed: the run's seed (the actors' streams come from it).
+        lockstep: why a round is synchronous (what all of it uses), for the refusal of
+            ``max_staleness``.
+
+    Raises:
+        InvalidParameterError: ``config.max_staleness`` is set (there is no staleness to
+            bound: every batch of a round is made with its job).
     """
 
-    def __init__(self, config: ActorConfig, make_actor: ActorFactory, seed: int | None) -> None:
+    def __init__(
+        self, config: ActorConfig, make_actor: ActorFactory, seed: int | None, *, lockstep: str
+    ) -> None:
+        if config.max_staleness is not None:
+            raise InvalidParameterError(
+                f"{type(config).__name__}.max_staleness does not apply: {lockstep} "
+                f"(lockstep), received {config.max_staleness}."
+            )
         self.config = config
         self.make_actor = make_actor
         self.seed = seed

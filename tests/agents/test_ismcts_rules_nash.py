@@ -269,7 +269,7 @@ TINY = {
 
 
 @pytest.mark.parametrize("backend", ["local", "ray"])
-def test_the_same_seed_gives_the_same_network_in_worker_processes_or_ray(backend):
+def test_the_same_seed_gives_the_same_network_on_local_or_ray_actors(backend):
     # each game is seeded from (seed, generation, game): the games do not depend on which
     # worker plays them, nor on which other games share its forward passes
     if backend == "ray":
@@ -277,7 +277,7 @@ def test_the_same_seed_gives_the_same_network_in_worker_processes_or_ray(backend
     alone = _trained_in_one_process(TINY["seed"])
     try:
         with untraced_children() if backend == "ray" else contextlib.nullcontext():
-            elsewhere = NashISMCTS(HOLDEM, TrainConfig(**TINY, workers=2, backend=backend)).train(
+            elsewhere = NashISMCTS(HOLDEM, TrainConfig(**TINY, actors=2, backend=backend)).train(
                 steps=2
             )
     finally:

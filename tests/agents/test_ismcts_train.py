@@ -19,7 +19,7 @@ from nashzoo.agents.learner import Learner
 from nashzoo.agents.random_agent import RandomAgent
 from nashzoo.agents.specs import build_agent
 from nashzoo.cli import main
-from nashzoo.errors import InvalidParameterError
+from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.eval.matches import head_to_head
 from nashzoo.games import KuhnPokerGame
 from nashzoo.tree import TabularPolicy, compile_game, nash_conv_array
@@ -85,9 +85,9 @@ def _train(generations=2, **config):
     return NashISMCTS(KUHN, TrainConfig(**{**SMALL, **config})).train(steps=generations)
 
 
-def test_the_same_seed_gives_the_same_networks_with_and_without_worker_processes():
+def test_the_same_seed_gives_the_same_networks_in_this_process_or_on_actors():
     alone = _train(search_every=2, seed=4)
-    pooled = _train(search_every=2, seed=4, workers=2)
+    pooled = _train(search_every=2, seed=4, actors=2)
     for a, b in zip(alone.network.state_dict().values(), pooled.network.state_dict().values()):
         assert torch.equal(a, b)
     assert [r.prior_exploitability for r in alone.history] == [
@@ -102,7 +102,7 @@ def test_ray_actors_give_the_same_networks_as_one_process():
     alone = _train(search_every=2, seed=4)
     try:
         with untraced_children():  # Ray's processes run untraced (tests/conftest.py)
-            on_ray = _train(search_every=2, seed=4, backend="ray", workers=2)
+            on_ray = _train(search_every=2, seed=4, backend="ray", actors=2)
     finally:
         ray.shutdown()
     for a, b in zip(alone.network.state_dict().values(), on_ray.network.state_dict().values()):
@@ -126,6 +126,25 @@ def test_the_checkpoint_loads_through_the_agent_spec_and_resumes_training(tmp_pa
     assert again.steps == 3 and [r.generation for r in again.history] == [1, 2, 3]
 
 
+def test_a_staleness_bound_is_refused_and_a_file_of_worker_processes_loads(tmp_path):
+    # a generation's games all use its network: there is no staleness to bound
+    with pytest.raises(InvalidParameterError, match="TrainConfig.max_staleness does not apply"):
+        NashISMCTS(KUHN, TrainConfig(**SMALL, actors=2, max_staleness=1))
+    # a file saved before the runtime names its self-play processes `workers`
+    out = tmp_path / "old.pt"
+    _train(generations=1, seed=0).save(out)
+    state = torch.load(out, weights_only=True)
+    saved = state["network"]["trainer"]["config"]
+    del saved["actors"], saved["max_staleness"], saved["deterministic"], saved["ray_address"]
+    saved["workers"] = 2
+    torch.save(state, out)
+    assert NashISMCTS.load(out).config.actors == 2
+    saved["workers"] = -1  # a value the actors' field refuses, by its new name
+    torch.save(state, out)
+    with pytest.raises(PolicyFileError, match="actors"):
+        NashISMCTS.load(out)
+
+
 def test_cli_train_nash_ismcts_writes_agent_and_curve(tmp_path, capsys):
     out, plot = tmp_path / "nash.pt", tmp_path / "nash.png"
     code = main(
@@ -145,8 +164,8 @@ def test_cli_train_nash_ismcts_writes_agent_and_curve(tmp_path, capsys):
             "1",
             "--eval-every",
             "0.001",
-            "--workers",
-            "0",
+            "--actors",
+            "2",
             "--out",
             str(out),
             "--plot",
@@ -170,7 +189,7 @@ def test_cli_train_nash_ismcts_writes_agent_and_curve(tmp_path, capsys):
         ("eps", -0.1),
         ("play_eps", float("nan")),
         ("backend", "mpi"),
-        ("workers", -1),
+        ("actors", 0),
     ],
 )
 def test_bad_training_settings_are_refused_by_name(field, value):

@@ -1,15 +1,14 @@
 """Nash-ISMCTS's self-play games: each decision a seeded search from the mover's own
 information set on the current network's tables, recorded as training targets; played in
-this process, in worker processes or on Ray actors, in an order that does not depend on
-how many (so the same seed gives the same data), and the belief head's games sampled
+this process or on the runtime's actors, in an order that does not depend on how many
+(so the same seed gives the same data), and the belief head's games sampled
 from P alone.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 import numpy as np
@@ -17,16 +16,15 @@ import numpy as np
 from nashzoo.agents.ismcts.compiled import CompiledSearch
 from nashzoo.agents.ismcts.config import SearchConfig, policy_target
 from nashzoo.agents.ismcts.tables import SearchTables, payoff_scale
-from nashzoo.errors import WorkerError
+from nashzoo.agents.runtime import Rounds
 from nashzoo.extras import require
 from nashzoo.games import load_game
 from nashzoo.games.base import CHANCE, TERMINAL
-from nashzoo.processes import spawn_context, start_ray
 from nashzoo.tree.compile import compile_game
 from nashzoo.tree.reach import edge_probabilities
 from nashzoo.tree.views import ViewTable, views_of
 
-__all__ = ["play_self_play_games", "SelfPlayWorker"]
+__all__ = ["play_self_play_games"]
 
 torch = require("torch", "torch", "Nash-ISMCTS training")
 
@@ -155,39 +153,35 @@ def _prior_games(
 
 
 # -- where the games are played -------------------------------------------------------------
-class SelfPlayWorker:
-    """A Ray actor's body: runs the self-play job it is given (one game per seed)."""
+class _GameActor:
+    """A self-play actor (:class:`~nashzoo.agents.runtime.Actor`): a round's job is how to
+    play, the network's data, the search's settings and the generation's game seeds, and
+    the actor plays game ``g`` when ``g mod actors`` is its index. Its batch is those
+    games; its count, how many."""
 
-    def play(
-        self, payload: dict[str, Any], config: dict[str, Any], seeds: Sequence[Sequence[int]]
-    ) -> list[dict[str, Any]]:
-        return play_self_play_games(payload, config, seeds)
+    def __init__(self, actors: int, index: int, seed: int) -> None:
+        self.actors, self.index = actors, index
+        self.job: dict[str, Any] = {}
 
-    def run(
-        self,
-        job: Callable[..., list[dict[str, Any]]],
-        payload: dict[str, Any],
-        config: dict[str, Any],
-        seeds: Sequence[Sequence[int]],
-    ) -> list[dict[str, Any]]:
-        return job(payload, config, seeds)
+    def set_weights(self, job: dict[str, Any], version: int) -> None:
+        self.job = job
+
+    def collect(self) -> tuple[int, Any]:
+        job = self.job
+        games = job["play"](job["payload"], job["search"], job["seeds"][self.index :: self.actors])
+        return len(games), games
 
 
 class _Players:
-    """Runs self-play game batches in this process, worker processes or Ray actors."""
+    """Plays each generation's self-play games: in this process, or shared among the
+    runtime's actors (``config.actors``), the games back in seed order either way."""
 
     def __init__(self, config: Any) -> None:
         self.config = config
-        self.pool: ProcessPoolExecutor | None = None
-        self.ray: Any = None
-        self.actors: list[Any] = []
-        if config.backend == "ray":
-            # RAY_ADDRESS in the environment joins an existing cluster
-            self.ray = start_ray(None, feature="Training with --backend ray")
-            actor = self.ray.remote(num_cpus=1)(SelfPlayWorker)
-            self.actors = [actor.remote() for _ in range(max(1, config.workers))]
-        elif config.workers > 0:
-            self.pool = ProcessPoolExecutor(config.workers, mp_context=spawn_context(1))
+        actor = functools.partial(_GameActor, config.actors or 1)
+        self.rounds = Rounds(
+            config, actor, config.seed, lockstep="a generation's games all use its network"
+        )
 
     def play(
         self, tables: SearchTables, generation: int, progress: float
@@ -202,51 +196,27 @@ class _Players:
 
     def run(
         self,
-        job: Callable[..., list[dict[str, Any]]],
+        play: Callable[..., list[dict[str, Any]]],
         payload: dict[str, Any],
         search: dict[str, Any],
         generation: int,
     ) -> list[dict[str, Any]]:
-        """``job(payload, search, seeds)`` over the generation's game seeds, split among
-        the workers; the games come back in seed order, so the data does not depend on
-        the number of workers."""
+        """``play(payload, search, seeds)`` over the generation's game seeds, in this
+        process or split among the actors; the games come back in seed order, so the data
+        does not depend on the number of actors."""
         c = self.config
         seeds = [(c.seed, generation, g) for g in range(c.games_per_generation)]
-        parts = max(1, c.workers) * 4 if (self.pool or self.ray) else 1
-        chunks = [seeds[k::parts] for k in range(parts) if seeds[k::parts]]
-        if self.ray is not None:
-            ref = self.ray.put(payload)
-            actors = self.actors
-            results = self.ray.get(
-                [
-                    actors[k % len(actors)].run.remote(job, ref, search, ch)
-                    for k, ch in enumerate(chunks)
-                ]
-            )
-        elif self.pool is not None:
-            n = len(chunks)
-            try:
-                results = list(self.pool.map(job, [payload] * n, [search] * n, chunks))
-            except BrokenProcessPool as exc:
-                raise WorkerError(
-                    "A self-play worker process died. With worker processes (the 'spawn' "
-                    "start method) the main script must guard its work with "
-                    "`if __name__ == '__main__':`; or pass workers=0 to play in this process."
-                ) from exc
-        else:
-            results = [job(payload, search, ch) for ch in chunks]
+        if c.actors is None:
+            return play(payload, search, seeds)
+        job = {"play": play, "payload": payload, "search": search, "seeds": seeds}
+        parts = self.rounds.run(job)
         games: list[dict[str, Any]] = [{}] * len(seeds)
-        for k, chunk_games in enumerate(results):
-            for j, game in enumerate(chunk_games):
-                games[k + j * len(chunks)] = game
+        for k, part in enumerate(parts):
+            games[k :: len(parts)] = part
         return games
 
     def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(cancel_futures=True)
-        for actor in self.actors:
-            self.ray.kill(actor)
-        self.actors = []
+        self.rounds.close()
 
 
 def _concat(games: list[dict[str, np.ndarray]], key: str) -> np.ndarray:

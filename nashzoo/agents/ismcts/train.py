@@ -34,9 +34,10 @@ exploitability to measure there: the training run measures from outside
 (:func:`nashzoo.eval.curves.measure_point`: duplicate scores against fixed baselines with
 AIVAT intervals, and LBR against P, :meth:`NashISMCTS.prior_agent`).
 
-Self-play games run in this process, in worker processes (``workers``) or on Ray actors
-(``backend="ray"``); each game is seeded from (seed, generation, game index), so the same
-seed gives the same networks whatever the number of workers.
+Self-play games run in this process, or on the actors of the learners' runtime
+(``actors``, :mod:`nashzoo.agents.runtime`; Ray processes with ``backend="ray"``); each
+game is seeded from (seed, generation, game index), so the same seed gives the same
+networks whatever the number of actors.
 """
 
 from __future__ import annotations
@@ -67,13 +68,14 @@ from nashzoo.agents.ismcts.selfplay import _concat, _Players, _prior_games
 from nashzoo.agents.ismcts.selfplay_large import belief_games, play_large_games
 from nashzoo.agents.ismcts.tables import SearchTables
 from nashzoo.agents.learner import TrainCallback
+from nashzoo.agents.runtime import ActorConfig
 from nashzoo.errors import GameTooLargeError, InvalidParameterError, PolicyFileError
 from nashzoo.extras import require
 from nashzoo.games import Game
 from nashzoo.tree.best_response import nash_conv_array
 from nashzoo.tree.compile import compile_game
 from nashzoo.tree.views import views_of
-from nashzoo.validation import Config, choice, flag, integer, integers, number, text
+from nashzoo.validation import choice, flag, integer, integers, number, text
 
 __all__ = [
     "TrainConfig",
@@ -86,7 +88,7 @@ torch = require("torch", "torch", "Nash-ISMCTS training")
 
 
 @dataclass(frozen=True)
-class TrainConfig(Config):
+class TrainConfig(ActorConfig):
     """Hyper-parameters of Nash-ISMCTS self-play training.
 
     The budget is not here: :meth:`NashISMCTS.train` takes ``steps`` (generations) or
@@ -170,8 +172,6 @@ class TrainConfig(Config):
         search_every: generations between measurements of the search policy (each
             generation measures P's exploitability; the search's costs one search per
             information set).
-        workers: self-play worker processes (0: play in this process).
-        backend: ``"local"`` or ``"ray"``.
         seed: seed of everything (networks, games, searches).
         fast_path: train on the compiled tables where the game compiles (``False``:
             over the rules on every game, e.g. to measure that path exactly on Leduc).
@@ -207,6 +207,12 @@ class TrainConfig(Config):
         strength_abstraction: the ``ehs``/``ehs2`` buckets ``inputs="strength"`` and
             ``"strength_only"`` read the strengths from (built once per machine and
             cached).
+
+    With ``actors`` (:class:`~nashzoo.agents.runtime.ActorConfig`), each generation's
+    games are split among the actors, always in lockstep: game ``g`` is actor
+    ``g mod actors``'s, each played from its own seed with this generation's network,
+    and the learner takes them back in game order (so the data is the same whatever the
+    number of actors, or the backend).
     """
 
     games_per_generation: int | None = integer(None, low=1, optional=True)
@@ -235,8 +241,6 @@ class TrainConfig(Config):
     belief_games: int | None = integer(None, low=1, optional=True)
     bayes_weight: float = number(1.0, low=0.0)
     search_every: int = integer(5, low=1)
-    workers: int = integer(0, low=0)
-    backend: str = choice("local", ("local", "ray"))
     seed: int = integer(0, low=0)
     fast_path: bool = flag(True)
     embed_size: int = integer(64, low=1)
@@ -382,7 +386,8 @@ class NashISMCTS:
 
     Raises:
         InvalidParameterError: not a two-player Game, ``config`` not a
-            :class:`TrainConfig`, or a setting of the rules path on the fast path.
+            :class:`TrainConfig`, a setting of the rules path on the fast path, or a
+            ``max_staleness`` (a generation's games all use its network).
     """
 
     name: ClassVar[str] = "nash-ismcts"
@@ -403,6 +408,7 @@ class NashISMCTS:
         self.compiled = config.fast_path and compiles_for_search(game)
         # every None default set to the path's (typed loosely: for_path leaves none None)
         self.config: Any = config.for_path(self.compiled)
+        self._players = _Players(self.config)  # where games are played; refuses max_staleness
         c: Any = self.config
         torch.manual_seed(c.seed)
         self.rng = np.random.default_rng(np.random.SeedSequence([c.seed, 10**6]))
@@ -458,7 +464,7 @@ class NashISMCTS:
         the end; ``False`` stops.
 
         Raises:
-            WorkerError: a self-play worker process died.
+            WorkerError: the Ray cluster at ``ray_address`` cannot be reached.
         """
         from nashzoo.agents.training import train_loop
 
@@ -471,7 +477,7 @@ class NashISMCTS:
                 return (self.steps - first) / max(steps - 1, 1)
             return 0.0
 
-        players = _Players(self.config)
+        players = self._players
         generation = self._generation if self.compiled else self._generation_over_rules
         try:
             train_loop(
@@ -764,7 +770,10 @@ class NashISMCTS:
                 "resumes only from a file that NashISMCTS.save wrote."
             )
         try:
-            config = TrainConfig.from_dict(saved["config"])
+            settings = dict(saved["config"])
+            if settings.pop("workers", 0):  # a file from before the runtime: its processes
+                settings["actors"] = saved["config"]["workers"]  # are actors now
+            config = TrainConfig.from_dict(settings)
             if over_rules and config.fast_path and compiles_for_search(agent.game):
                 config = replace(config, fast_path=False)  # trained over the rules before
             trainer = cls(agent.game, config)

@@ -151,13 +151,10 @@ class NashMemoryLearner:
                 "or 'learned')."
             )
         self.exact = self.config.oracle == "exact" or (self.config.oracle == "auto" and compiles)
-        if self.config.max_staleness is not None:
-            raise InvalidParameterError(
-                "NashMemoryConfig.max_staleness does not apply: a round's meta-game entries "
-                f"are measured in lockstep, received {self.config.max_staleness}."
-            )
         actor = functools.partial(_MatchActor, game.to_spec())
-        self._rounds = Rounds(self.config, actor, self.config.seed)  # where it has actors
+        self._rounds = Rounds(  # where it has actors
+            self.config, actor, self.config.seed, lockstep="a round measures its entries together"
+        )
         seed = 0 if self.config.seed is None else self.config.seed
         c = self.config
         if self.exact and (oracle is not None or measure is not None):

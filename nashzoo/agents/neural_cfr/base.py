@@ -199,25 +199,17 @@ class NeuralRegretLearner:
         self._strategies: list[dict[str, np.ndarray]] = [{}, {}]
         self._policy_iterations = -1  # iterations the policy network was fitted after
         actor = functools.partial(EpisodeActor, game.to_spec())
-        self._rounds = Rounds(cfg, actor, cfg.seed)  # the actors, where the config has them
+        # the actors, where the config has them
+        self._rounds = Rounds(
+            cfg, actor, cfg.seed, lockstep="an iteration's traversals all use its networks"
+        )
         self.tree: Any = None  # the compiled tree where config.tree and the game compiles
         if getattr(cfg, "tree", False):
             from nashzoo.tree import compiled_or_none
 
             self.tree = compiled_or_none(game)  # None: the rules path
-        self._check_actors()
 
     # -- actors --------------------------------------------------------------------------------
-    def _check_actors(self) -> None:
-        """Refuse actor settings that do not apply: an iteration's episodes all use that
-        iteration's networks (lockstep), so there is no staleness to bound."""
-        cfg, kind = self.config, type(self.config).__name__
-        if getattr(cfg, "max_staleness", None) is not None:
-            raise InvalidParameterError(
-                f"{kind}.max_staleness does not apply: an iteration's traversals all use "
-                f"that iteration's networks (lockstep), received {cfg.max_staleness}."
-            )
-
     def _on_actors(self, work: Any, total: int, **job: Any) -> list[Any]:
         """``total`` episodes of ``work`` (an :class:`EpisodeActor` job function) split among
         the actors in lockstep, with ``job``'s arrays; their results in actor order."""

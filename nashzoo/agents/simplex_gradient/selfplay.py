@@ -220,13 +220,9 @@ class SimplexGradient:
             t=((), np.float32),
         )
         self._low, self._span = game.min_utility, game.max_utility - game.min_utility
-        if cfg.max_staleness is not None:
-            raise InvalidParameterError(
-                "SimplexGradientConfig.max_staleness does not apply: an iteration's games "
-                f"all use that iteration's g (lockstep), received {cfg.max_staleness}."
-            )
         actor = functools.partial(_Actor, game.to_spec(), cfg.to_dict())
-        self._rounds = Rounds(cfg, actor, cfg.seed)  # the actors, where the config has them
+        # the actors, where the config has them
+        self._rounds = Rounds(cfg, actor, cfg.seed, lockstep="an iteration's games all use its g")
         self.iterations = 0
         self.episodes = 0
         self.seconds = 0.0
