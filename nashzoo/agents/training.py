@@ -6,16 +6,20 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
 from nashzoo.errors import InvalidParameterError
 from nashzoo.validation import check_int, check_number, text
 
+if TYPE_CHECKING:
+    from nashzoo.agents.learner import TrainCallback
+
 __all__ = [
     "mlp",
     "train_loop",
+    "SteppedLearner",
     "tabular_policy",
     "ScalarLog",
     "torch_device",
@@ -176,6 +180,74 @@ def train_loop(
     finally:
         if cleanup is not None:
             cleanup()
+
+
+_L = TypeVar("_L", bound="SteppedLearner")
+
+
+class SteppedLearner:
+    """The ``train`` of the self-play learners (a base class): :func:`train_loop` over the
+    learner's :meth:`_train_step`. A learner defines :meth:`_train_step`, and where it
+    needs them :meth:`_train_start`, :meth:`_train_end`, :meth:`_train_postfix` and
+    :meth:`close`; ``train_desc`` labels the progress bar (the class's name if empty)."""
+
+    train_desc = ""
+
+    def _train_step(self, left: int | None) -> int:
+        """One step of training, at most ``left`` units where the budget counts steps;
+        returns how many units it did."""
+        raise NotImplementedError
+
+    def _train_start(self, steps: int | None, seconds: float | None) -> None:
+        """Before a :meth:`train` call's loop (its budget): refuse, or get ready."""
+
+    def _train_end(self) -> None:
+        """After a :meth:`train` call's loop ended with its budget or a callback."""
+
+    def _train_postfix(self) -> dict[str, Any]:
+        """The progress bar's figures."""
+        return {}
+
+    def close(self) -> None:
+        """Stop what training started (actors); runs however the loop ends, and a later
+        :meth:`train` starts anew."""
+
+    def train(
+        self: _L,
+        *,
+        steps: int | None = None,
+        seconds: float | None = None,
+        callback: TrainCallback | None = None,
+        callback_every: float = 10.0,
+        progress: bool = False,
+    ) -> _L:
+        """Train ``steps`` more steps (of the learner's ``step_unit``) or for ``seconds``
+        of training, whichever ends first (at least one is needed; a step in progress
+        finishes, so a few more units than ``steps`` may be done where a step does
+        several). ``callback`` (a :class:`~nashzoo.agents.learner.Callback`, a function
+        of the learner or a list of them) runs every ``callback_every`` seconds of
+        training and at the end, its time not counted; ``False`` stops. ``progress``
+        shows a progress bar. Returns the learner.
+
+        Raises:
+            InvalidParameterError: neither budget, a negative one, or a
+                ``callback_every`` that is not positive.
+        """
+        self._train_start(steps, seconds)
+        train_loop(
+            self,
+            self._train_step,
+            steps=steps,
+            seconds=seconds,
+            callback=callback,
+            callback_every=callback_every,
+            progress=progress,
+            desc=self.train_desc or type(self).__name__,
+            postfix=self._train_postfix,
+            cleanup=self.close,
+        )
+        self._train_end()
+        return self
 
 
 def tabular_policy(

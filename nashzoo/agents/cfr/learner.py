@@ -23,8 +23,7 @@ import numpy as np
 
 from nashzoo.agents.cfr.agent import TabularPolicyAgent
 from nashzoo.agents.cfr.base import TabularSolver
-from nashzoo.agents.learner import TrainCallback
-from nashzoo.agents.training import train_loop
+from nashzoo.agents.training import SteppedLearner
 from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.games.base import Game
 from nashzoo.tree.compile import compile_game
@@ -87,7 +86,7 @@ def _restore(name: str, current: Any, stored: dict[str, np.ndarray], path: str) 
     return current
 
 
-class TabularLearner:
+class TabularLearner(SteppedLearner):
     """A tabular solver behind the :class:`~nashzoo.agents.learner.Learner` protocol.
 
     Args:
@@ -127,40 +126,22 @@ class TabularLearner:
         """Solver iterations so far."""
         return self.solver.iteration
 
-    def train(
-        self,
-        *,
-        steps: int | None = None,
-        seconds: float | None = None,
-        callback: TrainCallback | None = None,
-        callback_every: float = 10.0,
-        progress: bool = False,
-    ) -> TabularLearner:
-        """Run ``steps`` more iterations or for ``seconds`` (see
-        :func:`~nashzoo.agents.training.train_loop`); returns ``self``."""
+    def _train_step(self, left: int | None) -> int:
+        n = self._batch if left is None else min(self._batch, left)
+        start = time.perf_counter()
+        before = self.solver.iteration
+        self.solver.iterate(n)
+        if time.perf_counter() - start < 0.1:
+            self._batch = min(2 * self._batch, 1 << 20)
+        ran = self.solver.iteration - before
+        return ran if ran else n  # a solver that has finished counts its budget as done
 
-        def step(left: int | None) -> int:
-            n = self._batch if left is None else min(self._batch, left)
-            start = time.perf_counter()
-            before = self.solver.iteration
-            self.solver.iterate(n)
-            if time.perf_counter() - start < 0.1:
-                self._batch = min(2 * self._batch, 1 << 20)
-            ran = self.solver.iteration - before
-            return ran if ran else n  # a solver that has finished counts its budget as done
+    def _train_postfix(self) -> dict[str, Any]:
+        return {"iterations": self.steps}
 
-        train_loop(
-            self,
-            step,
-            steps=steps,
-            seconds=seconds,
-            callback=callback,
-            callback_every=callback_every,
-            progress=progress,
-            desc=self.config.algorithm,
-            postfix=lambda: {"iterations": self.steps},
-        )
-        return self
+    @property
+    def train_desc(self) -> str:  # type: ignore[override]
+        return self.config.algorithm
 
     def average_policy(self) -> TabularPolicy:
         """The average policy (the one that converges to an equilibrium)."""

@@ -67,8 +67,8 @@ from nashzoo.agents.ismcts.prior import PriorAgent
 from nashzoo.agents.ismcts.selfplay import _concat, _Players, _prior_games
 from nashzoo.agents.ismcts.selfplay_large import belief_games, play_large_games
 from nashzoo.agents.ismcts.tables import SearchTables
-from nashzoo.agents.learner import TrainCallback
 from nashzoo.agents.runtime import ActorConfig
+from nashzoo.agents.training import SteppedLearner
 from nashzoo.errors import GameTooLargeError, InvalidParameterError, PolicyFileError
 from nashzoo.extras import require
 from nashzoo.games import Game
@@ -365,7 +365,7 @@ def search_exploitability(
 
 
 # -- the learner ------------------------------------------------------------------------------
-class NashISMCTS:
+class NashISMCTS(SteppedLearner):
     """Nash-ISMCTS's self-play trainer, a :class:`~nashzoo.agents.learner.Learner` (one
     step is one generation) for every two-player game: on the compiled fast path where
     the game compiles, over the rules elsewhere (see the module docstring).
@@ -448,57 +448,35 @@ class NashISMCTS:
         """Generations so far."""
         return len(self.history)
 
-    def train(
-        self,
-        *,
-        steps: int | None = None,
-        seconds: float | None = None,
-        callback: TrainCallback | None = None,
-        callback_every: float = 10.0,
-        progress: bool = False,
-    ) -> NashISMCTS:
-        """Run ``steps`` more generations or for ``seconds`` of wall time (eps anneals
-        toward ``eps_final`` over this call); on the fast path the search is measured
-        every ``search_every`` generations and after the last. ``callback`` (a
-        ``Callback``, a function or a list) runs every ``callback_every`` seconds and at
-        the end; ``False`` stops.
+    @property
+    def train_desc(self) -> str:  # type: ignore[override]
+        return "Nash-ISMCTS self-play" + ("" if self.compiled else " over the rules")
 
-        Raises:
-            WorkerError: the Ray cluster at ``ray_address`` cannot be reached.
-        """
-        from nashzoo.agents.training import train_loop
+    def _train_start(self, steps: int | None, seconds: float | None) -> None:
+        self._budget = (self.steps, self.seconds, steps, seconds)  # eps anneals over it
 
-        first, start = self.steps, self.seconds
+    def _train_step(self, left: int | None) -> int:
+        first, start, steps, seconds = self._budget
+        fraction = 0.0  # of the call's budget: eps anneals toward eps_final over it
+        if steps is None and seconds:
+            fraction = float((self.seconds - start) / seconds)
+        elif steps:
+            fraction = (self.steps - first) / max(steps - 1, 1)
+        if self.compiled:
+            return self._generation(self._players, fraction)
+        return self._generation_over_rules(self._players, fraction)
 
-        def fraction() -> float:
-            if steps is None and seconds:
-                return float((self.seconds - start) / seconds)
-            if steps:
-                return (self.steps - first) / max(steps - 1, 1)
-            return 0.0
-
-        players = self._players
-        generation = self._generation if self.compiled else self._generation_over_rules
-        try:
-            train_loop(
-                self,
-                lambda left: generation(players, fraction()),
-                steps=steps,
-                seconds=seconds,
-                callback=callback,
-                callback_every=callback_every,
-                progress=progress,
-                desc="Nash-ISMCTS self-play" + ("" if self.compiled else " over the rules"),
-                postfix=self._postfix,
-            )
-        finally:
-            players.close()
+    def _train_end(self) -> None:
+        """The search is measured after the last generation too (fast path)."""
         if self.compiled and self.history and self.history[-1].search_exploitability is None:
             last = self.history[-1]
             self.history[-1] = replace(last, search_exploitability=self.exploitability())
-        return self
 
-    def _postfix(self) -> dict[str, Any]:
+    def close(self) -> None:
+        """Stop the self-play actors, if any (a later :meth:`train` starts new ones)."""
+        self._players.close()
+
+    def _train_postfix(self) -> dict[str, Any]:
         r = self.history[-1]
         if self.compiled:
             return {"P": f"{r.prior_exploitability:.3f}"}

@@ -38,7 +38,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from nashzoo.agents.cfr.agent import TabularPolicyAgent
-from nashzoo.agents.learner import TrainCallback
 from nashzoo.agents.nash_memory.population import (
     MixtureAgent,
     PopulationNashMemory,
@@ -48,7 +47,7 @@ from nashzoo.agents.nash_memory.population import (
 )
 from nashzoo.agents.random_agent import RandomAgent
 from nashzoo.agents.runtime import ActorConfig, Rounds
-from nashzoo.agents.training import train_loop
+from nashzoo.agents.training import SteppedLearner
 from nashzoo.errors import GameTooLargeError, InvalidParameterError, PolicyFileError
 from nashzoo.games import Game
 from nashzoo.games.info import load_declared
@@ -109,7 +108,7 @@ def _compiles(game: Game) -> bool:
     return compiled_or_none(game) is not None
 
 
-class NashMemoryLearner:
+class NashMemoryLearner(SteppedLearner):
     """Nash memory over agents with the learner interface (see the module).
 
     Args:
@@ -224,28 +223,14 @@ class NashMemoryLearner:
         return len(self.memory.history)
 
     # -- training ------------------------------------------------------------------------------
-    def train(
-        self,
-        *,
-        steps: int | None = None,
-        seconds: float | None = None,
-        callback: TrainCallback | None = None,
-        callback_every: float = 10.0,
-        progress: bool = False,
-    ) -> NashMemoryLearner:
-        """Run ``steps`` iterations or ``seconds`` of training (see
-        :func:`~nashzoo.agents.training.train_loop`)."""
+    train_desc = "NashMemory"
 
-        def step(left: int | None) -> int:
-            self.memory.iterate(1)
-            return 1
+    def _train_step(self, left: int | None) -> int:
+        self.memory.iterate(1)
+        return 1
 
-        train_loop(
-            self, step, steps=steps, seconds=seconds, callback=callback,
-            callback_every=callback_every, progress=progress, desc="NashMemory",
-            postfix=lambda: {"members": len(self.memory.members)}, cleanup=self.close,
-        )  # fmt: skip
-        return self
+    def _train_postfix(self) -> dict[str, Any]:
+        return {"members": len(self.memory.members)}
 
     # -- measuring and playing -----------------------------------------------------------------
     def exploitability(self) -> float:

@@ -15,11 +15,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from nashzoo.agents.learner import TrainCallback
 from nashzoo.agents.nfsp.buffers import Reservoir
 from nashzoo.agents.runtime import Rounds
 from nashzoo.agents.sampled import SampledPolicyAgent
-from nashzoo.agents.training import cpu_weights, mlp, tabular_policy, torch_device, train_loop
+from nashzoo.agents.training import (
+    SteppedLearner,
+    cpu_weights,
+    mlp,
+    tabular_policy,
+    torch_device,
+)
 from nashzoo.envs.protocol import AgentInfo, Observation
 from nashzoo.envs.sampling import sample_index
 from nashzoo.errors import InvalidParameterError, PolicyFileError
@@ -133,7 +138,7 @@ def stacked(
     return tensors, targets, masks
 
 
-class NeuralRegretLearner:
+class NeuralRegretLearner(SteppedLearner):
     """The shared body of the neural regret learners (see the module).
 
     A subclass sets ``name``, ``config_type``, ``file_format``, ``policy_loss``
@@ -472,22 +477,9 @@ class NeuralRegretLearner:
     def _iteration(self) -> None:
         raise NotImplementedError
 
-    def train(
-        self,
-        *,
-        steps: int | None = None,
-        seconds: float | None = None,
-        callback: TrainCallback | None = None,
-        callback_every: float = 10.0,
-        progress: bool = False,
-    ) -> Any:
-        """Run ``steps`` iterations or ``seconds`` of training (see
-        :func:`~nashzoo.agents.training.train_loop`).
-
-        Raises:
-            InvalidParameterError: the learner was loaded from an agent file (saved with
-                ``memories=False``): its regrets and strategies are gone.
-        """
+    def _train_start(self, steps: int | None, seconds: float | None) -> None:
+        """Refuses to train a learner loaded from an agent file (saved with
+        ``memories=False``): its regrets and strategies are gone."""
         if not self.resumable:
             raise InvalidParameterError(
                 f"this {self.name} learner was loaded from an agent file saved without its "
@@ -495,23 +487,12 @@ class NeuralRegretLearner:
                 "checkpoint saved with memories=True)"
             )
 
-        def step(left: int | None) -> int:
-            self._iteration()
-            return 1
+    def _train_step(self, left: int | None) -> int:
+        self._iteration()
+        return 1
 
-        train_loop(
-            self,
-            step,
-            steps=steps,
-            seconds=seconds,
-            callback=callback,
-            callback_every=callback_every,
-            progress=progress,
-            desc=type(self).__name__,
-            postfix=lambda: {"traversals": self.traversals},
-            cleanup=self.close,
-        )
-        return self
+    def _train_postfix(self) -> dict[str, Any]:
+        return {"traversals": self.traversals}
 
     def close(self) -> None:
         """Stop the actors, if any (a later :meth:`train` starts new ones)."""

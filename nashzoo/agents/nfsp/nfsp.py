@@ -34,12 +34,17 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from nashzoo.agents.learner import TrainCallback
 from nashzoo.agents.nfsp.buffers import ReplayBuffer, ReservoirBuffer
 from nashzoo.agents.nfsp.config import NFSPConfig
 from nashzoo.agents.runtime import Runtime
 from nashzoo.agents.sampled import SampledPolicyAgent
-from nashzoo.agents.training import cpu_weights, mlp, tabular_policy, torch_device, train_loop
+from nashzoo.agents.training import (
+    SteppedLearner,
+    cpu_weights,
+    mlp,
+    tabular_policy,
+    torch_device,
+)
 from nashzoo.envs.protocol import AgentInfo, Observation
 from nashzoo.envs.sampling import sample_rows
 from nashzoo.errors import InvalidParameterError, PolicyFileError
@@ -260,7 +265,7 @@ class _Actor:
         return episodes, self.outbox.drain()
 
 
-class NFSP:
+class NFSP(SteppedLearner):
     """NFSP for two-player games of :mod:`nashzoo.games`.
 
     Args:
@@ -413,52 +418,25 @@ class NFSP:
         """Self-play episodes so far (the learner's steps)."""
         return self.episodes
 
-    def train(
-        self,
-        *,
-        steps: int | None = None,
-        seconds: float | None = None,
-        callback: TrainCallback | None = None,
-        callback_every: float = 10.0,
-        progress: bool = False,
-    ) -> NFSP:
-        """Self-play until ``steps`` more episodes or ``seconds`` of wall time (games
-        finish in batches, so a few more episodes than ``steps`` may be played).
+    train_desc = "NFSP self-play"
 
-        Args:
-            steps: episodes to play (at least one of ``steps``/``seconds``).
-            seconds: wall-clock budget.
-            callback: a :class:`~nashzoo.agents.learner.Callback`, a function of the
-                learner or a list of them: every ``callback_every`` seconds of training and
-                at the end (its time is not counted); ``False`` stops.
-            callback_every: seconds of training between callbacks.
-            progress: show a progress bar.
-        """
+    def _train_start(self, steps: int | None, seconds: float | None) -> None:
         games = self._games
         if self.config.actors is None and games.venv is None and (steps, seconds) != (None, None):
             games.start()
 
-        def step(left: int | None) -> int:
-            if self.config.actors is None:
-                done = sum(games.play() for _ in range(DECISIONS_PER_STEP))
-            else:
-                done = self._collect()
-            self.episodes += done
-            return done
+    def _train_step(self, left: int | None) -> int:
+        """Plays on (games finish in batches, so a few more episodes than a step budget
+        may be played)."""
+        if self.config.actors is None:
+            done = sum(self._games.play() for _ in range(DECISIONS_PER_STEP))
+        else:
+            done = self._collect()
+        self.episodes += done
+        return done
 
-        train_loop(
-            self,
-            step,
-            steps=steps,
-            seconds=seconds,
-            callback=callback,
-            callback_every=callback_every,
-            progress=progress,
-            desc="NFSP self-play",
-            postfix=lambda: {"episodes": self.episodes},
-            cleanup=self.close,
-        )
-        return self
+    def _train_postfix(self) -> dict[str, Any]:
+        return {"episodes": self.episodes}
 
     # -- outputs ---------------------------------------------------------------------------
     def average_policy(self):

@@ -46,7 +46,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from nashzoo.agents.learner import TrainCallback
 from nashzoo.agents.nfsp.buffers import Reservoir
 from nashzoo.agents.runtime import Rounds
 from nashzoo.agents.simplex_gradient import experience, losses
@@ -55,7 +54,7 @@ from nashzoo.agents.simplex_gradient.config import SimplexGradientConfig
 from nashzoo.agents.simplex_gradient.experience import Decisions
 from nashzoo.agents.simplex_gradient.values import SimplexGradientValues
 from nashzoo.agents.sparse_input import forward_sparse, rows_csr
-from nashzoo.agents.training import cpu_weights, mlp, torch_device, train_loop
+from nashzoo.agents.training import SteppedLearner, cpu_weights, mlp, torch_device
 from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.extras import require
 from nashzoo.games import Game, load_game
@@ -122,7 +121,7 @@ class _Actor:
         return games, self.player._play_iteration(games=games)
 
 
-class SimplexGradient:
+class SimplexGradient(SteppedLearner):
     """The learner: networks, optimisers, buffers and the self-play loop.
 
     Args:
@@ -520,43 +519,11 @@ class SimplexGradient:
         """Iterations so far (the learner's steps)."""
         return self.iterations
 
-    def train(
-        self,
-        *,
-        steps: int | None = None,
-        seconds: float | None = None,
-        callback: TrainCallback | None = None,
-        callback_every: float = 10.0,
-        progress: bool = False,
-    ) -> SimplexGradient:
-        """Self-play for ``steps`` more iterations or ``seconds`` of wall time.
+    train_desc = "simplex-gradient self-play"
 
-        Args:
-            steps: iterations to run (at least one of ``steps``/``seconds``).
-            seconds: wall-clock budget.
-            callback: a :class:`~nashzoo.agents.learner.Callback`, a function of the
-                learner or a list of them: every ``callback_every`` seconds of training and
-                at the end (its time is not counted); ``False`` stops.
-            callback_every: seconds of training between callbacks.
-            progress: show a progress bar.
-        """
-
-        def step(left: int | None) -> int:
-            self.iterate()
-            return 1
-
-        train_loop(
-            self,
-            step,
-            steps=steps,
-            seconds=seconds,
-            callback=callback,
-            callback_every=callback_every,
-            progress=progress,
-            desc="simplex-gradient self-play",
-            cleanup=self.close,
-        )
-        return self
+    def _train_step(self, left: int | None) -> int:
+        self.iterate()
+        return 1
 
     # -- outputs -----------------------------------------------------------------------------
     def tabular_policy(self, *, average: bool = True) -> Any:
