@@ -7,6 +7,10 @@ built-in exception a Python user would expect (``ValueError``, ``TypeError``,
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+
 __all__ = [
     "NashzooError",
     "InvalidParameterError",
@@ -75,6 +79,18 @@ class GameTooLargeError(NashzooError, ValueError):
 
 class PolicyFileError(NashzooError, ValueError):
     """A saved policy is corrupt, malformed or belongs to another game."""
+
+    @staticmethod
+    @contextlib.contextmanager
+    def reading(path: str | Path, what: str) -> Iterator[None]:
+        """Reading a ``what`` file's contents (``"nashzoo NFSP"``): any error but a
+        PolicyFileError becomes one that names the file and what it is not."""
+        try:
+            yield
+        except PolicyFileError:
+            raise
+        except Exception as exc:
+            raise PolicyFileError(f"{path} is not a readable {what} file: {exc}") from exc
 
 
 class AgentForfeitError(NashzooError, RuntimeError):

@@ -14,6 +14,7 @@ __all__ = [
     "write_torch_file",
     "check_checkpoint",
     "saved_game_and_config",
+    "saved_learner",
     "load_modules",
     "KINDS_BY_FORMAT",
     "KEYS_BY_FORMAT",
@@ -112,10 +113,8 @@ def _read(path: str | Path) -> tuple[dict[str, Any], bool]:
         if state is not None:
             _CACHE.move_to_end(key)
             return state, True
-    try:
+    with PolicyFileError.reading(path, "nashzoo agent"):
         state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:
-        raise PolicyFileError(f"{path} is not a readable nashzoo agent file: {exc}") from exc
     if not isinstance(state, dict):
         raise PolicyFileError(f"{path} holds a {type(state).__name__}, not a nashzoo agent.")
     # checked once per read, not at every build from the kept contents (a tournament
@@ -218,12 +217,29 @@ def saved_game_and_config(
     from nashzoo.errors import PolicyFileError
     from nashzoo.games import load_game
 
-    try:
+    with PolicyFileError.reading(path, f"nashzoo {what}"):
         game, config = load_game(state["game"]), config_type.from_dict(state["config"])
-    except Exception as exc:
-        raise PolicyFileError(f"{path} is not a readable nashzoo {what} file: {exc}") from exc
     changes = {k: v for k, v in replace.items() if v is not None}
     return game, dataclasses.replace(config, **changes) if changes else config
+
+
+def saved_learner(
+    cls: Any, path: str | Path, fmt: str, what: str, *, device: str | None = None, **kwargs: Any
+) -> tuple[dict[str, Any], Any]:
+    """A learner's file and a fresh learner of its game and config: the file read
+    (:func:`read_torch_file`) and checked as a ``fmt`` file of version 1, the learner
+    built as ``cls(game, config, **kwargs)`` (on ``device`` where given). The caller
+    restores the rest of the state (in
+    :meth:`~nashzoo.errors.PolicyFileError.reading`).
+
+    Raises:
+        PolicyFileError: not a readable ``fmt`` file (``what`` names its kind).
+        InvalidParameterError: ``device`` names a GPU torch does not see.
+    """
+    state = read_torch_file(path)
+    check_checkpoint(state, path, fmt, 1)
+    game, config = saved_game_and_config(state, path, cls.config_type, what, device=device)
+    return state, cls(game, config, **kwargs)
 
 
 def _non_finite(value: Any, where: str) -> str | None:

@@ -318,7 +318,8 @@ class TabularPolicy:
         path = Path(path)
         if not path.exists():
             raise FileNotFoundError(f"No policy file at {path}")
-        try:
+        # any parse failure means a corrupt file
+        with PolicyFileError.reading(path, "nashzoo policy"):
             if path.suffix == ".json":
                 doc = json.loads(path.read_text(), object_pairs_hook=_no_duplicates)
                 if not isinstance(doc, dict):
@@ -341,10 +342,6 @@ class TabularPolicy:
                     rows = data["probs"]
             else:
                 raise PolicyFileError(f"Policy files end in .npz or .json, received {path.name!r}.")
-        except PolicyFileError:
-            raise
-        except Exception as exc:  # any parse failure means a corrupt file
-            raise PolicyFileError(f"{path} is not a readable nashzoo policy file: {exc}") from exc
         if not isinstance(header, dict):
             raise PolicyFileError(
                 f"{path}: the header is a {type(header).__name__}; expected a JSON object with "

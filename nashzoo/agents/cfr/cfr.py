@@ -183,27 +183,14 @@ def cfr_run(
             decay, weight = ((t - 1.0) / t) ** gamma, 1.0
         else:
             decay, weight = 1.0, 1.0
-        for p in range(n_players):
-            forward_reach(p, tree, sigma, reach_own[p], reach_opp)
-            cfr_values(p, tree, sigma, reach_opp, value, regret)
-            if alternating:
-                update_player(
-                    player_lo[p],
-                    player_hi[p],
-                    regret,
-                    sigma,
-                    avg,
-                    legal_mask,
-                    infoset_node,
-                    reach_own[p],
-                    pos,
-                    neg,
-                    regret_plus,
-                    decay,
-                    weight,
-                )
-        if not alternating:
-            for p in range(n_players):
+        # the first n_players rounds compute each player's values (and update it at once
+        # when alternating); the next n_players update every player after them otherwise
+        for k in range(2 * n_players):
+            p = k % n_players
+            if k < n_players:
+                forward_reach(p, tree, sigma, reach_own[p], reach_opp)
+                cfr_values(p, tree, sigma, reach_opp, value, regret)
+            if alternating == (k < n_players):
                 update_player(
                     player_lo[p],
                     player_hi[p],

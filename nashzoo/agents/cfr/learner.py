@@ -198,7 +198,7 @@ class TabularLearner(SteppedLearner):
                 f"{path} holds a policy but no tabular learner's state; a learner resumes "
                 "only from a file that TabularLearner.save wrote."
             )
-        try:
+        with PolicyFileError.reading(path, "tabular learner"):
             learner = cls(policy.game, TabularConfig.from_dict(saved["config"]))
             solver = learner.solver
             with np.load(path, allow_pickle=False) as data:
@@ -212,10 +212,6 @@ class TabularLearner(SteppedLearner):
             solver.iteration = int(saved["iteration"])
             solver.seconds = float(saved["solver_seconds"])
             learner.seconds = float(saved["seconds"])
-        except PolicyFileError:
-            raise
-        except Exception as exc:
-            raise PolicyFileError(f"{path} is not a readable tabular learner file: {exc}") from exc
         return learner
 
     def __repr__(self) -> str:

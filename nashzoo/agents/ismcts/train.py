@@ -747,7 +747,7 @@ class NashISMCTS(SteppedLearner):
                 f"{path} holds a search agent but no Nash-ISMCTS trainer's state; training "
                 "resumes only from a file that NashISMCTS.save wrote."
             )
-        try:
+        with PolicyFileError.reading(path, "Nash-ISMCTS"):
             settings = dict(saved["config"])
             if settings.pop("workers", 0):  # a file from before the runtime: its processes
                 settings["actors"] = saved["config"]["workers"]  # are actors now
@@ -773,8 +773,4 @@ class NashISMCTS(SteppedLearner):
             trainer.network.eval()
             if trainer.compiled:
                 trainer.tables = tabulate(trainer.playing_network, trainer.views)
-        except PolicyFileError:
-            raise
-        except Exception as exc:
-            raise PolicyFileError(f"{path} is not a readable Nash-ISMCTS file: {exc}") from exc
         return trainer

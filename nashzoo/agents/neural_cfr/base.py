@@ -567,18 +567,10 @@ class NeuralRegretLearner(SteppedLearner):
                 not fit its config.
             InvalidParameterError: ``device`` names a GPU torch does not see.
         """
-        from nashzoo.agents.torch_files import (
-            check_checkpoint,
-            load_modules,
-            read_torch_file,
-            saved_game_and_config,
-        )
+        from nashzoo.agents.torch_files import load_modules, saved_learner
 
-        state = read_torch_file(path)
-        check_checkpoint(state, path, cls.file_format, 1)
-        game, config = saved_game_and_config(state, path, cls.config_type, cls.name, device=device)
-        learner = cls(game, config)  # a device that is not here raises, named
-        try:
+        state, learner = saved_learner(cls, path, cls.file_format, cls.name, device=device)
+        with PolicyFileError.reading(path, f"nashzoo {cls.name}"):
             load_modules(path, state["networks"], learner._modules(), "networks")
             learner.resumable = state["memories"] is not None  # None: an agent file
             saved_memories = state["memories"] if learner.resumable else []
@@ -595,12 +587,6 @@ class NeuralRegretLearner(SteppedLearner):
             learner.iterations = int(state["iterations"])
             learner.traversals = int(state["traversals"])
             learner.seconds = float(state["seconds"])
-        except PolicyFileError:
-            raise
-        except Exception as exc:
-            raise PolicyFileError(
-                f"{path} is not a readable nashzoo {cls.name} file: {exc}"
-            ) from exc
         learner._policy_iterations = learner.iterations  # the saved policy is fitted
         return learner
 

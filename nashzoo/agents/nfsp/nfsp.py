@@ -497,18 +497,10 @@ class NFSP(SteppedLearner):
             PolicyFileError: not a readable NFSP file (or one holding anything but data).
             InvalidParameterError: ``device`` names a GPU torch does not see.
         """
-        from nashzoo.agents.torch_files import (
-            check_checkpoint,
-            load_modules,
-            read_torch_file,
-            saved_game_and_config,
-        )
+        from nashzoo.agents.torch_files import load_modules, saved_learner
 
-        state = read_torch_file(path)
-        check_checkpoint(state, path, "nashzoo.nfsp", 1)
-        game, config = saved_game_and_config(state, path, NFSPConfig, "NFSP", device=device)
-        nfsp = cls(game, config)  # a device that is not here raises, named
-        try:
+        state, nfsp = saved_learner(cls, path, "nashzoo.nfsp", "NFSP", device=device)
+        with PolicyFileError.reading(path, "nashzoo NFSP"):
             players = state["players"]
             if not isinstance(players, list) or len(players) != len(nfsp.players):
                 raise PolicyFileError(
@@ -520,10 +512,6 @@ class NFSP(SteppedLearner):
                 load_modules(path, saved, modules, f"players[{p}]")
                 pl.transitions = int(saved["transitions"])
                 pl.learn_steps = int(saved["learn_steps"])
-        except PolicyFileError:
-            raise
-        except Exception as exc:
-            raise PolicyFileError(f"{path} is not a readable nashzoo NFSP file: {exc}") from exc
         nfsp.episodes, nfsp.seconds = state["episodes"], state["seconds"]
         nfsp.version = int(state.get("weights_version", 0))
         return nfsp

@@ -610,29 +610,14 @@ class SimplexGradient(SteppedLearner):
             PolicyFileError: not a readable simplex-gradient file.
             InvalidParameterError: ``device`` names a GPU torch does not see.
         """
-        from nashzoo.agents.torch_files import (
-            check_checkpoint,
-            load_modules,
-            read_torch_file,
-            saved_game_and_config,
-        )
+        from nashzoo.agents.torch_files import load_modules, saved_learner
 
-        state = read_torch_file(path)
-        check_checkpoint(state, path, "nashzoo.simplex_gradient", 1)
-        game, config = saved_game_and_config(
-            state, path, SimplexGradientConfig, "simplex-gradient", device=device
-        )
-        learner = cls(game, config)  # a device that is not here raises, named
-        try:
+        what = "simplex-gradient"
+        state, learner = saved_learner(cls, path, "nashzoo.simplex_gradient", what, device=device)
+        with PolicyFileError.reading(path, f"nashzoo {what}"):
             modules = {name: getattr(learner, name) for name in learner._saved_modules()}
             load_modules(path, state["nets"], modules, "nets")
             learner.iterations = int(state["iterations"])
             learner.episodes = int(state["episodes"])
             learner.seconds = float(state["seconds"])
-        except PolicyFileError:
-            raise
-        except Exception as exc:
-            raise PolicyFileError(
-                f"{path} is not a readable nashzoo simplex-gradient file: {exc}"
-            ) from exc
         return learner
