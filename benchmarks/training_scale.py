@@ -1,4 +1,4 @@
-"""Training past one core (issue 91), five sections.
+"""Training past one core (issue 91), six sections.
 
 ``solver``: the card-abstraction ES-MCCFR solver's iterations per second on 1 and on 2
 sampling threads (the threads share the regret and average tables, lock-free). Goal: at
@@ -19,7 +19,12 @@ actors against 1.
 
 ``games``: simplex-gradient's and Nash-ISMCTS's self-play games per second in this
 process and on one and two Ray actors (each iteration's or generation's games split among
-them). Same goals.
+them); Nash-ISMCTS on ``--game`` (its compiled fast path) and over the rules of Limit
+Hold'em. Same goals.
+
+``oracles``: Nash memory's learned best responses (MaskablePPO) per second with two
+candidates an iteration, in this process and on one and two Ray actors (candidate j on
+actor j mod N, the meta-game's entries split the same way). Same goals.
 
 ``curves``: NFSP and Deep CFR (``--curve-learners``) on Leduc with 1 and with 2
 lockstep actors, exact exploitability at equal experience (NFSP's episodes, Deep CFR's
@@ -29,9 +34,11 @@ agree within the spread of the seeds.
 Every measurement runs in a fresh interpreter; the contenders are interleaved and each
 figure is the median of ``--repeats``.
 
-Usage: ``python benchmarks/training_scale.py [--sections solver,actors,traversals,games,curves]
-[--abstraction ehs2:169,50,50,50] [--iterations 100000] [--game leduc_holdem]
-[--seconds 20] [--repeats 3] [--games-learners simplex-gradient,nash-ismcts]``
+Usage: ``python benchmarks/training_scale.py
+[--sections solver,actors,traversals,games,oracles,curves] [--abstraction ehs2:169,50,50,50]
+[--iterations 100000] [--game leduc_holdem]
+[--seconds 20] [--repeats 3] [--games-learners simplex-gradient,nash-ismcts,nash-ismcts-holdem]
+[--oracle-steps 4096]``
 """
 
 from __future__ import annotations
@@ -120,6 +127,9 @@ elif kind == "deep-cfr":
 elif kind == "escher":
     from nashzoo.agents.neural_cfr import ESCHER, ESCHERConfig
     learner = ESCHER(game, ESCHERConfig(**settings, **extra))
+elif kind == "nash-memory":
+    from nashzoo.agents.nash_memory import NashMemoryConfig, NashMemoryLearner
+    learner = NashMemoryLearner(game, NashMemoryConfig(**settings, **extra))
 elif kind == "nash-ismcts":
     from nashzoo.agents.ismcts.train import NashISMCTS, TrainConfig
     learner = NashISMCTS(game, TrainConfig(**settings, **extra))
@@ -130,6 +140,8 @@ unit = "traversals" if kind in ("deep-cfr", "escher") else "episodes"
 count = lambda learner: getattr(learner, unit)
 if kind == "nash-ismcts":
     count = lambda learner: learner.history[-1].games if learner.history else 0
+if kind == "nash-memory":  # best responses trained
+    count = lambda learner: learner.steps * learner.config.candidates
 """
     + RATE
     + """
@@ -206,8 +218,12 @@ def rates(args: argparse.Namespace, kind: str, modes: list[str], unit: str, extr
                 json.dumps(extra),
             )
             runs[mode].append(float(json.loads(line)["per_second"]))
+    fmt = ",.0f" if min(min(v) for v in runs.values()) >= 100 else ",.3f"  # slow ones too
     for mode, values in runs.items():
-        print(f"  {mode:34s} {median(values):>10,.0f} {unit}/s  (runs {runs_text(values)})")
+        print(
+            f"  {mode:34s} {format(median(values), fmt):>10s} {unit}/s  "
+            f"(runs {runs_text(values, fmt)})"
+        )
     rate = {mode: median(values) for mode, values in runs.items()}
     one_actor = rate["ray, 1 actor"]
     print(
@@ -259,25 +275,53 @@ def traversals_section(args: argparse.Namespace) -> None:
 
 
 GAMES = {
-    "simplex-gradient": ("default config (64 games an iteration)", {}),
+    "simplex-gradient": ("simplex-gradient", None, "default config (64 games an iteration)", {}),
     "nash-ismcts": (
+        "nash-ismcts",
+        None,
         "default config (128 games a generation), the search measured only at the end "
         "(each generation still measures P exactly)",
         {"search_every": 1_000_000},
     ),
+    "nash-ismcts-holdem": (
+        "nash-ismcts",
+        "limit_holdem",
+        "over the rules, default config (32 games a generation, 100 simulations a move)",
+        {},
+    ),
 }
-"""The ``games`` section's learners: what their runs are, and the settings that say it."""
+"""The ``games`` section's runs: the learner, the game (``None``: ``--game``), what the
+run is, and the settings that say it."""
 
 
 def games_section(args: argparse.Namespace) -> None:
     modes = ["in-process", "ray, 1 actor", "ray, 2 actors"]
-    for kind in args.games_learners.split(","):
-        what, extra = GAMES[kind]
+    for label in args.games_learners.split(","):
+        kind, game, what, extra = GAMES[label]
+        run = argparse.Namespace(**{**vars(args), "game": game or args.game})
         print(
-            f"games: {kind} self-play on {args.game}, {what}, games/s over {args.seconds:g} s "
+            f"games: {kind} self-play on {run.game}, {what}, games/s over {args.seconds:g} s "
             f"after {args.warmup_seconds:g} s of warm-up"
         )
-        rates(args, kind, modes, "games", extra)
+        rates(run, kind, modes, "games", extra)
+
+
+def oracles_section(args: argparse.Namespace) -> None:
+    modes = ["in-process", "ray, 1 actor", "ray, 2 actors"]
+    extra = {
+        "oracle": "learned",
+        "candidates": 2,
+        "oracle_steps": args.oracle_steps,
+        "oracle_envs": 8,
+        "meta_deals": 200,
+    }
+    print(
+        f"oracles: Nash memory's learned best responses on {args.game}, two candidates an "
+        f"iteration, MaskablePPO for {args.oracle_steps:,} steps each, 200 duplicate deals "
+        f"an entry; best responses/s over {args.seconds:g} s after {args.warmup_seconds:g} "
+        "s of warm-up (matches, the meta-game and the exact exploitability included)"
+    )
+    rates(args, "nash-memory", modes, "best responses", extra)
 
 
 CURVE_STEPS = {"nfsp": (20_000, "episodes"), "deep-cfr": (40, "iterations")}
@@ -316,7 +360,7 @@ def curves_section(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sections", default="solver,actors,traversals,games,curves")
+    parser.add_argument("--sections", default="solver,actors,traversals,games,oracles,curves")
     parser.add_argument("--abstraction", default="ehs2:169,50,50,50")
     parser.add_argument("--iterations", type=int, default=100_000)
     parser.add_argument("--warmup", type=int, default=2_000)
@@ -325,8 +369,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--warmup-seconds", type=float, default=15.0)
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--curve-learners", default="nfsp,deep-cfr")
-    parser.add_argument("--games-learners", default="simplex-gradient,nash-ismcts")
+    parser.add_argument(
+        "--games-learners", default="simplex-gradient,nash-ismcts,nash-ismcts-holdem"
+    )
     parser.add_argument("--traversals", type=int, default=20_000)
+    parser.add_argument("--oracle-steps", type=int, default=4096)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)
     print(machine_line())
@@ -335,6 +382,7 @@ def main(argv: list[str] | None = None) -> None:
         "actors": actors_section,
         "traversals": traversals_section,
         "games": games_section,
+        "oracles": oracles_section,
         "curves": curves_section,
     }
     for name in args.sections.split(","):

@@ -52,6 +52,33 @@ def test_the_meta_game_measured_on_actors_is_the_one_measured_here():
         NashMemoryLearner(KUHN, NashMemoryConfig(actors=2, max_staleness=0))
 
 
+def test_candidates_trained_on_actors_are_the_ones_trained_here():
+    """Issue 92 item 5: an iteration's candidates train on the actors (candidate j on
+    actor j mod 2, the mixture sent as data and each candidate sent back as data); with
+    the same seeds the learner admits the same candidates and measures the same meta-game
+    as in this process, and three candidates an iteration do no worse than one."""
+    from nashzoo.agents.nash_memory import exact_measure
+    from tests.agents.test_population_nash_memory import _pure_oracle
+
+    def learner(**settings):
+        config = NashMemoryConfig(seed=3, oracle="learned", **settings)
+        return NashMemoryLearner(KUHN, config, oracle=_pure_oracle, measure=exact_measure)
+
+    here = learner(candidates=3).train(steps=6)
+    there = learner(candidates=3, actors=2).train(steps=6)
+    assert [m.name for m in there.memory.members] == [m.name for m in here.memory.members]
+    np.testing.assert_array_equal(there.memory.scores, here.memory.scores)
+    np.testing.assert_array_equal(there.memory.weights, here.memory.weights)
+    assert there.exploitability() == here.exploitability()
+    # 6 iterations, each one round of candidates and at least one round of entries
+    assert there.version >= 12
+    one = learner().train(steps=6)
+    gains = [r.gain[0] for r in here.history]
+    assert gains[0] >= one.history[0].gain[0]  # the best of three beats the first seed's
+    with pytest.raises(InvalidParameterError, match="candidates"):
+        NashMemoryConfig(candidates=0)
+
+
 def test_the_learned_learner_saves_its_networks_as_data(tmp_path):
     # oracle="learned" on Kuhn: MaskablePPO best responses and duplicate-match entries.
     # Its file holds the members' policy weights only (read with weights_only=True), and

@@ -234,3 +234,37 @@ def test_the_robust_meta_solver_hedges_against_an_uncertain_entry():
         PopulationNashMemory(KUHN, admission_z=-1.0)
     with pytest.raises(InvalidParameterError, match="shape"):
         solve_meta_game(scores, np.zeros((3, 3)))
+
+
+def _pure_oracle(game, mixture, seed):
+    """A candidate that depends on its seed alone: a seeded random pure policy (so the
+    candidates of one iteration differ, and the best of them is known exactly)."""
+    from nashzoo.agents.cfr.agent import TabularPolicyAgent
+    from nashzoo.tree import TabularPolicy, compile_game
+
+    tree = compile_game(game)
+    rng = np.random.default_rng(seed)
+    probs = np.zeros(tree.legal_mask.shape)
+    for row, legal in enumerate(tree.legal_mask):
+        probs[row, rng.choice(np.flatnonzero(legal))] = 1.0
+    return TabularPolicyAgent(TabularPolicy(tree, probs), name=f"pure-{seed}")
+
+
+def test_of_several_candidates_the_one_with_the_best_lower_bound_is_measured_for_admission():
+    # four candidates from seeds 0, 104729, 209458, 314187 against the uniform mixture:
+    # their exact gains are computed here, and the iteration's candidate is the best one
+    uniform = PopulationNashMemory(KUHN).members[0]
+    seeds = [0] + [104_729 * j for j in range(1, 4)]
+    gains = [exact_measure(KUHN, _pure_oracle(KUHN, None, s), uniform, 0)[0] for s in seeds]
+    assert len(set(gains)) > 1  # the candidates differ
+    best = int(np.argmax(gains))
+    many = PopulationNashMemory(KUHN, oracle=_pure_oracle, candidates=4)
+    many.iterate(1)
+    assert many.history[0].gain == (pytest.approx(gains[best]), 0.0)
+    assert many.history[0].admitted == (gains[best] > 0)
+    assert many.members[-1].name == f"pure-{seeds[best]}"
+    one = PopulationNashMemory(KUHN, oracle=_pure_oracle)  # the first seed's candidate only
+    one.iterate(1)
+    assert one.history[0].gain[0] == pytest.approx(gains[0])
+    with pytest.raises(InvalidParameterError, match="candidates"):
+        PopulationNashMemory(KUHN, candidates=0)

@@ -83,12 +83,18 @@ class NashMemoryConfig(ActorConfig):
             (``None``: all).
         meta_solver: ``"nash"`` (the measured means) or ``"robust"`` (the maximin over
             the entries' intervals).
+        candidates: best responses trained an iteration, each from its own seed; the
+            one whose gain against the mixture has the highest lower bound is measured
+            afresh for admission (:class:`~nashzoo.agents.nash_memory.PopulationNashMemory`).
+            With actors, they train side by side.
 
-    With ``actors`` (:class:`~nashzoo.agents.runtime.ActorConfig`), each round of
-    meta-game entries (a candidate against the support, then against the memory) is
-    split among the actors in lockstep: the members go out as data (as files hold
-    them), each entry is measured with its own seed, so the meta-game is the one this
-    process would measure.
+    With ``actors`` (:class:`~nashzoo.agents.runtime.ActorConfig`), an iteration's
+    candidates are trained on the actors (candidate j on actor j mod N, the mixture sent
+    as the data its files hold, each candidate sent back the same way), and each round
+    of meta-game entries (the candidates against the support, then the chosen one
+    against the support and the memory) is split among them; all in lockstep. Each
+    candidate and entry has its own seed, so the meta-game is the one this process
+    would measure from the same members.
     """
 
     oracle: str = choice("auto", ("auto", "exact", "learned"))
@@ -100,6 +106,7 @@ class NashMemoryConfig(ActorConfig):
     admission_margin: float | None = number(0.0, optional=True)
     memory_cap: int | None = integer(None, low=0, optional=True)
     meta_solver: str = choice("nash", ("nash", "robust"))
+    candidates: int = integer(1, low=1)
 
 
 def _compiles(game: Game) -> bool:
@@ -187,6 +194,8 @@ class NashMemoryLearner(SteppedLearner):
             memory_cap=c.memory_cap,
             meta_solver=c.meta_solver,
             measure_many=None if c.actors is None else self._measure_on_actors,
+            candidates=c.candidates,
+            oracle_many=None if c.actors is None else self._oracle_on_actors,
         )
         self.seconds = 0.0
 
@@ -207,6 +216,22 @@ class NashMemoryLearner(SteppedLearner):
         for part in self._rounds.run(job):
             found.update(part)
         return [found[k] for k in range(len(work))]
+
+    def _oracle_on_actors(self, game: Game, mixture: MixtureAgent, seeds: list[int]) -> list[Any]:
+        """An iteration's candidates, trained on the actors (candidate j on actor j mod N)
+        against the mixture sent as data; back as data, rebuilt here."""
+        job = {
+            "oracle": self.memory.oracle,
+            "mixture": [_member_state(m) for m in mixture.members],
+            "weights": mixture.weights,
+            "draws": mixture.seed,
+            "seeds": seeds,
+            "actors": self.config.actors,
+        }
+        found: dict[int, Any] = {}
+        for part in self._rounds.run(job):
+            found.update(part)
+        return [_member_from(found[j], game) for j in range(len(seeds))]
 
     def close(self) -> None:
         """Stop the actors, if any (training does this when it ends)."""
@@ -300,18 +325,13 @@ class NashMemoryLearner(SteppedLearner):
         Raises:
             PolicyFileError: not a readable Nash memory file.
         """
-        from nashzoo.agents.torch_files import (
-            check_checkpoint,
-            read_torch_file,
-            saved_game_and_config,
-        )
+        from nashzoo.agents.torch_files import saved_learner
 
-        state = read_torch_file(path)
-        check_checkpoint(state, path, cls.file_format, 1)
-        game, config = saved_game_and_config(state, path, NashMemoryConfig, "Nash memory")
         # the caller's oracle and measure are checked as the constructor checks them
-        learner = cls(game, config, oracle=oracle, measure=measure)
-        try:
+        state, learner = saved_learner(
+            cls, path, cls.file_format, "Nash memory", oracle=oracle, measure=measure
+        )
+        with PolicyFileError.reading(path, "nashzoo Nash memory"):
             memory = learner.memory
             memory.members = [_member_from(m, learner.game) for m in state["members"]]
             memory.scores = np.asarray(state["scores"], dtype=np.float64)
@@ -339,20 +359,16 @@ class NashMemoryLearner(SteppedLearner):
             # when each member left the support (files before the memory M: at 0)
             memory._left_at = state.get("left") or [None if w > 0 else 0 for w in memory.weights]
             learner.seconds = float(state["seconds"])
-        except PolicyFileError:
-            raise
-        except Exception as exc:
-            raise PolicyFileError(
-                f"{path} is not a readable nashzoo Nash memory file: {exc}"
-            ) from exc
         return learner
 
 
 class _MatchActor:
-    """An actor of the meta-game's matches (:class:`~nashzoo.agents.runtime.Actor`): it
-    rebuilds the round's members from their data and measures its share of the entries
-    (entry k when k mod N is its index). Its batch maps entry index to (mean, stderr);
-    its count is the entries it measured."""
+    """An actor of Nash memory (:class:`~nashzoo.agents.runtime.Actor`). A round of
+    matches: it rebuilds the members from their data and measures its share of the
+    entries (entry k when k mod N is its index); its batch maps entry index to (mean,
+    stderr). A round of candidates (a job with an ``oracle``): it rebuilds the mixture
+    and trains its share (candidate j when j mod N is its index); its batch maps j to
+    the candidate as data. Its count is the entries or candidates it made."""
 
     def __init__(self, game_spec: dict[str, Any], index: int, seed: int) -> None:
         from nashzoo.games import load_game
@@ -365,7 +381,14 @@ class _MatchActor:
         self.job = job
 
     def collect(self) -> tuple[int, Any]:
-        job, out = self.job, {}
+        job, out = self.job, dict[int, Any]()
+        if "oracle" in job:
+            members = [_member_from(m, self.game) for m in job["mixture"]]
+            for j, seed in enumerate(job["seeds"]):
+                if j % job["actors"] == self.index:
+                    mixture = MixtureAgent(members, job["weights"], seed=job["draws"])
+                    out[j] = _member_state(job["oracle"](self.game, mixture, seed))
+            return len(out), out
         built: dict[int, Any] = {}
         actors = job["actors"]
         for k, (a, b, seed) in enumerate(job["entries"]):

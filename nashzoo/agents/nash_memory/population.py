@@ -70,6 +70,7 @@ __all__ = [
     "Oracle",
     "Measure",
     "MeasureMany",
+    "OracleMany",
     "exact_oracle",
     "exact_measure",
     "META_SOLVERS",
@@ -86,6 +87,11 @@ its standard error; 0 when exact)."""
 MeasureMany = Callable[[Game, list[tuple[Any, Any, int]]], list[tuple[float, float]]]
 """``measure_many(game, [(a, b, seed), ...])`` -> each pair's ``measure``, in order: how
 a round of entries is spread over workers (the learner's actors)."""
+
+OracleMany = Callable[[Game, "MixtureAgent", list[int]], list[Any]]
+"""``oracle_many(game, mixture, seeds)`` -> one ``oracle`` answer per seed, in order, each
+against a fresh copy of ``mixture`` (its draws seeded as ``mixture``'s): how an
+iteration's candidates are trained on workers (the learner's actors)."""
 
 
 def exact_measure(game: Game, a: Any, b: Any, seed: int) -> tuple[float, float]:
@@ -129,6 +135,7 @@ class MixtureAgent:
         self.members = list(members)
         self.weights = weights
         self.name = "mixture"
+        self.seed = seed  # of the draws (a fresh copy draws the same)
         self._rng = np.random.default_rng(check_seed(seed))
         self._cum = np.cumsum(weights)
         self.current: Any = self.members[int(np.argmax(weights))]
@@ -231,6 +238,16 @@ class PopulationNashMemory:
             no bound).
         meta_solver: ``"nash"`` (the LP on the measured means) or ``"robust"`` (the
             maximin over the entries' intervals).
+        candidates: best responses the oracle makes an iteration, each from its own
+            seed (the first from the seed one candidate would have). With more than one,
+            each is measured against the support and the one whose gain has the highest
+            lower bound (mean minus ``admission_z`` standard errors) is the iteration's
+            candidate; it is then measured afresh, with the seeds of a member, for the
+            admission test and the meta-game (so picking the best of several noisy
+            measurements does not inflate its gain).
+        oracle_many: trains an iteration's candidates at once (e.g. on the actors of
+            :mod:`nashzoo.agents.runtime`); the default calls ``oracle`` on each seed in
+            turn.
 
     Raises:
         InvalidParameterError: not a two-player zero-sum game, or a bad setting.
@@ -249,6 +266,8 @@ class PopulationNashMemory:
         admission_margin: float | None = 0.0,
         memory_cap: int | None = None,
         meta_solver: str = "nash",
+        candidates: int = 1,
+        oracle_many: OracleMany | None = None,
     ) -> None:
         if not isinstance(game, Game) or game.num_players != 2 or not game.zero_sum:
             raise InvalidParameterError(
@@ -265,6 +284,8 @@ class PopulationNashMemory:
         )
         self.memory_cap = None if memory_cap is None else check_int("memory_cap", memory_cap, 0)
         self.meta_solver = check_choice("meta_solver", meta_solver, META_SOLVERS)
+        self.candidates = check_int("candidates", candidates, 1)
+        self.oracle_many = oracle_many
         if initial is None:
             from nashzoo.tree import TabularPolicy, compile_game
 
@@ -297,6 +318,42 @@ class PopulationNashMemory:
         for (i, j), (mean, stderr) in zip(pairs, found, strict=True):
             self.scores[i, j], self.scores[j, i] = mean, -mean
             self.stderrs[i, j] = self.stderrs[j, i] = stderr
+
+    def _lower_bound(self, scores: np.ndarray, stderrs: np.ndarray) -> tuple[float, float, float]:
+        """A candidate's gain against the mixture from its row of entries against the
+        members: (mean, standard error, mean minus ``admission_z`` of them)."""
+        gain = float(scores @ self.weights)
+        gain_se = float(np.sqrt((self.weights**2) @ (stderrs**2)))
+        return gain, gain_se, gain - self.admission_z * gain_se
+
+    def _best_candidate(self, draws: int, seeds: list[int]) -> Any:
+        """The oracle's answers for ``seeds``, each against the mixture with its draws
+        seeded by ``draws``; with several, the one whose gain against the support has the
+        highest lower bound (first on ties), each measured with seeds of its own, apart
+        from every member's."""
+        if self.oracle_many is None or len(seeds) == 1:
+            found = [self.oracle(self.game, self.mixture(seed=draws), s) for s in seeds]
+        else:
+            found = self.oracle_many(self.game, self.mixture(seed=draws), seeds)
+        if len(found) == 1:
+            return found[0]
+        support = self.support
+        work = [
+            (c, self.members[i], 15_485_863 * (seed + 1) + 7919 * (j + 1) + i)
+            for j, (c, seed) in enumerate(zip(found, seeds, strict=True))
+            for i in support
+        ]
+        if self.measure_many is None:
+            measured = [self.measure(self.game, a, b, s) for a, b, s in work]
+        else:
+            measured = self.measure_many(self.game, work)
+        bounds = []
+        for j in range(len(found)):
+            row = np.zeros((2, len(self.members)))
+            for k, i in enumerate(support):
+                row[:, i] = measured[j * len(support) + k]
+            bounds.append(self._lower_bound(row[0], row[1])[2])
+        return found[int(np.argmax(bounds))]
 
     def _solve(self) -> np.ndarray:
         x = solve_meta_game(self.scores, self.stderrs, self.meta_solver, self.admission_z)
@@ -376,7 +433,8 @@ class PopulationNashMemory:
         for _ in range(check_int("n", n, 0)):
             start = time.perf_counter()
             k = len(self.history)
-            candidate = self.oracle(self.game, self.mixture(seed=self.seed + k), self.seed + k)
+            seeds = [self.seed + k + 104_729 * j for j in range(self.candidates)]
+            candidate = self._best_candidate(self.seed + k, seeds)
             m = len(self.members)
             self.members.append(candidate)  # measured as member m (the seeds' index)
             self._tabulated.append(None)
@@ -384,11 +442,9 @@ class PopulationNashMemory:
             self.scores = np.pad(self.scores, ((0, 1), (0, 1)))
             self.stderrs = np.pad(self.stderrs, ((0, 1), (0, 1)))
             self._measure_pairs([(m, i) for i in self.support])
-            previous = np.append(self.weights, 0.0)
-            gain = float(self.scores[m] @ previous)
-            gain_se = float(np.sqrt((previous**2) @ (self.stderrs[m] ** 2)))
+            gain, gain_se, low = self._lower_bound(self.scores[m, :m], self.stderrs[m, :m])
             margin = self.admission_margin
-            admitted = margin is None or gain - self.admission_z * gain_se > margin
+            admitted = margin is None or low > margin
             evicted = 0
             if admitted:
                 self._measure_pairs([(m, i) for i in self.memory])
