@@ -13,7 +13,6 @@ __all__ = [
     "torch_file_format",
     "write_torch_file",
     "check_checkpoint",
-    "saved_game_and_config",
     "saved_learner",
     "load_modules",
     "KINDS_BY_FORMAT",
@@ -198,47 +197,30 @@ def check_checkpoint(state: dict[str, Any], path: str | Path, fmt: str, version:
         )
 
 
-def saved_game_and_config(
-    state: dict[str, Any],
-    path: str | Path,
-    config_type: Any,
-    what: str,
-    **replace: Any,
-) -> tuple[Any, Any]:
-    """A checked file's game and config (``config_type.from_dict``), with the config
-    settings in ``replace`` that are not ``None`` set (a ``device`` to load on); ``what``
-    names the file's kind in the error.
+def saved_learner(
+    cls: Any, path: str | Path, fmt: str, what: str, *, device: str | None = None, **kwargs: Any
+) -> tuple[dict[str, Any], Any]:
+    """A learner's file and a fresh learner of its game and config: the file read
+    (:func:`read_torch_file`) and checked as a ``fmt`` file of version 1, its game and
+    ``cls.config_type`` config rebuilt (the config's ``device`` set to ``device`` where
+    given), and the learner built as ``cls(game, config, **kwargs)``. The caller restores
+    the rest of the state (in :meth:`~nashzoo.errors.PolicyFileError.reading`).
 
     Raises:
-        PolicyFileError: the game or the config does not read.
+        PolicyFileError: not a readable ``fmt`` file (``what`` names its kind).
+        InvalidParameterError: ``device`` names a GPU torch does not see.
     """
     import dataclasses
 
     from nashzoo.errors import PolicyFileError
     from nashzoo.games import load_game
 
-    with PolicyFileError.reading(path, f"nashzoo {what}"):
-        game, config = load_game(state["game"]), config_type.from_dict(state["config"])
-    changes = {k: v for k, v in replace.items() if v is not None}
-    return game, dataclasses.replace(config, **changes) if changes else config
-
-
-def saved_learner(
-    cls: Any, path: str | Path, fmt: str, what: str, *, device: str | None = None, **kwargs: Any
-) -> tuple[dict[str, Any], Any]:
-    """A learner's file and a fresh learner of its game and config: the file read
-    (:func:`read_torch_file`) and checked as a ``fmt`` file of version 1, the learner
-    built as ``cls(game, config, **kwargs)`` (on ``device`` where given). The caller
-    restores the rest of the state (in
-    :meth:`~nashzoo.errors.PolicyFileError.reading`).
-
-    Raises:
-        PolicyFileError: not a readable ``fmt`` file (``what`` names its kind).
-        InvalidParameterError: ``device`` names a GPU torch does not see.
-    """
     state = read_torch_file(path)
     check_checkpoint(state, path, fmt, 1)
-    game, config = saved_game_and_config(state, path, cls.config_type, what, device=device)
+    with PolicyFileError.reading(path, f"nashzoo {what}"):
+        game, config = load_game(state["game"]), cls.config_type.from_dict(state["config"])
+    if device is not None:
+        config = dataclasses.replace(config, device=device)
     return state, cls(game, config, **kwargs)
 
 

@@ -157,9 +157,9 @@ class NashMemoryLearner(SteppedLearner):
                 "or 'learned')."
             )
         self.exact = self.config.oracle == "exact" or (self.config.oracle == "auto" and compiles)
-        actor = functools.partial(_MatchActor, game.to_spec())
+        actor = functools.partial(_MatchActor, game.to_spec(), self.config.actors or 1)
         self._rounds = Rounds(  # where it has actors
-            self.config, actor, self.config.seed, lockstep="a round measures its entries together"
+            self.config, actor, self.config.seed, lockstep="a round answers its members together"
         )
         seed = 0 if self.config.seed is None else self.config.seed
         c = self.config
@@ -199,23 +199,26 @@ class NashMemoryLearner(SteppedLearner):
         )
         self.seconds = 0.0
 
-    # -- the meta-game's matches on actors ------------------------------------------------
+    # -- the oracle and the meta-game's matches on actors ---------------------------------
+    def _on_actors(self, job: dict[str, Any], n: int) -> list[Any]:
+        """One lockstep round of ``job``'s ``n`` items (item k on actor k mod N), their
+        results back in item order."""
+        found: dict[int, Any] = {}
+        for part in self._rounds.run(job):
+            found.update(part)
+        return [found[k] for k in range(n)]
+
     def _measure_on_actors(
         self, game: Game, work: list[tuple[Any, Any, int]]
     ) -> list[tuple[float, float]]:
         """A round's entries, dealt to the actors in turn (entry k to actor k mod N)."""
-        cfg = self.config
         members: dict[int, Any] = {}  # each member once, as data
         for a, b, _ in work:
             for member in (a, b):
                 members.setdefault(id(member), _member_state(member))
         entries = [(id(a), id(b), seed) for a, b, seed in work]
         job = {"measure": self.memory.measure, "members": members, "entries": entries}
-        job["actors"] = cfg.actors
-        found: dict[int, tuple[float, float]] = {}
-        for part in self._rounds.run(job):
-            found.update(part)
-        return [found[k] for k in range(len(work))]
+        return self._on_actors(job, len(work))
 
     def _oracle_on_actors(self, game: Game, mixture: MixtureAgent, seeds: list[int]) -> list[Any]:
         """An iteration's candidates, trained on the actors (candidate j on actor j mod N)
@@ -226,12 +229,8 @@ class NashMemoryLearner(SteppedLearner):
             "weights": mixture.weights,
             "draws": mixture.seed,
             "seeds": seeds,
-            "actors": self.config.actors,
         }
-        found: dict[int, Any] = {}
-        for part in self._rounds.run(job):
-            found.update(part)
-        return [_member_from(found[j], game) for j in range(len(seeds))]
+        return [_member_from(state, game) for state in self._on_actors(job, len(seeds))]
 
     def close(self) -> None:
         """Stop the actors, if any (training does this when it ends)."""
@@ -370,11 +369,11 @@ class _MatchActor:
     and trains its share (candidate j when j mod N is its index); its batch maps j to
     the candidate as data. Its count is the entries or candidates it made."""
 
-    def __init__(self, game_spec: dict[str, Any], index: int, seed: int) -> None:
+    def __init__(self, game_spec: dict[str, Any], actors: int, index: int, seed: int) -> None:
         from nashzoo.games import load_game
 
         self.game = load_game(game_spec)
-        self.index = index
+        self.actors, self.index = actors, index
         self.job: dict[str, Any] = {}
 
     def set_weights(self, job: dict[str, Any], version: int) -> None:
@@ -385,14 +384,13 @@ class _MatchActor:
         if "oracle" in job:
             members = [_member_from(m, self.game) for m in job["mixture"]]
             for j, seed in enumerate(job["seeds"]):
-                if j % job["actors"] == self.index:
+                if j % self.actors == self.index:
                     mixture = MixtureAgent(members, job["weights"], seed=job["draws"])
                     out[j] = _member_state(job["oracle"](self.game, mixture, seed))
             return len(out), out
         built: dict[int, Any] = {}
-        actors = job["actors"]
         for k, (a, b, seed) in enumerate(job["entries"]):
-            if k % actors != self.index:
+            if k % self.actors != self.index:
                 continue
             for key in (a, b):
                 if key not in built:
