@@ -2,12 +2,15 @@
 per second on the CPU and on CUDA, from the same networks, buffers and random draws, and
 how far apart the networks are after the same steps (floating-point tolerance); then
 Deep CFR's network fits (a player's regret network and the policy network, from the same
-memories and draws) on both, and how far apart the two policies' probabilities are.
+memories and draws) on both, and how far apart the two policies' probabilities are;
+then Nash-ISMCTS's generations on Leduc's tables (self-play on the CPU, the network's
+gradient steps and tables on the device), from the same seed on both, and how far apart
+the two networks are after them.
 
 On a machine without CUDA it measures the CPU alone and says so.
 
 Usage: ``python benchmarks/gpu_smoke.py [--game limit_holdem] [--steps 300]
-[--hidden 256,256] [--learners nfsp,deep-cfr]``
+[--hidden 256,256] [--learners nfsp,deep-cfr,nash-ismcts]``
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import copy
 import os
 import sys
 import time
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -102,6 +106,49 @@ def deep_cfr_fits(args: argparse.Namespace, hidden: tuple[int, ...], torch) -> N
     )
 
 
+def nash_ismcts_generations(args: argparse.Namespace, hidden: tuple[int, ...], torch) -> None:
+    """Nash-ISMCTS on Leduc's tables, the same seed on the CPU and on CUDA."""
+    from nashzoo.agents.ismcts.train import NashISMCTS, TrainConfig
+
+    game = nashzoo.make_game("leduc_holdem")
+    settings = {
+        "hidden_sizes": hidden, "batch_size": args.batch_size, "games_per_generation": 32,
+        "simulations": 50, "steps_per_generation": args.steps // 3, "search_every": 10**6,
+    }  # fmt: skip
+    generations = 3
+    print(
+        f"\nNash-ISMCTS on leduc_holdem's tables, hidden {hidden}, batch {args.batch_size}; "
+        f"{generations} generations of 32 self-play games and {args.steps // 3} gradient steps"
+    )
+
+    def trained(device: str) -> tuple[float, Any]:
+        learner = NashISMCTS(game, TrainConfig(**settings, device=device))
+        start = time.perf_counter()
+        learner.train(steps=generations, progress=False)
+        if learner.device.type == "cuda":
+            torch.cuda.synchronize()
+        return generations / (time.perf_counter() - start), learner
+
+    rate_cpu, cpu = trained("cpu")
+    print(f"  cpu (1 thread): {rate_cpu:.2f} generations/s")
+    if not torch.cuda.is_available():
+        print("  cuda: torch sees no GPU on this machine; no GPU figure")
+        return
+    trained("cuda")  # CUDA's start-up, off the clock
+    rate_gpu, gpu = trained("cuda")
+    theirs = cpu.network.state_dict()
+    worst = max(
+        float((value.cpu() - theirs[key]).abs().max())
+        for key, value in gpu.network.state_dict().items()
+    )
+    print(f"  cuda ({torch.cuda.get_device_name()}): {rate_gpu:.2f} generations/s")
+    print(
+        f"  speed-up {rate_gpu / rate_cpu:.2f}x; largest weight difference {worst:.2e} "
+        "(self-play draws its moves from the tables, so a rounding difference can change "
+        "a game and grow)"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     import torch
 
@@ -112,7 +159,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--hidden", default="256,256")
     parser.add_argument("--batch-size", type=int, default=256)
-    parser.add_argument("--learners", default="nfsp,deep-cfr")
+    parser.add_argument("--learners", default="nfsp,deep-cfr,nash-ismcts")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     print(machine_line())
@@ -120,6 +167,8 @@ def main(argv: list[str] | None = None) -> None:
     learners = args.learners.split(",")
     if "deep-cfr" in learners:
         deep_cfr_fits(args, hidden, torch)
+    if "nash-ismcts" in learners:
+        nash_ismcts_generations(args, hidden, torch)
     if "nfsp" not in learners:
         return
     config = NFSPConfig(

@@ -404,6 +404,48 @@ def test_the_other_learners_take_the_device_setting_too(cls, tmp_path):
         cls.load(tmp_path / "n.pt", device=f"cuda:{count}")
 
 
+@pytest.mark.parametrize("path", ["tables", "rules"])
+def test_nash_ismcts_takes_the_device_setting_too(path, tmp_path):
+    """Nash-ISMCTS's network lives and learns on ``device`` on both paths (Kuhn's tables,
+    Hold'em over the rules), its actors search on the CPU with copies; on this CPU-only
+    machine "auto" gives the networks of device="cpu" bit for bit, and a file loads
+    with ``device="cpu"``."""
+    from nashzoo.agents.ismcts.train import NashISMCTS, TrainConfig
+
+    if path == "tables":
+        game, small = KUHN, {"games_per_generation": 8, "simulations": 10, "search_every": 9}
+        small.update(steps_per_generation=5, eval_simulations=20)
+    else:
+        game = make_game("limit_holdem")
+        small = {"games_per_generation": 2, "simulations": 8, "belief_games": 2}
+        small.update(steps_per_generation=2, hidden_sizes=(16,), embed_size=8)
+    assert TrainConfig().device == "auto"
+    auto = NashISMCTS(game, TrainConfig(**small, seed=3)).train(steps=2)
+    cpu = NashISMCTS(game, TrainConfig(**small, seed=3, device="cpu")).train(steps=2)
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    assert auto.device.type == expected == next(auto.network.parameters()).device.type
+    if expected == "cpu":
+        theirs = cpu.network.state_dict()
+        for name, value in auto.network.state_dict().items():
+            assert torch.equal(value, theirs[name]), name
+    on_actors = NashISMCTS(game, TrainConfig(**small, seed=3, actors=2)).train(steps=1)
+    assert on_actors.steps == 1  # the actors' copies are built on the CPU
+    with pytest.raises(
+        InvalidParameterError, match="must be 'auto', 'cpu', 'cuda' or 'cuda:N', received 'tpu'"
+    ):
+        TrainConfig(device="tpu")
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    with pytest.raises(InvalidParameterError, match=f"needs a CUDA GPU {count}"):
+        NashISMCTS(game, TrainConfig(**small, device=f"cuda:{count}"))
+    cpu.save(tmp_path / "n.pt")
+    again = NashISMCTS.load(tmp_path / "n.pt", device="cpu")
+    assert again.device.type == "cpu" and again.steps == 2
+    for name, value in again.network.state_dict().items():
+        assert torch.equal(value, cpu.network.state_dict()[name]), name
+    with pytest.raises(InvalidParameterError, match=f"needs a CUDA GPU {count}"):
+        NashISMCTS.load(tmp_path / "n.pt", device=f"cuda:{count}")
+
+
 def test_deep_cfr_on_actors_learns_kuhn_on_the_tree_and_over_the_rules():
     # the settings and bound of tests/agents/test_deep_cfr.py (a quarter of uniform's
     # exploitability after 15 iterations), the traversals made by two local actors

@@ -360,7 +360,9 @@ class NetworkKnowledge(Knowledge):
         x = self.network.dense([state.information_state_indices(p) for _, state, p in requests])
         with torch.no_grad():
             out = self.network(x)
-        arrays = [out[k].double().numpy() for k in ("policy", "child_value", "value", "query")]
+        arrays = [
+            out[k].double().cpu().numpy() for k in ("policy", "child_value", "value", "query")
+        ]
         if len(self._views) + len(requests) > self.cache_size:
             self._views.clear()
         for row, (key, _, _) in enumerate(requests):
@@ -524,12 +526,12 @@ class NetworkKnowledge(Knowledge):
         torch = self._torch
         rows = [row for step_rows, _ in missing.values() for row in step_rows]
         k = len(values)
-        legal = torch.from_numpy(
-            np.repeat(np.stack([mask for _, mask in missing.values()]).astype(bool), k, axis=0)
-        )
         with torch.no_grad():
             logits = self.network.policy_logits(self.network.dense(rows)).double()
-            log_p = masked_log_softmax(logits, legal).numpy()
+            legal = torch.from_numpy(
+                np.repeat(np.stack([mask for _, mask in missing.values()]).astype(bool), k, 0)
+            ).to(logits.device)
+            log_p = masked_log_softmax(logits, legal).cpu().numpy()
         self.forward_passes += 1
         if self._bayes_step_rows + len(rows) > ROWS_CACHE // 2:
             self._bayes_steps.clear()

@@ -18,7 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from nashzoo.agents.ismcts.nets import EmbeddingNetwork, SearchNetwork, masked_log_softmax
+from nashzoo.agents.ismcts.nets import (
+    EmbeddingNetwork,
+    SearchNetwork,
+    device_of,
+    masked_log_softmax,
+)
 from nashzoo.agents.ismcts.tables import SearchTables, payoff_scale
 from nashzoo.extras import require
 from nashzoo.games import Game
@@ -49,7 +54,8 @@ class _Structure:
     bayes_sets: Any  # (T, K) the opponent's information set in each world
 
 
-def _structure(views: ViewTable) -> _Structure:
+def _structure(views: ViewTable, device: Any = "cpu") -> _Structure:
+    """The index arrays of ``views``' game, as tensors on ``device``."""
     tree = views.tree
     n_sets, n_actions = tree.legal_mask.shape
     k_max = views.max_worlds_per_infoset
@@ -117,7 +123,10 @@ def _structure(views: ViewTable) -> _Structure:
                 worlds.append(w[0])
                 moved.append(w[1])
                 sets.append(s)
-    t = torch.as_tensor
+
+    def t(array: np.ndarray) -> Any:
+        return torch.as_tensor(array, device=device)
+
     return _Structure(
         set_view=t(views.infoset_view.astype(np.int64)),
         legal=t(np.array(tree.legal_mask)),
@@ -174,7 +183,7 @@ def _losses(
     child = out["child_value"][sets]
     child_value = (((child - target_c) ** 2) * st.legal).sum() / st.legal.sum()
     # Bayes' rule: H after an opponent's action = H before it times P(action | its set)
-    bayes = torch.zeros(())
+    bayes = torch.zeros((), device=inputs.device)
     if st.bayes_before.numel():
         with torch.no_grad():
             prior_h = _gather_worlds(logh[st.bayes_before], st.bayes_worlds)
@@ -193,7 +202,7 @@ def _losses(
 def _summed(terms: dict[str, Any], bayes: Any, bayes_weight: float) -> tuple[Any, dict[str, float]]:
     """The loss: ``terms`` added in their order, then ``bayes_weight`` times the
     Bayes-rule term; and every term's value for the record."""
-    total = sum(terms.values(), torch.zeros(())) + bayes_weight * bayes
+    total = sum(terms.values(), torch.zeros((), device=bayes.device)) + bayes_weight * bayes
     return total, {**{k: v.item() for k, v in terms.items()}, "bayes": bayes.item()}
 
 
@@ -238,11 +247,16 @@ def rules_loss(
     ``bayes_weight`` times the Bayes-rule term (:func:`_bayes_loss`)."""
     dec, views = records.decisions, records.views
     d = net.shape.embed_size
+    device = device_of(net)
+
+    def on(array: np.ndarray) -> Any:
+        return torch.from_numpy(array).to(device)
+
     # P and V_c at decisions
     pick = [dec[i] for i in rng.integers(0, len(dec), batch_size)]
     x = net.dense([g["x"][k] for g, k in pick])
-    legal = torch.from_numpy(np.stack([g["legal"][k] for g, k in pick]))
-    target = torch.from_numpy(np.stack([g["target"][k] for g, k in pick]))
+    legal = on(np.stack([g["legal"][k] for g, k in pick]))
+    target = on(np.stack([g["target"][k] for g, k in pick]))
     out = net(x)
     logp = masked_log_softmax(out["policy"], legal).masked_fill(~legal, 0.0)
     policy = -(target * logp).sum(1).mean()
@@ -257,17 +271,17 @@ def rules_loss(
                 xs.append(idx)
     if xs:
         with torch.no_grad():
-            child_target[rows, cols] = net(net.dense(xs))["value"].numpy()
-    ct = torch.from_numpy(child_target)
+            child_target[rows, cols] = net(net.dense(xs))["value"].cpu().numpy()
+    ct = on(child_target)
     known = ~torch.isnan(ct)
     child_value = ((out["child_value"] - ct.nan_to_num()) ** 2 * known).sum() / known.sum()
     # V and V_w at every player's view
     pick_v = [views[i] for i in rng.integers(0, len(views), 2 * batch_size)]
     out_v = net(net.dense([g["view_x"][k] for g, k in pick_v]))
-    z = torch.from_numpy(np.array([g["view_return"][k] for g, k in pick_v]))
+    z = on(np.array([g["view_return"][k] for g, k in pick_v]))
     value = ((out_v["value"] - z) ** 2).mean()
     feats = _features_at(game, [([g["view_value"][k]], g["view_public"][k]) for g, k in pick_v])
-    e = net.encode(torch.from_numpy(feats))
+    e = net.encode(on(feats))
     q = out_v["query"]
     w = torch.tanh((e * q[:, d : 2 * d]).sum(-1) + q[:, 2 * d])
     world_value = ((w - z) ** 2).mean()
@@ -276,7 +290,7 @@ def rules_loss(
     bayes = (
         _bayes_loss(net, game, rng, records.transitions, batch_size)
         if bayes_weight > 0
-        else torch.zeros(())
+        else torch.zeros((), device=device)
     )
     terms = {"policy": policy, "value": value, "world_value": world_value}
     return _summed({**terms, "child_value": child_value, "belief": belief}, bayes, bayes_weight)
@@ -293,17 +307,18 @@ def _belief_loss(
     """H's sampled softmax: each picked view's true world against ``m`` others drawn
     uniformly without replacement, their logits raised by ``log(others / drawn)`` (the
     sampling correction)."""
+    device = device_of(net)
     if not beliefs:
-        return torch.zeros(())
+        return torch.zeros((), device=device)
     d = net.shape.embed_size
     pick = [beliefs[i] for i in rng.integers(0, len(beliefs), batch_size)]
     index, valid, correction = _negatives(rng, [(len(v), t) for _, v, t, _ in pick], m)
     chosen = [_chosen(vals, index[r]) for r, (_, vals, _, _) in enumerate(pick)]
     feats = _features_at(game, [(x, b) for x, (*_, b) in zip(chosen, pick)])
-    e = net.encode(torch.from_numpy(feats.reshape(len(pick), m + 1, -1)))
+    e = net.encode(torch.from_numpy(feats.reshape(len(pick), m + 1, -1)).to(device))
     q = net(net.dense([x for x, _, _, _ in pick]))["query"]
-    logits = (e * q[:, None, :d]).sum(-1) + torch.from_numpy(correction)
-    logits = logits.masked_fill(~torch.from_numpy(valid), float("-inf"))
+    logits = (e * q[:, None, :d]).sum(-1) + torch.from_numpy(correction).to(device)
+    logits = logits.masked_fill(~torch.from_numpy(valid).to(device), float("-inf"))
     return -(logits[:, 0] - torch.logsumexp(logits, dim=1)).mean()
 
 
@@ -318,8 +333,9 @@ def _bayes_loss(
     worlds, the cross-entropy of H after the action against the softmax of H's logits
     before it plus the log-probability of the action under P at the acting player's view
     in each world (no gradient through the target, as in the tabulated network's term)."""
+    device = device_of(net)
     if not transitions:
-        return torch.zeros(())
+        return torch.zeros((), device=device)
     d = net.shape.embed_size
     pick = [transitions[i] for i in rng.integers(0, len(transitions), batch_size // 4 + 1)]
     k = max(len(t[3]) for t in pick)
@@ -342,16 +358,16 @@ def _bayes_loss(
             np.concatenate([rows_legal, np.repeat(rows_legal[:1], k - len(rows_legal), 0)])
         )
         acts.append(action)
-    e = net.encode(torch.from_numpy(np.stack(feats)))
+    e = net.encode(torch.from_numpy(np.stack(feats)).to(device))
     hidden = any(t[7] is not None for t in pick)  # else each world keeps its value
-    e_after = net.encode(torch.from_numpy(np.stack(moved))) if hidden else e
-    ok = torch.from_numpy(valid)
+    e_after = net.encode(torch.from_numpy(np.stack(moved)).to(device)) if hidden else e
+    ok = torch.from_numpy(valid).to(device)
     with torch.no_grad():
         before = net(net.dense([t[0] for t in pick]))["query"]
         prior = (e.detach() * before[:, None, :d]).sum(-1)
         opp = net(net.dense(rows))["policy"].reshape(len(pick), k, -1)
-        logp = masked_log_softmax(opp, torch.from_numpy(np.stack(legal)))
-        act = torch.tensor(acts)[:, None, None].expand(-1, k, 1)
+        logp = masked_log_softmax(opp, torch.from_numpy(np.stack(legal)).to(device))
+        act = torch.tensor(acts, device=device)[:, None, None].expand(-1, k, 1)
         likelihood = logp.gather(2, act).squeeze(2)
         target = torch.softmax((prior + likelihood).masked_fill(~ok, float("-inf")), dim=1)
         target = torch.nan_to_num(target, nan=0.0)  # no drawn world allows the action

@@ -333,7 +333,7 @@ class EmbeddingNetwork(torch.nn.Module):  # type: ignore[name-defined]
             x = np.concatenate([x, columns(x)], axis=1)
             if self._card_columns is not None:  # the strengths are read: the one-hots go
                 x[:, self._card_columns] = 0.0
-        return torch.from_numpy(np.ascontiguousarray(x))
+        return torch.from_numpy(np.ascontiguousarray(x)).to(device_of(self))
 
     def forward(self, x: Any) -> dict[str, Any]:
         z = self.torso(x)
@@ -366,10 +366,10 @@ class EmbeddingNetwork(torch.nn.Module):  # type: ignore[name-defined]
         first, second = self.encoder[0], self.encoder[2]
         with torch.no_grad():
             return (
-                first.weight.double().numpy().T.copy(),
-                first.bias.double().numpy().copy(),
-                second.weight.double().numpy().T.copy(),
-                second.bias.double().numpy().copy(),
+                first.weight.double().cpu().numpy().T.copy(),
+                first.bias.double().cpu().numpy().copy(),
+                second.weight.double().cpu().numpy().T.copy(),
+                second.bias.double().cpu().numpy().copy(),
             )
 
     def check_game(self, game: Any) -> None:
@@ -390,6 +390,12 @@ class EmbeddingNetwork(torch.nn.Module):  # type: ignore[name-defined]
                 f"This network's shape {self.shape.to_dict()} does not fit {game}, which "
                 f"needs {want.to_dict()}."
             )
+
+
+def device_of(net: Any) -> Any:
+    """The ``torch.device`` ``net``'s parameters are on (the learner's ``device``; its
+    inputs go there, its outputs come back to the CPU)."""
+    return next(net.parameters()).device
 
 
 def masked_log_softmax(logits: Any, mask: Any) -> Any:
@@ -444,23 +450,29 @@ class ParameterAverage:
 
 
 def tabulate(net: SearchNetwork, views: ViewTable, *, source: str = "network") -> SearchTables:
-    """Evaluate ``net`` on every view of the game at once: the search's tables."""
+    """Evaluate ``net`` on every view of the game at once, on its device: the search's
+    tables (float64 arrays on the CPU)."""
     tree = views.tree
+    device = device_of(net)
+
+    def on(array: np.ndarray) -> Any:
+        return torch.from_numpy(array).to(device)
+
     with torch.no_grad():
-        out = net(torch.from_numpy(np.array(views.view_tensor, dtype=np.float32)))
-        sets = torch.from_numpy(views.infoset_view.astype(np.int64))
-        legal = torch.from_numpy(np.array(tree.legal_mask))
+        out = net(on(np.array(views.view_tensor, dtype=np.float32)))
+        sets = on(views.infoset_view.astype(np.int64))
+        legal = on(np.array(tree.legal_mask))
         prior = masked_log_softmax(out["policy"][sets], legal).exp()
         child = out["child_value"][sets].masked_fill(~legal, 0.0)
-        wmask = torch.from_numpy(views.view_world_mask.copy())
+        wmask = on(views.view_world_mask.copy())
         belief = masked_log_softmax(out["belief"], wmask).exp()
         world = out["world_value"].masked_fill(~wmask, 0.0)
     return SearchTables(
         views=views,
-        prior=prior.double().numpy(),
-        child_value=child.double().numpy(),
-        view_value=out["value"].double().numpy(),
-        belief=belief.double().numpy(),
-        world_value=world.double().numpy(),
+        prior=prior.double().cpu().numpy(),
+        child_value=child.double().cpu().numpy(),
+        view_value=out["value"].double().cpu().numpy(),
+        belief=belief.double().cpu().numpy(),
+        world_value=world.double().cpu().numpy(),
         source=source,
     )

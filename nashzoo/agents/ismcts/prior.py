@@ -89,7 +89,7 @@ class PriorAgent(SampledPolicyAgent):
         from nashzoo.agents.ismcts.nets import masked_log_softmax, torch
 
         x = self.network.features(np.array(observation, dtype=np.float32))
-        mask = torch.as_tensor(np.asarray(action_mask) > 0)
+        mask = torch.as_tensor(np.asarray(action_mask) > 0, device=x.device)
         with torch.no_grad():
             probs = masked_log_softmax(self.network(x)["policy"], mask).exp()
-        return probs.double().numpy()
+        return probs.double().cpu().numpy()

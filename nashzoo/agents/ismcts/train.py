@@ -68,7 +68,7 @@ from nashzoo.agents.ismcts.selfplay import _concat, _Players, _prior_games
 from nashzoo.agents.ismcts.selfplay_large import belief_games, play_large_games
 from nashzoo.agents.ismcts.tables import SearchTables
 from nashzoo.agents.runtime import ActorConfig
-from nashzoo.agents.training import SteppedLearner
+from nashzoo.agents.training import SteppedLearner, cpu_weights, device_field, torch_device
 from nashzoo.errors import GameTooLargeError, InvalidParameterError, PolicyFileError
 from nashzoo.extras import require
 from nashzoo.games import Game
@@ -173,6 +173,11 @@ class TrainConfig(ActorConfig):
             generation measures P's exploitability; the search's costs one search per
             information set).
         seed: seed of everything (networks, games, searches).
+        device: where the network lives and learns: ``"auto"`` (CUDA when torch sees a
+            GPU, else the CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``. The learner's own
+            forward passes (the tables on the fast path, the belief games and the
+            trained agent over the rules) run there too; self-play actors search on the
+            CPU with copies of the weights. Files load on any device.
         fast_path: train on the compiled tables where the game compiles (``False``:
             over the rules on every game, e.g. to measure that path exactly on Leduc).
             The fields below are settings of training over the rules only; on the fast
@@ -242,6 +247,7 @@ class TrainConfig(ActorConfig):
     bayes_weight: float = number(1.0, low=0.0)
     search_every: int = integer(5, low=1)
     seed: int = integer(0, low=0)
+    device: str = device_field()
     fast_path: bool = flag(True)
     embed_size: int = integer(64, low=1)
     negatives: int = integer(127, low=1)
@@ -410,15 +416,16 @@ class NashISMCTS(SteppedLearner):
         self.config: Any = config.for_path(self.compiled)
         self._players = _Players(self.config)  # where games are played; refuses max_staleness
         c: Any = self.config
+        self.device = torch_device(torch, c.device)
         torch.manual_seed(c.seed)
         self.rng = np.random.default_rng(np.random.SeedSequence([c.seed, 10**6]))
         if self.compiled:
             self.tree = compile_game(game)
             self.views = views_of(self.tree)
             self.network: Any = SearchNetwork(NetworkShape.for_views(self.views, c.hidden_sizes))
-            self._inputs = torch.from_numpy(np.array(self.views.view_tensor, dtype=np.float32))
-            self._world_mask = torch.from_numpy(self.views.view_world_mask.copy())
-            self._structure = _structure(self.views)
+            self._inputs = self._on(np.array(self.views.view_tensor, dtype=np.float32))
+            self._world_mask = self._on(self.views.view_world_mask.copy())
+            self._structure = _structure(self.views, self.device)
         else:
             shape = EmbeddingNetworkShape.for_game(
                 game,
@@ -430,7 +437,7 @@ class NashISMCTS(SteppedLearner):
             self.network = EmbeddingNetwork(shape, game)
             self._beliefs: list[list[tuple[np.ndarray, Any, int, Any]]] = []
             self._values: dict[Any, Any] = {}  # hidden values shared by the belief records
-        self.network.eval()
+        self.network.to(self.device).eval()  # same weights on every device
         self.optimizer = torch.optim.Adam(self.network.parameters(), lr=c.learning_rate)
         self.average = (
             None if c.average_decay is None else ParameterAverage(self.network, c.average_decay)
@@ -489,6 +496,10 @@ class NashISMCTS(SteppedLearner):
             out["capped searches"] = str(r.capped)
         return out
 
+    def _on(self, array: np.ndarray) -> Any:
+        """``array`` as a tensor on the learner's device."""
+        return torch.from_numpy(array).to(self.device)
+
     # -- the fast path: tables of a compiled game -------------------------------------------------
     def _generation(self, players: _Players, fraction: float) -> int:
         config, net = self.config, self.network
@@ -509,13 +520,13 @@ class NashISMCTS(SteppedLearner):
             v = self.rng.integers(0, arrays["views"].size, 2 * config.batch_size)
             h = self.rng.integers(0, h_views.size, 2 * config.batch_size)
             batch = {
-                "infosets": torch.from_numpy(arrays["infosets"][d]),
-                "targets": torch.from_numpy(arrays["targets"][d]),
-                "views": torch.from_numpy(arrays["views"][v]),
-                "worlds": torch.from_numpy(arrays["worlds"][v]),
-                "returns": torch.from_numpy(arrays["returns"][v]),
-                "h_views": torch.from_numpy(h_views[h]),
-                "h_worlds": torch.from_numpy(h_worlds[h]),
+                "infosets": self._on(arrays["infosets"][d]),
+                "targets": self._on(arrays["targets"][d]),
+                "views": self._on(arrays["views"][v]),
+                "worlds": self._on(arrays["worlds"][v]),
+                "returns": self._on(arrays["returns"][v]),
+                "h_views": self._on(h_views[h]),
+                "h_worlds": self._on(h_worlds[h]),
             }
             loss, parts = _losses(
                 net, self._inputs, self._world_mask, self._structure, batch, config.bayes_weight
@@ -561,7 +572,7 @@ class NashISMCTS(SteppedLearner):
         payload = {
             "game": self.game.to_spec(),
             "shape": net.shape.to_dict(),
-            "state": {k: v.clone() for k, v in net.state_dict().items()},
+            "state": cpu_weights(net),  # the actors search on the CPU
         }
         games = players.run(play_large_games, payload, search, generation)
         self._buffer = [*self._buffer, games][-c.replay_generations :]
@@ -727,12 +738,15 @@ class NashISMCTS(SteppedLearner):
         return self.agent().save(path, trainer=trainer)
 
     @classmethod
-    def load(cls, path: str | Path) -> NashISMCTS:
-        """The trainer a file written by :meth:`save` holds, on the path it was trained on.
+    def load(cls, path: str | Path, *, device: str | None = None) -> NashISMCTS:
+        """The trainer a file written by :meth:`save` holds, on the path it was trained
+        on, its network on ``device`` (``None``: the saved config's; a file saved on a
+        GPU loads on a CPU with ``device="cpu"``).
 
         Raises:
             PolicyFileError: not a Nash-ISMCTS file, or an agent file without the
                 trainer's state (e.g. one saved by ``ISMCTSAgent.save``).
+            InvalidParameterError: ``device`` names a GPU torch does not see.
             FileNotFoundError: no such file.
         """
         from nashzoo.agents.torch_files import load_modules, read_torch_file
@@ -747,10 +761,14 @@ class NashISMCTS(SteppedLearner):
                 f"{path} holds a search agent but no Nash-ISMCTS trainer's state; training "
                 "resumes only from a file that NashISMCTS.save wrote."
             )
+        if device is not None:  # the caller's setting: its errors are not the file's
+            torch_device(torch, TrainConfig(device=device).device)
         with PolicyFileError.reading(path, "Nash-ISMCTS"):
             settings = dict(saved["config"])
             if settings.pop("workers", 0):  # a file from before the runtime: its processes
                 settings["actors"] = saved["config"]["workers"]  # are actors now
+            if device is not None:
+                settings["device"] = device
             config = TrainConfig.from_dict(settings)
             if over_rules and config.fast_path and compiles_for_search(agent.game):
                 config = replace(config, fast_path=False)  # trained over the rules before
