@@ -17,9 +17,16 @@ blueprint (``--blueprint FILE``, or solved here for ``--blueprint-minutes`` on
 deals with AIVAT; then LBR of each (``--lbr-hands``, the paper's bet set) and the
 re-solves' time and iterations.
 
+Street sizes (``--games streets``): the subgame of Limit Hold'em's river and of its
+turn (every river card), on random ranges and a random blueprint: nodes, hands, the
+memory a solve holds, the seconds of a one-iteration solve (the opponent's
+best-response values, the arrays, one CFR+ iteration) and of each further iteration
+(from a run of ``--street-iterations``; medians of 3): what a time budget per decision
+buys on each street.
+
 No peer: OpenSpiel has no subgame re-solving to run beside it.
 
-Usage: ``python benchmarks/subgame_solving.py [--games leduc,three_rounds,holdem,hunl]
+Usage: ``python benchmarks/subgame_solving.py [--games leduc,three_rounds,streets,holdem,hunl]
 [--blueprints 10,30,100,1000] [--iterations 1000] [--blueprint FILE] [--budget 0.5s]
 [--deals 1000] [--lbr-hands 1000]``
 """
@@ -52,6 +59,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--gadget", default="maxmargin", help="holdem/hunl: the re-solves' gadget")
     parser.add_argument("--lbr-hands", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--street-iterations", type=int, default=5)
     args = parser.parse_args(argv)
     one_thread()
     from nashzoo.abstraction.small import abstract_tree
@@ -66,6 +74,9 @@ def main(argv: list[str] | None = None) -> None:
     for name in args.games.split(","):
         if name in ("holdem", "hunl"):
             holdem(args, no_limit=name == "hunl")
+            continue
+        if name == "streets":
+            streets(args)
             continue
         game = games[name]()
         tree = compile_game(game)
@@ -94,6 +105,56 @@ def main(argv: list[str] | None = None) -> None:
                 cells.append(f"{nash_conv_array(tree, solved) / 2:.4f}")
             per = 1000 * seconds / (2 * len(subgames))
             print(f"| {label} | {' | '.join(cells)} | {seconds:.1f} ({per:.1f} ms a subgame) |")
+
+
+def streets(args: argparse.Namespace) -> None:
+    """The river's and the turn's subgames of Limit Hold'em: size and CFR+ speed."""
+    import numpy as np
+
+    from nashzoo.abstraction.betting import betting_tree
+    from nashzoo.agents.cfr.endgame import Endgame, resolve_endgame
+    from nashzoo.games.poker.presets import limit_holdem
+
+    game = limit_holdem()
+    tree = betting_tree(game)
+    n = max(args.street_iterations, 2)
+    print(
+        f"\nLimit Hold'em's re-solving subgames (random ranges and blueprint, max-margin; "
+        f"medians of 3 runs of 1 and of {n} CFR+ iterations, one core)"
+    )
+    print("| street | from | nodes | hands | memory | build s | 1-iteration solve s | "
+          "s per further iteration |")  # fmt: skip
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for street, bets, board in (
+        ("river", "rc/cc/cc/", [51, 46, 30, 12, 4]),
+        ("turn", "rc/cc/", [51, 46, 30, 12]),
+    ):
+        start = time.perf_counter()
+        subgame = Endgame.at(tree, board, tree.node_of_bets(bets))
+        built = time.perf_counter() - start
+        rng = np.random.default_rng(args.seed)
+        ranges = rng.random((2, subgame.num_hands))
+        legal = tree.legal_mask[subgame.nodes][:, None, :] * (subgame.player >= 0)[:, None, None]
+        raw = rng.random((subgame.nodes.size, 1, game.num_distinct_actions)) * legal
+        blueprint = np.broadcast_to(
+            raw / np.maximum(raw.sum(axis=2, keepdims=True), 1e-300),
+            (subgame.nodes.size, subgame.num_hands, game.num_distinct_actions),
+        ).copy()
+        resolve_endgame(subgame, 0, ranges, blueprint, iterations=1)  # compiled, off the clock
+        times: dict[int, list[float]] = {1: [], n: []}
+        for _ in range(3):  # interleaved
+            for iterations in (1, n):
+                start = time.perf_counter()
+                resolve_endgame(subgame, 0, ranges, blueprint, iterations=iterations)
+                times[iterations].append(time.perf_counter() - start)
+        one, many = sorted(times[1])[1], sorted(times[n])[1]
+        print(
+            f"| {street} | {bets} | {subgame.nodes.size:,} | {subgame.num_hands:,} | "
+            f"{subgame.memory_bytes() / 2**20:,.0f} MiB | {built:.2f} | {one:.3f} | "
+            f"{(many - one) / (n - 1):.4f} |"
+        )
+    flop = Endgame.count_nodes(tree, tree.node_of_bets("rc/"), 3)
+    print(f"(the flop's subgame would have {flop:,} nodes: it is not built)")
 
 
 def holdem(args: argparse.Namespace, no_limit: bool = False) -> None:

@@ -26,6 +26,7 @@ spec                       agent
 ``resolve:1s+bp.npz``      a blueprint re-solving as play reaches a later round: every
                            public subgame where the game compiles (``resolve:1000+cfr+:10``),
                            Hold'em's river on the real cards for a card abstraction's file
+                           (``resolve:turn:5s+bp.npz``: from the turn, every river card)
 ``path/to/agent.pt``       a saved NFSP, Deep CFR, ESCHER or simplex-gradient agent (its
                            average policy; simplex-gradient's last iterate where its
                            config says ``play="last"``) or a trained Nash-ISMCTS agent
@@ -263,31 +264,41 @@ def _resolving(game: Game, argument: str | None) -> Any:
     of a later round with BUDGET iterations
     (:class:`~nashzoo.agents.cfr.subgame.ResolvingAgent`); with a card abstraction's
     blueprint on Hold'em, the last betting round on the real cards with BUDGET iterations
-    or ``Xs`` seconds a subgame
+    or ``Xs`` seconds a subgame, or with ``resolve:turn:BUDGET+SPEC`` (``flop``, or
+    ``round:R`` in other games) every round from that one
     (:class:`~nashzoo.agents.cfr.endgame.ResolvingAbstractionAgent`)."""
     from nashzoo.agents.cfr.abstract_policy import AbstractionAgent
     from nashzoo.agents.specs import build_agent
 
     budget, plus, spec = (argument or "").partition("+")
     usage = (
-        "A re-solving agent is resolve:BUDGET+SPEC (BUDGET: CFR+ iterations per subgame, a "
-        "positive integer, or SECONDSs per subgame for a card abstraction's blueprint; SPEC "
-        "an agent spec whose agent states its probabilities, e.g. resolve:1000+cfr+:10 or "
-        f"resolve:1s+hunl.npz), received resolve:{argument or ''}."
+        "A re-solving agent is resolve:[STREET:]BUDGET+SPEC (BUDGET: CFR+ iterations per "
+        "subgame, a positive integer, or SECONDSs per subgame for a card abstraction's "
+        "blueprint; STREET, for a card abstraction's blueprint, the first round re-solved: "
+        "river (the default), turn, flop, or round:R; SPEC an agent spec whose agent states "
+        "its probabilities, e.g. resolve:1000+cfr+:10 or resolve:turn:5s+hunl.npz), "
+        f"received resolve:{argument or ''}."
     )
+    street, _, budget = budget.rpartition(":")
     seconds = float(budget[:-1]) if _SECONDS.fullmatch(budget) else None
     iterations = int(budget) if _ITERATIONS.fullmatch(budget) else None
     if not plus or not spec or not ((seconds or 0) > 0 or (iterations or 0) > 0):
         raise InvalidParameterError(usage)
     blueprint = build_agent(spec, game)
-    name = f"resolve:{budget}+{Path(spec).stem}"
+    name = f"resolve:{street + ':' if street else ''}{budget}+{Path(spec).stem}"
     if isinstance(blueprint, AbstractionAgent):
         from nashzoo.agents.cfr.endgame import ResolvingAbstractionAgent
 
+        rounds = blueprint.policy.game.definition.num_rounds
         return ResolvingAbstractionAgent(
-            blueprint.policy, game, seconds=seconds,
-            iterations=iterations or 1_000_000, name=name,
+            blueprint.policy, game, seconds=seconds, iterations=iterations or 1_000_000,
+            name=name, streets=_streets(street, rounds, usage),
         )  # fmt: skip
+    if street:
+        raise InvalidParameterError(
+            f"resolve:{argument}: STREET is a setting of a card abstraction's blueprint; on "
+            f"a game that compiles every later round is re-solved. {usage}"
+        )
     if not callable(getattr(blueprint, "action_probabilities", None)):
         raise InvalidParameterError(
             f"resolve:{argument} needs a blueprint that states its probabilities "
@@ -305,6 +316,23 @@ def _resolving(game: Game, argument: str | None) -> Any:
 
     policy = TabularPolicy.from_agent(blueprint, compile_game(game))
     return ResolvingAgent(policy, iterations=iterations, name=name)
+
+
+def _streets(street: str, rounds: int, usage: str) -> int:
+    """The rounds re-solved, counted from the last, of ``resolve:STREET:...`` (``""``:
+    the last alone)."""
+    names = {"river": 1, "turn": 2, "flop": 3} if rounds == 4 else {}
+    if not street:
+        return 1
+    if street in names:
+        return names[street]
+    r = street.removeprefix("round:")
+    if street.startswith("round:") and r.isdigit() and 1 <= int(r) < rounds:
+        return rounds - int(r)
+    raise InvalidParameterError(
+        f"{usage} (STREET {street!r}: this game's later rounds are "
+        f"{list(names) or [f'round:{k}' for k in range(1, rounds)]})."
+    )
 
 
 def _sb3_file(game: Game, path: str | None) -> Any:

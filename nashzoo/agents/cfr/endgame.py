@@ -1,4 +1,4 @@
-"""Re-solving poker's last betting round on the real cards, vectorised over the hands.
+"""Re-solving poker's last betting rounds on the real cards, vectorised over the hands.
 
 Papers: Burch, Johanson & Bowling, "Solving Imperfect Information Games Using
 Decomposition", AAAI 2014 (the re-solve gadget); Moravčík et al., "Refining Subgames in
@@ -9,32 +9,39 @@ counterfactual best-response values that keep re-solving safe); Johanson et al.,
 values by sorting hand strengths, with card removal).
 
 The same re-solving as :mod:`nashzoo.agents.cfr.subgame`, where the game is too big to
-compile. Once the last board card is dealt the public state fixes the board, and the
-subgame below the last round's first decision is the betting tree's part for that round
-times every pair of hands that misses the board (1,081 hands a player on Hold'em's
-river). Nothing walks the pairs: every quantity is a vector over one player's hands at a
-public node, and a terminal's values for all of a player's hands come from the other's
-vector in one pass,
+compile. The public state at a round's first decision fixes the board so far, and the
+subgame from there to the end of the hand (:class:`Endgame`) is the betting tree's part
+below it times every pair of hands that misses the board (1,081 hands a player on
+Hold'em's river, 1,128 on the turn), with a deal node wherever a later round's cards
+come: one copy of the rest of the betting per card chance can deal (44 river cards on
+the turn, each hand's own cards masked out). Nothing walks the pairs: every quantity is
+a vector over one player's hands at a public node, and a terminal's values for all of a
+player's hands come from the other's vector in one pass,
 
 * at a fold: the other's total weight minus what shares a card with the hand
   (inclusion-exclusion over the hand's cards);
-* at a showdown: hands sorted by strength once, a running sum over the weaker ones (and,
-  from the top, the stronger ones) minus the running sums of each of the hand's cards.
+* at a showdown: hands sorted by strength on that board once, a running sum over the
+  weaker ones (and, from the top, the stronger ones) minus the running sums of each of
+  the hand's cards;
+* at a deal: the sum over the dealt cards that miss the hand (a hand holding one is not
+  there: its reach below is 0).
 
 A re-solve for player ``us``:
 
 1. the ranges at the subgame's root are Bayes' rule under the blueprint along the real
-   betting (:meth:`LastRound.ranges`): a hand's weight is the product of the blueprint's
+   betting (:meth:`Endgame.ranges`): a hand's weight is the product of the blueprint's
    probabilities of the actions its holder took, at each decision, with the cards dealt
    by then;
 2. the opponent's counterfactual best-response values against ``us``'s blueprint in the
    subgame (one per opponent hand) are the gadget's terminate values;
 3. CFR+ (alternating updates, regret matching+, linearly weighted averages) solves the
-   gadget game, exactly as the compiled re-solver does: the two agree to rounding on a
-   game that compiles (the tests compare them on Leduc).
+   gadget game, exactly as the compiled re-solver does: the two agree to rounding on
+   games that compile (the tests compare them on Leduc's last round and on a small game
+   with two board rounds, from its second round).
 
-Weights carry one chance factor, the probability of dealing one pair of hands and the
-board (:attr:`LastRound.chance`), so values are in chips per deal, the compiled tree's.
+Weights carry chance's factor, the probability of dealing one pair of hands and the
+board out at each node (:attr:`Endgame.node_chance`), so values are in chips per deal,
+the compiled tree's.
 """
 
 from __future__ import annotations
@@ -55,6 +62,7 @@ import numpy as np
 
 from nashzoo.abstraction.betting import (
     FOLDED,
+    SHOWDOWN,
     BettingTree,
     betting_subtree,
     betting_tree,
@@ -71,9 +79,10 @@ from nashzoo.validation import check_choice, check_int
 
 __all__ = [
     "HandProbabilities",
-    "LastRound",
+    "Endgame",
     "ResolvingAbstractionAgent",
-    "resolve_last_round",
+    "resolve_endgame",
+    "street_name",
     "round_root",
     "tabular_hand_probabilities",
 ]
@@ -91,6 +100,10 @@ _NOISE = 1e-12
 """A weight sum below this share of the total is rounding left by subtracting the
 blocked hands' weights (the exact sum is 0: every hand left is blocked or beaten); it
 counts as 0, so that an exact tie between two actions stays a tie."""
+
+_DEAL = -4
+"""An endgame node where chance deals a later round's board cards (beside the betting
+tree's :data:`~nashzoo.abstraction.betting.FOLDED` and ``SHOWDOWN`` ends)."""
 
 
 @kernel
@@ -149,24 +162,33 @@ def _showdown_values(win, lose, weight, cards, order, strength, n_cards, out):
 
 
 @kernel
-def _terminal(n, p, player, contrib, folder, weight, cards, order, strength, n_cards, out):
+def _terminal(n, p, player, contrib, folder, weight, cards, board_of, order, strength, n_cards,
+              out):  # fmt: skip
     """Player ``p``'s chips at terminal ``n`` for each of its hands, against the other's
-    ``weight``."""
+    ``weight`` (a showdown ranks the hands on its board, row ``board_of[n]``)."""
     if player[n] == FOLDED:
         gain = -contrib[n, p] if folder[n] == p else contrib[n, 1 - p]
         _fold_values(gain, weight, cards, n_cards, out)
     else:
-        _showdown_values(contrib[n, 1 - p], contrib[n, p], weight, cards, order, strength,
+        b = board_of[n]
+        _showdown_values(contrib[n, 1 - p], contrib[n, p], weight, cards, order[b], strength[b],
                          n_cards, out)  # fmt: skip
 
 
 # -- the solve ----------------------------------------------------------------------------------
 @kernel
-def _forward(player, first_child, num_children, action, sigma, reach):
+def _forward(player, first_child, num_children, action, deal, blocked, sigma, reach):
     """Each player's reach (``reach[0]``, ``reach[1]``: ``(nodes, hands)``) from the
-    root's, through ``sigma``."""
+    root's, through ``sigma``; past a deal, 0 for the hands holding a dealt card."""
     for n in range(player.size):
         pl = player[n]
+        if pl == _DEAL:
+            for c in range(first_child[n], first_child[n] + num_children[n]):
+                d = deal[c]
+                for q in range(2):
+                    for h in range(reach.shape[2]):
+                        reach[q, c, h] = 0.0 if blocked[d, h] else reach[q, n, h]
+            continue
         if pl < 0:
             continue
         for c in range(first_child[n], first_child[n] + num_children[n]):
@@ -178,9 +200,21 @@ def _forward(player, first_child, num_children, action, sigma, reach):
 
 
 @kernel
+def _dealt(n, first_child, num_children, deal, blocked, value):
+    """A deal's value for each hand: the sum over the dealt cards that miss the hand
+    (each child's weights carry the deal's chance)."""
+    for h in range(value.shape[1]):
+        v = 0.0
+        for c in range(first_child[n], first_child[n] + num_children[n]):
+            if not blocked[deal[c], h]:
+                v += value[c, h]
+        value[n, h] = v
+
+
+@kernel
 def _best_response(
-    us, player, first_child, num_children, action, contrib, folder, legal, cards, order,
-    strength, n_cards, chance, root_weight, sigma, out,
+    us, player, first_child, num_children, action, contrib, folder, legal, deal, blocked,
+    board_of, node_chance, cards, order, strength, n_cards, root_weight, sigma, out,
 ):  # fmt: skip
     """The opponent's counterfactual best-response value, for each of its hands, against
     ``us`` playing ``sigma`` from ``root_weight`` (chance's factor included)."""
@@ -189,20 +223,22 @@ def _best_response(
     for h in range(hands):
         reach[0, 0, h] = 1.0
         reach[1, 0, h] = 1.0
-    _forward(player, first_child, num_children, action, sigma, reach)
+    _forward(player, first_child, num_children, action, deal, blocked, sigma, reach)
     value = np.zeros((size, hands))
     weight = np.zeros(hands)
     them = 1 - us
     for n in range(size - 1, -1, -1):
         pl = player[n]
         fc, nc = first_child[n], num_children[n]
-        if pl < 0:
+        if pl == _DEAL:
+            _dealt(n, first_child, num_children, deal, blocked, value)
+        elif pl < 0:
             for h in range(hands):
                 weight[h] = root_weight[h] * reach[us, n, h]
-            _terminal(n, them, player, contrib, folder, weight, cards, order, strength, n_cards,
-                      value[n])  # fmt: skip
+            _terminal(n, them, player, contrib, folder, weight, cards, board_of, order, strength,
+                      n_cards, value[n])  # fmt: skip
             for h in range(hands):
-                value[n, h] *= chance
+                value[n, h] *= node_chance[n]
         elif pl == us:
             for c in range(fc, fc + nc):
                 for h in range(hands):
@@ -242,8 +278,8 @@ def _match(regret, legal, sigma, n):
 @kernel
 def _cfr_plus(
     first, iterations, us, mode, player, first_child, num_children, action, contrib, folder,
-    legal, cards, order, strength, n_cards, chance, root_weight, root_opp, cbv, regret, avg,
-    gadget,
+    legal, deal, blocked, board_of, node_chance, cards, order, strength, n_cards, root_weight,
+    root_opp, cbv, regret, avg, gadget,
 ):  # fmt: skip
     """Iterations ``first .. first + iterations - 1`` of CFR+ on the gadget game, as the
     compiled re-solver's loop (:func:`nashzoo.agents.cfr.subgame._cfr_plus`) with each
@@ -267,19 +303,22 @@ def _cfr_plus(
             for h in range(hands):
                 reach[us, 0, h] = 1.0
                 reach[them, 0, h] = root_opp[h] * follow[h]
-            _forward(player, first_child, num_children, action, sigma, reach)
+            _forward(player, first_child, num_children, action, deal, blocked, sigma, reach)
             for n in range(size - 1, -1, -1):
                 pl = player[n]
                 fc, nc = first_child[n], num_children[n]
-                if pl < 0:  # chance's factor, and us's blueprint range (which p's is not)
+                if pl == _DEAL:
+                    _dealt(n, first_child, num_children, deal, blocked, value)
+                elif pl < 0:  # chance's factor, and us's blueprint range (which p's is not)
                     for h in range(hands):
                         weight[h] = (
                             reach[them, n, h] if p == us else root_weight[h] * reach[us, n, h]
                         )
-                    _terminal(n, p, player, contrib, folder, weight, cards, order, strength,
-                              n_cards, value[n])  # fmt: skip
+                    _terminal(n, p, player, contrib, folder, weight, cards, board_of, order,
+                              strength, n_cards, value[n])  # fmt: skip
+                    scale = node_chance[n]
                     for h in range(hands):
-                        value[n, h] *= chance * (root_weight[h] if p == us else 1.0)
+                        value[n, h] *= scale * (root_weight[h] if p == us else 1.0)
                 elif pl != p:
                     for h in range(hands):
                         v = 0.0
@@ -319,25 +358,52 @@ def round_root(tree: BettingTree, node: int) -> int:
     return int(node)
 
 
+def _needed(tree: BettingTree, node: int, shown: Any) -> int:
+    """Board cards betting ``node`` needs out: its round's at a decision, the whole board
+    at a showdown, none at a fold."""
+    if tree.player[node] == FOLDED:
+        return 0
+    if tree.player[node] < 0:
+        return int(shown[-1])
+    return int(shown[int(tree.round[node])])
+
+
 @dataclass(frozen=True, eq=False)
-class LastRound:
-    """The public subgame below the last betting round's first decision: the betting
-    tree's nodes of that round (renumbered from 0, children contiguous) and every hand
-    that misses the board.
+class Endgame:
+    """The public subgame from one betting round's first decision to the end of the hand,
+    on the real cards: the betting tree's nodes below it and, where a later round starts
+    (or a showdown comes before the whole board is out), a deal node whose children are
+    the rest of the betting once for each card (or cards) chance can deal; every hand
+    that misses the board so far. On the last round there is no deal: the river of
+    Hold'em. From the turn, each river card gets its own copy of the river's betting.
+
+    Nodes are numbered from 0 (the root) breadth first, a node's children contiguous.
 
     Attributes:
-        tree: the betting tree the subgame's nodes belong to (the game's, or a subtree
+        tree: the betting tree the subgame's betting belongs to (the game's, or a subtree
             grown from the real bets: :func:`~nashzoo.abstraction.betting.betting_subtree`).
-        board: the whole board.
+        board: the board dealt by the root's round.
         root: the subgame's root, a node of ``tree``.
-        nodes: the subgame's nodes in ``tree``'s numbering (``nodes[0] == root``).
+        nodes: the betting node of each subgame node (at a deal: the node whose cards it
+            deals).
         path: ``(node, action)`` of each decision of ``path_tree`` from its root to the
             round's first decision (the betting the ranges follow).
         path_tree: the blueprint's betting tree (``tree`` unless a subtree was given).
         hands: ``(hands, k)`` the hole cards of each hand, ascending.
-        strength: each hand's showdown strength with the board (a larger one wins).
-        chance: the probability of dealing one pair of hands and this board (each
-            round's cards in any order, the rounds in theirs).
+        boards: every board the subgame's nodes see (``boards[0] == board``).
+        node_board: each node's row of ``boards``.
+        player: who acts at each node (the betting tree's code, or ``-4`` at a deal).
+        first_child: each node's first child (-1 at the ends).
+        num_children: each node's children.
+        deal: at a deal's children, the row of ``blocked`` of the cards dealt (-1
+            elsewhere).
+        blocked: ``(deals, hands)`` whether a hand holds one of a deal's cards.
+        board_of: at a showdown, its row of ``strength`` and ``order`` (0 elsewhere).
+        strength: ``(showdown boards, hands)`` each hand's showdown strength on that
+            board (a larger one wins; -1 where the hand holds a board card).
+        order: the hands by rising strength, per showdown board.
+        node_chance: the probability of dealing one pair of hands and the node's board
+            (each round's cards in any order, the rounds in theirs).
     """
 
     tree: BettingTree
@@ -345,10 +411,19 @@ class LastRound:
     root: int
     nodes: np.ndarray
     path: tuple[tuple[int, int], ...]
-    hands: np.ndarray
-    strength: np.ndarray
-    chance: float
     path_tree: BettingTree
+    hands: np.ndarray
+    boards: tuple[tuple[int, ...], ...]
+    node_board: np.ndarray
+    player: np.ndarray
+    first_child: np.ndarray
+    num_children: np.ndarray
+    deal: np.ndarray
+    blocked: np.ndarray
+    board_of: np.ndarray
+    strength: np.ndarray
+    order: np.ndarray
+    node_chance: np.ndarray
 
     @classmethod
     def at(
@@ -358,42 +433,45 @@ class LastRound:
         node: int,
         *,
         subtree: BettingTree | None = None,
-    ) -> LastRound:
-        """The last round's subgame holding betting ``node`` of ``tree``, on ``board``;
-        with ``subtree`` (the round's betting grown from the real bets at its start, of
-        the same cards, blinds and stacks), that tree's nodes instead of ``tree``'s below
-        the round's first decision, the ranges still following ``tree``'s betting to it
-        (a no-limit subgame with the real chips in and the opponent's real sizes).
+        max_nodes: int | None = None,
+    ) -> Endgame:
+        """The subgame from the first decision of ``node``'s round (``node`` a decision
+        of ``tree``) on ``board`` (that round's cards); with ``subtree`` (the round's
+        betting grown from the real bets at its start, of the same cards, blinds and
+        stacks), that tree's nodes instead of ``tree``'s below the round's first
+        decision, the ranges still following ``tree``'s betting to it (a no-limit
+        subgame with the real chips in and the opponent's real sizes).
 
         Raises:
-            InvalidParameterError: ``node`` not a decision of the last round, a board of
-                the wrong size or with repeated or unknown cards, or hands of more than
-                two cards.
+            InvalidParameterError: ``node`` not a decision, a board of the wrong size or
+                with repeated or unknown cards, hands of more than two cards, a subtree
+                of another game or round, or more than ``max_nodes`` nodes
+                (:meth:`count_nodes` says how many before building).
         """
         game = tree.game
         d = game.definition
-        last = d.num_rounds - 1
         node = check_int("node", node, 0, tree.num_nodes - 1)
-        if tree.player[node] < 0 or tree.round[node] != last:
+        if tree.player[node] < 0:
             raise InvalidParameterError(
-                f"Last-round re-solving starts from a decision of round {last}; node {node} "
-                f"is {'an end' if tree.player[node] < 0 else f'in round {tree.round[node]}'}."
+                f"Re-solving starts from a decision of the betting tree; node {node} is an end."
             )
+        r = int(tree.round[node])
+        shown = np.cumsum(d.num_board_cards)
         board = tuple(int(c) for c in board)
         cards = d.num_cards
         if (
-            len(board) != sum(d.num_board_cards)
+            len(board) != shown[r]
             or len(set(board)) != len(board)
             or any(not 0 <= c < cards for c in board)
         ):
             raise InvalidParameterError(
-                f"The last round's board is {sum(d.num_board_cards)} distinct cards of 0 to "
-                f"{cards - 1}, received {list(board)}."
+                f"Round {r}'s board is {int(shown[r])} distinct cards of 0 to {cards - 1}, "
+                f"received {list(board)}."
             )
         k = d.num_hole_cards
         if k > 2:
             raise InvalidParameterError(
-                f"Last-round re-solving handles hands of one or two cards, not {k}."
+                f"Re-solving on the real cards handles hands of one or two cards, not {k}."
             )
         root = round_root(tree, node)
         path: list[tuple[int, int]] = []
@@ -403,32 +481,110 @@ class LastRound:
             up = int(tree.parent[up])
         below, start = tree, root
         if subtree is not None:
-            if subtree.game.definition != d or subtree.round[0] != last:
+            if subtree.game.definition != d or subtree.round[0] != r:
                 raise InvalidParameterError(
-                    f"A subgame's own tree starts on round {last} of the same cards, blinds "
+                    f"A subgame's own tree starts on round {r} of the same cards, blinds "
                     f"and stacks ({game}); received one of {subtree.game} from round "
                     f"{int(subtree.round[0])}."
                 )
             below, start = subtree, 0
-        nodes = [start]
-        for n in nodes:  # breadth first: a node's children stay contiguous
-            if below.player[n] >= 0:
-                first = int(below.first_child[n])
-                nodes.extend(range(first, first + int(below.num_children[n])))
+        if max_nodes is not None and cls.count_nodes(below, start, len(board)) > max_nodes:
+            raise InvalidParameterError(
+                f"The subgame from node {node} has {cls.count_nodes(below, start, len(board)):,} "
+                f"nodes, over max_nodes={max_nodes:,}."
+            )
         off = [c for c in range(cards) if c not in board]
         hands = np.array(list(itertools.combinations(off, k)), np.int64).reshape(-1, k)
-        values = [game.strength([*map(int, hand), *board]) for hand in hands]
-        ranks = {v: r for r, v in enumerate(sorted(set(values)))}
-        strength = np.array([ranks[v] for v in values], np.int64)
         deals, left = comb(cards, k) * comb(cards - k, k), cards - 2 * k
-        for shown in d.num_board_cards:  # a round's cards unordered, the rounds in order
-            deals, left = deals * comb(left, shown), left - shown
-        return cls(below, board, int(start), np.array(nodes, np.int64), tuple(path[::-1]),
-                   hands, strength, 1.0 / deals, tree)  # fmt: skip
+        for count in d.num_board_cards[: r + 1]:  # a round's cards unordered, the rounds in order
+            deals, left = deals * comb(left, count), left - count
+        # breadth first: (betting node, dealt here, board, deal row, chance)
+        items: list[tuple[int, bool, tuple[int, ...], int, float]] = [
+            (start, False, board, -1, 1.0 / deals)
+        ]
+        first: list[int] = []
+        count_children: list[int] = []
+        deal_rows: dict[tuple[int, ...], int] = {}
+        i = 0
+        while i < len(items):
+            n, dealing, seen, _, chance = items[i]
+            kids: list[tuple[int, bool, tuple[int, ...], int, float]] = []
+            if dealing:
+                m = _needed(below, n, shown) - len(seen)
+                rest = [c for c in range(cards) if c not in seen]
+                share = chance / comb(cards - 2 * k - len(seen), m)
+                for dealt in itertools.combinations(rest, m):
+                    row = deal_rows.setdefault(dealt, len(deal_rows))
+                    kids.append((n, False, seen + dealt, row, share))
+            elif below.player[n] >= 0:
+                fc = int(below.first_child[n])
+                for c in range(fc, fc + int(below.num_children[n])):
+                    kids.append((c, _needed(below, c, shown) > len(seen), seen, -1, chance))
+            first.append(len(items) if kids else -1)
+            count_children.append(len(kids))
+            items.extend(kids)
+            i += 1
+        nodes = np.array([it[0] for it in items], np.int64)
+        player = below.player[nodes].astype(np.int64)
+        player[[it[1] for it in items]] = _DEAL
+        board_rows: dict[tuple[int, ...], int] = {}
+        node_board = np.array([board_rows.setdefault(it[2], len(board_rows)) for it in items])
+        boards = tuple(board_rows)
+        blocked = np.zeros((max(len(deal_rows), 1), len(hands)), np.uint8)
+        for dealt, row in deal_rows.items():
+            blocked[row] = np.isin(hands, dealt).any(axis=1)
+        showdown_rows: dict[tuple[int, ...], int] = {}
+        board_of = np.zeros(len(items), np.int64)
+        for j, it in enumerate(items):
+            if player[j] == SHOWDOWN:
+                board_of[j] = showdown_rows.setdefault(it[2], len(showdown_rows))
+        strength = np.full((max(len(showdown_rows), 1), len(hands)), -1, np.int64)
+        for full, row in showdown_rows.items():
+            apart = ~np.isin(hands, full).any(axis=1)
+            values = {h: game.strength([*map(int, hands[h]), *full]) for h in np.flatnonzero(apart)}
+            ranks = {v: q for q, v in enumerate(sorted(set(values.values())))}
+            for h, v in values.items():
+                strength[row, h] = ranks[v]
+        return cls(
+            tree=below, board=board, root=int(start), nodes=nodes, path=tuple(path[::-1]),
+            path_tree=tree, hands=hands, boards=boards, node_board=node_board, player=player,
+            first_child=np.array(first, np.int64), num_children=np.array(count_children, np.int64),
+            deal=np.array([it[3] for it in items], np.int64), blocked=blocked, board_of=board_of,
+            strength=strength, order=np.argsort(strength, axis=1, kind="stable"),
+            node_chance=np.array([it[4] for it in items]),
+        )  # fmt: skip
+
+    @staticmethod
+    def count_nodes(tree: BettingTree, node: int, board_size: int) -> int:
+        """The nodes of the subgame from betting ``node`` with ``board_size`` cards out
+        (deals and their copies included), counted without building it: what
+        :meth:`at` would hold."""
+        d = tree.game.definition
+        shown = np.cumsum(d.num_board_cards)
+
+        @functools.cache
+        def below(n: int, out: int) -> int:
+            total = 1
+            if tree.player[n] >= 0:
+                fc = int(tree.first_child[n])
+                for c in range(fc, fc + int(tree.num_children[n])):
+                    need = _needed(tree, c, shown)
+                    if need > out:  # a deal, then a copy per deal
+                        total += 1 + comb(d.num_cards - out, need - out) * below(c, need)
+                    else:
+                        total += below(c, out)
+            return total
+
+        return below(int(node), int(board_size))
 
     @property
     def num_hands(self) -> int:
         return int(self.hands.shape[0])
+
+    @property
+    def chance(self) -> float:
+        """The probability of dealing one pair of hands and the root's board."""
+        return float(self.node_chance[0])
 
     def hand_index(self, cards: Sequence[int]) -> int:
         """The row of :attr:`hands` holding ``cards`` (in any order).
@@ -448,42 +604,42 @@ class LastRound:
             )
         return int(rows[0])
 
-    def local(self, node: int) -> int:
-        """``node``'s (a node of :attr:`tree`) index in :attr:`nodes`.
+    @functools.cached_property
+    def _index(self) -> dict[tuple[int, tuple[int, ...]], int]:
+        return {
+            (int(n), self.boards[b]): j
+            for j, (n, b) in enumerate(zip(self.nodes, self.node_board))
+            if self.player[j] != _DEAL
+        }
+
+    def local(self, node: int, board: Sequence[int] | None = None) -> int:
+        """The subgame's node of betting ``node`` (a node of :attr:`tree`) on ``board``
+        (the cards out there; ``None``: the root's board).
 
         Raises:
             InvalidParameterError: not a node of this subgame.
         """
-        found = np.flatnonzero(self.nodes == node)
-        if found.size != 1:
+        key = (int(node), self.board if board is None else tuple(int(c) for c in board))
+        found = self._index.get(key)
+        if found is None:
             raise InvalidParameterError(
-                f"Node {node} is not in the subgame below node {self.root}."
+                f"Node {node} on the board {list(key[1])} is not in the subgame below node "
+                f"{self.root} on {list(self.board)}."
             )
-        return int(found[0])
+        return found
 
     def memory_bytes(self) -> int:
         """What a re-solve holds: regrets, averages and the current strategy for every
         (node, hand, action), and two reaches and a value for every (node, hand)."""
-        size, hands = self.nodes.size, self.num_hands
-        return 8 * size * hands * (3 * self.tree.game.num_distinct_actions + 3)
+        return self.bytes_for(self.tree, self.nodes.size, self.num_hands)
 
-    def _arrays(self) -> tuple[np.ndarray, ...]:
-        """The kernels' view: player, first child, children, action, contributions,
-        folder and legal mask in the subgame's numbering."""
-        t, nodes = self.tree, self.nodes
-        index = np.full(t.num_nodes, -1, np.int64)
-        index[nodes] = np.arange(nodes.size)
-        fc = t.first_child[nodes]
-        first = np.where(t.num_children[nodes] > 0, index[np.maximum(fc, 0)], -1)
-        return (
-            np.ascontiguousarray(t.player[nodes]), first,
-            np.ascontiguousarray(t.num_children[nodes]), np.ascontiguousarray(t.action[nodes]),
-            t.contrib[nodes].astype(np.float64), np.ascontiguousarray(t.folder[nodes]),
-            np.ascontiguousarray(t.legal_mask[nodes]),
-        )  # fmt: skip
+    @staticmethod
+    def bytes_for(tree: BettingTree, nodes: int, hands: int) -> int:
+        """:meth:`memory_bytes` of a subgame of ``nodes`` nodes and ``hands`` hands."""
+        return 8 * nodes * hands * (3 * tree.game.num_distinct_actions + 3)
 
     def _board_at(self, node: int) -> list[int]:
-        """The board cards dealt by ``node``'s round."""
+        """The board cards dealt by ``node``'s round (a node on the way to the root)."""
         rounds = self.path_tree.game.definition.num_board_cards
         shown = sum(rounds[: int(self.path_tree.round[node]) + 1])
         return list(self.board[:shown])
@@ -500,11 +656,15 @@ class LastRound:
 
     @functools.cached_property
     def _common(self) -> tuple[object, ...]:
-        """The arguments every kernel takes first: the subgame's arrays and its hands
-        (built once: the best responses and the solve both take them)."""
-        order = np.argsort(self.strength, kind="stable")
-        return (*self._arrays(), self.hands, order, self.strength,
-                self.tree.game.definition.num_cards, self.chance)  # fmt: skip
+        """The arguments every kernel takes first: the subgame's arrays and its hands."""
+        t, nodes = self.tree, self.nodes
+        return (
+            self.player, self.first_child, self.num_children,
+            np.ascontiguousarray(t.action[nodes]), t.contrib[nodes].astype(np.float64),
+            np.ascontiguousarray(t.folder[nodes]), np.ascontiguousarray(t.legal_mask[nodes]),
+            self.deal, self.blocked, self.board_of, self.node_chance, self.hands, self.order,
+            self.strength, self.tree.game.definition.num_cards,
+        )  # fmt: skip
 
     def best_response_values(
         self, player: int, ranges: np.ndarray, blueprint: np.ndarray
@@ -541,17 +701,24 @@ class LastRound:
 
     def blueprint_at(self, probabilities: HandProbabilities) -> np.ndarray:
         """``(nodes, hands, actions)``: the blueprint's distribution at each decision of
-        the subgame (zeros at its ends)."""
-        t = self.tree
-        out = np.zeros((self.nodes.size, self.num_hands, t.game.num_distinct_actions))
-        decided = [k for k, n in enumerate(self.nodes) if t.player[n] >= 0]
-        found = probabilities([int(self.nodes[k]) for k in decided], list(self.board), self.hands)
-        out[decided] = found
+        the subgame for each hand that misses its board (zeros at its ends and deals, and
+        for the hands holding a card dealt there)."""
+        out = np.zeros((self.nodes.size, self.num_hands, self.tree.game.num_distinct_actions))
+        by_board: dict[int, list[int]] = {}
+        for j in np.flatnonzero(self.player >= 0):
+            by_board.setdefault(int(self.node_board[j]), []).append(int(j))
+        for b, rows in by_board.items():
+            board = self.boards[b]
+            apart = np.flatnonzero(~np.isin(self.hands, board).any(axis=1))
+            found = probabilities(
+                [int(self.nodes[j]) for j in rows], list(board), self.hands[apart]
+            )
+            out[np.ix_(np.array(rows), apart)] = found
         return out
 
 
-def resolve_last_round(
-    subgame: LastRound,
+def resolve_endgame(
+    subgame: Endgame,
     us: int,
     ranges: np.ndarray,
     blueprint: np.ndarray,
@@ -561,12 +728,13 @@ def resolve_last_round(
     seconds: float | None = None,
 ) -> tuple[np.ndarray, int]:
     """``us``'s strategy in ``subgame`` solved again by CFR+ from the root ``ranges``
-    (:meth:`LastRound.ranges`) and ``blueprint`` (:meth:`LastRound.blueprint_at`), the
+    (:meth:`Endgame.ranges`) and ``blueprint`` (:meth:`Endgame.blueprint_at`), the
     opponent's root range set by ``gadget`` as :func:`nashzoo.agents.cfr.subgame.resolve`
     sets it. Runs ``iterations``, or fewer where ``seconds`` of solving run out first (at
-    least one batch of 10). Returns ``(strategy, iterations run)``: ``(nodes, hands,
-    actions)``, ``us``'s re-solved distribution at its decisions (the blueprint's where
-    the solve never reached them), the blueprint elsewhere.
+    least one; in batches of about a tenth of ``seconds``). Returns ``(strategy,
+    iterations run)``: ``(nodes, hands, actions)``, ``us``'s re-solved distribution at
+    its decisions (the blueprint's where the solve never reached them), the blueprint
+    elsewhere.
 
     Raises:
         InvalidParameterError: ``us`` not 0 or 1, ``iterations`` below 1, an unknown gadget,
@@ -585,17 +753,22 @@ def resolve_last_round(
     regret = np.zeros((size, hands, n_actions))
     avg = np.zeros((size, hands, n_actions))
     state = np.zeros((hands, 2))
-    start, done = time.perf_counter(), 0
+    start, done, batch = time.perf_counter(), 0, 1
     while done < iterations:
-        batch = iterations - done if seconds is None else min(10, iterations - done)
+        batch = iterations - done if seconds is None else min(batch, iterations - done)
         _cfr_plus(done + 1, batch, us, mode, *common, ranges[us], root_opp, cbv, regret, avg,
                   state)  # fmt: skip
         done += batch
-        if seconds is not None and time.perf_counter() - start >= seconds:
-            break
+        spent = time.perf_counter() - start
+        if seconds is not None:
+            if spent >= seconds:
+                break
+            # batches of a tenth of the budget at the pace so far (a turn's iteration
+            # takes a large share of a second; a river's, a thousandth)
+            batch = max(1, min(10 * batch, int(0.1 * seconds * done / max(spent, 1e-9))))
     out = blueprint.copy()
     totals = avg.sum(axis=2)
-    mine = (subgame.tree.player[subgame.nodes] == us)[:, None] & (totals > 0)
+    mine = (subgame.player == us)[:, None] & (totals > 0)
     out[mine] = avg[mine] / totals[mine][:, None]
     return out, done
 
@@ -648,12 +821,13 @@ def _replayed(tree: BettingTree, node: int, board: Sequence[int]) -> PokerState:
 # -- playing ---------------------------------------------------------------------------------
 class ResolvingAbstractionAgent(AbstractionAgent):
     """A card-abstraction blueprint (:class:`~nashzoo.agents.cfr.abstract_policy.
-    AbstractionAgent`) that re-solves the last betting round on the real cards: at its
-    first decision of that round in a hand it solves the round's public subgame
-    (:class:`LastRound`: the ranges Bayes' rule gives under the blueprint along the
-    betting, the gadget's terminate values the opponent's best responses to the
-    blueprint) and plays the result at every decision of the round; earlier rounds are
-    the blueprint's. Where the real bets are read onto the blueprint's tree by
+    AbstractionAgent`) that re-solves the last ``streets`` betting rounds on the real
+    cards: at its first decision of the first of them in a hand it solves the public
+    subgame from that round's start to the end of the hand (:class:`Endgame`: the
+    ranges Bayes' rule gives under the blueprint along the betting, the gadget's
+    terminate values the opponent's best responses to the blueprint, every card chance
+    can deal later) and plays the result at every later decision of the hand; earlier
+    rounds are the blueprint's. Where the real bets are read onto the blueprint's tree by
     translation (no-limit), the subgame grows instead from the real chips in at the
     round's start (:func:`~nashzoo.abstraction.betting.betting_subtree`), with the
     abstraction's sizes for that round and every size played on it so far, so that an
@@ -663,7 +837,10 @@ class ResolvingAbstractionAgent(AbstractionAgent):
     bets.
 
     A subgame whose re-solve would hold more than ``max_memory`` bytes is played from
-    the blueprint instead, with a warning (counted in :attr:`fallbacks`).
+    the blueprint instead, with a warning (counted in :attr:`fallbacks`). On Limit
+    Hold'em the river's subgame holds 3 MiB and the turn's 1.2 GiB (raise
+    ``max_memory`` for the turn; :meth:`Endgame.count_nodes` gives the size before
+    anything is built); the flop's (5.2 million nodes) does not fit.
 
     Args:
         policy, game, seed, name: as :class:`AbstractionAgent`'s.
@@ -671,10 +848,13 @@ class ResolvingAbstractionAgent(AbstractionAgent):
         seconds: time a re-solve may take (``None``: ``iterations`` alone decide).
         gadget: one of :data:`~nashzoo.agents.cfr.subgame.GADGETS`.
         max_memory: the most bytes a re-solve may hold.
+        streets: the betting rounds re-solved, counted from the last (1: Hold'em's
+            river; 2: from the turn, every river card in the subgame).
 
     Raises:
         InvalidParameterError: a bad policy or game, ``iterations`` below 1, ``seconds``
-            not positive, an unknown gadget or a ``max_memory`` below 1.
+            not positive, an unknown gadget, a ``max_memory`` below 1, or ``streets``
+            not between 1 and the rounds after the first.
     """
 
     def __init__(
@@ -686,11 +866,14 @@ class ResolvingAbstractionAgent(AbstractionAgent):
         seconds: float | None = 1.0,
         gadget: str = "maxmargin",
         max_memory: int = 2**30,
+        streets: int = 1,
         seed: int | None = None,
         name: str | None = None,
     ) -> None:
         super().__init__(policy, game, seed=seed, name=name)
         self.iterations = check_int("iterations", iterations, 1)
+        rounds = self.policy.game.definition.num_rounds
+        self.streets = check_int("streets", streets, 1, max(rounds - 1, 1))
         if seconds is not None and not (isinstance(seconds, (int, float)) and seconds > 0):
             raise InvalidParameterError(
                 f"A re-solving budget is seconds > 0 (or None), received {seconds!r}."
@@ -700,8 +883,9 @@ class ResolvingAbstractionAgent(AbstractionAgent):
         self.max_memory = check_int("max_memory", max_memory, 1)
         if name is None:
             budget = f"{self.seconds:g}s" if self.seconds is not None else str(self.iterations)
-            self.name = f"{self.name}+resolve:{budget}"
-        self._solved: OrderedDict[tuple[Any, ...], tuple[LastRound, np.ndarray | None]] = (
+            where = "" if self.streets == 1 else f"{street_name(rounds, self.streets)}:"
+            self.name = f"{self.name}+resolve:{where}{budget}"
+        self._solved: OrderedDict[tuple[Any, ...], tuple[Endgame | None, np.ndarray | None]] = (
             OrderedDict()
         )
         self.resolves = 0
@@ -721,22 +905,29 @@ class ResolvingAbstractionAgent(AbstractionAgent):
 
         return probabilities
 
-    def _solution(self, board: list[int], node: int) -> tuple[LastRound, np.ndarray | None]:
-        """The last round's subgame of ``node`` on ``board`` and the acting player's
-        re-solved strategy in it (``None``: over the memory cap), solved on first use."""
+    def _solution(self, board: list[int], node: int) -> tuple[Endgame | None, np.ndarray | None]:
+        """The subgame holding ``node`` on ``board`` (from the first re-solved round's
+        start) and the acting player's re-solved strategy in it (``None``, and the
+        subgame too where it is not built: over the memory cap), solved on first use."""
         tree = self.policy.abstraction.betting
         us = int(tree.player[node])
-        key = (tuple(board), round_root(tree, node), us)
+        first = self.policy.game.definition.num_rounds - self.streets
+        start_node = node
+        while tree.parent[start_node] >= 0 and tree.round[tree.parent[start_node]] >= first:
+            start_node = int(tree.parent[start_node])
+        shown = int(np.sum(self.policy.game.definition.num_board_cards[: first + 1]))
+        key = (tuple(board[:shown]), start_node, us)
         found = self._solved.get(key)
         if found is not None:
             self._solved.move_to_end(key)
             return found
         start = time.perf_counter()
-        subgame = LastRound.at(tree, board, node)
+        subgame: Endgame | None = None
         strategy: np.ndarray | None = None
-        if self._fits(subgame):
+        if self._fits(tree, start_node, board[:shown]):
+            subgame = Endgame.at(tree, board[:shown], start_node)
             hands = self._hands()
-            strategy, done = resolve_last_round(
+            strategy, done = resolve_endgame(
                 subgame, us, subgame.ranges(hands), subgame.blueprint_at(hands),
                 iterations=self.iterations, gadget=self.gadget, seconds=self.seconds,
             )  # fmt: skip
@@ -744,17 +935,22 @@ class ResolvingAbstractionAgent(AbstractionAgent):
         self._keep(key, (subgame, strategy))
         return subgame, strategy
 
-    def _fits(self, subgame: LastRound) -> bool:
-        """Whether ``subgame``'s re-solve fits in ``max_memory`` (where it does not: a
-        warning, and a count in :attr:`fallbacks`)."""
-        need = subgame.memory_bytes()
+    def _fits(self, tree: BettingTree, node: int, board: Sequence[int]) -> bool:
+        """Whether the re-solve of the subgame from ``node`` on ``board`` fits in
+        ``max_memory`` (where it does not: a warning, and a count in :attr:`fallbacks`),
+        counted before it is built."""
+        d = tree.game.definition
+        nodes = Endgame.count_nodes(tree, node, len(board))
+        hands = comb(d.num_cards - len(board), d.num_hole_cards)
+        need = Endgame.bytes_for(tree, nodes, hands)
         if need <= self.max_memory:
             return True
         self.fallbacks += 1
         log.warning(
-            "%s: re-solving the last round on %s would hold %.1f MiB, over max_memory "
-            "(%.1f MiB); playing the blueprint there",
-            self.name, list(subgame.board), need / 2**20, self.max_memory / 2**20,
+            "%s: re-solving from round %d on %s would hold %.1f MiB (%s nodes), over "
+            "max_memory (%.1f MiB); playing the blueprint there",
+            self.name, int(tree.round[node]), list(board), need / 2**20, f"{nodes:,}",
+            self.max_memory / 2**20,
         )  # fmt: skip
         return False
 
@@ -763,35 +959,34 @@ class ResolvingAbstractionAgent(AbstractionAgent):
         self.resolve_iterations.append(done)
         self.resolve_seconds.append(time.perf_counter() - start)
 
-    def _keep(self, key: tuple[Any, ...], solved: tuple[LastRound, np.ndarray | None]) -> None:
+    def _keep(self, key: tuple[Any, ...], solved: tuple[Endgame | None, np.ndarray | None]) -> None:
         self._solved[key] = solved
         if len(self._solved) > _KEPT:
             self._solved.popitem(last=False)
 
-    def _last(self, board: list[int], node: int) -> bool:
-        """Whether ``node`` is a decision of the last round with the whole board out."""
+    def _re_solved(self, board: list[int], node: int) -> bool:
+        """Whether ``node`` is a decision of a re-solved round with that round's board out."""
         d = self.policy.game.definition
-        return int(self.policy.abstraction.betting.round[node]) == d.num_rounds - 1 and len(
-            board
-        ) == sum(d.num_board_cards)
+        r = int(self.policy.abstraction.betting.round[node])
+        return r >= d.num_rounds - self.streets and len(board) == sum(d.num_board_cards[: r + 1])
 
     def _at(self, hole: tuple[int, ...], board: list[int], node: int) -> np.ndarray:
-        if not self._last(board, node):
+        if not self._re_solved(board, node):
             return super()._at(hole, board, node)
         subgame, strategy = self._solution(board, node)
-        if strategy is None:
+        if subgame is None or strategy is None:
             return super()._at(hole, board, node)
-        return strategy[subgame.local(node), subgame.hand_index(hole)].copy()
+        return strategy[subgame.local(node, board), subgame.hand_index(hole)].copy()
 
     def _many(self, info_state: str, holes: np.ndarray) -> np.ndarray:
         _, board, node, _ = self.policy._locate(info_state)
-        if not self._last(board, node):
+        if not self._re_solved(board, node):
             return super()._many(info_state, holes)
         subgame, strategy = self._solution(board, node)
-        if strategy is None:
+        if subgame is None or strategy is None:
             return super()._many(info_state, holes)
         rows = [subgame.hand_index(hole) for hole in np.asarray(holes)]
-        return strategy[subgame.local(node)][rows]
+        return strategy[subgame.local(node, board)][rows]
 
     # -- no-limit: the river subgame grown from the real bets -----------------------------
     def _translated(self, text: str, mask: np.ndarray) -> np.ndarray:
@@ -860,7 +1055,7 @@ class ResolvingAbstractionAgent(AbstractionAgent):
         if found_solve is None:
             found_solve = self._solve_real(key, river, pre, found[0], board, used, player)
         subgame, strategy = found_solve
-        if strategy is None:
+        if subgame is None or strategy is None:
             return None
         node = 0  # the decision reached by the round's real bets, in the subtree
         sub = subgame.tree
@@ -879,7 +1074,7 @@ class ResolvingAbstractionAgent(AbstractionAgent):
     def _solve_real(
         self, key: tuple[Any, ...], river: PokerState, pre: str, root: int, board: list[int],
         used: set[float], us: int,
-    ) -> tuple[LastRound, np.ndarray | None]:  # fmt: skip
+    ) -> tuple[Endgame | None, np.ndarray | None]:  # fmt: skip
         """Grow, re-solve and keep the real subgame of :meth:`_real_river`."""
         wide = self._wide_game()
         kept = set(self._river_sizes) | used
@@ -889,12 +1084,13 @@ class ResolvingAbstractionAgent(AbstractionAgent):
 
         start = time.perf_counter()
         sub = betting_subtree(river, keep)
-        subgame = LastRound.at(self.policy.abstraction.betting, board, root, subtree=sub)
+        subgame: Endgame | None = None
         strategy: np.ndarray | None = None
-        if self._fits(subgame):
+        if self._fits(sub, 0, board):
+            subgame = Endgame.at(self.policy.abstraction.betting, board, root, subtree=sub)
             hands = self._hands()
             blueprint = self._blueprint_on(subgame, pre, board)
-            strategy, done = resolve_last_round(
+            strategy, done = resolve_endgame(
                 subgame, us, subgame.ranges(hands), blueprint,
                 iterations=self.iterations, gadget=self.gadget, seconds=self.seconds,
             )  # fmt: skip
@@ -902,7 +1098,7 @@ class ResolvingAbstractionAgent(AbstractionAgent):
         self._keep(key, (subgame, strategy))
         return subgame, strategy
 
-    def _blueprint_on(self, subgame: LastRound, pre: str, board: list[int]) -> np.ndarray:
+    def _blueprint_on(self, subgame: Endgame, pre: str, board: list[int]) -> np.ndarray:
         """The blueprint as it plays the real subgame: at each decision, the real bets to
         it read onto the abstraction's tree, and its raises played as the subtree's
         nearest (a call where the bets leave the tree)."""
@@ -965,6 +1161,14 @@ def _child_of(tree: BettingTree, node: int, token: str) -> int:
         if token[0] == "r" and a >= RAISE and tree.contrib[k, tree.player[node]] == int(token[1:]):
             return k
     raise InvalidParameterError(f"Node {node} has no child for {token!r}.")
+
+
+def street_name(rounds: int, streets: int) -> str:
+    """The name of the first of the last ``streets`` of ``rounds`` betting rounds
+    (Hold'em's ``"river"``, ``"turn"``, ``"flop"``; ``"round R"`` in other games)."""
+    if rounds == 4:
+        return ("river", "turn", "flop", "preflop")[streets - 1]
+    return f"round {rounds - streets}"
 
 
 _KEPT = 8
