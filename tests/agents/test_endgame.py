@@ -18,6 +18,7 @@ from nashzoo.agents.cfr.abstract_policy import AbstractionAgent
 from nashzoo.agents.cfr.endgame import (
     Endgame,
     ResolvingAbstractionAgent,
+    carried,
     resolve_endgame,
     tabular_hand_probabilities,
 )
@@ -421,35 +422,56 @@ def test_a_no_limit_river_re_solve_grows_from_the_real_bets(hunl_policy):
     assert check_plays(agent, game, hands=8, seed=5) > 0
 
 
-def test_re_solving_from_the_turn_plays_every_river_card_from_one_solve(holdem_policy, tmp_path):
+def test_re_solving_from_the_turn_then_the_river_carries_the_turns_solve(holdem_policy, tmp_path):
     """``resolve:turn:...`` on Limit Hold'em: the turn's first decision solves the subgame
     from the turn to the end of the hand, with a copy of the river's betting for each of
-    the 48 cards off the turn's board (11,691 nodes, 1,128 hands: 1.2 GiB), and the
-    river's decisions of the hand are played from that solve, on the river card dealt."""
+    the 48 cards off the turn's board (11,691 nodes, 1,128 hands: 1.2 GiB). At the river
+    (continual re-solving) the river's subgame is solved again, its ranges following
+    what the turn's solve played and its gadget's values the opponent's best responses
+    to the turn's solve on that card, so the opponent gains with no hand more than
+    against the turn's solve, up to the solve's error. Without ``continual`` the river is
+    played from the turn's solve."""
     game = holdem_policy.game
     path = holdem_policy.save(tmp_path / "lhe.npz")
     agent = build_agent(f"resolve:turn:2+{path}", game)
     assert isinstance(agent, ResolvingAbstractionAgent)
-    assert agent.name == "resolve:turn:2+lhe" and agent.streets == 2
+    assert agent.name == "resolve:turn:2+lhe" and agent.streets == 2 and agent.continual
     agent.max_memory = 2**31
     tree = agent.policy.abstraction.betting
-    turn = tree.node_of_bets("rc/cc/")
-    assert Endgame.count_nodes(tree, turn, 4) == 11691
+    assert Endgame.count_nodes(tree, tree.node_of_bets("rc/cc/"), 4) == 11691
     mask = np.array([0, 1, 1], np.int8)
     obs = {"observation": None, "action_mask": mask}
-    played = agent.action_probabilities(
-        obs, {"info_state": "player=0 hole=KhKd board=As9h3c/Qd bets=rc/cc/"}
-    )
+    turn_text = "player=0 hole=KhKd board=As9h3c/Qd bets=rc/cc/"
+    played = agent.action_probabilities(obs, {"info_state": turn_text})
     assert agent.resolves == 1 and agent.resolve_iterations == [2]
-    ((subgame, strategy),) = agent._solved.values()
-    assert subgame.nodes.size == 11691 and subgame.num_hands == 1128
-    np.testing.assert_allclose(played, strategy[0, subgame.hand_index([46, 45])], atol=1e-12)
-    river = agent.action_probabilities(
-        obs, {"info_state": "player=0 hole=KhKd board=As9h3c/Qd/5c bets=rc/cc/cc/"}
-    )
-    assert agent.resolves == 1  # the same solve
-    row = subgame.local(tree.node_of_bets("rc/cc/cc/"), [51, 30, 4, 41, 12])
-    np.testing.assert_allclose(river, strategy[row, subgame.hand_index([46, 45])], atol=1e-12)
+    ((turn, strategy),) = agent._solved.values()
+    assert turn.nodes.size == 11691 and turn.num_hands == 1128
+    kings = turn.hand_index([46, 45])
+    np.testing.assert_allclose(played, strategy[0, kings], atol=1e-12)
+    river_text = "player=0 hole=KhKd board=As9h3c/Qd/5c bets=rc/cc/cc/"
+    board, river_node = [51, 30, 4, 41, 12], tree.node_of_bets("rc/cc/cc/")
+    played = agent.action_probabilities(obs, {"info_state": river_text})
+    assert agent.resolves == 2  # the river, solved again
+    river = Endgame.at(tree, board, river_node)
+    hands = carried(turn, strategy, agent._hands())
+    ranges, before = river.ranges(hands), river.blueprint_at(hands)
+    # the ranges follow the turn's solve: our range of kings is what it played with them
+    np.testing.assert_allclose(before[0][river.hand_index([46, 45])],
+                               strategy[turn.local(river_node, board), kings])  # fmt: skip
+    expected, _ = resolve_endgame(river, 0, ranges, before, iterations=2)
+    np.testing.assert_allclose(played, expected[0, river.hand_index([46, 45])], atol=1e-12)
+    # safe against the turn's solve
+    gain = river.best_response_values(1, ranges, before)
+    solved, _ = resolve_endgame(river, 0, ranges, before, iterations=2000)
+    excess = river.best_response_values(1, ranges, solved) - gain
+    assert excess.max() < 0.002 * np.abs(gain).max()
+    # not continual: the river from the turn's solve
+    whole = ResolvingAbstractionAgent(agent.policy, game, streets=2, continual=False)
+    whole._solved.update(agent._solved)  # the same turn's solve, not solved again
+    played = whole.action_probabilities(obs, {"info_state": river_text})
+    assert whole.resolves == 0
+    row = turn.local(river_node, board)
+    np.testing.assert_allclose(played, strategy[row, kings], atol=1e-12)
     with pytest.raises(InvalidParameterError, match="STREET 'preflop'"):
         build_agent(f"resolve:preflop:2+{path}", game)
     with pytest.raises(InvalidParameterError, match="STREET is a setting of a card abstraction"):

@@ -83,6 +83,7 @@ __all__ = [
     "ResolvingAbstractionAgent",
     "resolve_endgame",
     "street_name",
+    "carried",
     "round_root",
     "tabular_hand_probabilities",
 ]
@@ -850,6 +851,12 @@ class ResolvingAbstractionAgent(AbstractionAgent):
         max_memory: the most bytes a re-solve may hold.
         streets: the betting rounds re-solved, counted from the last (1: Hold'em's
             river; 2: from the turn, every river card in the subgame).
+        continual: with ``streets`` above 1, each later round is solved again from its
+            own start (the river's 1,081 hands, a thousand times cheaper than the
+            turn's subgame), its ranges and the opponent's best-response values carried
+            from the earlier round's solve (:func:`carried`): continual re-solving, safe
+            against what that solve played. ``False``: the later rounds are played from
+            the first re-solved round's solve.
 
     Raises:
         InvalidParameterError: a bad policy or game, ``iterations`` below 1, ``seconds``
@@ -867,6 +874,7 @@ class ResolvingAbstractionAgent(AbstractionAgent):
         gadget: str = "maxmargin",
         max_memory: int = 2**30,
         streets: int = 1,
+        continual: bool = True,
         seed: int | None = None,
         name: str | None = None,
     ) -> None:
@@ -874,6 +882,7 @@ class ResolvingAbstractionAgent(AbstractionAgent):
         self.iterations = check_int("iterations", iterations, 1)
         rounds = self.policy.game.definition.num_rounds
         self.streets = check_int("streets", streets, 1, max(rounds - 1, 1))
+        self.continual = bool(continual)
         if seconds is not None and not (isinstance(seconds, (int, float)) and seconds > 0):
             raise InvalidParameterError(
                 f"A re-solving budget is seconds > 0 (or None), received {seconds!r}."
@@ -905,28 +914,38 @@ class ResolvingAbstractionAgent(AbstractionAgent):
 
         return probabilities
 
-    def _solution(self, board: list[int], node: int) -> tuple[Endgame | None, np.ndarray | None]:
-        """The subgame holding ``node`` on ``board`` (from the first re-solved round's
-        start) and the acting player's re-solved strategy in it (``None``, and the
-        subgame too where it is not built: over the memory cap), solved on first use."""
+    def _solution(
+        self, board: list[int], node: int, us: int | None = None
+    ) -> tuple[Endgame | None, np.ndarray | None]:
+        """The subgame holding ``node`` on ``board`` and ``us``'s (the acting player's)
+        re-solved strategy in it (``None``, and the subgame too where it is not built:
+        over the memory cap), solved on first use. The subgame starts at the first
+        re-solved round's start, or with ``continual`` at ``node``'s round's, its ranges
+        and blueprint then the earlier round's solve (:func:`carried`)."""
         tree = self.policy.abstraction.betting
-        us = int(tree.player[node])
-        first = self.policy.game.definition.num_rounds - self.streets
+        us = int(tree.player[node]) if us is None else us
+        d = self.policy.game.definition
+        first = d.num_rounds - self.streets
+        begin = int(tree.round[node]) if self.continual else first
         start_node = node
-        while tree.parent[start_node] >= 0 and tree.round[tree.parent[start_node]] >= first:
+        while tree.parent[start_node] >= 0 and tree.round[tree.parent[start_node]] >= begin:
             start_node = int(tree.parent[start_node])
-        shown = int(np.sum(self.policy.game.definition.num_board_cards[: first + 1]))
+        shown = int(np.sum(d.num_board_cards[: begin + 1]))
         key = (tuple(board[:shown]), start_node, us)
         found = self._solved.get(key)
         if found is not None:
             self._solved.move_to_end(key)
             return found
+        hands = self._hands()
+        if begin > first:  # continual: what the solve of the round before played
+            outer, played = self._solution(board, int(tree.parent[start_node]), us)
+            if outer is not None and played is not None:
+                hands = carried(outer, played, hands)
         start = time.perf_counter()
         subgame: Endgame | None = None
         strategy: np.ndarray | None = None
         if self._fits(tree, start_node, board[:shown]):
             subgame = Endgame.at(tree, board[:shown], start_node)
-            hands = self._hands()
             strategy, done = resolve_endgame(
                 subgame, us, subgame.ranges(hands), subgame.blueprint_at(hands),
                 iterations=self.iterations, gadget=self.gadget, seconds=self.seconds,
@@ -1161,6 +1180,34 @@ def _child_of(tree: BettingTree, node: int, token: str) -> int:
         if token[0] == "r" and a >= RAISE and tree.contrib[k, tree.player[node]] == int(token[1:]):
             return k
     raise InvalidParameterError(f"Node {node} has no child for {token!r}.")
+
+
+def carried(outer: Endgame, strategy: np.ndarray, base: HandProbabilities) -> HandProbabilities:
+    """The hand probabilities a later round's re-solve reads from an earlier round's
+    solve (continual re-solving): at a node of ``outer`` on its board, ``strategy``'s
+    rows there (the re-solving player's solved play, the opponent's blueprint), so that
+    the later subgame's ranges follow what was played and its gadget's values are the
+    opponent's best responses to the earlier solve; ``base`` (the blueprint) at the
+    nodes before ``outer``'s root."""
+    rows = {tuple(h): i for i, h in enumerate(outer.hands.tolist())}
+    shown = np.cumsum(outer.tree.game.definition.num_board_cards)
+
+    def probabilities(nodes: list[int], board: list[int], hands: np.ndarray) -> np.ndarray:
+        out = np.empty((len(nodes), len(hands), strategy.shape[2]))
+        mine = np.array([rows.get(tuple(h), -1) for h in np.asarray(hands).tolist()])
+        before = []
+        for k, n in enumerate(nodes):
+            seen = tuple(board[: int(shown[int(outer.tree.round[n])])])
+            j = outer._index.get((int(n), seen))
+            if j is None or (mine < 0).any():
+                before.append(k)
+            else:
+                out[k] = strategy[j][mine]
+        if before:
+            out[before] = base([nodes[k] for k in before], board, hands)
+        return out
+
+    return probabilities
 
 
 def street_name(rounds: int, streets: int) -> str:
