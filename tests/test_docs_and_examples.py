@@ -188,6 +188,8 @@ def _run_readme_command(command, tmp_path, env, token, port, server):
         command[command.index("--server") + 1] = f"http://127.0.0.1:{port}"
     if command[1] == "train":  # the README trains for minutes; CI for seconds
         command[command.index("--minutes") + 1] = "0.05"
+    if "--method" in command and "--steps" in command:  # the learned best response too
+        command[command.index("--steps") + 1] = "1024"
     extra = ["--quiet", "--bootstrap", "20"] if command[1] == "tournament" else []
     done = subprocess.run(
         [sys.executable, "-m", "nashzoo", *command[1:], *extra],
