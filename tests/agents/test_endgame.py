@@ -425,7 +425,7 @@ def test_a_no_limit_river_re_solve_grows_from_the_real_bets(hunl_policy):
 def test_re_solving_from_the_turn_then_the_river_carries_the_turns_solve(holdem_policy, tmp_path):
     """``resolve:turn:...`` on Limit Hold'em: the turn's first decision solves the subgame
     from the turn to the end of the hand, with a copy of the river's betting for each of
-    the 48 cards off the turn's board (11,691 nodes, 1,128 hands: 1.2 GiB). At the river
+    the 48 cards off the turn's board (11,691 nodes, 1,128 hands: up to 1.8 GiB). At the river
     (continual re-solving) the river's subgame is solved again, its ranges following
     what the turn's solve played and its gadget's values the opponent's best responses
     to the turn's solve on that card, so the opponent gains with no hand more than

@@ -630,14 +630,16 @@ class Endgame:
         return found
 
     def memory_bytes(self) -> int:
-        """What a re-solve holds: regrets, averages and the current strategy for every
-        (node, hand, action), and two reaches and a value for every (node, hand)."""
+        """What a re-solve holds at most: the blueprint, the result, regrets, averages
+        and the current strategy for every (node, hand, action), and two reaches and a
+        value for every (node, hand) (measured on Limit Hold'em's turn: 1.5 GiB at the
+        peak against 1.8 GiB counted)."""
         return self.bytes_for(self.tree, self.nodes.size, self.num_hands)
 
     @staticmethod
     def bytes_for(tree: BettingTree, nodes: int, hands: int) -> int:
         """:meth:`memory_bytes` of a subgame of ``nodes`` nodes and ``hands`` hands."""
-        return 8 * nodes * hands * (3 * tree.game.num_distinct_actions + 3)
+        return 8 * nodes * hands * (5 * tree.game.num_distinct_actions + 3)
 
     def _board_at(self, node: int) -> list[int]:
         """The board cards dealt by ``node``'s round (a node on the way to the root)."""
@@ -839,7 +841,7 @@ class ResolvingAbstractionAgent(AbstractionAgent):
 
     A subgame whose re-solve would hold more than ``max_memory`` bytes is played from
     the blueprint instead, with a warning (counted in :attr:`fallbacks`). On Limit
-    Hold'em the river's subgame holds 3 MiB and the turn's 1.2 GiB (raise
+    Hold'em the river's subgame holds 4 MiB and the turn's 1.8 GiB (raise
     ``max_memory`` for the turn; :meth:`Endgame.count_nodes` gives the size before
     anything is built); the flop's (5.2 million nodes) does not fit.
 
