@@ -21,8 +21,11 @@ Street sizes (``--games streets``): the subgame of Limit Hold'em's river and of 
 turn (every river card), on random ranges and a random blueprint: nodes, hands, the
 memory a solve holds, the seconds of a one-iteration solve (the opponent's
 best-response values, the arrays, one CFR+ iteration) and of each further iteration
-(from a run of ``--street-iterations``; medians of 3): what a time budget per decision
-buys on each street.
+(from a run of ``--street-iterations``; medians of 3), exact and with the deals sampled
+(public chance sampling: one river card an iteration); then on the turn, what a 5 s
+budget buys each way: the max-margin objective (the opponent's smallest margin under its
+blueprint values, over the largest value; below 0, the re-solve is less safe than the
+blueprint).
 
 No peer: OpenSpiel has no subgame re-solving to run beside it.
 
@@ -123,8 +126,8 @@ def streets(args: argparse.Namespace) -> None:
         f"medians of 3 runs of 1 and of {n} CFR+ iterations, one core)"
     )
     print("| street | from | nodes | hands | memory | build s | 1-iteration solve s | "
-          "s per further iteration |")  # fmt: skip
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+          "s per further iteration | sampled |")  # fmt: skip
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for street, bets, board in (
         ("river", "rc/cc/cc/", [51, 46, 30, 12, 4]),
         ("turn", "rc/cc/", [51, 46, 30, 12]),
@@ -141,18 +144,34 @@ def streets(args: argparse.Namespace) -> None:
             (subgame.nodes.size, subgame.num_hands, game.num_distinct_actions),
         ).copy()
         resolve_endgame(subgame, 0, ranges, blueprint, iterations=1)  # compiled, off the clock
-        times: dict[int, list[float]] = {1: [], n: []}
+        times: dict[tuple[int, bool], list[float]] = {}
+        sampled_too = street == "turn"
         for _ in range(3):  # interleaved
-            for iterations in (1, n):
-                start = time.perf_counter()
-                resolve_endgame(subgame, 0, ranges, blueprint, iterations=iterations)
-                times[iterations].append(time.perf_counter() - start)
-        one, many = sorted(times[1])[1], sorted(times[n])[1]
+            for sample in (False, True) if sampled_too else (False,):
+                for iterations in (1, n) if not sample else (1, 10 * n):
+                    start = time.perf_counter()
+                    resolve_endgame(subgame, 0, ranges, blueprint, iterations=iterations,
+                                    sample_deals=sample)  # fmt: skip
+                    times.setdefault((iterations, sample), []).append(time.perf_counter() - start)
+        med = {k: sorted(v)[1] for k, v in times.items()}
+        one = med[1, False]
+        per = (med[n, False] - one) / (n - 1)
+        sampled = (med[10 * n, True] - med[1, True]) / (10 * n - 1) if sampled_too else None
         print(
             f"| {street} | {bets} | {subgame.nodes.size:,} | {subgame.num_hands:,} | "
-            f"{subgame.memory_bytes() / 2**20:,.0f} MiB | {built:.2f} | {one:.3f} | "
-            f"{(many - one) / (n - 1):.4f} |"
+            f"{subgame.memory_bytes() / 2**20:,.0f} MiB | {built:.2f} | {one:.3f} | {per:.4f} | "
+            f"{'' if sampled is None else f'{sampled:.4f}'} |"
         )
+        if sampled_too:
+            cbv = subgame.best_response_values(1, ranges, blueprint)
+            scale = np.abs(cbv).max()
+            line = []
+            for sample in (False, True):
+                solved, done = resolve_endgame(subgame, 0, ranges, blueprint, seconds=5.0,
+                                               iterations=10**6, sample_deals=sample)  # fmt: skip
+                margin = (cbv - subgame.best_response_values(1, ranges, solved)).min() / scale
+                line.append(f"{'sampled' if sample else 'exact'} {done} iterations, {margin:+.3f}")
+            print(f"(the turn in 5 s: {'; '.join(line)})")
     flop = Endgame.count_nodes(tree, tree.node_of_bets("rc/"), 3)
     print(f"(the flop's subgame would have {flop:,} nodes: it is not built)")
 
