@@ -436,7 +436,6 @@ def test_re_solving_from_the_turn_then_the_river_carries_the_turns_solve(holdem_
     agent = build_agent(f"resolve:turn:2+{path}", game)
     assert isinstance(agent, ResolvingAbstractionAgent)
     assert agent.name == "resolve:turn:2+lhe" and agent.streets == 2 and agent.continual
-    agent.max_memory = 2**31
     tree = agent.policy.abstraction.betting
     assert Endgame.count_nodes(tree, tree.node_of_bets("rc/cc/"), 4) == 11691
     mask = np.array([0, 1, 1], np.int8)

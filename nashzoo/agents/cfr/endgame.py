@@ -893,9 +893,9 @@ class ResolvingAbstractionAgent(AbstractionAgent):
 
     A subgame whose re-solve would hold more than ``max_memory`` bytes is played from
     the blueprint instead, with a warning (counted in :attr:`fallbacks`). On Limit
-    Hold'em the river's subgame holds 4 MiB and the turn's 1.8 GiB (raise
-    ``max_memory`` for the turn; :meth:`Endgame.count_nodes` gives the size before
-    anything is built); the flop's (5.2 million nodes) does not fit.
+    Hold'em the river's subgame holds 4 MiB and the turn's 1.8 GiB (within the default
+    2 GiB; :meth:`Endgame.count_nodes` gives the size before anything is built); the
+    flop's (5.2 million nodes) does not fit.
 
     Args:
         policy, game, seed, name: as :class:`AbstractionAgent`'s.
@@ -933,7 +933,7 @@ class ResolvingAbstractionAgent(AbstractionAgent):
         iterations: int = 1000,
         seconds: float | None = 1.0,
         gadget: str = "maxmargin",
-        max_memory: int = 2**30,
+        max_memory: int = 2**31,
         streets: int = 1,
         continual: bool = True,
         sample_deals: bool | None = None,
