@@ -56,6 +56,21 @@ def timed_steps(learner, steps: int, torch) -> float:
     return 2 * steps / (time.perf_counter() - start)
 
 
+def on_both(run, unit: str, torch) -> tuple[float, Any, float, Any] | None:
+    """``run(device) -> (rate, result)`` on the CPU, then on CUDA (after a warm-up run,
+    off the clock) where torch sees a GPU; prints both rates. Returns ``(cpu rate, cpu
+    result, gpu rate, gpu result)``, or ``None`` without CUDA."""
+    rate_cpu, cpu = run("cpu")
+    print(f"  cpu (1 thread): {rate_cpu:,.2f} {unit}")
+    if not torch.cuda.is_available():
+        print("  cuda: torch sees no GPU on this machine; no GPU figure")
+        return None
+    run("cuda")  # CUDA's start-up, off the clock
+    rate_gpu, gpu = run("cuda")
+    print(f"  cuda ({torch.cuda.get_device_name()}): {rate_gpu:,.2f} {unit}")
+    return rate_cpu, cpu, rate_gpu, gpu
+
+
 def deep_cfr_fits(args: argparse.Namespace, hidden: tuple[int, ...], torch) -> None:
     """Deep CFR's fits on the CPU and on CUDA from the same memories and draws."""
     import numpy as np
@@ -91,15 +106,11 @@ def deep_cfr_fits(args: argparse.Namespace, hidden: tuple[int, ...], torch) -> N
         rate = 2 * args.steps / (time.perf_counter() - start)
         return rate, learner.average_probs(0, obs, cols["mask"])
 
-    rate_cpu, probs_cpu = fitted("cpu")
-    print(f"  cpu (1 thread): {rate_cpu:,.1f} minibatch steps/s")
-    if not torch.cuda.is_available():
-        print("  cuda: torch sees no GPU on this machine; no GPU figure")
+    both = on_both(fitted, "minibatch steps/s", torch)
+    if both is None:
         return
-    fitted("cuda")  # CUDA's start-up, off the clock
-    rate_gpu, probs_gpu = fitted("cuda")
+    rate_cpu, probs_cpu, rate_gpu, probs_gpu = both
     worst = float(np.abs(probs_gpu - probs_cpu).max())
-    print(f"  cuda ({torch.cuda.get_device_name()}): {rate_gpu:,.1f} minibatch steps/s")
     print(
         f"  speed-up {rate_gpu / rate_cpu:.2f}x; largest policy probability difference "
         f"over 512 memory rows {worst:.2e}"
@@ -129,19 +140,15 @@ def nash_ismcts_generations(args: argparse.Namespace, hidden: tuple[int, ...], t
             torch.cuda.synchronize()
         return generations / (time.perf_counter() - start), learner
 
-    rate_cpu, cpu = trained("cpu")
-    print(f"  cpu (1 thread): {rate_cpu:.2f} generations/s")
-    if not torch.cuda.is_available():
-        print("  cuda: torch sees no GPU on this machine; no GPU figure")
+    both = on_both(trained, "generations/s", torch)
+    if both is None:
         return
-    trained("cuda")  # CUDA's start-up, off the clock
-    rate_gpu, gpu = trained("cuda")
+    rate_cpu, cpu, rate_gpu, gpu = both
     theirs = cpu.network.state_dict()
     worst = max(
         float((value.cpu() - theirs[key]).abs().max())
         for key, value in gpu.network.state_dict().items()
     )
-    print(f"  cuda ({torch.cuda.get_device_name()}): {rate_gpu:.2f} generations/s")
     print(
         f"  speed-up {rate_gpu / rate_cpu:.2f}x; largest weight difference {worst:.2e} "
         "(self-play draws its moves from the tables, so a rounding difference can change "
