@@ -15,7 +15,8 @@ blueprint (``--blueprint FILE``, or solved here for ``--blueprint-minutes`` on
 ``--abstraction``) against the same blueprint re-solving the river on the real cards
 (``resolve:BUDGET+FILE``, :mod:`nashzoo.agents.cfr.endgame`) in ``--deals`` duplicate
 deals with AIVAT; then LBR of each (``--lbr-hands``, the paper's bet set) and the
-re-solves' time and iterations.
+re-solves' time and iterations by street; ``--street turn`` re-solves from the turn
+(``resolve:turn:BUDGET+FILE``).
 
 Street sizes (``--games streets``): the subgame of Limit Hold'em's river and of its
 turn (every river card), on random ranges and a random blueprint: nodes, hands, the
@@ -58,6 +59,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--abstraction", default="ehs2:169,50,50,50")
     parser.add_argument("--actions", default=None, help="hunl: the action abstraction")
     parser.add_argument("--budget", default="0.5s", help="Hold'em: the re-solving budget")
+    parser.add_argument(
+        "--street", default="river", help="Hold'em: the first street re-solved (river, turn)"
+    )
     parser.add_argument("--deals", type=int, default=1000)
     parser.add_argument("--gadget", default="maxmargin", help="holdem/hunl: the re-solves' gadget")
     parser.add_argument("--lbr-hands", type=int, default=1000)
@@ -181,6 +185,8 @@ def holdem(args: argparse.Namespace, no_limit: bool = False) -> None:
     LBR of both; on no-limit, both against poker-rules too."""
     from pathlib import Path
 
+    import numpy as np
+
     from nashzoo.agents.cfr.abstract import AbstractionSolver
     from nashzoo.agents.cfr.endgame import ResolvingAbstractionAgent
     from nashzoo.agents.specs import build_agent
@@ -199,12 +205,14 @@ def holdem(args: argparse.Namespace, no_limit: bool = False) -> None:
         print(f"\nblueprint: {args.abstraction}, {solver.iteration:,} iterations in "
               f"{solver.seconds:.0f} s on 2 threads -> {path}")  # fmt: skip
     blueprint = build_agent(path, game)
-    resolving = build_agent(f"resolve:{args.budget}+{path}", game)
+    street = "" if args.street == "river" else f"{args.street}:"
+    resolving = build_agent(f"resolve:{street}{args.budget}+{path}", game)
     assert isinstance(resolving, ResolvingAbstractionAgent)
     if args.gadget != resolving.gadget:  # the spec's is max-margin
         resolving = ResolvingAbstractionAgent(
             resolving.policy, game, iterations=resolving.iterations, seconds=resolving.seconds,
             gadget=args.gadget, name=f"{resolving.name}:{args.gadget}",
+            streets=resolving.streets,
         )  # fmt: skip
     pairs = [(resolving, blueprint)]
     if no_limit:
@@ -217,11 +225,16 @@ def holdem(args: argparse.Namespace, no_limit: bool = False) -> None:
         match = head_to_head(game, a, b, deals=args.deals, seed=args.seed,
                              variance_reduction="aivat")  # fmt: skip
         print(f"{match}  ({time.perf_counter() - start:.0f} s)")
-    times = resolving.resolve_seconds
-    if times:
-        print(f"re-solves: {resolving.resolves}, {sum(times) / len(times):.3f} s and "
-              f"{sum(resolving.resolve_iterations) / len(times):.0f} CFR+ iterations on "
-              f"average (max {max(times):.3f} s); fallbacks {resolving.fallbacks}")  # fmt: skip
+    names = {0: "preflop", 1: "flop", 2: "turn", 3: "river"}
+    for r in sorted(set(resolving.resolve_rounds)):
+        mine = [k for k, x in enumerate(resolving.resolve_rounds) if x == r]
+        times = [resolving.resolve_seconds[k] for k in mine]
+        iterations = [resolving.resolve_iterations[k] for k in mine]
+        print(f"re-solves from the {names.get(r, r)}: {len(mine)}, {np.mean(times):.3f} s "
+              f"and {np.mean(iterations):.0f} CFR+ iterations on average (max "
+              f"{max(times):.3f} s)")  # fmt: skip
+    print(f"fallbacks to the blueprint: {resolving.fallbacks} over the memory cap, "
+          f"{resolving.unsafe} re-solves that broke the gadget's promise")  # fmt: skip
     for agent in (blueprint, resolving):
         if args.lbr_hands <= 0:
             break

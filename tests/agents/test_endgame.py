@@ -16,6 +16,7 @@ from nashzoo.agents.cfr import make_solver
 from nashzoo.agents.cfr.abstract import AbstractionSolver
 from nashzoo.agents.cfr.abstract_policy import AbstractionAgent
 from nashzoo.agents.cfr.endgame import (
+    UNSAFE,
     Endgame,
     ResolvingAbstractionAgent,
     carried,
@@ -443,6 +444,7 @@ def test_re_solving_from_the_turn_then_the_river_carries_the_turns_solve(holdem_
     turn_text = "player=0 hole=KhKd board=As9h3c/Qd bets=rc/cc/"
     played = agent.action_probabilities(obs, {"info_state": turn_text})
     assert agent.resolves == 1 and agent.resolve_iterations == [2]
+    unsafe_on_the_turn = agent.unsafe
     ((turn, strategy),) = agent._solved.values()
     assert turn.nodes.size == 11691 and turn.num_hands == 1128
     kings = turn.hand_index([46, 45])
@@ -450,20 +452,31 @@ def test_re_solving_from_the_turn_then_the_river_carries_the_turns_solve(holdem_
     river_text = "player=0 hole=KhKd board=As9h3c/Qd/5c bets=rc/cc/cc/"
     board, river_node = [51, 30, 4, 41, 12], tree.node_of_bets("rc/cc/cc/")
     played = agent.action_probabilities(obs, {"info_state": river_text})
-    assert agent.resolves == 2  # the river, solved again
+    assert agent.resolves == 2 and agent.resolve_rounds == [2, 3]  # the river, solved again
     river = Endgame.at(tree, board, river_node)
     hands = carried(turn, strategy, agent._hands())
     ranges, before = river.ranges(hands), river.blueprint_at(hands)
     # the ranges follow the turn's solve: our range of kings is what it played with them
     np.testing.assert_allclose(before[0][river.hand_index([46, 45])],
                                strategy[turn.local(river_node, board), kings])  # fmt: skip
-    expected, _ = resolve_endgame(river, 0, ranges, before, iterations=2)
-    np.testing.assert_allclose(played, expected[0, river.hand_index([46, 45])], atol=1e-12)
-    # safe against the turn's solve
+    # two iterations (the spec's budget) leave a strategy that gives some opponent hand
+    # more than the turn's solve did: the agent plays the turn's solve there instead
     gain = river.best_response_values(1, ranges, before)
+    expected, _ = resolve_endgame(river, 0, ranges, before, iterations=2)
+    excess = river.best_response_values(1, ranges, expected) - gain
+    assert excess.max() > UNSAFE * np.abs(gain).max()
+    assert agent.unsafe == unsafe_on_the_turn + 1
+    np.testing.assert_allclose(played, before[0, river.hand_index([46, 45])], atol=1e-12)
+    # 2,000 iterations keep the promise: safe against the turn's solve
     solved, _ = resolve_endgame(river, 0, ranges, before, iterations=2000)
     excess = river.best_response_values(1, ranges, solved) - gain
     assert excess.max() < 0.002 * np.abs(gain).max()
+    again = ResolvingAbstractionAgent(agent.policy, game, streets=2, iterations=2000,
+                                      seconds=None)  # fmt: skip
+    again._solved.update({k: v for k, v in agent._solved.items() if k[1] != river_node})
+    played = again.action_probabilities(obs, {"info_state": river_text})
+    assert again.resolves == 1 and again.unsafe == 0
+    np.testing.assert_allclose(played, solved[0, river.hand_index([46, 45])], atol=1e-12)
     # not continual: the river from the turn's solve
     whole = ResolvingAbstractionAgent(agent.policy, game, streets=2, continual=False)
     whole._solved.update(agent._solved)  # the same turn's solve, not solved again

@@ -82,6 +82,7 @@ from nashzoo.validation import check_choice, check_int
 __all__ = [
     "HandProbabilities",
     "Endgame",
+    "UNSAFE",
     "ResolvingAbstractionAgent",
     "resolve_endgame",
     "street_name",
@@ -892,7 +893,10 @@ class ResolvingAbstractionAgent(AbstractionAgent):
     bets.
 
     A subgame whose re-solve would hold more than ``max_memory`` bytes is played from
-    the blueprint instead, with a warning (counted in :attr:`fallbacks`). On Limit
+    the blueprint instead, with a warning (counted in :attr:`fallbacks`). With a gadget,
+    a re-solve that would give some opponent hand more than against the blueprint (by
+    over :data:`UNSAFE` of the largest value: a solve cut short by its budget) is
+    replaced by the blueprint too, with a warning (counted in :attr:`unsafe`). On Limit
     Hold'em the river's subgame holds 4 MiB and the turn's 1.8 GiB (within the default
     2 GiB; :meth:`Endgame.count_nodes` gives the size before anything is built); the
     flop's (5.2 million nodes) does not fit.
@@ -966,8 +970,12 @@ class ResolvingAbstractionAgent(AbstractionAgent):
         """The time each re-solve took (ranges and values included)."""
         self.resolve_iterations: list[int] = []
         """The CFR+ iterations each re-solve ran."""
+        self.resolve_rounds: list[int] = []
+        """The betting round each re-solve started from."""
         self.fallbacks = 0
         """Subgames played from the blueprint because their re-solve was over ``max_memory``."""
+        self.unsafe = 0
+        """Re-solves replaced by the blueprint because they broke the gadget's promise."""
         self._wide: PokerGame | None = None
         self._river_sizes: tuple[float, ...] = ()
 
@@ -1009,14 +1017,38 @@ class ResolvingAbstractionAgent(AbstractionAgent):
         strategy: np.ndarray | None = None
         if self._fits(tree, start_node, board[:shown]):
             subgame = Endgame.at(tree, board[:shown], start_node)
-            strategy, done = resolve_endgame(
-                subgame, us, subgame.ranges(hands), subgame.blueprint_at(hands),
-                iterations=self.iterations, gadget=self.gadget, seconds=self.seconds,
-                **self._sampling(subgame, key),
-            )  # fmt: skip
-            self._count(start, done)
+            strategy = self._solve(subgame, us, subgame.ranges(hands),
+                                   subgame.blueprint_at(hands), key, start, begin)  # fmt: skip
         self._keep(key, (subgame, strategy))
         return subgame, strategy
+
+    def _solve(
+        self, subgame: Endgame, us: int, ranges: np.ndarray, blueprint: np.ndarray,
+        key: tuple[Any, ...], start: float, round_: int,
+    ) -> np.ndarray:  # fmt: skip
+        """``us``'s re-solve of ``subgame``, counted; with a gadget, checked against the
+        gadget's promise: where some opponent hand would gain more against it than
+        against ``blueprint`` (by over :data:`UNSAFE` of the largest such value: a solve
+        cut short by its budget, whose first iterations play near uniformly), the
+        blueprint instead, with a warning (counted in :attr:`unsafe`)."""
+        strategy, done = resolve_endgame(
+            subgame, us, ranges, blueprint, iterations=self.iterations, gadget=self.gadget,
+            seconds=self.seconds, **self._sampling(subgame, key),
+        )  # fmt: skip
+        if self.gadget != "none":
+            before = subgame.best_response_values(1 - us, ranges, blueprint)
+            gain = float((subgame.best_response_values(1 - us, ranges, strategy) - before).max())
+            if gain > UNSAFE * max(float(np.abs(before).max()), 1e-300):
+                self.unsafe += 1
+                log.warning(
+                    "%s: the re-solve from round %d on %s ran %d CFR+ iterations and would "
+                    "give an opponent hand %.3g more than the blueprint does; playing the "
+                    "blueprint there (a larger budget solves further)",
+                    self.name, round_, list(subgame.board), done, gain,
+                )  # fmt: skip
+                strategy = blueprint
+        self._count(start, done, round_)
+        return strategy
 
     def _sampling(self, subgame: Endgame, key: tuple[Any, ...]) -> dict[str, Any]:
         """``resolve_endgame``'s sampling settings for ``subgame``: sampled where
@@ -1049,8 +1081,9 @@ class ResolvingAbstractionAgent(AbstractionAgent):
         )  # fmt: skip
         return False
 
-    def _count(self, start: float, done: int) -> None:
+    def _count(self, start: float, done: int, round_: int) -> None:
         self.resolves += 1
+        self.resolve_rounds.append(round_)
         self.resolve_iterations.append(done)
         self.resolve_seconds.append(time.perf_counter() - start)
 
@@ -1185,12 +1218,8 @@ class ResolvingAbstractionAgent(AbstractionAgent):
             subgame = Endgame.at(self.policy.abstraction.betting, board, root, subtree=sub)
             hands = self._hands()
             blueprint = self._blueprint_on(subgame, pre, board)
-            strategy, done = resolve_endgame(
-                subgame, us, subgame.ranges(hands), blueprint,
-                iterations=self.iterations, gadget=self.gadget, seconds=self.seconds,
-                **self._sampling(subgame, key),
-            )  # fmt: skip
-            self._count(start, done)
+            last = self.policy.game.definition.num_rounds - 1
+            strategy = self._solve(subgame, us, subgame.ranges(hands), blueprint, key, start, last)
         self._keep(key, (subgame, strategy))
         return subgame, strategy
 
@@ -1294,6 +1323,11 @@ def street_name(rounds: int, streets: int) -> str:
         return ("river", "turn", "flop", "preflop")[streets - 1]
     return f"round {rounds - streets}"
 
+
+UNSAFE = 0.01
+"""The most a re-solve may give some opponent hand beyond its best-response value against
+the blueprint, as a share of the largest such value, before the agent plays the
+blueprint instead (the solve's own error: after 1,000 river iterations about 0.002)."""
 
 _KEPT = 8
 """Re-solved subgames an agent keeps (the oldest go first)."""
