@@ -98,7 +98,8 @@ HOLDEM_SECONDS = 20.0  # NFSP self-play on Limit Hold'em
 HOLDEM_ABSTRACTION = "ehs2:10,1,1,8:perfect"
 HOLDEM_CFR_SECONDS = 10.0
 HOLDEM_PPO_STEPS = 16384  # MaskablePPO against random on Limit Hold'em
-HOLDEM_RESOLVE_ITERATIONS = 20  # CFR+ iterations per river subgame re-solved
+HOLDEM_RESOLVE_ITERATIONS = 200  # CFR+ iterations per river subgame re-solved (about 0.2 s;
+# at 20, most re-solves broke the gadget's promise and the blueprint was played instead)
 HOLDEM_LBR_HANDS = 200  # local best response hands per Limit Hold'em agent (20 boards)
 HOLDEM_SEARCH_LBR_HANDS = 20  # LBR hands against the trained Nash-ISMCTS (a search a move)
 HOLDEM_SEARCH = "mt-ismcts:100"  # MT-ISMCTS over the rules (Hold'em does not compile)
@@ -442,7 +443,8 @@ def limit_holdem(out: Path, scale: float, deals: int) -> list[str]:
     specs["cfr-resolve"] = f"resolve:{HOLDEM_RESOLVE_ITERATIONS}+{specs['cfr-abstraction']}"
     budgets["cfr-resolve"] = (
         f"cfr-abstraction's file; the river re-solved with {HOLDEM_RESOLVE_ITERATIONS} "
-        "CFR+ iterations (max-margin gadget)"
+        "CFR+ iterations (max-margin gadget; a re-solve that would give some opponent hand "
+        "more than the blueprint does plays the blueprint instead)"
     )
     trained: tuple[str, str] | None = None
     try:
