@@ -13,10 +13,10 @@ compile. The public state at a round's first decision fixes the board so far, an
 subgame from there to the end of the hand (:class:`Endgame`) is the betting tree's part
 below it times every pair of hands that misses the board (1,081 hands a player on
 Hold'em's river, 1,128 on the turn), with a deal node wherever a later round's cards
-come: one copy of the rest of the betting per card chance can deal (44 river cards on
-the turn, each hand's own cards masked out). Nothing walks the pairs: every quantity is
-a vector over one player's hands at a public node, and a terminal's values for all of a
-player's hands come from the other's vector in one pass,
+come: one copy of the rest of the betting per card chance can deal (the 48 cards off the
+turn's board, each hand's own cards masked out of their copies). Nothing walks the
+pairs: every quantity is a vector over one player's hands at a public node, and a
+terminal's values for all of a player's hands come from the other's vector in one pass,
 
 * at a fold: the other's total weight minus what shares a card with the hand
   (inclusion-exclusion over the hand's cards);
@@ -532,10 +532,10 @@ class Endgame:
                     f"{int(subtree.round[0])}."
                 )
             below, start = subtree, 0
-        if max_nodes is not None and cls.count_nodes(below, start, len(board)) > max_nodes:
+        size = None if max_nodes is None else cls.count_nodes(below, start, len(board))
+        if max_nodes is not None and size is not None and size > max_nodes:
             raise InvalidParameterError(
-                f"The subgame from node {node} has {cls.count_nodes(below, start, len(board)):,} "
-                f"nodes, over max_nodes={max_nodes:,}."
+                f"The subgame from node {node} has {size:,} nodes, over max_nodes={max_nodes:,}."
             )
         off = [c for c in range(cards) if c not in board]
         hands = np.array(list(itertools.combinations(off, k)), np.int64).reshape(-1, k)
@@ -774,6 +774,7 @@ def resolve_endgame(
     seconds: float | None = None,
     sample_deals: bool = False,
     seed: int = 0,
+    cbv: np.ndarray | None = None,
 ) -> tuple[np.ndarray, int]:
     """``us``'s strategy in ``subgame`` solved again by CFR+ from the root ``ranges``
     (:meth:`Endgame.ranges`) and ``blueprint`` (:meth:`Endgame.blueprint_at`), the
@@ -786,7 +787,9 @@ def resolve_endgame(
     elsewhere. With ``sample_deals``, each iteration walks one card of each deal, drawn
     from ``seed`` (public chance sampling: on Limit Hold'em's turn, one river card of 48,
     an iteration about 40 times cheaper and noisier); the opponent's best-response values
-    are exact either way.
+    are exact either way. ``cbv``: those values
+    (``subgame.best_response_values(1 - us, ranges, blueprint)``) where the caller has
+    them already.
 
     Raises:
         InvalidParameterError: ``us`` not 0 or 1, ``iterations`` below 1, an unknown gadget,
@@ -801,7 +804,8 @@ def resolve_endgame(
     ranges, blueprint = subgame._checked(ranges, blueprint)
     size, hands, n_actions = blueprint.shape
     common = subgame._common
-    cbv = subgame.best_response_values(1 - us, ranges, blueprint)
+    if cbv is None:
+        cbv = subgame.best_response_values(1 - us, ranges, blueprint)
     root_opp = np.ones(hands) if mode else ranges[1 - us]
     regret = np.zeros((size, hands, n_actions))
     avg = np.zeros((size, hands, n_actions))
@@ -1031,12 +1035,16 @@ class ResolvingAbstractionAgent(AbstractionAgent):
         against ``blueprint`` (by over :data:`UNSAFE` of the largest such value: a solve
         cut short by its budget, whose first iterations play near uniformly), the
         blueprint instead, with a warning (counted in :attr:`unsafe`)."""
+        called = time.perf_counter()  # resolve_endgame's budget counts from here
+        before = subgame.best_response_values(1 - us, ranges, blueprint)  # once, for both
+        seconds = self.seconds
+        if seconds is not None:
+            seconds = max(seconds - (time.perf_counter() - called), 1e-9)
         strategy, done = resolve_endgame(
             subgame, us, ranges, blueprint, iterations=self.iterations, gadget=self.gadget,
-            seconds=self.seconds, **self._sampling(subgame, key),
+            seconds=seconds, cbv=before, **self._sampling(subgame, key),
         )  # fmt: skip
         if self.gadget != "none":
-            before = subgame.best_response_values(1 - us, ranges, blueprint)
             gain = float((subgame.best_response_values(1 - us, ranges, strategy) - before).max())
             if gain > UNSAFE * max(float(np.abs(before).max()), 1e-300):
                 self.unsafe += 1
