@@ -98,7 +98,6 @@ def test_bad_input_is_refused_by_name(stand_in):
         cols(broken)
 
 
-@pytest.mark.slow
 def test_strengths_order_hands_as_their_equities_do():
     # the sweep without the flop's and turn's classes (shared with the abstraction tests
     # and the demo): preflop percentiles from the 169 classes' E[HS^2], river from HS

@@ -387,7 +387,6 @@ def _card(text: str) -> int:
     return "23456789TJQKA".index(text[0]) * 4 + "cdhs".index(text[1])
 
 
-@pytest.mark.slow
 def test_preflop_strengths_are_the_published_equities_against_a_random_hand():
     # equity of a starting hand against one uniformly random hand over every board
     # (the preflop E[HS]), to the figures the standard equity tables print (e.g.

@@ -29,6 +29,7 @@ def one_thread():
     torch.set_num_threads(1)
 
 
+@pytest.mark.slow  # 27 s in CI; short versions: tests/agents/test_runtime.py, the new games
 def test_deep_cfr_learns_kuhn_well_below_uniform():
     # OpenSpiel's example settings (the defaults), 15 iterations (about 3 s here, over the
     # compiled tree): measured 0.035, 0.028 and 0.038 for seeds 0-2 (over the rules:

@@ -188,6 +188,7 @@ def test_escher_value_targets_are_unbiased_for_the_current_profile(path):
         assert abs(values.mean() - exact) <= 4 * values.std(ddof=1) / np.sqrt(values.size)
 
 
+@pytest.mark.slow  # 34 s in CI; short versions: tests/agents/test_runtime.py, the new games
 @pytest.mark.parametrize("path", ["tree", "rules"])
 def test_escher_learns_kuhn_well_below_uniform(path):
     # OpenSpiel's Kuhn settings (the defaults), 8 iterations: over the rules (about 6 s)
