@@ -87,9 +87,9 @@ def test_board_strengths_and_river_strength_match_brute_force():
 
 def test_the_sweep_does_not_depend_on_how_it_is_split(boards):
     cards, weights = boards
-    # three boards (the first, one in the middle and the last class; about 2 s each a
-    # sweep here), swept whole and in two parts: the same tables to the count
-    pick = np.array([0, 77_777, 134_458])
+    # two boards (the first and the last class; about 2 s each a sweep here), swept
+    # whole and in two parts (a board each): the same tables to the count
+    pick = np.array([0, 134_458])
     one = sweep_boards(cards[pick], weights[pick], parts=1)
     two = sweep_boards(cards[pick], weights[pick], parts=2)
     for name in ("preflop", "flop", "turn", "river"):

@@ -44,7 +44,7 @@ from nashzoo.games import KuhnPokerGame
 from nashzoo.games.kuhn import kuhn_equilibrium
 from nashzoo.games.poker import presets
 from nashzoo.tree import TabularPolicy, compile_game
-from tests.conftest import coverage_paused, untraced_children, walk_to_decision
+from tests.conftest import coverage_paused, walk_to_decision
 
 torch = pytest.importorskip("torch")
 torch.set_num_threads(1)
@@ -268,21 +268,12 @@ TINY = {
 }
 
 
-@pytest.mark.parametrize("backend", ["local", "ray"])
-def test_the_same_seed_gives_the_same_network_on_local_or_ray_actors(backend):
+def test_the_same_seed_gives_the_same_network_on_local_actors():
     # each game is seeded from (seed, generation, game): the games do not depend on which
-    # worker plays them, nor on which other games share its forward passes
-    if backend == "ray":
-        ray = pytest.importorskip("ray")
+    # worker plays them, nor on which other games share its forward passes (on Ray actors:
+    # tests/agents/test_runtime.py's lockstep test)
     alone = _trained_in_one_process(TINY["seed"])
-    try:
-        with untraced_children() if backend == "ray" else contextlib.nullcontext():
-            elsewhere = NashISMCTS(HOLDEM, TrainConfig(**TINY, actors=2, backend=backend)).train(
-                steps=2
-            )
-    finally:
-        if backend == "ray":
-            ray.shutdown()
+    elsewhere = NashISMCTS(HOLDEM, TrainConfig(**TINY, actors=2)).train(steps=2)
     for key, value in alone.items():
         assert torch.equal(value, elsewhere.network.state_dict()[key]), key
     other = _trained_in_one_process(5)
@@ -291,7 +282,7 @@ def test_the_same_seed_gives_the_same_network_on_local_or_ray_actors(backend):
 
 @functools.cache
 def _trained_in_one_process(seed: int) -> dict:
-    """The network of two TINY generations in this process (one run for both backends)."""
+    """The network of two TINY generations in this process (cached: two tests use it)."""
     config = TrainConfig(**{**TINY, "seed": seed})
     return NashISMCTS(HOLDEM, config).train(steps=2).network.state_dict()
 

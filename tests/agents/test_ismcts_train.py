@@ -23,7 +23,6 @@ from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.eval.matches import head_to_head
 from nashzoo.games import KuhnPokerGame
 from nashzoo.tree import TabularPolicy, compile_game, nash_conv_array
-from tests.conftest import untraced_children
 
 KUHN = KuhnPokerGame()
 SMALL = dict(games_per_generation=32, simulations=30, eval_simulations=100, steps_per_generation=40)
@@ -95,18 +94,6 @@ def test_the_same_seed_gives_the_same_networks_in_this_process_or_on_actors():
     ]
     other = _train(search_every=2, seed=5)
     assert other.history[-1].prior_exploitability != alone.history[-1].prior_exploitability
-
-
-def test_ray_actors_give_the_same_networks_as_one_process():
-    ray = pytest.importorskip("ray")
-    alone = _train(search_every=2, seed=4)
-    try:
-        with untraced_children():  # Ray's processes run untraced (tests/conftest.py)
-            on_ray = _train(search_every=2, seed=4, backend="ray", actors=2)
-    finally:
-        ray.shutdown()
-    for a, b in zip(alone.network.state_dict().values(), on_ray.network.state_dict().values()):
-        assert torch.equal(a, b)
 
 
 def test_the_checkpoint_loads_through_the_agent_spec_and_resumes_training(tmp_path):

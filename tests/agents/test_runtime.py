@@ -23,6 +23,7 @@ from tests.conftest import untraced_children
 
 torch = pytest.importorskip("torch")
 
+from nashzoo.agents.ismcts.train import NashISMCTS, TrainConfig
 from nashzoo.agents.neural_cfr import ESCHER, DeepCFR, DeepCFRConfig, ESCHERConfig
 from nashzoo.agents.nfsp import NFSP
 from nashzoo.agents.nfsp.config import NFSPConfig
@@ -32,6 +33,14 @@ KUHN = make_game("kuhn_poker")
 UNIFORM_KUHN = 11 / 24  # exploitability of the uniform policy (exact, tests/eval)
 
 LEDUC = make_game("leduc_holdem")
+HOLDEM = make_game("limit_holdem")
+# Nash-ISMCTS's small settings on the compiled path and over the rules (as in
+# tests/agents/test_ismcts_train.py and test_ismcts_rules_nash.py)
+NASH_KUHN = {"games_per_generation": 32, "simulations": 30, "eval_simulations": 100,
+             "steps_per_generation": 40, "search_every": 2, "seed": 4}  # fmt: skip
+NASH_HOLDEM = {"games_per_generation": 3, "simulations": 12, "belief_games": 4,
+               "steps_per_generation": 2, "batch_size": 8, "hidden_sizes": (16,),
+               "embed_size": 8, "seed": 4}  # fmt: skip
 SMALL = {"hidden_sizes": (32,), "batch_games": 32, "min_buffer_to_learn": 64, "batch_size": 32}
 
 
@@ -179,6 +188,15 @@ def test_lockstep_on_ray_gives_the_local_backends_checkpoint(ray, tmp_path):
         nm_ray = NashMemoryLearner(KUHN, NashMemoryConfig(seed=3, actors=2, backend="ray"))
         nm_ray.train(steps=4)
     np.testing.assert_array_equal(nm.memory.scores, nm_ray.memory.scores)
+    # Nash-ISMCTS: a generation's games split among the actors, on the compiled fast path
+    # (Kuhn's tables) and over the rules (Limit Hold'em), the same networks (this Ray
+    # session serves both: each test that started its own paid about 10 s for it)
+    for game, nash in ((KUHN, NASH_KUHN), (HOLDEM, NASH_HOLDEM)):
+        here_n = NashISMCTS(game, TrainConfig(**nash, actors=2)).train(steps=2)
+        with untraced_children():
+            there_n = NashISMCTS(game, TrainConfig(**nash, actors=2, backend="ray")).train(steps=2)
+        for key, value in here_n.network.state_dict().items():
+            assert torch.equal(value, there_n.network.state_dict()[key]), (game, key)
     other = NFSP(LEDUC, NFSPConfig(**{**settings, "seed": 6})).train(steps=1_500)
     assert not torch.equal(_networks(other)["0.avg.0.weight"], _networks(local)["0.avg.0.weight"])
 
