@@ -284,7 +284,6 @@ def uninterrupted_rows(tmp_path_factory):
     return rows(path)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     "workers, how",
     [(0, signal.SIGKILL), (2, signal.SIGKILL), (2, signal.SIGINT)],
