@@ -189,8 +189,8 @@ def test_lockstep_on_ray_gives_the_local_backends_checkpoint(ray, tmp_path):
         nm_ray.train(steps=4)
     np.testing.assert_array_equal(nm.memory.scores, nm_ray.memory.scores)
     # Nash-ISMCTS: a generation's games split among the actors, on the compiled fast path
-    # (Kuhn's tables) and over the rules (Limit Hold'em), the same networks (this Ray
-    # session serves both: each test that started its own paid about 10 s for it)
+    # (Kuhn's tables) and over the rules (Limit Hold'em), the same networks (in this
+    # test's Ray session rather than one each)
     for game, nash in ((KUHN, NASH_KUHN), (HOLDEM, NASH_HOLDEM)):
         here_n = NashISMCTS(game, TrainConfig(**nash, actors=2)).train(steps=2)
         with untraced_children():
