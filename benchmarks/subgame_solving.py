@@ -188,7 +188,7 @@ def holdem(args: argparse.Namespace, no_limit: bool = False) -> None:
     import numpy as np
 
     from nashzoo.agents.cfr.abstract import AbstractionSolver
-    from nashzoo.agents.cfr.endgame import ResolvingAbstractionAgent
+    from nashzoo.agents.cfr.endgame import ResolvingAbstractionAgent, street_name
     from nashzoo.agents.specs import build_agent
     from nashzoo.eval import head_to_head, local_best_response
     from nashzoo.games.poker import presets
@@ -225,14 +225,14 @@ def holdem(args: argparse.Namespace, no_limit: bool = False) -> None:
         match = head_to_head(game, a, b, deals=args.deals, seed=args.seed,
                              variance_reduction="aivat")  # fmt: skip
         print(f"{match}  ({time.perf_counter() - start:.0f} s)")
-    names = {0: "preflop", 1: "flop", 2: "turn", 3: "river"}
+    rounds = game.definition.num_rounds
     for r in sorted(set(resolving.resolve_rounds)):
         mine = [k for k, x in enumerate(resolving.resolve_rounds) if x == r]
         times = [resolving.resolve_seconds[k] for k in mine]
         iterations = [resolving.resolve_iterations[k] for k in mine]
-        print(f"re-solves from the {names.get(r, r)}: {len(mine)}, {np.mean(times):.3f} s "
-              f"and {np.mean(iterations):.0f} CFR+ iterations on average (max "
-              f"{max(times):.3f} s)")  # fmt: skip
+        print(f"re-solves from the {street_name(rounds, rounds - r)}: {len(mine)}, "
+              f"{np.mean(times):.3f} s and {np.mean(iterations):.0f} CFR+ iterations on "
+              f"average (max {max(times):.3f} s)")  # fmt: skip
     print(f"fallbacks to the blueprint: {resolving.fallbacks} over the memory cap, "
           f"{resolving.unsafe} re-solves that broke the gadget's promise")  # fmt: skip
     for agent in (blueprint, resolving):

@@ -532,11 +532,13 @@ class Endgame:
                     f"{int(subtree.round[0])}."
                 )
             below, start = subtree, 0
-        size = None if max_nodes is None else cls.count_nodes(below, start, len(board))
-        if max_nodes is not None and size is not None and size > max_nodes:
-            raise InvalidParameterError(
-                f"The subgame from node {node} has {size:,} nodes, over max_nodes={max_nodes:,}."
-            )
+        if max_nodes is not None:
+            size = cls.count_nodes(below, start, len(board))
+            if size > max_nodes:
+                raise InvalidParameterError(
+                    f"The subgame from node {node} has {size:,} nodes, over "
+                    f"max_nodes={max_nodes:,}."
+                )
         off = [c for c in range(cards) if c not in board]
         hands = np.array(list(itertools.combinations(off, k)), np.int64).reshape(-1, k)
         deals, left = comb(cards, k) * comb(cards - k, k), cards - 2 * k
