@@ -43,7 +43,7 @@ from nashzoo.games.info import FastPaths, GameInfo
 from nashzoo.validation import check_int
 
 if TYPE_CHECKING:
-    from nashzoo.games.hidden import HiddenWorlds
+    from nashzoo.games.hidden import HiddenPieces, HiddenWorlds
 
 __all__ = [
     "CHANCE",
@@ -370,6 +370,24 @@ class Game(ABC):
         """
         return None
 
+    def hidden_piece_features(
+        self, prefixes: np.ndarray, public: Hashable = None
+    ) -> np.ndarray | None:
+        """A feature row for each prefix of pieces (``(n, length)`` integers, the first
+        ``length`` pieces of :meth:`hidden_value_pieces`' series, ``length`` from 1 to
+        the series' length) at the public information ``public``: the input a search
+        network scores a partial world by when it draws the pieces one by one
+        (``SearchConfig.draw_pieces``). A full series' row is
+        :meth:`hidden_value_features`' row of its value. Poker: the features of the hole
+        cards drawn so far.
+
+        Returns:
+            ``(n, width)`` float32 with :meth:`hidden_value_features`' width, or ``None``
+            where the game has none (the default: a network's piece-by-piece H and V
+            fall back to the marginals of its belief over every world).
+        """
+        return None
+
     def to_spec(self) -> dict[str, Any]:
         """JSON-able ``{"type": game_type, "params": params()}`` that rebuilds the game."""
         return {"type": self.game_type, "params": self.params()}
@@ -600,6 +618,20 @@ class State(ABC):
         Returns ``None`` where the game has no fast path (the default).
         """
         return None
+
+    def hidden_pieces(self, player: int) -> HiddenPieces | None:
+        """The opponent's private values ``player`` cannot tell apart in this state, as
+        series of pieces drawn one after another (:class:`~nashzoo.games.hidden.HiddenPieces`:
+        what a search draws piece by piece). The default groups :meth:`hidden_worlds` by
+        :meth:`Game.hidden_value_pieces` (time proportional to the number of worlds); a
+        game whose rules name each piece's options directly overrides it (poker: time
+        proportional to the cards left). ``None`` where :meth:`hidden_worlds` is."""
+        from nashzoo.games.hidden import HiddenPieces
+
+        worlds = self.hidden_worlds(player)
+        if worlds is None:
+            return None
+        return HiddenPieces.from_worlds(worlds, self.game.hidden_value_pieces(worlds.values))
 
     def information_state_indices_as(self, player: int, value: Hashable) -> list[int] | None:
         """:meth:`information_state_indices` of ``player`` at this state had its private

@@ -35,7 +35,13 @@ from nashzoo.errors import InvalidParameterError, NashzooError
 if TYPE_CHECKING:
     from nashzoo.games.base import State
 
-__all__ = ["HiddenWorlds", "Combinations", "checked_view", "view_from_history"]
+__all__ = [
+    "HiddenWorlds",
+    "HiddenPieces",
+    "Combinations",
+    "checked_view",
+    "view_from_history",
+]
 
 S = TypeVar("S", bound="State")
 
@@ -148,6 +154,167 @@ class HiddenWorlds:
     def as_dict(self) -> dict[Hashable, float]:
         """``{value: weight}``."""
         return dict(zip(self.values, self.weights.tolist()))
+
+
+class HiddenPieces:
+    """The opponent's private information as a series of pieces drawn one after another
+    (poker: the hole cards, lowest first), so that a search can draw a world piece by
+    piece and value a prefix of pieces without listing every world (H-splitting drawn
+    lazily, ``SearchConfig.draw_pieces``).
+
+    :meth:`options` names the next piece's possible values after a prefix, with their
+    chance weights (the chance probability of the prefix's worlds that continue with
+    each, normalized), :meth:`state` builds the world of a full series and
+    :meth:`pieces_of` reads a state's series. A game whose rules know their hidden
+    information answers :meth:`options` in time proportional to the number of options
+    (:meth:`State.hidden_pieces <nashzoo.games.base.State.hidden_pieces>`: poker); any
+    other game gets :meth:`from_worlds`, which groups the listed worlds (time proportional
+    to their number). :attr:`worlds` lists them on demand for what needs every world
+    (the marginals of a belief over the worlds, :meth:`marginal`).
+
+    Args:
+        player: whose view.
+        levels: pieces in a series.
+        options: ``options(prefix)`` returns the next piece's values (integers, ascending)
+            and their chance weights (summing to 1).
+        build: ``build(pieces)`` returns a fresh state in which the opponent's private
+            information is the series ``pieces``.
+        pieces_of: ``pieces_of(state)`` returns the series of the opponent's private
+            information in ``state`` (a state of this view).
+        value: ``value(pieces)`` returns the private value (as :class:`HiddenWorlds`
+            names it) of a full series.
+        worlds: returns the view's :class:`HiddenWorlds` (called once, when needed).
+        table: ``table(worlds)`` returns the series of each world, ``(len(worlds),
+            levels)``.
+    """
+
+    __slots__ = ("player", "levels", "_options", "_build", "_pieces_of", "_value", "_worlds",
+                 "_make_worlds", "_table", "_make_table")  # fmt: skip
+
+    def __init__(
+        self,
+        player: int,
+        levels: int,
+        options: Callable[[tuple[int, ...]], tuple[np.ndarray, np.ndarray]],
+        build: Callable[[tuple[int, ...]], State],
+        pieces_of: Callable[[State], tuple[int, ...]],
+        value: Callable[[tuple[int, ...]], Hashable],
+        worlds: Callable[[], HiddenWorlds],
+        table: Callable[[HiddenWorlds], np.ndarray],
+    ) -> None:
+        self.player = int(player)
+        self.levels = int(levels)
+        self._options = options
+        self._build = build
+        self._pieces_of = pieces_of
+        self._value = value
+        self._make_worlds = worlds
+        self._make_table = table
+        self._worlds: HiddenWorlds | None = None
+        self._table: np.ndarray | None = None
+
+    @classmethod
+    def from_worlds(cls, worlds: HiddenWorlds, table: np.ndarray | None) -> HiddenPieces:
+        """The series of listed ``worlds`` whose pieces are the rows of ``table``
+        (``Game.hidden_value_pieces``; ``None``: each world is one piece).
+
+        Raises:
+            InvalidParameterError: ``table`` has another number of rows than ``worlds``.
+        """
+        n = len(worlds)
+        rows = np.arange(n, dtype=np.int64)[:, None] if table is None else np.asarray(table)
+        if rows.ndim != 2 or rows.shape[0] != n:
+            raise InvalidParameterError(
+                f"a table of pieces needs one row per world ({n}), received shape {rows.shape}."
+            )
+        index = {tuple(row): k for k, row in enumerate(rows.tolist())}
+        one = table is None
+
+        def options(prefix: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+            mask = np.all(rows[:, : len(prefix)] == prefix, axis=1) if prefix else None
+            values, inverse = np.unique(
+                rows[:, len(prefix)] if mask is None else rows[mask, len(prefix)],
+                return_inverse=True,
+            )
+            w = worlds.weights if mask is None else worlds.weights[mask]
+            mass = np.bincount(inverse.reshape(-1), weights=w, minlength=values.size)
+            return values.astype(np.int64), mass / mass.sum()
+
+        def build(pieces: tuple[int, ...]) -> State:
+            return worlds.state(index[tuple(pieces)])
+
+        def pieces_of(state: State) -> tuple[int, ...]:
+            value = state.private_information(1 - worlds.player)
+            k = worlds.index_of(tuple(state.history()) if value is None else value)
+            return (k,) if one else tuple(rows[k].tolist())
+
+        def value(pieces: tuple[int, ...]) -> Hashable:
+            return worlds.values[index[tuple(pieces)]]
+
+        found = cls(worlds.player, rows.shape[1], options, build, pieces_of, value,
+                    lambda: worlds, lambda _: rows)  # fmt: skip
+        found._worlds, found._table = worlds, rows
+        return found
+
+    def options(self, prefix: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """The values the piece after ``prefix`` can take and their chance weights.
+
+        Raises:
+            InvalidParameterError: ``prefix`` is a full series or longer.
+        """
+        if len(prefix) >= self.levels:
+            raise InvalidParameterError(
+                f"a series has {self.levels} pieces; no piece follows a prefix of {len(prefix)}."
+            )
+        return self._options(tuple(prefix))
+
+    def state(self, pieces: tuple[int, ...]) -> State:
+        """A fresh state in which the opponent's private information is ``pieces``."""
+        if len(pieces) != self.levels:
+            raise InvalidParameterError(
+                f"a world needs {self.levels} pieces, received {len(pieces)}."
+            )
+        return self._build(tuple(pieces))
+
+    def value(self, pieces: tuple[int, ...]) -> Hashable:
+        """The private value whose series is ``pieces``."""
+        return self._value(tuple(pieces))
+
+    def pieces_of(self, state: State) -> tuple[int, ...]:
+        """The series of the opponent's private information in ``state``."""
+        return self._pieces_of(state)
+
+    @property
+    def worlds(self) -> HiddenWorlds:
+        """Every world of the view (listed on first use)."""
+        if self._worlds is None:
+            self._worlds = self._make_worlds()
+        return self._worlds
+
+    @property
+    def table(self) -> np.ndarray:
+        """The series of each of :attr:`worlds`, ``(len(worlds), levels)``."""
+        if self._table is None:
+            self._table = np.asarray(self._make_table(self.worlds), dtype=np.int64)
+        return self._table
+
+    def marginal(
+        self, weights: np.ndarray, prefix: tuple[int, ...], values: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Over the options after ``prefix`` (:meth:`options`' order): the total of
+        ``weights`` (one per world) over each option's worlds, or with ``values`` (one
+        per world) their ``weights``-weighted mean (0 where the weights are). Time
+        proportional to the number of worlds."""
+        table = self.table
+        options, _ = self.options(prefix)
+        mask = np.all(table[:, : len(prefix)] == prefix, axis=1)
+        at = np.searchsorted(options, table[mask, len(prefix)])
+        w = np.asarray(weights, dtype=np.float64)[mask]
+        mass = np.bincount(at, weights=w, minlength=options.size)
+        if values is None:
+            return mass
+        total = np.bincount(at, weights=w * np.asarray(values)[mask], minlength=options.size)
+        return np.divide(total, mass, out=np.zeros(options.size), where=mass > 0)
 
 
 def checked_view(state: S, player: int, info_state: str, public: Sequence[int]) -> S:

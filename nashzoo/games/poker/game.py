@@ -65,7 +65,7 @@ from nashzoo.games.base import (
     card_deal_histories,
     memoised_histories,
 )
-from nashzoo.games.hidden import Combinations, HiddenWorlds
+from nashzoo.games.hidden import Combinations, HiddenPieces, HiddenWorlds
 from nashzoo.games.poker.definition import PokerDefinition
 from nashzoo.games.poker.hands import card_name, strength_function
 from nashzoo.games.poker.private import hole_features, hole_pieces, view_state, with_hole
@@ -290,6 +290,17 @@ class PokerGame(Game):
     def hidden_value_pieces(self, values: Sequence[Any]) -> np.ndarray | None:
         """The hole cards of each value, one by one (``None`` with one hole card)."""
         return hole_pieces(self.definition.num_hole_cards, values)
+
+    def hidden_piece_features(self, prefixes: np.ndarray, public: Any = None) -> np.ndarray:
+        """The features of the first hole cards of a set (:func:`hole_features` of the
+        cards drawn so far: one-hots, ranks, suits and how they meet the board ``public``)."""
+        cards = np.asarray(prefixes, dtype=np.int64)
+        if cards.ndim != 2 or not 1 <= cards.shape[1] <= self.definition.num_hole_cards:
+            raise InvalidParameterError(
+                f"hidden_piece_features needs (n, 1..{self.definition.num_hole_cards}) hole "
+                f"cards, received shape {cards.shape}."
+            )
+        return hole_features(self.definition, cards, public)
 
     def view_state(self, player: int, info_state: str, public_history: Sequence[int]) -> PokerState:
         """A state with ``player``'s hole cards read from ``info_state``, the board and the
@@ -860,6 +871,50 @@ class PokerState(State):
             Combinations(free, h),
             None,
             lambda v: snapshot._with_hole(1 - p, v),  # type: ignore[arg-type]
+        )
+
+    def hidden_pieces(self, player: int) -> HiddenPieces | None:
+        """Heads-up: the opponent's hole cards drawn lowest first, each card's options the
+        cards neither in ``player``'s hand, nor on the board, nor drawn, and above the
+        last card drawn, each weighted by the number of sets that continue with it (every
+        deal order is equally likely): no list of the sets. ``None`` at a table of three
+        or more.
+
+        Raises:
+            InvalidParameterError: the hole cards are not all dealt yet.
+        """
+        worlds = self.hidden_worlds(player)  # checks; lists nothing (Combinations)
+        if worlds is None:
+            return None
+        h = self.game.definition.num_hole_cards
+        free = np.asarray(worlds.values.items, dtype=np.int64)  # type: ignore[attr-defined]
+        snapshot = self.clone()
+        p = int(player)
+
+        def options(prefix: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+            above = free[free > prefix[-1]] if prefix else free
+            rest = h - len(prefix) - 1  # cards still to come after this one
+            counts = np.array([math.comb(above.size - 1 - k, rest) for k in range(above.size)],
+                              dtype=np.float64)  # fmt: skip
+            keep = counts > 0
+            return above[keep], counts[keep] / counts[keep].sum()
+
+        def pieces_of(state: State) -> tuple[int, ...]:
+            return tuple(state.private_information(1 - p))  # type: ignore[arg-type]
+
+        def table(listed: HiddenWorlds) -> np.ndarray:
+            found = hole_pieces(h, listed.values)
+            return np.asarray(listed.values).reshape(-1, 1) if found is None else found
+
+        return HiddenPieces(
+            p,
+            h,
+            options,
+            lambda pieces: snapshot._with_hole(1 - p, pieces),
+            pieces_of,
+            tuple,
+            lambda: worlds,
+            table,
         )
 
     def _with_hole(self, player: int, cards: Sequence[int]) -> PokerState:

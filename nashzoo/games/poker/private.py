@@ -53,17 +53,18 @@ def hole_features(
     board: Sequence[int] | np.ndarray | None = None,
     group: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Per set of hole cards: the one-hot of each card, its rank and its suit, summed,
-    and 1 where two cards share a rank; then how the cards meet ``board`` (one board for
-    every row, or boards padded with -1 and each row's ``group``: :func:`board_features`,
-    zero without one)."""
+    """Per set of hole cards (or its first cards, a partial set): the one-hot of each
+    card, its rank and its suit, summed, and 1 where two cards share a rank; then how the
+    cards meet ``board`` (one board for every row, or boards padded with -1 and each row's
+    ``group``: :func:`board_features`, zero without one)."""
     d = definition
     table = card_features(d.num_ranks, d.num_suits)
-    cards = np.asarray(values, dtype=np.int64).reshape(len(values), d.num_hole_cards)
+    # rows of the player's hole cards, or of the first cards of a set (a partial world)
+    cards = np.asarray(values, dtype=np.int64).reshape(len(values), -1 if len(values) else 1)
     width = table.shape[1] + 1
     out = np.zeros((len(values), width + BOARD_FEATURES), dtype=np.float32)
     out[:, : width - 1] = table[cards].sum(axis=1)
-    if d.num_hole_cards > 1:
+    if cards.shape[1] > 1:
         ranks = np.sort(cards // d.num_suits, axis=1)
         out[:, width - 1] = (np.diff(ranks, axis=1) == 0).any(axis=1)
     boards = np.asarray(() if board is None else board, dtype=np.int64)
