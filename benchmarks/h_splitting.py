@@ -22,6 +22,14 @@ view is Bayes' rule over the public history with the network's own P as the oppo
 policy, from the start of the game, instead of the H head's output. Nothing is split; the
 "split" side of the output is the refined search.
 
+``--split pieces`` measures the piece-by-piece draw (``SearchConfig.draw_pieces``, issue
+89 item 4) against the flat node: the series built lazily, each node over one card's
+options. ``--node-memory`` adds what a SAMPLE node holds (the bytes of its arrays) by
+the number of worlds of the view, flat, split and drawn piece by piece, on Hold'em's
+streets and on a Limit Hold'em with three hole cards and no river (16,215 worlds
+preflop), with untrained
+networks of each game (what a node holds depends on the worlds, not on the weights).
+
 ``--split actions`` measures P-splitting (``SearchConfig.split_actions``) the same way on
 a no-limit network (``--game no_limit_holdem``): an ACT node picks fold, call or raise,
 then the raise size. Limit games and Leduc have one raise: nothing to split there. With
@@ -33,8 +41,8 @@ fresh :class:`~nashzoo.agents.ismcts.knowledge.NetworkKnowledge`, so no view eva
 an earlier pass (or in the warm-up) is answered from the cache.
 
 Usage: ``python benchmarks/h_splitting.py --ours hulh.pt [--game limit_holdem]
-[--split hidden|actions|belief] [--simulations 200] [--deals 200] [--repeats 3]
-[--small]``.
+[--split hidden|pieces|actions|belief] [--simulations 200] [--deals 200] [--repeats 3]
+[--small] [--node-memory]``.
 """
 
 from __future__ import annotations
@@ -52,7 +60,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import interleaved, machine_line, median, one_thread, peak_rss_mib, runs_text
 from nash_ismcts_holdem import decision_states, match
 
-SPLITS = {"hidden": "split_hidden", "actions": "split_actions", "belief": "belief_source"}
+SPLITS = {
+    "hidden": "split_hidden",
+    "pieces": "draw_pieces",
+    "actions": "split_actions",
+    "belief": "belief_source",
+}
 
 
 def agents(path: str, simulations: int, split_kind: str = "hidden") -> tuple[Any, Any, Any]:
@@ -62,7 +75,11 @@ def agents(path: str, simulations: int, split_kind: str = "hidden") -> tuple[Any
     from nashzoo.agents.ismcts.train import NashISMCTS
 
     trainer = NashISMCTS.load(path)
-    names = ("head", "bayes") if split_kind == "belief" else ("flat", "split")
+    names = (
+        ("head", "bayes")
+        if split_kind == "belief"
+        else ("flat", "pieces" if split_kind == "pieces" else "split")
+    )
     flat = trainer.agent(name=names[0])
     config = replace(
         flat.config, simulations=simulations, time_budget=None, split_hidden=False,
@@ -114,6 +131,85 @@ def small_no_limit(simulations: int) -> None:
         )
 
 
+def node_memory(simulations: int) -> None:
+    """The bytes of arrays one SAMPLE node holds (its H, running total, values, the
+    split's group arrays, the options), averaged over every SAMPLE node the searches
+    made, with the largest, by the number of worlds of the views searched: flat, split
+    and drawn piece by piece."""
+    import numpy as np
+    import torch
+
+    import nashzoo
+    from nashzoo.agents.ismcts import ISMCTSSearch, NetworkKnowledge, SearchConfig
+    from nashzoo.agents.ismcts import search as module
+    from nashzoo.agents.ismcts.nets import EmbeddingNetwork, EmbeddingNetworkShape
+    from nashzoo.games.poker import PokerGame, presets
+
+    def held(node: Any) -> int:
+        arrays = [node.belief, node.vstar, node.options]
+        if isinstance(node.cumulative, np.ndarray):
+            arrays.append(node.cumulative)
+        total = 8 * len(node.cumulative) if isinstance(node.cumulative, list) else 0
+        if node.split is not None:
+            split = node.split
+            arrays += [*split.mass, *split.prior, *split.base_lo, *split.base_hi]
+        return total + sum(a.nbytes for a in arrays if a is not None)
+
+    d = presets.limit_holdem().definition  # three hole cards, no river (7 cards a hand)
+    three = PokerGame(
+        replace(d, num_hole_cards=3, num_rounds=3, num_board_cards=d.num_board_cards[:3],
+                first_player=d.first_player[:3], raise_sizes=d.raise_sizes[:3],
+                max_raises=d.max_raises[:3])
+    )  # fmt: skip
+    games = {
+        "limit_holdem": nashzoo.make_game("limit_holdem"),
+        "no_limit_holdem": nashzoo.make_game("no_limit_holdem"),
+        "three hole cards": three,
+    }
+    print(f"\nwhat a SAMPLE node holds ({simulations} simulations a search, untrained networks)")
+    print("| game | street | worlds | flat: bytes a node (largest) | split | piece by piece |")
+    print("|---|---|---:|---:|---:|---:|")
+    made: list[Any] = []
+    original = module._Sample.__init__
+
+    def counted(self: Any, belief: Any, vstar: Any, exact: bool) -> None:
+        original(self, belief, vstar, exact)
+        made.append(self)
+
+    module._Sample.__init__ = counted  # type: ignore[method-assign]
+    try:
+        for name, game in games.items():
+            torch.manual_seed(0)
+            shape = EmbeddingNetworkShape.for_game(game, hidden_sizes=(64, 64), embed_size=16)
+            network = EmbeddingNetwork(shape).eval()
+            rng = np.random.default_rng(3)
+            for street, cards in (("preflop", 0), ("flop", 3), ("turn", 4), ("river", 5)):
+                state = game.new_initial_state()
+                while not state.is_terminal():
+                    if state.is_chance_node():
+                        outcomes = state.chance_outcomes()
+                        state.apply_action(int(outcomes[rng.integers(len(outcomes))][0]))
+                    elif len(state.board_cards()) >= cards:
+                        break
+                    else:
+                        state.apply_action(1)
+                if state.is_terminal() or len(state.board_cards()) != cards:
+                    continue  # no such street (three hole cards: no river)
+                p = state.current_player()
+                worlds = len(state.hidden_worlds(p))
+                cells = []
+                for kind in ("flat", "split", "pieces"):
+                    config = SearchConfig(simulations=simulations, split_hidden=kind == "split",
+                                          draw_pieces=kind == "pieces")  # fmt: skip
+                    made.clear()
+                    ISMCTSSearch(game, NetworkKnowledge(game, network), config).run_state(state, 0)
+                    sizes = [held(node) for node in made]
+                    cells.append(f"{np.mean(sizes):,.0f} ({max(sizes):,})")
+                print(f"| {name} | {street} | {worlds:,} | {' | '.join(cells)} |")
+    finally:
+        module._Sample.__init__ = original  # type: ignore[method-assign]
+
+
 def searches_per_second(agent: Any, states: list[Any]) -> float:
     """Simulations per second over ``states``, from a cold cache (a fresh knowledge on the
     same network)."""
@@ -150,6 +246,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--split", choices=sorted(SPLITS), default="hidden")
     parser.add_argument("--small", action="store_true", help="also the small no-limit game")
+    parser.add_argument(
+        "--node-memory", action="store_true", help="also what a SAMPLE node holds, by worlds"
+    )
     parser.add_argument("--memory-child", choices=["flat", "split"], help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.memory_child:
@@ -164,6 +263,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"compared: {SPLITS[args.split]} (off against on)")
     if args.small:
         small_no_limit(args.simulations)
+    if args.node_memory:
+        node_memory(args.simulations)
     game, flat, split = agents(args.ours, args.simulations, args.split)
     poker = args.game != "fighting_cards"
     states = decision_states(game, args.states, seed=11, poker=poker)

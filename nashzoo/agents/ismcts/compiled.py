@@ -167,9 +167,10 @@ class CompiledSearch:
                 "split_actions=True runs over the rules only (ISMCTSSearch); the compiled "
                 "search keeps one ACT node per view."
             )
-        if config.split_hidden:
+        if config.split_hidden or config.draw_pieces:
+            name = "split_hidden" if config.split_hidden else "draw_pieces"
             raise InvalidParameterError(
-                "split_hidden=True runs over the rules only (ISMCTSSearch); the compiled "
+                f"{name}=True runs over the rules only (ISMCTSSearch); the compiled "
                 "search keeps one SAMPLE node per view."
             )
         self.tables = tables

@@ -82,6 +82,16 @@ class SearchConfig(Config):
             fighting game's hand card by card), each with the ball estimator over its
             own pieces. With ``eps`` 0 it is the flat node's value exactly; with
             ``eps`` > 0 the ball is applied per piece.
+        draw_pieces: H-splitting built lazily (the search over the rules; Nash- and
+            A-ISMCTS; implies ``split_hidden``): each SAMPLE node of the series holds
+            only its own piece's options (:class:`~nashzoo.games.hidden.HiddenPieces`:
+            at most 52 cards on poker), with H conditioned on the pieces drawn before it
+            and the prior value of each partial world from the knowledge
+            (:meth:`Knowledge.piece_belief
+            <nashzoo.agents.ismcts.knowledge.Knowledge.piece_belief>`); a series' next
+            node is made when a simulation first draws its prefix, so a SAMPLE node's
+            time and memory do not grow with the number of worlds. Its estimator is
+            ``"exact"``.
         split_actions: P-splitting (the search over the rules; Nash- and A-ISMCTS): where the
             game decomposes a decision (:meth:`Game.action_groups
             <nashzoo.games.base.Game.action_groups>`: no-limit poker's raise sizes), an
@@ -109,10 +119,17 @@ class SearchConfig(Config):
     noise_alpha: float = number(1.0, low=0.0, low_inclusive=False)
     noise_fraction: float = number(0.25, low=0.0, high=1.0)
     split_hidden: bool = flag(False)
+    draw_pieces: bool = flag(False)
     split_actions: bool = flag(False)
     seed: int | None = seed_field(0)
 
     def check(self) -> None:
+        if self.draw_pieces and self.estimator != "exact":
+            raise InvalidParameterError(
+                f"draw_pieces builds a SAMPLE node's series lazily and values it with the "
+                f"'exact' estimator; estimator={self.estimator!r} needs every world's "
+                "interval (set draw_pieces=False)."
+            )
         if self.variant == "mt" and self.value_scale != "game":
             raise InvalidParameterError(
                 f"value_scale={self.value_scale!r} scales the PUCT and LCB of A- and "

@@ -12,7 +12,12 @@ game (:mod:`nashzoo.agents.ismcts.tables`). A search over the rules
   (the search asks it after the player's own action, where the view is the same in
   every world);
 * :meth:`Knowledge.history_value`: the value of one history (V where the player is to
-  move, else V_w of that history's world).
+  move, else V_w of that history's world);
+* :meth:`Knowledge.piece_belief` and :meth:`Knowledge.piece_values`: H over the next
+  piece of the opponent's private information given the pieces drawn before it, and
+  the value of each partial world (:class:`~nashzoo.games.hidden.HiddenPieces`; the
+  search's piece-by-piece draw). By default the marginals of H and V_w over every world;
+  a network with piece features scores only the piece's options.
 
 A knowledge that evaluates networks answers only views it has evaluated:
 :meth:`Knowledge.missing` names the ones it lacks and :meth:`Knowledge.evaluate` evaluates
@@ -40,7 +45,7 @@ import numpy as np
 
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import Game, State
-from nashzoo.games.hidden import HiddenWorlds
+from nashzoo.games.hidden import HiddenPieces, HiddenWorlds
 
 __all__ = [
     "Knowledge",
@@ -129,6 +134,54 @@ class Knowledge:
         """V_w at ``player``'s view of ``state`` for each of ``worlds`` (whose opponent
         private values the view allows; ``state`` is not terminal)."""
         return np.zeros(len(worlds))
+
+    def piece_belief(
+        self, state: State, player: int, pieces: HiddenPieces, prefix: tuple[int, ...]
+    ) -> np.ndarray:
+        """H over the options of the piece after ``prefix`` (:meth:`HiddenPieces.options
+        <nashzoo.games.hidden.HiddenPieces.options>`' order) at ``player``'s view of
+        ``state``, given the pieces ``prefix``; sums to 1. Here the options' chance
+        weights (:meth:`belief` is chance's); a knowledge with its own H overrides it, or
+        answers with :meth:`marginal_piece_belief`."""
+        return pieces.options(prefix)[1]
+
+    def piece_values(
+        self,
+        state: State,
+        after: State,
+        player: int,
+        pieces: HiddenPieces,
+        prefix: tuple[int, ...],
+    ) -> np.ndarray:
+        """The value at ``player``'s view of ``after`` (``state`` after the player's own
+        action, not terminal) of each partial world: ``prefix`` plus one option of the
+        next piece (V_w where that completes a world). Here 0 (as :meth:`world_values`);
+        see :meth:`marginal_piece_values`."""
+        return np.zeros(len(pieces.options(prefix)[0]))
+
+    def marginal_piece_belief(
+        self, state: State, player: int, pieces: HiddenPieces, prefix: tuple[int, ...]
+    ) -> np.ndarray:
+        """:meth:`piece_belief` as the marginal of :meth:`belief` over every world (time
+        proportional to their number)."""
+        mass = pieces.marginal(self.belief(state, player, pieces.worlds), prefix)
+        total = float(mass.sum())
+        return mass / total if total > 0 else pieces.options(prefix)[1]
+
+    def marginal_piece_values(
+        self,
+        state: State,
+        after: State,
+        player: int,
+        pieces: HiddenPieces,
+        prefix: tuple[int, ...],
+    ) -> np.ndarray:
+        """:meth:`piece_values` as the mean of :meth:`world_values` under :meth:`belief`
+        at ``state`` over the worlds that complete each partial world (time proportional
+        to their number)."""
+        worlds = pieces.worlds
+        h = self.belief(state, player, worlds)
+        return pieces.marginal(h, prefix, self.world_values(after, player, worlds))
 
     def history_value(self, state: State, player: int) -> float:
         """What the history ``state`` is worth to ``player``: exact at a terminal, V
@@ -268,6 +321,9 @@ class TablesKnowledge(Knowledge):
             base = worlds.state(k).history()
             out[k] = self._kn.leaf_value[player, self.node([*base, *hist[len(base) :]])]
         return out
+
+    piece_belief = Knowledge.marginal_piece_belief
+    piece_values = Knowledge.marginal_piece_values
 
     def history_value(self, state: State, player: int) -> float:
         n = self.node(state.history())
@@ -546,6 +602,62 @@ class NetworkKnowledge(Knowledge):
         return self._world_value(
             self._worlds_embedding(worlds, state), self._view(state, player)[3]
         )
+
+    def _piece_embedding(
+        self, state: State, pieces: HiddenPieces, prefix: tuple[int, ...]
+    ) -> np.ndarray | None:
+        """The embeddings of ``prefix`` plus each option of the next piece at ``state``'s
+        public information (``None``: the game has no piece features), cached as the
+        worlds' are."""
+        public = self.game.hidden_value_public(state)
+        options, _ = pieces.options(prefix)
+        key = ("pieces", prefix, options.tobytes(), public)
+        found = self._embedded.get(key)
+        if found is None:
+            rows = np.empty((options.size, len(prefix) + 1), dtype=np.int64)
+            rows[:, : len(prefix)] = prefix
+            rows[:, len(prefix)] = options
+            features = self.game.hidden_piece_features(rows, public)
+            if features is None:
+                return None
+            found = self._encode(features)
+            self._embedded_rows += len(found)
+            if self._embedded_rows > ROWS_CACHE // 2:
+                self._embedded.clear()
+                self._embedded_rows = len(found)
+            self._embedded[key] = found
+        return found
+
+    def piece_belief(
+        self, state: State, player: int, pieces: HiddenPieces, prefix: tuple[int, ...]
+    ) -> np.ndarray:
+        """The belief query against the partial worlds' embeddings, softmax over the
+        options (the last piece's: H over the worlds that share ``prefix``, as the flat
+        head gives them); the marginal of H over every world with ``belief="bayes"`` or
+        without piece features."""
+        embedded = None if self.belief_source == "bayes" else self._piece_embedding(
+            state, pieces, prefix
+        )  # fmt: skip
+        if embedded is None:
+            return self.marginal_piece_belief(state, player, pieces, prefix)
+        z = embedded @ self._view(state, player)[3][: self.network.shape.embed_size]
+        h = np.exp(z - z.max())
+        return h / h.sum()
+
+    def piece_values(
+        self,
+        state: State,
+        after: State,
+        player: int,
+        pieces: HiddenPieces,
+        prefix: tuple[int, ...],
+    ) -> np.ndarray:
+        """The V_w query at ``after`` against the partial worlds' embeddings (the marginal
+        of V_w without piece features)."""
+        embedded = self._piece_embedding(after, pieces, prefix)
+        if embedded is None:
+            return self.marginal_piece_values(state, after, player, pieces, prefix)
+        return np.asarray(self._world_value(embedded, self._view(after, player)[3]))
 
     def history_value(self, state: State, player: int) -> float:
         if state.is_terminal():

@@ -240,11 +240,15 @@ def rules_loss(
     batch_size: int,
     negatives: int,
     bayes_weight: float,
+    piece_weight: float = 0.25,
 ) -> tuple[Any, dict[str, float]]:
     """One gradient step's loss of an :class:`~nashzoo.agents.ismcts.nets.EmbeddingNetwork`
     on batches drawn from ``records``: P's cross-entropy and V_c's squared error at
-    decisions, V's and V_w's at views, H's sampled softmax (:func:`_belief_loss`) and
-    ``bayes_weight`` times the Bayes-rule term (:func:`_bayes_loss`)."""
+    decisions, V's and V_w's at views, H's sampled softmax (:func:`_belief_loss`),
+    ``bayes_weight`` times the Bayes-rule term (:func:`_bayes_loss`) and, where the
+    game's private values come in pieces with features, ``piece_weight`` times the
+    piece-by-piece draw's terms (:func:`_piece_belief_loss`, and V of each partial
+    world).  The returned terms are unweighted."""
     dec, views = records.decisions, records.views
     d = net.shape.embed_size
     device = device_of(net)
@@ -285,15 +289,115 @@ def rules_loss(
     q = out_v["query"]
     w = torch.tanh((e * q[:, d : 2 * d]).sum(-1) + q[:, 2 * d])
     world_value = ((w - z) ** 2).mean()
+    # V of the true world's partial worlds (its first pieces), toward the same returns
+    prefixes = _prefix_rows(game, [g["view_value"][k] for g, k in pick_v])
+    piece_value = torch.zeros((), device=device)
+    if prefixes:
+        owners = torch.tensor([r for r, _ in prefixes], device=device)
+        publics = [pick_v[r][0]["view_public"][pick_v[r][1]] for r, _ in prefixes]
+        e_p = net.encode(on(_piece_features(game, [cut for _, cut in prefixes], publics)))
+        q_p = q[owners]
+        w_p = torch.tanh((e_p * q_p[:, d : 2 * d]).sum(-1) + q_p[:, 2 * d])
+        piece_value = ((w_p - z[owners]) ** 2).mean()
     # H: the true world against sampled others, and Bayes' rule on transitions
     belief = _belief_loss(net, game, rng, records.beliefs, batch_size, negatives)
+    piece_belief = _piece_belief_loss(net, game, rng, records.beliefs, batch_size)
     bayes = (
         _bayes_loss(net, game, rng, records.transitions, batch_size)
         if bayes_weight > 0
         else torch.zeros((), device=device)
     )
     terms = {"policy": policy, "value": value, "world_value": world_value}
-    return _summed({**terms, "child_value": child_value, "belief": belief}, bayes, bayes_weight)
+    terms |= {"child_value": child_value, "belief": belief}
+    total, parts = _summed(terms, bayes, bayes_weight)
+    if game_has_pieces(game):  # the piece-by-piece draw's H and V (draw_pieces)
+        total = total + piece_weight * (piece_value + piece_belief)
+        parts |= {"piece_value": piece_value.item(), "piece_belief": piece_belief.item()}
+    return total, parts
+
+
+def game_has_pieces(game: Game) -> bool:
+    """Whether ``game``'s hidden values come in two or more pieces with features for the
+    partial worlds (``Game.hidden_piece_features``): then the network also learns H over
+    each piece and V of each partial world (the search's ``draw_pieces``)."""
+    pieces = game.hidden_value_pieces([])
+    if pieces is None or pieces.shape[1] < 2:
+        return False
+    return game.hidden_piece_features(np.zeros((0, 1), dtype=np.int64), None) is not None
+
+
+def _prefix_rows(game: Game, values: Sequence[Any]) -> list[tuple[int, np.ndarray]]:
+    """Every proper prefix of each value's pieces, as ``(row of the value, prefix)``
+    (nothing where the game has no pieces with features)."""
+    if not values or not game_has_pieces(game):
+        return []
+    table = game.hidden_value_pieces(list(values))
+    assert table is not None
+    return [(r, table[r, :length]) for r in range(len(values)) for length in
+            range(1, table.shape[1])]  # fmt: skip
+
+
+def _piece_features(game: Game, rows: Sequence[np.ndarray], publics: Sequence[Any]) -> np.ndarray:
+    """``Game.hidden_piece_features`` of prefixes each at its own public information (one
+    call per distinct length and public information), stacked in row order."""
+    out: np.ndarray | None = None
+    groups: dict[tuple[int, Any], list[int]] = {}
+    for r, (row, public) in enumerate(zip(rows, publics)):
+        groups.setdefault((len(row), public), []).append(r)
+    for (_, public), members in groups.items():
+        features = game.hidden_piece_features(np.stack([rows[r] for r in members]), public)
+        assert features is not None
+        if out is None:
+            out = np.zeros((len(rows), features.shape[1]), dtype=np.float32)
+        out[members] = features
+    assert out is not None
+    return out
+
+
+def _piece_belief_loss(
+    net: EmbeddingNetwork,
+    game: Game,
+    rng: np.random.Generator,
+    beliefs: list[tuple[np.ndarray, Any, int, Any]],
+    batch_size: int,
+) -> Any:
+    """H over each piece but the last given the true world's pieces before it: the
+    cross-entropy of the true piece among the options the view's worlds allow after that
+    prefix (the belief query against each partial world's embedding, as
+    :meth:`NetworkKnowledge.piece_belief
+    <nashzoo.agents.ismcts.knowledge.NetworkKnowledge.piece_belief>` scores them; the
+    last piece is the flat belief's, conditioned on the prefix)."""
+    device = device_of(net)
+    if not beliefs or not game_has_pieces(game):
+        return torch.zeros((), device=device)
+    d = net.shape.embed_size
+    pick = [beliefs[i] for i in rng.integers(0, len(beliefs), max(batch_size // 4, 1))]
+    rows: list[np.ndarray] = []
+    publics: list[Any] = []
+    owner: list[int] = []
+    spans: list[tuple[int, int]] = []
+    truth: list[int] = []
+    for r, (_, values, t, public) in enumerate(pick):
+        table = game.hidden_value_pieces(values)
+        assert table is not None
+        true = table[t]
+        for level in range(table.shape[1] - 1):
+            match = np.all(table[:, :level] == true[:level], axis=1)
+            options = np.unique(table[match, level])
+            start = len(rows)
+            for c in options.tolist():
+                rows.append(np.array([*true[:level], c], dtype=np.int64))
+                publics.append(public)
+            owner.append(r)
+            spans.append((start, len(rows)))
+            truth.append(start + int(np.searchsorted(options, true[level])))
+    e = net.encode(torch.from_numpy(_piece_features(game, rows, publics)).to(device))
+    q = net(net.dense([x for x, _, _, _ in pick]))["query"][:, :d]
+    logits = (e * q[torch.tensor(np.repeat(owner, [b - a for a, b in spans]), device=device)]).sum(
+        -1
+    )
+    losses = [torch.logsumexp(logits[a:b], dim=0) - logits[t] for (a, b), t in zip(spans, truth)]
+    return torch.stack(losses).mean()
 
 
 def _belief_loss(

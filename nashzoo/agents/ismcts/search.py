@@ -92,7 +92,7 @@ from nashzoo.agents.ismcts.tables import SearchTables
 from nashzoo.envs.sampling import sample_index
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import CHANCE, Game, State
-from nashzoo.games.hidden import HiddenWorlds
+from nashzoo.games.hidden import HiddenPieces, HiddenWorlds
 from nashzoo.games.worlds import hidden_worlds
 from nashzoo.tree.compile import compile_game
 from nashzoo.validation import check_int
@@ -177,7 +177,7 @@ class _Act(_Stepped):
     actions themselves, P conditioned on the group)."""
 
     __slots__ = ("actions", "prior", "child_value", "worlds", "belief", "flat", "groups",
-                 "flat_prior", "flat_value")  # fmt: skip
+                 "flat_prior", "flat_value", "pieces", "piece_belief")  # fmt: skip
 
     def __init__(self, actions: list[int], prior: np.ndarray, child_value: np.ndarray, v: float):
         super().__init__(len(actions), v)
@@ -190,6 +190,8 @@ class _Act(_Stepped):
         self.groups: list[list[int]] | None = None
         self.flat_prior = prior
         self.flat_value = child_value
+        self.pieces: HiddenPieces | None = None  # draw_pieces: the view's series
+        self.piece_belief: dict[tuple[int, ...], np.ndarray] = {}  # H after each prefix
 
     @classmethod
     def grouped(
@@ -229,10 +231,13 @@ class _Act(_Stepped):
 
 
 class _Sample:
-    """SAMPLE: after the owner's action; its children are the view's worlds."""
+    """SAMPLE: after the owner's action; its children are the view's worlds. Under
+    ``draw_pieces`` one node of a series: its children are the options of one piece
+    (``options``, their positions by value in ``index``), each the next node of the
+    series, or at the last piece the world's own child."""
 
     __slots__ = ("belief", "cumulative", "vstar", "visits", "child", "exact", "qlo", "qhi",
-                 "split", "base")  # fmt: skip
+                 "split", "base", "options", "index")  # fmt: skip
 
     def __init__(self, belief: np.ndarray, vstar: np.ndarray, exact: bool) -> None:
         self.belief = belief
@@ -244,6 +249,8 @@ class _Sample:
         self.qlo = self.qhi = 0.0
         self.split: _SplitValues | None = None  # H-splitting: the series' static values
         self.base: tuple[float, float] | None = None  # the ball over vstar (static), once
+        self.options: np.ndarray | None = None  # draw_pieces: the piece's values
+        self.index: dict[int, int] | None = None
 
 
 class _Pieces:
@@ -435,11 +442,12 @@ class ISMCTSSearch:
             raise InvalidParameterError(
                 f"ISMCTSSearch needs a SearchConfig, received {type(config).__name__}."
             )
-        splits = config.split_hidden or config.split_actions
+        splits = config.split_hidden or config.split_actions or config.draw_pieces
         if config.variant == "mt" and splits:
             raise InvalidParameterError(
-                "split_hidden and split_actions split the SAMPLE and ACT nodes of A- and "
-                "Nash-ISMCTS; MT-ISMCTS has no SAMPLE nodes and keeps one ACT node per view."
+                "split_hidden, draw_pieces and split_actions split the SAMPLE and ACT nodes of "
+                "A- and Nash-ISMCTS; MT-ISMCTS has no SAMPLE nodes and keeps one ACT node per "
+                "view."
             )
         if knowledge is None and fast_path and not splits and compiles_for_search(game):
             knowledge = SearchTables.uninformed(compile_game(game))
@@ -682,6 +690,121 @@ class ISMCTSSearch:
                     node.qlo, node.qhi = self._split_interval(node)
         return node
 
+    def _pieces_at(self, act: _Act, state: State, p: int) -> HiddenPieces:
+        """The series of ``act``'s view (``state``; kept on the node): the rules' own
+        where the game has them, else its worlds grouped by their pieces."""
+        if act.pieces is None:
+            found = state.hidden_pieces(p)
+            if found is None:
+                worlds = self._worlds_at(state, p)
+                found = HiddenPieces.from_worlds(
+                    worlds, self.game.hidden_value_pieces(worlds.values)
+                )
+            act.pieces = found
+        return act.pieces
+
+    def _new_piece(
+        self,
+        act: _Act,
+        state: State,
+        p: int,
+        a: int,
+        prefix: tuple[int, ...],
+        prior: float,
+    ) -> Generator[Any, None, _Sample]:
+        """The SAMPLE node of ``act``'s series after action ``a`` that draws the piece
+        after ``prefix`` (``draw_pieces``): H over its options given ``prefix`` (kept on
+        ``act``: every action's series shares it) and each partial world's value after
+        the action; where the action ends the game, the last piece's worlds' payoffs
+        (exact) and, before it, ``prior`` (the action's V_c) until a child is visited."""
+        pieces = self._pieces_at(act, state, p)
+        options, _ = pieces.options(prefix)
+        h = act.piece_belief.get(prefix)
+        if h is None:
+            h = act.piece_belief[prefix] = np.asarray(
+                self.knowledge.piece_belief(state, p, pieces, prefix), dtype=np.float64
+            )
+        last = len(prefix) == pieces.levels - 1
+        after = state.clone()
+        after.apply_unchecked(a)
+        exact = False
+        if after.is_terminal():
+            if last:
+                exact = True
+                series = [(*prefix, int(c)) for c in options.tolist()]
+                fast = after.returns_over(p, [pieces.value(x) for x in series])
+                if fast is not None:
+                    vstar = np.asarray(fast, dtype=np.float64) / self.scale
+                else:
+                    vstar = np.empty(len(series))
+                    for k, x in enumerate(series):
+                        world = pieces.state(x)
+                        world.apply_unchecked(a)
+                        vstar[k] = world.returns()[p] / self.scale
+            else:
+                vstar = np.full(options.size, prior)
+        else:
+            yield from self._ensure([(after, p)])
+            vstar = np.asarray(
+                self.knowledge.piece_values(state, after, p, pieces, prefix), dtype=np.float64
+            )
+        node = _Sample(h, vstar, exact)
+        node.options = options
+        node.index = {int(c): k for k, c in enumerate(options.tolist())}
+        if self._done.size < options.size:
+            self._done = np.zeros(options.size, dtype=np.bool_)
+        return node
+
+    def _walk_pieces(
+        self,
+        ctx: _Context,
+        act: _Act,
+        holder: _Act,
+        slot: int,
+        view: State,
+        p: int,
+        action: int,
+        state: State | None,
+        path: list[tuple[Any, int]],
+    ) -> Generator[Any, None, tuple[_Sample, int, State]]:
+        """Down ``act``'s series after ``action`` (``draw_pieces``), a node per piece,
+        making the nodes it reaches first: each piece drawn from the node's H where no
+        world is drawn yet (``state`` ``None``: the world is then built from the
+        pieces), else read from ``state``'s world. Records each node's visit on ``path``;
+        returns the last node, the world's position there, and the world."""
+        pieces = self._pieces_at(act, view, p)
+        target = None if state is None else pieces.pieces_of(state)
+        prior = float(holder.child_value[slot])
+        node = holder.child[slot]
+        if node is None:
+            node = yield from self._new_piece(act, view, p, action, (), prior)
+            holder.child[slot] = node
+        prefix: tuple[int, ...] = ()
+        u = ctx.random() if target is None else 0.0
+        while True:
+            assert node.options is not None and node.index is not None
+            if target is None:
+                k, u = _draw_within(node.cumulative, u)
+            else:
+                found = node.index.get(int(target[len(prefix)]))
+                if found is None:
+                    raise InvalidParameterError(
+                        f"the world's piece {target[len(prefix)]} after {prefix} is not one "
+                        f"of the view's options {node.options.tolist()}."
+                    )
+                k = found
+            node.visits[k] = node.visits.get(k, 0) + 1
+            path.append((node, k))
+            prefix = (*prefix, int(node.options[k]))
+            if len(prefix) == pieces.levels:
+                break
+            below = node.child.get(k)
+            if below is None:
+                below = yield from self._new_piece(act, view, p, action, prefix, prior)
+                node.child[k] = below
+            node = below
+        return node, k, pieces.state(prefix) if state is None else state
+
     def _new_game(self, state: State, p: int) -> Generator[Any, None, _GameNode]:
         """A GAME node (chance or the opponent) for owner ``p``; requests the owner's
         views after each child it may need to value before visiting it."""
@@ -830,19 +953,24 @@ class ISMCTSSearch:
                     mix = _flat_step(node, j, mix, slot if holder is not node else 0, inner)
             if depth == 0:
                 root_action, root_mixed, root_mix = action, mix is not None, mix
-            sample = holder.child[slot]
-            if sample is None:
-                sample = yield from self._new_sample(ctx, node, act_state, p, action)
-                holder.child[slot] = sample
-            worlds = node.worlds
-            assert worlds is not None
-            if state is None:
-                k = _draw_cumulative(sample.cumulative, ctx.random())
-                state = worlds.state(k)
+            if config.draw_pieces:
+                sample, k, state = yield from self._walk_pieces(
+                    ctx, node, holder, slot, act_state, p, action, state, path
+                )
             else:
-                k = _world_index(worlds, state, p)
-            sample.visits[k] = sample.visits.get(k, 0) + 1
-            path.append((sample, k))
+                sample = holder.child[slot]
+                if sample is None:
+                    sample = yield from self._new_sample(ctx, node, act_state, p, action)
+                    holder.child[slot] = sample
+                worlds = node.worlds
+                assert worlds is not None
+                if state is None:
+                    k = _draw_cumulative(sample.cumulative, ctx.random())
+                    state = worlds.state(k)
+                else:
+                    k = _world_index(worlds, state, p)
+                sample.visits[k] = sample.visits.get(k, 0) + 1
+                path.append((sample, k))
             state.apply_unchecked(action)
             prev: Any = sample
             prev_index = k
@@ -1236,6 +1364,19 @@ def _running_total(weights: np.ndarray) -> np.ndarray | list[float]:
     if weights.size <= 64:
         return list(itertools.accumulate(weights.tolist()))
     return np.cumsum(weights)
+
+
+def _draw_within(cumulative: np.ndarray | list[float], u: float) -> tuple[int, float]:
+    """:func:`_draw_cumulative`, and where ``u`` falls within the drawn index's share,
+    rescaled to [0, 1): the uniform for the next piece's draw. One uniform drawn piece by
+    piece thus picks the world the flat draw picks with it, where the worlds are listed
+    in the order of their pieces (poker's sets of hole cards)."""
+    k = _draw_cumulative(cumulative, u)
+    total = float(cumulative[-1])
+    before = float(cumulative[k - 1]) if k > 0 else 0.0
+    mass = float(cumulative[k]) - before
+    inner = (u * total - before) / mass if mass > 0 else 0.0
+    return k, min(max(inner, 0.0), math.nextafter(1.0, 0.0))
 
 
 def _draw_cumulative(cumulative: np.ndarray | list[float], u: float) -> int:
