@@ -477,7 +477,25 @@ def bucket_of(hole, board, r, b, hand, scratch, seven):
 @njit(cache=True)
 def buckets_of(holes, board, r, b, out):
     """:func:`bucket_of` of every row of ``holes`` (``(n, 2)``) with one ``board``,
-    into ``out``: a range of holdings on one public state at once."""
+    into ``out``: a range of holdings on one public state at once (on the river, every
+    pair's HS from :func:`board_strengths`, each pair of cards ranked once, instead of
+    :func:`river_strength` ranking every opponent pair again for each hand)."""
+    if r == 3:
+        rest = np.zeros(47, np.int64)
+        pa = np.zeros(1081, np.int64)
+        pb = np.zeros(1081, np.int64)
+        half = np.zeros(1081, np.int64)
+        strength = np.zeros(1081, np.int64)
+        board_strengths(board, b.pow5, b.flush, b.hand_keys, b.hand_values, rest, pa, pb,
+                        half, strength)  # fmt: skip
+        position = np.full(52, -1, np.int64)
+        for i in range(47):
+            position[rest[i]] = i
+        for k in range(holes.shape[0]):
+            i, j = position[holes[k, 0]], position[holes[k, 1]]
+            slot = pair_slot(min(i, j), max(i, j))
+            out[k] = np.searchsorted(b.river_edges, half[slot], side="right")
+        return
     hand = np.zeros(6, np.int64)
     scratch = np.zeros(SCRATCH, np.int64)
     seven = np.zeros(7, np.int64)

@@ -85,6 +85,22 @@ def test_board_strengths_and_river_strength_match_brute_force():
             assert river_strength(np.array(hole), board, arrays, np.zeros(7, np.int64)) == expected
 
 
+def test_a_rivers_range_gets_each_hands_own_bucket():
+    # buckets_many ranks each pair of cards on a river once (board_strengths) where
+    # bucket ranks every opponent pair again for each hand (river_strength)
+    rng = np.random.default_rng(1)
+    buckets = stand_in_buckets("ehs2", (169, 5, 5, 8))
+    for _ in range(3):
+        cards = rng.permutation(52)
+        board, rest = cards[:5], np.sort(cards[5:])
+        holes = np.array(list(itertools.combinations(rest.tolist(), 2)), dtype=np.int64)
+        holes = holes[rng.permutation(len(holes))][:300]  # any order, any subset
+        holes[::2] = holes[::2, ::-1]  # and either card first
+        many = buckets.buckets_many(holes, board)
+        assert np.array_equal(many, [buckets.bucket(h, board) for h in holes])
+        assert len(set(many.tolist())) > 1
+
+
 def test_the_sweep_does_not_depend_on_how_it_is_split(boards):
     cards, weights = boards
     # two boards (the first and the last class; about 2 s each a sweep here), swept

@@ -151,11 +151,13 @@ class AbstractPolicy:
         for q in range(max(rounds, default=-1) + 1):
             buckets[:, q] = self.abstraction.buckets.buckets_many(holes, board[: (0, 3, 4, 5)[q]])
         keys = self.abstraction.keys_many(buckets)
-        out = np.empty((len(nodes), len(holes), self.game.num_distinct_actions))
-        for k, (node, r) in enumerate(zip(nodes, rounds)):
-            rows = self.abstraction.base[node] + keys[:, r]
-            out[k] = self._normalised(self.probs[rows], t.legal_mask[node])
-        return out
+        at = np.asarray(nodes, dtype=np.int64)
+        rows = self.abstraction.base[at][:, None] + keys[:, rounds].T  # (nodes, holes)
+        legal = t.legal_mask[at][:, None, :] > 0
+        out = np.where(legal, self.probs[rows], 0.0)  # as _normalised, every node at once
+        total = out.sum(axis=2, keepdims=True)
+        uniform = legal / legal.sum(axis=2, keepdims=True)
+        return np.where(total > 0, out / np.where(total > 0, total, 1.0), uniform)
 
     @staticmethod
     def _normalised(probs: np.ndarray, legal: np.ndarray) -> np.ndarray:
