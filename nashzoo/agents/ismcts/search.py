@@ -45,6 +45,17 @@ A-ISMCTS and Nash-ISMCTS (``variant="a"`` or ``"nash"``):
   world is still drawn from H in one draw (the same distribution as piece by piece),
   so with ``eps`` 0 the split search is the flat one move for move; with ``eps`` > 0
   the ball is applied per piece, over at most 52 cards rather than 1,225 pairs.
+* The piece-by-piece draw (``SearchConfig.draw_pieces``): the same series built lazily
+  from :meth:`State.hidden_pieces <nashzoo.games.base.State.hidden_pieces>`. A node holds
+  one piece's options, H over them given the pieces drawn before it
+  (:meth:`Knowledge.piece_belief
+  <nashzoo.agents.ismcts.knowledge.Knowledge.piece_belief>`) and each partial world's
+  prior value (:meth:`~nashzoo.agents.ismcts.knowledge.Knowledge.piece_values`); the
+  node for a prefix is made when a simulation first draws it, and nothing lists the
+  worlds. A first simulation draws one uniform and rescales it within each drawn
+  option's share, so where the pieces' H are the flat H's marginals it picks the
+  flat draw's world. Where the action ends the game, the last piece's nodes hold the
+  worlds' payoffs and the earlier ones the action's V_c until a child is visited.
 * P-splitting (``SearchConfig.split_actions``): where the game groups a decision's
   actions (:meth:`Game.action_groups <nashzoo.games.base.Game.action_groups>`: no-limit
   poker's raise sizes), the ACT node picks a group with P summed over its actions and,
