@@ -26,7 +26,7 @@ policy, from the start of the game, instead of the H head's output. Nothing is s
 89 item 4) against the flat node: the series built lazily, each node over one card's
 options. ``--node-memory`` adds what a SAMPLE node holds (the bytes of its arrays) by
 the number of worlds of the view, flat, split and drawn piece by piece, on Hold'em's
-streets and on a Limit Hold'em with three hole cards and no river (16,215 worlds
+streets and on a Limit Hold'em with three hole cards and no river (18,424 worlds
 preflop), with untrained
 networks of each game (what a node holds depends on the worlds, not on the weights).
 

@@ -201,6 +201,11 @@ class UninformedKnowledge(Knowledge):
     for A-ISMCTS without networks."""
 
 
+def _softmax(z: np.ndarray) -> np.ndarray:
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
 def _scale(game: Game) -> float:
     return float(game.max_payoff_magnitude) or 1.0
 
@@ -478,8 +483,7 @@ class NetworkKnowledge(Knowledge):
         logits, child, value, _ = self._view(state, player)
         legal = list(state.legal_actions())
         z = logits[legal]
-        p = np.exp(z - z.max())
-        return p / p.sum(), child[legal].copy(), float(value)
+        return _softmax(z), child[legal].copy(), float(value)
 
     def belief(self, state: State, player: int, worlds: HiddenWorlds) -> np.ndarray:
         if self.belief_source == "bayes":
@@ -487,8 +491,7 @@ class NetworkKnowledge(Knowledge):
         query = self._view(state, player)[3]
         d = self.network.shape.embed_size
         z = self._worlds_embedding(worlds, state) @ query[:d]
-        h = np.exp(z - z.max())
-        return h / h.sum()
+        return _softmax(z)
 
     def bayes_belief(self, state: State, player: int, worlds: HiddenWorlds) -> np.ndarray:
         """H by Bayes' rule over the public history under the network's P (see the class
@@ -641,8 +644,7 @@ class NetworkKnowledge(Knowledge):
         if embedded is None:
             return self.marginal_piece_belief(state, player, pieces, prefix)
         z = embedded @ self._view(state, player)[3][: self.network.shape.embed_size]
-        h = np.exp(z - z.max())
-        return h / h.sum()
+        return _softmax(z)
 
     def piece_values(
         self,

@@ -894,8 +894,11 @@ class PokerState(State):
         def options(prefix: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
             above = free[free > prefix[-1]] if prefix else free
             rest = h - len(prefix) - 1  # cards still to come after this one
-            counts = np.array([math.comb(above.size - 1 - k, rest) for k in range(above.size)],
-                              dtype=np.float64)  # fmt: skip
+            higher = np.arange(above.size - 1, -1, -1)  # cards above each option
+            if rest <= 1:  # Hold'em's two hole cards: 1 way to end, or one per card above
+                counts = (higher if rest else np.ones(above.size)).astype(np.float64)
+            else:
+                counts = np.array([math.comb(int(n), rest) for n in higher], dtype=np.float64)
             keep = counts > 0
             return above[keep], counts[keep] / counts[keep].sum()
 
