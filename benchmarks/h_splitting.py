@@ -83,7 +83,7 @@ def agents(path: str, simulations: int, split_kind: str = "hidden") -> tuple[Any
     flat = trainer.agent(name=names[0])
     config = replace(
         flat.config, simulations=simulations, time_budget=None, split_hidden=False,
-        split_actions=False,
+        draw_pieces=False, split_actions=False,
     )  # fmt: skip
     flat.search.config = config
     flat.search.knowledge = NetworkKnowledge(trainer.game, trainer.playing_network)

@@ -718,16 +718,20 @@ class ISMCTSSearch:
         self,
         act: _Act,
         state: State,
+        after: State,
         p: int,
         a: int,
         prefix: tuple[int, ...],
         prior: float,
     ) -> Generator[Any, None, _Sample]:
-        """The SAMPLE node of ``act``'s series after action ``a`` that draws the piece
-        after ``prefix`` (``draw_pieces``): H over its options given ``prefix`` (kept on
-        ``act``: every action's series shares it) and each partial world's value after
-        the action; where the action ends the game, the last piece's worlds' payoffs
-        (exact) and, before it, ``prior`` (the action's V_c) until a child is visited."""
+        """The SAMPLE node of ``act``'s series after action ``a`` (``after``: ``state``
+        after it) that draws the piece after ``prefix`` (``draw_pieces``): H over its
+        options given ``prefix`` (kept on ``act``: every action's series shares it) and
+        each partial world's value after the action; where the action ends the game,
+        the last piece's worlds' payoffs (exact) and, before it, ``prior`` (the action's
+        V_c) until a child is visited. The first node of a series requests the view
+        after the action; the later ones read it (a knowledge evaluates a view it no
+        longer holds alone)."""
         pieces = self._pieces_at(act, state, p)
         options, _ = pieces.options(prefix)
         h = act.piece_belief.get(prefix)
@@ -736,8 +740,6 @@ class ISMCTSSearch:
                 self.knowledge.piece_belief(state, p, pieces, prefix), dtype=np.float64
             )
         last = len(prefix) == pieces.levels - 1
-        after = state.clone()
-        after.apply_unchecked(a)
         exact = False
         if after.is_terminal():
             if last:
@@ -755,7 +757,8 @@ class ISMCTSSearch:
             else:
                 vstar = np.full(options.size, prior)
         else:
-            yield from self._ensure([(after, p)])
+            if not prefix:
+                yield from self._ensure([(after, p)])
             vstar = np.asarray(
                 self.knowledge.piece_values(state, after, p, pieces, prefix), dtype=np.float64
             )
@@ -787,8 +790,11 @@ class ISMCTSSearch:
         target = None if state is None else pieces.pieces_of(state)
         prior = float(holder.child_value[slot])
         node = holder.child[slot]
+        after: State | None = None  # the view after the action, made once if needed
         if node is None:
-            node = yield from self._new_piece(act, view, p, action, (), prior)
+            after = view.clone()
+            after.apply_unchecked(action)
+            node = yield from self._new_piece(act, view, after, p, action, (), prior)
             holder.child[slot] = node
         prefix: tuple[int, ...] = ()
         u = ctx.random() if target is None else 0.0
@@ -811,7 +817,10 @@ class ISMCTSSearch:
                 break
             below = node.child.get(k)
             if below is None:
-                below = yield from self._new_piece(act, view, p, action, prefix, prior)
+                if after is None:
+                    after = view.clone()
+                    after.apply_unchecked(action)
+                below = yield from self._new_piece(act, view, after, p, action, prefix, prior)
                 node.child[k] = below
             node = below
         return node, k, pieces.state(prefix) if state is None else state
