@@ -248,7 +248,7 @@ def rules_loss(
     ``bayes_weight`` times the Bayes-rule term (:func:`_bayes_loss`) and, where the
     game's private values come in pieces with features, ``piece_weight`` times the
     piece-by-piece draw's terms (:func:`_piece_belief_loss`, and V of each partial
-    world).  The returned terms are unweighted."""
+    world; left out, drawing nothing, at 0). The returned terms are unweighted."""
     dec, views = records.decisions, records.views
     d = net.shape.embed_size
     device = device_of(net)
@@ -290,7 +290,8 @@ def rules_loss(
     w = torch.tanh((e * q[:, d : 2 * d]).sum(-1) + q[:, 2 * d])
     world_value = ((w - z) ** 2).mean()
     # V of the true world's partial worlds (its first pieces), toward the same returns
-    prefixes = _prefix_rows(game, [g["view_value"][k] for g, k in pick_v])
+    pieces = piece_weight > 0 and game_has_pieces(game)
+    prefixes = _prefix_rows(game, [g["view_value"][k] for g, k in pick_v]) if pieces else []
     piece_value = torch.zeros((), device=device)
     if prefixes:
         owners = torch.tensor([r for r, _ in prefixes], device=device)
@@ -301,7 +302,11 @@ def rules_loss(
         piece_value = ((w_p - z[owners]) ** 2).mean()
     # H: the true world against sampled others, and Bayes' rule on transitions
     belief = _belief_loss(net, game, rng, records.beliefs, batch_size, negatives)
-    piece_belief = _piece_belief_loss(net, game, rng, records.beliefs, batch_size)
+    piece_belief = (
+        _piece_belief_loss(net, game, rng, records.beliefs, batch_size)
+        if pieces
+        else torch.zeros((), device=device)
+    )
     bayes = (
         _bayes_loss(net, game, rng, records.transitions, batch_size)
         if bayes_weight > 0
@@ -310,7 +315,7 @@ def rules_loss(
     terms = {"policy": policy, "value": value, "world_value": world_value}
     terms |= {"child_value": child_value, "belief": belief}
     total, parts = _summed(terms, bayes, bayes_weight)
-    if game_has_pieces(game):  # the piece-by-piece draw's H and V (draw_pieces)
+    if pieces:  # the piece-by-piece draw's H and V (draw_pieces)
         total = total + piece_weight * (piece_value + piece_belief)
         parts |= {"piece_value": piece_value.item(), "piece_belief": piece_belief.item()}
     return total, parts
@@ -393,9 +398,8 @@ def _piece_belief_loss(
             truth.append(start + int(np.searchsorted(options, true[level])))
     e = net.encode(torch.from_numpy(_piece_features(game, rows, publics)).to(device))
     q = net(net.dense([x for x, _, _, _ in pick]))["query"][:, :d]
-    logits = (e * q[torch.tensor(np.repeat(owner, [b - a for a, b in spans]), device=device)]).sum(
-        -1
-    )
+    of_row = torch.tensor(np.repeat(owner, [b - a for a, b in spans]), device=device)
+    logits = (e * q[of_row]).sum(-1)
     losses = [torch.logsumexp(logits[a:b], dim=0) - logits[t] for (a, b), t in zip(spans, truth)]
     return torch.stack(losses).mean()
 
