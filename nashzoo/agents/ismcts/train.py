@@ -203,10 +203,11 @@ class TrainConfig(ActorConfig):
         split_actions: P-splitting in self-play and in the trained agent's search (no-limit
             poker decides whether to raise, then by how much;
             ``SearchConfig.split_actions``).
-        piece_weight: weight of the terms that teach the piece-by-piece draw
-            (``draw_pieces``) on games whose private values come in pieces with
+        piece_weight: with ``draw_pieces``, the weight of the terms that teach the
+            piece-by-piece draw on games whose private values come in pieces with
             features (Hold'em's hole cards): H over each piece but the last given the
-            true pieces before it, and V of each partial world. They share the belief
+            true pieces before it, and V of each partial world (without
+            ``draw_pieces`` they are left out, and training is what it was). They share the belief
             and value queries with the flat heads; on the board-belief test's 18-card
             game, 0.25 left the flat H at a KL of 0.155 from the exact posterior
             (0.132 without the terms) where 1.0 raised it to 0.297.
@@ -614,7 +615,7 @@ class NashISMCTS(SteppedLearner):
                     batch_size=c.batch_size,
                     negatives=c.negatives,
                     bayes_weight=c.bayes_weight,
-                    piece_weight=c.piece_weight,
+                    piece_weight=c.piece_weight if c.draw_pieces else 0.0,
                 )
                 self.optimizer.zero_grad()
                 loss.backward()
