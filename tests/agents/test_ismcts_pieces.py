@@ -196,3 +196,27 @@ def test_draw_pieces_is_refused_where_it_cannot_run():
         SearchConfig(draw_pieces=True, estimator="polled")
     with pytest.raises(InvalidParameterError, match="MT-ISMCTS has no SAMPLE nodes"):
         ISMCTSSearch(HOLDEM, config=SearchConfig(variant="mt", draw_pieces=True))
+
+
+def test_a_game_without_a_closed_form_draws_its_listed_worlds_piece_by_piece():
+    # the fighting game's hand card by card (then the unrevealed card): HiddenPieces
+    # groups its listed worlds, and the chance weights of the options along each world's
+    # series multiply to the world's own; the lazy search plays on them
+    game = nashzoo.make_game("fighting_cards")
+    knowledge = NetworkKnowledge(game, random_network(game))
+    for k, state in enumerate(decision_states(game, 3, seed=5)):
+        p = state.current_player()
+        pieces = state.hidden_pieces(p)
+        worlds = pieces.worlds
+        assert pieces.levels == game.hidden_value_pieces(worlds.values).shape[1] >= 2
+        for value, weight in zip(worlds.values, worlds.weights):
+            series = game.hidden_value_pieces([value])[0].tolist()
+            chance = 1.0
+            for level in range(pieces.levels):
+                options, weights = pieces.options(tuple(series[:level]))
+                chance *= weights[np.searchsorted(options, series[level])]
+            assert np.isclose(chance, weight, rtol=1e-9)
+            assert pieces.value(tuple(series)) == value
+        config = SearchConfig(simulations=60, draw_pieces=True)
+        result = ISMCTSSearch(game, knowledge, config).run_state(state, k)
+        assert result.simulations == 60 and np.isclose(result.policy.sum(), 1.0)

@@ -14,7 +14,7 @@ from nashzoo.games.poker.hands import standard_tables
 
 use_numba_user_cache()
 
-__all__ = ["showdown_signs", "tables_arrays"]
+__all__ = ["showdown_signs", "tables_arrays", "board_features_into"]
 
 _POW5 = np.array([5**r for r in range(13)], dtype=np.int64)
 """A card's rank ``r`` adds ``5**r`` to its hand's multiset key."""
@@ -91,3 +91,78 @@ def showdown_signs(mine, known, holdings, live, boards, flush, keys, values, tot
             count[i] += 1
         for j in range(r):
             on[boards[b, j]] = False
+
+
+@njit(cache=True)
+def board_features_into(
+    cards: np.ndarray,
+    boards: np.ndarray,
+    group: np.ndarray,
+    num_ranks: int,
+    num_suits: int,
+    out: np.ndarray,
+) -> None:  # pragma: no cover (numba)
+    """:func:`nashzoo.games.poker.private.board_features` of every row into ``out``
+    (zeros; ``boards`` padded with -1, ``group`` naming each row's)."""
+    h = cards.shape[1]
+    board_ranks = np.zeros(num_ranks, np.int64)
+    board_suits = np.zeros(num_suits, np.int64)
+    present = np.zeros(num_ranks, np.int64)
+    left = np.zeros(num_ranks, np.int64)
+    right = np.zeros(num_ranks, np.int64)
+    for w in range(cards.shape[0]):
+        board = boards[group[w]]
+        board_ranks[:] = 0
+        board_suits[:] = 0
+        top = -1
+        on = False
+        for c in board:
+            if c >= 0:
+                on = True
+                board_ranks[c // num_suits] += 1
+                board_suits[c % num_suits] += 1
+                top = max(top, c // num_suits)
+        if not on:
+            continue
+        matched = 0
+        copies = 0
+        flush = 0
+        above = 0
+        paired = 0
+        for r in range(num_ranks):
+            present[r] = 1 if board_ranks[r] > 0 else 0
+        for j in range(h):
+            rank, suit = cards[w, j] // num_suits, cards[w, j] % num_suits
+            present[rank] = 1
+            same = 0
+            same_suit = 0
+            first = True  # no earlier hole card of this rank
+            for k in range(h):
+                other = cards[w, k]
+                same += other // num_suits == rank
+                same_suit += other % num_suits == suit
+                if k < j and other // num_suits == rank:
+                    first = False
+            if board_ranks[rank] > 0:
+                matched += 1
+                copies = max(copies, board_ranks[rank] + same)
+                paired += first
+            flush = max(flush, board_suits[suit] + same_suit)
+            above += rank > top
+        for r in range(num_ranks):  # runs of present ranks ending, and starting, at r
+            left[r] = present[r] * (1 + (left[r - 1] if r else 0))
+            q = num_ranks - 1 - r
+            right[q] = present[q] * (1 + (right[q + 1] if r else 0))
+        run = 0
+        for j in range(h):
+            rank = cards[w, j] // num_suits
+            run = max(run, left[rank] + right[rank] - 1)
+        out[w, 0] = 1.0
+        out[w, 1] = matched / h
+        out[w, 2] = copies >= 2
+        out[w, 3] = copies >= 3
+        out[w, 4] = copies >= 4
+        out[w, 5] = paired >= 2
+        out[w, 6] = min(flush, 5) / 5.0
+        out[w, 7] = min(run, 5) / 5.0
+        out[w, 8] = above / h
