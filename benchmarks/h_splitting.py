@@ -29,6 +29,8 @@ the number of worlds of the view, flat, split and drawn piece by piece, on Hold'
 streets and on a Limit Hold'em with three hole cards and no river (18,424 worlds
 preflop), with untrained
 networks of each game (what a node holds depends on the worlds, not on the weights).
+With ``--small`` it also measures the search operator's exact exploitability, flat and
+piece by piece, on an 8-card game with two hole cards that compiles.
 
 ``--split actions`` measures P-splitting (``SearchConfig.split_actions``) the same way on
 a no-limit network (``--game no_limit_holdem``): an ACT node picks fold, call or raise,
@@ -128,6 +130,45 @@ def small_no_limit(simulations: int) -> None:
         print(
             f"  {'split' if split else 'flat '}  exploitability {np.mean(found):.4f} "
             f"({', '.join(f'{v:.4f}' for v in found)})  {time.perf_counter() - start:.0f} s"
+        )
+
+
+def small_two_cards(simulations: int) -> None:
+    """The search operator's exact exploitability, flat and drawn piece by piece, on an
+    8-card game with two hole cards and a board card that compiles (CFR+ after 30
+    iterations read as oracle tables), seeds 0-2: the lazy series against the flat node
+    on exact numbers (the tables answer each piece with the marginals over the worlds)."""
+    import numpy as np
+
+    from nashzoo.agents.cfr import make_solver
+    from nashzoo.agents.ismcts import ISMCTSAgent, SearchConfig, SearchTables, TablesKnowledge
+    from nashzoo.eval.exploitability import exploitability
+    from nashzoo.games.poker import PokerDefinition, PokerGame
+    from nashzoo.tree import compile_game
+
+    d = PokerDefinition(
+        num_rounds=2, blinds=(2, 1), stacks=(20, 20), first_player=(1, 0),
+        num_board_cards=(0, 1), num_suits=2, num_ranks=4, num_hole_cards=2,
+        betting="limit", raise_sizes=((2,), (4,)), max_raises=(2, 2),
+    )  # fmt: skip
+    game = PokerGame(d)
+    policy = make_solver("cfr+", game).iterate(30).average_policy()
+    tables = SearchTables.oracle(compile_game(game), policy.probs)
+    blueprint = exploitability(policy, game).exploitability
+    print(f"\n8-card game, two hole cards, CFR+ after 30 iterations ({blueprint:.4f} "
+          f"exploitable) as oracle tables, {simulations} simulations, eps 0.2:")  # fmt: skip
+    for draw in (False, True):
+        start, found = time.perf_counter(), []
+        for seed in range(3):
+            config = SearchConfig(
+                variant="nash", simulations=simulations, eps=0.2, draw_pieces=draw, seed=seed
+            )
+            agent = ISMCTSAgent(game, TablesKnowledge(tables), config)
+            found.append(exploitability(agent, game).exploitability)
+        print(
+            f"  {'piece by piece' if draw else 'flat          '}  exploitability "
+            f"{np.mean(found):.4f} ({', '.join(f'{v:.4f}' for v in found)})  "
+            f"{time.perf_counter() - start:.0f} s"
         )
 
 
@@ -245,7 +286,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--deals", type=int, default=200, help="0: speed and memory only")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--split", choices=sorted(SPLITS), default="hidden")
-    parser.add_argument("--small", action="store_true", help="also the small no-limit game")
+    parser.add_argument(
+        "--small", action="store_true",
+        help="also a small game that compiles (no-limit; two hole cards with --split pieces)",
+    )  # fmt: skip
     parser.add_argument(
         "--node-memory", action="store_true", help="also what a SAMPLE node holds, by worlds"
     )
@@ -262,7 +306,10 @@ def main(argv: list[str] | None = None) -> None:
     print(machine_line())
     print(f"compared: {SPLITS[args.split]} (off against on)")
     if args.small:
-        small_no_limit(args.simulations)
+        if args.split == "pieces":
+            small_two_cards(args.simulations)
+        else:
+            small_no_limit(args.simulations)
     if args.node_memory:
         node_memory(args.simulations)
     game, flat, split = agents(args.ours, args.simulations, args.split)
