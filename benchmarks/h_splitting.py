@@ -100,14 +100,36 @@ def agents(path: str, simulations: int, split_kind: str = "hidden") -> tuple[Any
     return trainer.game, flat, split
 
 
+def operator_exploitability(
+    game: Any, tables: Any, simulations: int, setting: str, label: str
+) -> None:
+    """Print the search operator's exact exploitability (Nash-ISMCTS on ``tables``, eps
+    0.2, seeds 0-2) with the flag ``setting`` of ``SearchConfig`` off, then on (``label``)."""
+    import numpy as np
+
+    from nashzoo.agents.ismcts import ISMCTSAgent, SearchConfig, TablesKnowledge
+    from nashzoo.eval.exploitability import exploitability
+
+    for on in (False, True):
+        start, found = time.perf_counter(), []
+        for seed in range(3):
+            config = SearchConfig(
+                variant="nash", simulations=simulations, eps=0.2, seed=seed, **{setting: on}
+            )
+            agent = ISMCTSAgent(game, TablesKnowledge(tables), config)
+            found.append(exploitability(agent, game).exploitability)
+        name = label if on else "flat"
+        print(
+            f"  {name:<{len(label)}}  exploitability {np.mean(found):.4f} "
+            f"({', '.join(f'{v:.4f}' for v in found)})  {time.perf_counter() - start:.0f} s"
+        )
+
+
 def small_no_limit(simulations: int) -> None:
     """The search operator's exact exploitability, flat and P-split, on a 6-card no-limit
     game with three pot fractions (CFR+ oracle tables), seeds 0-2."""
-    import numpy as np
-
     from nashzoo.agents.cfr import make_solver
-    from nashzoo.agents.ismcts import ISMCTSAgent, SearchConfig, SearchTables, TablesKnowledge
-    from nashzoo.eval.exploitability import exploitability
+    from nashzoo.agents.ismcts import SearchTables
     from nashzoo.games.poker import PokerDefinition, PokerGame
     from nashzoo.tree import compile_game
 
@@ -119,18 +141,7 @@ def small_no_limit(simulations: int) -> None:
     probs = make_solver("cfr+", game).iterate(300).average_policy().probs
     tables = SearchTables.oracle(compile_game(game), probs)
     print(f"\nsmall no-limit game, CFR+ oracle tables, {simulations} simulations, eps 0.2:")
-    for split in (False, True):
-        start, found = time.perf_counter(), []
-        for seed in range(3):
-            config = SearchConfig(
-                variant="nash", simulations=simulations, eps=0.2, split_actions=split, seed=seed
-            )
-            agent = ISMCTSAgent(game, TablesKnowledge(tables), config)
-            found.append(exploitability(agent, game).exploitability)
-        print(
-            f"  {'split' if split else 'flat '}  exploitability {np.mean(found):.4f} "
-            f"({', '.join(f'{v:.4f}' for v in found)})  {time.perf_counter() - start:.0f} s"
-        )
+    operator_exploitability(game, tables, simulations, "split_actions", "split")
 
 
 def small_two_cards(simulations: int) -> None:
@@ -138,10 +149,8 @@ def small_two_cards(simulations: int) -> None:
     8-card game with two hole cards and a board card that compiles (CFR+ after 30
     iterations read as oracle tables), seeds 0-2: the lazy series against the flat node
     on exact numbers (the tables answer each piece with the marginals over the worlds)."""
-    import numpy as np
-
     from nashzoo.agents.cfr import make_solver
-    from nashzoo.agents.ismcts import ISMCTSAgent, SearchConfig, SearchTables, TablesKnowledge
+    from nashzoo.agents.ismcts import SearchTables
     from nashzoo.eval.exploitability import exploitability
     from nashzoo.games.poker import PokerDefinition, PokerGame
     from nashzoo.tree import compile_game
@@ -157,19 +166,7 @@ def small_two_cards(simulations: int) -> None:
     blueprint = exploitability(policy, game).exploitability
     print(f"\n8-card game, two hole cards, CFR+ after 30 iterations ({blueprint:.4f} "
           f"exploitable) as oracle tables, {simulations} simulations, eps 0.2:")  # fmt: skip
-    for draw in (False, True):
-        start, found = time.perf_counter(), []
-        for seed in range(3):
-            config = SearchConfig(
-                variant="nash", simulations=simulations, eps=0.2, draw_pieces=draw, seed=seed
-            )
-            agent = ISMCTSAgent(game, TablesKnowledge(tables), config)
-            found.append(exploitability(agent, game).exploitability)
-        print(
-            f"  {'piece by piece' if draw else 'flat          '}  exploitability "
-            f"{np.mean(found):.4f} ({', '.join(f'{v:.4f}' for v in found)})  "
-            f"{time.perf_counter() - start:.0f} s"
-        )
+    operator_exploitability(game, tables, simulations, "draw_pieces", "piece by piece")
 
 
 def node_memory(simulations: int) -> None:

@@ -228,7 +228,6 @@ class HiddenPieces:
                 f"a table of pieces needs one row per world ({n}), received shape {rows.shape}."
             )
         index = {tuple(row): k for k, row in enumerate(rows.tolist())}
-        one = table is None
 
         def options(prefix: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
             mask = np.all(rows[:, : len(prefix)] == prefix, axis=1) if prefix else None
@@ -246,7 +245,7 @@ class HiddenPieces:
         def pieces_of(state: State) -> tuple[int, ...]:
             value = state.private_information(1 - worlds.player)
             k = worlds.index_of(tuple(state.history()) if value is None else value)
-            return (k,) if one else tuple(rows[k].tolist())
+            return tuple(rows[k].tolist())  # (k,) where each world is one piece
 
         def value(pieces: tuple[int, ...]) -> Hashable:
             return worlds.values[index[tuple(pieces)]]

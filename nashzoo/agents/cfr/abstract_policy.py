@@ -153,19 +153,17 @@ class AbstractPolicy:
         keys = self.abstraction.keys_many(buckets)
         at = np.asarray(nodes, dtype=np.int64)
         rows = self.abstraction.base[at][:, None] + keys[:, rounds].T  # (nodes, holes)
-        legal = t.legal_mask[at][:, None, :] > 0
-        out = np.where(legal, self.probs[rows], 0.0)  # as _normalised, every node at once
-        total = out.sum(axis=2, keepdims=True)
-        uniform = legal / legal.sum(axis=2, keepdims=True)
-        return np.where(total > 0, out / np.where(total > 0, total, 1.0), uniform)
+        return self._normalised(self.probs[rows], t.legal_mask[at][:, None, :])
 
     @staticmethod
     def _normalised(probs: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        """Each row of ``probs`` on the legal actions, summing to 1 (uniform over them
-        where a row gives them nothing)."""
-        out = np.where(legal[None, :] > 0, probs, 0.0)
-        total = out.sum(axis=1, keepdims=True)
-        uniform = np.broadcast_to(legal / legal.sum(), out.shape)
+        """Each row of ``probs`` (actions last) on the legal actions of ``legal``
+        (broadcast against it), summing to 1 (uniform over them where a row gives them
+        nothing)."""
+        mask = legal > 0
+        out = np.where(mask, probs, 0.0)
+        total = out.sum(axis=-1, keepdims=True)
+        uniform = np.broadcast_to(mask / mask.sum(axis=-1, keepdims=True), out.shape)
         return np.where(total > 0, out / np.where(total > 0, total, 1.0), uniform)
 
     # -- files --------------------------------------------------------------------------

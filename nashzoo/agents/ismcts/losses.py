@@ -333,8 +333,8 @@ def game_has_pieces(game: Game) -> bool:
 
 def _prefix_rows(game: Game, values: Sequence[Any]) -> list[tuple[int, np.ndarray]]:
     """Every proper prefix of each value's pieces, as ``(row of the value, prefix)``
-    (nothing where the game has no pieces with features)."""
-    if not values or not game_has_pieces(game):
+    (the caller checks :func:`game_has_pieces`)."""
+    if not values:
         return []
     table = game.hidden_value_pieces(list(values))
     assert table is not None
