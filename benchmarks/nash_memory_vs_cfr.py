@@ -8,7 +8,25 @@ Oliehoek's larger thesis games (2-round 6-card poker and the closest 4-bet 8-car
 parameterisation) with the end points of their worst-case payoff curves.
 Times are solver time; exploitability checks are excluded.
 
-Usage: ``python benchmarks/nash_memory_vs_cfr.py [--cap 60] [--repeats 3] [--plot ...]``
+``--section learned`` (issue 92): Nash memory with a *learned* oracle (MaskablePPO
+against the mixture) and a meta-game measured by duplicate matches, two loops side by
+side on one game, seeds interleaved (seed s: the PSRO loop, then Nash memory):
+
+* the PSRO loop: every candidate joins, the meta-game's measured means solved as if exact
+  (``admission_margin=None``, ``meta_solver="nash"``, no memory bound);
+* the thesis' Nash memory: a candidate joins only if its gain against the mixture clears
+  1.96 standard errors, a bounded memory of members that left the support
+  (``--memory-cap``), the robust meta-solver.
+
+After each generation the mixture's exact exploitability (each learned member tabulated
+over the tree). A curve is *monotone within noise* when no generation's exploitability
+exceeds the lowest one before it by more than 1% of the uniform policy's (the tolerance
+is fixed here, before any run). Goal: Nash memory's curve monotone within noise on every
+seed, and lower at the end (median over seeds) than the PSRO loop's.
+
+Usage: ``python benchmarks/nash_memory_vs_cfr.py [--cap 60] [--repeats 3] [--plot ...]``;
+``python benchmarks/nash_memory_vs_cfr.py --section learned [--game leduc_holdem]
+[--minutes 30] [--seeds 0 1 2] [--oracle-steps 20000] [--meta-deals 1000]``
 """
 
 from __future__ import annotations
@@ -22,11 +40,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from common import machine_line, median
+from common import machine_line, median, one_thread
 
 from nashzoo.agents.cfr import CFRPlusSolver
-from nashzoo.agents.nash_memory import ParallelNashMemory
-from nashzoo.games import KuhnPokerGame, LeducHoldemGame
+from nashzoo.agents.nash_memory import NashMemoryConfig, NashMemoryLearner, ParallelNashMemory
+from nashzoo.games import KuhnPokerGame, LeducHoldemGame, make_game
 from nashzoo.games.leduc import four_bet_eight_card_poker, two_round_six_card_poker
 from nashzoo.tree import compile_game
 
@@ -120,13 +138,115 @@ def reach(curves):
     )
 
 
+LOOPS = {
+    "PSRO loop": {"admission_margin": None, "meta_solver": "nash"},
+    "Nash memory": {"admission_margin": 0.0, "meta_solver": "robust"},
+}
+"""The two loops of ``--section learned`` (their other settings shared)."""
+
+
+def run_learned(game, settings: dict, seconds: float) -> list[tuple[int, float, float, bool]]:
+    """Generations of a learned-oracle Nash memory until ``seconds`` have passed: each
+    one's (generation, seconds so far, the mixture's exact exploitability, admitted)."""
+    learner = NashMemoryLearner(game, NashMemoryConfig(oracle="learned", **settings))
+    memory, curve, spent = learner.memory, [], 0.0
+    while spent < seconds:
+        memory.iterate(1)
+        record = memory.history[-1]
+        spent += record.seconds
+        curve.append((record.iteration, spent, float(record.exploitability), record.admitted))
+    return curve
+
+
+def largest_rise(curve: list[tuple[int, float, float, bool]]) -> float:
+    """How far the exploitability ever climbs above the lowest it had been (0: never)."""
+    rise, best = 0.0, float("inf")
+    for _, _, e, _ in curve:
+        rise, best = max(rise, e - best), min(best, e)
+    return rise
+
+
+def learned_section(args) -> None:
+    from nashzoo.tree import TabularPolicy, compile_game
+    from nashzoo.tree.best_response import nash_conv_array
+
+    game = make_game(args.game)
+    tree = compile_game(game)
+    uniform = nash_conv_array(tree, TabularPolicy.uniform(tree).probs) / 2
+    tolerance = 0.01 * uniform
+    print(
+        f"\n{args.game}: learned oracle (MaskablePPO, {args.oracle_steps:,} steps, "
+        f"{args.oracle_envs} envs), {args.meta_deals:,} duplicate deals an entry, "
+        f"{args.minutes:g} minutes a run (the run's own seconds), seeds {args.seeds}; "
+        f"uniform's exploitability {uniform:.4f}, tolerance {tolerance:.4f}\n"
+    )
+    curves: dict[str, dict[int, list]] = {name: {} for name in LOOPS}
+    for seed in args.seeds:  # interleaved: seed s, both loops, then seed s + 1
+        for name, loop in LOOPS.items():
+            settings = dict(loop, seed=seed, oracle_steps=args.oracle_steps,
+                            oracle_envs=args.oracle_envs, meta_deals=args.meta_deals)  # fmt: skip
+            if name == "Nash memory":
+                settings["memory_cap"] = args.memory_cap
+            curve = curves[name][seed] = run_learned(game, settings, 60 * args.minutes)
+            points = " ".join(f"{e:.3f}{'' if a else '(r)'}" for *_, e, a in curve)
+            print(f"  {name}, seed {seed}: {points}", flush=True)
+    print("\n(r): the candidate was rejected (the mixture unchanged)\n")
+    print("| loop | seed | generations | admitted | exploitability first -> last | lowest "
+          "| largest rise | monotone within noise |")  # fmt: skip
+    print("|---|---:|---:|---:|---|---:|---:|---|")
+    finals: dict[str, list[float]] = {}
+    for name, by_seed in curves.items():
+        for seed, curve in by_seed.items():
+            rise = largest_rise(curve)
+            finals.setdefault(name, []).append(curve[-1][2])
+            print(
+                f"| {name} | {seed} | {len(curve)} | {sum(c[3] for c in curve)} | "
+                f"{curve[0][2]:.4f} -> {curve[-1][2]:.4f} | {min(c[2] for c in curve):.4f} | "
+                f"{rise:.4f} | {'yes' if rise <= tolerance else 'no'} |"
+            )
+    for name, values in finals.items():
+        print(f"\n{name}: final exploitability, median over seeds {median(values):.4f} "
+              f"(runs {', '.join(f'{v:.4f}' for v in values)})", end="")  # fmt: skip
+    monotone = all(largest_rise(c) <= tolerance for c in curves["Nash memory"].values())
+    lower = median(finals["Nash memory"]) < median(finals["PSRO loop"])
+    verdict = {True: "met", False: "missed"}
+    print(f"\n\nGoal: Nash memory monotone within noise on every seed: {verdict[monotone]}; "
+          f"lower at the end: {verdict[lower]}")  # fmt: skip
+    if args.plot:
+        from nashzoo.eval.plots import plot_panels
+
+        panels = {
+            f"{args.game}, seed {seed}": {
+                f"nashzoo {name}": [(g, g, e) for g, _, e, _ in curves[name][seed]]
+                for name in LOOPS
+            }
+            for seed in args.seeds
+        }
+        print(f"\nplot: {plot_panels(panels, args.plot, xlabel='generation')}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--section", choices=("exact", "learned"), default="exact")
     parser.add_argument("--cap", type=float, default=60.0, help="solver seconds per run")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--plot", default="benchmarks/nash_memory_vs_cfr.png")
+    parser.add_argument("--plot", default=None, help="PNG path (default per section)")
+    learned = parser.add_argument_group("--section learned")
+    learned.add_argument("--game", default="leduc_holdem")
+    learned.add_argument("--minutes", type=float, default=30.0, help="per run")
+    learned.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    learned.add_argument("--oracle-steps", type=int, default=20_000)
+    learned.add_argument("--oracle-envs", type=int, default=8)
+    learned.add_argument("--meta-deals", type=int, default=1000)
+    learned.add_argument("--memory-cap", type=int, default=8)
     args = parser.parse_args()
     print(machine_line())
+    if args.section == "learned":
+        args.plot = args.plot or "benchmarks/nash_memory_learned.png"
+        one_thread()
+        learned_section(args)
+        return
+    args.plot = args.plot or "benchmarks/nash_memory_vs_cfr.png"
     print(f"\n| game | solver | time to {TARGET:g} (median) | final exploitability (repeat 1) |")
     print("|---|---|---:|---:|")
     curves = {}

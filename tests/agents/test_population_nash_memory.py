@@ -4,6 +4,8 @@ an agent that beats the mixture; mixtures draw their members by weight."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -81,6 +83,44 @@ def test_a_learned_oracle_beats_the_mixture_it_trained_against():
     # exactly, and the best response's gain (sampled) is close to uniform's exploitability
     assert memory.history[0].exploitability < UNIFORM_KUHN
     assert abs(gain - UNIFORM_KUHN) < 0.25
+
+
+def test_the_thesis_loop_with_a_learned_oracle_falls_monotonically_on_kuhn():
+    """Issue 92: Nash memory as the thesis defines it (admission at 1.96 standard errors,
+    a bounded memory, the robust meta-solver) with a learned oracle (MaskablePPO, 2,048
+    steps) and 1,000-deal duplicate entries, five generations on Kuhn. Each generation's
+    mixture is measured exactly (its learned members tabulated over the tree). The curve
+    falls, and never climbs above the lowest point it had reached by more than 1% of
+    uniform's exploitability (the tolerance of ``nash_memory_vs_cfr.py --section
+    learned``). Measured: 0.314, 0.275, 0.275 (rejected), 0.275 (rejected), 0.261.
+
+    What this pins is measured at this seed and budget, not a theorem: the thesis
+    promises that the mixture's security against the memory never falls, not that its
+    exploitability in the whole game does. A rejected candidate leaves the mixture as it
+    was (checked below), but an admitted one can still raise it: on Leduc the
+    benchmark finds such rises. The PSRO loop with the same oracle, matches and seed
+    admits every candidate and here stays within the tolerance too (0.314, 0.275, 0.272,
+    0.275, 0.253)."""
+    pytest.importorskip("sb3_contrib")
+    import torch
+
+    from nashzoo.agents.nash_memory import NashMemoryConfig, NashMemoryLearner
+
+    torch.set_num_threads(1)
+    config = NashMemoryConfig(oracle="learned", oracle_steps=2048, oracle_envs=4,
+                              meta_deals=1000, memory_cap=8, meta_solver="robust")  # fmt: skip
+    history = NashMemoryLearner(KUHN, config).memory.iterate(5).history
+    curve = np.array([r.exploitability for r in history])
+    lowest = np.minimum.accumulate(curve)
+    assert np.all(curve[1:] - lowest[:-1] <= 0.01 * UNIFORM_KUHN), curve
+    # not monotone by standing still: candidates joined after the first and the mixture
+    # ends well below uniform's 0.458
+    assert sum(r.admitted for r in history[1:]) >= 2, curve
+    assert curve[-1] < 0.6 * UNIFORM_KUHN, curve
+    # a rejected candidate leaves the mixture, and so its exploitability, unchanged
+    for before, r in itertools.pairwise(history):
+        if not r.admitted:
+            assert r.exploitability == before.exploitability
 
 
 def test_mixture_agents_draw_members_by_weight():
