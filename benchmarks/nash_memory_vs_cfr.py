@@ -42,9 +42,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from common import machine_line, median, one_thread
 
+from nashzoo import make_game
 from nashzoo.agents.cfr import CFRPlusSolver
 from nashzoo.agents.nash_memory import NashMemoryConfig, NashMemoryLearner, ParallelNashMemory
-from nashzoo.games import KuhnPokerGame, LeducHoldemGame, make_game
+from nashzoo.games import KuhnPokerGame, LeducHoldemGame
 from nashzoo.games.leduc import four_bet_eight_card_poker, two_round_six_card_poker
 from nashzoo.tree import compile_game
 
