@@ -7,7 +7,9 @@ Blueprints: CFR+ after ``--blueprints`` iterations, and on Leduc the coarse card
 abstraction ``ehs2:1,1:perfect`` (one bucket a round: the cards ignored) solved by CFR+
 and lifted to the real game. Goal: re-solving with a gadget lowers the exploitability of
 every blueprint tried (the unsafe column shows what the gadget protects against). Speed:
-seconds to re-solve every subgame, and per subgame and player.
+seconds to re-solve every subgame, and per subgame and player. Then the first round
+re-solved depth-limited (its leaves at the first board card, the opponent choosing one
+of 4 continuation strategies there), alone and with the later rounds re-solved after it.
 
 Limit Hold'em (``--games holdem``, issue 90's "Limit Hold'em" goal) and heads-up
 no-limit (``--games hunl``, with poker-rules as a fixed opponent too): a card-abstraction
@@ -112,6 +114,49 @@ def main(argv: list[str] | None = None) -> None:
                 cells.append(f"{nash_conv_array(tree, solved) / 2:.4f}")
             per = 1000 * seconds / (2 * len(subgames))
             print(f"| {label} | {' | '.join(cells)} | {seconds:.1f} ({per:.1f} ms a subgame) |")
+        depth_limited(tree, blueprints, args.iterations)
+
+
+def depth_limited(tree, blueprints: dict, iterations: int) -> None:
+    """The first round re-solved depth-limited (leaves at the first board card's deal),
+    with the blueprint as the only continuation and with the 4 (the blueprint and its
+    biases toward each action), alone and with every later round then re-solved
+    (nested, max-margin); exact exploitability of each. At the game's first decision
+    the opponent's range is chance's alone, so no gadget is needed there."""
+    import numpy as np
+
+    from nashzoo.agents.cfr.subgame import Subgame, resolve, resolve_all
+    from nashzoo.tree import nash_conv_array
+
+    root = Subgame.at(tree, 0)
+    seat0 = (tree.infoset_player == 0)[:, None]
+
+    def first_round(blueprint, bias):
+        mine = [resolve(blueprint, root, p, iterations=iterations, gadget="none", depth=1,
+                        bias=bias) for p in (0, 1)]  # fmt: skip
+        return np.where(seat0, mine[0], mine[1])
+
+    print(
+        "\nThe first round re-solved depth-limited (Brown, Sandholm & Amos 2018; "
+        f"{iterations} CFR+ iterations, both players), exact exploitability:\n"
+    )
+    print(
+        "| blueprint | blueprint | later rounds re-solved | first round, the blueprint's "
+        "values | first round, 4 continuations | 4 continuations, then later rounds | seconds "
+        "(first round, 4) |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for label, blueprint in blueprints.items():
+        cells = [nash_conv_array(tree, blueprint) / 2]
+        cells.append(nash_conv_array(tree, resolve_all(blueprint, tree, iterations=iterations)) / 2)
+        cells.append(nash_conv_array(tree, first_round(blueprint, None)) / 2)
+        start = time.perf_counter()
+        limited = first_round(blueprint, 5.0)
+        seconds = time.perf_counter() - start
+        cells.append(nash_conv_array(tree, limited) / 2)
+        nested = resolve_all(limited, tree, iterations=iterations)
+        cells.append(nash_conv_array(tree, nested) / 2)
+        print(f"| {label} | {' | '.join(f'{c:.4f}' for c in cells)} | {seconds:.2f} |")
 
 
 def streets(args: argparse.Namespace) -> None:

@@ -25,12 +25,24 @@ it. Player ``p`` re-solves it so:
 CFR+ (regret matching+, alternating updates, linearly weighted averages; Tammelin 2014)
 solves the gadget game; the gadget's follow/terminate choice is a regret-matching+ node
 of its own. Everything runs in one compiled loop over the subgame's nodes.
+
+Depth-limited solving (Brown, Sandholm & Amos, "Depth-Limited Solving for
+Imperfect-Information Games", NeurIPS 2018): with ``depth`` set, the re-solve keeps only
+the subgame's first ``depth`` betting rounds; at each chance event that would start the
+next one (a *leaf*), the opponent picks, at its view there, one of several continuation
+strategies for the rest of the game, and ``p`` plays the blueprint beyond it. The
+continuations are the blueprint and the blueprint biased toward each action in turn (its
+probability times ``bias``, renormalised), so the re-solve must be robust to an opponent
+who changes how it plays later, not only to one who plays the blueprint. Each leaf's
+value under each continuation is one backward pass over the rest of the subgame with the
+strategies fixed, computed before the solve; the solve then walks the kept rounds alone.
+The gadget's values are still the opponent's best responses over the whole subgame.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -44,9 +56,17 @@ from nashzoo.tree.jit import compile_kernels, kernel
 from nashzoo.tree.policy import TabularPolicy
 from nashzoo.tree.reach import forward_reach
 from nashzoo.tree.views import views_of
-from nashzoo.validation import check_choice, check_int
+from nashzoo.validation import check_choice, check_int, check_number
 
-__all__ = ["GADGETS", "ResolvingAgent", "Subgame", "public_subgames", "resolve", "resolve_all"]
+__all__ = [
+    "GADGETS",
+    "ResolvingAgent",
+    "Subgame",
+    "continuations",
+    "public_subgames",
+    "resolve",
+    "resolve_all",
+]
 
 GADGETS = ("none", "resolve", "maxmargin")
 """The ways :func:`resolve` treats the opponent's range at the subgame's roots: held at the
@@ -239,6 +259,23 @@ def _reach(us, t, sigma, reach):
 
 
 @kernel
+def _fixed_values(t, sigma, out):
+    """Player 0's expected payoff below each node of ``t`` when every decision follows
+    ``sigma`` (rows by ``t.infoset``) and chance its probabilities."""
+    player, first_child, num_children = t.player, t.first_child, t.num_children
+    for k in range(player.size - 1, -1, -1):
+        pl = player[k]
+        if pl == TERMINAL:
+            out[k] = t.utility[k, 0]
+            continue
+        v = 0.0
+        for c in range(first_child[k], first_child[k] + num_children[k]):
+            step = t.chance_prob[c] if pl == CHANCE else sigma[t.infoset[k], t.action[c]]
+            v += step * out[c]
+        out[k] = v
+
+
+@kernel
 def gadget_follow(mode, gadget, follow):
     """The opponent's chance of following into the subgame at each of its root views,
     from the gadget's regrets (regret matching+): ``mode`` 1, the re-solve gadget (follow
@@ -345,6 +382,8 @@ def resolve(
     *,
     iterations: int = 1000,
     gadget: str = "maxmargin",
+    depth: int | None = None,
+    bias: float | None = 5.0,
 ) -> np.ndarray:
     """``blueprint`` (``(num_infosets, num_actions)``) with ``player``'s strategy in
     ``subgame`` solved again by CFR+ for ``iterations``, the opponent's root range set by
@@ -355,27 +394,50 @@ def resolve(
     profile (the other player's rows, every row outside the subgame and ``player``'s
     rows the subgame never reaches are the blueprint's).
 
+    ``depth``: solve only the subgame's first ``depth`` betting rounds (each ends at a
+    chance event), the opponent choosing a continuation strategy at each leaf (see the
+    module); ``player`` keeps the blueprint beyond. ``bias``: how much each biased
+    continuation multiplies its action's probability (``None``: the blueprint is the
+    only continuation, as if the opponent were known to play it later).
+
     Raises:
         InvalidParameterError: a profile of the wrong shape, a player not 0 or 1,
-            ``iterations`` below 1, or an unknown gadget.
+            ``iterations`` below 1, an unknown gadget, ``depth`` below 1 or ``bias``
+            below 1.
     """
     probs = subgame._profile(blueprint)
     player = check_int("player", player, 0, 1)
-    iterations, mode = _settings(iterations, gadget)
+    settings = _settings(iterations, gadget, depth, bias)
     out = probs.copy()
-    _solve(out, probs, subgame, player, _local_tree(subgame), subgame.ranges(probs), iterations,
-           mode)  # fmt: skip
+    _solve(out, probs, subgame, player, _local_tree(subgame), subgame.ranges(probs), settings)
     return out
 
 
-def _settings(iterations: int, gadget: str) -> tuple[int, int]:
-    """The checked iterations and the gadget's number in :data:`GADGETS`.
+class _Settings(NamedTuple):
+    """A re-solve's checked settings (:func:`resolve`'s), the gadget by its number in
+    :data:`GADGETS`."""
+
+    iterations: int
+    mode: int
+    depth: int | None
+    bias: float | None
+
+
+def _settings(
+    iterations: int, gadget: str, depth: int | None = None, bias: float | None = 5.0
+) -> _Settings:
+    """:func:`resolve`'s settings, checked.
 
     Raises:
-        InvalidParameterError: ``iterations`` below 1, or an unknown gadget.
+        InvalidParameterError: ``iterations`` below 1, an unknown gadget, ``depth`` below
+            1 or ``bias`` below 1.
     """
-    iterations = check_int("iterations", iterations, 1)
-    return iterations, GADGETS.index(check_choice("gadget", gadget, GADGETS))
+    return _Settings(
+        check_int("iterations", iterations, 1),
+        GADGETS.index(check_choice("gadget", gadget, GADGETS)),
+        None if depth is None else check_int("depth", depth, 1),
+        None if bias is None else check_number("bias", bias, low=1.0),
+    )
 
 
 def _solve(
@@ -385,8 +447,7 @@ def _solve(
     player: int,
     local: TreeArrays,
     ranges: np.ndarray,
-    iterations: int,
-    mode: int,
+    settings: _Settings,
 ) -> None:
     """:func:`resolve` from ``probs`` on the subgame's own arrays ``local`` with its root
     ranges (both players' re-solves share them), writing ``player``'s re-solved rows into
@@ -394,18 +455,126 @@ def _solve(
     roots = _local_roots(subgame)
     root_weight = ranges[:, 0] * ranges[:, 1 + player]
     root_view, cbv = subgame._counterfactual_best_responses(probs, 1 - player, local, ranges)
-    regret = np.zeros(local.legal_mask.shape)
-    avg = np.zeros(local.legal_mask.shape)
+    solved = local
+    if settings.depth is not None:
+        solved = _depth_limited(subgame, local, probs, player, settings.depth, settings.bias)
+    regret = np.zeros(solved.legal_mask.shape)
+    avg = np.zeros(solved.legal_mask.shape)
     regrets = np.zeros((cbv.size, 2))
+    mode = settings.mode
     _cfr_plus(
-        iterations, player, mode, local, roots, root_weight,
+        settings.iterations, player, mode, solved, roots, root_weight,
         np.ones(roots.size) if mode else ranges[:, 2 - player], root_view, cbv, regret, avg,
         regrets,
     )  # fmt: skip
+    sets, actions = local.legal_mask.shape  # the leaves' choices come after the game's rows
+    avg = avg[:sets, :actions]
     mine = subgame.tree.infoset_player[subgame.infosets] == player
     totals = avg.sum(axis=1)
     rows = mine & (totals > 0)
     out[subgame.infosets[rows]] = avg[rows] / totals[rows, None]
+
+
+def continuations(probs: np.ndarray, legal: np.ndarray, bias: float | None) -> list[np.ndarray]:
+    """The continuation strategies a depth-limited re-solve lets the opponent choose
+    from, over the rows ``probs`` (with their ``legal`` masks): the blueprint, then for
+    each action ``a`` the blueprint with ``a``'s probability times ``bias`` and each row
+    renormalised (a row where ``a`` is illegal stays the blueprint's). ``bias`` ``None``:
+    the blueprint alone."""
+    out = [np.asarray(probs, dtype=np.float64)]
+    if bias is None:
+        return out
+    for a in range(probs.shape[1]):
+        biased = out[0].copy()
+        biased[:, a] *= np.where(legal[:, a] > 0, bias, 1.0)
+        totals = biased.sum(axis=1, keepdims=True)
+        out.append(np.divide(biased, totals, out=out[0].copy(), where=totals > 0))
+    return out
+
+
+def _depth_limited(
+    subgame: Subgame,
+    local: TreeArrays,
+    probs: np.ndarray,
+    us: int,
+    depth: int,
+    bias: float | None,
+) -> TreeArrays:
+    """``local`` cut at its leaves (the chance events that start the subgame's betting
+    round ``depth + 1``): each leaf becomes a decision of the opponent at its view there,
+    one child per continuation strategy, a terminal whose payoff is the rest of the
+    subgame's value with ``us`` on the blueprint and the opponent on that continuation.
+    The leaves' information sets come after the subgame's; every row is as wide as the
+    larger of the game's actions and the continuations. Nodes stay parents first."""
+    size = local.player.size
+    parent = np.full(size, -1, dtype=np.int64)
+    has = np.flatnonzero(local.num_children > 0)
+    parent[
+        np.repeat(local.first_child[has], local.num_children[has])
+        + np.arange(local.num_children[has].sum())
+        - np.repeat(np.cumsum(local.num_children[has]) - local.num_children[has],
+                    local.num_children[has])
+    ] = np.repeat(has, local.num_children[has])  # fmt: skip
+    events = np.zeros(size, dtype=np.int64)  # chance events above each node
+    cut = np.zeros(size, dtype=bool)  # strictly below a leaf
+    leaf = np.zeros(size, dtype=bool)
+    for k in range(size):  # parents first
+        q = parent[k]
+        if q >= 0:
+            events[k] = events[q] + (local.player[q] == CHANCE)
+            cut[k] = cut[q] or leaf[q]
+        leaf[k] = not cut[k] and local.player[k] == CHANCE and events[k] == depth - 1
+    if not leaf.any():
+        return local
+    rows = local.legal_mask.shape
+    sigma = probs[subgame.infosets]  # the subgame's rows, in its numbering
+    opponent = subgame.tree.infoset_player[subgame.infosets] != us
+    values = []
+    for strategy in continuations(sigma, local.legal_mask, bias):
+        profile = np.where(opponent[:, None], strategy, sigma)
+        found = np.empty(size)
+        _fixed_values(local, profile, found)
+        values.append(found[leaf])
+    choices = len(values)
+    leaves = np.flatnonzero(leaf)
+    kept = np.flatnonzero(~cut)
+    index = np.full(size, -1, dtype=np.int64)
+    index[kept] = np.arange(kept.size)
+    at = index[leaves]  # the leaves, renumbered
+    views = views_of(subgame.tree).node_view[1 - us, subgame.nodes[leaves]]
+    distinct, leaf_set = np.unique(views, return_inverse=True)
+    extra = choices * leaves.size
+    player = np.r_[local.player[kept], np.full(extra, TERMINAL)].astype(local.player.dtype)
+    player[at] = 1 - us
+    below = local.first_child[kept]
+    first_child = np.r_[np.where(below >= 0, index[np.maximum(below, 0)], -1), np.full(extra, -1)]
+    first_child[at] = kept.size + choices * np.arange(leaves.size)
+    num_children = np.r_[local.num_children[kept], np.zeros(extra)].astype(np.int64)
+    num_children[at] = choices
+    infoset = np.r_[local.infoset[kept], np.full(extra, -1)].astype(np.int64)
+    infoset[at] = rows[0] + leaf_set
+    payoff = np.stack(values, axis=1).reshape(-1)  # leaf by leaf, a continuation each
+    utility = np.zeros((kept.size + extra, local.utility.shape[1]))
+    utility[: kept.size] = local.utility[kept]
+    utility[kept.size :, 0], utility[kept.size :, 1] = payoff, -payoff
+    legal = np.zeros((rows[0] + distinct.size, max(rows[1], choices)), local.legal_mask.dtype)
+    legal[: rows[0], : rows[1]] = local.legal_mask
+    legal[rows[0] :, :choices] = 1
+    first_leaf = at[np.unique(leaf_set, return_index=True)[1]]
+    return TreeArrays(
+        player=player,
+        first_child=first_child,
+        num_children=num_children,
+        infoset=infoset,
+        action=np.r_[local.action[kept], np.tile(np.arange(choices), leaves.size)].astype(
+            local.action.dtype
+        ),
+        chance_prob=np.r_[local.chance_prob[kept], np.zeros(extra)],
+        utility=utility,
+        legal_mask=legal,
+        infoset_node=np.r_[index[local.infoset_node], first_leaf].astype(np.int64),
+        level_starts=np.array([0, kept.size, kept.size + extra], dtype=np.int64),
+    )
 
 
 def _local_roots(subgame: Subgame) -> np.ndarray:
@@ -440,26 +609,32 @@ def _local_tree(subgame: Subgame) -> TreeArrays:
 
 
 def resolve_all(
-    blueprint: np.ndarray, tree: GameTree, *, iterations: int = 1000, gadget: str = "maxmargin"
+    blueprint: np.ndarray,
+    tree: GameTree,
+    *,
+    iterations: int = 1000,
+    gadget: str = "maxmargin",
+    depth: int | None = None,
+    bias: float | None = 5.0,
 ) -> np.ndarray:
     """``blueprint`` re-solved in every subgame of :func:`public_subgames`, round by
     round (a later round's subgames re-solve the profile the earlier rounds left:
     nested, continual re-solving), for both players in each (each player's rows from its
-    own re-solve; :func:`resolve`'s settings)."""
-    iterations, mode = _settings(iterations, gadget)
+    own re-solve; :func:`resolve`'s settings, ``depth`` and ``bias`` included)."""
+    settings = _settings(iterations, gadget, depth, bias)
     out = np.array(blueprint, dtype=np.float64, copy=True)
     for subgame in public_subgames(tree):
-        _resolve_both(out, subgame, iterations, mode)
+        _resolve_both(out, subgame, settings)
     return out
 
 
-def _resolve_both(profile: np.ndarray, subgame: Subgame, iterations: int, mode: int) -> None:
+def _resolve_both(profile: np.ndarray, subgame: Subgame, settings: _Settings) -> None:
     """Re-solve ``subgame`` for each player from ``profile`` and write both players'
     re-solved rows into it."""
     probs = subgame._profile(profile).copy()
     local, ranges = _local_tree(subgame), subgame.ranges(probs)
     for p in (0, 1):
-        _solve(profile, probs, subgame, p, local, ranges, iterations, mode)
+        _solve(profile, probs, subgame, p, local, ranges, settings)
 
 
 def _compiled() -> None:
@@ -476,7 +651,7 @@ class ResolvingAgent(TabularPolicyAgent):
 
     Args:
         blueprint: the blueprint policy.
-        iterations, gadget: :func:`resolve`'s settings.
+        iterations, gadget, depth, bias: :func:`resolve`'s settings.
         seed, name: as :class:`~nashzoo.agents.cfr.agent.TabularPolicyAgent`'s.
     """
 
@@ -486,12 +661,15 @@ class ResolvingAgent(TabularPolicyAgent):
         *,
         iterations: int = 1000,
         gadget: str = "maxmargin",
+        depth: int | None = None,
+        bias: float | None = 5.0,
         seed: int | None = None,
         name: str | None = None,
     ) -> None:
         super().__init__(blueprint, seed=seed, name=name)
         tree = blueprint.tree
-        self.iterations, self._mode = _settings(iterations, gadget)
+        self._settings = _settings(iterations, gadget, depth, bias)
+        self.iterations = self._settings.iterations
         self.gadget = gadget
         self.subgames = public_subgames(tree)
         self._profile = np.array(blueprint.probs, dtype=np.float64, copy=True)
@@ -510,7 +688,7 @@ class ResolvingAgent(TabularPolicyAgent):
 
     def _resolve(self, k: int) -> None:
         subgame = self.subgames[k]
-        _resolve_both(self._profile, subgame, self.iterations, self._mode)
+        _resolve_both(self._profile, subgame, self._settings)
         rows = subgame.infosets
         self._cum[rows] = np.cumsum(self._profile[rows], axis=1)
         self._solved[k] = True
