@@ -549,7 +549,8 @@ def _depth_limited(
     below = local.first_child[kept]
     first_child = np.r_[np.where(below >= 0, index[np.maximum(below, 0)], -1), np.full(extra, -1)]
     first_child[at] = kept.size + choices * np.arange(leaves.size)
-    num_children = np.r_[local.num_children[kept], np.zeros(extra)].astype(np.int64)
+    num_children = np.r_[local.num_children[kept], np.zeros(extra)]
+    num_children = num_children.astype(local.num_children.dtype)  # one compiled kernel
     num_children[at] = choices
     infoset = np.r_[local.infoset[kept], np.full(extra, -1)].astype(np.int64)
     infoset[at] = rows[0] + leaf_set
