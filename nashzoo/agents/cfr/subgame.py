@@ -507,14 +507,9 @@ def _depth_limited(
     The leaves' information sets come after the subgame's; every row is as wide as the
     larger of the game's actions and the continuations. Nodes stay parents first."""
     size = local.player.size
-    parent = np.full(size, -1, dtype=np.int64)
-    has = np.flatnonzero(local.num_children > 0)
-    parent[
-        np.repeat(local.first_child[has], local.num_children[has])
-        + np.arange(local.num_children[has].sum())
-        - np.repeat(np.cumsum(local.num_children[has]) - local.num_children[has],
-                    local.num_children[has])
-    ] = np.repeat(has, local.num_children[has])  # fmt: skip
+    above = subgame.tree.parent[subgame.nodes]  # the tree's parents, renumbered
+    parent = np.searchsorted(subgame.nodes, above)
+    parent[subgame.nodes[np.minimum(parent, size - 1)] != above] = -1  # the roots'
     events = np.zeros(size, dtype=np.int64)  # chance events above each node
     cut = np.zeros(size, dtype=bool)  # strictly below a leaf
     leaf = np.zeros(size, dtype=bool)
@@ -542,7 +537,7 @@ def _depth_limited(
     index[kept] = np.arange(kept.size)
     at = index[leaves]  # the leaves, renumbered
     views = views_of(subgame.tree).node_view[1 - us, subgame.nodes[leaves]]
-    distinct, leaf_set = np.unique(views, return_inverse=True)
+    _, first, leaf_set = np.unique(views, return_index=True, return_inverse=True)
     extra = choices * leaves.size
     player = np.r_[local.player[kept], np.full(extra, TERMINAL)].astype(local.player.dtype)
     player[at] = 1 - us
@@ -558,10 +553,9 @@ def _depth_limited(
     utility = np.zeros((kept.size + extra, local.utility.shape[1]))
     utility[: kept.size] = local.utility[kept]
     utility[kept.size :, 0], utility[kept.size :, 1] = payoff, -payoff
-    legal = np.zeros((rows[0] + distinct.size, max(rows[1], choices)), local.legal_mask.dtype)
+    legal = np.zeros((rows[0] + first.size, max(rows[1], choices)), local.legal_mask.dtype)
     legal[: rows[0], : rows[1]] = local.legal_mask
     legal[rows[0] :, :choices] = 1
-    first_leaf = at[np.unique(leaf_set, return_index=True)[1]]
     return TreeArrays(
         player=player,
         first_child=first_child,
@@ -573,7 +567,7 @@ def _depth_limited(
         chance_prob=np.r_[local.chance_prob[kept], np.zeros(extra)],
         utility=utility,
         legal_mask=legal,
-        infoset_node=np.r_[index[local.infoset_node], first_leaf].astype(np.int64),
+        infoset_node=np.r_[index[local.infoset_node], at[first]].astype(np.int64),
         level_starts=np.array([0, kept.size, kept.size + extra], dtype=np.int64),
     )
 
