@@ -288,6 +288,51 @@ def _lbr_actions(
     return (0, 1, *chosen, int(game.all_in))  # type: ignore[attr-defined]
 
 
+ROUND_LETTERS = {"f": "fold", "c": "check or call", "p": "a pot-sized bet", "a": "all-in"}
+"""The letters of :func:`local_best_response`'s ``round_actions``, as Lisý & Bowling name
+LBR's bets (``"c/c/fcpa/fcpa"``: check or call on the first two rounds, then fold, call,
+pot and all-in)."""
+
+
+def _round_actions(game: Game, text: str) -> tuple[tuple[int, ...], ...]:
+    """LBR's action set on each betting round from ``text`` (see
+    :data:`ROUND_LETTERS`): one group of letters a round, separated by ``/``."""
+    definition = getattr(game, "definition", None)
+    rounds = getattr(definition, "num_rounds", None)
+    if rounds is None or not hasattr(game.new_initial_state(), "round"):
+        raise InvalidParameterError(
+            f"`round_actions` needs a poker game whose states tell their betting round "
+            f"(the poker engine's), received {game}."
+        )
+    if not isinstance(text, str):
+        raise InvalidParameterError(
+            f"`round_actions` must be text such as 'c/c/fcpa/fcpa', received {text!r}."
+        )
+    groups = text.lower().split("/")
+    if len(groups) != rounds:
+        raise InvalidParameterError(
+            f"`round_actions` needs one group of letters for each of {game}'s {rounds} "
+            f"betting rounds, received {len(groups)} in {text!r}."
+        )
+    raises = tuple(getattr(game, "raises", ()) or ())
+    if getattr(game, "limit", True) or 1.0 not in raises:
+        raise InvalidParameterError(
+            f"`round_actions` names no-limit bets (p: the pot, a: all-in); {game} has no "
+            "pot-sized raise."
+        )
+    ids = {"f": 0, "c": 1, "p": 2 + raises.index(1.0), "a": int(game.all_in)}  # type: ignore[attr-defined]
+    out = []
+    for group in groups:
+        bad = sorted(set(group) - set(ids))
+        if not group or bad:
+            raise InvalidParameterError(
+                f"`round_actions` groups are letters of {sorted(ids)} ({ROUND_LETTERS}), "
+                f"received {group!r} in {text!r}."
+            )
+        out.append(tuple(sorted({ids[c] for c in group})))
+    return tuple(out)
+
+
 def _holdings_game(game: Game) -> bool:
     """Whether LBR keeps its range over the agent's holdings on ``game``
     (:mod:`nashzoo.eval.lbr_range`): a heads-up poker game whose states list them, seen
@@ -346,6 +391,7 @@ class _LBR:
         player: Any = None,
         mixture: tuple[list[Any], np.ndarray] | None = None,
         valuation: str = "paper",
+        by_round: tuple[tuple[int, ...], ...] | None = None,
     ) -> None:
         self.game = game
         members, priors = mixture if mixture is not None else ([agent], np.ones(1))
@@ -357,6 +403,7 @@ class _LBR:
         self.rollouts = rollouts
         self.values: dict[tuple[tuple[int, ...], int, int], float] = {}
         self.actions = actions
+        self.by_round = by_round  # LBR's action set on each betting round, or None
         self.call = call
         self.rng = rng
         self.valuation = valuation
@@ -437,7 +484,10 @@ class _LBR:
     def _options(self, state: State) -> list[int]:
         """LBR's actions at ``state``: the legal ones of its action set, else a call."""
         legal = list(state.legal_actions())
-        options = [a for a in legal if self.actions is None or a in self.actions]
+        allowed = self.actions
+        if self.by_round is not None:
+            allowed = self.by_round[state.round]  # type: ignore[attr-defined]
+        options = [a for a in legal if allowed is None or a in allowed]
         return options or [self._calling(state)]
 
     def choose(self, range_: list[_Entry], seat: int) -> int:
@@ -682,6 +732,7 @@ def local_best_response(
     duplicate: bool = True,
     valuation: str = "paper",
     bet_fractions: Sequence[float] | None = None,
+    round_actions: str | None = None,
 ) -> LBRResult:
     """Play LBR against ``agent`` for ``hands`` hands (seats alternating).
 
@@ -720,6 +771,11 @@ def local_best_response(
         bet_fractions: no-limit games only: the pot fractions LBR bets or raises, besides
             fold, call and all-in (each among the game's ``raises``). ``None``: the
             paper's set, a pot-sized bet where the game offers one, and all-in.
+        round_actions: no-limit poker only: LBR's action set on each betting round, as
+            the LBR paper and DeepStack's supplement vary it: a group of letters a round,
+            separated by ``/`` (f fold, c check or call, p a pot-sized bet, a all-in;
+            :data:`ROUND_LETTERS`). ``"c/c/fcpa/fcpa"`` checks or calls before the turn,
+            then bets; ``"fc/fc/fc/fc"`` never bets. ``None``: one set on every round.
 
     Raises:
         InvalidParameterError: not a two-player game, not a poker game (no big blind:
@@ -768,6 +824,7 @@ def local_best_response(
         rollouts = check_int("rollouts", rollouts, 1)
     else:
         _check_exact_values_affordable(game)
+    given_actions = actions is not None
     if actions is not None:
         actions = tuple(int(a) for a in actions)
         if not actions or min(actions) < 0 or max(actions) >= game.num_distinct_actions:
@@ -776,11 +833,21 @@ def local_best_response(
                 f"received {actions!r}."
             )
     actions = _lbr_actions(game, actions, bet_fractions)
+    by_round = None
+    if round_actions is not None:
+        if given_actions or bet_fractions is not None:
+            raise InvalidParameterError(
+                "Pass LBR's `round_actions` or its `actions`/`bet_fractions`, not both."
+            )
+        by_round = _round_actions(game, round_actions)
     seed = check_seed(seed)
     rng = np.random.default_rng(seed)
     winnings: list[float] = []
     agent_rng = np.random.default_rng(None if seed is None else seed + 1)
-    lbr = _LBR(game, agent, rollouts, actions, int(call_action), rng, player, mixture, valuation)
+    lbr = _LBR(
+        game, agent, rollouts, actions, int(call_action), rng, player, mixture, valuation,
+        by_round,
+    )  # fmt: skip
     start = time.perf_counter()
     bar = None
     if progress:
@@ -808,6 +875,8 @@ def local_best_response(
     method = "lbr (exact values)" if rollouts is None else f"lbr ({rollouts} rollouts)"
     if player is not None:
         method = method[:-1] + ", range from a model)"
+    if round_actions is not None:
+        method = method[:-1] + f", {round_actions.lower()})"
     return LBRResult(
         value=value,
         stderr=stderr,

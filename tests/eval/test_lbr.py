@@ -559,7 +559,8 @@ def test_no_limit_lbr_is_a_sound_lower_bound_if_a_weak_one(iterations):
 
 def test_cli_lbr_takes_the_valuation_and_no_limit_bet_sizes(capsys):
     """`nashzoo exploitability --method lbr` on heads-up no-limit Hold'em with the
-    paper's sizes plus half-pot bets, the continuation, and a size the game lacks."""
+    paper's sizes plus half-pot bets, the continuation, the paper's actions by round,
+    and a size the game lacks."""
     from nashzoo.cli import main
 
     args = ["exploitability", "random", "--game", "no_limit_holdem", "--method", "lbr"]
@@ -567,7 +568,78 @@ def test_cli_lbr_takes_the_valuation_and_no_limit_bet_sizes(capsys):
     assert main([*args, "--bet-fractions", "0.5", "1"]) == 0
     assert "lbr (3 rollouts)" in capsys.readouterr().out
     assert main([*args, "--valuation", "continuation"]) == 0
+    assert main([*args, "--round-actions", "c/c/fcpa/fcpa"]) == 0
+    assert "lbr (3 rollouts, c/c/fcpa/fcpa)" in capsys.readouterr().out
     assert main([*args, "--bet-fractions", "0.75"]) != 0
     assert "pot fractions no_limit_holdem offers ([0.5, 1.0]), received 0.75" in (
         capsys.readouterr().err
     )
+
+
+class _AlwaysFold:
+    """Folds wherever folding is legal, else checks: the "Always Fold" row of the LBR
+    tables (rows of masks in, rows of probabilities out)."""
+
+    name = "always-fold"
+
+    def batch_probabilities(self, observation, action_mask, player):
+        mask = np.asarray(action_mask, bool)
+        out = np.zeros(mask.shape)
+        out[mask[:, 0], 0] = 1.0
+        out[~mask[:, 0], 1] = 1.0
+        return out
+
+    def action_probabilities(self, observation, info):
+        return self.batch_probabilities(observation[None], info["action_mask"][None], None)[0]
+
+
+def test_lbr_with_the_papers_round_actions_wins_what_the_published_table_says():
+    """LBR's action set per betting round, as Lisý & Bowling and DeepStack's supplement
+    (Table 3) vary it, on heads-up no-limit Hold'em (20,000-chip stacks, blinds 50/100),
+    against an agent that folds wherever it may. The published "Always Fold" row: 250
+    mbb/game when LBR only folds or calls (it wins the small blind when the agent folds
+    it, and checks down as the small blind), 750 when it bets the pot from the turn (it
+    also wins the big blind there). Both follow from the rules, and the code gives them:
+    the second exactly, every hand; the first within its interval (the check-downs'
+    luck)."""
+    import nashzoo
+
+    game = nashzoo.make_game("no_limit_holdem")
+    agent = _AlwaysFold()
+    bets = local_best_response(
+        game, agent, hands=40, rollouts=2, seed=0, round_actions="c/c/fcpa/fcpa"
+    )
+    assert bets.value * 1000 / game.big_blind == pytest.approx(750.0)
+    assert set(bets.winnings) == {50.0, 100.0}  # the small blind as BB, the big as SB
+    assert bets.method == "lbr (2 rollouts, c/c/fcpa/fcpa)"
+    calls = local_best_response(
+        game, agent, hands=400, rollouts=2, seed=0, round_actions="fc/fc/fc/fc"
+    )
+    low, high = (1000 * x / game.big_blind for x in calls.ci95)
+    assert low < 250.0 < high and high - low < 200, calls
+    assert all(w == 50.0 for w in calls.winnings[0::2])  # seat 0, the big blind: a fold
+
+
+def test_round_actions_are_refused_where_they_do_not_fit():
+    import nashzoo
+
+    game = nashzoo.make_game("no_limit_holdem")
+    agent = _AlwaysFold()
+    for text, match in [
+        ("c/c/fcpa", "each of .*4 betting rounds, received 3"),
+        ("c/c/fcpx/fcpa", r"letters of \['a', 'c', 'f', 'p'\].*received 'fcpx'"),
+        ("c//fcpa/fcpa", "received ''"),
+        (7, "text such as 'c/c/fcpa/fcpa', received 7"),
+    ]:
+        with pytest.raises(InvalidParameterError, match=match):
+            local_best_response(game, agent, hands=2, rollouts=2, round_actions=text)
+    with pytest.raises(InvalidParameterError, match="not both"):
+        local_best_response(
+            game, agent, hands=2, rollouts=2, round_actions="c/c/c/c", bet_fractions=[1.0]
+        )
+    with pytest.raises(InvalidParameterError, match="no pot-sized raise"):
+        local_best_response(
+            nashzoo.make_game("limit_holdem"), agent, hands=2, rollouts=2, round_actions="c/c/c/c"
+        )
+    with pytest.raises(InvalidParameterError, match="states tell their betting round"):
+        local_best_response(LEDUC, agent, hands=2, round_actions="c/c")
