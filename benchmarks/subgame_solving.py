@@ -16,9 +16,12 @@ no-limit (``--games hunl``, with poker-rules as a fixed opponent too): a card-ab
 blueprint (``--blueprint FILE``, or solved here for ``--blueprint-minutes`` on
 ``--abstraction``) against the same blueprint re-solving the river on the real cards
 (``resolve:BUDGET+FILE``, :mod:`nashzoo.agents.cfr.endgame`) in ``--deals`` duplicate
-deals with AIVAT; then LBR of each (``--lbr-hands``, the paper's bet set) and the
-re-solves' time and iterations by street; ``--street turn`` re-solves from the turn
-(``resolve:turn:BUDGET+FILE``).
+deals with AIVAT (``--deals 0``: none); then LBR of each (``--lbr-hands``, the paper's
+bet set; ``--lbr-agents`` chooses whose) and the re-solves' time and iterations by
+street; ``--street turn`` re-solves from the turn (``resolve:turn:BUDGET+FILE``). On
+no-limit, ``--lbr-round-actions fc/fc/fc/fc,c/c/fcpa/fcpa`` sets LBR's actions round by
+round as the published LBR tables do, and prints their figures for the ACPC agents
+beside ours.
 
 Street sizes (``--games streets``): the subgame of Limit Hold'em's river and of its
 turn (every river card), on random ranges and a random blueprint: nodes, hands, the
@@ -34,7 +37,7 @@ No peer: OpenSpiel has no subgame re-solving to run beside it.
 
 Usage: ``python benchmarks/subgame_solving.py [--games leduc,three_rounds,streets,holdem,hunl]
 [--blueprints 10,30,100,1000] [--iterations 1000] [--blueprint FILE] [--budget 0.5s]
-[--deals 1000] [--lbr-hands 1000]``
+[--deals 1000] [--lbr-hands 1000] [--lbr-round-actions fc/fc/fc/fc,c/c/fcpa/fcpa]``
 """
 
 from __future__ import annotations
