@@ -320,7 +320,8 @@ def _round_actions(game: Game, text: str) -> tuple[tuple[int, ...], ...]:
             f"`round_actions` names no-limit bets (p: the pot, a: all-in); {game} has no "
             "pot-sized raise."
         )
-    ids = {"f": 0, "c": 1, "p": 2 + raises.index(1.0), "a": int(game.all_in)}  # type: ignore[attr-defined]
+    fold, call, pot, all_in = _lbr_actions(game, None, (1.0,))  # type: ignore[misc]
+    ids = {"f": fold, "c": call, "p": pot, "a": all_in}
     out = []
     for group in groups:
         bad = sorted(set(group) - set(ids))
@@ -824,7 +825,10 @@ def local_best_response(
         rollouts = check_int("rollouts", rollouts, 1)
     else:
         _check_exact_values_affordable(game)
-    given_actions = actions is not None
+    if round_actions is not None and (actions is not None or bet_fractions is not None):
+        raise InvalidParameterError(
+            "Pass LBR's `round_actions` or its `actions`/`bet_fractions`, not both."
+        )
     if actions is not None:
         actions = tuple(int(a) for a in actions)
         if not actions or min(actions) < 0 or max(actions) >= game.num_distinct_actions:
@@ -833,13 +837,7 @@ def local_best_response(
                 f"received {actions!r}."
             )
     actions = _lbr_actions(game, actions, bet_fractions)
-    by_round = None
-    if round_actions is not None:
-        if given_actions or bet_fractions is not None:
-            raise InvalidParameterError(
-                "Pass LBR's `round_actions` or its `actions`/`bet_fractions`, not both."
-            )
-        by_round = _round_actions(game, round_actions)
+    by_round = None if round_actions is None else _round_actions(game, round_actions)
     seed = check_seed(seed)
     rng = np.random.default_rng(seed)
     winnings: list[float] = []
