@@ -21,7 +21,11 @@ bet set; ``--lbr-agents`` chooses whose) and the re-solves' time and iterations 
 street; ``--street turn`` re-solves from the turn (``resolve:turn:BUDGET+FILE``). On
 no-limit, ``--lbr-round-actions fc/fc/fc/fc,c/c/fcpa/fcpa`` sets LBR's actions round by
 round as the published LBR tables do, and prints their figures for the ACPC agents
-beside ours.
+beside ours. ``--train-opponents MINUTES`` trains issue 90's learned opponents side by
+side, one core each (NFSP by self-play with ``nashzoo train``, MaskablePPO against
+poker-rules in both seats), into ``--opponents-dir`` (a file already there is kept), and
+both agents play each; ``--opponent NAME=SPEC`` adds any other opponent, and
+``--only-opponents`` plays only those pairs.
 
 Street sizes (``--games streets``): the subgame of Limit Hold'em's river and of its
 turn (every river card), on random ranges and a random blueprint: nodes, hands, the
@@ -37,7 +41,8 @@ No peer: OpenSpiel has no subgame re-solving to run beside it.
 
 Usage: ``python benchmarks/subgame_solving.py [--games leduc,three_rounds,streets,holdem,hunl]
 [--blueprints 10,30,100,1000] [--iterations 1000] [--blueprint FILE] [--budget 0.5s]
-[--deals 1000] [--lbr-hands 1000] [--lbr-round-actions fc/fc/fc/fc,c/c/fcpa/fcpa]``
+[--deals 1000] [--lbr-hands 1000] [--lbr-round-actions fc/fc/fc/fc,c/c/fcpa/fcpa]
+[--train-opponents 60 --opponents-dir DIR] [--opponent NAME=SPEC] [--only-opponents]``
 """
 
 from __future__ import annotations
@@ -79,6 +84,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--lbr-agents", default="blueprint,resolving", help="holdem/hunl: whose LBR to measure"
     )
+    parser.add_argument(
+        "--opponent", action="append", default=[], metavar="NAME=SPEC",
+        help="holdem/hunl: one more opponent of both agents (repeatable)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--train-opponents", type=float, default=0.0, metavar="MINUTES",
+        help="holdem/hunl: train NFSP (self-play) and MaskablePPO (against poker-rules) "
+        "this long each, at once, one core each, into --opponents-dir, and add both",
+    )  # fmt: skip
+    parser.add_argument("--opponents-dir", default="opponents")
+    parser.add_argument(
+        "--only-opponents", action="store_true",
+        help="holdem/hunl: play only the pairs with --opponent / --train-opponents",
+    )  # fmt: skip
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--street-iterations", type=int, default=5)
     args = parser.parse_args(argv)
@@ -271,10 +290,17 @@ def holdem(args: argparse.Namespace, no_limit: bool = False) -> None:
             gadget=args.gadget, name=f"{resolving.name}:{args.gadget}",
             streets=resolving.streets,
         )  # fmt: skip
-    pairs = [(resolving, blueprint)]
-    if no_limit:
-        rules = build_agent("poker-rules", game)
-        pairs += [(resolving, rules), (blueprint, rules)]
+    pairs = [] if args.only_opponents else [(resolving, blueprint)]
+    opponents = list(args.opponent)
+    if args.train_opponents > 0:
+        opponents += train_opponents(game, args.train_opponents, Path(args.opponents_dir),
+                                     args.seed)  # fmt: skip
+    if no_limit and not args.only_opponents:
+        opponents.insert(0, "poker-rules=poker-rules")
+    for item in opponents:
+        name, _, spec = item.partition("=")
+        other = build_agent(spec or name, game, name=name)
+        pairs += [(resolving, other), (blueprint, other)]
     for a, b in pairs if args.deals > 0 else []:
         print(f"\n{game.short_name}: {a.name} against {b.name}, {args.deals} duplicate deals, "
               "AIVAT")  # fmt: skip
@@ -307,6 +333,46 @@ def holdem(args: argparse.Namespace, no_limit: bool = False) -> None:
                 round_actions=setting,
             )  # fmt: skip
             print(f"LBR {agent.name}: {lbr}  ({time.perf_counter() - start:.0f} s)")
+
+
+def train_opponents(game, minutes: float, out, seed: int) -> list[str]:
+    """Issue 90's learned opponents on ``game``, trained ``minutes`` each at the same time
+    (one core each): NFSP by self-play (``nashzoo train nfsp``, in a child process, its
+    log in ``out/nfsp.log``) and MaskablePPO against poker-rules in both seats (here,
+    :func:`~nashzoo.bounds.learned_best_response` with a time budget; its 1,000-deal
+    match against poker-rules is printed). A file already in ``out`` is kept. Returns
+    their ``NAME=SPEC`` items."""
+    import subprocess
+
+    from nashzoo.agents.specs import build_agent
+    from nashzoo.bounds import learned_best_response
+    from nashzoo.processes import THREAD_VARIABLES
+
+    out.mkdir(parents=True, exist_ok=True)
+    nfsp, ppo = out / "nfsp.pt", out / "maskable-ppo.zip"
+    child = None
+    if not nfsp.exists():
+        partial = out / "nfsp.partial.pt"
+        cmd = [sys.executable, "-m", "nashzoo", "train", "nfsp", game.short_name, "--minutes",
+               str(minutes), "--out", str(partial), "--seed", str(seed), "--measure-every",
+               "900", "--measure-deals", "200", "--quiet"]  # fmt: skip
+        print("training: " + " ".join(cmd[2:]), flush=True)
+        env = {**os.environ, **{name: "1" for name in THREAD_VARIABLES}}
+        child = subprocess.Popen(cmd, stdout=open(out / "nfsp.log", "w"),  # noqa: SIM115
+                                 stderr=subprocess.STDOUT, env=env)  # fmt: skip
+    if not ppo.exists():
+        print(f"training: MaskablePPO against poker-rules for {minutes:g} min", flush=True)
+        rules = build_agent("poker-rules", game)
+        found = learned_best_response(game, rules, steps=10**12, seconds=60 * minutes,
+                                      deals=1000, seed=seed)  # fmt: skip
+        found.model.save(str(ppo))
+        print(f"MaskablePPO: {found.steps:,} steps in {found.train_seconds:.0f} s; against "
+              f"poker-rules {found.match}", flush=True)  # fmt: skip
+    if child is not None:
+        if child.wait() != 0:
+            raise SystemExit(f"NFSP's training failed; see {out / 'nfsp.log'}")
+        (out / "nfsp.partial.pt").rename(nfsp)
+    return [f"nfsp={nfsp}", f"maskable-ppo={ppo}"]
 
 
 PUBLISHED_LBR = {

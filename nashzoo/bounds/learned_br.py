@@ -26,7 +26,7 @@ from nashzoo.errors import InvalidParameterError
 from nashzoo.eval.matches import MatchResult, head_to_head
 from nashzoo.extras import require
 from nashzoo.games import Game
-from nashzoo.validation import check_int, check_seed
+from nashzoo.validation import check_int, check_number, check_seed
 
 __all__ = ["LearnedBRResult", "learned_best_response"]
 
@@ -94,9 +94,10 @@ def learned_best_response(
     seed: int | None = 0,
     n_steps: int = 128,
     progress: bool = False,
+    seconds: float | None = None,
 ) -> LearnedBRResult:
-    """Train MaskablePPO against ``agent`` for ``steps`` steps, then play ``deals``
-    duplicate deals against it.
+    """Train MaskablePPO against ``agent`` for ``steps`` steps (or ``seconds``, whichever
+    ends first), then play ``deals`` duplicate deals against it.
 
     Args:
         game: a two-player :class:`~nashzoo.games.Game`.
@@ -110,6 +111,9 @@ def learned_best_response(
         seed: seeds training and the match.
         n_steps: MaskablePPO's rollout length per env.
         progress: show SB3's progress bar (when ``rich`` is installed).
+        seconds: a wall-clock budget for training (``None``: ``steps`` alone decides);
+            training stops at the first step after it, and the result's ``steps`` are
+            the steps taken.
 
     Raises:
         InvalidParameterError: not a two-player game, or bad numbers.
@@ -124,8 +128,11 @@ def learned_best_response(
     num_envs = check_int("num_envs", num_envs, 1)
     n_steps = check_int("n_steps", n_steps, 2)
     seed = check_seed(seed)
+    if seconds is not None:
+        seconds = check_number("seconds", seconds, low=0.0, low_inclusive=False)
     contrib = require("sb3_contrib", "sb3", "The learned best response")
     torch = require("torch", "sb3", "The learned best response")
+    from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.logger import Logger
 
     from nashzoo.agents.sb3 import SB3Agent
@@ -151,10 +158,17 @@ def learned_best_response(
         # bar of ours it draws on a terminal only, never into a log (it has no off-TTY
         # mode), and tqdm's "rich is experimental" warning is not the user's concern
         bar = progress and importlib.util.find_spec("rich") is not None and sys.stdout.isatty()
+        budget = None if seconds is None else start + seconds
+
+        class Clock(BaseCallback):
+            def _on_step(self) -> bool:  # False stops learn() after this step
+                return budget is None or time.perf_counter() < budget
+
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", "rich is experimental")
-            model.learn(steps, progress_bar=bar)
+            model.learn(steps, progress_bar=bar, callback=Clock())
     train_seconds = time.perf_counter() - start
+    steps = int(model.num_timesteps)
     learner = SB3Agent(model, seed=seed, name="learned-br")
     start = time.perf_counter()
     match = head_to_head(game, learner, agent, deals=deals, seed=0 if seed is None else seed)

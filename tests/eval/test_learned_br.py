@@ -11,6 +11,7 @@ torch.set_num_threads(1)
 
 from nashzoo.agents.random_agent import RandomAgent
 from nashzoo.bounds import learned_best_response
+from nashzoo.errors import InvalidParameterError
 from nashzoo.eval import exploitability, head_to_head
 from nashzoo.games import LeducHoldemGame
 from nashzoo.tree import TabularPolicy, compile_game
@@ -67,3 +68,19 @@ def test_learned_best_response_leaves_nothing_in_the_temporary_folder(tmp_path, 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     learned_best_response(LEDUC, RandomAgent(seed=0), steps=256, deals=10, num_envs=2, seed=0)
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("SB3-")] == []
+
+
+def test_a_time_budget_ends_training_and_the_result_counts_the_steps_taken():
+    """``seconds`` stops training at its first step past the budget, long before
+    ``steps``; the result states the steps actually taken (whole rollouts of 2 envs x
+    ``n_steps`` here, since the clock is read at every step)."""
+    result = learned_best_response(
+        LEDUC, RandomAgent(seed=0), steps=10**9, seconds=0.5, deals=10, num_envs=2,
+        n_steps=16, seed=0,
+    )  # fmt: skip
+    assert 0 < result.steps < 10**9
+    assert result.train_seconds >= 0.5
+    assert result.method == f"learned-br (maskable-ppo, {result.steps:,} steps)"
+    for bad in (0, -1.0, float("nan"), "1"):
+        with pytest.raises(InvalidParameterError, match="seconds"):
+            learned_best_response(LEDUC, RandomAgent(seed=0), steps=8, seconds=bad)
