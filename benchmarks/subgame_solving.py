@@ -261,10 +261,8 @@ def holdem(args: argparse.Namespace, no_limit: bool = False) -> None:
     LBR of both; on no-limit, both against poker-rules too."""
     from pathlib import Path
 
-    import numpy as np
-
     from nashzoo.agents.cfr.abstract import AbstractionSolver
-    from nashzoo.agents.cfr.endgame import ResolvingAbstractionAgent, street_name
+    from nashzoo.agents.cfr.endgame import ResolvingAbstractionAgent
     from nashzoo.agents.specs import build_agent
     from nashzoo.eval import head_to_head, local_best_response
     from nashzoo.games.poker import presets
@@ -308,16 +306,7 @@ def holdem(args: argparse.Namespace, no_limit: bool = False) -> None:
         match = head_to_head(game, a, b, deals=args.deals, seed=args.seed,
                              variance_reduction="aivat")  # fmt: skip
         print(f"{match}  ({time.perf_counter() - start:.0f} s)")
-    rounds = game.definition.num_rounds
-    for r in sorted(set(resolving.resolve_rounds)):
-        mine = [k for k, x in enumerate(resolving.resolve_rounds) if x == r]
-        times = [resolving.resolve_seconds[k] for k in mine]
-        iterations = [resolving.resolve_iterations[k] for k in mine]
-        print(f"re-solves from the {street_name(rounds, rounds - r)}: {len(mine)}, "
-              f"{np.mean(times):.3f} s and {np.mean(iterations):.0f} CFR+ iterations on "
-              f"average (max {max(times):.3f} s)")  # fmt: skip
-    print(f"fallbacks to the blueprint: {resolving.fallbacks} over the memory cap, "
-          f"{resolving.unsafe} re-solves that broke the gadget's promise")  # fmt: skip
+    report_resolves(resolving)
     measured = {"blueprint": blueprint, "resolving": resolving}
     settings = [s for s in args.lbr_round_actions.split(",") if s] or [None]
     for setting in settings if args.lbr_hands > 0 else []:
@@ -333,6 +322,27 @@ def holdem(args: argparse.Namespace, no_limit: bool = False) -> None:
                 round_actions=setting,
             )  # fmt: skip
             print(f"LBR {agent.name}: {lbr}  ({time.perf_counter() - start:.0f} s)")
+            if agent is resolving:
+                report_resolves(resolving)
+
+
+def report_resolves(resolving) -> None:
+    """The re-solves ``resolving`` has made so far, street by street (count, mean time
+    and CFR+ iterations), and its fallbacks to the blueprint."""
+    import numpy as np
+
+    from nashzoo.agents.cfr.endgame import street_name
+
+    rounds = resolving.policy.game.definition.num_rounds
+    for r in sorted(set(resolving.resolve_rounds)):
+        mine = [k for k, x in enumerate(resolving.resolve_rounds) if x == r]
+        times = [resolving.resolve_seconds[k] for k in mine]
+        iterations = [resolving.resolve_iterations[k] for k in mine]
+        print(f"re-solves from the {street_name(rounds, rounds - r)}: {len(mine)}, "
+              f"{np.mean(times):.3f} s and {np.mean(iterations):.0f} CFR+ iterations on "
+              f"average (max {max(times):.3f} s)")  # fmt: skip
+    print(f"fallbacks to the blueprint: {resolving.fallbacks} over the memory cap, "
+          f"{resolving.unsafe} re-solves that broke the gadget's promise")  # fmt: skip
 
 
 def train_opponents(game, minutes: float, out, seed: int) -> list[str]:
