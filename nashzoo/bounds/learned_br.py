@@ -40,7 +40,7 @@ class LearnedBRResult:
             bound on the agent's exploitability, up to sampling error.
         ci95: its 95% interval.
         match: the full duplicate-match result.
-        steps: the learner's training steps.
+        steps: the learner's training steps taken (see :func:`learned_best_response`).
         train_seconds: seconds of training.
         eval_seconds: seconds of the match.
         batched: whether the learner trained in the batched env.
@@ -112,8 +112,11 @@ def learned_best_response(
         n_steps: MaskablePPO's rollout length per env.
         progress: show SB3's progress bar (when ``rich`` is installed).
         seconds: a wall-clock budget for training (``None``: ``steps`` alone decides);
-            training stops at the first step after it, and the result's ``steps`` are
-            the steps taken.
+            training stops at the first step after it (the rollout under way is not
+            learned from).
+
+    The result's ``steps`` are the steps taken: at least ``steps`` without a time
+    budget, since MaskablePPO learns from whole rollouts of ``num_envs * n_steps``.
 
     Raises:
         InvalidParameterError: not a two-player game, or bad numbers.
