@@ -161,15 +161,18 @@ def learned_best_response(
         # bar of ours it draws on a terminal only, never into a log (it has no off-TTY
         # mode), and tqdm's "rich is experimental" warning is not the user's concern
         bar = progress and importlib.util.find_spec("rich") is not None and sys.stdout.isatty()
-        budget = None if seconds is None else start + seconds
+        clock = None
+        if seconds is not None:
+            budget = start + seconds
 
-        class Clock(BaseCallback):
-            def _on_step(self) -> bool:  # False stops learn() after this step
-                return budget is None or time.perf_counter() < budget
+            class Clock(BaseCallback):
+                def _on_step(self) -> bool:  # False stops learn() after this step
+                    return time.perf_counter() < budget
 
+            clock = Clock()
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", "rich is experimental")
-            model.learn(steps, progress_bar=bar, callback=Clock())
+            model.learn(steps, progress_bar=bar, callback=clock)
     train_seconds = time.perf_counter() - start
     steps = int(model.num_timesteps)
     learner = SB3Agent(model, seed=seed, name="learned-br")
