@@ -79,10 +79,19 @@ def _nashzoo(*args: str) -> list[str]:
     return [sys.executable, "-m", "nashzoo", *args]
 
 
-def train_all(game: str, learners: list[str], minutes: float, out: Path, parallel: int) -> None:
+def train_all(
+    game: str,
+    learners: list[str],
+    minutes: float,
+    out: Path,
+    parallel: int,
+    options: dict[str, tuple[str, ...]] | None = None,
+) -> None:
     """Train every learner whose file is missing, ``parallel`` at a time (one thread each);
     a learner's log goes to ``out/LEARNER.log``. A learner that fails does not stop the
-    others: they train to the end, and the failures are reported after them."""
+    others: they train to the end, and the failures are reported after them. ``options``
+    adds ``nashzoo train`` options by learner, after :data:`LEARNER_OPTIONS`' (a resumed
+    run takes its own from its checkpoint)."""
     env = {**os.environ, **{name: "1" for name in THREAD_VARIABLES}}
     todo = [name for name in learners if not (out / f"{name}.pt").exists()]
     for name in learners:
@@ -97,10 +106,14 @@ def train_all(game: str, learners: list[str], minutes: float, out: Path, paralle
             # a stopped run's last checkpoint: continue it (the budget counts the whole run)
             resume = ["--resume", str(partial)] if partial.exists() else []
             log = open(out / f"{name}.log", "a" if resume else "w")  # noqa: SIM115 (closed with the process)
-            options = () if resume else LEARNER_OPTIONS.get(game, {}).get(name, ())
+            extra = (
+                ()
+                if resume
+                else (*LEARNER_OPTIONS.get(game, {}).get(name, ()), *(options or {}).get(name, ()))
+            )
             cmd = _nashzoo(
                 "train", name, game, "--minutes", str(minutes), "--out", str(partial),
-                "--quiet", *options, *resume,
+                "--quiet", *extra, *resume,
             )  # fmt: skip
             doing = "resuming" if resume else "training"
             print(f"  {doing} {name} for {minutes:g} min: {' '.join(cmd[2:])}", flush=True)

@@ -347,29 +347,32 @@ def report_resolves(resolving) -> None:
 
 def train_opponents(game, minutes: float, out, seed: int) -> list[str]:
     """Issue 90's learned opponents on ``game``, trained ``minutes`` each at the same time
-    (one core each): NFSP by self-play (``nashzoo train nfsp``, in a child process, its
-    log in ``out/nfsp.log``) and MaskablePPO against poker-rules in both seats (here,
-    :func:`~nashzoo.bounds.learned_best_response` with a time budget; its 1,000-deal
-    match against poker-rules is printed). A file already in ``out`` is kept. Returns
-    their ``NAME=SPEC`` items."""
-    import subprocess
+    (one core each): NFSP by self-play (the crosstable's runner,
+    :func:`learner_crosstable.train_all`: ``nashzoo train nfsp`` in a child process, its
+    log in ``out/nfsp.log``, a stopped run resumed) and MaskablePPO against poker-rules in
+    both seats (here, :func:`~nashzoo.bounds.learned_best_response` with a time budget;
+    its 1,000-deal match against poker-rules is printed). A file already in ``out`` is
+    kept. Returns their ``NAME=SPEC`` items."""
+    import threading
+
+    from learner_crosstable import train_all
 
     from nashzoo.agents.specs import build_agent
     from nashzoo.bounds import learned_best_response
-    from nashzoo.processes import THREAD_VARIABLES
 
     out.mkdir(parents=True, exist_ok=True)
-    nfsp, ppo = out / "nfsp.pt", out / "maskable-ppo.zip"
-    child = None
-    if not nfsp.exists():
-        partial = out / "nfsp.partial.pt"
-        cmd = [sys.executable, "-m", "nashzoo", "train", "nfsp", game.short_name, "--minutes",
-               str(minutes), "--out", str(partial), "--seed", str(seed), "--measure-every",
-               "900", "--measure-deals", "200", "--quiet"]  # fmt: skip
-        print("training: " + " ".join(cmd[2:]), flush=True)
-        env = {**os.environ, **{name: "1" for name in THREAD_VARIABLES}}
-        child = subprocess.Popen(cmd, stdout=open(out / "nfsp.log", "w"),  # noqa: SIM115
-                                 stderr=subprocess.STDOUT, env=env)  # fmt: skip
+    ppo = out / "maskable-ppo.zip"
+    measured = ("--seed", str(seed), "--measure-every", "900", "--measure-deals", "200")
+    failed: list[BaseException] = []
+
+    def nfsp() -> None:  # a thread's SystemExit would end only the thread: kept to raise
+        try:
+            train_all(game.short_name, ["nfsp"], minutes, out, 1, {"nfsp": measured})
+        except BaseException as error:
+            failed.append(error)
+
+    thread = threading.Thread(target=nfsp)
+    thread.start()
     if not ppo.exists():
         print(f"training: MaskablePPO against poker-rules for {minutes:g} min", flush=True)
         rules = build_agent("poker-rules", game)
@@ -378,11 +381,10 @@ def train_opponents(game, minutes: float, out, seed: int) -> list[str]:
         found.model.save(str(ppo))
         print(f"MaskablePPO: {found.steps:,} steps in {found.train_seconds:.0f} s; against "
               f"poker-rules {found.match}", flush=True)  # fmt: skip
-    if child is not None:
-        if child.wait() != 0:
-            raise SystemExit(f"NFSP's training failed; see {out / 'nfsp.log'}")
-        (out / "nfsp.partial.pt").rename(nfsp)
-    return [f"nfsp={nfsp}", f"maskable-ppo={ppo}"]
+    thread.join()
+    if failed:
+        raise failed[0]
+    return [f"nfsp={out / 'nfsp.pt'}", f"maskable-ppo={ppo}"]
 
 
 PUBLISHED_LBR = {
