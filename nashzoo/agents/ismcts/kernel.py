@@ -813,29 +813,6 @@ def _step(g, kn, st, prm, noise, rng, level, reply, reply_mixed):
     return -1
 
 
-@search_inline
-def simulate(g, kn, st, prm, noise, rng, root):
-    """One simulation of the root tree at information set ``root``, with its spawned
-    simulations. Returns the root tree's action."""
-    level = 0
-    _begin(g, kn, st, prm, root, 0)
-    reply = -1
-    reply_mixed = False
-    while True:
-        need = _step(g, kn, st, prm, noise, rng, level, reply, reply_mixed)
-        if need >= 0:
-            level += 1
-            _begin(g, kn, st, prm, need, level)
-            reply = -1
-            reply_mixed = False
-            continue
-        reply = st.level_int[level, L_ACTION]
-        reply_mixed = st.level_int[level, L_MIXED] == 1
-        if level == 0:
-            return reply
-        level -= 1
-
-
 @search_kernel
 def run(g, kn, st, prm, noise, rng, root, n_sims, margin, fresh, out):
     """Up to ``n_sims`` simulations of the tree rooted at ``root`` (after forgetting every
@@ -849,7 +826,27 @@ def run(g, kn, st, prm, noise, rng, root, n_sims, margin, fresh, out):
     limit = st.keys.size // 2 - margin
     done = 0
     while done < n_sims and st.meta[0] <= limit:
-        simulate(g, kn, st, prm, noise, rng, root)
+        # one simulation of the root tree, with the simulations it spawns one level
+        # down each (written out here rather than as an inlined function: numba copies
+        # an inlined function's whole IR once for each level of inlining, and this one
+        # holds every helper a simulation calls, which took 10 s of the kernel's compile)
+        level = 0
+        _begin(g, kn, st, prm, root, 0)
+        reply = -1
+        reply_mixed = False
+        while True:
+            need = _step(g, kn, st, prm, noise, rng, level, reply, reply_mixed)
+            if need >= 0:
+                level += 1
+                _begin(g, kn, st, prm, need, level)
+                reply = -1
+                reply_mixed = False
+                continue
+            reply = st.level_int[level, L_ACTION]
+            reply_mixed = st.level_int[level, L_MIXED] == 1
+            if level == 0:
+                break
+            level -= 1
         done += 1
     slot = find_slot(st, act_key(g, root, root))
     for j in range(g.num_legal[root]):
