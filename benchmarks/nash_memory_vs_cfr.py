@@ -10,7 +10,9 @@ Times are solver time; exploitability checks are excluded.
 
 ``--section learned`` (issue 92): Nash memory with a *learned* oracle (MaskablePPO
 against the mixture) and a meta-game measured by duplicate matches, two loops side by
-side on one game, seeds interleaved (seed s: the PSRO loop, then Nash memory):
+side on one game, seeds interleaved (seed s: the PSRO loop, then Nash memory; with
+``--jobs 2`` the two loops run at the same time, a process and a core each, each loop's
+seeds in turn):
 
 * the PSRO loop: every candidate joins, the meta-game's measured means solved as if exact
   (``admission_margin=None``, ``meta_solver="nash"``, no memory bound);
@@ -26,7 +28,7 @@ seed, and lower at the end (median over seeds) than the PSRO loop's.
 
 Usage: ``python benchmarks/nash_memory_vs_cfr.py [--cap 60] [--repeats 3] [--plot ...]``;
 ``python benchmarks/nash_memory_vs_cfr.py --section learned [--game leduc_holdem]
-[--minutes 30] [--seeds 0 1 2] [--oracle-steps 20000] [--meta-deals 1000]``
+[--minutes 30] [--seeds 0 1 2] [--oracle-steps 20000] [--meta-deals 1000] [--jobs 2]``
 """
 
 from __future__ import annotations
@@ -167,6 +169,24 @@ def largest_rise(curve: list[tuple[int, float, float, bool]]) -> float:
     return rise
 
 
+def loop_run(args, name: str, seed: int) -> list[tuple[int, float, float, bool]]:
+    """One run of the loop ``name`` with ``seed`` (its curve printed as it ends)."""
+    settings = dict(LOOPS[name], seed=seed, oracle_steps=args.oracle_steps,
+                    oracle_envs=args.oracle_envs, meta_deals=args.meta_deals)  # fmt: skip
+    if name == "Nash memory":
+        settings["memory_cap"] = args.memory_cap
+    curve = run_learned(make_game(args.game), settings, 60 * args.minutes)
+    points = " ".join(f"{e:.3f}{'' if a else '(r)'}" for *_, e, a in curve)
+    print(f"  {name}, seed {seed}: {points}", flush=True)
+    return curve
+
+
+def loop_runs(args, name: str) -> dict[int, list[tuple[int, float, float, bool]]]:
+    """The loop ``name``'s runs, one seed after another (``--jobs 2``: in a process of
+    its own, beside the other loop's)."""
+    return {seed: loop_run(args, name, seed) for seed in args.seeds}
+
+
 def learned_section(args) -> None:
     from nashzoo.tree import TabularPolicy, compile_game
     from nashzoo.tree.best_response import nash_conv_array
@@ -182,15 +202,19 @@ def learned_section(args) -> None:
         f"uniform's exploitability {uniform:.4f}, tolerance {tolerance:.4f}\n"
     )
     curves: dict[str, dict[int, list]] = {name: {} for name in LOOPS}
-    for seed in args.seeds:  # interleaved: seed s, both loops, then seed s + 1
-        for name, loop in LOOPS.items():
-            settings = dict(loop, seed=seed, oracle_steps=args.oracle_steps,
-                            oracle_envs=args.oracle_envs, meta_deals=args.meta_deals)  # fmt: skip
-            if name == "Nash memory":
-                settings["memory_cap"] = args.memory_cap
-            curve = curves[name][seed] = run_learned(game, settings, 60 * args.minutes)
-            points = " ".join(f"{e:.3f}{'' if a else '(r)'}" for *_, e, a in curve)
-            print(f"  {name}, seed {seed}: {points}", flush=True)
+    if args.jobs == 1:
+        for seed in args.seeds:  # interleaved: seed s, both loops, then seed s + 1
+            for name in LOOPS:
+                curves[name][seed] = loop_run(args, name, seed)
+    else:  # the two loops side by side, one process (and core) each, seeds in turn
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(2, mp_context=context, initializer=one_thread) as pool:
+            jobs = {name: pool.submit(loop_runs, args, name) for name in LOOPS}
+            for name, job in jobs.items():
+                curves[name] = job.result()
     print("\n(r): the candidate was rejected (the mixture unchanged)\n")
     print("| loop | seed | generations | admitted | exploitability first -> last | lowest "
           "| largest rise | monotone within noise |")  # fmt: skip
@@ -240,6 +264,10 @@ def main() -> None:
     learned.add_argument("--oracle-envs", type=int, default=8)
     learned.add_argument("--meta-deals", type=int, default=1000)
     learned.add_argument("--memory-cap", type=int, default=8)
+    learned.add_argument(
+        "--jobs", type=int, choices=(1, 2), default=1,
+        help="2: the two loops side by side, a process (one core) each, seeds in turn",
+    )  # fmt: skip
     args = parser.parse_args()
     print(machine_line())
     if args.section == "learned":
