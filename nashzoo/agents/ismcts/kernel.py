@@ -842,10 +842,10 @@ def run(g, kn, st, prm, noise, rng, root, n_sims, margin, fresh, out):
                 reply = -1
                 reply_mixed = False
                 continue
-            reply = st.level_int[level, L_ACTION]
-            reply_mixed = st.level_int[level, L_MIXED] == 1
-            if level == 0:
+            if level == 0:  # the root tree's simulation ended
                 break
+            reply = st.level_int[level, L_ACTION]  # the spawned tree's action, for its parent
+            reply_mixed = st.level_int[level, L_MIXED] == 1
             level -= 1
         done += 1
     slot = find_slot(st, act_key(g, root, root))
