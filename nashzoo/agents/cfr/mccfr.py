@@ -43,21 +43,30 @@ __all__ = ["ExternalSamplingMCCFRSolver", "OutcomeSamplingMCCFRSolver"]
 @kernel
 def regret_matching(regret, row, legal, out):
     """Regret matching at ``regret[row]`` over the actions ``legal`` allows, into ``out``
-    (uniform over them when no regret is positive)."""
+    (uniform over them when no regret is positive).
+
+    Each regret is read once: the positive parts are copied into ``out`` and divided by
+    their sum, so ``out`` is a distribution even while other threads add to the row (the
+    abstraction solver's lock-free threads). Reading a regret a second time to divide it
+    could meet a larger value than the one summed, and a sum near 0 then made weights of
+    1e16."""
     total = 0.0
     count = 0
     for a in range(out.size):
+        out[a] = 0.0
         if legal[a]:
             count += 1
-            if regret[row, a] > 0.0:
-                total += regret[row, a]
-    for a in range(out.size):
-        if not legal[a]:
-            out[a] = 0.0
-        elif total > 0.0:
-            out[a] = regret[row, a] / total if regret[row, a] > 0.0 else 0.0
-        else:
-            out[a] = 1.0 / count
+            r = regret[row, a]
+            if r > 0.0:
+                out[a] = r
+                total += r
+    if total > 0.0:
+        for a in range(out.size):
+            out[a] /= total
+    else:
+        for a in range(out.size):
+            if legal[a]:
+                out[a] = 1.0 / count
 
 
 @kernel
