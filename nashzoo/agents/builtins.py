@@ -22,7 +22,7 @@ spec                       agent
                            from a CFR+ solution (the spec's experiments' setting)
 ``nash-ismcts:0.2s+bp.npz`` Nash-ISMCTS improving a blueprint, any agent file that states
                            its probabilities (exact values under it where the game
-                           compiles; its P alone elsewhere)
+                           compiles; elsewhere its P, and Bayes' rule under it for H)
 ``resolve:1s+bp.npz``      a blueprint re-solving as play reaches a later round: every
                            public subgame where the game compiles (``resolve:1000+cfr+:10``),
                            Hold'em's river on the real cards for a card abstraction's file
@@ -229,9 +229,9 @@ def _nash_ismcts_blueprint(game: Game, argument: str | None) -> Any:
     or e.g. ``cfr+:100``, whose agent states its probabilities); where the game
     compiles for a search (the search's own test, ``compiles_for_search``), on the
     blueprint's oracle tables (P the blueprint, H Bayes' rule under it, V and V_w its
-    exact values), elsewhere on its P alone
-    (:class:`~nashzoo.agents.ismcts.knowledge.PolicyKnowledge`: zero values, on the
-    tree's value scale)."""
+    exact values), elsewhere on its P, with H Bayes' rule under it where the game's
+    actions are public (:class:`~nashzoo.agents.ismcts.knowledge.PolicyKnowledge`: zero
+    values, on the tree's value scale)."""
     from nashzoo.agents.ismcts import ISMCTSAgent, SearchConfig, SearchTables
     from nashzoo.agents.ismcts.compiled import compiles_for_search
     from nashzoo.agents.ismcts.knowledge import PolicyKnowledge

@@ -1146,7 +1146,8 @@ def test_nash_ismcts_improves_a_blueprint_file(tmp_path):
     """``nash-ismcts:BUDGET+SPEC``: on Leduc (which compiles) the search runs on the
     blueprint's oracle tables; from CFR+ after 10 iterations (0.610 chips exploitable)
     the search operator is measured at 0.453 at 100 simulations and 0.427 at 1,000. On
-    Limit Hold'em the blueprint's P alone (PolicyKnowledge: zero values) drives it."""
+    Limit Hold'em the blueprint's P and Bayes' rule under it (PolicyKnowledge: zero
+    values) drive it."""
     from nashzoo.agents.cfr import make_solver
 
     leduc = presets.leduc()
@@ -1165,6 +1166,42 @@ def test_nash_ismcts_improves_a_blueprint_file(tmp_path):
     assert result.deals == 1
     with pytest.raises(InvalidParameterError, match="BUDGET\\+SPEC"):
         build_agent("nash-ismcts:100", leduc)
+
+
+def test_a_blueprints_belief_is_bayes_rule_under_the_blueprint():
+    """PolicyKnowledge's H on a game that does not compile is Bayes' rule under the
+    blueprint over what the opponent did. On Leduc the oracle tables of the same
+    blueprint hold the exact posterior at every view (the compiled tree's reach), so the
+    two must agree; the chance weights alone must not (the history moves them)."""
+    from nashzoo.agents.cfr import make_solver
+    from nashzoo.agents.cfr.agent import TabularPolicyAgent
+    from nashzoo.agents.ismcts.knowledge import PolicyKnowledge
+
+    game = presets.leduc()
+    tree = compile_game(game)
+    policy = make_solver("cfr+", game).iterate(20).average_policy()
+    blueprint = TabularPolicyAgent(policy)
+    knowledge = PolicyKnowledge(game, blueprint)
+    assert knowledge.belief_source == "bayes"
+    exact = TablesKnowledge(SearchTables.oracle(tree, policy.probs))
+    search = ISMCTSSearch(game, knowledge)
+    moved = 0
+    for state in decision_states(game, 40, seed=2):
+        p = state.current_player()
+        worlds = search._worlds_at(state, p)
+        h = knowledge.belief(state, p, worlds)
+        np.testing.assert_allclose(h, exact.belief(state, p, worlds), atol=1e-6)
+        moved += not np.allclose(h, worlds.weights, atol=1e-3)
+        chance = PolicyKnowledge(game, blueprint, belief="chance").belief(state, p, worlds)
+        np.testing.assert_array_equal(chance, worlds.weights)
+    assert moved > 10
+    # refused: a game whose moves are hidden (Goofspiel's bids), and a made-up source
+    goofspiel = nashzoo.make_game("goofspiel")
+    with pytest.raises(InvalidParameterError, match="belief='bayes' needs a game"):
+        PolicyKnowledge(goofspiel, RandomAgent(seed=0), belief="bayes")
+    assert PolicyKnowledge(goofspiel, RandomAgent(seed=0)).belief_source == "chance"
+    with pytest.raises(InvalidParameterError, match="belief must be"):
+        PolicyKnowledge(game, blueprint, belief="network")
 
 
 def test_a_view_with_more_worlds_than_a_network_scores_is_refused_by_name():

@@ -498,17 +498,23 @@ class AbstractionAgent(SampledPolicyAgent):
                 ]
             ).reshape(len(tensors), self.game.num_distinct_actions)
         out = np.zeros((len(tensors), self.game.num_distinct_actions))
+        if not len(tensors):
+            return out
         cards = self.game.definition.num_cards
         public = tensors.copy()
         public[:, 2 : 2 + cards] = 0  # the hole cards' slots: the rest is public
         groups: dict[bytes, list[int]] = {}
         for i, row in enumerate(public):
             groups.setdefault(row.tobytes(), []).append(i)
-        for rows in groups.values():
-            on = tensors[rows][:, 2 : 2 + cards] > 0.5
+        on = tensors[:, 2 : 2 + cards] > 0.5
+        held = int(on[0].sum())
+        if held and (on.sum(axis=1) == held).all():  # each row's cards, highest first
+            holes = np.nonzero(on)[1].reshape(len(on), held)[:, ::-1]
+        else:
             holes = np.array([np.flatnonzero(row)[::-1] for row in on], dtype=np.int64)
+        for rows in groups.values():
             text = self._info_state(tensors[rows[0]])
-            out[rows] = self._many(text, holes)
+            out[rows] = self._many(text, np.ascontiguousarray(holes[rows], dtype=np.int64))
         return out
 
     def _info_state(self, tensor: np.ndarray) -> str:

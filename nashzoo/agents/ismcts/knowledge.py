@@ -89,6 +89,17 @@ def check_world_count(game: Any, player: int | None, count: int) -> None:
         )
 
 
+def bayes_allowed(game: Game) -> bool:
+    """Whether Bayes' rule over the public history can give H on ``game``: every action
+    is seen by every player (the game's moves are not simultaneous, which hides them:
+    :class:`~nashzoo.games.info.GameInfo`) and its states answer
+    ``information_state_indices_as`` (the opponent's view in each world)."""
+    state = game.new_initial_state()
+    return not game.simultaneous and (
+        type(state).information_state_indices_as is not State.information_state_indices_as
+    )
+
+
 Request = tuple[tuple[int, str], State, int]
 """A view to evaluate: its key (player, information-state string), a state, the player."""
 
@@ -110,6 +121,12 @@ class Knowledge:
                 f"A search knowledge needs a nashzoo Game, received {type(game).__name__}."
             )
         self.game = game
+        # Bayes' rule over the public history (:meth:`bayes_belief`): H by view, and the
+        # opponent's log P at one of its decisions in every world (value -> row, rows)
+        self._bayes: dict[tuple[int, str], np.ndarray] = {}
+        self._bayes_rows = 0
+        self._bayes_steps: dict[tuple[int, str], tuple[dict[Hashable, int], np.ndarray]] = {}
+        self._bayes_step_rows = 0
 
     # -- batching -----------------------------------------------------------------------
     def missing(self, pairs: Sequence[tuple[State, int]]) -> list[Request]:
@@ -183,6 +200,114 @@ class Knowledge:
         h = self.belief(state, player, worlds)
         return pieces.marginal(h, prefix, self.world_values(after, player, worlds))
 
+    # -- Bayes' rule under an opponent policy -------------------------------------------
+    def bayes_belief(self, state: State, player: int, worlds: HiddenWorlds) -> np.ndarray:
+        """H by Bayes' rule over the public history under the opponent's policy (a
+        network's P, a blueprint's probabilities: the subclass's
+        :meth:`_opponent_rows` and :meth:`_step_log_probs`): each world's chance weight
+        times the probability the policy gives, in that world, to every action the
+        opponent took. Cached by view.
+
+        The opponent's log-probabilities at each of its past decisions are cached too,
+        keyed by ``player``'s view at that decision (the public history and the
+        player's own private value fix the opponent's view in every world): views that
+        share a history prefix, as the nodes of one search do, evaluate only the
+        decisions they add, all of them in one forward pass.
+
+        Raises:
+            InvalidParameterError: the game's states do not answer
+                ``information_state_indices_as``.
+        """
+        key = view_key(state, player)
+        found = self._bayes.get(key)
+        if found is not None:
+            return found
+        opp = 1 - player
+        values = worlds.values
+        replay = self.game.new_initial_state()
+        steps: list[tuple[tuple[int, str], int]] = []  # (player's view there, action)
+        # each decision's log P, and the rows of ``values`` in it
+        known: dict[tuple[int, str], tuple[np.ndarray, np.ndarray]] = {}
+        missing: dict[tuple[int, str], tuple[Any, np.ndarray]] = {}
+        wanted = set(values)
+        # one entry per index map: the decisions of one forward pass share theirs
+        positions: dict[int, np.ndarray | None] = {}
+        for action in state.history():
+            if replay.current_player() == opp:
+                at = view_key(replay, player)
+                steps.append((at, int(action)))
+                entry = self._bayes_steps.get(at)
+                if entry is not None and id(entry[0]) not in positions:
+                    index = entry[0]
+                    positions[id(index)] = (
+                        np.fromiter((index[v] for v in values), np.int64, len(values))
+                        if index.keys() >= wanted
+                        else None
+                    )
+                rows_of = None if entry is None else positions[id(entry[0])]
+                if entry is not None and rows_of is not None:
+                    known[at] = (rows_of, entry[1])
+                elif at not in missing:
+                    rows = self._opponent_rows(replay, opp, values)
+                    missing[at] = (rows, replay.legal_actions_mask())
+            replay.apply_unchecked(action)
+        if missing:  # evaluated over ``values`` in their order
+            rows_of = np.arange(len(values))
+            for at, (_, log_p) in self._evaluate_steps(missing, values).items():
+                known[at] = (rows_of, log_p)
+        log_h = np.log(np.maximum(worlds.weights, 1e-300))
+        for at, action in steps:
+            rows_of, log_p = known[at]
+            log_h += log_p[rows_of, action]
+        h = np.exp(log_h - log_h.max())
+        h /= h.sum()
+        self._bayes_rows += h.size
+        if self._bayes_rows > ROWS_CACHE // 2:
+            self._bayes.clear()
+            self._bayes_rows = h.size
+        self._bayes[key] = h
+        return h
+
+    def _opponent_rows(self, replay: State, opp: int, values: Sequence[Hashable]) -> Any:
+        """What :meth:`_step_log_probs` needs of the opponent's view at ``replay`` in
+        each world of ``values``: here its information-state indices in each."""
+        rows = []
+        for value in values:
+            indices = replay.information_state_indices_as(opp, value)
+            if indices is None:
+                raise InvalidParameterError(
+                    f"belief='bayes' needs states that answer "
+                    f"information_state_indices_as; {self.game}'s do not."
+                )
+            rows.append(indices)
+        return rows
+
+    def _step_log_probs(self, steps: list[tuple[Any, np.ndarray]], k: int) -> np.ndarray:
+        """The opponent's log-probabilities, ``(len(steps) * k, actions)``, at ``steps``
+        (each :meth:`_opponent_rows`' answer and the legal mask), ``k`` worlds a step in
+        the order of the values given."""
+        raise NotImplementedError
+
+    def _evaluate_steps(
+        self,
+        missing: dict[tuple[int, str], tuple[Any, np.ndarray]],
+        values: Sequence[Hashable],
+    ) -> dict[tuple[int, str], tuple[dict[Hashable, int], np.ndarray]]:
+        """The opponent's log-probabilities at its decisions in ``missing``, in every
+        world of ``values``: one batch; returned, and kept in the step cache (emptied
+        when its share of :data:`ROWS_CACHE` is full)."""
+        k = len(values)
+        log_p = self._step_log_probs(list(missing.values()), k)
+        count = len(missing) * k
+        if self._bayes_step_rows + count > ROWS_CACHE // 2:
+            self._bayes_steps.clear()
+            self._bayes_step_rows = 0
+        index = {v: i for i, v in enumerate(values)}
+        found = {at: (index, log_p[j * k : (j + 1) * k]) for j, at in enumerate(missing)}
+        self._bayes_steps.update(found)
+        self._bayes_step_rows += count
+        return found
+
     def history_value(self, state: State, player: int) -> float:
         """What the history ``state`` is worth to ``player``: exact at a terminal, V
         where ``player`` is to move, else V_w of its world."""
@@ -213,24 +338,41 @@ def _scale(game: Game) -> float:
 class PolicyKnowledge(Knowledge):
     """P from any agent that states its probabilities (a blueprint: the card
     abstraction's CFR policy, NFSP's average policy, a tabular policy), asked at each view
-    as the agent would be in a match; H the chance weights and every value 0. A search
-    on it improves the blueprint from the payoffs it reaches; where the game compiles,
-    :meth:`SearchTables.oracle <nashzoo.agents.ismcts.tables.SearchTables.oracle>` of the
-    blueprint gives exact values and Bayes' rule instead (the ``nash-ismcts:BUDGET+SPEC``
-    agent spec takes that path there).
+    as the agent would be in a match; H Bayes' rule under the blueprint; every value 0. A
+    search on it improves the blueprint from the payoffs it reaches; where the game
+    compiles, :meth:`SearchTables.oracle <nashzoo.agents.ismcts.tables.SearchTables.oracle>`
+    of the blueprint gives exact values too (the ``nash-ismcts:BUDGET+SPEC`` agent spec
+    takes that path there).
+
+    H has two sources (``belief``):
+
+    * ``"bayes"`` (where the game allows it): each world's chance weight times the
+      probability the blueprint gives, in that world, to every action the opponent took
+      (:meth:`Knowledge.bayes_belief`): a raise makes the hands the blueprint raises with
+      likelier. The blueprint answers every world of one opponent decision in one
+      :func:`~nashzoo.envs.sampling.batch_probabilities` call (the card abstraction's
+      agent buckets them together in numba). It needs a game whose actions every player
+      sees (moves not simultaneous) and whose states answer
+      ``information_state_indices_as`` (:func:`bayes_allowed`);
+    * ``"chance"``: the worlds' chance weights alone (what the opponent did is ignored).
 
     Args:
         game: the game.
         agent: a PolicyAgent of ``game`` (``action_probabilities(observation, info)``).
         cache_size: views whose P is kept.
+        belief: ``"bayes"``, ``"chance"``, or ``None``: ``"bayes"`` where the game allows
+            it, else ``"chance"``.
 
     Raises:
-        InvalidParameterError: the agent states no probabilities.
+        InvalidParameterError: the agent states no probabilities, or ``belief`` is not
+            one of those (or ``"bayes"`` on a game that does not allow it).
     """
 
     source = "policy"
 
-    def __init__(self, game: Game, agent: Any, *, cache_size: int = 200_000) -> None:
+    def __init__(
+        self, game: Game, agent: Any, *, cache_size: int = 200_000, belief: str | None = None
+    ) -> None:
         from nashzoo.games.observation import ObservationCache
 
         super().__init__(game)
@@ -239,6 +381,20 @@ class PolicyKnowledge(Knowledge):
                 f"A blueprint for search states its probabilities (a PolicyAgent with "
                 f"action_probabilities), received {type(agent).__name__}."
             )
+        allowed = bayes_allowed(game)
+        if belief is None:
+            belief = "bayes" if allowed else "chance"
+        if belief not in ("bayes", "chance"):
+            raise InvalidParameterError(
+                f"belief must be 'bayes', 'chance' or None, received {belief!r}."
+            )
+        if belief == "bayes" and not allowed:
+            raise InvalidParameterError(
+                f"belief='bayes' needs a game whose actions every player sees and whose "
+                f"states answer information_state_indices_as; {game} is not one. Use "
+                "belief='chance'."
+            )
+        self.belief_source = belief
         self.agent = agent
         self.cache_size = int(cache_size)
         self._observations = ObservationCache(game, max_size=0)
@@ -262,6 +418,41 @@ class PolicyKnowledge(Knowledge):
         total = prior.sum()
         prior = prior / total if total > 0 else np.full(len(legal), 1.0 / len(legal))
         return prior, np.zeros(len(legal)), 0.0
+
+    def belief(self, state: State, player: int, worlds: HiddenWorlds) -> np.ndarray:
+        if self.belief_source == "bayes":
+            return self.bayes_belief(state, player, worlds)
+        return worlds.weights
+
+    def piece_belief(
+        self, state: State, player: int, pieces: HiddenPieces, prefix: tuple[int, ...]
+    ) -> np.ndarray:
+        if self.belief_source == "bayes":
+            return self.marginal_piece_belief(state, player, pieces, prefix)
+        return pieces.options(prefix)[1]
+
+    def _opponent_rows(self, replay: State, opp: int, values: Sequence[Hashable]) -> Any:
+        return opp, super()._opponent_rows(replay, opp, values)
+
+    def _step_log_probs(self, steps: list[tuple[Any, np.ndarray]], k: int) -> np.ndarray:
+        """The blueprint's log-probabilities at ``steps`` (each: the opponent and its
+        indices in every world, and the legal mask), ``k`` worlds each: one batch."""
+        from nashzoo.envs.sampling import batch_probabilities
+
+        count = len(steps) * k
+        tensors = np.zeros((count, self.game.information_state_tensor_size), np.float32)
+        players = np.repeat([opp for (opp, _), _ in steps], k)
+        for j, ((_, rows), _) in enumerate(steps):
+            block = tensors[j * k : (j + 1) * k]
+            if len({len(indices) for indices in rows}) == 1:  # one fancy index for all
+                block[np.arange(k)[:, None], np.asarray(rows, np.int64)] = 1.0
+            else:
+                for i, indices in enumerate(rows):
+                    block[i, indices] = 1.0
+        masks = np.repeat(np.stack([mask for _, mask in steps]).astype(np.int8), k, 0)
+        probs = batch_probabilities(self.agent, tensors, masks, players)
+        out: np.ndarray = np.log(np.maximum(probs, 1e-300))
+        return out
 
 
 class TablesKnowledge(Knowledge):
@@ -381,11 +572,6 @@ class NetworkKnowledge(Knowledge):
                 f"belief must be 'network' or 'bayes', received {belief!r}."
             )
         self.belief_source = belief
-        self._bayes: dict[tuple[int, str], np.ndarray] = {}
-        self._bayes_rows = 0
-        # the opponent's log P at one of its decisions, in every world: (value -> row, rows)
-        self._bayes_steps: dict[tuple[int, str], tuple[dict[Hashable, int], np.ndarray]] = {}
-        self._bayes_step_rows = 0
         if not isinstance(network, EmbeddingNetwork):
             raise InvalidParameterError(
                 f"NetworkKnowledge needs an EmbeddingNetwork, received {type(network).__name__}."
@@ -493,113 +679,21 @@ class NetworkKnowledge(Knowledge):
         z = self._worlds_embedding(worlds, state) @ query[:d]
         return _softmax(z)
 
-    def bayes_belief(self, state: State, player: int, worlds: HiddenWorlds) -> np.ndarray:
-        """H by Bayes' rule over the public history under the network's P (see the class
-        docstring); cached by view.
-
-        The opponent's log-probabilities at each of its past decisions are cached too,
-        keyed by ``player``'s view at that decision (the public history and the
-        player's own private value fix the opponent's view in every world): views that
-        share a history prefix, as the nodes of one search do, evaluate only the
-        decisions they add, all of them in one forward pass.
-
-        Raises:
-            InvalidParameterError: the game's states do not answer
-                ``information_state_indices_as``.
-        """
-        key = view_key(state, player)
-        found = self._bayes.get(key)
-        if found is not None:
-            return found
-        opp = 1 - player
-        values = worlds.values
-        replay = self.game.new_initial_state()
-        steps: list[tuple[tuple[int, str], int]] = []  # (player's view there, action)
-        # each decision's log P, and the rows of ``values`` in it
-        known: dict[tuple[int, str], tuple[np.ndarray, np.ndarray]] = {}
-        missing: dict[tuple[int, str], tuple[list[list[int]], np.ndarray]] = {}
-        wanted = set(values)
-        # one entry per index map: the decisions of one forward pass share theirs
-        positions: dict[int, np.ndarray | None] = {}
-        for action in state.history():
-            if replay.current_player() == opp:
-                at = view_key(replay, player)
-                steps.append((at, int(action)))
-                entry = self._bayes_steps.get(at)
-                if entry is not None and id(entry[0]) not in positions:
-                    index = entry[0]
-                    positions[id(index)] = (
-                        np.fromiter((index[v] for v in values), np.int64, len(values))
-                        if index.keys() >= wanted
-                        else None
-                    )
-                rows_of = None if entry is None else positions[id(entry[0])]
-                if entry is not None and rows_of is not None:
-                    known[at] = (rows_of, entry[1])
-                elif at not in missing:
-                    rows = self._opponent_rows(replay, opp, values)
-                    missing[at] = (rows, replay.legal_actions_mask())
-            replay.apply_unchecked(action)
-        if missing:  # evaluated over ``values`` in their order
-            rows_of = np.arange(len(values))
-            for at, (_, log_p) in self._evaluate_steps(missing, values).items():
-                known[at] = (rows_of, log_p)
-        log_h = np.log(np.maximum(worlds.weights, 1e-300))
-        for at, action in steps:
-            rows_of, log_p = known[at]
-            log_h += log_p[rows_of, action]
-        h = np.exp(log_h - log_h.max())
-        h /= h.sum()
-        self._bayes_rows += h.size
-        if self._bayes_rows > ROWS_CACHE // 2:
-            self._bayes.clear()
-            self._bayes_rows = h.size
-        self._bayes[key] = h
-        return h
-
-    def _opponent_rows(
-        self, replay: State, opp: int, values: Sequence[Hashable]
-    ) -> list[list[int]]:
-        """The opponent's information-state indices at ``replay`` in each world."""
-        rows = []
-        for value in values:
-            indices = replay.information_state_indices_as(opp, value)
-            if indices is None:
-                raise InvalidParameterError(
-                    f"belief='bayes' needs states that answer "
-                    f"information_state_indices_as; {self.game}'s do not."
-                )
-            rows.append(indices)
-        return rows
-
-    def _evaluate_steps(
-        self,
-        missing: dict[tuple[int, str], tuple[list[list[int]], np.ndarray]],
-        values: Sequence[Hashable],
-    ) -> dict[tuple[int, str], tuple[dict[Hashable, int], np.ndarray]]:
-        """P's log-probabilities at the opponent decisions in ``missing``, in every world
-        of ``values``: one forward pass; returned, and kept in the step cache (emptied
-        when its share of :data:`ROWS_CACHE` is full)."""
+    def _step_log_probs(self, steps: list[tuple[Any, np.ndarray]], k: int) -> np.ndarray:
+        """P's log-probabilities at ``steps`` (each: the opponent's indices in every
+        world and the legal mask), ``k`` worlds each: one forward pass."""
         from nashzoo.agents.ismcts.nets import masked_log_softmax
 
         torch = self._torch
-        rows = [row for step_rows, _ in missing.values() for row in step_rows]
-        k = len(values)
+        rows = [row for step_rows, _ in steps for row in step_rows]
         with torch.no_grad():
             logits = self.network.policy_logits(self.network.dense(rows)).double()
             legal = torch.from_numpy(
-                np.repeat(np.stack([mask for _, mask in missing.values()]).astype(bool), k, 0)
+                np.repeat(np.stack([mask for _, mask in steps]).astype(bool), k, 0)
             ).to(logits.device)
-            log_p = masked_log_softmax(logits, legal).cpu().numpy()
+            log_p: np.ndarray = masked_log_softmax(logits, legal).cpu().numpy()
         self.forward_passes += 1
-        if self._bayes_step_rows + len(rows) > ROWS_CACHE // 2:
-            self._bayes_steps.clear()
-            self._bayes_step_rows = 0
-        index = {v: i for i, v in enumerate(values)}
-        found = {at: (index, log_p[j * k : (j + 1) * k]) for j, at in enumerate(missing)}
-        self._bayes_steps.update(found)
-        self._bayes_step_rows += len(rows)
-        return found
+        return log_p
 
     def world_values(self, state: State, player: int, worlds: HiddenWorlds) -> np.ndarray:
         return self._world_value(
