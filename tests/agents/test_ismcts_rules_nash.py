@@ -332,24 +332,31 @@ def test_the_search_agent_plays_the_fighting_games_default_preset():
     assert agent.last_result is not None and agent.last_result.q_high is not None
 
 
+def _views_where_bayes_is_exact(knowledge, probs, seed):
+    """Check ``knowledge``'s H against the exact posterior under ``probs`` (the oracle
+    tables of the compiled tree, whose reach gives Bayes' rule) at 40 views of the
+    knowledge's game; return how many of them the history moved from chance's weights."""
+    game = knowledge.game
+    exact = TablesKnowledge(SearchTables.oracle(compile_game(game), probs))
+    search = ISMCTSSearch(game, knowledge)
+    moved = 0
+    for state in decision_states(game, 40, seed=seed):
+        p = state.current_player()
+        worlds = search._worlds_at(state, p)
+        h = knowledge.belief(state, p, worlds)
+        np.testing.assert_allclose(h, exact.belief(state, p, worlds), atol=1e-6)
+        moved += not np.allclose(h, worlds.weights, atol=1e-3)  # the history moved it
+    return moved
+
+
 def test_online_bayes_belief_is_bayes_rule_under_the_networks_policy():
     # on Leduc the tree gives Bayes' rule exactly: the oracle tables of the network's own
     # P hold the posterior over the opponent's card at every view
     game = presets.leduc()
     net = random_network(game, seed=3)
-    tree = compile_game(game)
     knowledge = NetworkKnowledge(game, net, belief="bayes")
-    probs = TabularPolicy.from_agent(PriorAgent(game, net), tree).probs
-    exact = TablesKnowledge(SearchTables.oracle(tree, probs))
-    search = ISMCTSSearch(game, knowledge)
-    checked = 0
-    for state in decision_states(game, 40, seed=1):
-        p = state.current_player()
-        worlds = search._worlds_at(state, p)
-        h = knowledge.belief(state, p, worlds)
-        np.testing.assert_allclose(h, exact.belief(state, p, worlds), atol=1e-6)
-        checked += not np.allclose(h, worlds.weights, atol=1e-3)  # the history moved it
-    assert checked > 10
+    probs = TabularPolicy.from_agent(PriorAgent(game, net), compile_game(game)).probs
+    assert _views_where_bayes_is_exact(knowledge, probs, seed=1) > 10
     with pytest.raises(InvalidParameterError, match="belief must be"):
         NetworkKnowledge(game, net, belief="prior")
 
@@ -1178,23 +1185,16 @@ def test_a_blueprints_belief_is_bayes_rule_under_the_blueprint():
     from nashzoo.agents.ismcts.knowledge import PolicyKnowledge
 
     game = presets.leduc()
-    tree = compile_game(game)
     policy = make_solver("cfr+", game).iterate(20).average_policy()
     blueprint = TabularPolicyAgent(policy)
     knowledge = PolicyKnowledge(game, blueprint)
     assert knowledge.belief_source == "bayes"
-    exact = TablesKnowledge(SearchTables.oracle(tree, policy.probs))
-    search = ISMCTSSearch(game, knowledge)
-    moved = 0
-    for state in decision_states(game, 40, seed=2):
+    assert _views_where_bayes_is_exact(knowledge, policy.probs, seed=2) > 10
+    chance = PolicyKnowledge(game, blueprint, belief="chance")
+    for state in decision_states(game, 10, seed=2):
         p = state.current_player()
-        worlds = search._worlds_at(state, p)
-        h = knowledge.belief(state, p, worlds)
-        np.testing.assert_allclose(h, exact.belief(state, p, worlds), atol=1e-6)
-        moved += not np.allclose(h, worlds.weights, atol=1e-3)
-        chance = PolicyKnowledge(game, blueprint, belief="chance").belief(state, p, worlds)
-        np.testing.assert_array_equal(chance, worlds.weights)
-    assert moved > 10
+        worlds = ISMCTSSearch(game, chance)._worlds_at(state, p)
+        np.testing.assert_array_equal(chance.belief(state, p, worlds), worlds.weights)
     # refused: a game whose moves are hidden (Goofspiel's bids), and a made-up source
     goofspiel = nashzoo.make_game("goofspiel")
     with pytest.raises(InvalidParameterError, match="belief='bayes' needs a game"):
