@@ -37,9 +37,15 @@ budget buys each way: the max-margin objective (the opponent's smallest margin u
 blueprint values, over the largest value; below 0, the re-solve is less safe than the
 blueprint).
 
+Solvers (``--games solvers``, heads-up no-limit; ``solvers-holdem`` on Limit Hold'em):
+CFR+ against Linear CFR on the river subgames a re-solving agent meets in ``--deals``
+deals against poker-rules (``--blueprint FILE``), each solved at each of
+``--solver-budgets`` seconds: how many re-solves would fall back to the blueprint.
+
 No peer: OpenSpiel has no subgame re-solving to run beside it.
 
-Usage: ``python benchmarks/subgame_solving.py [--games leduc,three_rounds,streets,holdem,hunl]
+Usage: ``python benchmarks/subgame_solving.py
+[--games leduc,three_rounds,streets,holdem,hunl,solvers,solvers-holdem]
 [--blueprints 10,30,100,1000] [--iterations 1000] [--blueprint FILE] [--budget 0.5s]
 [--deals 1000] [--lbr-hands 1000] [--lbr-round-actions fc/fc/fc/fc,c/c/fcpa/fcpa]
 [--train-opponents 60 --opponents-dir DIR] [--opponent NAME=SPEC] [--only-opponents]``
@@ -100,6 +106,10 @@ def main(argv: list[str] | None = None) -> None:
     )  # fmt: skip
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--street-iterations", type=int, default=5)
+    parser.add_argument(
+        "--solver-budgets", default="0.5,1,2,4",
+        help="solvers: the seconds a re-solve may take, comma-separated",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     one_thread()
     from nashzoo.abstraction.small import abstract_tree
@@ -117,6 +127,9 @@ def main(argv: list[str] | None = None) -> None:
             continue
         if name == "streets":
             streets(args)
+            continue
+        if name in ("solvers", "solvers-holdem"):
+            solvers(args, no_limit=name == "solvers")
             continue
         game = games[name]()
         tree = compile_game(game)
@@ -324,6 +337,58 @@ def holdem(args: argparse.Namespace, no_limit: bool = False) -> None:
             print(f"LBR {agent.name}: {lbr}  ({time.perf_counter() - start:.0f} s)")
             if agent is resolving:
                 report_resolves(resolving)
+
+
+def solvers(args: argparse.Namespace, no_limit: bool = True) -> None:
+    """CFR+ against Linear CFR as the river re-solve's regret minimiser: the re-solving
+    agent (``resolve:0.5s+FILE``, ``--blueprint``) plays ``--deals`` duplicate deals
+    against poker-rules, every river subgame it meets is kept (its ranges, blueprint and
+    the opponent's best-response values), and each is solved again by both at each of
+    ``--solver-budgets`` seconds: how many would fall back to the blueprint (some
+    opponent hand gaining over :data:`~nashzoo.agents.cfr.endgame.UNSAFE` of the
+    largest value more than against the blueprint), and the median of that gain over
+    the largest value."""
+    import numpy as np
+
+    from nashzoo.agents.cfr import endgame
+    from nashzoo.agents.cfr.endgame import SOLVERS, UNSAFE, resolve_endgame
+    from nashzoo.agents.specs import build_agent
+    from nashzoo.eval import head_to_head
+    from nashzoo.games.poker import presets
+
+    game = presets.no_limit_holdem() if no_limit else presets.limit_holdem()
+    spots = []
+
+    def keep(subgame, us, ranges, blueprint, **kw):  # what the agent asks, kept
+        spots.append((subgame, us, ranges.copy(), blueprint.copy()))
+        return resolve_endgame(subgame, us, ranges, blueprint, **kw)
+
+    endgame.resolve_endgame = keep
+    try:
+        agent = build_agent(f"resolve:0.5s+{args.blueprint}", game)
+        head_to_head(game, agent, build_agent("poker-rules", game), deals=args.deals,
+                     seed=args.seed)  # fmt: skip
+    finally:
+        endgame.resolve_endgame = resolve_endgame
+    nodes = np.median([s[0].player.size for s in spots])
+    print(f"\n{game.short_name}: {len(spots)} river subgames from {args.deals} duplicate "
+          f"deals against poker-rules (median {nodes:.0f} nodes, {spots[0][0].num_hands} "
+          "hands)")  # fmt: skip
+    print("| budget | solver | iterations (median) | fall back | gain / largest value (median) |")
+    print("|---:|---|---:|---:|---:|")
+    for budget in (float(x) for x in args.solver_budgets.split(",")):
+        for solver in SOLVERS:
+            done, ratios = [], []
+            for subgame, us, ranges, blueprint in spots:
+                before = subgame.best_response_values(1 - us, ranges, blueprint)
+                strategy, n = resolve_endgame(subgame, us, ranges, blueprint, seconds=budget,
+                                              cbv=before, solver=solver)  # fmt: skip
+                after = subgame.best_response_values(1 - us, ranges, strategy)
+                ratios.append(float((after - before).max()) / max(np.abs(before).max(), 1e-300))
+                done.append(n)
+            unsafe = sum(r > UNSAFE for r in ratios)
+            print(f"| {budget:g} s | {solver} | {np.median(done):.0f} | {unsafe} of {len(spots)} "
+                  f"| {np.median(ratios):+.4f} |")  # fmt: skip
 
 
 def report_resolves(resolving) -> None:

@@ -26,7 +26,8 @@ spec                       agent
 ``resolve:1s+bp.npz``      a blueprint re-solving as play reaches a later round: every
                            public subgame where the game compiles (``resolve:1000+cfr+:10``),
                            Hold'em's river on the real cards for a card abstraction's file
-                           (``resolve:turn:5s+bp.npz``: from the turn, every river card)
+                           (``resolve:turn:5s+bp.npz``: from the turn, every river card;
+                           ``resolve:lcfr:2s+bp.npz``: by Linear CFR instead of CFR+)
 ``path/to/agent.pt``       a saved NFSP, Deep CFR, ESCHER or simplex-gradient agent (its
                            average policy; simplex-gradient's last iterate where its
                            config says ``play="last"``) or a trained Nash-ISMCTS agent
@@ -266,34 +267,45 @@ def _resolving(game: Game, argument: str | None) -> Any:
     blueprint on Hold'em, the last betting round on the real cards with BUDGET iterations
     or ``Xs`` seconds a subgame, or with ``resolve:turn:BUDGET+SPEC`` (``flop``, or
     ``round:R`` in other games) every round from that one
-    (:class:`~nashzoo.agents.cfr.endgame.ResolvingAbstractionAgent`)."""
+    (:class:`~nashzoo.agents.cfr.endgame.ResolvingAbstractionAgent`); with
+    ``resolve:lcfr:...`` its re-solves run Linear CFR instead of CFR+."""
     from nashzoo.agents.cfr.abstract_policy import AbstractionAgent
     from nashzoo.agents.specs import build_agent
 
     budget, plus, spec = (argument or "").partition("+")
     usage = (
-        "A re-solving agent is resolve:[STREET:]BUDGET+SPEC (BUDGET: CFR+ iterations per "
-        "subgame, a positive integer, or SECONDSs per subgame for a card abstraction's "
-        "blueprint; STREET, for a card abstraction's blueprint, the first round re-solved: "
-        "river (the default), turn, flop, or round:R; SPEC an agent spec whose agent states "
-        "its probabilities, e.g. resolve:1000+cfr+:10 or resolve:turn:5s+hunl.npz), "
-        f"received resolve:{argument or ''}."
+        "A re-solving agent is resolve:[lcfr:][STREET:]BUDGET+SPEC (BUDGET: CFR+ "
+        "iterations per subgame, a positive integer, or SECONDSs per subgame for a card "
+        "abstraction's blueprint; STREET, for a card abstraction's blueprint, the first "
+        "round re-solved: river (the default), turn, flop, or round:R; lcfr, for a card "
+        "abstraction's blueprint, Linear CFR instead of CFR+; SPEC an agent spec whose "
+        "agent states its probabilities, e.g. resolve:1000+cfr+:10, resolve:turn:5s+hunl.npz "
+        f"or resolve:lcfr:2s+hunl.npz), received resolve:{argument or ''}."
     )
     street, _, budget = budget.rpartition(":")
+    solver = "cfr+"
+    if street == "lcfr" or street.startswith("lcfr:"):
+        solver, street = "lcfr", street[5:]
     seconds = float(budget[:-1]) if _SECONDS.fullmatch(budget) else None
     iterations = int(budget) if _ITERATIONS.fullmatch(budget) else None
     if not plus or not spec or not ((seconds or 0) > 0 or (iterations or 0) > 0):
         raise InvalidParameterError(usage)
     blueprint = build_agent(spec, game)
-    name = f"resolve:{street + ':' if street else ''}{budget}+{Path(spec).stem}"
+    lcfr = "lcfr:" if solver == "lcfr" else ""
+    name = f"resolve:{lcfr}{street + ':' if street else ''}{budget}+{Path(spec).stem}"
     if isinstance(blueprint, AbstractionAgent):
         from nashzoo.agents.cfr.endgame import ResolvingAbstractionAgent
 
         rounds = blueprint.policy.game.definition.num_rounds
         return ResolvingAbstractionAgent(
             blueprint.policy, game, seconds=seconds, iterations=iterations or 1_000_000,
-            name=name, streets=_streets(street, rounds, usage),
+            name=name, streets=_streets(street, rounds, usage), solver=solver,
         )  # fmt: skip
+    if lcfr:
+        raise InvalidParameterError(
+            f"resolve:{argument}: lcfr is a setting of a card abstraction's blueprint; on a "
+            f"game that compiles the re-solves run CFR+. {usage}"
+        )
     if street:
         raise InvalidParameterError(
             f"resolve:{argument}: STREET is a setting of a card abstraction's blueprint; on "

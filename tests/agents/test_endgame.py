@@ -277,6 +277,46 @@ def test_a_safe_re_solve_on_the_river_gives_no_hand_more_than_against_the_bluepr
     assert excess["none"] > 0.02, excess  # unsafe: some hand gains ten times the error
 
 
+def test_linear_cfr_re_solves_reach_the_same_safe_value_as_cfr_plus(holdem_policy, tmp_path):
+    """``solver="lcfr"`` (Linear CFR: every regret kept t / (t + 1) after iteration t)
+    on Hold'em's real river: its first iteration is CFR+'s (nothing discounted yet), the
+    next ones are not, and after 2,000 iterations it keeps the max-margin gadget's
+    promise and reaches the gadget game's value, which is unique however the game is
+    solved, as CFR+ does."""
+    game = holdem_policy.game
+    tree = holdem_policy.abstraction.betting
+    agent = ResolvingAbstractionAgent(holdem_policy, game, iterations=1, seconds=None)
+    hands = agent._hands()
+    twin = Endgame.at(tree, [51, 46, 30, 12, 4], tree.node_of_bets("rc/cc/cc/"))
+    ranges, blueprint = twin.ranges(hands), twin.blueprint_at(hands)
+    us = int(tree.player[twin.root])
+    before = twin.best_response_values(1 - us, ranges, blueprint)
+    scale = np.abs(before).max()
+
+    def solve(solver, iterations):
+        return resolve_endgame(twin, us, ranges, blueprint, iterations=iterations,
+                               solver=solver)[0]  # fmt: skip
+
+    np.testing.assert_array_equal(solve("lcfr", 1), solve("cfr+", 1))
+    assert np.abs(solve("lcfr", 5) - solve("cfr+", 5)).max() > 1e-3
+    objective = {}
+    for solver in ("cfr+", "lcfr"):
+        after = twin.best_response_values(1 - us, ranges, solve(solver, 2000))
+        assert (after - before).max() < 0.002 * scale, solver
+        objective[solver] = _gadget_objective("maxmargin", before, after, ranges[1 - us])
+    assert objective["lcfr"] == pytest.approx(objective["cfr+"], abs=1e-3 * scale)
+    # the agent and its spec
+    path = holdem_policy.save(tmp_path / "lhe.npz")
+    lcfr = build_agent(f"resolve:lcfr:turn:2s+{path}", game)
+    assert isinstance(lcfr, ResolvingAbstractionAgent) and lcfr.solver == "lcfr"
+    assert lcfr.name == "resolve:lcfr:turn:2s+lhe" and lcfr.streets == 2
+    assert build_agent(f"resolve:2s+{path}", game).solver == "cfr+"
+    with pytest.raises(InvalidParameterError, match="solver"):
+        ResolvingAbstractionAgent(holdem_policy, game, solver="dcfr")
+    with pytest.raises(InvalidParameterError, match="lcfr is a setting of a card abstraction"):
+        build_agent("resolve:lcfr:20+cfr+:10", leduc())
+
+
 def test_the_re_solving_agent_plays_its_solve_on_the_river_and_the_blueprint_before(
     holdem_policy, tmp_path, caplog
 ):
@@ -320,7 +360,7 @@ def test_bad_budgets_and_arrays_are_refused(holdem_policy, tmp_path):
     game = holdem_policy.game
     path = holdem_policy.save(tmp_path / "lhe.npz")
     for spec in (f"resolve:0+{path}", f"resolve:0s+{path}", f"resolve:-1s+{path}", "resolve:1s"):
-        with pytest.raises(InvalidParameterError, match=r"resolve:\[STREET:\]BUDGET\+SPEC"):
+        with pytest.raises(InvalidParameterError, match=r"resolve:\[lcfr:\]\[STREET:\]BUDGET"):
             build_agent(spec, game)
     with pytest.raises(InvalidParameterError, match="seconds > 0"):
         ResolvingAbstractionAgent(holdem_policy, game, seconds=0)

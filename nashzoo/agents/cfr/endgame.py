@@ -315,9 +315,10 @@ def _match(regret, legal, sigma, n):
 def _cfr_plus(
     first, iterations, us, mode, player, first_child, num_children, action, contrib, folder,
     legal, deal, blocked, board_of, node_chance, cards, order, strength, n_cards, root_weight,
-    root_opp, cbv, regret, avg, gadget, sample, rng, reach, value, sigma, active,
+    root_opp, cbv, regret, avg, gadget, sample, rng, reach, value, sigma, active, discount,
 ):  # fmt: skip
-    """Iterations ``first .. first + iterations - 1`` of CFR+ on the gadget game, as the
+    """Iterations ``first .. first + iterations - 1`` of CFR+ (or Linear CFR: ``discount``,
+    a row of :data:`_DISCOUNTS`) on the gadget game, as the
     compiled re-solver's loop (:func:`nashzoo.agents.cfr.subgame._cfr_plus`) with each
     information set a (node, hand) pair: alternating updates, regret matching+, averages
     (``avg``, both players') weighted by the iteration number; ``gadget``: the
@@ -334,6 +335,12 @@ def _cfr_plus(
     follow = np.ones(hands)
     them = 1 - us
     for step in range(first, first + iterations):
+        # CFR+ (discount[0] < 0): regrets floored at 0, averages weighted by t. Else
+        # discounted CFR's (alpha, beta, gamma): positive regrets kept t^a/(t^a+1),
+        # negative ones t^b/(t^b+1), the average weighted by t^gamma
+        weigh = float(step) if discount[0] < 0.0 else float(step) ** discount[2]
+        keep_pos = step ** discount[0] / (step ** discount[0] + 1.0)
+        keep_neg = step ** discount[1] / (step ** discount[1] + 1.0)
         for p in (us, them):
             if sample:
                 _draw_deals(player, first_child, num_children, rng, active)
@@ -379,14 +386,26 @@ def _cfr_plus(
                         for c in range(fc, fc + nc):
                             a = action[c]
                             regret[n, h, a] += value[c, h] - v
-                            avg[n, h, a] += step * own * sigma[n, h, a]
-            for n in range(size):  # regret matching+: no negative regret kept
+                            avg[n, h, a] += weigh * own * sigma[n, h, a]
+            for n in range(size):  # regret matching+ (no negative regret kept), or discounts
                 if player[n] == p and active[n]:
                     for h in range(hands):
                         for a in range(n_actions):
-                            regret[n, h, a] = max(regret[n, h, a], 0.0)
+                            r = regret[n, h, a]
+                            if discount[0] < 0.0:
+                                regret[n, h, a] = max(r, 0.0)
+                            else:
+                                regret[n, h, a] = r * (keep_pos if r > 0.0 else keep_neg)
             if mode > 0 and p != us:
                 gadget_update(mode, follow, value[0], cbv, gadget)
+
+
+SOLVERS = ("cfr+", "lcfr")
+"""The regret minimisers a re-solve may run (:func:`resolve_endgame`'s ``solver``)."""
+_DISCOUNTS = {
+    "cfr+": np.array([-1.0, 0.0, 1.0]),  # the floor at 0, linear averages
+    "lcfr": np.array([1.0, 1.0, 1.0]),  # Linear CFR: discounted CFR with alpha = beta = gamma = 1
+}
 
 
 def _compiled() -> None:
@@ -777,25 +796,31 @@ def resolve_endgame(
     sample_deals: bool = False,
     seed: int = 0,
     cbv: np.ndarray | None = None,
+    solver: str = "cfr+",
 ) -> tuple[np.ndarray, int]:
-    """``us``'s strategy in ``subgame`` solved again by CFR+ from the root ``ranges``
-    (:meth:`Endgame.ranges`) and ``blueprint`` (:meth:`Endgame.blueprint_at`), the
-    opponent's root range set by ``gadget`` as :func:`nashzoo.agents.cfr.subgame.resolve`
-    sets it. Runs ``iterations``, or fewer where ``seconds`` run out first (counted from
-    the call, the opponent's best responses and the arrays included; at least one
-    iteration, in batches of about a tenth of ``seconds``). Returns ``(strategy,
-    iterations run)``: ``(nodes, hands, actions)``, ``us``'s re-solved distribution at
-    its decisions (the blueprint's where the solve never reached them), the blueprint
-    elsewhere. With ``sample_deals``, each iteration walks one card of each deal, drawn
-    from ``seed`` (public chance sampling: on Limit Hold'em's turn, one river card of 48,
-    an iteration about 40 times cheaper and noisier); the opponent's best-response values
-    are exact either way. ``cbv``: those values
+    """``us``'s strategy in ``subgame`` solved again by CFR+ (or ``solver``) from the root
+    ``ranges`` (:meth:`Endgame.ranges`) and ``blueprint`` (:meth:`Endgame.blueprint_at`),
+    the opponent's root range set by ``gadget`` as
+    :func:`nashzoo.agents.cfr.subgame.resolve` sets it. Runs ``iterations``, or fewer where
+    ``seconds`` run out first (counted from the call, the opponent's best responses and the
+    arrays included; at least one iteration, in batches of about a tenth of ``seconds``).
+    Returns ``(strategy, iterations run)``: ``(nodes, hands, actions)``, ``us``'s re-solved
+    distribution at its decisions (the blueprint's where the solve never reached them), the
+    blueprint elsewhere. With ``sample_deals``, each iteration walks one card of each deal,
+    drawn from ``seed`` (public chance sampling: on Limit Hold'em's turn, one river card of
+    48, an iteration about 40 times cheaper and noisier); the opponent's best-response
+    values are exact either way. ``cbv``: those values
     (``subgame.best_response_values(1 - us, ranges, blueprint)``) where the caller has
-    them already.
+    them already. ``solver``: one of
+    :data:`SOLVERS`, ``"cfr+"`` (regrets floored at 0, averages weighted by the iteration
+    number) or ``"lcfr"``, Linear CFR (Brown & Sandholm, AAAI 2019: every regret, positive
+    or negative, kept ``t / (t + 1)`` after iteration ``t``, the same linear average), which
+    on heads-up no-limit's river subgames reaches a safe strategy in fewer iterations
+    (``benchmarks/subgame_solving.py --games solvers``).
 
     Raises:
-        InvalidParameterError: ``us`` not 0 or 1, ``iterations`` below 1, an unknown gadget,
-            ``seconds`` not positive, or arrays of the wrong shape.
+        InvalidParameterError: ``us`` not 0 or 1, ``iterations`` below 1, an unknown gadget
+            or solver, ``seconds`` not positive, or arrays of the wrong shape.
     """
     begun = time.perf_counter()
     us = check_int("us", us, 0, 1)
@@ -813,13 +838,14 @@ def resolve_endgame(
     avg = np.zeros((size, hands, n_actions))
     state = np.zeros((hands, 2))
     rng = rng_state(check_int("seed", seed, 0))
+    discount = _DISCOUNTS[check_choice("solver", solver, SOLVERS)]
     scratch = (np.zeros((2, size, hands)), np.zeros((size, hands)),
                np.zeros((size, hands, n_actions)), np.ones(size, np.bool_))  # fmt: skip
     start, done, batch = time.perf_counter(), 0, 1  # the pace from here; the budget from begun
     while done < iterations:
         batch = iterations - done if seconds is None else min(batch, iterations - done)
         _cfr_plus(done + 1, batch, us, mode, *common, ranges[us], root_opp, cbv, regret, avg,
-                  state, bool(sample_deals), rng, *scratch)  # fmt: skip
+                  state, bool(sample_deals), rng, *scratch, discount)  # fmt: skip
         done += batch
         spent = time.perf_counter() - start
         if seconds is not None:
@@ -928,6 +954,8 @@ class ResolvingAbstractionAgent(AbstractionAgent):
             5 s, 309 sampled iterations leave the opponent's smallest margin under its
             blueprint values at +0.055 of the largest value, where 8 exact iterations
             leave it at -0.309 (less safe than the blueprint).
+        solver: the re-solve's regret minimiser, one of :data:`SOLVERS`
+            (:func:`resolve_endgame`).
 
     Raises:
         InvalidParameterError: a bad policy or game, ``iterations`` below 1, ``seconds``
@@ -947,11 +975,13 @@ class ResolvingAbstractionAgent(AbstractionAgent):
         streets: int = 1,
         continual: bool = True,
         sample_deals: bool | None = None,
+        solver: str = "cfr+",
         seed: int | None = None,
         name: str | None = None,
     ) -> None:
         super().__init__(policy, game, seed=seed, name=name)
         self.iterations = check_int("iterations", iterations, 1)
+        self.solver = check_choice("solver", solver, SOLVERS)
         rounds = self.policy.game.definition.num_rounds
         self.streets = check_int("streets", streets, 1, max(rounds - 1, 1))
         self.continual = bool(continual)
@@ -1044,17 +1074,17 @@ class ResolvingAbstractionAgent(AbstractionAgent):
             seconds = max(seconds - (time.perf_counter() - called), 1e-9)
         strategy, done = resolve_endgame(
             subgame, us, ranges, blueprint, iterations=self.iterations, gadget=self.gadget,
-            seconds=seconds, cbv=before, **self._sampling(subgame, key),
+            seconds=seconds, cbv=before, solver=self.solver, **self._sampling(subgame, key),
         )  # fmt: skip
         if self.gadget != "none":
             gain = float((subgame.best_response_values(1 - us, ranges, strategy) - before).max())
             if gain > UNSAFE * max(float(np.abs(before).max()), 1e-300):
                 self.unsafe += 1
                 log.warning(
-                    "%s: the re-solve from round %d on %s ran %d CFR+ iterations and would "
+                    "%s: the re-solve from round %d on %s ran %d %s iterations and would "
                     "give an opponent hand %.3g more than the blueprint does; playing the "
                     "blueprint there (a larger budget solves further)",
-                    self.name, round_, list(subgame.board), done, gain,
+                    self.name, round_, list(subgame.board), done, self.solver.upper(), gain,
                 )  # fmt: skip
                 strategy = blueprint
         self._count(start, done, round_)
