@@ -814,9 +814,9 @@ def resolve_endgame(
     them already. ``solver``: one of
     :data:`SOLVERS`, ``"cfr+"`` (regrets floored at 0, averages weighted by the iteration
     number) or ``"lcfr"``, Linear CFR (Brown & Sandholm, AAAI 2019: every regret, positive
-    or negative, kept ``t / (t + 1)`` after iteration ``t``, the same linear average), which
-    on heads-up no-limit's river subgames reaches a safe strategy in fewer iterations
-    (``benchmarks/subgame_solving.py --games solvers``).
+    or negative, kept ``t / (t + 1)`` after iteration ``t``, the same linear average); the
+    two are compared on heads-up no-limit's river subgames by
+    ``benchmarks/subgame_solving.py --games solvers``.
 
     Raises:
         InvalidParameterError: ``us`` not 0 or 1, ``iterations`` below 1, an unknown gadget
