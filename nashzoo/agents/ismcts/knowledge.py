@@ -212,7 +212,7 @@ class Knowledge:
         keyed by ``player``'s view at that decision (the public history and the
         player's own private value fix the opponent's view in every world): views that
         share a history prefix, as the nodes of one search do, evaluate only the
-        decisions they add, all of them in one forward pass.
+        decisions they add, all of them in one batch.
 
         Raises:
             InvalidParameterError: the game's states do not answer
@@ -339,10 +339,13 @@ class PolicyKnowledge(Knowledge):
     """P from any agent that states its probabilities (a blueprint: the card
     abstraction's CFR policy, NFSP's average policy, a tabular policy), asked at each view
     as the agent would be in a match; H Bayes' rule under the blueprint; every value 0. A
-    search on it improves the blueprint from the payoffs it reaches; where the game
-    compiles, :meth:`SearchTables.oracle <nashzoo.agents.ismcts.tables.SearchTables.oracle>`
-    of the blueprint gives exact values too (the ``nash-ismcts:BUDGET+SPEC`` agent spec
-    takes that path there).
+    search on it learns only from the payoffs it reaches, and the zeros are not neutral:
+    a fold's known loss looks worse than any action that goes on, so on Limit Hold'em
+    such a search almost never folds and loses to its blueprint (the Nash-ISMCTS
+    explanation page has the measurement). Where the game compiles,
+    :meth:`SearchTables.oracle <nashzoo.agents.ismcts.tables.SearchTables.oracle>` of the
+    blueprint gives exact values too (the ``nash-ismcts:BUDGET+SPEC`` agent spec takes
+    that path there).
 
     H has two sources (``belief``):
 
