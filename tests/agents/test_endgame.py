@@ -252,19 +252,25 @@ def holdem_policy(monkeypatch):
     )
 
 
+def _a_river(policy):
+    """A Limit Hold'em river subgame of ``policy``'s tree (a board, the bets ``rc/cc/cc/``):
+    the subgame, the player to act, the ranges and the blueprint there under ``policy``,
+    and the opponent's best-response values against that blueprint."""
+    tree = policy.abstraction.betting
+    agent = ResolvingAbstractionAgent(policy, policy.game, iterations=1, seconds=None)
+    hands = agent._hands()
+    twin = Endgame.at(tree, [51, 46, 30, 12, 4], tree.node_of_bets("rc/cc/cc/"))
+    ranges, blueprint = twin.ranges(hands), twin.blueprint_at(hands)
+    us = int(tree.player[twin.root])
+    return twin, us, ranges, blueprint, twin.best_response_values(1 - us, ranges, blueprint)
+
+
 def test_a_safe_re_solve_on_the_river_gives_no_hand_more_than_against_the_blueprint(holdem_policy):
     """The gadget's promise, on Hold'em's real river: after re-solving, the opponent's
     best response gains with no hand more than it gained against the blueprint (its
     counterfactual best-response value), up to the solve's own error; without a gadget
     (its blueprint range held fixed) the guarantee is gone."""
-    game = holdem_policy.game
-    tree = holdem_policy.abstraction.betting
-    agent = ResolvingAbstractionAgent(holdem_policy, game, iterations=1, seconds=None)
-    hands = agent._hands()
-    twin = Endgame.at(tree, [51, 46, 30, 12, 4], tree.node_of_bets("rc/cc/cc/"))
-    ranges, blueprint = twin.ranges(hands), twin.blueprint_at(hands)
-    us = int(tree.player[twin.root])
-    before = twin.best_response_values(1 - us, ranges, blueprint)
+    twin, us, ranges, blueprint, before = _a_river(holdem_policy)
     scale = np.abs(before).max()
     excess = {}
     for gadget in GADGETS:
@@ -283,15 +289,9 @@ def test_linear_cfr_re_solves_reach_the_same_safe_value_as_cfr_plus(holdem_polic
     next ones are not, and after 2,000 iterations it keeps the max-margin gadget's
     promise and reaches the gadget game's value, which is unique however the game is
     solved, as CFR+ does."""
-    game = holdem_policy.game
-    tree = holdem_policy.abstraction.betting
-    agent = ResolvingAbstractionAgent(holdem_policy, game, iterations=1, seconds=None)
-    hands = agent._hands()
-    twin = Endgame.at(tree, [51, 46, 30, 12, 4], tree.node_of_bets("rc/cc/cc/"))
-    ranges, blueprint = twin.ranges(hands), twin.blueprint_at(hands)
-    us = int(tree.player[twin.root])
-    before = twin.best_response_values(1 - us, ranges, blueprint)
+    twin, us, ranges, blueprint, before = _a_river(holdem_policy)
     scale = np.abs(before).max()
+    game = holdem_policy.game
 
     def solve(solver, iterations):
         return resolve_endgame(twin, us, ranges, blueprint, iterations=iterations,

@@ -226,9 +226,9 @@ def test_bad_settings_and_profiles_are_refused():
     assert GADGETS == ("none", "resolve", "maxmargin")
     with pytest.raises(InvalidParameterError, match="infoset"):
         Subgame.at(LEDUC, LEDUC.num_infosets)
-    with pytest.raises(InvalidParameterError, match=r"resolve:\[STREET:\]BUDGET\+SPEC"):
+    with pytest.raises(InvalidParameterError, match=r"resolve:\[lcfr:\]\[STREET:\]BUDGET\+SPEC"):
         build_agent("resolve:cfr+:10", LEDUC.game)
-    with pytest.raises(InvalidParameterError, match=r"resolve:\[STREET:\]BUDGET\+SPEC"):
+    with pytest.raises(InvalidParameterError, match=r"resolve:\[lcfr:\]\[STREET:\]BUDGET\+SPEC"):
         build_agent("resolve:0+cfr+:10", LEDUC.game)
     with pytest.raises(InvalidParameterError, match="states its probabilities.*_ActsOnly"):
         build_agent("resolve:10+tests.agents.test_subgame:acts_only", LEDUC.game)
