@@ -351,7 +351,7 @@ def solvers(args: argparse.Namespace, no_limit: bool = True) -> None:
     import numpy as np
 
     from nashzoo.agents.cfr import endgame
-    from nashzoo.agents.cfr.endgame import SOLVERS, UNSAFE, resolve_endgame
+    from nashzoo.agents.cfr.endgame import SOLVERS, UNSAFE, excess_gain, resolve_endgame
     from nashzoo.agents.specs import build_agent
     from nashzoo.eval import head_to_head
     from nashzoo.games.poker import presets
@@ -383,8 +383,7 @@ def solvers(args: argparse.Namespace, no_limit: bool = True) -> None:
                 before = subgame.best_response_values(1 - us, ranges, blueprint)
                 strategy, n = resolve_endgame(subgame, us, ranges, blueprint, seconds=budget,
                                               cbv=before, solver=solver)  # fmt: skip
-                after = subgame.best_response_values(1 - us, ranges, strategy)
-                ratios.append(float((after - before).max()) / max(np.abs(before).max(), 1e-300))
+                ratios.append(excess_gain(subgame, us, ranges, strategy, before))
                 done.append(n)
             unsafe = sum(r > UNSAFE for r in ratios)
             print(f"| {budget:g} s | {solver} | {np.median(done):.0f} | {unsafe} of {len(spots)} "

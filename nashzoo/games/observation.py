@@ -13,14 +13,34 @@ engine hands them to agents as they are; the env hands out writeable copies.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from nashzoo.games.base import HIDDEN, Game, State
 
-__all__ = ["ObservationCache", "PlayerView", "locked_array", "agent_info", "env_info"]
+__all__ = [
+    "ObservationCache",
+    "PlayerView",
+    "locked_array",
+    "agent_info",
+    "env_info",
+    "indices_tensors",
+]
+
+
+def indices_tensors(rows: Sequence[Sequence[int]], size: int) -> np.ndarray:
+    """``(len(rows), size)`` float32 information-state tensors, each row 1 at the
+    indices its entry of ``rows`` lists (:meth:`State.information_state_indices
+    <nashzoo.games.base.State.information_state_indices>`) and 0 elsewhere: every row set
+    in one assignment."""
+    x = np.zeros((len(rows), size), dtype=np.float32)
+    if len(rows):
+        lengths = np.fromiter((len(idx) for idx in rows), dtype=np.int64, count=len(rows))
+        flat = np.concatenate([np.asarray(idx, np.int64) for idx in rows])
+        x[np.repeat(np.arange(len(rows)), lengths), flat] = 1.0
+    return x
 
 
 def locked_array(array: np.ndarray) -> np.ndarray:

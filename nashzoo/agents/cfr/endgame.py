@@ -84,6 +84,7 @@ __all__ = [
     "Endgame",
     "UNSAFE",
     "ResolvingAbstractionAgent",
+    "excess_gain",
     "resolve_endgame",
     "street_name",
     "carried",
@@ -335,10 +336,10 @@ def _cfr_plus(
     follow = np.ones(hands)
     them = 1 - us
     for step in range(first, first + iterations):
-        # CFR+ (discount[0] < 0): regrets floored at 0, averages weighted by t. Else
-        # discounted CFR's (alpha, beta, gamma): positive regrets kept t^a/(t^a+1),
-        # negative ones t^b/(t^b+1), the average weighted by t^gamma
-        weigh = float(step) if discount[0] < 0.0 else float(step) ** discount[2]
+        # the average weighted by t^gamma; CFR+ (discount[0] < 0) floors the regrets at
+        # 0, else discounted CFR's (alpha, beta): positive regrets kept t^a/(t^a+1),
+        # negative ones t^b/(t^b+1)
+        weigh = float(step) ** discount[2]  # CFR+'s gamma is 1: t itself
         keep_pos = step ** discount[0] / (step ** discount[0] + 1.0)
         keep_neg = step ** discount[1] / (step ** discount[1] + 1.0)
         for p in (us, them):
@@ -861,6 +862,17 @@ def resolve_endgame(
     return out, done
 
 
+def excess_gain(
+    subgame: Endgame, us: int, ranges: np.ndarray, strategy: np.ndarray, before: np.ndarray
+) -> float:
+    """How much more the opponent's best response gains against ``us`` playing
+    ``strategy`` in ``subgame`` than ``before`` (its values against the blueprint), with
+    its best hand, over the largest of ``before``: above :data:`UNSAFE`, a re-solve
+    breaks the gadget's promise (the agent plays the blueprint instead)."""
+    after = subgame.best_response_values(1 - us, ranges, strategy)
+    return float((after - before).max()) / max(float(np.abs(before).max()), 1e-300)
+
+
 def tabular_hand_probabilities(policy: TabularPolicy) -> HandProbabilities:
     """A :class:`~nashzoo.tree.TabularPolicy` of a compiled heads-up game of the poker
     engine, read as :data:`HandProbabilities` (each hand's information set found by its
@@ -1077,13 +1089,13 @@ class ResolvingAbstractionAgent(AbstractionAgent):
             seconds=seconds, cbv=before, solver=self.solver, **self._sampling(subgame, key),
         )  # fmt: skip
         if self.gadget != "none":
-            gain = float((subgame.best_response_values(1 - us, ranges, strategy) - before).max())
-            if gain > UNSAFE * max(float(np.abs(before).max()), 1e-300):
+            gain = excess_gain(subgame, us, ranges, strategy, before)
+            if gain > UNSAFE:
                 self.unsafe += 1
                 log.warning(
                     "%s: the re-solve from round %d on %s ran %d %s iterations and would "
-                    "give an opponent hand %.3g more than the blueprint does; playing the "
-                    "blueprint there (a larger budget solves further)",
+                    "give an opponent hand %.3g of the largest value more than the blueprint "
+                    "does; playing the blueprint there (a larger budget solves further)",
                     self.name, round_, list(subgame.board), done, self.solver.upper(), gain,
                 )  # fmt: skip
                 strategy = blueprint

@@ -432,7 +432,7 @@ class PolicyKnowledge(Knowledge):
     ) -> np.ndarray:
         if self.belief_source == "bayes":
             return self.marginal_piece_belief(state, player, pieces, prefix)
-        return pieces.options(prefix)[1]
+        return super().piece_belief(state, player, pieces, prefix)
 
     def _opponent_rows(self, replay: State, opp: int, values: Sequence[Hashable]) -> Any:
         return opp, super()._opponent_rows(replay, opp, values)
@@ -441,17 +441,11 @@ class PolicyKnowledge(Knowledge):
         """The blueprint's log-probabilities at ``steps`` (each: the opponent and its
         indices in every world, and the legal mask), ``k`` worlds each: one batch."""
         from nashzoo.envs.sampling import batch_probabilities
+        from nashzoo.games.observation import indices_tensors
 
-        count = len(steps) * k
-        tensors = np.zeros((count, self.game.information_state_tensor_size), np.float32)
+        rows = [indices for (_, step_rows), _ in steps for indices in step_rows]
+        tensors = indices_tensors(rows, self.game.information_state_tensor_size)
         players = np.repeat([opp for (opp, _), _ in steps], k)
-        for j, ((_, rows), _) in enumerate(steps):
-            block = tensors[j * k : (j + 1) * k]
-            if len({len(indices) for indices in rows}) == 1:  # one fancy index for all
-                block[np.arange(k)[:, None], np.asarray(rows, np.int64)] = 1.0
-            else:
-                for i, indices in enumerate(rows):
-                    block[i, indices] = 1.0
         masks = np.repeat(np.stack([mask for _, mask in steps]).astype(np.int8), k, 0)
         probs = batch_probabilities(self.agent, tensors, masks, players)
         out: np.ndarray = np.log(np.maximum(probs, 1e-300))

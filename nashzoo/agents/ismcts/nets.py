@@ -313,12 +313,9 @@ class EmbeddingNetwork(torch.nn.Module):  # type: ignore[name-defined]
         """The input ``x`` (a float32 tensor) for views given as their information-state
         tensors' active indices (``State.information_state_indices``): the one-hots, then
         the hand-strength columns where the shape names an abstraction."""
-        x = np.zeros((len(rows), self.shape.input_size), dtype=np.float32)
-        if len(rows):  # every row's active indices set in one assignment
-            lengths = np.fromiter((len(idx) for idx in rows), dtype=np.int64, count=len(rows))
-            flat = np.concatenate([np.asarray(idx, np.int64) for idx in rows])
-            x[np.repeat(np.arange(len(rows)), lengths), flat] = 1.0
-        return self.features(x)
+        from nashzoo.games.observation import indices_tensors
+
+        return self.features(indices_tensors(rows, self.shape.input_size))
 
     def features(self, tensors: np.ndarray) -> Any:
         """The input ``x`` (a float32 tensor) for views given as information-state
