@@ -242,10 +242,26 @@ class _Hosted:
         self.actor = make_actor(index, seed)
 
     def set_weights(self, weights: Any, version: int) -> None:
-        self.actor.set_weights(weights, version)
+        self.actor.set_weights(_writeable(weights), version)
 
     def collect(self) -> tuple[int, Any]:
         return self.actor.collect()
+
+
+def _writeable(weights: Any) -> Any:
+    """``weights`` with its read-only numpy arrays copied (in dicts, lists and tuples).
+    Ray hands arrays out of its object store read-only, and numba types a read-only array
+    apart from a writeable one: the actors' kernels would otherwise compile (and cache) a
+    second specialization in every actor process, about 2 s each on a cold cache (Deep
+    CFR's traversals, ESCHER's episodes)."""
+    if isinstance(weights, np.ndarray):
+        return weights if weights.flags.writeable else weights.copy()
+    if isinstance(weights, dict):
+        return {key: _writeable(value) for key, value in weights.items()}
+    if isinstance(weights, (list, tuple)):
+        values = [_writeable(value) for value in weights]
+        return type(weights)(*values) if hasattr(weights, "_fields") else type(weights)(values)
+    return weights
 
 
 class Runtime:

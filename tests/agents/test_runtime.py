@@ -523,3 +523,22 @@ def test_simplex_gradient_on_actors_learns_kuhn():
     assert learner.exploitability() < 0.6 * UNIFORM_KUHN
     with pytest.raises(InvalidParameterError, match="max_staleness does not apply"):
         SimplexGradient(KUHN, SimplexGradientConfig(actors=2, max_staleness=1))
+
+
+def test_an_actor_on_ray_gets_writeable_arrays():
+    """Ray hands out read-only arrays; numba would compile a second specialization of the
+    actors' kernels for them, so the host copies them before the actor sees them."""
+    from nashzoo.agents.runtime import _Hosted
+
+    class Keeper:
+        def set_weights(self, weights, version):
+            self.weights = weights
+
+    frozen = np.arange(3.0)
+    frozen.setflags(write=False)
+    hosted = _Hosted(lambda index, seed: Keeper(), 0, 0)
+    hosted.set_weights({"sigma": frozen, "nets": [frozen], "pair": (frozen, 1)}, 1)
+    got = hosted.actor.weights
+    arrays = [got["sigma"], got["nets"][0], got["pair"][0]]
+    assert all(a.flags.writeable and np.array_equal(a, frozen) for a in arrays)
+    assert got["pair"][1] == 1 and not frozen.flags.writeable
