@@ -18,7 +18,9 @@ seeds in turn):
   (``admission_margin=None``, ``meta_solver="nash"``, no memory bound);
 * the thesis' Nash memory: a candidate joins only if its gain against the mixture clears
   1.96 standard errors, a bounded memory of members that left the support
-  (``--memory-cap``), the robust meta-solver.
+  (``--memory-cap``), the robust meta-solver; with ``--oracle-growth G`` its oracle
+  trains G times longer after each rejected candidate (up to ``--oracle-steps-cap``),
+  back to ``--oracle-steps`` after an admission.
 
 After each generation the mixture's exact exploitability (each learned member tabulated
 over the tree). A curve is *monotone within noise* when no generation's exploitability
@@ -28,7 +30,8 @@ seed, and lower at the end (median over seeds) than the PSRO loop's.
 
 Usage: ``python benchmarks/nash_memory_vs_cfr.py [--cap 60] [--repeats 3] [--plot ...]``;
 ``python benchmarks/nash_memory_vs_cfr.py --section learned [--game leduc_holdem]
-[--minutes 30] [--seeds 0 1 2] [--oracle-steps 20000] [--meta-deals 1000] [--jobs 2]``
+[--minutes 30] [--seeds 0 1 2] [--oracle-steps 20000] [--meta-deals 1000] [--jobs 2]
+[--oracle-growth 2 --oracle-steps-cap 160000]``
 """
 
 from __future__ import annotations
@@ -152,10 +155,10 @@ def run_learned(game, settings: dict, seconds: float) -> list[tuple[int, float, 
     """Generations of a learned-oracle Nash memory until ``seconds`` have passed: each
     one's (generation, seconds so far, the mixture's exact exploitability, admitted)."""
     learner = NashMemoryLearner(game, NashMemoryConfig(oracle="learned", **settings))
-    memory, curve, spent = learner.memory, [], 0.0
+    curve, spent = [], 0.0
     while spent < seconds:
-        memory.iterate(1)
-        record = memory.history[-1]
+        learner.train(steps=1)  # the learner's step: the oracle's steps grow there
+        record = learner.history[-1]
         spent += record.seconds
         curve.append((record.iteration, spent, float(record.exploitability), record.admitted))
     return curve
@@ -175,6 +178,8 @@ def loop_run(args, name: str, seed: int) -> list[tuple[int, float, float, bool]]
                     oracle_envs=args.oracle_envs, meta_deals=args.meta_deals)  # fmt: skip
     if name == "Nash memory":
         settings["memory_cap"] = args.memory_cap
+        settings["oracle_growth"] = args.oracle_growth
+        settings["oracle_steps_cap"] = args.oracle_steps_cap
     curve = run_learned(make_game(args.game), settings, 60 * args.minutes)
     points = " ".join(f"{e:.3f}{'' if a else '(r)'}" for *_, e, a in curve)
     print(f"  {name}, seed {seed}: {points}", flush=True)
@@ -197,7 +202,9 @@ def learned_section(args) -> None:
     tolerance = 0.01 * uniform
     print(
         f"\n{args.game}: learned oracle (MaskablePPO, {args.oracle_steps:,} steps, "
-        f"{args.oracle_envs} envs), {args.meta_deals:,} duplicate deals an entry, "
+        f"{args.oracle_envs} envs; Nash memory's grow {args.oracle_growth:g}x after each "
+        f"rejection, capped at {args.oracle_steps_cap}), "
+        f"{args.meta_deals:,} duplicate deals an entry, "
         f"{args.minutes:g} minutes a run (the run's own seconds), seeds {args.seeds}; "
         f"uniform's exploitability {uniform:.4f}, tolerance {tolerance:.4f}\n"
     )
@@ -264,6 +271,11 @@ def main() -> None:
     learned.add_argument("--oracle-envs", type=int, default=8)
     learned.add_argument("--meta-deals", type=int, default=1000)
     learned.add_argument("--memory-cap", type=int, default=8)
+    learned.add_argument(
+        "--oracle-growth", type=float, default=1.0,
+        help="Nash memory's oracle steps grow this many times after each rejection",
+    )  # fmt: skip
+    learned.add_argument("--oracle-steps-cap", type=int, default=None)
     learned.add_argument(
         "--jobs", type=int, choices=(1, 2), default=1,
         help="2: the two loops side by side, a process (one core) each, seeds in turn",

@@ -218,3 +218,40 @@ def test_a_caller_s_oracle_and_measure_replace_the_learned_ones(tmp_path):
         NashMemoryLearner(KUHN, NashMemoryConfig(oracle="exact"), measure=measure)
     with pytest.raises(InvalidParameterError, match="oracle must be callable, received int"):
         NashMemoryLearner(KUHN, config, oracle=3, measure=measure)
+
+
+def test_the_learned_oracle_trains_longer_after_each_rejection(monkeypatch):
+    """Issue 92: the oracle steps grow by ``oracle_growth`` with each rejected candidate,
+    up to the cap. An admission margin of 10 chips (Kuhn's payoffs are at most 2) rejects
+    every candidate, so the oracles train 64, 128, 256, then 300 (the cap) steps; an
+    admitted candidate sets the steps back (the PSRO loop admits all: 64 each time)."""
+    pytest.importorskip("sb3_contrib")
+    import torch
+
+    from nashzoo.bounds import learned_br
+
+    torch.set_num_threads(1)
+    trained = []
+    real = learned_br.learned_best_response
+
+    def recorded(game, mixture, *, steps, **settings):
+        trained.append(steps)
+        return real(game, mixture, steps=steps, **settings)
+
+    monkeypatch.setattr(learned_br, "learned_best_response", recorded)
+    small = {"oracle": "learned", "oracle_steps": 64, "oracle_envs": 2, "meta_deals": 20}
+    small |= {"oracle_growth": 2.0, "oracle_steps_cap": 300}
+    grown = NashMemoryConfig(**small, admission_margin=10.0)
+    learner = NashMemoryLearner(KUHN, grown).train(steps=4)
+    assert [r.admitted for r in learner.history] == [False] * 4
+    assert trained == [64, 128, 256, 300] and learner.oracle_steps() == 300
+    trained.clear()
+    psro = dataclasses.replace(grown, admission_margin=None)
+    assert NashMemoryLearner(KUHN, psro).train(steps=2).oracle_steps() == 64
+    assert trained == [64, 64]
+    with pytest.raises(InvalidParameterError, match="oracle_growth"):
+        NashMemoryLearner(KUHN, NashMemoryConfig(oracle_growth=2.0))  # the exact oracle
+    with pytest.raises(InvalidParameterError, match="oracle_growth"):
+        NashMemoryLearner(KUHN, grown, oracle=lambda g, m, s: None)
+    with pytest.raises(InvalidParameterError, match="oracle_growth"):
+        NashMemoryConfig(oracle_growth=0.5)

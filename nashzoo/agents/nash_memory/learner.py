@@ -71,6 +71,14 @@ class NashMemoryConfig(ActorConfig):
         oracle: ``"auto"`` (the exact best response where the game compiles, a learned
             one elsewhere), ``"exact"`` or ``"learned"``.
         oracle_steps: MaskablePPO training steps per learned best response.
+        oracle_growth: after each rejected candidate, the next learned best response
+            trains this many times the steps of the last one (up to
+            ``oracle_steps_cap``); an admitted candidate sets them back to
+            ``oracle_steps``. A stronger oracle is what a stalled memory needs: a
+            candidate that cannot beat the mixture at one budget may at twice it. 1.0:
+            every candidate trains ``oracle_steps``. Only the default learned oracle
+            grows (the constructor refuses ``oracle=`` with a growth).
+        oracle_steps_cap: the most steps a grown oracle trains (``None``: no cap).
         oracle_envs: games the learned best response plays at once.
         meta_deals: duplicate deals per meta-game entry where entries are measured by
             play (learned members); exact entries need none.
@@ -99,6 +107,8 @@ class NashMemoryConfig(ActorConfig):
 
     oracle: str = choice("auto", ("auto", "exact", "learned"))
     oracle_steps: int = integer(50_000, low=1)
+    oracle_growth: float = number(1.0, low=1.0)
+    oracle_steps_cap: int | None = integer(None, low=1, optional=True)
     oracle_envs: int = integer(16, low=1)
     meta_deals: int = integer(2000, low=1)
     seed: int | None = seed_field(0)
@@ -169,11 +179,20 @@ class NashMemoryLearner(SteppedLearner):
                 f"learner uses the exact ones (oracle={c.oracle!r} on {game}, which "
                 "compiles): set NashMemoryConfig(oracle='learned')."
             )
+        grows = c.oracle_growth != 1.0
+        if grows and (self.exact or oracle is not None):
+            raise InvalidParameterError(
+                f"NashMemoryConfig.oracle_growth grows the default learned oracle's steps, "
+                f"received oracle_growth={c.oracle_growth} with "
+                + ("the exact oracle" if self.exact else "an oracle of your own")
+                + " (set oracle_growth=1.0)."
+            )
+        self._oracle_steps = c.oracle_steps  # the steps the current oracle trains
         if self.exact:
             oracle, measure, initial = exact_oracle, exact_measure, None
         else:
             if oracle is None:
-                oracle = load_declared(LEARNED_ORACLE)(steps=c.oracle_steps, num_envs=c.oracle_envs)
+                oracle = self._learned_oracle(c.oracle_steps)
             if measure is None:
                 measure = load_declared(DUPLICATE_MEASURE)(c.meta_deals)
             for name, value in (("oracle", oracle), ("measure", measure)):
@@ -249,12 +268,36 @@ class NashMemoryLearner(SteppedLearner):
     # -- training ------------------------------------------------------------------------------
     train_desc = "NashMemory"
 
+    def _learned_oracle(self, steps: int) -> Any:
+        return load_declared(LEARNED_ORACLE)(steps=steps, num_envs=self.config.oracle_envs)
+
+    def oracle_steps(self) -> int:
+        """The steps the next learned best response trains: ``oracle_steps`` times
+        ``oracle_growth`` to the power of the rejections since the last admission (the
+        first candidate counts as admitted), capped at ``oracle_steps_cap``."""
+        c = self.config
+        rejected = 0
+        for record in reversed(self.memory.history):
+            if record.admitted:
+                break
+            rejected += 1
+        steps = round(c.oracle_steps * c.oracle_growth**rejected)
+        return steps if c.oracle_steps_cap is None else min(steps, c.oracle_steps_cap)
+
     def _train_step(self, left: int | None) -> int:
+        if self.config.oracle_growth != 1.0:
+            steps = self.oracle_steps()
+            if steps != self._oracle_steps:
+                self.memory.oracle = self._learned_oracle(steps)
+                self._oracle_steps = steps
         self.memory.iterate(1)
         return 1
 
     def _train_postfix(self) -> dict[str, Any]:
-        return {"members": len(self.memory.members)}
+        postfix: dict[str, Any] = {"members": len(self.memory.members)}
+        if self.config.oracle_growth != 1.0:
+            postfix["oracle_steps"] = self.oracle_steps()
+        return postfix
 
     # -- measuring and playing -----------------------------------------------------------------
     def exploitability(self) -> float:
