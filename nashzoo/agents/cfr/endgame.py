@@ -335,6 +335,12 @@ def _cfr_plus(
     weight = np.zeros(hands)
     follow = np.ones(hands)
     them = 1 - us
+    # sigma follows the regrets: matched at every decision once, then after each pass at
+    # the decisions whose regrets that pass changed (the updating player's walked ones),
+    # instead of at every walked decision before each pass (the same sigma, half the work)
+    for n in range(size):
+        if player[n] >= 0:
+            _match(regret, legal, sigma, n)
     for step in range(first, first + iterations):
         # the average weighted by t^gamma; CFR+ (discount[0] < 0) floors the regrets at
         # 0, else discounted CFR's (alpha, beta): positive regrets kept t^a/(t^a+1),
@@ -345,9 +351,6 @@ def _cfr_plus(
         for p in (us, them):
             if sample:
                 _draw_deals(player, first_child, num_children, rng, active)
-            for n in range(size):
-                if player[n] >= 0 and active[n]:
-                    _match(regret, legal, sigma, n)
             gadget_follow(mode, gadget, follow)
             for h in range(hands):
                 reach[us, 0, h] = 1.0
@@ -397,6 +400,7 @@ def _cfr_plus(
                                 regret[n, h, a] = max(r, 0.0)
                             else:
                                 regret[n, h, a] = r * (keep_pos if r > 0.0 else keep_neg)
+                    _match(regret, legal, sigma, n)
             if mode > 0 and p != us:
                 gadget_update(mode, follow, value[0], cbv, gadget)
 
