@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--value-scale",
         choices=("game", "tree"),
-        default="tree",
+        default="game",  # TrainConfig's own default
         help="TrainConfig.value_scale (the scale of PUCT and the LCB)",
     )
     parser.add_argument("--out", default="leduc_rules.pt")
