@@ -273,8 +273,8 @@ class NashMemoryLearner(SteppedLearner):
 
     def oracle_steps(self) -> int:
         """The steps the next learned best response trains: ``oracle_steps`` times
-        ``oracle_growth`` to the power of the rejections since the last admission (the
-        first candidate counts as admitted), capped at ``oracle_steps_cap``."""
+        ``oracle_growth`` to the power of the candidates rejected since the last
+        admission (or since the start), capped at ``oracle_steps_cap``."""
         c = self.config
         rejected = 0
         for record in reversed(self.memory.history):
