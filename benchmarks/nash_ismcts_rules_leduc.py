@@ -15,7 +15,7 @@ compiled path reaches 0.24), and not rising from 100 to 3,000 simulations.
 
 Usage: ``python benchmarks/nash_ismcts_rules_leduc.py [--minutes 15] [--sims 100,1000,3000]
 [--actors 2] [--self-play-sims 200] [--games 32] [--steps 50] [--average-decay 0.97]
-[--value-scale tree|game]``
+[--value-scale tree|game] [--out leduc_rules.pt] [--load leduc_rules.pt]``
 
 The trained agent, and so every measurement here, plays the moving average of the
 network's parameters (``TrainConfig.average_decay``; ``--average-decay -1``: the last
@@ -67,6 +67,11 @@ def main(argv: list[str] | None = None) -> None:
         help="TrainConfig.value_scale (the scale of PUCT and the LCB)",
     )
     parser.add_argument("--out", default="leduc_rules.pt")
+    parser.add_argument(
+        "--load",
+        default=None,
+        help="measure the trainer an earlier run saved (its --out) instead of training",
+    )
     args = parser.parse_args(argv)
     one_thread()
     from nashzoo.agents.ismcts.knowledge import NetworkKnowledge
@@ -95,8 +100,12 @@ def main(argv: list[str] | None = None) -> None:
         seed=args.seed,
         fast_path=False,
     )
-    print(f"config: {config.to_dict()}")
-    trainer = NashISMCTS(game, config)
+    if args.load:  # an earlier run's trainer, measured again (at other simulations)
+        trainer = NashISMCTS.load(args.load)
+        print(f"loaded {args.load}: config {trainer.config.to_dict()}")
+    else:
+        print(f"config: {config.to_dict()}")
+        trainer = NashISMCTS(game, config)
 
     def report(t: NashISMCTS) -> None:
         if t.steps and t.steps % args.every == 0:
@@ -114,8 +123,9 @@ def main(argv: list[str] | None = None) -> None:
                 flush=True,
             )
 
-    trainer.train(seconds=60 * args.minutes, callback=report, callback_every=1.0)
-    trainer.save(args.out)
+    if not args.load:
+        trainer.train(seconds=60 * args.minutes, callback=report, callback_every=1.0)
+        trainer.save(args.out)
     p = exploitability(trainer.prior_agent(), game).exploitability
     print(f"after {trainer.steps} generations ({trainer.seconds / 60:.1f} min): P {p:.4f} chips")
     for belief in ("network", "bayes"):
