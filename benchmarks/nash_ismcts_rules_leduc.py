@@ -82,28 +82,28 @@ def main(argv: list[str] | None = None) -> None:
 
     print(machine_line())
     game = presets.leduc()
-    config = TrainConfig(
-        games_per_generation=args.games,
-        simulations=args.self_play_sims,
-        eval_simulations=1000,
-        hidden_sizes=(128, 128),
-        embed_size=32,
-        negatives=4,  # Leduc's views have at most 5 worlds: the softmax is exact
-        belief_games=1024,
-        steps_per_generation=args.steps,
-        average_decay=args.average_decay if args.average_decay >= 0 else None,
-        batch_size=256,
-        replay_generations=20,
-        actors=args.actors or None,
-        backend="ray" if args.actors else "local",
-        value_scale=args.value_scale,
-        seed=args.seed,
-        fast_path=False,
-    )
     if args.load:  # an earlier run's trainer, measured again (at other simulations)
         trainer = NashISMCTS.load(args.load)
         print(f"loaded {args.load}: config {trainer.config.to_dict()}")
     else:
+        config = TrainConfig(
+            games_per_generation=args.games,
+            simulations=args.self_play_sims,
+            eval_simulations=1000,
+            hidden_sizes=(128, 128),
+            embed_size=32,
+            negatives=4,  # Leduc's views have at most 5 worlds: the softmax is exact
+            belief_games=1024,
+            steps_per_generation=args.steps,
+            average_decay=args.average_decay if args.average_decay >= 0 else None,
+            batch_size=256,
+            replay_generations=20,
+            actors=args.actors or None,
+            backend="ray" if args.actors else "local",
+            value_scale=args.value_scale,
+            seed=args.seed,
+            fast_path=False,
+        )
         print(f"config: {config.to_dict()}")
         trainer = NashISMCTS(game, config)
 

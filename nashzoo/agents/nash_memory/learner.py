@@ -187,7 +187,6 @@ class NashMemoryLearner(SteppedLearner):
                 + ("the exact oracle" if self.exact else "an oracle of your own")
                 + " (set oracle_growth=1.0)."
             )
-        self._oracle_steps = c.oracle_steps  # the steps the current oracle trains
         if self.exact:
             oracle, measure, initial = exact_oracle, exact_measure, None
         else:
@@ -285,11 +284,8 @@ class NashMemoryLearner(SteppedLearner):
         return steps if c.oracle_steps_cap is None else min(steps, c.oracle_steps_cap)
 
     def _train_step(self, left: int | None) -> int:
-        if self.config.oracle_growth != 1.0:
-            steps = self.oracle_steps()
-            if steps != self._oracle_steps:
-                self.memory.oracle = self._learned_oracle(steps)
-                self._oracle_steps = steps
+        if self.config.oracle_growth != 1.0:  # the oracle of this step's budget
+            self.memory.oracle = self._learned_oracle(self.oracle_steps())
         self.memory.iterate(1)
         return 1
 
