@@ -22,7 +22,9 @@ spec                       agent
                            from a CFR+ solution (the spec's experiments' setting)
 ``nash-ismcts:0.2s+bp.npz`` Nash-ISMCTS improving a blueprint, any agent file that states
                            its probabilities (exact values under it where the game
-                           compiles; elsewhere its P, and Bayes' rule under it for H)
+                           compiles; elsewhere its P, and Bayes' rule under it for H;
+                           ``+bp.values.pt`` adds the values of histories under its play:
+                           :mod:`~nashzoo.agents.ismcts.blueprint_values`)
 ``resolve:1s+bp.npz``      a blueprint re-solving as play reaches a later round: every
                            public subgame where the game compiles (``resolve:1000+cfr+:10``),
                            Hold'em's river on the real cards for a card abstraction's file
@@ -226,13 +228,15 @@ def _nash_ismcts_oracle(game: Game, argument: str | None) -> Any:
 
 
 def _nash_ismcts_blueprint(game: Game, argument: str | None) -> Any:
-    """``nash-ismcts:BUDGET+SPEC``: Nash-ISMCTS on a blueprint's P (any agent spec, a file
-    or e.g. ``cfr+:100``, whose agent states its probabilities); where the game
-    compiles for a search (the search's own test, ``compiles_for_search``), on the
+    """``nash-ismcts:BUDGET+SPEC[+VALUES.pt]``: Nash-ISMCTS on a blueprint's P (any agent
+    spec, a file or e.g. ``cfr+:100``, whose agent states its probabilities); where the
+    game compiles for a search (the search's own test, ``compiles_for_search``), on the
     blueprint's oracle tables (P the blueprint, H Bayes' rule under it, V and V_w its
     exact values), elsewhere on its P, with H Bayes' rule under it where the game's
-    actions are public (:class:`~nashzoo.agents.ismcts.knowledge.PolicyKnowledge`: zero
-    values, on the tree's value scale)."""
+    actions are public (:class:`~nashzoo.agents.ismcts.knowledge.PolicyKnowledge`, on the
+    tree's value scale) and the values of ``VALUES.pt`` (a
+    :class:`~nashzoo.agents.ismcts.blueprint_values.BlueprintValues` file: the values
+    of histories under the blueprint's play), or zero values without one."""
     from nashzoo.agents.ismcts import ISMCTSAgent, SearchConfig, SearchTables
     from nashzoo.agents.ismcts.compiled import compiles_for_search
     from nashzoo.agents.ismcts.knowledge import PolicyKnowledge
@@ -247,15 +251,31 @@ def _nash_ismcts_blueprint(game: Game, argument: str | None) -> Any:
             f"probabilities), received nash-ismcts:{argument or ''}."
         )
     settings = _budget("nash-ismcts", budget, 1000)
+    values = None
+    head, _, tail = path.rpartition("+")
+    if head and tail.endswith(".pt") and Path(tail).is_file():
+        from nashzoo.agents.ismcts.blueprint_values import FORMAT, BlueprintValues
+        from nashzoo.agents.torch_files import torch_file_format
+
+        if torch_file_format(tail) == FORMAT:
+            path, values = head, BlueprintValues.load(tail, game)
     blueprint = build_agent(path, game)
     name = f"nash-ismcts:{budget}+{Path(path).stem}"
+    if values is not None and compiles_for_search(game):
+        raise InvalidParameterError(
+            f"{game} compiles: nash-ismcts:{budget}+{path} reads the blueprint's exact "
+            "values there; drop the values file."
+        )
     if compiles_for_search(game) and callable(getattr(blueprint, "action_probabilities", None)):
         tree = compile_game(game)
         probs = TabularPolicy.from_agent(blueprint, tree).probs
         config = SearchConfig(variant="nash", eps=0.2, **settings)
         return ISMCTSAgent(game, SearchTables.oracle(tree, probs), config, name=name)
     config = SearchConfig(variant="nash", eps=0.2, value_scale="tree", **settings)
-    return ISMCTSAgent(game, PolicyKnowledge(game, blueprint), config, name=name)
+    knowledge = PolicyKnowledge(game, blueprint, values=values)
+    if values is not None:
+        name = f"{name}+{Path(tail).stem}"
+    return ISMCTSAgent(game, knowledge, config, name=name)
 
 
 def _resolving(game: Game, argument: str | None) -> Any:

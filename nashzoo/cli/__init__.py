@@ -4,6 +4,8 @@ beside its run function).
 nashzoo envs
 nashzoo agents
 nashzoo solve GAME --algo cfr+ [--algo dcfr ...] --iterations N [--out p.npz] [--plot c.png]
+nashzoo values limit_holdem --blueprint lhe.npz --out lhe.values.pt
+    (the values of histories under a blueprint's play, for nash-ismcts:0.2s+lhe.npz+lhe.values.pt)
 nashzoo exploitability policy.npz
 nashzoo play leduc_holdem --against cfr+:1000
 nashzoo tournament --game leduc_holdem --agent cfr=cfr+:1000 --agent rnd=random --deals 2000
@@ -34,6 +36,7 @@ from nashzoo.cli import (
     table,
     tournament,
     train,
+    values,
 )
 from nashzoo.errors import NashzooError
 
@@ -42,7 +45,18 @@ __all__ = ["main", "build_parser", "subcommand_parsers"]
 logger = logging.getLogger("nashzoo")
 
 # in the order `nashzoo --help` lists them
-_COMMANDS = (listing, solve, tournament, table, train, exploitability, play, leaderboard, cache)
+_COMMANDS = (
+    listing,
+    solve,
+    values,
+    tournament,
+    table,
+    train,
+    exploitability,
+    play,
+    leaderboard,
+    cache,
+)
 
 
 def build_parser(*, learners: bool | str = True) -> argparse.ArgumentParser:

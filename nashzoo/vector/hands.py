@@ -142,7 +142,9 @@ def _sign(full, hole, pow5, flush, keys, values, row):
 
 
 @njit(cache=True)
-def _checkdown(prefixes, lengths, slots, hole, samples, seed_row, pow5, flush, keys, values, out):
+def _checkdown(
+    prefixes, lengths, slots, hole, samples, exact, seed_row, pow5, flush, keys, values, out
+):
     full = np.empty(slots, dtype=np.int64)
     row = np.empty(slots - hole, dtype=np.int64)
     rest = np.empty(52, dtype=np.int64)
@@ -164,12 +166,12 @@ def _checkdown(prefixes, lengths, slots, hole, samples, seed_row, pow5, flush, k
         if missing == 0:
             total = _sign(full, hole, pow5, flush, keys, values, row)
             count = 1
-        elif missing == 1:
+        elif missing == 1 and exact >= 1:
             for a in range(n):
                 full[dealt] = rest[a]
                 total += _sign(full, hole, pow5, flush, keys, values, row)
             count = n
-        elif missing == 2:
+        elif missing == 2 and exact >= 2:
             board_only = dealt >= 2 * hole  # the two cards' order does not matter
             for a in range(n):
                 full[dealt] = rest[a]
@@ -191,15 +193,22 @@ def _checkdown(prefixes, lengths, slots, hole, samples, seed_row, pow5, flush, k
 
 
 def checkdown_signs(
-    prefixes: list[list[int]], hole: int, board: int, *, samples: int = 256, seed: int = 0
+    prefixes: list[list[int]],
+    hole: int,
+    board: int,
+    *,
+    samples: int = 256,
+    seed: int = 0,
+    exact_missing: int = 2,
 ) -> np.ndarray:
     """Player 0's expected showdown result (+1 win, -1 loss, 0 tie) for each row of dealt
     cards (player 0's hole cards, player 1's, then the board, in the order dealt), the
     undealt cards completed uniformly from the 52-card deck.
 
-    Exact over every completion when at most 2 cards are missing, else the mean over
-    ``samples`` completions drawn with ``seed`` (the same draws for the same row: the
-    result is a fixed function of the cards).
+    Exact over every completion when at most ``exact_missing`` cards (0, 1 or 2) are
+    missing, else the mean over ``samples`` completions drawn with ``seed`` (the same
+    draws for the same row: the result is a fixed function of the cards). Two missing
+    cards cost about 1,000 completions a row; a search that asks often passes 1.
 
     Raises:
         ValueError: rows longer than ``2 * hole + board``, a hand outside 5 to 7 cards, or
@@ -209,6 +218,10 @@ def checkdown_signs(
     if not 5 <= hole + board <= 7:
         raise ValueError(f"checkdown_signs() ranks hands of 5 to 7 cards, received {hole + board}.")
     lengths = np.array([len(r) for r in prefixes], dtype=np.int64)
+    if exact_missing not in (0, 1, 2):
+        raise ValueError(
+            f"checkdown_signs() takes exact_missing 0, 1 or 2, received {exact_missing!r}."
+        )
     if lengths.size and lengths.max() > slots:
         raise ValueError(f"checkdown_signs() takes rows of at most {slots} cards.")
     rows = np.zeros((len(prefixes), slots), dtype=np.int64)
@@ -218,5 +231,7 @@ def checkdown_signs(
         raise ValueError("checkdown_signs() expects cards in 0..51 (rank * 4 + suit).")
     out = np.empty(len(prefixes))
     gen = seeded_states([seed])
-    _checkdown(rows, lengths, slots, hole, samples, gen, _POW5, *tables_arrays(), out)
+    _checkdown(
+        rows, lengths, slots, hole, samples, exact_missing, gen, _POW5, *tables_arrays(), out
+    )
     return out

@@ -338,11 +338,13 @@ def _scale(game: Game) -> float:
 class PolicyKnowledge(Knowledge):
     """P from any agent that states its probabilities (a blueprint: the card
     abstraction's CFR policy, NFSP's average policy, a tabular policy), asked at each view
-    as the agent would be in a match; H Bayes' rule under the blueprint; every value 0. A
-    search on it learns only from the payoffs it reaches, and the zeros are not neutral:
-    a fold's known loss looks worse than any action that goes on, so on Limit Hold'em
-    such a search almost never folds and loses to its blueprint (the Nash-ISMCTS
-    explanation page has the measurement). Where the game compiles,
+    as the agent would be in a match; H Bayes' rule under the blueprint; the values from
+    ``values`` (a :class:`~nashzoo.agents.ismcts.blueprint_values.BlueprintValues`: a
+    history's value under the blueprint's play) or else 0. With zeros, a search learns
+    only from the payoffs it reaches, and they are not neutral: a fold's known loss
+    looks worse than any action that goes on, so on Limit Hold'em such a search almost
+    never folds and loses to its blueprint (the Nash-ISMCTS explanation page has the
+    measurement). Where the game compiles,
     :meth:`SearchTables.oracle <nashzoo.agents.ismcts.tables.SearchTables.oracle>` of the
     blueprint gives exact values too (the ``nash-ismcts:BUDGET+SPEC`` agent spec takes
     that path there).
@@ -365,16 +367,26 @@ class PolicyKnowledge(Knowledge):
         cache_size: views whose P is kept.
         belief: ``"bayes"``, ``"chance"``, or ``None``: ``"bayes"`` where the game allows
             it, else ``"chance"``.
+        values: V, V_c, V_w and the history values (each world's value where a view
+            has several, H-weighted where the player is to move; a terminal child's
+            payoff is exact), or ``None``: every value 0.
 
     Raises:
-        InvalidParameterError: the agent states no probabilities, or ``belief`` is not
-            one of those (or ``"bayes"`` on a game that does not allow it).
+        InvalidParameterError: the agent states no probabilities, ``belief`` is not
+            one of those (or ``"bayes"`` on a game that does not allow it), or
+            ``values`` are of another game.
     """
 
     source = "policy"
 
     def __init__(
-        self, game: Game, agent: Any, *, cache_size: int = 200_000, belief: str | None = None
+        self,
+        game: Game,
+        agent: Any,
+        *,
+        cache_size: int = 200_000,
+        belief: str | None = None,
+        values: Any = None,
     ) -> None:
         from nashzoo.games.observation import ObservationCache
 
@@ -397,7 +409,13 @@ class PolicyKnowledge(Knowledge):
                 f"states answer information_state_indices_as; {game} is not one. Use "
                 "belief='chance'."
             )
+        if values is not None and getattr(values, "game", None) != game:
+            raise InvalidParameterError(
+                f"The values are of {getattr(values, 'game', type(values).__name__)}, the "
+                f"knowledge of {game}."
+            )
         self.belief_source = belief
+        self.values = values
         self.agent = agent
         self.cache_size = int(cache_size)
         self._observations = ObservationCache(game, max_size=0)
@@ -420,12 +438,49 @@ class PolicyKnowledge(Knowledge):
         prior = probs[legal]
         total = prior.sum()
         prior = prior / total if total > 0 else np.full(len(legal), 1.0 / len(legal))
-        return prior, np.zeros(len(legal)), 0.0
+        if self.values is None:
+            return prior, np.zeros(len(legal)), 0.0
+        worlds = state.hidden_worlds(player)
+        assert worlds is not None
+        h = self.belief(state, player, worlds)
+        child = np.empty(len(legal))
+        for k, a in enumerate(legal):
+            after = state.clone()
+            after.apply_unchecked(a)
+            if after.is_terminal():
+                fast = after.returns_over(player, worlds.values)
+                child[k] = float(h @ np.asarray(fast, dtype=np.float64)) / _scale(self.game)
+            else:
+                child[k] = float(h @ self.world_values(after, player, worlds))
+        return prior, child, float(h @ self.world_values(state, player, worlds))
 
     def belief(self, state: State, player: int, worlds: HiddenWorlds) -> np.ndarray:
         if self.belief_source == "bayes":
             return self.bayes_belief(state, player, worlds)
         return worlds.weights
+
+    def world_values(self, state: State, player: int, worlds: HiddenWorlds) -> np.ndarray:
+        if self.values is None:
+            return super().world_values(state, player, worlds)
+        out: np.ndarray = self.values.values(state, player, worlds.values) / _scale(self.game)
+        return out
+
+    def piece_values(
+        self,
+        state: State,
+        after: State,
+        player: int,
+        pieces: HiddenPieces,
+        prefix: tuple[int, ...],
+    ) -> np.ndarray:
+        if self.values is None:
+            return super().piece_values(state, after, player, pieces, prefix)
+        return self.marginal_piece_values(state, after, player, pieces, prefix)
+
+    def history_value(self, state: State, player: int) -> float:
+        if self.values is None or state.is_terminal():
+            return super().history_value(state, player)
+        return float(self.values.values(state, player)[0]) / _scale(self.game)
 
     def piece_belief(
         self, state: State, player: int, pieces: HiddenPieces, prefix: tuple[int, ...]
