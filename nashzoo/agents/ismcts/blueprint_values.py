@@ -112,6 +112,17 @@ class _Features:
         # player 0's equity over every opponent hand of one view: (p, own, board) ->
         # (opponent hand -> row, equities of player p)
         self._views: dict[tuple[int, tuple[int, ...], tuple[int, ...]], Any] = {}
+        self._rows: dict[tuple[int, ...], float] = {}  # one history's cards -> equity
+
+    def row_equities(self, rows: Sequence[tuple[int, ...]]) -> np.ndarray:
+        """:meth:`equities` of single histories (a chance node's children), each row
+        computed once and kept."""
+        missing = [r for r in dict.fromkeys(rows) if r not in self._rows]
+        if missing:
+            if len(self._rows) + len(missing) > 200_000:
+                self._rows.clear()
+            self._rows.update(zip(missing, self.equities(missing).tolist()))
+        return np.array([self._rows[r] for r in rows], dtype=np.float64)
 
     def equities(self, rows: Sequence[Sequence[int]]) -> np.ndarray:
         """Player 0's check-down equity of each row of dealt cards (seat order)."""
@@ -226,20 +237,51 @@ class BlueprintValues:
         blueprint from here: for each of ``hands`` (the opponent's hole cards: the worlds
         of ``player``'s view), or ``None`` for ``state``'s own (one value). ``state`` is
         not terminal and both hands are dealt."""
-        poker: Any = state
-        if state.is_terminal():
-            raise InvalidParameterError("values() reads a history that is not terminal.")
+        if hands is None:
+            return self.history_values([state], player)
+        poker = self._dealt(state)
         f = self._features
         own = tuple(sorted(poker.hole_cards(player)))
-        if len(own) < f.hole or len(poker.hole_cards(1 - player)) < f.hole:
-            raise InvalidParameterError("values() needs both players' hole cards dealt.")
-        if hands is None:
-            hands = [tuple(sorted(poker.hole_cards(1 - player)))]
         equity = f.view_equities(player, own, poker.board_cards(), hands)
         n = equity.shape[0]
         spent = np.tile(np.asarray(poker.pot_contributions(), dtype=np.float64), (n, 1))
         rounds = np.full(n, poker.round)
         to_act = np.full(n, state.current_player())
+        return self._value_rows(equity, spent, rounds, to_act, player)
+
+    def history_values(self, states: Sequence[State], player: int) -> np.ndarray:
+        """What each of ``states`` (histories, not terminal, both hands dealt: a chance
+        node's children) is worth to ``player`` in chips, in one batch."""
+        dealt = [self._dealt(s) for s in states]
+        rows = [(*s.hole_cards(0), *s.hole_cards(1), *s.board_cards()) for s in dealt]
+        equity = self._features.row_equities(rows)
+        if player == 1:
+            equity = -equity
+        spent = np.array([s.pot_contributions() for s in dealt], dtype=np.float64)
+        rounds = np.array([s.round for s in dealt])
+        to_act = np.array([s.current_player() for s in dealt])
+        return self._value_rows(equity, spent, rounds, to_act, player)
+
+    def _dealt(self, state: State) -> Any:
+        """``state`` checked: not terminal, both hands dealt."""
+        poker: Any = state
+        if state.is_terminal():
+            raise InvalidParameterError("values() reads a history that is not terminal.")
+        h = self._features.hole
+        if len(poker.hole_cards(0)) < h or len(poker.hole_cards(1)) < h:
+            raise InvalidParameterError("values() needs both players' hole cards dealt.")
+        return poker
+
+    def _value_rows(
+        self,
+        equity: np.ndarray,
+        spent: np.ndarray,
+        rounds: np.ndarray,
+        to_act: np.ndarray,
+        player: int,
+    ) -> np.ndarray:
+        """The values in chips to ``player`` of histories given by their features."""
+        f = self._features
         x_p = f.rows(equity, spent, rounds, to_act, player)
         x_q = f.rows(-equity, spent, rounds, to_act, 1 - player)
         return self._predict(x_p, x_q) * f.scale

@@ -482,6 +482,19 @@ class PolicyKnowledge(Knowledge):
             return super().history_value(state, player)
         return float(self.values.values(state, player)[0]) / _scale(self.game)
 
+    def history_values(self, states: Sequence[State], player: int) -> np.ndarray:
+        if self.values is None:
+            return super().history_values(states, player)
+        out = np.empty(len(states))
+        going = [k for k, s in enumerate(states) if not s.is_terminal()]
+        for k, s in enumerate(states):
+            if s.is_terminal():
+                out[k] = float(s.returns()[player]) / _scale(self.game)
+        if going:
+            found = self.values.history_values([states[k] for k in going], player)
+            out[going] = found / _scale(self.game)
+        return out
+
     def piece_belief(
         self, state: State, player: int, pieces: HiddenPieces, prefix: tuple[int, ...]
     ) -> np.ndarray:
