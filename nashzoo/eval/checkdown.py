@@ -31,22 +31,12 @@ class CheckdownValues:
     """
 
     def __init__(self, game: Game, *, samples: int = 256, seed: int = 0) -> None:
-        from nashzoo.games.poker.game import PokerGame
+        from nashzoo.vector.hands import check_heads_up_hands, checkdown_signs
 
-        if (
-            not isinstance(game, PokerGame)
-            or game.num_players != 2
-            or not getattr(game, "standard_hands", False)
-        ):
-            raise InvalidParameterError(
-                "CheckdownValues serves heads-up poker on the 52-card deck with hands of 5 "
-                f"to 7 cards; received {game}."
-            )
+        poker = check_heads_up_hands(game, "CheckdownValues")
         if type(samples) is not int or samples < 1:
             raise InvalidParameterError(f"samples must be an int >= 1, received {samples!r}.")
-        from nashzoo.vector.hands import checkdown_signs
 
-        poker: Any = game
         d = poker.definition
         self.cap: int = min(d.stacks)  # what a call can match
         self._signs = checkdown_signs

@@ -17,7 +17,13 @@ from nashzoo.games.pcg import next_double, seeded_states
 from nashzoo.games.poker.hand_kernel import _POW5, _strength, tables_arrays
 from nashzoo.games.poker.hands import CATEGORIES, standard_tables
 
-__all__ = ["strengths", "category_counts", "tables_arrays", "checkdown_signs"]
+__all__ = [
+    "strengths",
+    "category_counts",
+    "tables_arrays",
+    "checkdown_signs",
+    "check_heads_up_hands",
+]
 
 
 def check_poker_game(env: str, game: object, kind: type) -> None:
@@ -41,6 +47,25 @@ def check_poker_game(env: str, game: object, kind: type) -> None:
             f"{d.num_cards}-card deck and {d.num_hole_cards + sum(d.num_board_cards)}-card "
             "hands (small games run in TreeVectorEnv or StateVectorEnv)."
         )
+
+
+def check_heads_up_hands(game: object, what: str) -> Any:
+    """``game`` as heads-up poker whose hands are 5 to 7 cards of the 52-card deck (what
+    :func:`checkdown_signs` ranks); ``what`` names the caller in the error.
+
+    Raises:
+        InvalidParameterError: another game.
+    """
+    from nashzoo.errors import InvalidParameterError
+    from nashzoo.games.poker.game import PokerGame
+
+    poker: Any = game
+    if not isinstance(game, PokerGame) or poker.num_players != 2 or not poker.standard_hands:
+        raise InvalidParameterError(
+            f"{what} serve heads-up poker on the 52-card deck with hands of 5 to 7 cards "
+            f"(limit_holdem, no_limit_holdem); received {game}."
+        )
+    return poker
 
 
 @njit(cache=True)

@@ -83,18 +83,9 @@ class BlueprintValuesConfig(Config):
 
 def _check_game(game: Game) -> Any:
     """The game as heads-up poker on the 52-card deck with hands of 5 to 7 cards."""
-    from nashzoo.games.poker.game import PokerGame
+    from nashzoo.vector.hands import check_heads_up_hands
 
-    if (
-        not isinstance(game, PokerGame)
-        or game.num_players != 2
-        or not getattr(game, "standard_hands", False)
-    ):
-        raise InvalidParameterError(
-            "Blueprint values serve heads-up poker on the 52-card deck with hands of 5 to 7 "
-            f"cards (limit_holdem, no_limit_holdem); received {game}."
-        )
-    return game
+    return check_heads_up_hands(game, "Blueprint values")
 
 
 class _Features:
