@@ -12,6 +12,7 @@ from nashzoo.agents.ismcts.blueprint_values import (
     BlueprintValuesConfig,
     train_blueprint_values,
 )
+from nashzoo.agents.ismcts.knowledge import PolicyKnowledge
 from nashzoo.agents.specs import build_agent
 from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.eval.matches import head_to_head
@@ -167,8 +168,11 @@ def test_a_search_on_a_blueprint_reads_its_values(station_values, tmp_path):
     # the agent plays: a hand against poker-rules
     result = head_to_head(HOLDEM, agent, build_agent("poker-rules", HOLDEM), deals=1, seed=0)
     assert result.deals == 1
+    nolimit = nashzoo.make_game("no_limit_holdem")
     with pytest.raises(PolicyFileError, match="not of"):
-        build_agent(f"nash-ismcts:20+random+{path}", nashzoo.make_game("no_limit_holdem"))
+        build_agent(f"nash-ismcts:20+random+{path}", nolimit)
+    with pytest.raises(InvalidParameterError, match="The values are of"):
+        PolicyKnowledge(nolimit, build_agent("random", nolimit), values=station_values)
 
 
 def test_the_command_line_fits_and_saves_values(tmp_path, capsys):

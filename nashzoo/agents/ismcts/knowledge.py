@@ -39,13 +39,16 @@ Three knowledges:
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from nashzoo.errors import InvalidParameterError
 from nashzoo.games.base import Game, State
 from nashzoo.games.hidden import HiddenPieces, HiddenWorlds
+
+if TYPE_CHECKING:
+    from nashzoo.agents.ismcts.blueprint_values import BlueprintValues
 
 __all__ = [
     "Knowledge",
@@ -386,7 +389,7 @@ class PolicyKnowledge(Knowledge):
         *,
         cache_size: int = 200_000,
         belief: str | None = None,
-        values: Any = None,
+        values: BlueprintValues | None = None,
     ) -> None:
         from nashzoo.games.observation import ObservationCache
 
@@ -409,10 +412,9 @@ class PolicyKnowledge(Knowledge):
                 f"states answer information_state_indices_as; {game} is not one. Use "
                 "belief='chance'."
             )
-        if values is not None and getattr(values, "game", None) != game:
+        if values is not None and values.game != game:
             raise InvalidParameterError(
-                f"The values are of {getattr(values, 'game', type(values).__name__)}, the "
-                f"knowledge of {game}."
+                f"The values are of {values.game}, the knowledge of {game}."
             )
         self.belief_source = belief
         self.values = values
