@@ -127,7 +127,7 @@ def test_the_agents_command_lists_every_family(capsys):
         assert usage in out
     assert "FILES RUN CODE" in out  # SB3 pickles are flagged
     # every kind of .pt file that loads is named (issue 30: simplex-gradient was missing)
-    pt_line = next(line for line in out.splitlines() if ".pt" in line)
+    pt_line = next(line for line in out.splitlines() if line.startswith("path/to/file.pt"))
     kinds = ("NFSP", "Deep CFR", "ESCHER", "simplex-gradient", "Nash-ISMCTS")
     assert all(kind in pt_line for kind in kinds), pt_line
 

@@ -507,8 +507,9 @@ def _register() -> None:
             "nash-ismcts",
             _nash_ismcts_blueprint,
             "Nash-ISMCTS improving a blueprint (any agent spec whose agent states its "
-            "probabilities): on its oracle tables where the game compiles, on its P elsewhere",
-            argument="BUDGET+SPEC",
+            "probabilities): on its oracle tables where the game compiles, on its P elsewhere, "
+            "with the values of a V.pt from `nashzoo values` where one is added",
+            argument="BUDGET+SPEC[+V.pt]",
             samples=True,
             defaults={"eps": 0.2, "seed": 0},
             check=_two_players,
