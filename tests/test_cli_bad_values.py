@@ -25,6 +25,9 @@ COMMANDS = {
         "--measure-deals": COUNT0, "--minutes": POSITIVE, "--max-memory": POSITIVE,
         "--target": NONNEGATIVE, "--measure-every": POSITIVE,
     }),
+    "values": (["values", "limit_holdem", "--blueprint", "random", "--out", "v.pt"], {
+        "--threads": COUNT,
+    }),
     "table": (["table", "--game", "kuhn_poker", *TWO], {"--deals": COUNT, "--seed": SEED}),
     "tournament": (["tournament", "--game", "kuhn_poker", *TWO], {
         "--deals": COUNT, "--block-size": COUNT, "--workers": COUNT0, "--seed": SEED,
