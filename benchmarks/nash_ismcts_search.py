@@ -28,8 +28,18 @@ per seed, at 100 and 1,000 simulations; the two means must lie within the seeds'
 of each other. The test suite checks it at 100 simulations
 (``tests/agents/test_ismcts_rules_nash.py``); 1,000 takes minutes.
 
-Usage: ``python benchmarks/nash_ismcts_search.py [--section scale|luck|paths] [--ours hulh.pt]
-[--states 20] [--simulations 200] [--repeats 3] [--paths-seeds 4]``. Without ``--ours``
+``--section blueprint`` (item 7): what a search on a blueprint does with and without the
+values of histories under the blueprint's play (``--blueprint lhe.npz --values
+lhe.values.pt``, from ``nashzoo values``). On ``--deals`` deals of Limit Hold'em (each in
+both seatings, seeded), the search plays one seat at 0.2 s a move and the blueprint the
+other; at each of the search's decisions the blueprint is asked too. Printed per search:
+its folds and raises, the blueprint's expected folds and raises at the same decisions,
+and the median simulations a move. The two searches play the same deals one after
+the other.
+
+Usage: ``python benchmarks/nash_ismcts_search.py [--section scale|luck|paths|blueprint]
+[--ours hulh.pt] [--states 20] [--simulations 200] [--repeats 3] [--paths-seeds 4]
+[--blueprint lhe.npz --values lhe.values.pt --deals 40]``. Without ``--ours``
 the network is a fresh one of the default shape (its values are noise, but the views a
 search requests, and so the cost, are those of any network).
 """
@@ -233,6 +243,57 @@ def nuts_spot() -> None:
         print(f"| {sims:,} | {' | '.join(cells)} |")
 
 
+def blueprint_moves(args: argparse.Namespace) -> None:
+    import nashzoo
+    from nashzoo.agents.specs import build_agent
+    from nashzoo.games.observation import ObservationCache
+
+    if not args.blueprint or not args.values:
+        raise SystemExit("--section blueprint needs --blueprint FILE and --values FILE")
+    game = nashzoo.make_game("limit_holdem")
+    blueprint = build_agent(args.blueprint, game)
+    specs = {
+        "with values": f"nash-ismcts:0.2s+{args.blueprint}+{args.values}",
+        "values 0": f"nash-ismcts:0.2s+{args.blueprint}",
+    }
+    observations = ObservationCache(game, max_size=0)
+    print(f"{args.deals} deals, each in both seatings, the search at 0.2 s a move:")
+    for label, spec in specs.items():
+        search = build_agent(spec, game)
+        rng = np.random.default_rng(args.seed)
+        counts = np.zeros(5)  # moves, folds, raises, blueprint's folds, blueprint's raises
+        simulations = []
+        for _ in range(args.deals):
+            deal = int(rng.integers(2**31))
+            for seat in (0, 1):
+                chance = np.random.default_rng(deal)  # the same deal for both searches
+                other = np.random.default_rng([deal, seat])  # the blueprint's draws
+                state = game.new_initial_state()
+                while not state.is_terminal():
+                    if state.is_chance_node():
+                        outcomes = state.chance_outcomes()
+                        state.apply_action(outcomes[chance.integers(len(outcomes))][0])
+                        continue
+                    p = state.current_player()
+                    view = observations.build(state, p)
+                    observation = {"observation": view.tensor, "action_mask": view.mask}
+                    info = view.info(p, state.information_state_string(p))
+                    probs = np.asarray(blueprint.action_probabilities(observation, info))
+                    if p == seat:
+                        action = search.act(observation, info)
+                        simulations.append(search.last_result.simulations)
+                        counts += (1, action == 0, action == 2, probs[0], probs[2])
+                    else:
+                        action = int(other.choice(len(probs), p=probs / probs.sum()))
+                    state.apply_action(action)
+        moves, folds, raises, bp_folds, bp_raises = counts
+        print(
+            f"  {label:12s} {int(moves)} moves: folds {int(folds)} (the blueprint's "
+            f"{bp_folds:.1f}), raises {int(raises)} (the blueprint's {bp_raises:.1f}); "
+            f"median {median(simulations):.0f} simulations a move"
+        )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ours", help="a Nash-ISMCTS .pt trained over the rules")
@@ -241,7 +302,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seeds", type=int, default=50)
     parser.add_argument("--paths-seeds", type=int, default=4)
-    parser.add_argument("--section", choices=("scale", "luck", "paths"), action="append")
+    parser.add_argument(
+        "--section", choices=("scale", "luck", "paths", "blueprint"), action="append"
+    )
+    parser.add_argument("--blueprint", help="a blueprint file (--section blueprint)")
+    parser.add_argument("--values", help="its values file, from `nashzoo values`")
+    parser.add_argument("--deals", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=5)
     args = parser.parse_args(argv)
     sections = args.section or ["scale", "luck", "paths"]
     one_thread()
@@ -254,6 +321,8 @@ def main(argv: list[str] | None = None) -> None:
         small_game_spread(args.seeds)
     if "paths" in sections:
         leduc_paths(args.paths_seeds)
+    if "blueprint" in sections:
+        blueprint_moves(args)
 
 
 if __name__ == "__main__":
