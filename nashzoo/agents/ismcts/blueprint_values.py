@@ -198,9 +198,9 @@ class BlueprintValues:
         game: the game.
         config: the settings it was trained with.
         metrics: what training measured on the held-out hands: ``"mse"`` of the network,
-            ``"mse_checkdown"`` of the check-down value (equity times stake, a fold's
-            payoff where known) and ``"mse_zero"`` of the value 0, in payoff units of the
-            game's largest payoff squared; ``"rows"``, ``"hands"``, ``"seconds"``.
+            ``"mse_checkdown"`` of the check-down value (equity times stake) and
+            ``"mse_zero"`` of the value 0, payoffs divided by the game's largest payoff;
+            ``"rows"``, ``"hands"``, ``"seconds"``.
     """
 
     def __init__(
