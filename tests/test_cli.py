@@ -164,6 +164,20 @@ def test_train_loads_only_the_chosen_learners_options():
     assert args.batch_games == 4 and args.func.__name__ == "run"
 
 
+def test_a_config_option_given_none_is_none_not_its_default():
+    """``--admission-margin none`` (the PSRO loop) must reach the config as None. The
+    parser once gave every config option a None default and then dropped the Nones, so
+    "none" silently left the field at its default (0.0: the thesis' admission)."""
+    from nashzoo.cli import build_parser
+    from nashzoo.cli.train import given_config
+
+    argv = ["train", "nash-memory", "kuhn_poker", "--admission-margin", "none"]
+    args = build_parser(learners="nash-memory").parse_args([*argv, "--memory-cap", "3"])
+    assert given_config(args) == {"admission_margin": None, "memory_cap": 3}
+    args = build_parser(learners="nash-memory").parse_args(argv[:3])
+    assert given_config(args) == {}  # nothing given: every field keeps its default
+
+
 def test_subcommand_parsers_are_the_commands_of_the_help():
     """The docs' command-line page prints these; each is the parser `nashzoo NAME` uses."""
     from nashzoo.cli import build_parser, subcommand_parsers

@@ -53,7 +53,9 @@ def _optional(kind: Any) -> Any:
 
 def config_options(parser: argparse.ArgumentParser, config_type: type) -> list[str]:
     """Add one option per field of ``config_type`` (a :class:`~nashzoo.validation.Config`)
-    to ``parser``; returns the field names. Every default is ``None`` (not given)."""
+    to ``parser``; returns the field names. An option not given is absent from the
+    parsed namespace (:func:`given_config`), so ``--admission-margin none`` sets the field
+    to ``None`` instead of leaving it at its default."""
     helps = config_type.field_help()  # type: ignore[attr-defined]
     names = []
     for f in dataclasses.fields(config_type):
@@ -69,7 +71,7 @@ def config_options(parser: argparse.ArgumentParser, config_type: type) -> list[s
         flag = _flag(f.name)
         default = f.default if f.default is not dataclasses.MISSING else None
         text = f"{_plain(helps.get(f.name, ''))} (default: {default})".replace("%", "%%")
-        kw: dict[str, Any] = {"default": None, "dest": f.name, "help": text}
+        kw: dict[str, Any] = {"default": argparse.SUPPRESS, "dest": f.name, "help": text}
         if rule.kind == "bool":
             kw["action"] = argparse.BooleanOptionalAction
         elif rule.kind == "choice":
@@ -89,6 +91,13 @@ def config_options(parser: argparse.ArgumentParser, config_type: type) -> list[s
                 kw["metavar"] = f"{kind.__name__.upper()}|none"
         parser.add_argument(flag, **kw)
     return names
+
+
+def given_config(args: argparse.Namespace) -> dict[str, Any]:
+    """The config options given on the command line (:func:`config_options`), by field
+    name; lists as tuples."""
+    given = {k: getattr(args, k) for k in args.config_fields if hasattr(args, k)}
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in given.items()}
 
 
 def add_parser(sub: Any, *, learners: bool | str = True) -> None:
@@ -255,8 +264,7 @@ def run(args: argparse.Namespace) -> int:
             f"--checkpoint-every must be >= 0 seconds, received {args.checkpoint_every}."
         )
     minutes = args.minutes if args.minutes is not None or args.steps is not None else 1.0
-    given = {k: getattr(args, k) for k in args.config_fields if getattr(args, k) is not None}
-    given = {k: tuple(v) if isinstance(v, list) else v for k, v in given.items()}
+    given = given_config(args)
     game = make_game(args.game, **parse_params(args.param))
     try:
         import torch

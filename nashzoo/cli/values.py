@@ -16,13 +16,13 @@ def run(args: argparse.Namespace) -> int:
         train_blueprint_values,
     )
     from nashzoo.agents.specs import build_agent
+    from nashzoo.cli.train import given_config
     from nashzoo.envs import make_game
     from nashzoo.extras import require
 
     require("torch", "torch", "nashzoo values").set_num_threads(args.threads)
     game = make_game(args.game, **parse_params(args.param))
-    given = {k: getattr(args, k) for k in args.config_fields if getattr(args, k) is not None}
-    config = BlueprintValuesConfig(**given)
+    config = BlueprintValuesConfig(**given_config(args))
     blueprint = build_agent(args.blueprint, game)
     values = train_blueprint_values(game, blueprint, config, progress=print)
     path = values.save(args.out)
