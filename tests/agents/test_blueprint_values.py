@@ -120,6 +120,14 @@ def test_a_values_file_round_trips_and_is_refused_for_another_game(station_value
     broken.write_bytes(path.read_bytes()[:200])
     with pytest.raises(PolicyFileError):
         BlueprintValues.load(broken)
+    finished = HOLDEM.new_initial_state()
+    for card in (0, 1, 2, 3):
+        finished.apply_action(card)
+    finished.apply_action(0)  # the small blind folds
+    with pytest.raises(InvalidParameterError, match="finished hand"):
+        again.values(finished, 0)
+    with pytest.raises(InvalidParameterError, match="before the deal ended"):
+        again.values(HOLDEM.new_initial_state(), 0)
     with pytest.raises(InvalidParameterError, match="heads-up poker"):
         train_blueprint_values(nashzoo.make_game("leduc_holdem"), CallingStation())
     with pytest.raises(InvalidParameterError, match="hands"):

@@ -279,10 +279,16 @@ class BlueprintValues:
         """``state`` checked: not terminal, both hands dealt."""
         poker: Any = state
         if state.is_terminal():
-            raise InvalidParameterError("values() reads a history that is not terminal.")
+            raise InvalidParameterError(
+                "values() reads a history that goes on; received a finished hand (its value "
+                "is its payoff)."
+            )
         h = self._features.hole
         if len(poker.hole_cards(0)) < h or len(poker.hole_cards(1)) < h:
-            raise InvalidParameterError("values() needs both players' hole cards dealt.")
+            raise InvalidParameterError(
+                "values() needs both players' hole cards dealt; received a history before "
+                "the deal ended."
+            )
         return poker
 
     def _value_rows(
