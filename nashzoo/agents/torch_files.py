@@ -43,6 +43,7 @@ KEYS_BY_FORMAT: dict[str, frozenset[str]] = {
     "nashzoo.simplex_gradient": _COMMON_KEYS | {"iterations", "episodes", "seconds", "nets"},
     "nashzoo.ismcts": _COMMON_KEYS | {"tables", "source", "metadata", "name", "network"},
     "nashzoo.ismcts_rules": _COMMON_KEYS | {"network", "metadata", "name", "trainer"},
+    "nashzoo.blueprint_values": _COMMON_KEYS | {"network", "metrics"},
 }
 """The top-level entries each ``.pt`` format defines: a file holding any other is refused
 (:func:`check_checkpoint`), so an upload cannot carry data no loader reads (a large

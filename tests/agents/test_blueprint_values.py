@@ -116,6 +116,10 @@ def test_a_values_file_round_trips_and_is_refused_for_another_game(station_value
     assert again.config == station_values.config and again.metrics == station_values.metrics
     with pytest.raises(PolicyFileError, match="not of"):
         BlueprintValues.load(path, nashzoo.make_game("no_limit_holdem"))
+    padded = torch.load(path, weights_only=True) | {"extra": torch.zeros(3)}
+    torch.save(padded, tmp_path / "padded.pt")
+    with pytest.raises(PolicyFileError, match="unknown entries"):
+        BlueprintValues.load(tmp_path / "padded.pt")
     broken = tmp_path / "broken.pt"
     broken.write_bytes(path.read_bytes()[:200])
     with pytest.raises(PolicyFileError):
