@@ -178,6 +178,22 @@ class _Features:
         return out
 
 
+def _both_sides(
+    f: _Features,
+    equity: np.ndarray,
+    spent: np.ndarray,
+    rounds: np.ndarray,
+    to_act: np.ndarray,
+    player: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of histories from ``player``'s side and from the other's (``equity`` is
+    ``player``'s; the other's is its negative)."""
+    return (
+        f.rows(equity, spent, rounds, to_act, player),
+        f.rows(-equity, spent, rounds, to_act, 1 - player),
+    )
+
+
 def _network(size: int, hidden: int, layers: int) -> Any:
     import torch
 
@@ -301,9 +317,7 @@ class BlueprintValues:
     ) -> np.ndarray:
         """The values in chips to ``player`` of histories given by their features."""
         f = self._features
-        x_p = f.rows(equity, spent, rounds, to_act, player)
-        x_q = f.rows(-equity, spent, rounds, to_act, 1 - player)
-        return self._predict(x_p, x_q) * f.scale
+        return self._predict(*_both_sides(f, equity, spent, rounds, to_act, player)) * f.scale
 
     # -- files --------------------------------------------------------------------------
     def save(self, path: str | Path) -> Path:
@@ -434,8 +448,7 @@ def train_blueprint_values(
     )
     f = _Features(poker, config.samples)
     equity = f.equities(cards)
-    x0 = f.rows(equity, spent, rounds, to_act, 0)
-    x1 = f.rows(-equity, spent, rounds, to_act, 1)
+    x0, x1 = _both_sides(f, equity, spent, rounds, to_act, 0)
     y = (payoffs[hand_of] / f.scale).astype(np.float32)
     held = rng.random(config.hands) < 0.1
     test = held[hand_of]
