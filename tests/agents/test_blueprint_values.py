@@ -12,7 +12,7 @@ from nashzoo.agents.ismcts.blueprint_values import (
     BlueprintValuesConfig,
     train_blueprint_values,
 )
-from nashzoo.agents.ismcts.knowledge import PolicyKnowledge
+from nashzoo.agents.ismcts.knowledge import PolicyKnowledge, view_key
 from nashzoo.agents.specs import build_agent
 from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.eval.matches import head_to_head
@@ -185,6 +185,36 @@ def test_a_search_on_a_blueprint_reads_its_values(station_values, tmp_path):
         build_agent(f"nash-ismcts:20+random+{path}", nolimit)
     with pytest.raises(InvalidParameterError, match="The values are of"):
         PolicyKnowledge(nolimit, build_agent("random", nolimit), values=station_values)
+
+
+def test_a_views_world_values_are_computed_once(station_values):
+    """The search asks for the worlds after an action at the parent's ``act`` (V_c) and
+    again at the chance node it builds there: the network runs once a view, and the
+    values it keeps are the fresh ones, read-only (nodes share them)."""
+    calls = []
+
+    class Counting:
+        game = station_values.game
+
+        def values(self, state, player, hands=None):
+            calls.append(view_key(state, player))
+            return station_values.values(state, player, hands)
+
+    knowledge = PolicyKnowledge(HOLDEM, CallingStation(), values=Counting())
+    state = _late_states(HOLDEM, 1, seed=5)[0]
+    p = state.current_player()
+    worlds = state.hidden_worlds(p)
+    knowledge.act(state, p)
+    asked = len(calls)
+    going = [a for a in state.legal_actions() if not state.child(a).is_terminal()]
+    assert asked == len(going) + 1  # each going child and the view itself
+    after = state.child(going[0])
+    kept = knowledge.world_values(after, p, worlds)
+    assert len(calls) == asked  # no second pass
+    fresh = station_values.values(after, p, worlds.values) / HOLDEM.max_payoff_magnitude
+    np.testing.assert_array_equal(kept, fresh)
+    with pytest.raises(ValueError, match="read-only"):
+        kept[0] = 0.0
 
 
 def test_the_command_line_fits_and_saves_values(tmp_path, capsys):
