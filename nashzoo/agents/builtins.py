@@ -29,7 +29,9 @@ spec                       agent
                            public subgame where the game compiles (``resolve:1000+cfr+:10``),
                            Hold'em's river on the real cards for a card abstraction's file
                            (``resolve:turn:5s+bp.npz``: from the turn, every river card;
-                           ``resolve:lcfr:2s+bp.npz``: by Linear CFR instead of CFR+)
+                           ``resolve:lcfr:2s+bp.npz``: by Linear CFR instead of CFR+;
+                           ``resolve:turn:1s+bp.npz+bp.values.pt``: the turn
+                           depth-limited, the values file valuing the river)
 ``path/to/agent.pt``       a saved NFSP, Deep CFR, ESCHER or simplex-gradient agent (its
                            average policy; simplex-gradient's last iterate where its
                            config says ``play="last"``) or a trained Nash-ISMCTS agent
@@ -251,14 +253,7 @@ def _nash_ismcts_blueprint(game: Game, argument: str | None) -> Any:
             f"probabilities), received nash-ismcts:{argument or ''}."
         )
     settings = _budget("nash-ismcts", budget, 1000)
-    values = None
-    head, _, tail = path.rpartition("+")
-    if head and tail.endswith(".pt") and Path(tail).is_file():
-        from nashzoo.agents.ismcts.blueprint_values import FORMAT, BlueprintValues
-        from nashzoo.agents.torch_files import torch_file_format
-
-        if torch_file_format(tail) == FORMAT:
-            path, values = head, BlueprintValues.load(tail, game)
+    path, values, tail = _values_file(game, path)
     blueprint = build_agent(path, game)
     name = f"nash-ismcts:{budget}+{Path(path).stem}"
     if values is not None and compiles_for_search(game):
@@ -278,6 +273,20 @@ def _nash_ismcts_blueprint(game: Game, argument: str | None) -> Any:
     return ISMCTSAgent(game, knowledge, config, name=name)
 
 
+def _values_file(game: Game, spec: str) -> tuple[str, Any, str]:
+    """``SPEC+VALUES.pt`` split into the blueprint's spec, the values (a
+    :class:`~nashzoo.agents.ismcts.blueprint_values.BlueprintValues` file of ``game``)
+    and the values file's name; ``(spec, None, "")`` where the spec ends otherwise."""
+    head, _, tail = spec.rpartition("+")
+    if head and tail.endswith(".pt") and Path(tail).is_file():
+        from nashzoo.agents.ismcts.blueprint_values import FORMAT, BlueprintValues
+        from nashzoo.agents.torch_files import torch_file_format
+
+        if torch_file_format(tail) == FORMAT:
+            return head, BlueprintValues.load(tail, game), tail
+    return spec, None, ""
+
+
 def _resolving(game: Game, argument: str | None) -> Any:
     """``resolve:BUDGET+SPEC``: a blueprint (any agent spec whose agent states its
     probabilities, e.g. ``cfr+:10`` or a policy file) that re-solves safely (max-margin
@@ -288,7 +297,10 @@ def _resolving(game: Game, argument: str | None) -> Any:
     or ``Xs`` seconds a subgame, or with ``resolve:turn:BUDGET+SPEC`` (``flop``, or
     ``round:R`` in other games) every round from that one
     (:class:`~nashzoo.agents.cfr.endgame.ResolvingAbstractionAgent`); with
-    ``resolve:lcfr:...`` its re-solves run Linear CFR instead of CFR+."""
+    ``resolve:lcfr:...`` its re-solves run Linear CFR instead of CFR+; with
+    ``resolve:turn:BUDGET+SPEC+VALUES.pt`` (the values of histories under the blueprint's
+    play, ``nashzoo values``) the turn depth-limited, the network valuing each river card's
+    continuation."""
     from nashzoo.agents.cfr.abstract_policy import AbstractionAgent
     from nashzoo.agents.specs import build_agent
 
@@ -310,17 +322,26 @@ def _resolving(game: Game, argument: str | None) -> Any:
     iterations = int(budget) if _ITERATIONS.fullmatch(budget) else None
     if not plus or not spec or not ((seconds or 0) > 0 or (iterations or 0) > 0):
         raise InvalidParameterError(usage)
+    spec, values, tail = _values_file(game, spec)
     blueprint = build_agent(spec, game)
     lcfr = "lcfr:" if solver == "lcfr" else ""
     name = f"resolve:{lcfr}{street + ':' if street else ''}{budget}+{Path(spec).stem}"
+    if values is not None:
+        name = f"{name}+{Path(tail).stem}"
     if isinstance(blueprint, AbstractionAgent):
         from nashzoo.agents.cfr.endgame import ResolvingAbstractionAgent
 
         rounds = blueprint.policy.game.definition.num_rounds
         return ResolvingAbstractionAgent(
             blueprint.policy, game, seconds=seconds, iterations=iterations or 1_000_000,
-            name=name, streets=_streets(street, rounds, usage), solver=solver,
+            name=name, streets=_streets(street, rounds, usage), solver=solver, values=values,
         )  # fmt: skip
+    if values is not None:
+        raise InvalidParameterError(
+            f"resolve:{argument}: a values file serves a card abstraction's blueprint (a "
+            f".npz of nashzoo solve), which re-solves the turn depth-limited with it; "
+            f"{spec!r} gives a {type(blueprint).__name__}."
+        )
     if lcfr:
         raise InvalidParameterError(
             f"resolve:{argument}: lcfr is a setting of a card abstraction's blueprint; on a "

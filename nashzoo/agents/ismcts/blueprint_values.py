@@ -46,7 +46,7 @@ import numpy as np
 
 from nashzoo.errors import InvalidParameterError, PolicyFileError
 from nashzoo.games.base import Game, State
-from nashzoo.validation import Config, integer, number, seed_field
+from nashzoo.validation import Config, check_int, integer, number, seed_field
 
 __all__ = ["BlueprintValuesConfig", "BlueprintValues", "train_blueprint_values", "FORMAT"]
 
@@ -290,6 +290,34 @@ class BlueprintValues:
         rounds = np.array([s.round for s in dealt])
         to_act = np.array([s.current_player() for s in dealt])
         return self._value_rows(equity, spent, rounds, to_act, player)
+
+    def outcome_values(
+        self, spent: Sequence[float], round_: int, to_act: int
+    ) -> tuple[float, float]:
+        """Player 0's value in chips, if both play the blueprint from here, at a history
+        with ``spent`` chips in by seat, betting round ``round_`` and seat ``to_act`` to
+        move, with the whole board out: ``(holding the better hand, holding the worse)``
+        (equity +1 and -1). What a depth-limited re-solve puts at a leaf where the last
+        board card is dealt (:meth:`nashzoo.agents.cfr.endgame.Endgame.at`); by
+        construction player 1's are their negatives, the other way round.
+
+        Raises:
+            InvalidParameterError: ``spent`` not two chip counts, ``round_`` not a round
+                of the game, or ``to_act`` not 0 or 1.
+        """
+        f = self._features
+        chips = np.asarray(spent, dtype=np.float64)
+        if chips.shape != (2,) or not np.isfinite(chips).all() or (chips < 0).any():
+            raise InvalidParameterError(
+                f"spent is the chips each of the two seats put in, received {spent!r}."
+            )
+        round_ = check_int("round_", round_, 0, f.rounds - 1)
+        to_act = check_int("to_act", to_act, 0, 1)
+        win, lose = self._value_rows(
+            np.array([1.0, -1.0]), np.tile(chips, (2, 1)), np.full(2, round_),
+            np.full(2, to_act), 0,
+        )  # fmt: skip
+        return float(win), float(lose)
 
     def _dealt(self, state: State) -> Any:
         """``state`` checked: not terminal, both hands dealt."""
