@@ -18,7 +18,9 @@ blueprint (``--blueprint FILE``, or solved here for ``--blueprint-minutes`` on
 (``resolve:BUDGET+FILE``, :mod:`nashzoo.agents.cfr.endgame`) in ``--deals`` duplicate
 deals with AIVAT (``--deals 0``: none); then LBR of each (``--lbr-hands``, the paper's
 bet set; ``--lbr-agents`` chooses whose) and the re-solves' time and iterations by
-street; ``--street turn`` re-solves from the turn (``resolve:turn:BUDGET+FILE``). On
+street; ``--street turn`` re-solves from the turn (``resolve:turn:BUDGET+FILE``), and
+with ``--values FILE.values.pt`` (``nashzoo values``) the turn depth-limited, the network
+valuing each river card's continuation (``resolve:turn:BUDGET+FILE+VALUES``). On
 no-limit, ``--lbr-round-actions fc/fc/fc/fc,c/c/fcpa/fcpa`` sets LBR's actions round by
 round as the published LBR tables do, and prints their figures for the ACPC agents
 beside ours. ``--train-opponents MINUTES`` trains issue 90's learned opponents side by
@@ -27,8 +29,9 @@ poker-rules in both seats), into ``--opponents-dir`` (a file already there is ke
 both agents play each; ``--opponent NAME=SPEC`` adds any other opponent, and
 ``--only-opponents`` plays only those pairs.
 
-Street sizes (``--games streets``): the subgame of Limit Hold'em's river and of its
-turn (every river card), on random ranges and a random blueprint: nodes, hands, the
+Street sizes (``--games streets``): the subgame of Limit Hold'em's river, of its
+turn (every river card) and of its turn depth-limited (a leaf at each river card, at
+check-down stakes), on random ranges and a random blueprint: nodes, hands, the
 memory a solve holds, the seconds of a one-iteration solve (the opponent's
 best-response values, the arrays, one CFR+ iteration) and of each further iteration
 (from a run of ``--street-iterations``; medians of 3), exact and with the deals sampled
@@ -47,7 +50,7 @@ No peer: OpenSpiel has no subgame re-solving to run beside it.
 Usage: ``python benchmarks/subgame_solving.py
 [--games leduc,three_rounds,streets,holdem,hunl,solvers,solvers-holdem]
 [--blueprints 10,30,100,1000] [--iterations 1000] [--blueprint FILE] [--budget 0.5s]
-[--deals 1000] [--lbr-hands 1000] [--lbr-round-actions fc/fc/fc/fc,c/c/fcpa/fcpa]
+[--values FILE.values.pt] [--street turn] [--deals 1000] [--lbr-hands 1000] [--lbr-round-actions fc/fc/fc/fc,c/c/fcpa/fcpa]
 [--train-opponents 60 --opponents-dir DIR] [--opponent NAME=SPEC] [--only-opponents]``
 """
 
@@ -78,6 +81,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--street", default="river", help="Hold'em: the first street re-solved (river, turn)"
     )
+    parser.add_argument(
+        "--values", default=None,
+        help="holdem with --street turn: a values file; the turn re-solved depth-limited",
+    )  # fmt: skip
     parser.add_argument("--deals", type=int, default=1000)
     parser.add_argument("--gadget", default="maxmargin", help="holdem/hunl: the re-solves' gadget")
     parser.add_argument("--lbr-hands", type=int, default=1000)
@@ -221,12 +228,18 @@ def streets(args: argparse.Namespace) -> None:
     print("| street | from | nodes | hands | memory | build s | 1-iteration solve s | "
           "s per further iteration | sampled |")  # fmt: skip
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+
+    def check_down(n: int) -> tuple[float, float]:
+        return float(tree.contrib[n, 1]), -float(tree.contrib[n, 0])
+
     for street, bets, board in (
         ("river", "rc/cc/cc/", [51, 46, 30, 12, 4]),
         ("turn", "rc/cc/", [51, 46, 30, 12]),
+        ("turn, depth-limited", "rc/cc/", [51, 46, 30, 12]),
     ):
         start = time.perf_counter()
-        subgame = Endgame.at(tree, board, tree.node_of_bets(bets))
+        leaves = check_down if "depth" in street else None
+        subgame = Endgame.at(tree, board, tree.node_of_bets(bets), leaves=leaves)
         built = time.perf_counter() - start
         rng = np.random.default_rng(args.seed)
         ranges = rng.random((2, subgame.num_hands))
@@ -238,7 +251,7 @@ def streets(args: argparse.Namespace) -> None:
         ).copy()
         resolve_endgame(subgame, 0, ranges, blueprint, iterations=1)  # compiled, off the clock
         times: dict[tuple[int, bool], list[float]] = {}
-        sampled_too = street == "turn"
+        sampled_too = street == "turn"  # the depth-limited turn is exact: no deal to sample
         for _ in range(3):  # interleaved
             for sample in (False, True) if sampled_too else (False,):
                 for iterations in (1, n) if not sample else (1, 10 * n):
@@ -255,16 +268,16 @@ def streets(args: argparse.Namespace) -> None:
             f"{subgame.memory_bytes() / 2**20:,.0f} MiB | {built:.2f} | {one:.3f} | {per:.4f} | "
             f"{'' if sampled is None else f'{sampled:.4f}'} |"
         )
-        if sampled_too:
+        if street.startswith("turn"):
             cbv = subgame.best_response_values(1, ranges, blueprint)
             scale = np.abs(cbv).max()
             line = []
-            for sample in (False, True):
+            for sample in (False, True) if sampled_too else (False,):
                 solved, done = resolve_endgame(subgame, 0, ranges, blueprint, seconds=5.0,
                                                iterations=10**6, sample_deals=sample)  # fmt: skip
                 margin = (cbv - subgame.best_response_values(1, ranges, solved)).min() / scale
                 line.append(f"{'sampled' if sample else 'exact'} {done} iterations, {margin:+.3f}")
-            print(f"(the turn in 5 s: {'; '.join(line)})")
+            print(f"({street} in 5 s: {'; '.join(line)})")
     flop = Endgame.count_nodes(tree, tree.node_of_bets("rc/"), 3)
     print(f"(the flop's subgame would have {flop:,} nodes: it is not built)")
 
@@ -293,13 +306,14 @@ def holdem(args: argparse.Namespace, no_limit: bool = False) -> None:
               f"{solver.seconds:.0f} s on 2 threads -> {path}")  # fmt: skip
     blueprint = build_agent(path, game)
     street = "" if args.street == "river" else f"{args.street}:"
-    resolving = build_agent(f"resolve:{street}{args.budget}+{path}", game)
+    values = f"+{args.values}" if args.values else ""
+    resolving = build_agent(f"resolve:{street}{args.budget}+{path}{values}", game)
     assert isinstance(resolving, ResolvingAbstractionAgent)
     if args.gadget != resolving.gadget:  # the spec's is max-margin
         resolving = ResolvingAbstractionAgent(
             resolving.policy, game, iterations=resolving.iterations, seconds=resolving.seconds,
             gadget=args.gadget, name=f"{resolving.name}:{args.gadget}",
-            streets=resolving.streets,
+            streets=resolving.streets, values=resolving.values,
         )  # fmt: skip
     pairs = [] if args.only_opponents else [(resolving, blueprint)]
     opponents = list(args.opponent)
