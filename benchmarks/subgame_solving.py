@@ -50,7 +50,8 @@ No peer: OpenSpiel has no subgame re-solving to run beside it.
 Usage: ``python benchmarks/subgame_solving.py
 [--games leduc,three_rounds,streets,holdem,hunl,solvers,solvers-holdem]
 [--blueprints 10,30,100,1000] [--iterations 1000] [--blueprint FILE] [--budget 0.5s]
-[--values FILE.values.pt] [--street turn] [--deals 1000] [--lbr-hands 1000] [--lbr-round-actions fc/fc/fc/fc,c/c/fcpa/fcpa]
+[--values FILE.values.pt] [--street turn] [--deals 1000] [--lbr-hands 1000]
+[--lbr-round-actions fc/fc/fc/fc,c/c/fcpa/fcpa]
 [--train-opponents 60 --opponents-dir DIR] [--opponent NAME=SPEC] [--only-opponents]``
 """
 

@@ -10,7 +10,7 @@ import logging
 import numpy as np
 import pytest
 
-from nashzoo.abstraction.betting import FOLDED, betting_tree
+from nashzoo.abstraction.betting import FOLDED, SHOWDOWN, betting_tree
 from nashzoo.abstraction.small import parse_info_state
 from nashzoo.agents.cfr import make_solver
 from nashzoo.agents.cfr.abstract import AbstractionSolver
@@ -560,3 +560,29 @@ def test_sampled_deals_are_seeded_and_reach_a_safe_re_solve(three_rounds):
     assert not np.array_equal(again, other)
     with pytest.raises(InvalidParameterError, match="seed"):
         resolve_endgame(twin, 1, ranges, blueprint, sample_deals=True, seed=-1)
+
+
+def test_hold_em_showdown_ranks_are_the_engines_order():
+    """On the 52-card deck a subgame ranks its showdown hands in one compiled batch
+    (:func:`nashzoo.vector.hands.strengths`): the same order, ties included, as the
+    engine's own ``strength`` of each seven cards, hand by hand (a turn's subgame: 48
+    river boards, 1,081 hands each)."""
+    game = limit_holdem()
+    tree = betting_tree(game)
+    cut = Endgame.at(tree, [51, 46, 30, 12], tree.node_of_bets("rc/cc/"),
+                     leaves=lambda n: (1.0, -1.0))  # fmt: skip
+    assert cut.strength.shape == (48, 1128)
+    for row in (0, 17, 47):
+        full = next(b for b, r in _showdown_boards(cut).items() if r == row)
+        ranked = cut.strength[row]
+        apart = np.flatnonzero(ranked >= 0)
+        assert apart.size == 1081 and not np.isin(cut.hands[ranked < 0], full).all(axis=1).any()
+        engine = np.array([game.strength([*map(int, cut.hands[h]), *full]) for h in apart])
+        assert (np.sign(engine[:, None] - engine[None, :])
+                == np.sign(ranked[apart][:, None] - ranked[apart][None, :])).all()  # fmt: skip
+
+
+def _showdown_boards(eg):
+    """Each showdown board of ``eg`` and its row of ``strength``."""
+    return {eg.boards[eg.node_board[j]]: int(eg.board_of[j])
+            for j in np.flatnonzero(eg.player == SHOWDOWN)}  # fmt: skip

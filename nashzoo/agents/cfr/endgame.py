@@ -642,11 +642,17 @@ class Endgame:
                 board_of[j] = showdown_rows.setdefault(it[2], len(showdown_rows))
         strength = np.full((max(len(showdown_rows), 1), len(hands)), -1, np.int64)
         for full, row in showdown_rows.items():
-            apart = ~np.isin(hands, full).any(axis=1)
-            values = {h: game.strength([*map(int, hands[h]), *full]) for h in np.flatnonzero(apart)}
-            ranks = {v: q for q, v in enumerate(sorted(set(values.values())))}
-            for h, v in values.items():
-                strength[row, h] = ranks[v]
+            apart = np.flatnonzero(~np.isin(hands, full).any(axis=1))
+            if getattr(game, "standard_hands", False):  # 52 cards: one compiled batch
+                from nashzoo.vector.hands import strengths
+
+                seven = np.hstack([hands[apart], np.tile(np.array(full), (apart.size, 1))])
+                raw = strengths(seven).astype(np.int64)
+                strength[row, apart] = np.unique(raw, return_inverse=True)[1]  # dense ranks
+                continue
+            values = [game.strength([*map(int, hands[h]), *full]) for h in apart]
+            ranks = {v: q for q, v in enumerate(sorted(set(values)))}  # values may be tuples
+            strength[row, apart] = [ranks[v] for v in values]
         return cls(
             tree=below, board=board, root=int(start), nodes=nodes, path=tuple(path[::-1]),
             path_tree=tree, hands=hands, boards=boards, node_board=node_board, player=player,
