@@ -13,6 +13,7 @@ import pytest
 from nashzoo.abstraction.betting import FOLDED, SHOWDOWN, betting_tree
 from nashzoo.agents.cfr import make_solver
 from nashzoo.agents.cfr.endgame import (
+    _DEAL,
     Endgame,
     ResolvingAbstractionAgent,
     carried,
@@ -25,9 +26,9 @@ from nashzoo.games.poker.game import PokerGame
 from nashzoo.games.poker.presets import leduc, limit_holdem, two_board_round_limit
 from nashzoo.tree import compile_game
 
-from ..abstraction.stand_in import use_stand_in_buckets
+from .test_endgame import holdem_policy  # noqa: F401  (the same stand-in blueprint)
 
-DEAL = -4  # an Endgame node where chance deals (endgame._DEAL)
+DEAL = _DEAL  # an Endgame node where chance deals
 
 
 def _round_two_subgames(game, iterations=10):
@@ -218,19 +219,7 @@ def _below(tree, n, top):
     return False
 
 
-@pytest.fixture
-def holdem_policy(monkeypatch):
-    use_stand_in_buckets(monkeypatch)
-    from nashzoo.agents.cfr.abstract import AbstractionSolver
-
-    return (
-        AbstractionSolver(limit_holdem(), "ehs2:169,4,3,3", seed=0, progress=False)
-        .iterate(20000)
-        .average_policy()
-    )
-
-
-def test_the_agent_re_solves_the_turn_depth_limited_with_a_values_file(holdem_policy, tmp_path):
+def test_the_agent_re_solves_the_turn_depth_limited_with_a_values_file(holdem_policy, tmp_path):  # noqa: F811
     """``resolve:turn:BUDGET+bp.npz+bp.values.pt``: the turn's subgame is cut at the river
     cards (a few hundred nodes), each cut valued by the network's stakes at the river's
     first decision, and solved exactly over the river cards (no sampling); the river is
